@@ -1,0 +1,43 @@
+//! Filesystem errors, displayed as the C library's `strerror` texts so that
+//! commands can print `cat: x: No such file or directory` like GNU does.
+
+/// An error from a virtual filesystem operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FsError {
+    /// ENOENT
+    #[error("No such file or directory")]
+    NotFound,
+    /// ENOTDIR
+    #[error("Not a directory")]
+    NotADirectory,
+    /// EISDIR
+    #[error("Is a directory")]
+    IsADirectory,
+    /// EEXIST
+    #[error("File exists")]
+    AlreadyExists,
+    /// ENOTEMPTY
+    #[error("Directory not empty")]
+    DirectoryNotEmpty,
+    /// EACCES
+    #[error("Permission denied")]
+    PermissionDenied,
+    /// ENOSPC: a total-bytes or file-count limit was reached.
+    #[error("No space left on device")]
+    NoSpace,
+    /// EFBIG: the per-file size limit was reached.
+    #[error("File too large")]
+    FileTooLarge,
+    /// ELOOP
+    #[error("Too many levels of symbolic links")]
+    TooManyLinks,
+    /// EINVAL
+    #[error("Invalid argument")]
+    InvalidArgument,
+    /// EROFS: a node of the read-only lower layer.
+    #[error("Read-only file system")]
+    ReadOnly,
+    /// EBUSY: e.g. removing `/` or `/dev`.
+    #[error("Device or resource busy")]
+    Busy,
+}

@@ -1,0 +1,132 @@
+//! # sandkeep-shell
+//!
+//! An in-process bash interpreter over a virtual filesystem. Scripts are parsed
+//! with [`brush_parser`] and executed by our own interpreter ([`interp`]), whose
+//! only world is the virtual tree in [`fs`] and the commands in [`commands`]:
+//! no host files, no host processes, no host environment.
+//!
+//! ```
+//! use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+//!
+//! let shell = Shell::new(ShellConfig::default());
+//! let out = shell.run("echo hello > note.txt; cat note.txt", RunOptions::default());
+//! assert_eq!(out.exit_code, 0);
+//! assert_eq!(out.stdout, b"hello\n");
+//! ```
+//!
+//! Each [`Shell::run`] is a fresh `bash -c`: files persist for the life of the
+//! [`Shell`], shell variables and the working directory do not.
+
+pub mod clock;
+pub mod commands;
+pub mod control;
+pub mod fs;
+pub mod interp;
+pub mod limits;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use clock::Clock;
+pub use control::RunControl;
+pub use fs::{Fs, FsError};
+pub use limits::{LimitKind, Limits};
+
+/// How a [`Shell`] is built: limits and determinism.
+#[derive(Clone, Debug, Default)]
+pub struct ShellConfig {
+    /// Resource limits applied to every run and to the filesystem.
+    pub limits: Limits,
+    /// `Some` makes runs reproducible: the clock is fixed and `$RANDOM`/`mktemp`
+    /// are seeded, so the same script gives the same bytes every run.
+    pub deterministic: Option<Determinism>,
+}
+
+/// Fixed inputs for reproducible runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Determinism {
+    /// The wall clock, in seconds since the Unix epoch, that `date` and mtimes see.
+    pub epoch_secs: i64,
+    /// The seed of `$RANDOM`, `mktemp` and `shuf`.
+    pub seed: u64,
+}
+
+impl Default for Determinism {
+    fn default() -> Self {
+        // 2024-01-01T00:00:00Z
+        Determinism { epoch_secs: 1_704_067_200, seed: 42 }
+    }
+}
+
+/// Receives output as it is produced, for callers that stream it.
+pub trait OutputSink: Send + Sync {
+    /// A chunk written to the script's stdout.
+    fn stdout(&self, chunk: &[u8]);
+    /// A chunk written to the script's stderr.
+    fn stderr(&self, chunk: &[u8]);
+}
+
+/// Inputs of one [`Shell::run`].
+#[derive(Clone, Default)]
+pub struct RunOptions {
+    /// Working directory; relative paths resolve from `/workspace`. Default `/workspace`.
+    pub cwd: Option<String>,
+    /// Extra environment variables, on top of the sandbox's fixed environment.
+    pub env: Vec<(String, String)>,
+    /// Bytes the script reads on stdin.
+    pub stdin: Vec<u8>,
+    /// Wall-clock limit for this run; default [`Limits::timeout`].
+    pub timeout: Option<Duration>,
+    /// Streams output while the script runs (it is still collected in [`RunOutput`]).
+    pub sink: Option<Arc<dyn OutputSink>>,
+}
+
+/// What one [`Shell::run`] produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOutput {
+    /// The script's exit status (bash's: 0-255; 124 when a limit ended it... see `limit`).
+    pub exit_code: i32,
+    /// Everything written to stdout, up to the output limit.
+    pub stdout: Vec<u8>,
+    /// Everything written to stderr, up to the output limit.
+    pub stderr: Vec<u8>,
+    /// True when output was cut at the output limit.
+    pub truncated: bool,
+    /// The limit that ended the run, if one did.
+    pub limit: Option<LimitKind>,
+}
+
+/// A sandbox: one virtual filesystem and the interpreter that runs scripts over it.
+#[derive(Clone)]
+pub struct Shell {
+    fs: Fs,
+    config: ShellConfig,
+}
+
+impl Shell {
+    /// A fresh sandbox with the standard tree (`/workspace`, `/tmp`, `/dev`, `/usr/bin`).
+    pub fn new(config: ShellConfig) -> Shell {
+        let clock = match config.deterministic {
+            Some(d) => Clock::fixed(d.epoch_secs),
+            None => Clock::real(),
+        };
+        let fs = Fs::new(config.limits.fs.clone(), clock);
+        Shell { fs, config }
+    }
+
+    /// The sandbox's filesystem.
+    pub fn fs(&self) -> &Fs {
+        &self.fs
+    }
+
+    /// The configuration this sandbox was built with.
+    pub fn config(&self) -> &ShellConfig {
+        &self.config
+    }
+
+    /// Runs `script` as `bash -c script` would, in a fresh shell process over this
+    /// sandbox's filesystem.
+    pub fn run(&self, script: &str, options: RunOptions) -> RunOutput {
+        interp::run_script(self, script, options)
+    }
+}

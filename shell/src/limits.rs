@@ -1,0 +1,78 @@
+//! Resource limits: what ends a runaway script, and how it is reported.
+
+use std::fmt;
+use std::time::Duration;
+
+/// Limits for one sandbox. Defaults are what an agent host would pick.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Wall-clock time per run.
+    pub timeout: Duration,
+    /// Simple commands executed per run.
+    pub max_commands: u64,
+    /// Iterations of all loops together per run.
+    pub max_loop_iterations: u64,
+    /// Nesting of function calls, `source`, `eval` and subshells.
+    pub max_call_depth: usize,
+    /// Bytes of stdout and of stderr kept per run; the rest is dropped and flagged.
+    pub max_output_bytes: usize,
+    /// Filesystem limits.
+    pub fs: FsLimits,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(30),
+            max_commands: 10_000_000,
+            max_loop_iterations: 10_000_000,
+            max_call_depth: 1_000,
+            max_output_bytes: 1 << 20,
+            fs: FsLimits::default(),
+        }
+    }
+}
+
+/// Size limits of the virtual filesystem.
+#[derive(Clone, Debug)]
+pub struct FsLimits {
+    /// Bytes of file content in the whole tree.
+    pub max_total_bytes: u64,
+    /// Files, directories and symlinks in the whole tree.
+    pub max_files: u64,
+    /// Bytes in one file.
+    pub max_file_size: u64,
+}
+
+impl Default for FsLimits {
+    fn default() -> Self {
+        FsLimits { max_total_bytes: 512 << 20, max_files: 200_000, max_file_size: 128 << 20 }
+    }
+}
+
+/// Which limit ended a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LimitKind {
+    /// The run's wall-clock time.
+    Timeout,
+    /// The number of commands.
+    Commands,
+    /// The number of loop iterations.
+    LoopIterations,
+    /// The depth of function calls, `source`/`eval` and subshells.
+    CallDepth,
+    /// The number of output bytes.
+    Output,
+}
+
+impl fmt::Display for LimitKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LimitKind::Timeout => "timeout",
+            LimitKind::Commands => "command limit",
+            LimitKind::LoopIterations => "loop iteration limit",
+            LimitKind::CallDepth => "call depth limit",
+            LimitKind::Output => "output limit",
+        })
+    }
+}

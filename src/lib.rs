@@ -1,0 +1,5 @@
+//! # sandkeep
+//!
+//! A sandbox runtime for AI agents. (Runtime under construction.)
+
+pub mod sandbox;

@@ -1,0 +1,1 @@
+//! The local backend: the in-process shell. OWNER: runtime helper.

@@ -1,0 +1,140 @@
+//! The [`Sandbox`] trait: one interface over the local (in-process) and docker
+//! backends, so hooks and sessions are the same code on both.
+
+pub mod local;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use sandkeep_shell::OutputSink;
+
+/// Which backend a sandbox runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    /// The in-process shell over a virtual filesystem.
+    Local,
+    /// A Docker container.
+    Docker,
+}
+
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BackendKind::Local => "local",
+            BackendKind::Docker => "docker",
+        })
+    }
+}
+
+/// A command to run: always a fresh `bash -c COMMAND`.
+#[derive(Clone, Default)]
+pub struct RunRequest {
+    /// The script, as for `bash -c`.
+    pub command: String,
+    /// Working directory; relative paths resolve from `/workspace`. Default `/workspace`.
+    pub cwd: Option<String>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// Bytes on stdin.
+    pub stdin: Vec<u8>,
+    /// Wall-clock limit; default: the backend's.
+    pub timeout: Option<Duration>,
+    /// Receives output while the command runs.
+    pub sink: Option<Arc<dyn OutputSink>>,
+}
+
+impl RunRequest {
+    /// A request for `bash -c command` with defaults for everything else.
+    pub fn new(command: impl Into<String>) -> RunRequest {
+        RunRequest { command: command.into(), ..RunRequest::default() }
+    }
+
+    /// Sets the timeout.
+    pub fn timeout(mut self, timeout: Duration) -> RunRequest {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunResult {
+    /// Exit status (124 when the timeout killed it, like `timeout(1)`).
+    pub exit_code: i32,
+    /// Standard output, up to the output limit.
+    pub stdout: Vec<u8>,
+    /// Standard error, up to the output limit.
+    pub stderr: Vec<u8>,
+    /// True when output was cut at the output limit.
+    pub truncated: bool,
+    /// True when the timeout ended the command.
+    pub timed_out: bool,
+}
+
+impl RunResult {
+    /// Stdout as (lossy) UTF-8.
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// Stderr as (lossy) UTF-8.
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// Why a sandbox operation failed (as opposed to a command failing, which is a
+/// non-zero [`RunResult::exit_code`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The sandbox was stopped or its container is gone.
+    #[error("sandbox {0} is gone")]
+    Gone(String),
+    /// The backend failed (daemon unreachable, API error, ...).
+    #[error("{0}")]
+    Backend(String),
+    /// A path the sandbox refuses (outside the tree, a directory, ...).
+    #[error("{path}: {reason}")]
+    Path {
+        /// The path as given.
+        path: String,
+        /// Why it was refused.
+        reason: String,
+    },
+}
+
+/// A sandbox rooted at `/workspace`, on either backend.
+#[async_trait::async_trait]
+pub trait Sandbox: Send + Sync {
+    /// A unique id (the container id on docker).
+    fn id(&self) -> &str;
+
+    /// The backend this sandbox runs on.
+    fn backend(&self) -> BackendKind;
+
+    /// Runs `bash -c request.command`. Files persist for the life of the
+    /// sandbox; shell variables and cwd do not.
+    async fn run(&self, request: RunRequest) -> Result<RunResult, SandboxError>;
+
+    /// A file's bytes, or `None` when it does not exist.
+    async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError>;
+
+    /// Writes a file, creating its parent directories.
+    async fn write_file(&self, path: &str, data: &[u8]) -> Result<(), SandboxError>;
+
+    /// Removes a file or a directory tree; a missing path is not an error.
+    async fn remove_path(&self, path: &str) -> Result<(), SandboxError>;
+
+    /// Stops the sandbox and releases what it holds (removes the container).
+    async fn stop(&self) -> Result<(), SandboxError>;
+
+    /// A file as UTF-8 text (lossy), or `None` when it does not exist.
+    async fn read_text(&self, path: &str) -> Result<Option<String>, SandboxError> {
+        Ok(self.read_file(path).await?.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    }
+
+    /// Writes UTF-8 text to a file, creating its parent directories.
+    async fn write_text(&self, path: &str, text: &str) -> Result<(), SandboxError> {
+        self.write_file(path, text.as_bytes()).await
+    }
+}
