@@ -1,7 +1,9 @@
 //! The [`Sandbox`] trait: one interface over the local (in-process) and docker
 //! backends, so hooks and sessions are the same code on both.
 
+pub mod docker;
 pub mod local;
+pub mod select;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -137,4 +139,25 @@ pub trait Sandbox: Send + Sync {
     async fn write_text(&self, path: &str, text: &str) -> Result<(), SandboxError> {
         self.write_file(path, text.as_bytes()).await
     }
+}
+
+/// What a backend needs to create a sandbox for a session.
+#[derive(Clone, Debug, Default)]
+pub struct SandboxSpec {
+    /// The session the sandbox belongs to (label `sandkeep.session` on docker).
+    pub session_id: String,
+    /// The agent the session belongs to (label `sandkeep.agent` on docker).
+    pub agent: String,
+    /// Extra environment for every run.
+    pub env: Vec<(String, String)>,
+}
+
+/// A way to create sandboxes: the local backend or a docker daemon.
+#[async_trait::async_trait]
+pub trait Backend: Send + Sync {
+    /// Which backend this is.
+    fn kind(&self) -> BackendKind;
+
+    /// Creates a fresh sandbox (an empty `/workspace`).
+    async fn create(&self, spec: &SandboxSpec) -> Result<Arc<dyn Sandbox>, SandboxError>;
 }

@@ -1,0 +1,1 @@
+//! The docker backend: one container per sandbox through bollard. OWNER: docker helper.

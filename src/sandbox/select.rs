@@ -1,0 +1,1 @@
+//! Backend selection: `--backend local|docker|auto`. OWNER: docker helper.
