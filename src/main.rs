@@ -1,1 +1,7 @@
-fn main() {}
+//! The `sandkeep` binary: see `sandkeep --help` and [`cli`].
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

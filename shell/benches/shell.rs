@@ -73,9 +73,15 @@ fn ms(d: Duration) -> f64 {
 
 fn main() {
     let budget = Duration::from_millis(
-        std::env::var("BENCH_MS").ok().and_then(|s| s.parse().ok()).unwrap_or(2000),
+        std::env::var("BENCH_MS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2000),
     );
-    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     println!("| case | what | sandkeep (ms) | bash + GNU (ms) | bash / sandkeep |");
     println!("|---|---|---:|---:|---:|");
     for case in CASES {
@@ -86,7 +92,12 @@ fn main() {
         let shell = Shell::new(ShellConfig::default());
         if !case.setup.is_empty() {
             let out = shell.run(case.setup, RunOptions::default());
-            assert_eq!(out.exit_code, 0, "setup failed: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(
+                out.exit_code,
+                0,
+                "setup failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         let check = shell.run(case.script, RunOptions::default());
         let ours = measure(budget, || {
@@ -98,10 +109,19 @@ fn main() {
             std::hint::black_box(out);
         });
         // bash on the host, in a temp dir
-        let dir = std::env::temp_dir().join(format!("sandkeep-bench-{}-{}", case.name, std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "sandkeep-bench-{}-{}",
+            case.name,
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let bash = |script: &str| {
-            Command::new("bash").arg("-c").arg(script).current_dir(&dir).output().unwrap()
+            Command::new("bash")
+                .arg("-c")
+                .arg(script)
+                .current_dir(&dir)
+                .output()
+                .unwrap()
         };
         if !case.setup.is_empty() {
             assert!(bash(case.setup).status.success());

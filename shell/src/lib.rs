@@ -40,6 +40,10 @@ pub struct ShellConfig {
     /// `Some` makes runs reproducible: the clock is fixed and `$RANDOM`/`mktemp`
     /// are seeded, so the same script gives the same bytes every run.
     pub deterministic: Option<Determinism>,
+    /// Extra programs visible on `PATH` (as if in `/usr/bin`), for tests only:
+    /// the conformance runner injects the Oils harness helpers (`argv.py`, ...)
+    /// here. The product never sets it.
+    pub extra_commands: Vec<(String, commands::CommandFn)>,
 }
 
 /// Fixed inputs for reproducible runs.
@@ -84,7 +88,9 @@ pub struct RunOptions {
 /// What one [`Shell::run`] produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunOutput {
-    /// The script's exit status (bash's: 0-255; 124 when a limit ended it... see `limit`).
+    /// The script's exit status (bash's: 0-255). When a limit ended the run it
+    /// is 124 (like `timeout(1)`) whatever the limit; `limit` says which one,
+    /// and stderr ends with `bash: <limit> exceeded (...)`.
     pub exit_code: i32,
     /// Everything written to stdout, up to the output limit.
     pub stdout: Vec<u8>,

@@ -1,1 +1,252 @@
-//! The local backend: the in-process shell. OWNER: runtime helper.
+//! The local backend: each sandbox is an in-process [`Shell`] (the
+//! `sandkeep-shell` interpreter over a virtual filesystem). Nothing here
+//! touches the host: no container engine, no host files, no host processes.
+//!
+//! The interpreter is blocking CPU work that recurses on the native stack, so
+//! every run gets its own OS thread with a large stack and reports back over a
+//! oneshot channel; the async caller never blocks a runtime thread.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sandkeep_shell::{FsError, LimitKind, RunOptions, Shell, ShellConfig};
+use tokio::sync::oneshot;
+
+use super::{Backend, BackendKind, RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec};
+
+/// Stack size of the thread that runs one script: the interpreter recurses on
+/// the native stack (nested functions, subshells, command substitutions).
+const RUN_STACK_SIZE: usize = 64 << 20;
+
+/// Extra time a run gets past its own timeout before the caller gives up on
+/// the interpreter thread (which enforces the timeout itself; this is only a
+/// safety net against a stuck thread).
+const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
+
+/// The in-process backend: creates [`LocalSandbox`]es.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use sandkeep::sandbox::local::LocalBackend;
+/// use sandkeep::sandbox::{Backend, SandboxSpec};
+///
+/// let backend = LocalBackend::new();
+/// let sandbox = backend.create(&SandboxSpec::default()).await.unwrap();
+/// sandbox.write_text("hello.txt", "hi\n").await.unwrap();
+/// assert_eq!(sandbox.read_text("/workspace/hello.txt").await.unwrap().as_deref(), Some("hi\n"));
+/// # });
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct LocalBackend {
+    config: ShellConfig,
+}
+
+impl LocalBackend {
+    /// A backend whose sandboxes use the default limits.
+    pub fn new() -> LocalBackend {
+        LocalBackend::default()
+    }
+
+    /// A backend whose sandboxes are built with `config` (limits, determinism).
+    pub fn with_config(config: ShellConfig) -> LocalBackend {
+        LocalBackend { config }
+    }
+
+    /// The configuration every new sandbox gets.
+    pub fn config(&self) -> &ShellConfig {
+        &self.config
+    }
+}
+
+#[async_trait::async_trait]
+impl Backend for LocalBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Local
+    }
+
+    async fn create(&self, spec: &SandboxSpec) -> Result<Arc<dyn Sandbox>, SandboxError> {
+        Ok(Arc::new(LocalSandbox::new(self.config.clone(), spec)))
+    }
+}
+
+/// One in-process sandbox: a virtual filesystem rooted at `/workspace` and the
+/// interpreter that runs scripts over it. [`Sandbox::stop`] drops the tree;
+/// every later call fails with [`SandboxError::Gone`].
+pub struct LocalSandbox {
+    id: String,
+    env: Vec<(String, String)>,
+    default_timeout: Duration,
+    shell: Mutex<Option<Shell>>,
+}
+
+impl std::fmt::Debug for LocalSandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalSandbox").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+impl LocalSandbox {
+    /// A fresh sandbox built with `config`, carrying `spec.env` into every run.
+    pub fn new(config: ShellConfig, spec: &SandboxSpec) -> LocalSandbox {
+        let default_timeout = config.limits.timeout;
+        LocalSandbox {
+            id: new_sandbox_id(),
+            env: spec.env.clone(),
+            default_timeout,
+            shell: Mutex::new(Some(Shell::new(config))),
+        }
+    }
+
+    /// The shell, or `Gone` once stopped. Clones share the tree.
+    fn shell(&self) -> Result<Shell, SandboxError> {
+        self.shell
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(|| SandboxError::Gone(self.id.clone()))
+    }
+
+    /// Runs a filesystem operation on a blocking thread (the tree may be large).
+    async fn with_fs<T, F>(&self, f: F) -> Result<T, SandboxError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Shell) -> Result<T, SandboxError> + Send + 'static,
+    {
+        let shell = self.shell()?;
+        tokio::task::spawn_blocking(move || {
+            catch_unwind(AssertUnwindSafe(|| f(&shell)))
+                .unwrap_or_else(|p| Err(SandboxError::Backend(panic_message("filesystem", p))))
+        })
+        .await
+        .map_err(|e| SandboxError::Backend(format!("filesystem task failed: {e}")))?
+    }
+}
+
+/// A process-unique id: `local-<pid hex>-<counter>-<random>`.
+fn new_sandbox_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("local-{:x}-{n}-{:08x}", std::process::id(), rand::random::<u32>())
+}
+
+/// Resolves a sandbox path: relative paths start at `/workspace`.
+fn sandbox_path(path: &str) -> String {
+    sandkeep_shell::Fs::resolve("/workspace", path)
+}
+
+fn path_error(path: &str, err: FsError) -> SandboxError {
+    SandboxError::Path { path: path.to_string(), reason: err.to_string() }
+}
+
+fn panic_message(what: &str, payload: Box<dyn std::any::Any + Send>) -> String {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    format!("the local {what} panicked: {msg}")
+}
+
+#[async_trait::async_trait]
+impl Sandbox for LocalSandbox {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn backend(&self) -> BackendKind {
+        BackendKind::Local
+    }
+
+    async fn run(&self, request: RunRequest) -> Result<RunResult, SandboxError> {
+        let shell = self.shell()?;
+        let timeout = request.timeout.unwrap_or(self.default_timeout);
+        let mut env = self.env.clone();
+        env.extend(request.env);
+        let options = RunOptions {
+            cwd: request.cwd,
+            env,
+            stdin: request.stdin,
+            timeout: Some(timeout),
+            sink: request.sink,
+        };
+        let command = request.command;
+        let (tx, rx) = oneshot::channel();
+        std::thread::Builder::new()
+            .name(format!("sandkeep-run-{}", self.id))
+            .stack_size(RUN_STACK_SIZE)
+            .spawn(move || {
+                let out = catch_unwind(AssertUnwindSafe(|| shell.run(&command, options)))
+                    .map_err(|p| panic_message("shell", p));
+                let _ = tx.send(out);
+            })
+            .map_err(|e| SandboxError::Backend(format!("cannot start a shell thread: {e}")))?;
+        let out = match tokio::time::timeout(timeout + TIMEOUT_GRACE, rx).await {
+            Ok(Ok(Ok(out))) => out,
+            Ok(Ok(Err(msg))) => return Err(SandboxError::Backend(msg)),
+            Ok(Err(_)) => return Err(SandboxError::Backend("the shell thread vanished".into())),
+            Err(_) => {
+                // The interpreter missed its own deadline: report a timeout and
+                // leave the thread to finish on its own.
+                return Ok(RunResult {
+                    exit_code: 124,
+                    stderr: format!("sandkeep: timeout after {timeout:?}\n").into_bytes(),
+                    timed_out: true,
+                    ..RunResult::default()
+                });
+            }
+        };
+        let timed_out = out.limit == Some(LimitKind::Timeout);
+        Ok(RunResult {
+            exit_code: if timed_out { 124 } else { out.exit_code },
+            stdout: out.stdout,
+            stderr: out.stderr,
+            truncated: out.truncated,
+            timed_out,
+        })
+    }
+
+    async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError> {
+        let abs = sandbox_path(path);
+        let shown = path.to_string();
+        self.with_fs(move |shell| match shell.fs().read(&abs) {
+            Ok(data) => Ok(Some(data)),
+            Err(FsError::NotFound) => Ok(None),
+            Err(e) => Err(path_error(&shown, e)),
+        })
+        .await
+    }
+
+    async fn write_file(&self, path: &str, data: &[u8]) -> Result<(), SandboxError> {
+        let abs = sandbox_path(path);
+        let shown = path.to_string();
+        let data = data.to_vec();
+        self.with_fs(move |shell| {
+            let fs = shell.fs();
+            if let Some((parent, _)) = abs.rsplit_once('/')
+                && !parent.is_empty()
+            {
+                fs.mkdir_all(parent).map_err(|e| path_error(&shown, e))?;
+            }
+            fs.write(&abs, &data).map_err(|e| path_error(&shown, e))
+        })
+        .await
+    }
+
+    async fn remove_path(&self, path: &str) -> Result<(), SandboxError> {
+        let abs = sandbox_path(path);
+        let shown = path.to_string();
+        self.with_fs(move |shell| match shell.fs().remove_all(&abs) {
+            Ok(()) | Err(FsError::NotFound) => Ok(()),
+            Err(e) => Err(path_error(&shown, e)),
+        })
+        .await
+    }
+
+    async fn stop(&self) -> Result<(), SandboxError> {
+        // Dropping our handle frees the tree once no run still holds a clone.
+        self.shell.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Ok(())
+    }
+}

@@ -12,6 +12,7 @@
 
 pub mod archive;
 pub mod files;
+pub mod json;
 pub mod shellutils;
 pub mod system;
 pub mod text;
@@ -90,6 +91,7 @@ const FAMILIES: &[&[(&str, CommandFn)]] =
     system::COMMANDS,
     text::COMMANDS,
     shellutils::COMMANDS,
+    json::COMMANDS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, CommandFn> {

@@ -6,14 +6,25 @@
 //! the root stays at the root and symlinks, absolute or relative, resolve
 //! inside the virtual tree: nothing here can name a host path.
 //!
-//! OWNER: fs helper. The signatures below are the contract other modules code
-//! against; bodies are filled in by the fs module's implementation.
+//! The tree itself is an inode slab behind one mutex ([`tree`]); every method
+//! here locks it once and never calls out while holding it. Hosts that speak
+//! the `vfs` crate's [`vfs::FileSystem`] trait can use [`VfsAdapter`].
 
 mod error;
+mod init;
+mod path;
+mod tree;
+mod vfs_adapter;
+
+#[cfg(test)]
+mod tests;
 
 pub use error::FsError;
+pub use vfs_adapter::VfsAdapter;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tree::Tree;
 
 use crate::clock::{Clock, Timestamp};
 use crate::limits::FsLimits;
@@ -64,35 +75,60 @@ pub struct DirEntry {
 /// and every method is safe to call from several threads (pipeline stages).
 #[derive(Clone)]
 pub struct Fs {
-    _todo: Arc<()>,
-    _limits: FsLimits,
-    _clock: Clock,
+    tree: Arc<Mutex<Tree>>,
+    clock: Clock,
+}
+
+impl std::fmt::Debug for Fs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (bytes, nodes) = self.usage();
+        f.debug_struct("Fs")
+            .field("bytes", &bytes)
+            .field("nodes", &nodes)
+            .finish()
+    }
 }
 
 impl Fs {
     /// A new tree: `/workspace`, `/tmp`, `/dev/{null,stdin,stdout,stderr}`,
     /// `/usr/bin` (one entry per available command), `/bin -> usr/bin`.
     pub fn new(limits: FsLimits, clock: Clock) -> Fs {
-        Fs { _todo: Arc::new(()), _limits: limits, _clock: clock }
+        let tree = init::standard_tree(limits, clock);
+        Fs {
+            tree: Arc::new(Mutex::new(tree)),
+            clock,
+        }
+    }
+
+    /// A tree holding only an empty root directory, for tests and hosts that
+    /// build their own layout.
+    pub fn empty(limits: FsLimits, clock: Clock) -> Fs {
+        Fs {
+            tree: Arc::new(Mutex::new(Tree::new(limits, clock))),
+            clock,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Tree> {
+        // A panic while holding the lock can't leave the tree half-changed
+        // (mutations check everything first), so a poisoned lock is usable.
+        self.tree.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Joins `path` onto `cwd` lexically (no symlink resolution), normalising
     /// `.`/`..`/duplicate slashes; `..` never climbs above `/`.
     pub fn resolve(cwd: &str, path: &str) -> String {
-        let _ = (cwd, path);
-        todo!()
+        path::resolve(cwd, path)
     }
 
     /// Metadata, following symlinks.
     pub fn metadata(&self, path: &str) -> FsResult<Metadata> {
-        let _ = path;
-        todo!()
+        self.lock().metadata(path, true)
     }
 
     /// Metadata of the node itself (a symlink is not followed).
     pub fn symlink_metadata(&self, path: &str) -> FsResult<Metadata> {
-        let _ = path;
-        todo!()
+        self.lock().metadata(path, false)
     }
 
     /// True when `path` exists (following symlinks).
@@ -108,123 +144,124 @@ impl Fs {
     /// A file's whole content without copying it (a snapshot: later writes do
     /// not change the returned bytes).
     pub fn read_shared(&self, path: &str) -> FsResult<Arc<Vec<u8>>> {
-        let _ = path;
-        todo!()
+        self.lock().read_shared(path)
     }
 
     /// Creates or truncates a regular file (mode `0o644` when created) and
     /// writes `data`. The parent must exist.
     pub fn write(&self, path: &str, data: &[u8]) -> FsResult<()> {
-        let _ = (path, data);
-        todo!()
+        self.lock().write(path, data)
     }
 
     /// Appends to a regular file, creating it (mode `0o644`) if missing.
     pub fn append(&self, path: &str, data: &[u8]) -> FsResult<()> {
-        let _ = (path, data);
-        todo!()
+        self.lock().append(path, data)
     }
 
     /// Writes `data` at `offset`, extending the file with zeros if needed.
     pub fn write_at(&self, path: &str, offset: u64, data: &[u8]) -> FsResult<()> {
-        let _ = (path, offset, data);
-        todo!()
+        self.lock().write_at(path, offset, data)
     }
 
     /// Creates an empty regular file; with `exclusive`, fails if it exists
     /// (`set -o noclobber`, `mktemp`), otherwise leaves an existing file alone.
     pub fn create(&self, path: &str, exclusive: bool) -> FsResult<()> {
-        let _ = (path, exclusive);
-        todo!()
+        self.lock().create(path, exclusive)
     }
 
     /// Sets a file's length, cutting or extending with zeros.
     pub fn truncate(&self, path: &str, len: u64) -> FsResult<()> {
-        let _ = (path, len);
-        todo!()
+        self.lock().truncate(path, len)
     }
 
     /// Creates one directory; the parent must exist.
     pub fn mkdir(&self, path: &str, mode: u32) -> FsResult<()> {
-        let _ = (path, mode);
-        todo!()
+        self.lock().mkdir(path, mode).map(|_| ())
     }
 
     /// Creates a directory and its missing parents (`mkdir -p`).
     pub fn mkdir_all(&self, path: &str) -> FsResult<()> {
-        let _ = path;
-        todo!()
+        self.lock().mkdir_all(path)
     }
 
     /// Lists a directory (following symlinks to it), sorted by name bytewise,
     /// without `.` and `..`.
     pub fn read_dir(&self, path: &str) -> FsResult<Vec<DirEntry>> {
-        let _ = path;
-        todo!()
+        self.lock().read_dir(path)
+    }
+
+    /// Lists a directory like [`Fs::read_dir`], with each entry's metadata
+    /// (symlinks not followed), under one lock: what `ls -l`, `find` and
+    /// `tar` want without a path walk per entry.
+    pub fn read_dir_metadata(&self, path: &str) -> FsResult<Vec<(String, Metadata)>> {
+        self.lock().read_dir_metadata(path)
     }
 
     /// Removes a file, symlink or device node (`unlink`).
     pub fn remove_file(&self, path: &str) -> FsResult<()> {
-        let _ = path;
-        todo!()
+        self.lock().remove_file(path)
     }
 
     /// Removes an empty directory (`rmdir`).
     pub fn remove_dir(&self, path: &str) -> FsResult<()> {
-        let _ = path;
-        todo!()
+        self.lock().remove_dir(path)
     }
 
     /// Removes a node and, for a directory, everything below it (`rm -rf`);
     /// symlinks are removed, never followed.
     pub fn remove_all(&self, path: &str) -> FsResult<()> {
-        let _ = path;
-        todo!()
+        self.lock().remove_all(path)
     }
 
     /// Moves a node (`rename(2)` semantics: replaces a file or empty directory).
     pub fn rename(&self, from: &str, to: &str) -> FsResult<()> {
-        let _ = (from, to);
-        todo!()
+        self.lock().rename(from, to)
     }
 
     /// Creates a symlink at `link` pointing at `target` (stored verbatim).
     pub fn symlink(&self, target: &str, link: &str) -> FsResult<()> {
-        let _ = (target, link);
-        todo!()
+        self.lock().symlink(target, link)
+    }
+
+    /// Creates a hard link `new` to the node at `existing` (`link(2)`: a final
+    /// symlink is not followed; directories are refused).
+    pub fn hard_link(&self, existing: &str, new: &str) -> FsResult<()> {
+        self.lock().hard_link(existing, new)
     }
 
     /// The target of a symlink, as stored.
     pub fn read_link(&self, path: &str) -> FsResult<String> {
-        let _ = path;
-        todo!()
+        self.lock().read_link(path)
     }
 
     /// Sets permission bits (following symlinks).
     pub fn set_mode(&self, path: &str, mode: u32) -> FsResult<()> {
-        let _ = (path, mode);
-        todo!()
+        self.lock().set_mode(path, mode)
     }
 
     /// Sets the modification time (following symlinks).
     pub fn set_mtime(&self, path: &str, mtime: Timestamp) -> FsResult<()> {
-        let _ = (path, mtime);
-        todo!()
+        self.lock().set_mtime(path, mtime)
+    }
+
+    /// Sets the modification time of the node itself (a symlink is not
+    /// followed), like `touch -h`.
+    pub fn set_symlink_mtime(&self, path: &str, mtime: Timestamp) -> FsResult<()> {
+        self.lock().set_symlink_mtime(path, mtime)
     }
 
     /// The path with every symlink, `.` and `..` resolved; the node must exist.
     pub fn canonicalize(&self, path: &str) -> FsResult<String> {
-        let _ = path;
-        todo!()
+        self.lock().canonicalize(path)
     }
 
     /// Bytes of file content and number of nodes in the tree.
     pub fn usage(&self) -> (u64, u64) {
-        todo!()
+        self.lock().usage()
     }
 
     /// The clock that stamps mtimes.
     pub fn clock(&self) -> Clock {
-        self._clock
+        self.clock
     }
 }

@@ -1,14 +1,354 @@
 //! `[[ ... ]]`: file tests, string and integer comparisons, `==` patterns,
 //! `=~` with BASH_REMATCH. OWNER: expand helper.
+//!
+//! Operands are expanded without word splitting or globbing. The right side
+//! of `==`/`!=` is a pattern (quoted parts literal; extglob always on, as in
+//! bash 5.2); the right side of `=~` is a POSIX extended regular expression
+//! (quoted parts literal), translated for the `regex` crate.
 
-use brush_parser::ast::ExtendedTestExpr;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
-use super::{Interp, Interrupt};
+use brush_parser::ast::{BinaryPredicate, ExtendedTestExpr, UnaryPredicate, Word};
+use brush_parser::word::WordPiece;
+
+use super::arith::ArithFail;
+use super::expand::{ParseMode, split_subscript};
+use super::pattern::{self, MatchOptions};
+use super::vars::Value;
+use super::{Attrs, Interp, Interrupt};
+use crate::fs::{FileKind, Fs};
+
+thread_local! {
+    static REGEX_CACHE: RefCell<HashMap<String, Option<regex::Regex>>> = RefCell::new(HashMap::new());
+}
 
 impl Interp {
     /// Evaluates a `[[ ]]` expression.
     pub fn eval_cond(&mut self, expr: &ExtendedTestExpr) -> Result<bool, Interrupt> {
-        let _ = expr;
-        todo!()
+        match expr {
+            ExtendedTestExpr::And(a, b) => Ok(self.eval_cond(a)? && self.eval_cond(b)?),
+            ExtendedTestExpr::Or(a, b) => Ok(self.eval_cond(a)? || self.eval_cond(b)?),
+            ExtendedTestExpr::Not(a) => Ok(!self.eval_cond(a)?),
+            ExtendedTestExpr::Parenthesized(a) => self.eval_cond(a),
+            ExtendedTestExpr::UnaryTest(pred, w) => {
+                let s = self.expand_string(&w.value)?;
+                Ok(self.unary_test(pred, &s))
+            }
+            ExtendedTestExpr::BinaryTest(pred, l, r) => self.binary_test(pred, l, r),
+        }
     }
+
+    /// A unary test on an expanded operand (shared with `test`/`[`).
+    pub fn unary_test(&mut self, pred: &UnaryPredicate, s: &str) -> bool {
+        use UnaryPredicate as U;
+        match pred {
+            U::StringHasZeroLength => return s.is_empty(),
+            U::StringHasNonZeroLength => return !s.is_empty(),
+            U::ShellOptionEnabled => return self.option_enabled(s),
+            U::ShellVariableIsSetAndAssigned => return self.var_is_set(s),
+            U::ShellVariableIsSetAndNameRef => {
+                return self.vars.get(s).is_some_and(|v| v.attrs.has(Attrs::NAMEREF));
+            }
+            U::FdIsOpenTerminal => return false,
+            _ => {}
+        }
+        if s.is_empty() {
+            return false;
+        }
+        let path = Fs::resolve(&self.cwd, s);
+        if matches!(pred, U::FileExistsAndIsSymlink) {
+            return self.fs.symlink_metadata(&path).is_ok_and(|m| m.kind == FileKind::Symlink);
+        }
+        let Ok(m) = self.fs.metadata(&path) else {
+            return false;
+        };
+        match pred {
+            U::FileExists => true,
+            U::FileExistsAndIsRegularFile => m.kind == FileKind::File,
+            U::FileExistsAndIsDir => m.kind == FileKind::Dir,
+            U::FileExistsAndIsCharSpecialFile => m.kind == FileKind::CharDevice,
+            U::FileExistsAndIsBlockSpecialFile | U::FileExistsAndIsFifo | U::FileExistsAndIsSocket => false,
+            U::FileExistsAndIsNotZeroLength => m.size > 0,
+            U::FileExistsAndIsReadable => m.mode & 0o444 != 0 || m.kind == FileKind::CharDevice,
+            U::FileExistsAndIsWritable => m.mode & 0o222 != 0 || m.kind == FileKind::CharDevice,
+            U::FileExistsAndIsExecutable => m.mode & 0o111 != 0,
+            U::FileExistsAndIsSetgid => m.mode & 0o2000 != 0,
+            U::FileExistsAndIsSetuid => m.mode & 0o4000 != 0,
+            U::FileExistsAndHasStickyBit => m.mode & 0o1000 != 0,
+            U::FileExistsAndOwnedByEffectiveGroupId | U::FileExistsAndOwnedByEffectiveUserId => true,
+            U::FileExistsAndModifiedSinceLastRead => false,
+            _ => false,
+        }
+    }
+
+    /// `[[ -v name ]]` / `[[ -v a[i] ]]` / `[[ -v 1 ]]`.
+    pub fn var_is_set(&mut self, s: &str) -> bool {
+        if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+            let n: usize = s.parse().unwrap_or(usize::MAX);
+            return n == 0 || n <= self.positional.len();
+        }
+        if let Some((name, sub)) = split_subscript(s) {
+            if sub == "@" || sub == "*" {
+                return self.var_values(name).is_some_and(|v| !v.is_empty());
+            }
+            return matches!(self.var_element(name, sub), Ok(Some(_)));
+        }
+        self.var_scalar(s).is_some()
+    }
+
+    /// `set -o NAME` is on.
+    pub fn option_enabled(&self, name: &str) -> bool {
+        let o = &self.opts;
+        match name {
+            "errexit" => o.errexit,
+            "nounset" => o.nounset,
+            "xtrace" => o.xtrace,
+            "pipefail" => o.pipefail,
+            "noglob" => o.noglob,
+            "noclobber" => o.noclobber,
+            "allexport" => o.allexport,
+            "noexec" => o.noexec,
+            "verbose" => o.verbose,
+            "braceexpand" | "hashall" | "interactive-comments" => true,
+            _ => false,
+        }
+    }
+
+    fn binary_test(&mut self, pred: &BinaryPredicate, l: &Word, r: &Word) -> Result<bool, Interrupt> {
+        use BinaryPredicate as B;
+        let left = self.expand_string(&l.value)?;
+        match pred {
+            B::StringExactlyMatchesPattern | B::StringDoesNotExactlyMatchPattern => {
+                let pat = self.expand_pattern(&r.value)?;
+                let opts = MatchOptions { extglob: true, nocase: self.opts.nocasematch };
+                let m = pattern::matches(&pat, &left, opts);
+                Ok(m == matches!(pred, B::StringExactlyMatchesPattern))
+            }
+            B::StringMatchesRegex | B::StringContainsSubstring => self.regex_test(&left, r),
+            _ => {
+                let right = self.expand_string(&r.value)?;
+                Ok(self.binary_values(pred, &left, &right))
+            }
+        }
+    }
+
+    /// A binary test on expanded operands, except the pattern and regex
+    /// operators (shared with `test`/`[`, whose `-eq` operands are integers:
+    /// this evaluates them as `[[` does, as arithmetic expressions).
+    pub fn binary_values(&mut self, pred: &BinaryPredicate, left: &str, right: &str) -> bool {
+        use BinaryPredicate as B;
+        match pred {
+            B::StringExactlyMatchesString | B::StringExactlyMatchesPattern => left == right,
+            B::StringDoesNotExactlyMatchString | B::StringDoesNotExactlyMatchPattern => left != right,
+            B::LeftSortsBeforeRight => left < right,
+            B::LeftSortsAfterRight => left > right,
+            B::ArithmeticEqualTo
+            | B::ArithmeticNotEqualTo
+            | B::ArithmeticLessThan
+            | B::ArithmeticLessThanOrEqualTo
+            | B::ArithmeticGreaterThan
+            | B::ArithmeticGreaterThanOrEqualTo => {
+                let (Some(a), Some(b)) = (self.cond_int(left), self.cond_int(right)) else {
+                    return false;
+                };
+                match pred {
+                    B::ArithmeticEqualTo => a == b,
+                    B::ArithmeticNotEqualTo => a != b,
+                    B::ArithmeticLessThan => a < b,
+                    B::ArithmeticLessThanOrEqualTo => a <= b,
+                    B::ArithmeticGreaterThan => a > b,
+                    _ => a >= b,
+                }
+            }
+            B::FilesReferToSameDeviceAndInodeNumbers => {
+                let (a, b) = (Fs::resolve(&self.cwd, left), Fs::resolve(&self.cwd, right));
+                match (self.fs.metadata(&a), self.fs.metadata(&b)) {
+                    (Ok(x), Ok(y)) => x.ino == y.ino,
+                    _ => false,
+                }
+            }
+            B::LeftFileIsNewerOrExistsWhenRightDoesNot | B::LeftFileIsOlderOrDoesNotExistWhenRightDoes => {
+                let (a, b) = (Fs::resolve(&self.cwd, left), Fs::resolve(&self.cwd, right));
+                let (ma, mb) = (self.fs.metadata(&a).ok(), self.fs.metadata(&b).ok());
+                let newer = matches!(pred, B::LeftFileIsNewerOrExistsWhenRightDoesNot);
+                match (ma, mb) {
+                    (Some(x), Some(y)) => {
+                        if newer {
+                            x.mtime > y.mtime
+                        } else {
+                            x.mtime < y.mtime
+                        }
+                    }
+                    (Some(_), None) => newer,
+                    (None, Some(_)) => !newer,
+                    (None, None) => false,
+                }
+            }
+            B::StringMatchesRegex | B::StringContainsSubstring => false,
+        }
+    }
+
+    /// An integer operand of `[[ -eq ]]`: an arithmetic expression.
+    fn cond_int(&mut self, s: &str) -> Option<i64> {
+        match self.eval_arith_expanded(s) {
+            Ok(v) => Some(v),
+            Err(ArithFail::Error(m)) => {
+                self.expansion_error(&format!("[[: {m}"));
+                None
+            }
+            Err(ArithFail::Interrupt(_)) => None,
+        }
+    }
+
+    /// `[[ s =~ re ]]`: sets BASH_REMATCH.
+    fn regex_test(&mut self, left: &str, r: &Word) -> Result<bool, Interrupt> {
+        let re_src = self.expand_regex_operand(&r.value)?;
+        let flags = if self.opts.nocasematch { "(?i)" } else { "" };
+        let translated = format!("{flags}{}", posix_ere_to_rust(&re_src));
+        let re = REGEX_CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() > 256 {
+                c.clear();
+            }
+            c.entry(translated.clone()).or_insert_with(|| regex::Regex::new(&translated).ok()).clone()
+        });
+        let Some(re) = re else {
+            return Ok(false);
+        };
+        match re.captures(left) {
+            Some(caps) => {
+                let mut m = std::collections::BTreeMap::new();
+                for (i, g) in caps.iter().enumerate() {
+                    m.insert(i as i64, g.map(|g| g.as_str().to_string()).unwrap_or_default());
+                }
+                let _ = self.vars.set("BASH_REMATCH", Value::Indexed(m));
+                Ok(true)
+            }
+            None => {
+                let _ = self.vars.set("BASH_REMATCH", Value::Indexed(Default::default()));
+                Ok(false)
+            }
+        }
+    }
+
+    /// Expands the right side of `=~`: quoted parts are regex-escaped.
+    fn expand_regex_operand(&mut self, word: &str) -> Result<String, Interrupt> {
+        let pieces = self.parse_or_bad_subst(word, ParseMode::Word)?;
+        let mut out = String::new();
+        for p in pieces.iter() {
+            let quoted = matches!(
+                p.piece,
+                WordPiece::SingleQuotedText(_)
+                    | WordPiece::DoubleQuotedSequence(_)
+                    | WordPiece::GettextDoubleQuotedSequence(_)
+                    | WordPiece::AnsiCQuotedText(_)
+                    | WordPiece::EscapeSequence(_)
+            );
+            let text = self.expand_one_piece(&p.piece)?;
+            if quoted {
+                out.push_str(&regex::escape(&text));
+            } else {
+                out.push_str(&text);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Translates a POSIX extended regular expression to the `regex` crate's
+/// syntax: bracket expressions keep POSIX meaning (backslash literal, `]`
+/// first literal), `\<`/`\>` become word boundaries, a `{` that does not
+/// start a valid bound is literal.
+pub fn posix_ere_to_rust(re: &str) -> String {
+    let c: Vec<char> = re.chars().collect();
+    let mut out = String::with_capacity(re.len() + 8);
+    let mut i = 0;
+    while i < c.len() {
+        match c[i] {
+            '\\' if i + 1 < c.len() => {
+                match c[i + 1] {
+                    '<' | '>' => out.push_str("\\b"),
+                    n if n.is_ascii_alphanumeric() && !matches!(n, 'w' | 'W' | 's' | 'S' | 'd' | 'D' | 'b' | 'B') => {
+                        out.push(n)
+                    }
+                    n => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                }
+                i += 2;
+            }
+            '[' => {
+                let (s, next) = translate_bracket(&c, i);
+                out.push_str(&s);
+                i = next;
+            }
+            '{' => {
+                let rest: String = c[i + 1..].iter().collect();
+                let valid = rest.find('}').is_some_and(|end| {
+                    let inner = &rest[..end];
+                    !inner.is_empty()
+                        && inner.chars().all(|x| x.is_ascii_digit() || x == ',')
+                        && inner.chars().next().is_some_and(|x| x.is_ascii_digit())
+                        && inner.matches(',').count() <= 1
+                });
+                if valid && i > 0 {
+                    out.push('{');
+                } else {
+                    out.push_str("\\{");
+                }
+                i += 1;
+            }
+            '}' => {
+                // Literal unless closing a bound we kept.
+                let open = out.rfind('{');
+                let closed = out.rfind('}');
+                let in_bound = open.is_some_and(|o| (o == 0 || !out[..o].ends_with('\\')) && closed.is_none_or(|cl| cl < o));
+                out.push_str(if in_bound { "}" } else { "\\}" });
+                i += 1;
+            }
+            ch => {
+                out.push(ch);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn translate_bracket(c: &[char], start: usize) -> (String, usize) {
+    let mut i = start + 1;
+    let mut out = String::from("[");
+    if c.get(i) == Some(&'^') {
+        out.push('^');
+        i += 1;
+    }
+    let mut first = true;
+    while i < c.len() {
+        let ch = c[i];
+        if ch == ']' && !first {
+            out.push(']');
+            return (out, i + 1);
+        }
+        first = false;
+        if ch == '[' && matches!(c.get(i + 1), Some(':') | Some('.') | Some('=')) {
+            let close: String = [c[i + 1], ']'].iter().collect();
+            let rest: String = c[i..].iter().collect();
+            if let Some(end) = rest[2..].find(&close) {
+                let inner: String = rest[..end + 4].to_string();
+                out.push_str(&inner);
+                i += inner.chars().count();
+                continue;
+            }
+        }
+        if matches!(ch, '\\' | '[' | '&' | '~') {
+            out.push('\\');
+        }
+        out.push(ch);
+        i += 1;
+    }
+    // No closing bracket: a literal `[`.
+    let rest: String = c[start + 1..].iter().collect();
+    (format!("\\[{}", posix_ere_to_rust(&rest)), c.len())
 }

@@ -1,55 +1,387 @@
-//! Executing the AST: command lists, and-or lists, pipelines, compound
-//! commands, simple commands, functions. OWNER: exec helper.
+//! Executing the AST: sources, command lists, and-or lists, and the
+//! dispatch of one command. OWNER: exec helper.
 //!
 //! Contract used by the other interpreter modules:
 //! - [`Interp::run_source`]: parse and run a string (`eval`, `source`).
 //! - [`Interp::command_substitution`]: run in a subshell, capture stdout.
 //! - [`Interp::write_fd`] / [`Interp::read_fd`]: I/O through the fd table.
+//! - [`Interp::call_function`], [`Interp::run_argv`], [`Interp::resolve_command`].
+//!
+//! Pipelines live in `pipeline.rs`, compound commands in `compound.rs`,
+//! simple commands in `simple.rs`, programs and scripts in `program.rs`.
 
+use std::sync::{Arc, Mutex};
+
+use brush_parser::ast::{self, Command, CompoundList, SeparatorOperator};
+
+use super::fd::Handle;
+use super::parse::{Script, Step};
+use super::redirect::RedirRef;
 use super::{ExecResult, Interp, Interrupt};
+use crate::limits::LimitKind;
 use crate::{RunOptions, RunOutput, Shell};
 
-/// The file-descriptor table of one shell. (Placeholder: the exec helper
-/// defines the real representation.)
-#[derive(Clone, Default)]
-pub struct FdTable {}
+pub use super::fd::FdTable;
+
+/// Native stack given to threads that continue a deep recursion.
+const HOP_STACK: usize = 256 << 20;
+
+/// Call levels run on one native stack before hopping to a fresh thread.
+const LEVELS_PER_STACK: usize = 64;
 
 /// See [`super::run_script`].
 pub fn run_script(shell: &Shell, script: &str, options: RunOptions) -> RunOutput {
-    let _ = (shell, script, options);
-    todo!()
+    super::run::run_script(shell, script, options)
 }
 
 impl Interp {
     /// Parses and runs `source` in this shell (`eval`, `source`, `bash -c`).
     /// Parse errors print bash's message and give status 2.
     pub fn run_source(&mut self, source: &str) -> ExecResult {
-        let _ = source;
-        todo!()
+        if self.source_depth >= self.control.limits.max_call_depth {
+            self.control.trip(LimitKind::CallDepth);
+            return Err(Interrupt::Limit(LimitKind::CallDepth));
+        }
+        self.source_depth += 1;
+        let r = self.nest(|sh| sh.run_source_inner(source));
+        self.source_depth -= 1;
+        r
+    }
+
+    fn run_source_inner(&mut self, source: &str) -> ExecResult {
+        let may_alias = self.opts.expand_aliases || source.contains("expand_aliases");
+        if !may_alias && let Some(program) = self.parse_cache.get(source) {
+            let mut status = 0;
+            for cc in &program.complete_commands {
+                status = self.exec_list(cc)?;
+            }
+            return Ok(status);
+        }
+        let mut script = Script::new(source);
+        let mut status = 0;
+        loop {
+            let step = if self.opts.expand_aliases {
+                let aliases = self.aliases.clone();
+                script.next(Some(&aliases), true)
+            } else {
+                script.next(None, may_alias)
+            };
+            match step {
+                Step::Run(cmds) => {
+                    for cc in &cmds {
+                        status = self.exec_list(cc)?;
+                    }
+                }
+                Step::Error(e) => {
+                    let prefix = match &self.script_name {
+                        None => "bash: -c".to_string(),
+                        Some(p) => p.clone(),
+                    };
+                    let mut msg = format!("{prefix}: line {}: {}\n", e.line, e.message);
+                    if let Some(l) = e.source_line {
+                        msg.push_str(&format!("{prefix}: line {}: `{l}'\n", e.line));
+                    }
+                    let _ = self.write_fd(2, msg.as_bytes());
+                    self.last_status = 2;
+                    return Ok(2);
+                }
+                Step::Done => return Ok(status),
+            }
+        }
     }
 
     /// Runs `source` in a subshell and returns its stdout (`$(...)`, backticks),
     /// with trailing newlines NOT yet removed. Sets `last_status`.
     pub fn command_substitution(&mut self, source: &str) -> Result<Vec<u8>, Interrupt> {
-        let _ = source;
-        todo!()
+        let buf = Arc::new(Mutex::new(Vec::new()));
+        let mut sub = self.subshell();
+        sub.fds.set(1, Some(Handle::Capture(buf.clone())));
+        let r = sub.nest(|sh| sh.run_source_inner(source));
+        let status = sub.finish_subshell(r)?;
+        drop(sub);
+        self.last_status = status;
+        self.last_cmdsub_status = Some(status);
+        let out = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
+        Ok(out)
     }
 
     /// Writes to file descriptor `fd` (1 = stdout, 2 = stderr).
     pub fn write_fd(&mut self, fd: i32, data: &[u8]) -> std::io::Result<()> {
-        let _ = (fd, data);
-        todo!()
+        match self.fds.get(fd) {
+            Some(h) => {
+                let r = h.write(data);
+                if let Err(e) = &r
+                    && e.kind() == std::io::ErrorKind::BrokenPipe
+                {
+                    self.broken_pipe = true;
+                }
+                r
+            }
+            None => Err(std::io::Error::from_raw_os_error(9)),
+        }
     }
 
     /// Reads from file descriptor `fd` (0 = stdin); `Ok(0)` at end of input.
     pub fn read_fd(&mut self, fd: i32, buf: &mut [u8]) -> std::io::Result<usize> {
-        let _ = (fd, buf);
-        todo!()
+        match self.fds.get(fd) {
+            Some(h) => h.read(buf),
+            None => Err(std::io::Error::from_raw_os_error(9)),
+        }
     }
 
     /// Calls function `name` with `args` as `$1...`.
     pub fn call_function(&mut self, name: &str, args: &[String]) -> ExecResult {
-        let _ = (name, args);
-        todo!()
+        let Some(f) = self.funcs.get(name).cloned() else {
+            self.shell_error(format_args!("{name}: command not found"));
+            return Ok(127);
+        };
+        if self.call_stack.len() >= self.control.limits.max_call_depth {
+            self.control.trip(LimitKind::CallDepth);
+            return Err(Interrupt::Limit(LimitKind::CallDepth));
+        }
+        let saved_args = std::mem::replace(&mut self.positional, args.to_vec());
+        self.call_stack.push(name.to_string());
+        self.vars.push_scope();
+        let r = self.nest(|sh| {
+            let body = &f.body;
+            match &body.1 {
+                Some(redirs) => {
+                    let list: Vec<RedirRef<'_>> = redirs.0.iter().map(|r| (r, None)).collect();
+                    sh.with_redirects(&list, |sh| sh.exec_compound(&body.0))
+                }
+                None => sh.exec_compound(&body.0),
+            }
+        });
+        if let Some(trap) = self.traps.get("RETURN").cloned()
+            && !trap.is_empty()
+        {
+            let saved = self.last_status;
+            let _ = self.run_source(&trap);
+            self.last_status = saved;
+        }
+        self.vars.pop_scope();
+        self.call_stack.pop();
+        self.positional = saved_args;
+        match r {
+            Err(Interrupt::Return(n)) => Ok(n),
+            other => other,
+        }
+    }
+
+    /// Runs `f` one nesting level deeper (functions, `eval`, `source`,
+    /// subshells), moving to a fresh thread with a large stack every
+    /// `LEVELS_PER_STACK` levels so deep recursion never overflows the
+    /// caller's stack.
+    pub(crate) fn nest<T: Send>(&mut self, f: impl FnOnce(&mut Interp) -> Result<T, Interrupt> + Send) -> Result<T, Interrupt> {
+        let depth = self.call_stack.len() + self.subshell_depth as usize + self.source_depth;
+        if depth < LEVELS_PER_STACK || depth % LEVELS_PER_STACK != 0 || self.stack_hops as usize * LEVELS_PER_STACK > depth {
+            return f(self);
+        }
+        self.stack_hops += 1;
+        let r = std::thread::scope(|s| {
+            let h = std::thread::Builder::new().stack_size(HOP_STACK).spawn_scoped(s, || f(self));
+            match h {
+                Ok(h) => h.join().map_err(|_| ()),
+                Err(_) => Err(()),
+            }
+        });
+        self.stack_hops -= 1;
+        match r {
+            Ok(r) => r,
+            Err(()) => {
+                self.control.trip(LimitKind::CallDepth);
+                Err(Interrupt::Limit(LimitKind::CallDepth))
+            }
+        }
+    }
+
+    /// A subshell: a copy of this shell whose traps are reset and whose
+    /// changes never reach the parent.
+    pub fn subshell(&self) -> Interp {
+        let mut sub = self.clone();
+        sub.subshell_depth += 1;
+        sub.traps.retain(|_, v| v.is_empty());
+        sub.last_bg_pid = None;
+        sub
+    }
+
+    /// Ends a subshell: `exit N` becomes its status; its EXIT trap runs.
+    pub(crate) fn finish_subshell(&mut self, r: ExecResult) -> ExecResult {
+        let status = match r {
+            Ok(s) => s,
+            Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) => s,
+            Err(Interrupt::Break(_)) | Err(Interrupt::Continue(_)) => self.last_status,
+            Err(Interrupt::Limit(k)) => return Err(Interrupt::Limit(k)),
+        };
+        self.last_status = status;
+        self.run_exit_trap()?;
+        Ok(self.last_status)
+    }
+
+    /// Runs the EXIT trap (once), keeping `$?` as the exit status unless the
+    /// trap calls `exit`.
+    pub(crate) fn run_exit_trap(&mut self) -> Result<(), Interrupt> {
+        if let Some(trap) = self.traps.remove("EXIT")
+            && !trap.is_empty()
+        {
+            let saved = self.last_status;
+            match self.run_source(&trap) {
+                Err(Interrupt::Exit(n)) => self.last_status = n,
+                Err(Interrupt::Limit(k)) => return Err(Interrupt::Limit(k)),
+                _ => self.last_status = saved,
+            }
+        }
+        Ok(())
+    }
+
+    /// Executes a command list (`a; b & c`).
+    pub(crate) fn exec_list(&mut self, list: &CompoundList) -> ExecResult {
+        let mut status = 0;
+        for item in &list.0 {
+            let ast::CompoundListItem(and_or, sep) = item;
+            if matches!(sep, SeparatorOperator::Async) {
+                status = self.exec_background(and_or)?;
+            } else {
+                status = self.exec_and_or(and_or)?;
+            }
+        }
+        Ok(status)
+    }
+
+    /// `cmd &`: runs to completion in a subshell now (there is no job
+    /// control in the sandbox) and records its status for `wait` and `$!`.
+    fn exec_background(&mut self, and_or: &ast::AndOrList) -> ExecResult {
+        let mut sub = self.subshell();
+        sub.fds.set(0, Some(Handle::Null));
+        let r = sub.exec_and_or(and_or);
+        let status = sub.finish_subshell(r)?;
+        drop(sub);
+        let pid = {
+            let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            let pid = 10_000 + jobs.len() as u32 * 7;
+            jobs.push((pid, status));
+            pid
+        };
+        self.last_bg_pid = Some(pid);
+        self.last_status = 0;
+        Ok(0)
+    }
+
+    /// Executes `a && b || c`, applying `set -e` and the ERR trap to the last
+    /// pipeline only.
+    pub(crate) fn exec_and_or(&mut self, list: &ast::AndOrList) -> ExecResult {
+        let n = list.additional.len();
+        let mut status = if n == 0 {
+            self.exec_pipeline_checked(&list.first, true)?
+        } else {
+            self.errexit_quiet += 1;
+            let r = self.exec_pipeline_checked(&list.first, false);
+            self.errexit_quiet -= 1;
+            r?
+        };
+        for (i, next) in list.additional.iter().enumerate() {
+            let last = i + 1 == n;
+            let (run, p) = match next {
+                ast::AndOr::And(p) => (status == 0, p),
+                ast::AndOr::Or(p) => (status != 0, p),
+            };
+            if !run {
+                continue;
+            }
+            status = if last {
+                self.exec_pipeline_checked(p, true)?
+            } else {
+                self.errexit_quiet += 1;
+                let r = self.exec_pipeline_checked(p, false);
+                self.errexit_quiet -= 1;
+                r?
+            };
+        }
+        Ok(status)
+    }
+
+    fn exec_pipeline_checked(&mut self, p: &ast::Pipeline, last: bool) -> ExecResult {
+        let status = self.exec_pipeline(p)?;
+        self.last_status = status;
+        if status != 0 && last && !p.bang && self.errexit_quiet == 0 {
+            self.on_failure(status)?;
+        }
+        if self.broken_pipe && self.subshell_depth > 0 {
+            return Err(Interrupt::Exit(141));
+        }
+        Ok(status)
+    }
+
+    /// A command failed outside a condition: run the ERR trap, then apply `set -e`.
+    pub(crate) fn on_failure(&mut self, status: i32) -> Result<(), Interrupt> {
+        if let Some(trap) = self.traps.get("ERR").cloned()
+            && !trap.is_empty()
+        {
+            self.errexit_quiet += 1;
+            let r = self.run_source(&trap);
+            self.errexit_quiet -= 1;
+            if let Err(i) = r {
+                return Err(i);
+            }
+            self.last_status = status;
+        }
+        if self.opts.errexit {
+            return Err(Interrupt::Exit(status));
+        }
+        Ok(())
+    }
+
+    /// Executes one command of a pipeline.
+    pub(crate) fn exec_command(&mut self, cmd: &Command) -> ExecResult {
+        match cmd {
+            Command::Simple(s) => self.exec_simple(s),
+            Command::Compound(c, redirs) => match redirs {
+                Some(r) if !r.0.is_empty() => {
+                    let list: Vec<RedirRef<'_>> = r.0.iter().map(|r| (r, None)).collect();
+                    self.with_redirects(&list, |sh| sh.exec_compound(c))
+                }
+                _ => self.exec_compound(c),
+            },
+            Command::Function(def) => {
+                self.control.count_command().map_err(Interrupt::Limit)?;
+                let name = def.fname.value.clone();
+                self.funcs.insert(name, Arc::new(def.clone()));
+                Ok(0)
+            }
+            Command::ExtendedTest(t, redirs) => {
+                self.control.count_command().map_err(Interrupt::Limit)?;
+                self.lineno = t.loc.start.line as u32;
+                let run = |sh: &mut Interp| -> ExecResult {
+                    if sh.opts.xtrace {
+                        let line = format!("[[ {} ]]", t.expr);
+                        sh.trace(&line);
+                    }
+                    sh.eval_cond(&t.expr).map(|ok| if ok { 0 } else { 1 })
+                };
+                match redirs {
+                    Some(r) if !r.0.is_empty() => {
+                        let list: Vec<RedirRef<'_>> = r.0.iter().map(|r| (r, None)).collect();
+                        self.with_redirects(&list, run)
+                    }
+                    _ => run(self),
+                }
+            }
+        }
+    }
+
+    /// Writes an `xtrace` line (`+ cmd args`) to stderr.
+    pub(crate) fn trace(&mut self, text: &str) {
+        let ps4 = self.vars.get_str("PS4").map(str::to_string).unwrap_or_else(|| "+ ".to_string());
+        let ps4 = if ps4.contains('$') || ps4.contains('`') {
+            let saved = self.opts.xtrace;
+            self.opts.xtrace = false;
+            let r = self.expand_string(&ps4).unwrap_or(ps4);
+            self.opts.xtrace = saved;
+            r
+        } else {
+            ps4
+        };
+        let line = format!("{ps4}{text}\n");
+        let _ = self.write_fd(2, line.as_bytes());
     }
 }

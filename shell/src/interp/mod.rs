@@ -1,8 +1,10 @@
 //! The interpreter: executes brush-parser's AST over the virtual filesystem.
 //!
 //! Module map (each file one concept):
-//! - `exec`, `pipeline`, `redirect`, `fd`: running commands, pipes, redirections
-//!   and the file-descriptor table (OWNER: exec helper)
+//! - `exec`, `run`, `parse`, `compound`, `simple`, `program`, `pipeline`,
+//!   `pipe`, `redirect`, `fd`: parsing command by command, running commands,
+//!   programs and scripts, pipelines, redirections and the file-descriptor
+//!   table (OWNER: exec helper)
 //! - `expand/`, `arith`, `pattern`, `glob`, `cond`: word expansion, arithmetic,
 //!   pattern matching, pathname expansion, `[[ ]]` (OWNER: expand helper)
 //! - `vars`, `options`, `builtins/`: variables, `set`/`shopt` options and the
@@ -10,22 +12,34 @@
 
 pub mod arith;
 pub mod builtins;
+mod compound;
 pub mod cond;
 pub mod exec;
 pub mod expand;
+pub mod fd;
 pub mod options;
+pub mod parse;
 pub mod pattern;
+mod pipe;
+mod pipeline;
+mod program;
+pub use program::read_caller_fd;
+mod redirect;
+mod run;
+mod simple;
 pub mod vars;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::commands::CommandFn;
 use crate::control::RunControl;
 use crate::fs::Fs;
 use crate::limits::LimitKind;
 use crate::{RunOptions, RunOutput, Shell};
 
 pub use options::Options;
+pub use simple::CommandKind;
 pub use vars::{Attrs, Value, Var, Vars};
 
 /// Why execution stopped before the end of a command list.
@@ -87,6 +101,49 @@ pub struct Interp {
     pub lineno: u32,
     /// The file-descriptor table (OWNER: exec helper).
     pub fds: exec::FdTable,
+    /// Nesting of contexts where a failure does not trigger `set -e` or the
+    /// ERR trap (`if`/`while` conditions, `!`, all but the last of `&& ||`).
+    pub errexit_quiet: u32,
+    /// Nesting of loops being executed (for `break`/`continue` diagnostics).
+    pub loop_depth: u32,
+    /// How errors name the shell: `bash` for `bash -c`, the script's path for
+    /// a script (then followed by `: line N`). See [`Interp::err_prefix`].
+    pub script_name: Option<String>,
+    /// Test-only programs injected through [`crate::ShellConfig::extra_commands`].
+    pub extra_commands: Arc<HashMap<String, CommandFn>>,
+    /// Parsed `$(...)`/`eval` sources, shared by every shell of the run.
+    pub parse_cache: parse::ParseCache,
+    /// Exit statuses of finished background jobs by pseudo pid (`$!`, `wait`).
+    pub jobs: Arc<std::sync::Mutex<Vec<(u32, i32)>>>,
+    /// The pseudo pid of the last background job (`$!`).
+    pub last_bg_pid: Option<u32>,
+    /// Set when a write hit a closed pipe: the shell then ends like SIGPIPE would.
+    pub broken_pipe: bool,
+    /// Native-stack hops taken for deep recursion (see `Interp::nest`).
+    pub(crate) stack_hops: u32,
+    /// Nesting of `eval`/`source`/`bash -c` sources being run.
+    pub(crate) source_depth: usize,
+    /// Status of the last `$(...)` of the current command (`x=$(false)` is 1).
+    pub last_cmdsub_status: Option<i32>,
+    /// Process substitutions of the current command, cleaned up after it.
+    pub(crate) procsubs: Vec<redirect::ProcSub>,
+}
+
+impl Interp {
+    /// The prefix of the shell's own error messages: `bash` for `bash -c`,
+    /// `PATH: line N` in a script file. Builtins print `{prefix}: NAME: message`.
+    pub fn err_prefix(&self) -> String {
+        match &self.script_name {
+            None => "bash".to_string(),
+            Some(p) => format!("{p}: line {}", self.lineno),
+        }
+    }
+
+    /// Writes `{prefix}: message` and a newline to fd 2.
+    pub fn shell_error(&mut self, message: impl std::fmt::Display) {
+        let line = format!("{}: {message}\n", self.err_prefix());
+        let _ = self.write_fd(2, line.as_bytes());
+    }
 }
 
 /// Runs a script the way `bash -c SCRIPT` would, in a fresh interpreter over

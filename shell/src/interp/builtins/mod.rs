@@ -1,12 +1,142 @@
 //! Shell builtins: commands that need the interpreter's state. OWNER: builtins helper.
+//!
+//! One file per builtin or small family. Each builtin is a [`BuiltinFn`]:
+//! it writes through `Interp::write_fd`, reads through `Interp::read_fd`, and
+//! reports control flow (`break`, `return`, `exit`) as an [`super::Interrupt`].
+//!
+//! Calling convention for the declaration builtins (`declare`, `typeset`,
+//! `local`, `export`, `readonly`): an argument `name=value` arrives with its
+//! value already expanded (no word splitting), while a compound assignment
+//! `name=(...)` / `name+=(...)` arrives as its raw source text: the builtin
+//! expands the elements itself, as bash does.
+
+mod alias;
+mod cd;
+mod declare;
+mod echo;
+mod flow;
+mod getopts;
+mod mapfile;
+mod misc;
+pub mod printf;
+mod read;
+mod set;
+mod source;
+pub mod test;
+mod trap;
+mod types;
+
+use std::fmt::Display;
 
 use super::{ExecResult, Interp};
+
+pub use echo::echo_bytes;
 
 /// A builtin's entry point: `args[0]` is its name.
 pub type BuiltinFn = fn(&mut Interp, &[String]) -> ExecResult;
 
+/// Every builtin, by name.
+const BUILTINS: &[(&str, BuiltinFn)] = &[
+    (".", source::source),
+    (":", misc::colon),
+    ("[", test::bracket),
+    ("alias", alias::alias),
+    ("break", flow::break_),
+    ("builtin", types::builtin),
+    ("caller", flow::caller),
+    ("cd", cd::cd),
+    ("command", types::command),
+    ("continue", flow::continue_),
+    ("declare", declare::declare),
+    ("dirs", cd::dirs),
+    ("echo", echo::echo),
+    ("eval", source::eval),
+    ("exec", misc::exec),
+    ("exit", flow::exit),
+    ("export", declare::export),
+    ("false", misc::false_),
+    ("getopts", getopts::getopts),
+    ("hash", types::hash),
+    ("help", misc::help),
+    ("kill", misc::kill),
+    ("let", misc::let_),
+    ("local", declare::local),
+    ("logout", flow::exit),
+    ("mapfile", mapfile::mapfile),
+    ("popd", cd::popd),
+    ("printf", printf::printf),
+    ("pushd", cd::pushd),
+    ("pwd", cd::pwd),
+    ("read", read::read),
+    ("readarray", mapfile::mapfile),
+    ("readonly", declare::readonly),
+    ("return", flow::return_),
+    ("set", set::set),
+    ("shift", flow::shift),
+    ("shopt", set::shopt),
+    ("source", source::source),
+    ("test", test::test),
+    ("times", misc::times),
+    ("trap", trap::trap),
+    ("true", misc::true_),
+    ("type", types::type_),
+    ("typeset", declare::declare),
+    ("ulimit", misc::ulimit),
+    ("umask", misc::umask),
+    ("unalias", alias::unalias),
+    ("unset", declare::unset),
+    ("wait", misc::wait),
+];
+
 /// The builtin called `name`, if there is one.
 pub fn lookup(name: &str) -> Option<BuiltinFn> {
-    let _ = name;
-    None
+    BUILTINS.binary_search_by(|(n, _)| n.cmp(&name)).ok().map(|i| BUILTINS[i].1)
+}
+
+/// The names of all builtins, sorted.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BUILTINS.iter().map(|(n, _)| *n)
+}
+
+/// POSIX special builtins (an assignment before them persists; errors in
+/// them are fatal in POSIX mode).
+pub fn is_special(name: &str) -> bool {
+    matches!(
+        name,
+        "." | ":" | "break" | "continue" | "eval" | "exec" | "exit" | "export" | "readonly"
+            | "return" | "set" | "shift" | "source" | "times" | "trap" | "unset"
+    )
+}
+
+/// Writes to stdout; false when the write failed (closed pipe, full disk).
+pub(crate) fn out(interp: &mut Interp, data: impl AsRef<[u8]>) -> bool {
+    interp.write_fd(1, data.as_ref()).is_ok()
+}
+
+/// Writes `bash: MESSAGE` and a newline to stderr: bash's shape for an error
+/// raised by a builtin (`bash: cd: /nope: No such file or directory`).
+pub(crate) fn err(interp: &mut Interp, message: impl Display) {
+    interp.shell_error(message);
+}
+
+/// Reports an invalid option the way bash does and returns status 2.
+pub(crate) fn invalid_option(interp: &mut Interp, name: &str, opt: &str, usage: &str) -> i32 {
+    err(interp, format!("{name}: {opt}: invalid option"));
+    if !usage.is_empty() {
+        let _ = interp.write_fd(2, format!("{name}: usage: {usage}\n").as_bytes());
+    }
+    2
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn table_is_sorted_for_binary_search() {
+        let names: Vec<&str> = super::names().collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+        assert!(super::lookup("echo").is_some());
+        assert!(super::lookup("nope").is_none());
+    }
 }

@@ -1,36 +1,134 @@
 //! Word expansion: brace, tilde, parameter, command substitution, arithmetic,
 //! word splitting, pathname expansion and quote removal, in bash's order.
 //! OWNER: expand helper.
+//!
+//! Module map:
+//! - `word`: the driver: walks brush-parser's word pieces and builds fields
+//!   (with IFS splitting and the pattern form used for globbing);
+//! - `param`: `${...}` operators; `special`: special and dynamic parameters
+//!   and variable lookup (namerefs, arrays); `assign`: assignments made by
+//!   expansions and arithmetic (`${x:=v}`, `((x=1))`);
+//! - `brace`, `tilde`, `ansi` (`$'...'` escapes), `quote` (`${x@Q}`,
+//!   `printf %q`, `declare -p` quoting).
+//!
+//! Parsed words are cached per thread, so a loop body expands without
+//! re-parsing.
 
+mod ansi;
+mod assign;
+mod brace;
+mod param;
+pub mod quote;
+mod special;
+mod tilde;
+mod word;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use brush_parser::ParserOptions;
 use brush_parser::ast::Word;
+use brush_parser::word::WordPieceWithSource;
 
 use super::{Interp, Interrupt};
+
+pub use ansi::decode_ansi_c;
+pub use brace::brace_expand;
+pub use quote::quote_for_reuse;
+pub(crate) use special::split_subscript;
+
+/// Parsed pieces of a word.
+pub(crate) type Pieces = Rc<Vec<WordPieceWithSource>>;
+
+/// How a word is parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ParseMode {
+    /// A command word: tilde at the start.
+    Word,
+    /// An assignment value: tilde at the start and after `:`.
+    Assignment,
+    /// Arithmetic text or a here-document: no tilde expansion.
+    NoTilde,
+    /// A here-document body (`"` and `'` are literal).
+    Heredoc,
+}
+
+thread_local! {
+    /// One cache per parse mode, so lookups borrow the word (no allocation).
+    static WORD_CACHE: RefCell<[HashMap<String, Pieces>; 4]> = RefCell::new(Default::default());
+}
+
+/// Parses `word` into pieces, from the per-thread cache when possible.
+/// `None` when the word can't be parsed (a bad substitution).
+pub(crate) fn parse_word(word: &str, mode: ParseMode) -> Option<Pieces> {
+    WORD_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let cache = &mut c[mode as usize];
+        if let Some(p) = cache.get(word) {
+            return Some(p.clone());
+        }
+        let options = ParserOptions {
+            enable_extended_globbing: true,
+            tilde_expansion_at_word_start: matches!(mode, ParseMode::Word | ParseMode::Assignment),
+            tilde_expansion_after_colon: mode == ParseMode::Assignment,
+            ..ParserOptions::default()
+        };
+        let parsed = if mode == ParseMode::Heredoc {
+            brush_parser::word::parse_heredoc(word, &options)
+        } else {
+            brush_parser::word::parse(word, &options)
+        };
+        let pieces = Rc::new(parsed.ok()?);
+        if cache.len() > 4096 {
+            cache.clear();
+        }
+        cache.insert(word.to_string(), pieces.clone());
+        Some(pieces)
+    })
+}
 
 impl Interp {
     /// Fully expands command words (arguments): every expansion, IFS
     /// splitting and globbing. `"$@"` yields one field per parameter.
     pub fn expand_words(&mut self, words: &[Word]) -> Result<Vec<String>, Interrupt> {
-        let _ = words;
-        todo!()
+        let mut out = Vec::with_capacity(words.len());
+        for w in words {
+            self.expand_word_into(&w.value, &mut out)?;
+        }
+        Ok(out)
     }
 
     /// Expands a word to one string without splitting or globbing (assignment
     /// values, redirection targets, `case` words, here-strings).
     pub fn expand_string(&mut self, word: &str) -> Result<String, Interrupt> {
-        let _ = word;
-        todo!()
+        self.expand_nosplit(word, ParseMode::Word, false)
+    }
+
+    /// Expands an assignment's value (`x=VALUE`): like [`Interp::expand_string`],
+    /// plus tilde expansion after each unquoted `:` (`PATH=~/bin:~/x`).
+    pub fn expand_assignment_value(&mut self, word: &str) -> Result<String, Interrupt> {
+        self.expand_nosplit(word, ParseMode::Assignment, false)
     }
 
     /// Expands a word used as a pattern (`case`, `[[ == ]]`, `${x#pat}`):
     /// quoted parts are escaped so they match literally.
     pub fn expand_pattern(&mut self, word: &str) -> Result<String, Interrupt> {
-        let _ = word;
-        todo!()
+        self.expand_nosplit(word, ParseMode::Word, true)
     }
 
     /// Expands the body of an unquoted here-document.
     pub fn expand_heredoc(&mut self, body: &str) -> Result<String, Interrupt> {
-        let _ = body;
-        todo!()
+        if !body.contains(['$', '`', '\\']) {
+            return Ok(body.to_string());
+        }
+        self.expand_nosplit(body, ParseMode::Heredoc, false)
+    }
+
+    /// Writes `bash: line N: MSG` to stderr, the shape of bash's expansion
+    /// errors (`bad substitution`, `unbound variable`, arithmetic errors).
+    pub fn expansion_error(&mut self, msg: &str) {
+        let line = format!("{}: line {}: {}\n", self.arg0, self.lineno, msg);
+        let _ = self.write_fd(2, line.as_bytes());
     }
 }

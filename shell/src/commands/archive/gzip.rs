@@ -1,0 +1,491 @@
+//! `gzip`, `gunzip` and `zcat` on `flate2`, with GNU gzip's file naming
+//! (`a` ↔ `a.gz`, `x.tgz` → `x.tar`), kept modes and mtimes, refusal to
+//! overwrite without `-f`, and its messages and exit statuses (1 for errors,
+//! 2 for warnings).
+
+use std::io::Read;
+
+use flate2::bufread::GzDecoder;
+
+use super::gzip_bytes;
+use crate::clock::Timestamp;
+use crate::commands::CommandCtx;
+use crate::fs::{FileKind, FsError};
+
+/// Parsed options.
+struct Opts {
+    decompress: bool,
+    stdout: bool,
+    keep: bool,
+    force: bool,
+    quiet: bool,
+    verbose: bool,
+    test: bool,
+    no_name: bool,
+    level: u32,
+    suffix: String,
+}
+
+/// Exit status bookkeeping: an error (1) wins over a warning (2).
+struct Status(i32);
+
+impl Status {
+    fn warning(&mut self) {
+        if self.0 == 0 {
+            self.0 = 2;
+        }
+    }
+    fn error(&mut self) {
+        self.0 = 1;
+    }
+}
+
+/// The `gzip` command.
+pub fn gzip(ctx: &mut CommandCtx<'_>) -> i32 {
+    run(ctx, false, false)
+}
+
+/// The `gunzip` command (`gzip -d`).
+pub fn gunzip(ctx: &mut CommandCtx<'_>) -> i32 {
+    run(ctx, true, false)
+}
+
+/// The `zcat` command (`gzip -dc`).
+pub fn zcat(ctx: &mut CommandCtx<'_>) -> i32 {
+    run(ctx, true, true)
+}
+
+fn usage(ctx: &mut CommandCtx<'_>, msg: impl std::fmt::Display) -> i32 {
+    let name = ctx.args[0].clone();
+    let _ = writeln!(ctx.stderr, "{name}: {msg}");
+    let _ = writeln!(ctx.stderr, "Try `{name} --help' for more information.");
+    1
+}
+
+fn run(ctx: &mut CommandCtx<'_>, decompress: bool, stdout: bool) -> i32 {
+    let mut o = Opts {
+        decompress,
+        stdout,
+        keep: false,
+        force: false,
+        quiet: false,
+        verbose: false,
+        test: false,
+        no_name: false,
+        level: 6,
+        suffix: ".gz".to_string(),
+    };
+    let args: Vec<String> = ctx.args[1..].to_vec();
+    let mut files = Vec::new();
+    let mut i = 0;
+    let mut only_files = false;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if only_files || a == "-" || !a.starts_with('-') {
+            files.push(a.clone());
+            continue;
+        }
+        if a == "--" {
+            only_files = true;
+            continue;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            match name {
+                "stdout" | "to-stdout" => o.stdout = true,
+                "decompress" | "uncompress" => o.decompress = true,
+                "keep" => o.keep = true,
+                "force" => o.force = true,
+                "quiet" => o.quiet = true,
+                "verbose" => o.verbose = true,
+                "test" => o.test = true,
+                "no-name" => o.no_name = true,
+                "name" => o.no_name = false,
+                "fast" => o.level = 1,
+                "best" => o.level = 9,
+                "suffix" => match value.or_else(|| {
+                    i += 1;
+                    args.get(i - 1).cloned()
+                }) {
+                    Some(s) => o.suffix = s,
+                    None => return usage(ctx, "option '--suffix' requires an argument"),
+                },
+                "help" => {
+                    let _ = writeln!(
+                        ctx.stdout,
+                        "Usage: gzip [OPTION]... [FILE]...\nCompress or uncompress FILEs (by default, compress FILES in-place).\n\n  -c, --stdout      write on standard output, keep original files unchanged\n  -d, --decompress  decompress\n  -f, --force       force overwrite of output file\n  -k, --keep        keep (don't delete) input files\n  -n, --no-name     do not save the original name and timestamp\n  -q, --quiet       suppress all warnings\n  -S, --suffix=SUF  use suffix SUF on compressed files\n  -t, --test        test compressed file integrity\n  -v, --verbose     verbose mode\n  -1, --fast        compress faster\n  -9, --best        compress better"
+                    );
+                    return 0;
+                }
+                "version" => {
+                    let _ = writeln!(ctx.stdout, "gzip 1.12");
+                    return 0;
+                }
+                _ => return usage(ctx, format_args!("unrecognized option '{a}'")),
+            }
+            continue;
+        }
+        let chars: Vec<char> = a[1..].chars().collect();
+        let mut k = 0;
+        while k < chars.len() {
+            let c = chars[k];
+            k += 1;
+            match c {
+                'c' => o.stdout = true,
+                'd' => o.decompress = true,
+                'k' => o.keep = true,
+                'f' => o.force = true,
+                'q' => o.quiet = true,
+                'v' => o.verbose = true,
+                't' => o.test = true,
+                'n' => o.no_name = true,
+                'N' => o.no_name = false,
+                '1'..='9' => o.level = c as u32 - '0' as u32,
+                'S' => {
+                    let rest: String = chars[k..].iter().collect();
+                    let s = if !rest.is_empty() {
+                        rest
+                    } else if let Some(s) = args.get(i) {
+                        i += 1;
+                        s.clone()
+                    } else {
+                        return usage(ctx, "option requires an argument -- 'S'");
+                    };
+                    o.suffix = s;
+                    break;
+                }
+                _ => return usage(ctx, format_args!("invalid option -- '{c}'")),
+            }
+        }
+    }
+    if o.test {
+        o.decompress = true;
+    }
+    if files.is_empty() {
+        files.push("-".to_string());
+    }
+    let mut st = Status(0);
+    for f in &files {
+        if ctx.control.check().is_err() {
+            return 1;
+        }
+        if f == "-" {
+            do_stdin(ctx, &o, &mut st);
+        } else {
+            do_file(ctx, &o, &mut st, f);
+        }
+    }
+    st.0
+}
+
+fn msg(ctx: &mut CommandCtx<'_>, text: impl std::fmt::Display) {
+    let name = ctx.args[0].clone();
+    let _ = writeln!(
+        ctx.stderr,
+        "{}: {text}",
+        if name == "zcat" || name == "gunzip" {
+            "gzip"
+        } else {
+            &name
+        }
+    );
+}
+
+fn do_stdin(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status) {
+    let mut data = Vec::new();
+    if let Err(e) = ctx.stdin.read_to_end(&mut data) {
+        msg(ctx, format_args!("stdin: {e}"));
+        st.error();
+        return;
+    }
+    if o.decompress {
+        match decompress(&data) {
+            Ok((out, garbage)) => {
+                if !o.test {
+                    let _ = ctx.stdout.write_all(&out);
+                }
+                if garbage {
+                    if !o.quiet {
+                        msg(ctx, "stdin: decompression OK, trailing garbage ignored");
+                    }
+                    st.warning();
+                }
+            }
+            Err(e) => {
+                msg(ctx, format_args!("stdin: {e}"));
+                st.error();
+            }
+        }
+    } else {
+        let _ = ctx.stdout.write_all(&gzip_bytes(&data, o.level, None, 0));
+    }
+}
+
+/// Known compressed-file suffixes and what replaces them.
+fn strip_suffix<'a>(name: &'a str, o: &Opts) -> Option<(&'a str, &'static str)> {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    if base.len() > o.suffix.len()
+        && let Some(stem) = name.strip_suffix(o.suffix.as_str())
+    {
+        return Some((stem, ""));
+    }
+    for (suf, repl) in [
+        (".gz", ""),
+        ("-gz", ""),
+        (".z", ""),
+        ("-z", ""),
+        ("_z", ""),
+        (".tgz", ".tar"),
+        (".taz", ".tar"),
+    ] {
+        if base.len() > suf.len()
+            && let Some(stem) = name.strip_suffix(suf)
+        {
+            return Some((stem, repl));
+        }
+    }
+    None
+}
+
+fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
+    let mut name = arg.to_string();
+    let mut path = ctx.path(&name);
+    let mut meta = ctx.fs.symlink_metadata(&path);
+    // gunzip FOO also finds FOO.gz.
+    if o.decompress && meta == Err(FsError::NotFound) && strip_suffix(arg, o).is_none() {
+        let with = format!("{arg}{}", o.suffix);
+        let p = ctx.path(&with);
+        meta = ctx.fs.symlink_metadata(&p);
+        name = with;
+        path = p;
+    }
+    let mut m = match meta {
+        Ok(m) => m,
+        Err(e) => {
+            msg(ctx, format_args!("{name}: {e}"));
+            st.error();
+            return;
+        }
+    };
+    if m.kind == FileKind::Symlink {
+        if !(o.stdout || o.force) {
+            msg(ctx, format_args!("{name}: {}", FsError::TooManyLinks));
+            st.error();
+            return;
+        }
+        match ctx.fs.metadata(&path) {
+            Ok(t) => m = t,
+            Err(e) => {
+                msg(ctx, format_args!("{name}: {e}"));
+                st.error();
+                return;
+            }
+        }
+    }
+    if m.kind == FileKind::Dir {
+        if !o.quiet {
+            msg(ctx, format_args!("{name} is a directory -- ignored"));
+        }
+        st.warning();
+        return;
+    }
+    let to_stdout = o.stdout || o.test;
+    let out_name = if o.decompress {
+        match strip_suffix(&name, o) {
+            Some((stem, repl)) => format!("{stem}{repl}"),
+            None if to_stdout => String::new(),
+            None => {
+                if !o.quiet {
+                    msg(ctx, format_args!("{name}: unknown suffix -- ignored"));
+                }
+                st.warning();
+                return;
+            }
+        }
+    } else {
+        if strip_suffix(&name, o).is_some() && !o.force && !to_stdout {
+            if !o.quiet {
+                msg(
+                    ctx,
+                    format_args!("{name} already has {} suffix -- unchanged", o.suffix),
+                );
+            }
+            st.warning();
+            return;
+        }
+        format!("{name}{}", o.suffix)
+    };
+    let data = match ctx.fs.read_shared(&path) {
+        Ok(d) => d,
+        Err(e) => {
+            msg(ctx, format_args!("{name}: {e}"));
+            st.error();
+            return;
+        }
+    };
+    let (out, garbage) = if o.decompress {
+        match decompress(&data) {
+            Ok(r) => r,
+            Err(e) => {
+                msg(ctx, format_args!("{name}: {e}"));
+                st.error();
+                return;
+            }
+        }
+    } else {
+        let base = name.rsplit('/').next().unwrap_or(&name);
+        let (fname, mtime) = if o.no_name {
+            (None, 0)
+        } else {
+            (Some(base), m.mtime.secs.clamp(0, u32::MAX as i64) as u32)
+        };
+        (gzip_bytes(&data, o.level, fname, mtime), false)
+    };
+    if garbage {
+        if !o.quiet {
+            msg(
+                ctx,
+                format_args!("{name}: decompression OK, trailing garbage ignored"),
+            );
+        }
+        st.warning();
+    }
+    if o.test {
+        return;
+    }
+    if to_stdout {
+        let _ = ctx.stdout.write_all(&out);
+        return;
+    }
+    let out_path = ctx.path(&out_name);
+    if ctx.fs.symlink_metadata(&out_path).is_ok() {
+        if !o.force {
+            msg(
+                ctx,
+                format_args!("{out_name} already exists;\tnot overwritten"),
+            );
+            st.warning();
+            return;
+        }
+        let _ = ctx.fs.remove_file(&out_path);
+    }
+    if let Err(e) = ctx.fs.write(&out_path, &out) {
+        msg(ctx, format_args!("{out_name}: {e}"));
+        st.error();
+        return;
+    }
+    let _ = ctx.fs.set_mode(&out_path, m.mode);
+    let _ = ctx.fs.set_mtime(
+        &out_path,
+        Timestamp {
+            secs: m.mtime.secs,
+            nanos: m.mtime.nanos,
+        },
+    );
+    if o.verbose && !o.quiet {
+        let (plain, packed) = if o.decompress {
+            (out.len(), data.len())
+        } else {
+            (data.len(), out.len())
+        };
+        let header = 10
+            + 8
+            + if o.decompress || o.no_name {
+                0
+            } else {
+                name.rsplit('/').next().unwrap_or(&name).len() + 1
+            };
+        let ratio = if plain == 0 {
+            0.0
+        } else {
+            100.0 * (1.0 - (packed as f64 - header as f64) / plain as f64)
+        };
+        msg_plain(
+            ctx,
+            format_args!("{name}:\t{ratio:5.1}% -- replaced with {out_name}"),
+        );
+    }
+    if !o.keep
+        && let Err(e) = ctx.fs.remove_file(&path)
+    {
+        msg(ctx, format_args!("{name}: {e}"));
+        st.error();
+    }
+}
+
+/// A line on stderr without the program-name prefix (gzip's verbose lines).
+fn msg_plain(ctx: &mut CommandCtx<'_>, text: impl std::fmt::Display) {
+    let _ = writeln!(ctx.stderr, "{text}");
+}
+
+/// Decompresses every gzip member in `data`; the flag says whether
+/// non-gzip bytes (other than zero padding) followed the last member.
+fn decompress(data: &[u8]) -> Result<(Vec<u8>, bool), &'static str> {
+    if !data.starts_with(&[0x1f, 0x8b]) {
+        return Err("not in gzip format");
+    }
+    let mut out = Vec::with_capacity(data.len() * 3);
+    let mut rest = data;
+    loop {
+        let mut dec = GzDecoder::new(rest);
+        if let Err(e) = dec.read_to_end(&mut out) {
+            return Err(match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => "unexpected end of file",
+                _ if e.to_string().contains("crc") => "invalid compressed data--crc error",
+                _ => "invalid compressed data--format violated",
+            });
+        }
+        rest = dec.into_inner();
+        if rest.is_empty() {
+            return Ok((out, false));
+        }
+        if !rest.starts_with(&[0x1f, 0x8b]) {
+            return Ok((out, rest.iter().any(|&b| b != 0)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_member_and_garbage() {
+        let mut two = gzip_bytes(b"a\n", 6, None, 0);
+        two.extend(gzip_bytes(b"b\n", 6, None, 0));
+        assert_eq!(decompress(&two).unwrap(), (b"a\nb\n".to_vec(), false));
+        let mut junk = gzip_bytes(b"a\n", 6, None, 0);
+        junk.extend(b"junk\n");
+        assert_eq!(decompress(&junk).unwrap(), (b"a\n".to_vec(), true));
+        assert_eq!(decompress(b"zz"), Err("not in gzip format"));
+        let gz = gzip_bytes(&[7u8; 10_000], 6, None, 0);
+        assert_eq!(
+            decompress(&gz[..gz.len() - 4]),
+            Err("unexpected end of file")
+        );
+    }
+
+    #[test]
+    fn suffixes() {
+        let o = Opts {
+            decompress: true,
+            stdout: false,
+            keep: false,
+            force: false,
+            quiet: false,
+            verbose: false,
+            test: false,
+            no_name: false,
+            level: 6,
+            suffix: ".gz".into(),
+        };
+        assert_eq!(strip_suffix("a.gz", &o), Some(("a", "")));
+        assert_eq!(strip_suffix("x.tgz", &o), Some(("x", ".tar")));
+        assert_eq!(strip_suffix("dir/.gz", &o), None);
+        assert_eq!(strip_suffix("plain", &o), None);
+    }
+}

@@ -1,0 +1,646 @@
+//! `tar x` and `tar t`: reads an archive (GNU, ustar or pax; gzipped or
+//! not) with the `tar` crate and extracts it into the virtual tree or lists it.
+//!
+//! Extraction refuses anything that could land outside the target
+//! directory: names with `..` are skipped (GNU's "Member name contains '..'"),
+//! leading `/` is stripped, and every parent directory of a member must
+//! resolve inside the target. Symlinks whose target is absolute or climbs
+//! with `..` are created only at the end, after an empty placeholder (as GNU
+//! does), so a later member can't be written through them.
+
+use std::io::Read;
+
+use super::listing::{LineInfo, Listing};
+use super::names::has_dot_dot;
+use super::{Fatal, Op, Options, Status, error, safe_name, warn};
+use crate::clock::Timestamp;
+use crate::commands::CommandCtx;
+use crate::fs::{FileKind, FsError};
+
+/// The umask GNU tar applies to modes when not run as root without `-p`.
+const UMASK: u32 = 0o022;
+
+/// A directory whose mode and mtime are set once everything below it is in
+/// place (creating entries would move its mtime again).
+struct DelayedDir {
+    path: String,
+    mode: u32,
+    mtime: i64,
+}
+
+/// A symlink pointing outside the tree, created at the end in place of its
+/// placeholder.
+struct DelayedLink {
+    path: String,
+    target: String,
+    mtime: i64,
+    placeholder_ino: u64,
+}
+
+/// State of one extraction.
+struct Extractor {
+    base: String,
+    delayed_dirs: Vec<DelayedDir>,
+    delayed_links: Vec<DelayedLink>,
+    /// The last parent directory verified to lie inside `base`, lexical and
+    /// real path: consecutive members of one directory skip the walk.
+    verified: Option<(String, String)>,
+}
+
+pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> Result<(), Fatal> {
+    let op = opts.op.unwrap_or(Op::List);
+    let data: std::sync::Arc<Vec<u8>> = match opts.file.as_deref().filter(|f| *f != "-") {
+        Some(path) => match ctx.fs.read_shared(path) {
+            Ok(d) => d,
+            Err(e) => {
+                let shown = opts.file_arg.as_deref().unwrap_or(path);
+                warn(ctx, format_args!("{shown}: Cannot open: {e}"));
+                return Err(Fatal);
+            }
+        },
+        None => {
+            let mut v = Vec::new();
+            if let Err(e) = ctx.stdin.read_to_end(&mut v) {
+                warn(ctx, format_args!("-: Cannot read: {e}"));
+                return Err(Fatal);
+            }
+            std::sync::Arc::new(v)
+        }
+    };
+    let mut ex = Extractor {
+        base: String::new(),
+        delayed_dirs: Vec::new(),
+        delayed_links: Vec::new(),
+        verified: None,
+    };
+    if op == Op::Extract && !opts.to_stdout {
+        match ctx.fs.canonicalize(&opts.dir) {
+            Ok(b) if ctx.fs.metadata(&b).is_ok_and(|m| m.kind == FileKind::Dir) => ex.base = b,
+            Ok(_) => {
+                warn(
+                    ctx,
+                    format_args!("{}: Cannot open: {}", opts.dir, FsError::NotADirectory),
+                );
+                return Err(Fatal);
+            }
+            Err(e) => {
+                warn(ctx, format_args!("{}: Cannot open: {e}", opts.dir));
+                return Err(Fatal);
+            }
+        }
+    }
+    let is_gzip = data.starts_with(&[0x1f, 0x8b]);
+    if opts.gzip && !is_gzip {
+        let _ = writeln!(ctx.stderr, "gzip: stdin: not in gzip format");
+        warn(ctx, "Child returned status 1");
+        return Err(Fatal);
+    }
+    if data.is_empty() {
+        error(ctx, st, "This does not look like a tar archive");
+        return Ok(());
+    }
+    let reader: Box<dyn Read> = if is_gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(&data[..]))
+    } else {
+        Box::new(&data[..])
+    };
+    let mut archive = tar::Archive::new(reader);
+    let entries = match archive.entries() {
+        Ok(e) => e,
+        Err(_) => {
+            error(ctx, st, "This does not look like a tar archive");
+            return Ok(());
+        }
+    };
+    let mut listing = Listing::default();
+    let mut matched = vec![false; opts.operands.len()];
+    let mut seen_any = false;
+    for entry in entries {
+        if ctx.control.check().is_err() {
+            return Err(Fatal);
+        }
+        let mut entry = match entry {
+            Ok(e) => e,
+            Err(e) => return read_error(ctx, st, is_gzip, seen_any, &e),
+        };
+        seen_any = true;
+        let header = entry.header();
+        let typeflag = header.entry_type().as_byte();
+        if matches!(typeflag, b'g' | b'x' | b'V' | b'L' | b'K') {
+            continue;
+        }
+        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let link = entry
+            .link_name_bytes()
+            .map(|l| String::from_utf8_lossy(&l).into_owned());
+        let mode = header.mode().unwrap_or(0o644) & 0o7777;
+        let mtime = header.mtime().unwrap_or(0) as i64;
+        let size = entry.size();
+        let user = owner(header.username_bytes(), header.uid().unwrap_or(0));
+        let group = owner(header.groupname_bytes(), header.gid().unwrap_or(0));
+
+        let safe = safe_name(ctx, st, opts, &raw).to_string();
+        if opts.excludes.matches(&safe) || !selected(opts, &safe, &mut matched) {
+            continue;
+        }
+        let info = LineInfo {
+            typeflag,
+            mode,
+            user: &user,
+            group: &group,
+            size,
+            mtime,
+            name: &raw,
+            link: link.as_deref(),
+        };
+        if op == Op::List {
+            let line = if opts.verbose > 0 {
+                listing.line(&info)
+            } else {
+                raw.clone()
+            };
+            let _ = writeln!(ctx.stdout, "{line}");
+            continue;
+        }
+        if !opts.absolute_names && has_dot_dot(&raw) {
+            error(ctx, st, format_args!("{raw}: Member name contains '..'"));
+            continue;
+        }
+        let Some(name) = strip(&safe, opts.strip) else {
+            continue;
+        };
+        if name.is_empty() {
+            continue;
+        }
+        if opts.verbose > 0 {
+            let line = if opts.verbose > 1 {
+                listing.line(&info)
+            } else {
+                raw.clone()
+            };
+            if opts.to_stdout {
+                let _ = writeln!(ctx.stderr, "{line}");
+            } else {
+                let _ = writeln!(ctx.stdout, "{line}");
+            }
+        }
+        if opts.to_stdout {
+            if matches!(typeflag, b'0' | 0 | b'7') {
+                let mut buf = Vec::new();
+                if let Err(e) = entry.read_to_end(&mut buf) {
+                    return read_error(ctx, st, is_gzip, true, &e);
+                }
+                let _ = ctx.stdout.write_all(&buf);
+            }
+            continue;
+        }
+        if size > ctx.control.limits.fs.max_file_size {
+            error(
+                ctx,
+                st,
+                format_args!("{name}: Cannot write: {}", FsError::FileTooLarge),
+            );
+            continue;
+        }
+        let mut content = Vec::new();
+        if matches!(typeflag, b'0' | 0 | b'7') || !matches!(typeflag, b'1'..=b'6') {
+            if let Err(e) = entry.read_to_end(&mut content) {
+                return read_error(ctx, st, is_gzip, true, &e);
+            }
+        }
+        let member = Member {
+            name: &name,
+            typeflag,
+            mode,
+            mtime,
+            link: link.as_deref(),
+            data: content,
+        };
+        ex.extract(ctx, st, opts, member);
+    }
+    if !seen_any && data.iter().any(|&b| b != 0) && !is_gzip {
+        error(ctx, st, "This does not look like a tar archive");
+    }
+    if op == Op::Extract {
+        ex.finish(ctx, st, opts);
+    }
+    for (i, (_, operand)) in opts.operands.iter().enumerate() {
+        if !matched[i] {
+            error(ctx, st, format_args!("{operand}: Not found in archive"));
+        }
+    }
+    Ok(())
+}
+
+/// Reports a failure to read the archive: a bad first header means it is
+/// not an archive; later, the archive was cut short.
+fn read_error(
+    ctx: &mut CommandCtx<'_>,
+    st: &mut Status,
+    is_gzip: bool,
+    seen_any: bool,
+    e: &std::io::Error,
+) -> Result<(), Fatal> {
+    let gz_error = is_gzip
+        && matches!(
+            e.kind(),
+            std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData
+        );
+    if gz_error {
+        let _ = writeln!(
+            ctx.stderr,
+            "gzip: stdin: invalid compressed data--format violated"
+        );
+        warn(ctx, "Child returned status 1");
+        return Err(Fatal);
+    }
+    if !seen_any && e.kind() != std::io::ErrorKind::UnexpectedEof {
+        error(ctx, st, "This does not look like a tar archive");
+        return Ok(());
+    }
+    if is_gzip && e.kind() == std::io::ErrorKind::UnexpectedEof {
+        let _ = writeln!(ctx.stderr, "gzip: stdin: unexpected end of file");
+    }
+    warn(ctx, "Unexpected EOF in archive");
+    Err(Fatal)
+}
+
+/// `uname` from the header, or the numeric id when it has none.
+fn owner(name: Option<&[u8]>, id: u64) -> String {
+    match name {
+        Some(n) if !n.is_empty() => String::from_utf8_lossy(n).into_owned(),
+        _ => id.to_string(),
+    }
+}
+
+/// True when the member is wanted: no operands, or it is an operand or lies
+/// below one. Marks the operands that matched.
+fn selected(opts: &Options, name: &str, matched: &mut [bool]) -> bool {
+    if opts.operands.is_empty() {
+        return true;
+    }
+    let name = name.trim_end_matches('/');
+    let mut any = false;
+    for (i, (_, op)) in opts.operands.iter().enumerate() {
+        let op = op.trim_end_matches('/');
+        if name == op || (name.starts_with(op) && name.as_bytes().get(op.len()) == Some(&b'/')) {
+            matched[i] = true;
+            any = true;
+        }
+    }
+    any
+}
+
+/// `--strip-components=N`: drops N leading components (runs of slashes
+/// count once); `None` when the name has no more than N.
+fn strip(name: &str, n: usize) -> Option<String> {
+    if n == 0 {
+        return Some(name.to_string());
+    }
+    let b = name.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i] == b'/' {
+        i += 1;
+    }
+    let mut left = n;
+    while i < b.len() {
+        let slash = b[i] == b'/';
+        i += 1;
+        if slash {
+            left -= 1;
+            if left == 0 {
+                return Some(name[i..].to_string());
+            }
+            while i < b.len() && b[i] == b'/' {
+                i += 1;
+            }
+        }
+    }
+    None
+}
+
+/// One member to extract.
+struct Member<'a> {
+    name: &'a str,
+    typeflag: u8,
+    mode: u32,
+    mtime: i64,
+    link: Option<&'a str>,
+    data: Vec<u8>,
+}
+
+fn ts(secs: i64) -> Timestamp {
+    Timestamp { secs, nanos: 0 }
+}
+
+fn is_within(path: &str, base: &str) -> bool {
+    base == "/"
+        || path == base
+        || (path.starts_with(base) && path.as_bytes().get(base.len()) == Some(&b'/'))
+}
+
+impl Extractor {
+    /// Makes sure every directory above `name` exists inside the base
+    /// (creating missing ones) and returns the real path `name` lands on.
+    fn place(&mut self, ctx: &mut CommandCtx<'_>, name: &str) -> Result<String, FsError> {
+        let trimmed = name.trim_end_matches('/');
+        let (parent_rel, last) = match trimmed.rfind('/') {
+            Some(i) => (&trimmed[..i], &trimmed[i + 1..]),
+            None => ("", trimmed),
+        };
+        let parent_real = match &self.verified {
+            Some((lex, real)) if lex == parent_rel => real.clone(),
+            _ => {
+                let mut cur = self.base.clone();
+                for comp in parent_rel.split('/').filter(|c| !c.is_empty() && *c != ".") {
+                    let next = join(&cur, comp);
+                    match ctx.fs.symlink_metadata(&next) {
+                        Err(FsError::NotFound) => {
+                            ctx.fs.mkdir(&next, 0o755)?;
+                            cur = next;
+                        }
+                        Err(e) => return Err(e),
+                        Ok(m) if m.kind == FileKind::Dir => cur = next,
+                        Ok(m) if m.kind == FileKind::Symlink => {
+                            if self.delayed_links.iter().any(|l| l.path == next) {
+                                return Err(FsError::NotADirectory);
+                            }
+                            let real = ctx.fs.canonicalize(&next)?;
+                            if !is_within(&real, &self.base) {
+                                return Err(FsError::NotADirectory);
+                            }
+                            if ctx.fs.metadata(&real)?.kind != FileKind::Dir {
+                                return Err(FsError::NotADirectory);
+                            }
+                            cur = real;
+                        }
+                        Ok(_) => return Err(FsError::NotADirectory),
+                    }
+                }
+                self.verified = Some((parent_rel.to_string(), cur.clone()));
+                cur
+            }
+        };
+        Ok(match last {
+            "" | "." => parent_real,
+            _ => join(&parent_real, last),
+        })
+    }
+
+    fn extract(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        st: &mut Status,
+        opts: &Options,
+        m: Member<'_>,
+    ) {
+        let target = match self.place(ctx, m.name) {
+            Ok(t) => t,
+            Err(e) => {
+                error(ctx, st, format_args!("{}: Cannot open: {e}", m.name));
+                return;
+            }
+        };
+        let mode = if opts.preserve_perms {
+            m.mode
+        } else {
+            m.mode & !UMASK
+        };
+        let existing = ctx.fs.symlink_metadata(&target).ok();
+        match m.typeflag {
+            b'5' => {
+                if let Some(e) = &existing
+                    && e.kind != FileKind::Dir
+                {
+                    if let Err(err) = ctx.fs.remove_file(&target) {
+                        error(ctx, st, format_args!("{}: Cannot mkdir: {err}", m.name));
+                        return;
+                    }
+                }
+                if existing.as_ref().is_none_or(|e| e.kind != FileKind::Dir)
+                    && let Err(err) = ctx.fs.mkdir(&target, 0o755)
+                {
+                    error(ctx, st, format_args!("{}: Cannot mkdir: {err}", m.name));
+                    return;
+                }
+                self.delayed_dirs.push(DelayedDir {
+                    path: target,
+                    mode,
+                    mtime: m.mtime,
+                });
+            }
+            b'2' => {
+                let Some(link) = m.link else { return };
+                if !self.clear(
+                    ctx,
+                    st,
+                    opts,
+                    m.name,
+                    &target,
+                    existing.map(|e| e.kind),
+                    "Cannot create symlink",
+                ) {
+                    return;
+                }
+                // Anything below this name must be re-verified.
+                self.verified = None;
+                if link.starts_with('/') || has_dot_dot(link) {
+                    match ctx
+                        .fs
+                        .write(&target, b"")
+                        .and_then(|_| ctx.fs.symlink_metadata(&target))
+                    {
+                        Ok(meta) => self.delayed_links.push(DelayedLink {
+                            path: target,
+                            target: link.to_string(),
+                            mtime: m.mtime,
+                            placeholder_ino: meta.ino,
+                        }),
+                        Err(e) => error(ctx, st, format_args!("{}: Cannot open: {e}", m.name)),
+                    }
+                    return;
+                }
+                match ctx.fs.symlink(link, &target) {
+                    Ok(()) => {
+                        if !opts.touch {
+                            let _ = ctx.fs.set_symlink_mtime(&target, ts(m.mtime));
+                        }
+                    }
+                    Err(e) => error(
+                        ctx,
+                        st,
+                        format_args!("{}: Cannot create symlink to '{link}': {e}", m.name),
+                    ),
+                }
+            }
+            b'1' => {
+                let Some(link) = m.link else { return };
+                let link_safe = super::names::split_unsafe_prefix(link).1;
+                if has_dot_dot(link) && !opts.absolute_names {
+                    error(ctx, st, format_args!("{}: Member name contains '..'", link));
+                    return;
+                }
+                let source = match strip(link_safe, opts.strip) {
+                    None => return,
+                    Some(l) => match self.place(ctx, &l) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            error(
+                                ctx,
+                                st,
+                                format_args!("{}: Cannot hard link to '{link}': {e}", m.name),
+                            );
+                            return;
+                        }
+                    },
+                };
+                if !self.clear(
+                    ctx,
+                    st,
+                    opts,
+                    m.name,
+                    &target,
+                    existing.map(|e| e.kind),
+                    "Cannot hard link",
+                ) {
+                    return;
+                }
+                if let Err(e) = ctx.fs.hard_link(&source, &target) {
+                    error(
+                        ctx,
+                        st,
+                        format_args!("{}: Cannot hard link to '{link}': {e}", m.name),
+                    );
+                }
+            }
+            b'3' | b'4' | b'6' => {
+                error(
+                    ctx,
+                    st,
+                    format_args!("{}: Cannot mknod: Operation not permitted", m.name),
+                );
+            }
+            _ => {
+                if !self.clear(
+                    ctx,
+                    st,
+                    opts,
+                    m.name,
+                    &target,
+                    existing.map(|e| e.kind),
+                    "Cannot open",
+                ) {
+                    return;
+                }
+                if let Err(e) = ctx.fs.write(&target, &m.data) {
+                    let what = if matches!(e, FsError::NoSpace | FsError::FileTooLarge) {
+                        "Cannot write"
+                    } else {
+                        "Cannot open"
+                    };
+                    error(ctx, st, format_args!("{}: {what}: {e}", m.name));
+                    return;
+                }
+                let _ = ctx.fs.set_mode(&target, mode);
+                if !opts.touch {
+                    let _ = ctx.fs.set_mtime(&target, ts(m.mtime));
+                }
+            }
+        }
+    }
+
+    /// Removes what is in the way of a non-directory member (never writing
+    /// through an existing symlink). False when the member must be skipped.
+    #[allow(clippy::too_many_arguments)]
+    fn clear(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        st: &mut Status,
+        opts: &Options,
+        name: &str,
+        target: &str,
+        existing: Option<FileKind>,
+        what: &str,
+    ) -> bool {
+        let Some(kind) = existing else { return true };
+        if opts.skip_old {
+            return false;
+        }
+        if opts.keep_old {
+            error(
+                ctx,
+                st,
+                format_args!("{name}: {what}: {}", FsError::AlreadyExists),
+            );
+            return false;
+        }
+        let r = if kind == FileKind::Dir {
+            ctx.fs.remove_dir(target)
+        } else {
+            ctx.fs.remove_file(target)
+        };
+        match r {
+            Ok(()) => {
+                if kind == FileKind::Dir {
+                    self.verified = None;
+                }
+                true
+            }
+            Err(FsError::DirectoryNotEmpty) => {
+                error(
+                    ctx,
+                    st,
+                    format_args!("{name}: {what}: {}", FsError::IsADirectory),
+                );
+                false
+            }
+            Err(e) => {
+                error(ctx, st, format_args!("{name}: {what}: {e}"));
+                false
+            }
+        }
+    }
+
+    /// Creates the delayed symlinks, then sets directory modes and mtimes.
+    fn finish(&mut self, ctx: &mut CommandCtx<'_>, st: &mut Status, opts: &Options) {
+        for l in std::mem::take(&mut self.delayed_links) {
+            // Only replace the placeholder if nothing changed it since.
+            let unchanged = ctx.fs.symlink_metadata(&l.path).is_ok_and(|m| {
+                m.ino == l.placeholder_ino && m.kind == FileKind::File && m.size == 0
+            });
+            if !unchanged {
+                continue;
+            }
+            let r = ctx
+                .fs
+                .remove_file(&l.path)
+                .and_then(|_| ctx.fs.symlink(&l.target, &l.path));
+            match r {
+                Ok(()) => {
+                    if !opts.touch {
+                        let _ = ctx.fs.set_symlink_mtime(&l.path, ts(l.mtime));
+                    }
+                }
+                Err(e) => error(
+                    ctx,
+                    st,
+                    format_args!("{}: Cannot create symlink to '{}': {e}", l.path, l.target),
+                ),
+            }
+        }
+        for d in std::mem::take(&mut self.delayed_dirs).into_iter().rev() {
+            let _ = ctx.fs.set_mode(&d.path, d.mode);
+            if !opts.touch {
+                let _ = ctx.fs.set_mtime(&d.path, ts(d.mtime));
+            }
+        }
+    }
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir == "/" {
+        format!("/{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}

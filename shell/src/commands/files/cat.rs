@@ -1,0 +1,171 @@
+//! `cat`: concatenate files, with GNU's numbering and visibility options.
+
+use super::common::GnuError;
+use std::io::Write;
+
+use super::common::{flag, parse_or_usage, Opt};
+use super::input::{for_each_chunk, open, Source};
+use crate::commands::CommandCtx;
+
+const SPEC: &[Opt] = &[
+    flag('A', Some("show-all"), "A"),
+    flag('b', Some("number-nonblank"), "b"),
+    flag('e', None, "e"),
+    flag('E', Some("show-ends"), "E"),
+    flag('n', Some("number"), "n"),
+    flag('s', Some("squeeze-blank"), "s"),
+    flag('t', None, "t"),
+    flag('T', Some("show-tabs"), "T"),
+    flag('u', None, "u"),
+    flag('v', Some("show-nonprinting"), "v"),
+];
+
+#[derive(Default)]
+struct Style {
+    number: bool,
+    nonblank: bool,
+    ends: bool,
+    tabs: bool,
+    nonprinting: bool,
+    squeeze: bool,
+}
+
+impl Style {
+    fn plain(&self) -> bool {
+        !(self.number || self.nonblank || self.ends || self.tabs || self.nonprinting || self.squeeze)
+    }
+}
+
+/// Line state carried across files, as GNU cat does.
+struct State {
+    line: u64,
+    at_start: bool,
+    blank_run: u32,
+}
+
+fn render(style: &Style, st: &mut State, chunk: &[u8], out: &mut Vec<u8>) {
+    for &b in chunk {
+        if st.at_start {
+            if b == b'\n' {
+                st.blank_run += 1;
+                if style.squeeze && st.blank_run > 1 {
+                    continue;
+                }
+                if style.number && !style.nonblank {
+                    st.line += 1;
+                    let _ = write!(out, "{:>6}\t", st.line);
+                }
+                if style.ends {
+                    out.push(b'$');
+                }
+                out.push(b'\n');
+                continue;
+            }
+            st.blank_run = 0;
+            if style.number || style.nonblank {
+                st.line += 1;
+                let _ = write!(out, "{:>6}\t", st.line);
+            }
+            st.at_start = false;
+        }
+        match b {
+            b'\n' => {
+                if style.ends {
+                    out.push(b'$');
+                }
+                out.push(b'\n');
+                st.at_start = true;
+            }
+            b'\t' if style.tabs => out.extend_from_slice(b"^I"),
+            b'\t' => out.push(b),
+            _ if style.nonprinting => push_visible(b, out),
+            _ => out.push(b),
+        }
+    }
+}
+
+/// `cat -v`'s notation: `^X` for controls, `^?` for DEL, `M-` for high bytes.
+fn push_visible(b: u8, out: &mut Vec<u8>) {
+    let mut c = b;
+    if c >= 128 {
+        out.extend_from_slice(b"M-");
+        c -= 128;
+    }
+    if c < 32 {
+        out.push(b'^');
+        out.push(c + 64);
+    } else if c == 127 {
+        out.extend_from_slice(b"^?");
+    } else {
+        out.push(c);
+    }
+}
+
+/// `cat [-AbeEnstTuv] [FILE]...`
+pub fn cat(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let mut style = Style::default();
+    for (id, _) in &p.opts {
+        match *id {
+            "A" => {
+                style.nonprinting = true;
+                style.ends = true;
+                style.tabs = true;
+            }
+            "b" => style.nonblank = true,
+            "e" => {
+                style.nonprinting = true;
+                style.ends = true;
+            }
+            "E" => style.ends = true,
+            "n" => style.number = true,
+            "s" => style.squeeze = true,
+            "t" => {
+                style.nonprinting = true;
+                style.tabs = true;
+            }
+            "T" => style.tabs = true,
+            "v" => style.nonprinting = true,
+            _ => {}
+        }
+    }
+    let files = if p.operands.is_empty() { vec!["-".to_string()] } else { p.operands.clone() };
+    let mut st = State { line: 0, at_start: true, blank_run: 0 };
+    let mut status = 0;
+    for name in &files {
+        let src = match open(ctx, name) {
+            Ok(s) => s,
+            Err(e) => {
+                ctx.gnu_error(format_args!("{name}: {e}"));
+                status = 1;
+                continue;
+            }
+        };
+        let mut write_failed = false;
+        let out = &mut *ctx.stdout;
+        let plain = style.plain();
+        let mut buf = Vec::new();
+        let ok = for_each_chunk(ctx.stdin, &src, |chunk| {
+            let r = if plain {
+                out.write_all(chunk)
+            } else {
+                buf.clear();
+                render(&style, &mut st, chunk, &mut buf);
+                out.write_all(&buf)
+            };
+            if r.is_err() {
+                write_failed = true;
+            }
+            !write_failed
+        });
+        if write_failed {
+            return 1;
+        }
+        if !ok {
+            ctx.gnu_error(format_args!("{name}: Input/output error"));
+            status = 1;
+        }
+        let _ = matches!(src, Source::Stdin);
+    }
+    status
+}

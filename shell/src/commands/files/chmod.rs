@@ -1,0 +1,295 @@
+//! `chmod`: change permission bits, octal (`755`) or symbolic (`u+x,go-w`,
+//! `a=r`, `+x`, `g=u`), optionally recursive. Also the mode parser `mkdir -m`
+//! uses.
+
+
+use super::common::GnuError;
+use super::common::{join, mode_string, quote, quote_locale, usage_error};
+use crate::commands::CommandCtx;
+use crate::fs::{FileKind, Metadata};
+
+/// The sandbox's file-creation mask.
+pub const UMASK: u32 = 0o022;
+
+/// Applies a chmod mode `spec` to `old`, the way GNU `mode_adjust` does.
+/// `None` when the spec is malformed.
+pub fn apply_mode(spec: &str, old: u32, is_dir: bool, umask: u32) -> Option<u32> {
+    if !spec.is_empty() && spec.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        if spec.len() > 5 {
+            return None;
+        }
+        let v = u32::from_str_radix(spec, 8).ok()?;
+        if v > 0o7777 {
+            return None;
+        }
+        // GNU keeps a directory's set-id bits unless the octal mode has five digits
+        // or names them explicitly.
+        if is_dir && spec.len() < 5 && v <= 0o777 {
+            return Some(v | (old & 0o6000));
+        }
+        return Some(v);
+    }
+    let mut mode = old & 0o7777;
+    for clause in spec.split(',') {
+        let bytes = clause.as_bytes();
+        let mut i = 0;
+        let mut who = 0u32;
+        while i < bytes.len() && matches!(bytes[i], b'u' | b'g' | b'o' | b'a') {
+            who |= match bytes[i] {
+                b'u' => 0o4700,
+                b'g' => 0o2070,
+                b'o' => 0o1007,
+                _ => 0o7777,
+            };
+            i += 1;
+        }
+        let masked = who == 0;
+        if masked {
+            who = 0o7777;
+        }
+        if i >= bytes.len() {
+            return None;
+        }
+        while i < bytes.len() {
+            let op = bytes[i];
+            if !matches!(op, b'+' | b'-' | b'=') {
+                return None;
+            }
+            i += 1;
+            let mut bits = 0u32;
+            if i < bytes.len() && matches!(bytes[i], b'u' | b'g' | b'o') {
+                let shift = match bytes[i] {
+                    b'u' => 6,
+                    b'g' => 3,
+                    _ => 0,
+                };
+                let v = (mode >> shift) & 7;
+                bits = v * 0o111;
+                i += 1;
+            } else {
+                while i < bytes.len() && matches!(bytes[i], b'r' | b'w' | b'x' | b'X' | b's' | b't') {
+                    bits |= match bytes[i] {
+                        b'r' => 0o444,
+                        b'w' => 0o222,
+                        b'x' => 0o111,
+                        b'X' if is_dir || old & 0o111 != 0 => 0o111,
+                        b'X' => 0,
+                        b's' => 0o6000,
+                        _ => 0o1000,
+                    };
+                    i += 1;
+                }
+            }
+            let mut affected = bits & who;
+            if masked {
+                affected &= !umask;
+            }
+            match op {
+                b'+' => mode |= affected,
+                b'-' => mode &= !affected,
+                _ => {
+                    let clear = if is_dir { who & !0o6000 } else { who };
+                    mode = (mode & !clear) | affected;
+                }
+            }
+        }
+    }
+    Some(mode)
+}
+
+fn is_mode_arg(a: &str) -> bool {
+    let Some(rest) = a.strip_prefix('-') else { return false };
+    !rest.is_empty()
+        && rest.bytes().all(|b| b"rwxXstugoa,+-=01234567".contains(&b))
+        && rest.bytes().next().is_some_and(|b| b"rwxXst01234567=".contains(&b))
+}
+
+struct ChmodOpts {
+    recursive: bool,
+    verbose: bool,
+    changes: bool,
+    quiet: bool,
+}
+
+/// `chmod [-Rcfv] MODE[,MODE]... FILE...` and `chmod --reference=RFILE FILE...`
+pub fn chmod(ctx: &mut CommandCtx<'_>) -> i32 {
+    let mut o = ChmodOpts { recursive: false, verbose: false, changes: false, quiet: false };
+    let mut mode: Option<String> = None;
+    let mut reference: Option<String> = None;
+    let mut files = Vec::new();
+    let args = ctx.args.to_vec();
+    let mut i = 1;
+    let mut no_more_opts = false;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if no_more_opts {
+            if mode.is_none() && reference.is_none() {
+                mode = Some(a.clone());
+            } else {
+                files.push(a.clone());
+            }
+            continue;
+        }
+        if a == "--" {
+            no_more_opts = true;
+            continue;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            match long.split_once('=') {
+                Some(("reference", v)) => reference = Some(v.to_string()),
+                _ => match long {
+                    "recursive" => o.recursive = true,
+                    "verbose" => o.verbose = true,
+                    "changes" => o.changes = true,
+                    "silent" | "quiet" => o.quiet = true,
+                    "no-preserve-root" | "preserve-root" => {}
+                    "reference" if i < args.len() => {
+                        reference = Some(args[i].clone());
+                        i += 1;
+                    }
+                    _ => {
+                        usage_error(ctx, &format!("unrecognized option '{a}'"));
+                        return 1;
+                    }
+                },
+            }
+            continue;
+        }
+        if mode.is_none() && reference.is_none() && is_mode_arg(a) {
+            mode = Some(a.clone());
+            continue;
+        }
+        if a.len() > 1 && a.starts_with('-') {
+            for c in a[1..].chars() {
+                match c {
+                    'R' => o.recursive = true,
+                    'v' => o.verbose = true,
+                    'c' => o.changes = true,
+                    'f' => o.quiet = true,
+                    _ => {
+                        usage_error(ctx, &format!("invalid option -- '{c}'"));
+                        return 1;
+                    }
+                }
+            }
+            continue;
+        }
+        if mode.is_none() && reference.is_none() {
+            mode = Some(a.clone());
+        } else {
+            files.push(a.clone());
+        }
+    }
+    let spec = match (&reference, &mode) {
+        (Some(r), _) => match ctx.fs.metadata(&ctx.path(r)) {
+            Ok(m) => format!("{:o}", m.mode & 0o7777),
+            Err(e) => {
+                ctx.gnu_error(format_args!("failed to get attributes of {}: {e}", quote(r)));
+                return 1;
+            }
+        },
+        (None, Some(m)) => m.clone(),
+        (None, None) => {
+            usage_error(ctx, "missing operand");
+            return 1;
+        }
+    };
+    if files.is_empty() {
+        let msg = if reference.is_some() {
+            "missing operand".to_string()
+        } else {
+            format!("missing operand after {}", quote_locale(&spec))
+        };
+        usage_error(ctx, &msg);
+        return 1;
+    }
+    if apply_mode(&spec, 0o644, false, UMASK).is_none() {
+        usage_error(ctx, &format!("invalid mode: {}", quote_locale(&spec)));
+        return 1;
+    }
+    let mut status = 0;
+    for f in &files {
+        let path = ctx.path(f);
+        status = status.max(chmod_one(ctx, &o, &spec, f, &path, true));
+    }
+    status
+}
+
+fn chmod_one(ctx: &mut CommandCtx<'_>, o: &ChmodOpts, spec: &str, name: &str, path: &str, top: bool) -> i32 {
+    let lmeta = match ctx.fs.symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            if !o.quiet {
+                ctx.gnu_error(format_args!("cannot access {}: {e}", quote(name)));
+            }
+            return 1;
+        }
+    };
+    if lmeta.kind == FileKind::Symlink && !top {
+        return 0;
+    }
+    let meta = match ctx.fs.metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            if !o.quiet {
+                ctx.gnu_error(format_args!("cannot operate on dangling symlink {}: {e}", quote(name)));
+            }
+            return 1;
+        }
+    };
+    let is_dir = meta.kind == FileKind::Dir;
+    let new = apply_mode(spec, meta.mode, is_dir, UMASK).unwrap_or(meta.mode);
+    let mut status = 0;
+    if let Err(e) = ctx.fs.set_mode(path, new) {
+        if !o.quiet {
+            ctx.gnu_error(format_args!("changing permissions of {}: {e}", quote(name)));
+        }
+        status = 1;
+    } else if o.verbose || (o.changes && new != meta.mode & 0o7777) {
+        let show = |m: u32| {
+            let md = Metadata { mode: m, ..meta.clone() };
+            format!("{:04o} ({})", m, &mode_string(&md)[1..])
+        };
+        let line = if new == meta.mode & 0o7777 {
+            format!("mode of {} retained as {}", quote(name), show(new))
+        } else {
+            format!("mode of {} changed from {} to {}", quote(name), show(meta.mode & 0o7777), show(new))
+        };
+        let _ = writeln!(ctx.stdout, "{line}");
+    }
+    if o.recursive && is_dir && lmeta.kind == FileKind::Dir {
+        let entries = ctx.fs.read_dir(path).unwrap_or_default();
+        for e in entries {
+            if ctx.control.check().is_err() {
+                return 1;
+            }
+            let child = join(path, &e.name);
+            let child_name = join(name, &e.name);
+            status = status.max(chmod_one(ctx, o, spec, &child_name, &child, false));
+        }
+    }
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbolic_modes() {
+        assert_eq!(apply_mode("u+x", 0o644, false, UMASK), Some(0o744));
+        assert_eq!(apply_mode("go-w", 0o666, false, UMASK), Some(0o644));
+        assert_eq!(apply_mode("a=r", 0o755, false, UMASK), Some(0o444));
+        assert_eq!(apply_mode("+x", 0o644, false, UMASK), Some(0o755));
+        assert_eq!(apply_mode("+w", 0o444, false, UMASK), Some(0o644));
+        assert_eq!(apply_mode("g=u", 0o640, false, UMASK), Some(0o660));
+        assert_eq!(apply_mode("u=rwx,g=rx,o=", 0, false, UMASK), Some(0o750));
+        assert_eq!(apply_mode("a+X", 0o644, true, UMASK), Some(0o755));
+        assert_eq!(apply_mode("a+X", 0o644, false, UMASK), Some(0o644));
+        assert_eq!(apply_mode("u+s", 0o755, false, UMASK), Some(0o4755));
+        assert_eq!(apply_mode("755", 0, false, UMASK), Some(0o755));
+        assert_eq!(apply_mode("zz", 0, false, UMASK), None);
+        assert_eq!(apply_mode("u", 0, false, UMASK), None);
+    }
+}

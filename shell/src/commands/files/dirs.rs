@@ -1,0 +1,169 @@
+//! `mkdir` and `rmdir`.
+
+
+use super::common::GnuError;
+use super::chmod::{apply_mode, UMASK};
+use super::common::{flag, long_flag, parse_or_usage, quote, quote_locale, usage_error, with_arg, Opt};
+use crate::commands::CommandCtx;
+use crate::fs::{FileKind, FsError};
+
+const MKDIR_SPEC: &[Opt] = &[
+    flag('p', Some("parents"), "p"),
+    flag('v', Some("verbose"), "v"),
+    with_arg(Some('m'), Some("mode"), "m"),
+    flag('Z', None, "Z"),
+];
+
+/// `mkdir [-pv] [-m MODE] DIRECTORY...`
+pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, MKDIR_SPEC, false) else { return 1 };
+    if p.operands.is_empty() {
+        usage_error(ctx, "missing operand");
+        return 1;
+    }
+    let mode = match p.value("m") {
+        Some(m) => match apply_mode(m, 0o777, true, 0) {
+            Some(v) => Some(v),
+            None => {
+                ctx.gnu_error(format_args!("invalid mode {}", quote_locale(m)));
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let parents = p.has("p");
+    let verbose = p.has("v");
+    let default_mode = 0o777 & !UMASK;
+    let mut status = 0;
+    for name in &p.operands {
+        let path = ctx.path(name);
+        if parents {
+            // Walk the operand's prefixes as written, creating what is missing.
+            let mut prefixes = Vec::new();
+            let trimmed = name.trim_end_matches('/');
+            for (i, c) in trimmed.char_indices() {
+                if c == '/' && i > 0 && !trimmed[..i].ends_with('/') {
+                    prefixes.push(&trimmed[..i]);
+                }
+            }
+            prefixes.push(if trimmed.is_empty() { name.as_str() } else { trimmed });
+            let last = prefixes.len() - 1;
+            for (k, pre) in prefixes.iter().enumerate() {
+                let pp = ctx.path(pre);
+                match ctx.fs.metadata(&pp) {
+                    Ok(m) if m.kind == FileKind::Dir => {
+                        if k == last && let Some(md) = mode {
+                            let _ = ctx.fs.set_mode(&pp, md);
+                        }
+                        continue;
+                    }
+                    Ok(_) => {
+                        let e = if k == last { FsError::AlreadyExists } else { FsError::NotADirectory };
+                        let shown = if k == last { pre } else { pre };
+                        ctx.gnu_error(format_args!("cannot create directory {}: {e}", quote_locale(shown)));
+                        status = 1;
+                        break;
+                    }
+                    Err(_) => {}
+                }
+                let md = if k == last { mode.unwrap_or(default_mode) } else { default_mode };
+                match ctx.fs.mkdir(&pp, md) {
+                    Ok(()) => {
+                        if verbose {
+                            let _ = writeln!(ctx.stdout, "mkdir: created directory {}", quote(pre));
+                        }
+                    }
+                    Err(FsError::AlreadyExists) => {}
+                    Err(e) => {
+                        ctx.gnu_error(format_args!("cannot create directory {}: {e}", quote_locale(pre)));
+                        status = 1;
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        match ctx.fs.mkdir(&path, mode.unwrap_or(default_mode)) {
+            Ok(()) => {
+                if let Some(md) = mode {
+                    let _ = ctx.fs.set_mode(&path, md);
+                }
+                if verbose {
+                    let _ = writeln!(ctx.stdout, "mkdir: created directory {}", quote(name));
+                }
+            }
+            Err(e) => {
+                let e = if path == "/" { FsError::AlreadyExists } else { e };
+                ctx.gnu_error(format_args!("cannot create directory {}: {e}", quote_locale(name)));
+                status = 1;
+            }
+        }
+    }
+    status
+}
+
+const RMDIR_SPEC: &[Opt] = &[
+    flag('p', Some("parents"), "p"),
+    flag('v', Some("verbose"), "v"),
+    long_flag("ignore-fail-on-non-empty", "ignore"),
+];
+
+/// `rmdir [-pv] [--ignore-fail-on-non-empty] DIRECTORY...`
+pub fn rmdir(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, RMDIR_SPEC, false) else { return 1 };
+    if p.operands.is_empty() {
+        usage_error(ctx, "missing operand");
+        return 1;
+    }
+    let ignore = p.has("ignore");
+    let mut status = 0;
+    for name in &p.operands {
+        let mut cur = name.trim_end_matches('/').to_string();
+        if cur.is_empty() {
+            cur = name.clone();
+        }
+        loop {
+            if p.has("v") {
+                let _ = writeln!(ctx.stdout, "rmdir: removing directory, {}", quote(&cur));
+            }
+            if let Err(e) = remove_one(ctx, &cur) {
+                if !(ignore && e == FsError::DirectoryNotEmpty) {
+                    ctx.gnu_error(format_args!("failed to remove {}: {e}", quote(&cur)));
+                    status = 1;
+                }
+                break;
+            }
+            if !p.has("p") {
+                break;
+            }
+            match cur.rfind('/') {
+                Some(i) if i > 0 => {
+                    cur.truncate(i);
+                    let t = cur.trim_end_matches('/').len();
+                    cur.truncate(t.max(1));
+                    if cur == "/" {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+    status
+}
+
+fn remove_one(ctx: &CommandCtx<'_>, name: &str) -> Result<(), FsError> {
+    let last = super::common::base_name(name);
+    if last == "." || last == ".." {
+        return Err(if last == "." { FsError::InvalidArgument } else { FsError::DirectoryNotEmpty });
+    }
+    let path = ctx.path(name);
+    let m = ctx.fs.symlink_metadata(&path)?;
+    if m.kind != FileKind::Dir {
+        return Err(FsError::NotADirectory);
+    }
+    if path == "/" {
+        return Err(FsError::Busy);
+    }
+    ctx.fs.remove_dir(&path)
+}

@@ -1,0 +1,139 @@
+//! `ln`: make symbolic links (`-s`), or hard links, which the virtual
+//! filesystem models as copies carrying the same content, mode and mtime.
+
+
+use super::common::GnuError;
+use super::common::{base_name, flag, join, parse_or_usage, quote, usage_error, with_arg, Opt};
+use super::paths::{canonical, relative_path, Missing};
+use crate::commands::CommandCtx;
+use crate::fs::FileKind;
+
+const SPEC: &[Opt] = &[
+    flag('s', Some("symbolic"), "s"),
+    flag('f', Some("force"), "f"),
+    flag('n', Some("no-dereference"), "n"),
+    flag('T', Some("no-target-directory"), "T"),
+    with_arg(Some('t'), Some("target-directory"), "t"),
+    flag('v', Some("verbose"), "v"),
+    flag('r', Some("relative"), "r"),
+    flag('i', Some("interactive"), "i"),
+    flag('b', None, "b"),
+    flag('L', Some("logical"), "L"),
+    flag('P', Some("physical"), "P"),
+];
+
+/// `ln [-sfnTvr] TARGET [LINK]` / `ln TARGET... DIRECTORY`
+pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let symbolic = p.has("s");
+    let ops = &p.operands;
+    let (targets, dest, into_dir): (Vec<String>, String, bool) = if let Some(t) = p.value("t") {
+        (ops.clone(), t.to_string(), true)
+    } else {
+        match ops.len() {
+            0 => {
+                usage_error(ctx, "missing file operand");
+                return 1;
+            }
+            1 => (ops.clone(), ".".to_string(), true),
+            n => {
+                let dest = ops[n - 1].clone();
+                let dpath = ctx.path(&dest);
+                let is_link = ctx.fs.symlink_metadata(&dpath).is_ok_and(|m| m.kind == FileKind::Symlink);
+                let is_dir = !p.has("T")
+                    && !(p.has("n") && is_link)
+                    && ctx.fs.metadata(&dpath).is_ok_and(|m| m.kind == FileKind::Dir);
+                if n > 2 && !is_dir {
+                    let why = match ctx.fs.metadata(&dpath) {
+                        Ok(_) => crate::fs::FsError::NotADirectory,
+                        Err(e) => e,
+                    };
+                    ctx.gnu_error(format_args!("target {}: {why}", quote(&dest)));
+                    return 1;
+                }
+                (ops[..n - 1].to_vec(), dest, is_dir)
+            }
+        }
+    };
+    let mut status = 0;
+    for target in &targets {
+        let link = if into_dir {
+            if dest == "." && ops.len() == 1 {
+                base_name(target).to_string()
+            } else {
+                join(&dest, base_name(target))
+            }
+        } else {
+            dest.clone()
+        };
+        let lpath = ctx.path(&link);
+        let kind = if symbolic { "symbolic link" } else { "hard link" };
+        if !symbolic {
+            match ctx.fs.metadata(&ctx.path(target)) {
+                Ok(m) if m.kind == FileKind::Dir => {
+                    ctx.gnu_error(format_args!("{target}: hard link not allowed for directory"));
+                    status = 1;
+                    continue;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    ctx.gnu_error(format_args!("failed to access {}: {e}", quote(target)));
+                    status = 1;
+                    continue;
+                }
+            }
+        }
+        if let Ok(existing) = ctx.fs.symlink_metadata(&lpath) {
+            if p.has("f") {
+                if existing.kind == FileKind::Dir {
+                    ctx.gnu_error(format_args!("{}: cannot overwrite directory", quote(&link)));
+                    status = 1;
+                    continue;
+                }
+                if !symbolic && ctx.fs.canonicalize(&lpath).ok() == ctx.fs.canonicalize(&ctx.path(target)).ok() {
+                    ctx.gnu_error(format_args!("{} and {} are the same file", quote(target), quote(&link)));
+                    status = 1;
+                    continue;
+                }
+                let _ = ctx.fs.remove_file(&lpath);
+            } else {
+                ctx.gnu_error(format_args!("failed to create {kind} {}: File exists", quote(&link)));
+                status = 1;
+                continue;
+            }
+        }
+        let result = if symbolic {
+            let stored = if p.has("r") {
+                let abs_target = canonical(ctx.fs, &ctx.path(target), Missing::All, true)
+                    .unwrap_or_else(|_| ctx.path(target));
+                let parent = crate::fs::Fs::resolve(&lpath, "..");
+                let parent = canonical(ctx.fs, &parent, Missing::All, true).unwrap_or(parent);
+                relative_path(&abs_target, &parent)
+            } else {
+                target.clone()
+            };
+            ctx.fs.symlink(&stored, &lpath)
+        } else {
+            let src = ctx.path(target);
+            ctx.fs.read_shared(&src).and_then(|data| {
+                let meta = ctx.fs.metadata(&src)?;
+                ctx.fs.write(&lpath, &data)?;
+                ctx.fs.set_mode(&lpath, meta.mode)?;
+                ctx.fs.set_mtime(&lpath, meta.mtime)
+            })
+        };
+        match result {
+            Ok(()) => {
+                if p.has("v") {
+                    let arrow = if symbolic { "->" } else { "=>" };
+                    let _ = writeln!(ctx.stdout, "{} {arrow} {}", quote(&link), quote(target));
+                }
+            }
+            Err(e) => {
+                ctx.gnu_error(format_args!("failed to create {kind} {}: {e}", quote(&link)));
+                status = 1;
+            }
+        }
+    }
+    status
+}

@@ -1,0 +1,560 @@
+//! `ls`: list directory contents. Standard output is never a terminal in the
+//! sandbox, so the default is one name per line, as in `ls | cat`.
+
+use super::common::GnuError;
+use std::io::Write;
+
+use super::common::{flag, long_flag, long_opt, mode_string, parse_or_usage, quote, Opt};
+use crate::clock::Timestamp;
+use crate::commands::system::calendar::{from_epoch, strftime};
+use crate::commands::CommandCtx;
+use crate::fs::{FileKind, Metadata};
+
+/// The fixed owner and group of every node.
+pub const OWNER: &str = "sandbox";
+/// The fixed numeric id of [`OWNER`].
+pub const OWNER_ID: u32 = 1000;
+
+const SPEC: &[Opt] = &[
+    flag('1', None, "1"),
+    flag('a', Some("all"), "a"),
+    flag('A', Some("almost-all"), "A"),
+    flag('l', None, "l"),
+    flag('R', Some("recursive"), "R"),
+    flag('t', None, "t"),
+    flag('r', Some("reverse"), "r"),
+    flag('S', None, "S"),
+    flag('h', Some("human-readable"), "h"),
+    flag('d', Some("directory"), "d"),
+    flag('F', Some("classify"), "F"),
+    flag('p', None, "p"),
+    flag('i', Some("inode"), "i"),
+    flag('n', Some("numeric-uid-gid"), "n"),
+    flag('g', None, "g"),
+    flag('o', None, "o"),
+    flag('G', Some("no-group"), "G"),
+    flag('U', None, "U"),
+    flag('f', None, "f"),
+    flag('L', Some("dereference"), "L"),
+    flag('C', None, "C"),
+    flag('x', None, "x"),
+    flag('m', None, "m"),
+    flag('N', Some("literal"), "N"),
+    flag('q', Some("hide-control-chars"), "q"),
+    flag('s', Some("size"), "s"),
+    flag('X', None, "X"),
+    flag('v', None, "v"),
+    long_flag("full-time", "full-time"),
+    long_flag("group-directories-first", "gdf"),
+    long_opt("color", "color"),
+    long_opt("sort", "sort"),
+    long_opt("time-style", "time-style"),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sort {
+    Name,
+    Time,
+    Size,
+    None,
+    Ext,
+    Version,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Indicator {
+    None,
+    Slash,
+    Classify,
+}
+
+struct Opts {
+    all: bool,
+    almost_all: bool,
+    long: bool,
+    recursive: bool,
+    sort: Sort,
+    reverse: bool,
+    human: bool,
+    dirs_only: bool,
+    indicator: Indicator,
+    inode: bool,
+    numeric: bool,
+    show_owner: bool,
+    show_group: bool,
+    deref: bool,
+    full_time: bool,
+    comma: bool,
+    size_blocks: bool,
+    group_dirs: bool,
+    now: Timestamp,
+}
+
+/// One listed node.
+struct Entry {
+    /// The name shown.
+    name: String,
+    /// The absolute virtual path.
+    path: String,
+    /// Metadata shown (the link itself unless dereferencing).
+    meta: Metadata,
+    /// For a symlink: its target text and the target's metadata, if it resolves.
+    link: Option<(String, Option<Metadata>)>,
+}
+
+impl Entry {
+    fn is_dir_followed(&self) -> bool {
+        match &self.link {
+            Some((_, Some(m))) => m.kind == FileKind::Dir,
+            _ => self.meta.kind == FileKind::Dir,
+        }
+    }
+}
+
+/// `ls [OPTION]... [FILE]...`
+pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 2 };
+    let mut o = Opts {
+        all: false,
+        almost_all: false,
+        long: false,
+        recursive: p.has("R"),
+        sort: Sort::Name,
+        reverse: p.has("r"),
+        human: p.has("h"),
+        dirs_only: p.has("d"),
+        indicator: Indicator::None,
+        inode: p.has("i"),
+        numeric: p.has("n"),
+        show_owner: !p.has("g"),
+        show_group: !(p.has("G") || p.has("o")),
+        deref: p.has("L"),
+        full_time: p.has("full-time"),
+        comma: false,
+        size_blocks: p.has("s"),
+        group_dirs: p.has("gdf"),
+        now: ctx.control.clock.now(),
+    };
+    for (id, v) in &p.opts {
+        match *id {
+            "a" => {
+                o.all = true;
+                o.almost_all = false;
+            }
+            "A" => {
+                o.almost_all = true;
+                o.all = false;
+            }
+            "f" => {
+                o.all = true;
+                o.sort = Sort::None;
+            }
+            "l" | "n" | "g" | "o" | "full-time" => {
+                o.long = true;
+                o.comma = false;
+            }
+            "1" | "C" | "x" => {
+                o.long = false;
+                o.comma = false;
+            }
+            "m" => {
+                o.comma = true;
+                o.long = false;
+            }
+            "t" => o.sort = Sort::Time,
+            "S" => o.sort = Sort::Size,
+            "U" => o.sort = Sort::None,
+            "X" => o.sort = Sort::Ext,
+            "v" => o.sort = Sort::Version,
+            "F" => o.indicator = Indicator::Classify,
+            "p" => o.indicator = Indicator::Slash,
+            "sort" => {
+                o.sort = match v.as_deref() {
+                    Some("none") => Sort::None,
+                    Some("time") => Sort::Time,
+                    Some("size") => Sort::Size,
+                    Some("extension") => Sort::Ext,
+                    Some("version") => Sort::Version,
+                    Some("name") => Sort::Name,
+                    other => {
+                        let a = other.unwrap_or("");
+                        let name = ctx.args[0].clone();
+                        let _ = writeln!(
+                            ctx.stderr,
+                            "{name}: invalid argument {} for '--sort'\nTry '{name} --help' for more information.",
+                            super::common::quote_locale(a)
+                        );
+                        return 2;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let operands = if p.operands.is_empty() { vec![".".to_string()] } else { p.operands.clone() };
+    let follow_cmdline =
+        o.deref || !(o.dirs_only || o.long || o.indicator == Indicator::Classify);
+    let mut status = 0;
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for name in &operands {
+        let path = ctx.path(name);
+        let lmeta = match ctx.fs.symlink_metadata(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                ctx.gnu_error(format_args!("cannot access {}: {e}", quote(name)));
+                status = 2;
+                continue;
+            }
+        };
+        let mut entry = make_entry(ctx, name.clone(), path, lmeta, o.deref);
+        if entry.meta.kind == FileKind::Symlink
+            && follow_cmdline
+            && let Some((_, Some(m))) = &entry.link
+        {
+            entry.meta = m.clone();
+            entry.link = None;
+        }
+        if !o.dirs_only && entry.meta.kind == FileKind::Dir {
+            dirs.push(entry);
+        } else {
+            files.push(entry);
+        }
+    }
+    let mut out = Vec::new();
+    sort_entries(&mut files, &o);
+    sort_entries(&mut dirs, &o);
+    let print_headers = operands.len() > 1 || o.recursive;
+    let mut first = true;
+    if !files.is_empty() {
+        print_entries(&files, &o, false, &mut out);
+        first = false;
+    }
+    for d in &dirs {
+        let s = list_dir(ctx, d, &o, print_headers, &mut first, &mut out, true);
+        status = status.max(s);
+        if out.len() > 64 * 1024 {
+            if ctx.stdout.write_all(&out).is_err() {
+                return 2;
+            }
+            out.clear();
+        }
+        if ctx.control.check().is_err() {
+            break;
+        }
+    }
+    let _ = ctx.stdout.write_all(&out);
+    status
+}
+
+fn make_entry(ctx: &CommandCtx<'_>, name: String, path: String, lmeta: Metadata, deref: bool) -> Entry {
+    if lmeta.kind == FileKind::Symlink {
+        let target = ctx.fs.read_link(&path).unwrap_or_default();
+        let tmeta = ctx.fs.metadata(&path).ok();
+        if deref && let Some(m) = tmeta {
+            return Entry { name, path, meta: m, link: None };
+        }
+        return Entry { name, path, meta: lmeta, link: Some((target, tmeta)) };
+    }
+    Entry { name, path, meta: lmeta, link: None }
+}
+
+fn list_dir(
+    ctx: &mut CommandCtx<'_>,
+    dir: &Entry,
+    o: &Opts,
+    header: bool,
+    first: &mut bool,
+    out: &mut Vec<u8>,
+    cmdline: bool,
+) -> i32 {
+    if !*first {
+        out.push(b'\n');
+    }
+    *first = false;
+    let listing = match ctx.fs.read_dir(&dir.path) {
+        Ok(l) => l,
+        Err(e) => {
+            ctx.gnu_error(format_args!("cannot open directory {}: {e}", quote(&dir.name)));
+            return if cmdline { 2 } else { 1 };
+        }
+    };
+    if header {
+        out.extend_from_slice(dir.name.as_bytes());
+        out.extend_from_slice(b":\n");
+    }
+    let mut entries = Vec::new();
+    if o.all {
+        for n in [".", ".."] {
+            let path = crate::fs::Fs::resolve(&dir.path, n);
+            if let Ok(m) = ctx.fs.metadata(&path) {
+                entries.push(Entry { name: n.to_string(), path, meta: m, link: None });
+            }
+        }
+    }
+    for de in listing {
+        if de.name.starts_with('.') && !(o.all || o.almost_all) {
+            continue;
+        }
+        let path = super::common::join(&dir.path, &de.name);
+        let Ok(lmeta) = ctx.fs.symlink_metadata(&path) else { continue };
+        entries.push(make_entry(ctx, de.name, path, lmeta, o.deref));
+    }
+    sort_entries(&mut entries, o);
+    if o.long || o.size_blocks {
+        let total: u64 = entries.iter().map(|e| blocks(&e.meta)).sum();
+        let t = if o.human { human(total * 1024) } else { total.to_string() };
+        let _ = writeln!(out, "total {t}");
+    }
+    print_entries(&entries, o, true, out);
+    let mut status = 0;
+    if o.recursive {
+        for e in &entries {
+            if e.meta.kind == FileKind::Dir && e.name != "." && e.name != ".." {
+                if ctx.control.check().is_err() {
+                    return status;
+                }
+                let sub = Entry {
+                    name: super::common::join(&dir.name, &e.name),
+                    path: e.path.clone(),
+                    meta: e.meta.clone(),
+                    link: None,
+                };
+                status = status.max(list_dir(ctx, &sub, o, true, first, out, false));
+            }
+        }
+    }
+    status
+}
+
+/// 1 KiB blocks a node occupies, as a 4 KiB-block filesystem would report.
+fn blocks(m: &Metadata) -> u64 {
+    match m.kind {
+        FileKind::Dir => 4,
+        FileKind::File => m.size.div_ceil(4096) * 4,
+        _ => 0,
+    }
+}
+
+/// The size `ls -l` and `stat` show: directories are one 4 KiB block.
+pub fn display_size(m: &Metadata) -> u64 {
+    match m.kind {
+        FileKind::Dir => 4096,
+        _ => m.size,
+    }
+}
+
+fn sort_entries(v: &mut [Entry], o: &Opts) {
+    match o.sort {
+        Sort::None => {}
+        Sort::Name => v.sort_by(|a, b| a.name.cmp(&b.name)),
+        Sort::Version => v.sort_by(|a, b| version_cmp(&a.name, &b.name)),
+        Sort::Ext => v.sort_by(|a, b| {
+            let ea = a.name.rfind('.').filter(|&i| i > 0).map(|i| &a.name[i..]).unwrap_or("");
+            let eb = b.name.rfind('.').filter(|&i| i > 0).map(|i| &b.name[i..]).unwrap_or("");
+            ea.cmp(eb).then_with(|| a.name.cmp(&b.name))
+        }),
+        Sort::Time => v.sort_by(|a, b| b.meta.mtime.cmp(&a.meta.mtime).then_with(|| a.name.cmp(&b.name))),
+        Sort::Size => v.sort_by(|a, b| {
+            display_size(&b.meta).cmp(&display_size(&a.meta)).then_with(|| a.name.cmp(&b.name))
+        }),
+    }
+    if o.reverse && o.sort != Sort::None {
+        v.reverse();
+    }
+    if o.group_dirs {
+        v.sort_by_key(|e| !e.is_dir_followed());
+    }
+}
+
+/// Compares names the way `ls -v` / `sort -V` do: digit runs numerically.
+pub fn version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < ab.len() && j < bb.len() {
+        if ab[i].is_ascii_digit() && bb[j].is_ascii_digit() {
+            let si = i;
+            while i < ab.len() && ab[i].is_ascii_digit() {
+                i += 1;
+            }
+            let sj = j;
+            while j < bb.len() && bb[j].is_ascii_digit() {
+                j += 1;
+            }
+            let na = a[si..i].trim_start_matches('0');
+            let nb = b[sj..j].trim_start_matches('0');
+            let c = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb));
+            if c != std::cmp::Ordering::Equal {
+                return c;
+            }
+        } else {
+            if ab[i] != bb[j] {
+                return ab[i].cmp(&bb[j]);
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    (ab.len() - i).cmp(&(bb.len() - j))
+}
+
+/// GNU's `-h` format: one decimal below 10, rounded up; powers of 1024.
+pub fn human(n: u64) -> String {
+    if n < 1024 {
+        return n.to_string();
+    }
+    let units = ['K', 'M', 'G', 'T', 'P', 'E'];
+    let mut v = n as f64;
+    let mut u = 0;
+    v /= 1024.0;
+    loop {
+        if v < 10.0 {
+            let r = (v * 10.0).ceil() / 10.0;
+            if r < 10.0 {
+                return format!("{r:.1}{}", units[u]);
+            }
+            return format!("10{}", units[u]);
+        }
+        let r = v.ceil();
+        if r < 1024.0 || u == units.len() - 1 {
+            return format!("{}{}", r as u64, units[u]);
+        }
+        v /= 1024.0;
+        u += 1;
+    }
+}
+
+fn indicator(e: &Entry, o: &Opts) -> &'static str {
+    let kind = e.meta.kind;
+    match o.indicator {
+        Indicator::None => "",
+        Indicator::Slash => {
+            if kind == FileKind::Dir {
+                "/"
+            } else {
+                ""
+            }
+        }
+        Indicator::Classify => match kind {
+            FileKind::Dir => "/",
+            FileKind::Symlink => "@",
+            FileKind::File if e.meta.mode & 0o111 != 0 => "*",
+            _ => "",
+        },
+    }
+}
+
+fn format_time(t: Timestamp, o: &Opts) -> String {
+    let tm = from_epoch(t.secs, t.nanos);
+    if o.full_time {
+        return strftime("%Y-%m-%d %H:%M:%S.%N +0000", &tm);
+    }
+    let six_months = 31_556_952 / 2;
+    let recent = t.secs > o.now.secs - six_months && t <= o.now;
+    if recent { strftime("%b %e %H:%M", &tm) } else { strftime("%b %e  %Y", &tm) }
+}
+
+fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) {
+    if entries.is_empty() {
+        return;
+    }
+    let ino_w = if o.inode { entries.iter().map(|e| e.meta.ino.to_string().len()).max().unwrap_or(1) } else { 0 };
+    let blk_w = if o.size_blocks {
+        entries
+            .iter()
+            .map(|e| if o.human { human(blocks(&e.meta) * 1024) } else { blocks(&e.meta).to_string() }.len())
+            .max()
+            .unwrap_or(1)
+    } else {
+        0
+    };
+    if o.comma {
+        let names: Vec<String> =
+            entries.iter().map(|e| format!("{}{}", e.name, indicator(e, o))).collect();
+        let _ = writeln!(out, "{}", names.join(", "));
+        return;
+    }
+    if !o.long {
+        for e in entries {
+            if o.inode {
+                let _ = write!(out, "{:>ino_w$} ", e.meta.ino);
+            }
+            if o.size_blocks {
+                let b = if o.human { human(blocks(&e.meta) * 1024) } else { blocks(&e.meta).to_string() };
+                let _ = write!(out, "{b:>blk_w$} ");
+            }
+            out.extend_from_slice(e.name.as_bytes());
+            out.extend_from_slice(indicator(e, o).as_bytes());
+            out.push(b'\n');
+        }
+        return;
+    }
+    let owner = if o.numeric { OWNER_ID.to_string() } else { OWNER.to_string() };
+    let sizes: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            if e.meta.kind == FileKind::CharDevice {
+                "1, 3".to_string()
+            } else if o.human {
+                human(display_size(&e.meta))
+            } else {
+                display_size(&e.meta).to_string()
+            }
+        })
+        .collect();
+    let size_w = sizes.iter().map(|s| s.len()).max().unwrap_or(1);
+    let link_w = entries.iter().map(|e| e.meta.nlink.to_string().len()).max().unwrap_or(1);
+    for (e, size) in entries.iter().zip(&sizes) {
+        if o.inode {
+            let _ = write!(out, "{:>ino_w$} ", e.meta.ino);
+        }
+        if o.size_blocks {
+            let b = if o.human { human(blocks(&e.meta) * 1024) } else { blocks(&e.meta).to_string() };
+            let _ = write!(out, "{b:>blk_w$} ");
+        }
+        let _ = write!(out, "{} {:>link_w$} ", mode_string(&e.meta), e.meta.nlink);
+        if o.show_owner {
+            let _ = write!(out, "{owner} ");
+        }
+        if o.show_group {
+            let _ = write!(out, "{owner} ");
+        }
+        let _ = write!(out, "{size:>size_w$} {} {}", format_time(e.meta.mtime, o), e.name);
+        match &e.link {
+            Some((target, tmeta)) => {
+                let _ = write!(out, " -> {target}");
+                if o.indicator == Indicator::Classify
+                    && let Some(m) = tmeta
+                {
+                    let t = Entry { name: String::new(), path: String::new(), meta: m.clone(), link: None };
+                    out.extend_from_slice(indicator(&t, o).as_bytes());
+                }
+            }
+            None => out.extend_from_slice(indicator(e, o).as_bytes()),
+        }
+        out.push(b'\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_sizes_round_up_like_gnu() {
+        assert_eq!(human(1000), "1000");
+        assert_eq!(human(1024), "1.0K");
+        assert_eq!(human(1500), "1.5K");
+        assert_eq!(human(1025), "1.1K");
+        assert_eq!(human(10 * 1024), "10K");
+        assert_eq!(human(10 * 1024 + 1), "11K");
+        assert_eq!(human(5 << 20), "5.0M");
+    }
+
+    #[test]
+    fn version_order() {
+        assert!(version_cmp("a2", "a10").is_lt());
+        assert!(version_cmp("a10", "a9").is_gt());
+        assert!(version_cmp("b", "a1").is_gt());
+    }
+}

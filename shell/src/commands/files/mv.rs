@@ -1,0 +1,102 @@
+//! `mv`: move and rename files and directories.
+
+
+use super::common::GnuError;
+use super::common::{base_name, flag, join, parse_or_usage, quote, with_arg, Opt};
+use super::cp::targets;
+use crate::commands::CommandCtx;
+use crate::fs::FileKind;
+
+const SPEC: &[Opt] = &[
+    flag('f', Some("force"), "f"),
+    flag('i', Some("interactive"), "i"),
+    flag('n', Some("no-clobber"), "n"),
+    flag('v', Some("verbose"), "v"),
+    flag('T', Some("no-target-directory"), "T"),
+    with_arg(Some('t'), Some("target-directory"), "t"),
+    flag('u', Some("update"), "u"),
+    flag('b', None, "b"),
+];
+
+/// `mv [-finvTu] [-t DIR] SOURCE... DEST`
+pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let mode = p.last_of(&["f", "i", "n"]);
+    let Some((srcs, dest, into_dir)) = targets(ctx, &p.operands, p.value("t"), p.has("T")) else {
+        return 1;
+    };
+    let mut status = 0;
+    for src in &srcs {
+        let spath = ctx.path(src);
+        let smeta = match ctx.fs.symlink_metadata(&spath) {
+            Ok(m) => m,
+            Err(e) => {
+                ctx.gnu_error(format_args!("cannot stat {}: {e}", quote(src)));
+                status = 1;
+                continue;
+            }
+        };
+        let dname = if into_dir { join(&dest, base_name(src)) } else { dest.clone() };
+        let dpath = ctx.path(&dname);
+        if spath == dpath {
+            ctx.gnu_error(format_args!("{} and {} are the same file", quote(src), quote(&dname)));
+            status = 1;
+            continue;
+        }
+        if smeta.kind == FileKind::Dir && dpath.starts_with(&format!("{spath}/")) {
+            ctx.gnu_error(format_args!(
+                "cannot move {} to a subdirectory of itself, {}",
+                quote(src),
+                quote(&dname)
+            ));
+            status = 1;
+            continue;
+        }
+        if let Ok(dm) = ctx.fs.symlink_metadata(&dpath) {
+            if mode == Some("n") {
+                continue;
+            }
+            if p.has("u") && dm.mtime >= smeta.mtime {
+                continue;
+            }
+            if mode == Some("i") {
+                let _ = write!(ctx.stderr, "mv: overwrite {}? ", quote(&dname));
+                let mut b = [0u8; 1];
+                let mut first = None;
+                while let Ok(1) = ctx.stdin.read(&mut b) {
+                    if b[0] == b'\n' {
+                        break;
+                    }
+                    first.get_or_insert(b[0]);
+                }
+                if !matches!(first, Some(b'y' | b'Y')) {
+                    continue;
+                }
+            }
+            let d_is_dir = dm.kind == FileKind::Dir;
+            let s_is_dir = smeta.kind == FileKind::Dir;
+            if d_is_dir && !s_is_dir {
+                ctx.gnu_error(format_args!("cannot overwrite directory {} with non-directory", quote(&dname)));
+                status = 1;
+                continue;
+            }
+            if !d_is_dir && s_is_dir {
+                ctx.gnu_error(format_args!("cannot overwrite non-directory {} with directory {}", quote(&dname), quote(src)));
+                status = 1;
+                continue;
+            }
+        }
+        match ctx.fs.rename(&spath, &dpath) {
+            Ok(()) => {
+                if p.has("v") {
+                    let _ = writeln!(ctx.stdout, "renamed {} -> {}", quote(src), quote(&dname));
+                }
+            }
+            Err(e) => {
+                ctx.gnu_error(format_args!("cannot move {} to {}: {e}", quote(src), quote(&dname)));
+                status = 1;
+            }
+        }
+    }
+    status
+}

@@ -1,0 +1,200 @@
+//! `rm`: remove files and (with `-r`) directory trees. Refuses `/`, `.` and
+//! `..` as GNU does. `-i` prompts on stderr and reads the answer from stdin.
+
+
+use super::common::GnuError;
+use super::common::{base_name, flag, join, long_flag, parse_or_usage, quote, usage_error, Opt};
+use crate::commands::CommandCtx;
+use crate::fs::{FileKind, FsError, Metadata};
+
+const SPEC: &[Opt] = &[
+    flag('f', Some("force"), "f"),
+    flag('i', None, "i"),
+    flag('I', None, "I"),
+    flag('r', Some("recursive"), "r"),
+    flag('R', None, "r"),
+    flag('d', Some("dir"), "d"),
+    flag('v', Some("verbose"), "v"),
+    long_flag("no-preserve-root", "npr"),
+    long_flag("preserve-root", "pr"),
+    long_flag("one-file-system", "ofs"),
+    long_flag("interactive", "i"),
+];
+
+struct RmOpts {
+    force: bool,
+    interactive: bool,
+    recursive: bool,
+    dir: bool,
+    verbose: bool,
+}
+
+/// `rm [-fiIrRdv] FILE...`
+pub fn rm(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let last = p.last_of(&["f", "i", "I"]);
+    let o = RmOpts {
+        force: last == Some("f"),
+        interactive: last == Some("i"),
+        recursive: p.has("r"),
+        dir: p.has("d"),
+        verbose: p.has("v"),
+    };
+    if p.operands.is_empty() {
+        if o.force {
+            return 0;
+        }
+        usage_error(ctx, "missing operand");
+        return 1;
+    }
+    let mut status = 0;
+    for name in &p.operands {
+        let b = base_name(name);
+        if b == "." || b == ".." {
+            ctx.gnu_error(format_args!("refusing to remove '.' or '..' directory: skipping {}", quote(name)));
+            status = 1;
+            continue;
+        }
+        let path = ctx.path(name);
+        if path == "/" && o.recursive && !p.has("npr") {
+            let msg = if name == "/" {
+                "it is dangerous to operate recursively on '/'".to_string()
+            } else {
+                format!("it is dangerous to operate recursively on {} (same as '/')", quote(name))
+            };
+            ctx.gnu_error(msg);
+            ctx.gnu_error("use --no-preserve-root to override this failsafe");
+            status = 1;
+            continue;
+        }
+        let meta = match ctx.fs.symlink_metadata(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                if !(o.force && e == FsError::NotFound) {
+                    ctx.gnu_error(format_args!("cannot remove {}: {e}", quote(name)));
+                    status = 1;
+                }
+                continue;
+            }
+        };
+        if name.ends_with('/') && meta.kind == FileKind::Symlink {
+            ctx.gnu_error(format_args!("cannot remove {}: Not a directory", quote(name)));
+            status = 1;
+            continue;
+        }
+        if !remove(ctx, &o, name, &path, &meta) {
+            status = 1;
+        }
+    }
+    status
+}
+
+fn describe(meta: &Metadata) -> &'static str {
+    match meta.kind {
+        FileKind::File if meta.size == 0 => "regular empty file",
+        FileKind::File => "regular file",
+        FileKind::Dir => "directory",
+        FileKind::Symlink => "symbolic link",
+        FileKind::CharDevice => "character special file",
+    }
+}
+
+/// Prompts `rm: QUESTION? ` and reads a yes/no answer from stdin.
+fn ask(ctx: &mut CommandCtx<'_>, question: &str) -> bool {
+    let _ = write!(ctx.stderr, "rm: {question}? ");
+    let mut line = Vec::new();
+    let mut b = [0u8; 1];
+    while let Ok(1) = ctx.stdin.read(&mut b) {
+        if b[0] == b'\n' {
+            break;
+        }
+        line.push(b[0]);
+    }
+    matches!(line.first(), Some(b'y' | b'Y'))
+}
+
+/// Removes one node; returns false on any failure (already reported).
+fn remove(ctx: &mut CommandCtx<'_>, o: &RmOpts, name: &str, path: &str, meta: &Metadata) -> bool {
+    if ctx.control.check().is_err() {
+        return false;
+    }
+    if meta.kind != FileKind::Dir {
+        if o.interactive && !ask(ctx, &format!("remove {} {}", describe(meta), quote(name))) {
+            return true;
+        }
+        return match ctx.fs.remove_file(path) {
+            Ok(()) => {
+                if o.verbose {
+                    let _ = writeln!(ctx.stdout, "removed {}", quote(name));
+                }
+                true
+            }
+            Err(e) => {
+                ctx.gnu_error(format_args!("cannot remove {}: {e}", quote(name)));
+                false
+            }
+        };
+    }
+    if !o.recursive {
+        if o.dir {
+            if o.interactive && !ask(ctx, &format!("remove directory {}", quote(name))) {
+                return true;
+            }
+            return match ctx.fs.remove_dir(path) {
+                Ok(()) => {
+                    if o.verbose {
+                        let _ = writeln!(ctx.stdout, "removed directory {}", quote(name));
+                    }
+                    true
+                }
+                Err(e) => {
+                    ctx.gnu_error(format_args!("cannot remove {}: {e}", quote(name)));
+                    false
+                }
+            };
+        }
+        ctx.gnu_error(format_args!("cannot remove {}: Is a directory", quote(name)));
+        return false;
+    }
+    if !o.verbose && !o.interactive {
+        return match ctx.fs.remove_all(path) {
+            Ok(()) => true,
+            Err(e) => {
+                ctx.gnu_error(format_args!("cannot remove {}: {e}", quote(name)));
+                false
+            }
+        };
+    }
+    let entries = ctx.fs.read_dir(path).unwrap_or_default();
+    if o.interactive && !entries.is_empty() && !ask(ctx, &format!("descend into directory {}", quote(name))) {
+        return true;
+    }
+    let mut ok = true;
+    for e in entries {
+        let cpath = join(path, &e.name);
+        let cname = join(name, &e.name);
+        match ctx.fs.symlink_metadata(&cpath) {
+            Ok(m) => ok &= remove(ctx, o, &cname, &cpath, &m),
+            Err(err) => {
+                ctx.gnu_error(format_args!("cannot remove {}: {err}", quote(&cname)));
+                ok = false;
+            }
+        }
+    }
+    if o.interactive && !ask(ctx, &format!("remove directory {}", quote(name))) {
+        return ok;
+    }
+    match ctx.fs.remove_dir(path) {
+        Ok(()) => {
+            if o.verbose {
+                let _ = writeln!(ctx.stdout, "removed directory {}", quote(name));
+            }
+            ok
+        }
+        Err(FsError::DirectoryNotEmpty) if !ok => false,
+        Err(e) => {
+            ctx.gnu_error(format_args!("cannot remove {}: {e}", quote(name)));
+            false
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! `wc`: count lines, words, characters, bytes and the longest line, with
+//! GNU's column widths.
+
+use super::common::GnuError;
+use std::io::Write;
+
+use super::common::{flag, long_opt, parse_or_usage, Opt};
+use super::input::{for_each_chunk, open};
+use crate::commands::CommandCtx;
+use crate::fs::FileKind;
+
+const SPEC: &[Opt] = &[
+    flag('l', Some("lines"), "l"),
+    flag('w', Some("words"), "w"),
+    flag('c', Some("bytes"), "c"),
+    flag('m', Some("chars"), "m"),
+    flag('L', Some("max-line-length"), "L"),
+    long_opt("total", "total"),
+    long_opt("files0-from", "files0-from"),
+];
+
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    lines: u64,
+    words: u64,
+    chars: u64,
+    bytes: u64,
+    max_line: u64,
+}
+
+/// Streaming counter (a UTF-8 sequence may straddle chunks).
+#[derive(Default)]
+struct Counter {
+    c: Counts,
+    in_word: bool,
+    col: u64,
+    pending: Vec<u8>,
+}
+
+impl Counter {
+    fn feed(&mut self, chunk: &[u8]) {
+        self.c.bytes += chunk.len() as u64;
+        let mut data = std::mem::take(&mut self.pending);
+        data.extend_from_slice(chunk);
+        let mut i = 0;
+        while i < data.len() {
+            let b = data[i];
+            if b < 0x80 {
+                i += 1;
+                self.c.chars += 1;
+                self.ascii(b);
+                continue;
+            }
+            let len = match b {
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf7 => 4,
+                _ => 1,
+            };
+            if i + len > data.len() {
+                self.pending = data[i..].to_vec();
+                break;
+            }
+            match std::str::from_utf8(&data[i..i + len]) {
+                Ok(s) => {
+                    let ch = s.chars().next().unwrap_or(' ');
+                    self.c.chars += 1;
+                    if ch.is_whitespace() {
+                        self.in_word = false;
+                    } else if !self.in_word {
+                        self.in_word = true;
+                        self.c.words += 1;
+                    }
+                    self.col += char_width(ch);
+                    i += len;
+                }
+                Err(_) => {
+                    // An invalid byte: not a character, but part of a word.
+                    if !self.in_word {
+                        self.in_word = true;
+                        self.c.words += 1;
+                    }
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    fn ascii(&mut self, b: u8) {
+        match b {
+            b'\n' => {
+                self.c.lines += 1;
+                self.c.max_line = self.c.max_line.max(self.col);
+                self.col = 0;
+                self.in_word = false;
+            }
+            b'\t' => {
+                self.col = (self.col / 8 + 1) * 8;
+                self.in_word = false;
+            }
+            b'\r' | b'\x0c' => {
+                self.col = 0;
+                self.in_word = false;
+            }
+            b' ' | b'\x0b' => {
+                self.col += 1;
+                self.in_word = false;
+            }
+            _ => {
+                if b >= 0x20 && b != 0x7f {
+                    self.col += 1;
+                }
+                if !self.in_word && b > b' ' && b != 0x7f {
+                    self.in_word = true;
+                    self.c.words += 1;
+                }
+            }
+        }
+    }
+
+    fn finish(mut self) -> Counts {
+        self.c.max_line = self.c.max_line.max(self.col);
+        self.c
+    }
+}
+
+/// Display width of a non-ASCII character (wide East Asian: 2, combining: 0).
+fn char_width(c: char) -> u64 {
+    let u = c as u32;
+    if (0x300..=0x36f).contains(&u) || (0x200b..=0x200f).contains(&u) {
+        0
+    } else if (0x1100..=0x115f).contains(&u)
+        || (0x2e80..=0xa4cf).contains(&u)
+        || (0xac00..=0xd7a3).contains(&u)
+        || (0xf900..=0xfaff).contains(&u)
+        || (0xfe30..=0xfe4f).contains(&u)
+        || (0xff00..=0xff60).contains(&u)
+        || (0xffe0..=0xffe6).contains(&u)
+        || (0x1f300..=0x1faff).contains(&u)
+        || (0x20000..=0x3fffd).contains(&u)
+    {
+        2
+    } else {
+        1
+    }
+}
+
+/// `wc [-clmwL] [FILE]...`
+pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let mut show = [p.has("l"), p.has("w"), p.has("m"), p.has("c"), p.has("L")];
+    if !show.iter().any(|s| *s) {
+        show = [true, true, false, true, false];
+    }
+    let nshow = show.iter().filter(|s| **s).count();
+    let files = if p.operands.is_empty() { vec!["-".to_string()] } else { p.operands.clone() };
+    let total_mode = p.value("total").unwrap_or("auto").to_string();
+    // GNU sizes the columns from the regular files' total size; any other input
+    // (a pipe) forces a width of at least 7. One count of one input: no padding.
+    let mut width = 1;
+    if !(files.len() == 1 && nshow == 1) {
+        let mut min = 1;
+        let mut total: u64 = 0;
+        for f in &files {
+            if f == "-" {
+                min = 7;
+                continue;
+            }
+            match ctx.fs.metadata(&ctx.path(f)) {
+                Ok(m) if m.kind == FileKind::File => total += m.size,
+                Ok(_) => min = 7,
+                Err(_) => {}
+            }
+        }
+        width = total.to_string().len().max(min);
+    }
+    let mut status = 0;
+    let mut sum = Counts::default();
+    let mut out = Vec::new();
+    for name in &files {
+        let src = match open(ctx, name) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                let _ = ctx.stdout.write_all(&out);
+                out.clear();
+                ctx.gnu_error(format_args!("{name}: {e}"));
+                status = 1;
+                if e != crate::fs::FsError::IsADirectory {
+                    continue;
+                }
+                None
+            }
+        };
+        let mut counter = Counter::default();
+        if let Some(src) = &src {
+            for_each_chunk(ctx.stdin, src, |chunk| {
+                counter.feed(chunk);
+                true
+            });
+        }
+        let c = counter.finish();
+        sum.lines += c.lines;
+        sum.words += c.words;
+        sum.chars += c.chars;
+        sum.bytes += c.bytes;
+        sum.max_line = sum.max_line.max(c.max_line);
+        if total_mode != "only" {
+            let shown = if name == "-" && p.operands.is_empty() { None } else { Some(name.as_str()) };
+            line(&mut out, &c, &show, width, shown);
+        }
+    }
+    let print_total = match total_mode.as_str() {
+        "always" | "only" => true,
+        "never" => false,
+        _ => files.len() > 1,
+    };
+    if print_total {
+        let label = if total_mode == "only" { None } else { Some("total") };
+        line(&mut out, &sum, &show, width, label);
+    }
+    let _ = ctx.stdout.write_all(&out);
+    status
+}
+
+fn line(out: &mut Vec<u8>, c: &Counts, show: &[bool; 5], width: usize, name: Option<&str>) {
+    let vals = [c.lines, c.words, c.chars, c.bytes, c.max_line];
+    let mut first = true;
+    for (v, s) in vals.iter().zip(show) {
+        if !*s {
+            continue;
+        }
+        if !first {
+            out.push(b' ');
+        }
+        first = false;
+        let _ = write!(out, "{v:>width$}");
+    }
+    if let Some(n) = name {
+        let _ = write!(out, " {n}");
+    }
+    out.push(b'\n');
+}

@@ -1,0 +1,133 @@
+//! `date`: print (never set) the time, always in UTC.
+
+
+use crate::commands::files::common::GnuError;
+use super::calendar::{from_epoch, parse_date, strftime};
+use crate::commands::files::common::{flag, parse_or_usage, quote, quote_locale, usage_error, with_arg, Opt, HasArg};
+use crate::commands::CommandCtx;
+
+const SPEC: &[Opt] = &[
+    with_arg(Some('d'), Some("date"), "d"),
+    with_arg(Some('r'), Some("reference"), "r"),
+    with_arg(Some('f'), Some("file"), "f"),
+    flag('u', Some("utc"), "u"),
+    Opt { short: None, long: Some("universal"), arg: HasArg::No, id: "u" },
+    flag('R', Some("rfc-email"), "R"),
+    Opt { short: Some('I'), long: Some("iso-8601"), arg: HasArg::Optional, id: "I" },
+    with_arg(None, Some("rfc-3339"), "rfc-3339"),
+    with_arg(Some('s'), Some("set"), "s"),
+];
+
+fn iso_format(spec: Option<&str>) -> Option<&'static str> {
+    Some(match spec.unwrap_or("date") {
+        "date" | "" => "%Y-%m-%d",
+        "hours" => "%Y-%m-%dT%H%:z",
+        "minutes" => "%Y-%m-%dT%H:%M%:z",
+        "seconds" => "%Y-%m-%dT%H:%M:%S%:z",
+        "ns" => "%Y-%m-%dT%H:%M:%S,%N%:z",
+        _ => return None,
+    })
+}
+
+/// `date [-u] [-d STRING | -r FILE] [-R | -I[SPEC] | --rfc-3339=SPEC] [+FORMAT]`
+pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    if p.has("s") {
+        ctx.gnu_error("cannot set date: Operation not permitted");
+        return 1;
+    }
+    let mut fmt: Option<String> = None;
+    for op in &p.operands {
+        if let Some(f) = op.strip_prefix('+') {
+            if fmt.is_some() {
+                ctx.gnu_error(format_args!("extra operand {}", quote_locale(op)));
+                let _ = writeln!(ctx.stderr, "Try 'date --help' for more information.");
+                return 1;
+            }
+            fmt = Some(f.to_string());
+        } else {
+            usage_error(ctx, &format!("invalid date {}", quote_locale(op)));
+            return 1;
+        }
+    }
+    let styles = p.opts.iter().filter(|(k, _)| matches!(*k, "R" | "I" | "rfc-3339")).count();
+    if styles > 1 || (styles == 1 && fmt.is_some()) {
+        usage_error(ctx, "multiple output formats specified");
+        return 1;
+    }
+    if let Some(v) = p.opts.iter().rev().find(|(k, _)| *k == "I").map(|(_, v)| v.clone()) {
+        match iso_format(v.as_deref()) {
+            Some(f) => fmt = Some(f.to_string()),
+            None => {
+                ctx.gnu_error(format_args!("invalid argument {} for '--iso-8601'", quote_locale(v.as_deref().unwrap_or(""))));
+                return 1;
+            }
+        }
+    }
+    if let Some(v) = p.value("rfc-3339") {
+        fmt = Some(
+            match v {
+                "date" => "%Y-%m-%d",
+                "seconds" => "%Y-%m-%d %H:%M:%S%:z",
+                "ns" => "%Y-%m-%d %H:%M:%S.%N%:z",
+                _ => {
+                    ctx.gnu_error(format_args!("invalid argument {} for '--rfc-3339'", quote_locale(v)));
+                    return 1;
+                }
+            }
+            .to_string(),
+        );
+    }
+    if p.has("R") {
+        fmt = Some("%a, %d %b %Y %H:%M:%S %z".into());
+    }
+    let fmt = fmt.unwrap_or_else(|| "%a %b %e %H:%M:%S %Z %Y".into());
+    let now = ctx.control.clock.now();
+    let mut times = Vec::new();
+    if let Some(r) = p.value("r") {
+        match ctx.fs.metadata(&ctx.path(r)) {
+            Ok(m) => times.push((m.mtime.secs, m.mtime.nanos)),
+            Err(e) => {
+                ctx.gnu_error(format_args!("{r}: {e}"));
+                return 1;
+            }
+        }
+    } else if let Some(d) = p.value("d") {
+        match parse_date(d, now.secs) {
+            Some(t) => times.push(t),
+            None => {
+                ctx.gnu_error(format_args!("invalid date {}", quote_locale(d)));
+                return 1;
+            }
+        }
+    } else if let Some(f) = p.value("f") {
+        let data = match super::super::files::input::open(ctx, f) {
+            Ok(src) => super::super::files::input::read_all(ctx.stdin, &src),
+            Err(e) => {
+                ctx.gnu_error(format_args!("{}: {e}", quote(f)));
+                return 1;
+            }
+        };
+        let mut status = 0;
+        for line in String::from_utf8_lossy(&data).lines() {
+            match parse_date(line, now.secs) {
+                Some((s, ns)) => {
+                    let _ = writeln!(ctx.stdout, "{}", strftime(&fmt, &from_epoch(s, ns)));
+                }
+                None => {
+                    ctx.gnu_error(format_args!("invalid date {}", quote_locale(line)));
+                    status = 1;
+                }
+            }
+        }
+        return status;
+    } else {
+        times.push((now.secs, now.nanos));
+    }
+    for (s, ns) in times {
+        if writeln!(ctx.stdout, "{}", strftime(&fmt, &from_epoch(s, ns))).is_err() {
+            return 1;
+        }
+    }
+    0
+}

@@ -1,0 +1,203 @@
+//! Fixed facts about the sandbox: `true`, `false`, `whoami`, `hostname`,
+//! `uname`, `id`, `nproc`, `arch`, `sync`, `tty`, `clear`, `logname`, `groups`.
+
+
+use crate::commands::files::common::GnuError;
+use crate::commands::files::common::{flag, parse_or_usage, quote_locale, usage_error, Opt};
+use crate::commands::CommandCtx;
+
+/// The sandbox user's name.
+pub const USER: &str = "sandbox";
+/// The sandbox user's uid and gid.
+pub const UID: u32 = 1000;
+/// The sandbox's host name.
+pub const HOSTNAME: &str = "sandbox";
+/// The kernel release `uname -r` reports.
+pub const RELEASE: &str = "6.1.0-sandkeep";
+/// The kernel version `uname -v` reports.
+pub const VERSION: &str = "#1 SMP PREEMPT_DYNAMIC";
+
+/// `true`
+pub fn true_(_ctx: &mut CommandCtx<'_>) -> i32 {
+    0
+}
+
+/// `false`
+pub fn false_(_ctx: &mut CommandCtx<'_>) -> i32 {
+    1
+}
+
+/// Prints `text` and a newline; status 0 (or 1 when stdout is closed).
+fn say(ctx: &mut CommandCtx<'_>, text: &str) -> i32 {
+    if writeln!(ctx.stdout, "{text}").is_err() { 1 } else { 0 }
+}
+
+/// Refuses operands, GNU style (`whoami: extra operand ‘x’`).
+fn no_operands(ctx: &mut CommandCtx<'_>) -> bool {
+    match parse_or_usage(ctx, &[], false) {
+        None => false,
+        Some(p) if !p.operands.is_empty() => {
+            usage_error(ctx, &format!("extra operand {}", quote_locale(&p.operands[0])));
+            false
+        }
+        Some(_) => true,
+    }
+}
+
+/// `whoami`
+pub fn whoami(ctx: &mut CommandCtx<'_>) -> i32 {
+    if !no_operands(ctx) {
+        return 1;
+    }
+    say(ctx, USER)
+}
+
+/// `logname`
+pub fn logname(ctx: &mut CommandCtx<'_>) -> i32 {
+    whoami(ctx)
+}
+
+/// `groups`
+pub fn groups(ctx: &mut CommandCtx<'_>) -> i32 {
+    if ctx.args.len() > 1 {
+        let names: Vec<String> = ctx.args[1..].to_vec();
+        let mut status = 0;
+        for n in names {
+            if n == USER {
+                let _ = writeln!(ctx.stdout, "{n} : {USER}");
+            } else {
+                ctx.gnu_error(format_args!("{}: no such user", quote_locale(&n)));
+                status = 1;
+            }
+        }
+        return status;
+    }
+    say(ctx, USER)
+}
+
+/// `hostname` (setting it is refused).
+pub fn hostname(ctx: &mut CommandCtx<'_>) -> i32 {
+    let spec = [
+        flag('s', Some("short"), "s"),
+        flag('f', Some("fqdn"), "f"),
+        flag('i', Some("ip-address"), "i"),
+        flag('I', Some("all-ip-addresses"), "I"),
+        flag('d', Some("domain"), "d"),
+    ];
+    let Some(p) = parse_or_usage(ctx, &spec, false) else { return 1 };
+    if !p.operands.is_empty() {
+        ctx.gnu_error("you must be root to change the host name");
+        return 1;
+    }
+    if p.has("i") || p.has("I") {
+        return say(ctx, "127.0.0.1");
+    }
+    if p.has("d") {
+        return say(ctx, "");
+    }
+    say(ctx, HOSTNAME)
+}
+
+const UNAME_SPEC: &[Opt] = &[
+    flag('a', Some("all"), "a"),
+    flag('s', Some("kernel-name"), "s"),
+    flag('n', Some("nodename"), "n"),
+    flag('r', Some("kernel-release"), "r"),
+    flag('v', Some("kernel-version"), "v"),
+    flag('m', Some("machine"), "m"),
+    flag('p', Some("processor"), "p"),
+    flag('i', Some("hardware-platform"), "i"),
+    flag('o', Some("operating-system"), "o"),
+];
+
+/// `uname [-asnrvmpio]`
+pub fn uname(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, UNAME_SPEC, false) else { return 1 };
+    if !p.operands.is_empty() {
+        usage_error(ctx, &format!("extra operand {}", quote_locale(&p.operands[0])));
+        return 1;
+    }
+    let all = p.has("a");
+    let fields = [
+        ("s", "Linux"),
+        ("n", HOSTNAME),
+        ("r", RELEASE),
+        ("v", VERSION),
+        ("m", "x86_64"),
+        ("p", "unknown"),
+        ("i", "unknown"),
+        ("o", "GNU/Linux"),
+    ];
+    let any = fields.iter().any(|(k, _)| p.has(k));
+    let mut out = Vec::new();
+    for (k, v) in fields {
+        let wanted = if all { !(v == "unknown" && !p.has(k)) } else { p.has(k) || (!any && k == "s") };
+        if wanted {
+            out.push(v);
+        }
+    }
+    say(ctx, &out.join(" "))
+}
+
+const ID_SPEC: &[Opt] = &[
+    flag('u', Some("user"), "u"),
+    flag('g', Some("group"), "g"),
+    flag('G', Some("groups"), "G"),
+    flag('n', Some("name"), "n"),
+    flag('r', Some("real"), "r"),
+    flag('z', Some("zero"), "z"),
+];
+
+/// `id [-ugGnr] [USER]`
+pub fn id(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, ID_SPEC, false) else { return 1 };
+    if let Some(u) = p.operands.first()
+        && u != USER
+        && u != &UID.to_string()
+    {
+        ctx.gnu_error(format_args!("{}: no such user", quote_locale(u)));
+        return 1;
+    }
+    let which = p.has("u") as u8 + p.has("g") as u8 + p.has("G") as u8;
+    if which > 1 {
+        ctx.gnu_error("cannot print \"only\" of more than one choice");
+        return 1;
+    }
+    if which == 0 {
+        if p.has("n") || p.has("r") {
+            ctx.gnu_error("cannot print only names or real IDs in default format");
+            return 1;
+        }
+        return say(ctx, &format!("uid={UID}({USER}) gid={UID}({USER}) groups={UID}({USER})"));
+    }
+    say(ctx, if p.has("n") { USER } else { "1000" })
+}
+
+/// `nproc`
+pub fn nproc(ctx: &mut CommandCtx<'_>) -> i32 {
+    say(ctx, "1")
+}
+
+/// `arch`
+pub fn arch(ctx: &mut CommandCtx<'_>) -> i32 {
+    say(ctx, "x86_64")
+}
+
+/// `sync`: nothing to flush in memory.
+pub fn sync(_ctx: &mut CommandCtx<'_>) -> i32 {
+    0
+}
+
+/// `tty`: standard input is never a terminal in the sandbox.
+pub fn tty(ctx: &mut CommandCtx<'_>) -> i32 {
+    let silent = ctx.args[1..].iter().any(|a| a == "-s" || a == "--silent" || a == "--quiet");
+    if !silent {
+        let _ = writeln!(ctx.stdout, "not a tty");
+    }
+    1
+}
+
+/// `clear`: there is no terminal to clear.
+pub fn clear(_ctx: &mut CommandCtx<'_>) -> i32 {
+    0
+}

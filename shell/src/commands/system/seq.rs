@@ -1,0 +1,466 @@
+//! `seq`: print a sequence of numbers, with GNU's precision rules (decimal
+//! arithmetic, so `seq 0.1 0.1 0.3` ends at 0.3), `-w`, `-s` and `-f`.
+
+
+use crate::commands::files::common::GnuError;
+use crate::commands::files::common::{quote_locale, usage_error};
+use crate::commands::CommandCtx;
+
+/// A parsed operand: its value, its decimal digits, and the exact scaled form.
+#[derive(Clone, Debug)]
+struct Num {
+    value: f64,
+    /// Digits after the point as GNU counts them (exponent-adjusted).
+    prec: usize,
+    /// Exact value times 10^`scale_digits`, when representable.
+    scaled: Option<(i128, usize)>,
+    text: String,
+}
+
+fn parse_num(s: &str) -> Option<Num> {
+    let t = s.trim_start_matches([' ', '\t']);
+    let t = t.strip_prefix('+').unwrap_or(t);
+    let value: f64 = t.parse().ok()?;
+    if value.is_nan() && !t.eq_ignore_ascii_case("nan") {
+        return None;
+    }
+    let lower = t.to_ascii_lowercase();
+    let (mant, exp) = match lower.split_once('e') {
+        Some((m, e)) => (m.to_string(), e.parse::<i64>().ok()?),
+        None => (lower.clone(), 0),
+    };
+    let frac = mant.split_once('.').map(|(_, f)| f.len()).unwrap_or(0) as i64;
+    let prec = (frac - exp).max(0) as usize;
+    let scaled = if value.is_finite() && !lower.contains("inf") {
+        let neg = mant.starts_with('-');
+        let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+        let mut v: i128 = if digits.is_empty() { 0 } else { digits.parse().ok()? };
+        // v = mant * 10^frac; we want value * 10^prec = mant * 10^(exp + prec)
+        let shift = exp + prec as i64 - frac;
+        if shift >= 0 {
+            for _ in 0..shift {
+                v = v.checked_mul(10)?;
+            }
+        } else {
+            for _ in 0..(-shift) {
+                v /= 10;
+            }
+        }
+        if neg {
+            v = -v;
+        }
+        Some((v, prec))
+    } else {
+        None
+    };
+    Some(Num { value, prec, scaled, text: s.to_string() })
+}
+
+fn rescale(n: &Num, scale: usize) -> Option<i128> {
+    let (v, s) = n.scaled?;
+    let mut v = v;
+    for _ in s..scale {
+        v = v.checked_mul(10)?;
+    }
+    Some(v)
+}
+
+fn pow10(n: usize) -> i128 {
+    10i128.pow(n as u32)
+}
+
+/// Formats an exact scaled integer with `prec` decimals.
+fn fixed(v: i128, scale: usize, prec: usize) -> String {
+    let v = v / pow10(scale - prec);
+    let neg = v < 0;
+    let a = v.unsigned_abs();
+    let p = pow10(prec) as u128;
+    let int = a / p;
+    let frac = a % p;
+    let sign = if neg { "-" } else { "" };
+    if prec == 0 { format!("{sign}{int}") } else { format!("{sign}{int}.{frac:0prec$}") }
+}
+
+/// C `printf` of one floating-point conversion (`%g`, `%f`, `%e`, with flags,
+/// width and precision).
+pub fn format_float(spec_flags: &str, width: Option<usize>, prec: Option<usize>, conv: char, v: f64) -> String {
+    let upper = conv.is_ascii_uppercase();
+    let alt = spec_flags.contains('#');
+    let mut body = if !v.is_finite() {
+        let s = if v.is_nan() { "nan" } else { "inf" };
+        s.to_string()
+    } else {
+        match conv.to_ascii_lowercase() {
+            'f' => format!("{:.*}", prec.unwrap_or(6), v.abs()),
+            'e' => exp_form(v.abs(), prec.unwrap_or(6)),
+            'a' => format!("{:e}", v.abs()),
+            _ => {
+                let p = prec.unwrap_or(6).max(1);
+                if v == 0.0 {
+                    if alt { format!("{:.*}", p - 1, 0.0) } else { "0".to_string() }
+                } else {
+                    let e = exp_form(v.abs(), p - 1);
+                    let exp: i32 = e.rsplit_once('e').and_then(|(_, x)| x.parse().ok()).unwrap_or(0);
+                    let s = if exp < -4 || exp >= p as i32 {
+                        e
+                    } else {
+                        format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, v.abs())
+                    };
+                    if alt { s } else { strip_zeros(&s) }
+                }
+            }
+        }
+    };
+    if upper {
+        body = body.to_uppercase();
+    }
+    let sign = if v.is_sign_negative() && !(v == 0.0 && !v.is_sign_negative()) && v != 0.0 || (v == 0.0 && v.is_sign_negative()) {
+        "-"
+    } else if spec_flags.contains('+') {
+        "+"
+    } else if spec_flags.contains(' ') {
+        " "
+    } else {
+        ""
+    };
+    let w = width.unwrap_or(0);
+    let len = sign.len() + body.len();
+    if len >= w {
+        return format!("{sign}{body}");
+    }
+    if spec_flags.contains('-') {
+        format!("{sign}{body}{}", " ".repeat(w - len))
+    } else if spec_flags.contains('0') && v.is_finite() {
+        format!("{sign}{}{body}", "0".repeat(w - len))
+    } else {
+        format!("{}{sign}{body}", " ".repeat(w - len))
+    }
+}
+
+fn exp_form(v: f64, prec: usize) -> String {
+    let s = format!("{:.*e}", prec, v);
+    match s.split_once('e') {
+        Some((m, e)) => {
+            let ev: i32 = e.parse().unwrap_or(0);
+            let sign = if ev < 0 { '-' } else { '+' };
+            format!("{m}e{sign}{:02}", ev.abs())
+        }
+        None => s,
+    }
+}
+
+fn strip_zeros(s: &str) -> String {
+    match s.split_once('e') {
+        Some((m, e)) => {
+            let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+            format!("{m}e{e}")
+        }
+        None if s.contains('.') => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// A validated `-f` format: text before, the conversion, text after.
+struct Format {
+    pre: String,
+    flags: String,
+    width: Option<usize>,
+    prec: Option<usize>,
+    conv: char,
+    post: String,
+}
+
+fn parse_format(f: &str) -> Result<Format, String> {
+    let unpct = |s: &str| s.replace("%%", "%");
+    let bytes: Vec<char> = f.chars().collect();
+    let mut i = 0;
+    let mut found: Option<Format> = None;
+    let mut pre = String::new();
+    while i < bytes.len() {
+        if bytes[i] == '%' {
+            if bytes.get(i + 1) == Some(&'%') {
+                i += 2;
+                continue;
+            }
+            if found.is_some() {
+                return Err(format!("format {} has too many % directives", quote_locale(f)));
+            }
+            let start = i;
+            i += 1;
+            let mut flags = String::new();
+            while i < bytes.len() && "-+ #0'".contains(bytes[i]) {
+                flags.push(bytes[i]);
+                i += 1;
+            }
+            let mut w = String::new();
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                w.push(bytes[i]);
+                i += 1;
+            }
+            let mut prec = None;
+            if i < bytes.len() && bytes[i] == '.' {
+                i += 1;
+                let mut p = String::new();
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    p.push(bytes[i]);
+                    i += 1;
+                }
+                prec = Some(p.parse().unwrap_or(0));
+            }
+            if i < bytes.len() && bytes[i] == 'L' {
+                i += 1;
+            }
+            let Some(&conv) = bytes.get(i) else {
+                return Err(format!("format {} ends in %", quote_locale(f)));
+            };
+            if !"eEfFgGaA".contains(conv) {
+                return Err(format!(
+                    "format {} has unknown %{conv} directive",
+                    quote_locale(f)
+                ));
+            }
+            i += 1;
+            pre = unpct(&f[..bytes[..start].iter().map(|c| c.len_utf8()).sum::<usize>()]);
+            found = Some(Format { pre: String::new(), flags, width: w.parse().ok(), prec, conv, post: String::new() });
+            let rest: String = bytes[i..].iter().collect();
+            if let Some(fm) = found.as_mut() {
+                fm.post = rest;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    match found {
+        Some(mut fm) => {
+            if fm.post.replace("%%", "").contains('%') {
+                return Err(format!("format {} has too many % directives", quote_locale(f)));
+            }
+            fm.pre = pre;
+            fm.post = unpct(&fm.post);
+            Ok(fm)
+        }
+        None => Err(format!("format {} has no % directive", quote_locale(f))),
+    }
+}
+
+/// `seq [-w] [-s SEP] [-f FORMAT] [FIRST [INCREMENT]] LAST`
+pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
+    let args = ctx.args.to_vec();
+    let mut sep = "\n".to_string();
+    let mut term = "\n".to_string();
+    let mut format: Option<String> = None;
+    let mut equal = false;
+    let mut ops = Vec::new();
+    let mut i = 1;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        let looks_numeric = a.len() > 1 && a.starts_with('-') && a[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
+        if !ops.is_empty() || looks_numeric || !a.starts_with('-') || a == "-" {
+            ops.push(a.clone());
+            continue;
+        }
+        if a == "--" {
+            ops.extend(args[i..].iter().cloned());
+            break;
+        }
+        let take = |name: &str, inline: Option<String>, i: &mut usize| -> Option<String> {
+            inline.or_else(|| {
+                let v = args.get(*i).cloned();
+                *i += 1;
+                v
+            }).or_else(|| {
+                let _ = name;
+                None
+            })
+        };
+        if let Some(long) = a.strip_prefix("--") {
+            let (n, v) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            let full = ["separator", "format", "equal-width", "terminator"].into_iter().find(|f| f.starts_with(n));
+            match full {
+                Some("equal-width") => equal = true,
+                Some(f) => match take(f, v, &mut i) {
+                    Some(v) => match f {
+                        "separator" => sep = v,
+                        "terminator" => term = v,
+                        _ => format = Some(v),
+                    },
+                    None => {
+                        usage_error(ctx, &format!("option '--{f}' requires an argument"));
+                        return 1;
+                    }
+                },
+                None => {
+                    usage_error(ctx, &format!("unrecognized option '{a}'"));
+                    return 1;
+                }
+            }
+            continue;
+        }
+        let chars: Vec<char> = a[1..].chars().collect();
+        let mut j = 0;
+        while j < chars.len() {
+            let c = chars[j];
+            j += 1;
+            match c {
+                'w' => equal = true,
+                's' | 'f' | 't' => {
+                    let rest: String = chars[j..].iter().collect();
+                    let v = if rest.is_empty() { take("", None, &mut i) } else { Some(rest) };
+                    let Some(v) = v else {
+                        usage_error(ctx, &format!("option requires an argument -- '{c}'"));
+                        return 1;
+                    };
+                    match c {
+                        's' => sep = v,
+                        't' => term = v,
+                        _ => format = Some(v),
+                    }
+                    break;
+                }
+                _ => {
+                    usage_error(ctx, &format!("invalid option -- '{c}'"));
+                    return 1;
+                }
+            }
+        }
+    }
+    if ops.is_empty() {
+        usage_error(ctx, "missing operand");
+        return 1;
+    }
+    if ops.len() > 3 {
+        usage_error(ctx, &format!("extra operand {}", quote_locale(&ops[3])));
+        return 1;
+    }
+    let mut nums = Vec::new();
+    for o in &ops {
+        match parse_num(o) {
+            Some(n) => nums.push(n),
+            None => {
+                usage_error(ctx, &format!("invalid floating point argument: {}", quote_locale(o)));
+                return 1;
+            }
+        }
+    }
+    let one = || parse_num("1").expect("1 parses");
+    let (first, step, last) = match nums.len() {
+        1 => (one(), one(), nums[0].clone()),
+        2 => (nums[0].clone(), one(), nums[1].clone()),
+        _ => (nums[0].clone(), nums[1].clone(), nums[2].clone()),
+    };
+    if step.value == 0.0 {
+        usage_error(ctx, &format!("invalid Zero increment value: {}", quote_locale(&step.text)));
+        return 1;
+    }
+    let fmt = match &format {
+        Some(f) => match parse_format(f) {
+            Ok(fm) => Some(fm),
+            Err(e) => {
+                ctx.gnu_error(e);
+                return 1;
+            }
+        },
+        None => None,
+    };
+    if fmt.is_some() && equal {
+        ctx.gnu_error("format string may not be specified when printing equal width strings");
+        let _ = writeln!(ctx.stderr, "Try 'seq --help' for more information.");
+        return 1;
+    }
+    let prec = first.prec.max(step.prec);
+    let scale = prec.max(last.prec);
+    let mut out: Vec<u8> = Vec::with_capacity(8192);
+    let emit = |ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, s: &str, is_first: bool| -> bool {
+        if !is_first {
+            out.extend_from_slice(sep.as_bytes());
+        }
+        out.extend_from_slice(s.as_bytes());
+        if out.len() >= 8192 {
+            if ctx.stdout.write_all(out).is_err() {
+                return false;
+            }
+            out.clear();
+            if ctx.control.check().is_err() {
+                return false;
+            }
+        }
+        true
+    };
+    let exact = (rescale(&first, scale), rescale(&step, scale), rescale(&last, scale));
+    let mut count = 0u64;
+    if let (Some(f), Some(s), Some(l)) = exact {
+        let width = if equal {
+            fixed(f, scale, prec).len().max(fixed(l - (l - f).rem_euclid(s.abs()) * 0, scale, prec).len())
+        } else {
+            0
+        };
+        let mut v = f;
+        while (s > 0 && v <= l) || (s < 0 && v >= l) {
+            let text = match &fmt {
+                Some(fm) => {
+                    let x = v as f64 / pow10(scale) as f64;
+                    format!("{}{}{}", fm.pre, format_float(&fm.flags, fm.width, fm.prec, fm.conv, x), fm.post)
+                }
+                None if equal => {
+                    let t = fixed(v, scale, prec);
+                    match t.strip_prefix('-') {
+                        Some(d) => format!("-{:0>w$}", d, w = width - 1),
+                        None => format!("{t:0>width$}"),
+                    }
+                }
+                None => fixed(v, scale, prec),
+            };
+            if !emit(ctx, &mut out, &text, count == 0) {
+                return 1;
+            }
+            count += 1;
+            v += s;
+        }
+    } else {
+        let (f, s, l) = (first.value, step.value, last.value);
+        let mut k = 0u64;
+        loop {
+            let v = f + s * k as f64;
+            if !((s > 0.0 && v <= l) || (s < 0.0 && v >= l)) || !v.is_finite() && k > 0 {
+                break;
+            }
+            let text = match &fmt {
+                Some(fm) => format!("{}{}{}", fm.pre, format_float(&fm.flags, fm.width, fm.prec, fm.conv, v), fm.post),
+                None => format_float("", None, Some(prec), if prec > 0 { 'f' } else { 'g' }, v),
+            };
+            if !emit(ctx, &mut out, &text, k == 0) {
+                return 1;
+            }
+            k += 1;
+            count += 1;
+        }
+    }
+    if count > 0 {
+        out.extend_from_slice(term.as_bytes());
+    }
+    if ctx.stdout.write_all(&out).is_err() {
+        return 1;
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_formats() {
+        assert_eq!(format_float("", None, None, 'g', 100.0), "100");
+        assert_eq!(format_float("", None, None, 'g', 0.1), "0.1");
+        assert_eq!(format_float("", None, None, 'g', 1e10), "1e+10");
+        assert_eq!(format_float("0", Some(3), None, 'g', 7.0), "007");
+        assert_eq!(format_float("", None, Some(2), 'f', 1.5), "1.50");
+        assert_eq!(format_float("", None, Some(2), 'e', 1234.5), "1.23e+03");
+        assert_eq!(fixed(-5, 1, 1), "-0.5");
+        assert_eq!(fixed(25, 1, 1), "2.5");
+    }
+}

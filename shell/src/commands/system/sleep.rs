@@ -1,0 +1,92 @@
+//! `sleep` and `yes`: the two commands that run until time or a reader ends
+//! them. Both give way to the run's deadline.
+
+use crate::commands::files::common::GnuError;
+use std::time::{Duration, Instant};
+
+use crate::commands::files::common::{quote_locale, usage_error};
+use crate::commands::CommandCtx;
+
+/// Parses one `sleep` operand (`1.5`, `2m`, `inf`) into seconds.
+pub fn parse_interval(s: &str) -> Option<f64> {
+    let (num, mult) = match s.chars().last()? {
+        's' => (&s[..s.len() - 1], 1.0),
+        'm' => (&s[..s.len() - 1], 60.0),
+        'h' => (&s[..s.len() - 1], 3600.0),
+        'd' => (&s[..s.len() - 1], 86400.0),
+        _ => (s, 1.0),
+    };
+    let lower = num.to_ascii_lowercase();
+    if lower == "inf" || lower == "infinity" {
+        return Some(f64::INFINITY);
+    }
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'e' || b == b'+' || b == b'-') {
+        return None;
+    }
+    let v: f64 = num.parse().ok()?;
+    if v < 0.0 || v.is_nan() {
+        return None;
+    }
+    Some(v * mult)
+}
+
+/// `sleep NUMBER[smhd]...`: sleeps the sum, cut short by the run's deadline.
+pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
+    let ops: Vec<String> = ctx.args[1..].iter().filter(|a| *a != "--").cloned().collect();
+    if ops.is_empty() {
+        usage_error(ctx, "missing operand");
+        return 1;
+    }
+    let mut total = 0.0;
+    let mut bad = false;
+    for a in &ops {
+        match parse_interval(a) {
+            Some(v) => total += v,
+            None => {
+                ctx.gnu_error(format_args!("invalid time interval {}", quote_locale(a)));
+                bad = true;
+            }
+        }
+    }
+    if bad {
+        let _ = writeln!(ctx.stderr, "Try 'sleep --help' for more information.");
+        return 1;
+    }
+    let want = if total.is_finite() { Duration::from_secs_f64(total.min(1e9)) } else { Duration::from_secs(u64::MAX / 4) };
+    let end = Instant::now() + want;
+    loop {
+        if ctx.control.check().is_err() {
+            return 1;
+        }
+        let now = Instant::now();
+        if now >= end {
+            return 0;
+        }
+        let mut slice = (end - now).min(Duration::from_millis(20));
+        if let Some(rem) = ctx.control.remaining() {
+            slice = slice.min(rem);
+        }
+        std::thread::sleep(slice);
+    }
+}
+
+/// `yes [STRING]...`: repeats its arguments (or `y`) until the write fails.
+pub fn yes(ctx: &mut CommandCtx<'_>) -> i32 {
+    let line = if ctx.args.len() > 1 { ctx.args[1..].join(" ") } else { "y".to_string() };
+    let line = format!("{line}\n");
+    let mut chunk = Vec::with_capacity(16 * 1024);
+    while chunk.len() < 8 * 1024 {
+        chunk.extend_from_slice(line.as_bytes());
+    }
+    loop {
+        if ctx.control.check().is_err() {
+            return 1;
+        }
+        if let Err(e) = ctx.stdout.write_all(&chunk) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                ctx.gnu_error(format_args!("standard output: {e}"));
+            }
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,485 @@
+//! Plumbing shared by the text commands: GNU-style option parsing (clusters,
+//! permutation, `--`, abbreviated long options), opening operands (`-` is
+//! stdin), error messages in GNU's shape, and a buffered stdout.
+
+use std::io::{BufRead, Read, Write};
+use std::sync::Arc;
+
+use crate::commands::CommandCtx;
+use crate::fs::{FileKind, Fs, FsError};
+
+/// Whether an option takes an argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// A flag.
+    None,
+    /// Always takes an argument (`-m 5`, `-m5`, `--max-count=5`, `--max-count 5`).
+    Required,
+    /// Takes an argument only when attached (`-i.bak`, `--in-place=.bak`).
+    Optional,
+}
+
+/// One option of a command: an id, its short letter, its long name.
+#[derive(Clone, Copy, Debug)]
+pub struct OptSpec {
+    /// The id reported in [`Parsed::opts`].
+    pub id: &'static str,
+    /// The short letter, if any.
+    pub short: Option<char>,
+    /// The long name without `--`, if any.
+    pub long: Option<&'static str>,
+    /// The argument kind.
+    pub arg: Arg,
+}
+
+/// Shorthand for an [`OptSpec`].
+pub const fn opt(id: &'static str, short: Option<char>, long: Option<&'static str>, arg: Arg) -> OptSpec {
+    OptSpec { id, short, long, arg }
+}
+
+/// The result of parsing argv.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// Options in command-line order, with their argument.
+    pub opts: Vec<(&'static str, Option<String>)>,
+    /// Operands in order.
+    pub operands: Vec<String>,
+}
+
+impl Parsed {
+    /// True when `id` was given.
+    pub fn has(&self, id: &str) -> bool {
+        self.opts.iter().any(|(k, _)| *k == id)
+    }
+
+    /// The last value given for `id`.
+    pub fn last(&self, id: &str) -> Option<&str> {
+        self.opts.iter().rev().find(|(k, _)| *k == id).and_then(|(_, v)| v.as_deref())
+    }
+}
+
+/// How argv is split into options and operands.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParseMode {
+    /// Stop at the first operand (POSIX mode) instead of permuting.
+    pub stop_at_operand: bool,
+    /// `-NUM` is reported as option id `"NUM"` with the digits as argument (grep's `-5`).
+    pub digit_option: bool,
+    /// A lone `-NUM`... word starting with `-` followed by a digit is an operand (for
+    /// commands taking negative numbers).
+    pub negative_numbers: bool,
+}
+
+/// Parses `args[1..]` GNU-style. The error is the full first line of the
+/// message (`invalid option -- 'z'`), without the command name.
+pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parsed, String> {
+    let mut p = Parsed::default();
+    let mut i = 1;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--" {
+            p.operands.extend(args[i..].iter().cloned());
+            break;
+        }
+        if let Some(body) = a.strip_prefix("--") {
+            let (name, val) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (body, None),
+            };
+            let exact = spec.iter().find(|s| s.long == Some(name));
+            let cands: Vec<&OptSpec> = match exact {
+                Some(s) => vec![s],
+                None => spec.iter().filter(|s| s.long.is_some_and(|l| l.starts_with(name))).collect(),
+            };
+            let mut ids: Vec<&str> = cands.iter().map(|s| s.id).collect();
+            ids.dedup();
+            if cands.is_empty() {
+                return Err(format!("unrecognized option '{a}'"));
+            }
+            if ids.len() > 1 {
+                return Err(format!("option '{a}' is ambiguous"));
+            }
+            let s = cands[0];
+            let long = s.long.unwrap_or(name);
+            match s.arg {
+                Arg::None => {
+                    if val.is_some() {
+                        return Err(format!("option '--{long}' doesn't allow an argument"));
+                    }
+                    p.opts.push((s.id, None));
+                }
+                Arg::Optional => p.opts.push((s.id, val)),
+                Arg::Required => {
+                    let v = match val {
+                        Some(v) => v,
+                        None if i < args.len() => {
+                            i += 1;
+                            args[i - 1].clone()
+                        }
+                        None => return Err(format!("option '--{long}' requires an argument")),
+                    };
+                    p.opts.push((s.id, Some(v)));
+                }
+            }
+            continue;
+        }
+        if a.len() > 1 && a.starts_with('-') {
+            let body = &a[1..];
+            if mode.negative_numbers && body.as_bytes()[0].is_ascii_digit() {
+                p.operands.push(a.clone());
+                continue;
+            }
+            let chars: Vec<(usize, char)> = body.char_indices().collect();
+            let mut k = 0;
+            while k < chars.len() {
+                let (off, c) = chars[k];
+                k += 1;
+                if mode.digit_option && c.is_ascii_digit() {
+                    let mut end = k;
+                    while end < chars.len() && chars[end].1.is_ascii_digit() {
+                        end += 1;
+                    }
+                    let stop = if end < chars.len() { chars[end].0 } else { body.len() };
+                    p.opts.push(("NUM", Some(body[off..stop].to_string())));
+                    k = end;
+                    continue;
+                }
+                let Some(s) = spec.iter().find(|s| s.short == Some(c)) else {
+                    return Err(format!("invalid option -- '{c}'"));
+                };
+                match s.arg {
+                    Arg::None => p.opts.push((s.id, None)),
+                    Arg::Optional => {
+                        let rest = &body[off + c.len_utf8()..];
+                        p.opts.push((s.id, (!rest.is_empty()).then(|| rest.to_string())));
+                        break;
+                    }
+                    Arg::Required => {
+                        let rest = &body[off + c.len_utf8()..];
+                        let v = if !rest.is_empty() {
+                            rest.to_string()
+                        } else if i < args.len() {
+                            i += 1;
+                            args[i - 1].clone()
+                        } else {
+                            return Err(format!("option requires an argument -- '{c}'"));
+                        };
+                        p.opts.push((s.id, Some(v)));
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        p.operands.push(a.clone());
+        if mode.stop_at_operand {
+            p.operands.extend(args[i..].iter().cloned());
+            break;
+        }
+    }
+    Ok(p)
+}
+
+/// Writes `NAME: message` to `stderr`.
+pub fn err(stderr: &mut dyn Write, name: &str, message: impl std::fmt::Display) {
+    let _ = writeln!(stderr, "{name}: {message}");
+}
+
+/// Writes an option error followed by GNU's "Try --help" line.
+pub fn usage_err(stderr: &mut dyn Write, name: &str, message: &str, usage: &str) {
+    if !message.is_empty() {
+        err(stderr, name, message);
+    }
+    let first = usage.lines().next().unwrap_or("");
+    if first.starts_with("Usage:") {
+        let _ = writeln!(stderr, "{first}");
+    }
+    let _ = writeln!(stderr, "Try '{name} --help' for more information.");
+}
+
+/// True when argv asks for `--help` (as an exact option before any `--`).
+pub fn wants_help(args: &[String]) -> bool {
+    args[1..].iter().take_while(|a| *a != "--").any(|a| a == "--help")
+}
+
+/// Prints `usage` to stdout when `--help` was asked; returns true if it was.
+pub fn help(ctx: &mut CommandCtx<'_>, usage: &str) -> bool {
+    if wants_help(ctx.args) {
+        let _ = ctx.stdout.write_all(usage.as_bytes());
+        let _ = ctx.stdout.flush();
+        return true;
+    }
+    false
+}
+
+/// Reads the whole of a command's stdin.
+pub fn read_stdin(stdin: &mut dyn Read) -> Vec<u8> {
+    let mut v = Vec::new();
+    let _ = stdin.read_to_end(&mut v);
+    v
+}
+
+/// Opens an operand for reading its whole content: `-` is stdin (read to the
+/// end), anything else a file in the virtual tree. A directory is an error
+/// (`Is a directory`) like GNU's `read(2)` gives.
+pub fn read_input(fs: &Fs, cwd: &str, stdin: &mut dyn Read, name: &str) -> Result<Arc<Vec<u8>>, FsError> {
+    if name == "-" {
+        return Ok(Arc::new(read_stdin(stdin)));
+    }
+    read_file(fs, cwd, name)
+}
+
+/// Reads a file operand from the virtual tree (never stdin).
+pub fn read_file(fs: &Fs, cwd: &str, name: &str) -> Result<Arc<Vec<u8>>, FsError> {
+    let path = Fs::resolve(cwd, name);
+    match fs.metadata(&path) {
+        Ok(m) if m.kind == FileKind::Dir => return Err(FsError::IsADirectory),
+        Ok(m) if m.kind == FileKind::CharDevice => {
+            // `/dev/null` and friends read as empty.
+            return Ok(Arc::new(Vec::new()));
+        }
+        Ok(_) => {}
+        Err(e) => return Err(e),
+    }
+    fs.read_shared(&path)
+}
+
+/// A line reader over one input: a file's bytes or stdin, without reading
+/// stdin to its end first (so `yes | sed 3q` ends).
+pub enum LineSource<'a> {
+    /// A whole file.
+    Buf(Arc<Vec<u8>>, usize),
+    /// A stream.
+    Stream(std::io::BufReader<&'a mut dyn Read>),
+}
+
+impl<'a> LineSource<'a> {
+    /// A reader over a file's content.
+    pub fn buf(data: Arc<Vec<u8>>) -> LineSource<'a> {
+        LineSource::Buf(data, 0)
+    }
+
+    /// A reader over a stream.
+    pub fn stream(r: &'a mut dyn Read) -> LineSource<'a> {
+        LineSource::Stream(std::io::BufReader::with_capacity(64 * 1024, r))
+    }
+
+    /// Appends the next record (terminator included, if present) to `out`;
+    /// returns false at end of input.
+    pub fn next_record(&mut self, delim: u8, out: &mut Vec<u8>) -> bool {
+        match self {
+            LineSource::Buf(d, pos) => {
+                if *pos >= d.len() {
+                    return false;
+                }
+                let rest = &d[*pos..];
+                let end = memchr::memchr(delim, rest).map(|i| i + 1).unwrap_or(rest.len());
+                out.extend_from_slice(&rest[..end]);
+                *pos += end;
+                true
+            }
+            LineSource::Stream(r) => matches!(r.read_until(delim, out), Ok(n) if n > 0),
+        }
+    }
+}
+
+/// Splits `data` into records ending in `delim` (the last may lack it);
+/// yields each record without its terminator.
+pub fn records(data: &[u8], delim: u8) -> impl Iterator<Item = &[u8]> {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if pos >= data.len() {
+            return None;
+        }
+        let rest = &data[pos..];
+        match memchr::memchr(delim, rest) {
+            Some(i) => {
+                pos += i + 1;
+                Some(&rest[..i])
+            }
+            None => {
+                pos = data.len();
+                Some(rest)
+            }
+        }
+    })
+}
+
+/// Parses a decimal count the way GNU tools do (leading `+` allowed).
+pub fn parse_count(s: &str) -> Option<u64> {
+    let t = s.strip_prefix('+').unwrap_or(s);
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(t.parse::<u64>().unwrap_or(u64::MAX))
+}
+
+/// GNU's quoting of a file name in diagnostics: plain when it is "safe",
+/// single-quoted otherwise.
+pub fn quote(name: &str) -> String {
+    let safe = !name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./,:+@%=^".contains(&b));
+    if safe {
+        name.to_string()
+    } else if !name.contains('\'') {
+        format!("'{name}'")
+    } else {
+        format!("\"{name}\"")
+    }
+}
+
+/// Shell-style wildcard match (`*`, `?`, `[...]`, `\\`) of a whole name,
+/// as `fnmatch(3)` without flags does (grep `--include`).
+pub fn fnmatch(pat: &[u8], name: &[u8]) -> bool {
+    let (mut p, mut n) = (0usize, 0usize);
+    let (mut star_p, mut star_n) = (usize::MAX, 0usize);
+    while n < name.len() {
+        if p < pat.len() {
+            match pat[p] {
+                b'*' => {
+                    star_p = p;
+                    star_n = n;
+                    p += 1;
+                    continue;
+                }
+                b'?' => {
+                    p += 1;
+                    n += 1;
+                    continue;
+                }
+                b'[' => {
+                    if let Some((hit, len)) = bracket(&pat[p..], name[n]) {
+                        if hit {
+                            p += len;
+                            n += 1;
+                            continue;
+                        }
+                    } else if name[n] == b'[' {
+                        p += 1;
+                        n += 1;
+                        continue;
+                    }
+                }
+                b'\\' if p + 1 < pat.len() => {
+                    if pat[p + 1] == name[n] {
+                        p += 2;
+                        n += 1;
+                        continue;
+                    }
+                }
+                c => {
+                    if c == name[n] {
+                        p += 1;
+                        n += 1;
+                        continue;
+                    }
+                }
+            }
+        }
+        if star_p == usize::MAX {
+            return false;
+        }
+        p = star_p + 1;
+        star_n += 1;
+        n = star_n;
+    }
+    pat[p..].iter().all(|c| *c == b'*')
+}
+
+/// Matches one byte against a bracket expression at the start of `pat`;
+/// returns (matched, length of the expression), or None if it is not one.
+fn bracket(pat: &[u8], c: u8) -> Option<(bool, usize)> {
+    let mut i = 1;
+    let neg = matches!(pat.get(i), Some(b'!') | Some(b'^'));
+    if neg {
+        i += 1;
+    }
+    let mut hit = false;
+    let mut first = true;
+    loop {
+        let b = *pat.get(i)?;
+        if b == b']' && !first {
+            return Some((hit != neg, i + 1));
+        }
+        first = false;
+        if b == b'[' && pat.get(i + 1) == Some(&b':') {
+            let end = pat[i + 2..].windows(2).position(|w| w == b":]")? + i + 2;
+            let mut set = [false; 256];
+            super::posix_regex::parse::add_class(&mut set, std::str::from_utf8(&pat[i + 2..end]).ok()?);
+            hit |= set[c as usize];
+            i = end + 2;
+            continue;
+        }
+        let lo = if b == b'\\' { i += 1; *pat.get(i)? } else { b };
+        if pat.get(i + 1) == Some(&b'-') && pat.get(i + 2).is_some_and(|x| *x != b']') {
+            let hi = pat[i + 2];
+            hit |= lo <= c && c <= hi;
+            i += 3;
+        } else {
+            hit |= lo == c;
+            i += 1;
+        }
+    }
+}
+
+/// Test support: runs a text command over a filesystem with in-memory streams.
+#[cfg(test)]
+pub mod testing {
+    use std::io::{Read, Write};
+
+    use crate::clock::Clock;
+    use crate::commands::{CommandCtx, CommandFn, Exec};
+    use crate::control::RunControl;
+    use crate::fs::Fs;
+    use crate::limits::Limits;
+
+    struct NoExec;
+
+    impl Exec for NoExec {
+        fn exec(
+            &mut self,
+            _argv: &[String],
+            _env: &[(String, String)],
+            _cwd: &str,
+            _stdin: &mut dyn Read,
+            _stdout: &mut dyn Write,
+            _stderr: &mut dyn Write,
+        ) -> i32 {
+            127
+        }
+    }
+
+    /// Runs `f` with `args` over `fs` (or a fresh one) in `/workspace`;
+    /// returns (status, stdout, stderr).
+    pub fn run_fs(fs: &Fs, f: CommandFn, args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, Vec<u8>) {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
+        let control = RunControl::new(Limits::default(), Clock::fixed(1_704_067_200), None, Some(42));
+        let mut input = stdin;
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut exec = NoExec;
+        let status = {
+            let mut ctx = CommandCtx {
+                args: &args,
+                env: &env,
+                cwd: "/workspace",
+                fs,
+                stdin: &mut input,
+                stdout: &mut out,
+                stderr: &mut err,
+                control: &control,
+                exec: &mut exec,
+            };
+            f(&mut ctx)
+        };
+        (status, out, err)
+    }
+
+    /// Runs `f` on stdin only; returns (status, stdout as text).
+    pub fn run(f: CommandFn, args: &[&str], stdin: &str) -> (i32, String) {
+        let fs = Fs::new(Limits::default().fs, Clock::fixed(1_704_067_200));
+        let (s, o, _) = run_fs(&fs, f, args, stdin.as_bytes());
+        (s, String::from_utf8_lossy(&o).into_owned())
+    }
+}

@@ -1,0 +1,529 @@
+//! `grep`, `egrep`, `fgrep`: print lines that match patterns.
+//!
+//! Options and operands are read here ([`grep`]); files and directories are
+//! walked here too; the search of one buffer and its output live in
+//! [`search`]. Patterns compile through [`super::posix_regex`] (BRE, ERE,
+//! fixed strings) or, for `-P`, straight through the `regex` crate, whose
+//! syntax is Perl-like.
+
+mod search;
+
+use std::io::{BufWriter, Write};
+
+use super::common::{self, Arg, OptSpec, ParseMode, opt};
+use super::posix_regex::{Flavor, Regex, RegexOptions, Syntax, Whole};
+use crate::commands::CommandCtx;
+use crate::fs::{FileKind, Fs};
+
+use search::{Config, Matcher, Searcher};
+
+const USAGE: &str = "\
+Usage: grep [OPTION]... PATTERNS [FILE]...
+Search for PATTERNS in each FILE.
+Example: grep -i 'hello world' menu.h main.c
+PATTERNS can contain multiple patterns separated by newlines.
+
+Pattern selection and interpretation:
+  -E, --extended-regexp     PATTERNS are extended regular expressions
+  -F, --fixed-strings       PATTERNS are strings
+  -G, --basic-regexp        PATTERNS are basic regular expressions
+  -P, --perl-regexp         PATTERNS are Perl regular expressions
+  -e, --regexp=PATTERNS     use PATTERNS for matching
+  -f, --file=FILE           take PATTERNS from FILE
+  -i, --ignore-case         ignore case distinctions in patterns and data
+  -w, --word-regexp         match only whole words
+  -x, --line-regexp         match only whole lines
+  -z, --null-data           a data line ends in 0 byte, not newline
+
+Miscellaneous:
+  -s, --no-messages         suppress error messages
+  -v, --invert-match        select non-matching lines
+
+Output control:
+  -m, --max-count=NUM       stop after NUM selected lines
+  -b, --byte-offset         print the byte offset with output lines
+  -n, --line-number         print line number with output lines
+  -H, --with-filename       print file name with output lines
+  -h, --no-filename         suppress the file name prefix on output
+      --label=LABEL         use LABEL as the standard input file name prefix
+  -o, --only-matching       show only nonempty parts of lines that match
+  -q, --quiet, --silent     suppress all normal output
+      --binary-files=TYPE   assume that binary files are TYPE;
+                            TYPE is 'binary', 'text', or 'without-match'
+  -a, --text                equivalent to --binary-files=text
+  -I                        equivalent to --binary-files=without-match
+  -r, --recursive           search directories recursively
+  -R, --dereference-recursive  likewise, but follow all symlinks
+      --include=GLOB        search only files that match GLOB
+      --exclude=GLOB        skip files that match GLOB
+      --exclude-from=FILE   skip files that match any file pattern from FILE
+      --exclude-dir=GLOB    skip directories that match GLOB
+  -L, --files-without-match  print only names of FILEs with no selected lines
+  -l, --files-with-matches  print only names of FILEs with selected lines
+  -c, --count               print only a count of selected lines per FILE
+  -T, --initial-tab         make tabs line up (if needed)
+  -Z, --null                print 0 byte after FILE name
+
+Context control:
+  -B, --before-context=NUM  print NUM lines of leading context
+  -A, --after-context=NUM   print NUM lines of trailing context
+  -C, --context=NUM         print NUM lines of output context
+  -NUM                      same as --context=NUM
+      --color[=WHEN]        accepted; output is never colored
+
+When FILE is '-', read standard input.  With no FILE, read '.' if
+recursive, '-' otherwise.  With fewer than two FILEs, assume -h.
+Exit status is 0 if any line is selected, 1 otherwise;
+if any error occurs and -q is not given, the exit status is 2.
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("E", Some('E'), Some("extended-regexp"), Arg::None),
+    opt("F", Some('F'), Some("fixed-strings"), Arg::None),
+    opt("G", Some('G'), Some("basic-regexp"), Arg::None),
+    opt("P", Some('P'), Some("perl-regexp"), Arg::None),
+    opt("e", Some('e'), Some("regexp"), Arg::Required),
+    opt("f", Some('f'), Some("file"), Arg::Required),
+    opt("i", Some('i'), Some("ignore-case"), Arg::None),
+    opt("i", Some('y'), None, Arg::None),
+    opt("no-i", None, Some("no-ignore-case"), Arg::None),
+    opt("w", Some('w'), Some("word-regexp"), Arg::None),
+    opt("x", Some('x'), Some("line-regexp"), Arg::None),
+    opt("z", Some('z'), Some("null-data"), Arg::None),
+    opt("s", Some('s'), Some("no-messages"), Arg::None),
+    opt("v", Some('v'), Some("invert-match"), Arg::None),
+    opt("V", Some('V'), Some("version"), Arg::None),
+    opt("m", Some('m'), Some("max-count"), Arg::Required),
+    opt("b", Some('b'), Some("byte-offset"), Arg::None),
+    opt("n", Some('n'), Some("line-number"), Arg::None),
+    opt("no-n", None, Some("no-line-number"), Arg::None),
+    opt("line-buffered", None, Some("line-buffered"), Arg::None),
+    opt("H", Some('H'), Some("with-filename"), Arg::None),
+    opt("h", Some('h'), Some("no-filename"), Arg::None),
+    opt("label", None, Some("label"), Arg::Required),
+    opt("o", Some('o'), Some("only-matching"), Arg::None),
+    opt("q", Some('q'), Some("quiet"), Arg::None),
+    opt("q", None, Some("silent"), Arg::None),
+    opt("binary-files", None, Some("binary-files"), Arg::Required),
+    opt("a", Some('a'), Some("text"), Arg::None),
+    opt("I", Some('I'), None, Arg::None),
+    opt("d", Some('d'), Some("directories"), Arg::Required),
+    opt("D", Some('D'), Some("devices"), Arg::Required),
+    opt("r", Some('r'), Some("recursive"), Arg::None),
+    opt("R", Some('R'), Some("dereference-recursive"), Arg::None),
+    opt("include", None, Some("include"), Arg::Required),
+    opt("exclude", None, Some("exclude"), Arg::Required),
+    opt("exclude-from", None, Some("exclude-from"), Arg::Required),
+    opt("exclude-dir", None, Some("exclude-dir"), Arg::Required),
+    opt("L", Some('L'), Some("files-without-match"), Arg::None),
+    opt("l", Some('l'), Some("files-with-matches"), Arg::None),
+    opt("c", Some('c'), Some("count"), Arg::None),
+    opt("T", Some('T'), Some("initial-tab"), Arg::None),
+    opt("Z", Some('Z'), Some("null"), Arg::None),
+    opt("B", Some('B'), Some("before-context"), Arg::Required),
+    opt("A", Some('A'), Some("after-context"), Arg::Required),
+    opt("C", Some('C'), Some("context"), Arg::Required),
+    opt("color", None, Some("color"), Arg::Optional),
+    opt("color", None, Some("colour"), Arg::Optional),
+    opt("U", Some('U'), Some("binary"), Arg::None),
+    opt("help", None, Some("help"), Arg::None),
+];
+
+/// `grep`, `egrep` and `fgrep` (by argv[0]).
+pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
+    let name = "grep";
+    if common::help(ctx, USAGE) {
+        return 0;
+    }
+    let mode = ParseMode { digit_option: true, ..Default::default() };
+    let parsed = match common::parse(ctx.args, SPEC, mode) {
+        Ok(p) => p,
+        Err(e) => {
+            common::usage_err(ctx.stderr, name, &e, USAGE);
+            return 2;
+        }
+    };
+    let mut cfg = Config::default();
+    let mut syntax = match ctx.args[0].as_str() {
+        "egrep" => "E",
+        "fgrep" => "F",
+        _ => "G",
+    };
+    let mut patterns: Vec<Vec<u8>> = Vec::new();
+    let mut have_patterns = false;
+    let mut icase = false;
+    let mut whole = Whole::Any;
+    let mut recursive = None;
+    let mut with_name: Option<bool> = None;
+    let (mut before, mut after) = (None::<usize>, None::<usize>);
+    let mut context = None::<usize>;
+    let mut errors = false;
+    let bad_context = |stderr: &mut dyn Write, v: &str| {
+        common::err(stderr, name, format!("{v}: invalid context length argument"));
+    };
+    for (id, val) in &parsed.opts {
+        let v = val.as_deref().unwrap_or("");
+        match *id {
+            "E" | "F" | "G" | "P" => syntax = id,
+            "e" => {
+                patterns.extend(v.split('\n').map(|s| s.as_bytes().to_vec()));
+                have_patterns = true;
+            }
+            "f" => {
+                let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, v) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        common::err(ctx.stderr, name, format!("{v}: {e}"));
+                        return 2;
+                    }
+                };
+                let mut d: &[u8] = &data;
+                if d.last() == Some(&b'\n') {
+                    d = &d[..d.len() - 1];
+                }
+                if !data.is_empty() {
+                    patterns.extend(d.split(|b| *b == b'\n').map(|s| s.to_vec()));
+                }
+                have_patterns = true;
+            }
+            "i" => icase = true,
+            "no-i" => icase = false,
+            "w" => whole = if whole == Whole::Line { Whole::Line } else { Whole::Word },
+            "x" => whole = Whole::Line,
+            "z" => cfg.eol = 0,
+            "s" => cfg.no_messages = true,
+            "v" => cfg.invert = true,
+            "V" => {
+                let _ = writeln!(ctx.stdout, "grep (GNU grep compatible) 3.8 (sandkeep)");
+                return 0;
+            }
+            "m" => match v.parse::<i64>() {
+                Ok(n) => cfg.max_count = if n < 0 { None } else { Some(n as u64) },
+                Err(_) => {
+                    common::err(ctx.stderr, name, "invalid max count");
+                    return 2;
+                }
+            },
+            "b" => cfg.byte_offset = true,
+            "n" => cfg.line_number = true,
+            "no-n" => cfg.line_number = false,
+            "H" => with_name = Some(true),
+            "h" => with_name = Some(false),
+            "label" => cfg.label = v.to_string(),
+            "o" => cfg.only_matching = true,
+            "q" => cfg.quiet = true,
+            "binary-files" => match v {
+                "binary" => cfg.binary = search::Binary::Binary,
+                "text" => cfg.binary = search::Binary::Text,
+                "without-match" => cfg.binary = search::Binary::WithoutMatch,
+                _ => {
+                    common::err(ctx.stderr, name, "unknown binary-files type");
+                    return 2;
+                }
+            },
+            "a" => cfg.binary = search::Binary::Text,
+            "I" => cfg.binary = search::Binary::WithoutMatch,
+            "d" => match v {
+                "recurse" => recursive = Some(false),
+                "skip" => cfg.skip_dirs = true,
+                "read" => {}
+                _ => {
+                    common::err(ctx.stderr, name, "invalid argument for --directories");
+                    return 2;
+                }
+            },
+            "r" => recursive = Some(recursive.unwrap_or(false)),
+            "R" => recursive = Some(true),
+            "include" => cfg.include.push(v.to_string()),
+            "exclude" => cfg.exclude.push(v.to_string()),
+            "exclude-dir" => cfg.exclude_dir.push(v.to_string()),
+            "exclude-from" => match common::read_file(ctx.fs, ctx.cwd, v) {
+                Ok(d) => {
+                    for l in common::records(&d, b'\n') {
+                        cfg.exclude.push(String::from_utf8_lossy(l).into_owned());
+                    }
+                }
+                Err(e) => {
+                    common::err(ctx.stderr, name, format!("{v}: {e}"));
+                    return 2;
+                }
+            },
+            "L" => cfg.list = Some(false),
+            "l" => cfg.list = Some(true),
+            "c" => cfg.count = true,
+            "T" => cfg.initial_tab = true,
+            "Z" => cfg.null = true,
+            "A" | "B" | "C" | "NUM" => {
+                let Some(n) = common::parse_count(v) else {
+                    bad_context(ctx.stderr, v);
+                    return 2;
+                };
+                let n = n.min(usize::MAX as u64) as usize;
+                match *id {
+                    "A" => after = Some(n),
+                    "B" => before = Some(n),
+                    _ => context = Some(n),
+                }
+            }
+            _ => {}
+        }
+    }
+    cfg.before = before.or(context).unwrap_or(0);
+    cfg.after = after.or(context).unwrap_or(0);
+    let mut operands = parsed.operands.into_iter();
+    if !have_patterns {
+        let Some(p) = operands.next() else {
+            common::usage_err(ctx.stderr, name, "", USAGE);
+            return 2;
+        };
+        patterns.extend(p.split('\n').map(|s| s.as_bytes().to_vec()));
+    }
+    let files: Vec<String> = operands.collect();
+
+    let matcher = match compile(&patterns, syntax, icase, whole, cfg.eol) {
+        Ok(m) => m,
+        Err(e) => {
+            common::err(ctx.stderr, name, e);
+            return 2;
+        }
+    };
+    if let Matcher::Posix(re) = &matcher {
+        for w in re.warnings() {
+            common::err(ctx.stderr, name, format!("warning: {w}"));
+        }
+    }
+    cfg.recursive = recursive;
+    // `grep -r PAT` with no operand names files without a leading `./`.
+    let implicit_dot = files.is_empty() && recursive.is_some();
+    if cfg.only_matching {
+        cfg.before = 0;
+        cfg.after = 0;
+    }
+    let files = if files.is_empty() {
+        vec![if recursive.is_some() { ".".to_string() } else { "-".to_string() }]
+    } else {
+        files
+    };
+    cfg.with_name = with_name.unwrap_or(files.len() > 1 || recursive.is_some());
+    if matches!(cfg.max_count, Some(0)) {
+        return 1;
+    }
+
+    let mut out = BufWriter::with_capacity(64 * 1024, &mut *ctx.stdout);
+    let mut searcher = Searcher::new(&cfg, &matcher);
+    let mut matched = false;
+    for f in &files {
+        let r = walk(
+            ctx.fs,
+            ctx.cwd,
+            ctx.stdin,
+            ctx.stderr,
+            ctx.control,
+            &cfg,
+            &mut searcher,
+            &mut out,
+            f,
+            implicit_dot,
+            true,
+        );
+        match r {
+            Walk::Done { matched: m, error } => {
+                matched |= m;
+                errors |= error;
+            }
+            Walk::Quit => {
+                matched = true;
+                break;
+            }
+            Walk::Broken => {
+                let _ = out.flush();
+                return 2;
+            }
+        }
+        if cfg.quiet && matched {
+            break;
+        }
+    }
+    if out.flush().is_err() {
+        return 2;
+    }
+    if errors && !(cfg.quiet && matched) {
+        2
+    } else if matched {
+        0
+    } else {
+        1
+    }
+}
+
+/// Compiles the pattern list in the chosen syntax.
+fn compile(patterns: &[Vec<u8>], syntax: &str, icase: bool, whole: Whole, eol: u8) -> Result<Matcher, String> {
+    if syntax == "P" {
+        if patterns.len() > 1 {
+            return Err("the -P option only supports a single pattern".into());
+        }
+        let p = String::from_utf8_lossy(&patterns[0]).into_owned();
+        let p = match whole {
+            Whole::Any => p,
+            Whole::Word => format!(r"\b{{start-half}}(?:{p})\b{{end-half}}"),
+            Whole::Line => format!("^(?:{p})$"),
+        };
+        let build = |unicode: bool| {
+            regex::bytes::RegexBuilder::new(&p)
+                .unicode(unicode)
+                .case_insensitive(icase)
+                .multi_line(true)
+                .line_terminator(eol)
+                .build()
+        };
+        return match build(false).or_else(|_| build(true)) {
+            Ok(re) => Ok(Matcher::Pcre(re)),
+            Err(regex::Error::Syntax(s)) if s.contains("look-around") => {
+                Err("lookaround assertions are not supported by -P in this sandbox".into())
+            }
+            Err(regex::Error::Syntax(s)) if s.contains("backreferences") => {
+                Err("back-references are not supported by -P in this sandbox".into())
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                let last = msg.lines().rev().find(|l| l.starts_with("error:")).unwrap_or(&msg);
+                Err(last.trim_start_matches("error: ").to_string())
+            }
+        };
+    }
+    let opts = RegexOptions {
+        syntax: if syntax == "E" { Syntax::Extended } else { Syntax::Basic },
+        flavor: Flavor::Grep,
+        icase,
+        multiline: false,
+        null_data: eol == 0,
+    };
+    Ok(Matcher::Posix(Regex::new_grep(patterns, syntax == "F", whole, opts)?))
+}
+
+/// The outcome of searching one operand.
+enum Walk {
+    /// Finished; whether anything matched and whether an error was reported.
+    Done { matched: bool, error: bool },
+    /// `-q` matched: stop everything.
+    Quit,
+    /// Output failed (closed pipe): stop everything.
+    Broken,
+}
+
+/// Searches one operand: a file, stdin, or (recursively) a directory.
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    fs: &Fs,
+    cwd: &str,
+    stdin: &mut dyn std::io::Read,
+    stderr: &mut dyn Write,
+    control: &crate::control::RunControl,
+    cfg: &Config,
+    searcher: &mut Searcher<'_>,
+    out: &mut dyn Write,
+    name: &str,
+    implicit_dot: bool,
+    top: bool,
+) -> Walk {
+    if control.check().is_err() {
+        return Walk::Broken;
+    }
+    let fail = |stderr: &mut dyn Write, msg: String| {
+        if !cfg.no_messages {
+            common::err(stderr, "grep", msg);
+        }
+        Walk::Done { matched: false, error: true }
+    };
+    if name == "-" && top {
+        let data = common::read_stdin(stdin);
+        let label = if cfg.label.is_empty() { "(standard input)" } else { &cfg.label };
+        return finish(searcher.search(&data, label, out, stderr));
+    }
+    let path = Fs::resolve(cwd, name);
+    let follow = top || cfg.recursive == Some(true);
+    let meta = if follow { fs.metadata(&path) } else { fs.symlink_metadata(&path) };
+    let meta = match meta {
+        Ok(m) => m,
+        Err(e) => {
+            if !top {
+                // A dangling symlink met during a walk is skipped quietly only when not followed.
+                if fs.symlink_metadata(&path).is_ok() && !follow {
+                    return Walk::Done { matched: false, error: false };
+                }
+            }
+            return fail(stderr, format!("{name}: {e}"));
+        }
+    };
+    match meta.kind {
+        FileKind::Symlink => Walk::Done { matched: false, error: false },
+        FileKind::Dir => {
+            let Some(_) = cfg.recursive else {
+                if cfg.skip_dirs {
+                    return Walk::Done { matched: false, error: false };
+                }
+                return fail(stderr, format!("{name}: Is a directory"));
+            };
+            if (!top || name != ".")
+                && !cfg.exclude_dir.is_empty()
+                && cfg.exclude_dir.iter().any(|g| common::fnmatch(g.as_bytes(), base(name).as_bytes()))
+            {
+                return Walk::Done { matched: false, error: false };
+            }
+            let entries = match fs.read_dir(&path) {
+                Ok(e) => e,
+                Err(e) => return fail(stderr, format!("{name}: {e}")),
+            };
+            let mut matched = false;
+            let mut error = false;
+            for e in entries {
+                let child = if top && implicit_dot {
+                    e.name.clone()
+                } else if name.ends_with('/') {
+                    format!("{name}{}", e.name)
+                } else {
+                    format!("{name}/{}", e.name)
+                };
+                match walk(fs, cwd, stdin, stderr, control, cfg, searcher, out, &child, false, false) {
+                    Walk::Done { matched: m, error: er } => {
+                        matched |= m;
+                        error |= er;
+                    }
+                    other => return other,
+                }
+            }
+            Walk::Done { matched, error }
+        }
+        FileKind::CharDevice if !top => Walk::Done { matched: false, error: false },
+        _ => {
+            let b = base(name).as_bytes();
+            if !cfg.include.is_empty() && !cfg.include.iter().any(|g| common::fnmatch(g.as_bytes(), b)) {
+                return Walk::Done { matched: false, error: false };
+            }
+            if cfg.exclude.iter().any(|g| common::fnmatch(g.as_bytes(), b)) {
+                return Walk::Done { matched: false, error: false };
+            }
+            let data = match common::read_file(fs, cwd, name) {
+                Ok(d) => d,
+                Err(e) => return fail(stderr, format!("{name}: {e}")),
+            };
+            finish(searcher.search(&data, name, out, stderr))
+        }
+    }
+}
+
+fn finish(r: search::Outcome) -> Walk {
+    match r {
+        search::Outcome::Selected(n) => Walk::Done { matched: n > 0, error: false },
+        search::Outcome::Quit => Walk::Quit,
+        search::Outcome::Broken => Walk::Broken,
+    }
+}
+
+fn base(name: &str) -> &str {
+    let t = name.trim_end_matches('/');
+    t.rsplit('/').next().unwrap_or(t)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,777 @@
+//! The declaration builtins: `declare`/`typeset`, `local`, `export`,
+//! `readonly`, `unset`, and `declare -p`'s output format.
+
+use brush_parser::ast::Word;
+
+use super::{err, out};
+use crate::interp::vars::{ArrayElem, ElemKey, VarError, is_valid_name, split_subscript};
+use crate::interp::{Attrs, ExecResult, Interp, Interrupt, Value, Var};
+
+/// Which builtin is running (they share one implementation).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Declare,
+    Local,
+    Export,
+    Readonly,
+}
+
+impl Kind {
+    fn name(self, args0: &str) -> String {
+        match self {
+            Kind::Declare => args0.to_string(),
+            Kind::Local => "local".into(),
+            Kind::Export => "export".into(),
+            Kind::Readonly => "readonly".into(),
+        }
+    }
+}
+
+/// `declare` / `typeset`
+pub fn declare(interp: &mut Interp, args: &[String]) -> ExecResult {
+    run(interp, args, Kind::Declare)
+}
+
+/// `local`
+pub fn local(interp: &mut Interp, args: &[String]) -> ExecResult {
+    if interp.call_stack.is_empty() {
+        err(interp, "local: can only be used in a function");
+        return Ok(1);
+    }
+    run(interp, args, Kind::Local)
+}
+
+/// `export`
+pub fn export(interp: &mut Interp, args: &[String]) -> ExecResult {
+    run(interp, args, Kind::Export)
+}
+
+/// `readonly`
+pub fn readonly(interp: &mut Interp, args: &[String]) -> ExecResult {
+    run(interp, args, Kind::Readonly)
+}
+
+/// Attribute letters in the order `declare -p` prints them.
+const ATTR_ORDER: &[(char, Attrs)] = &[
+    ('a', Attrs::INDEXED),
+    ('A', Attrs::ASSOC),
+    ('i', Attrs::INTEGER),
+    ('n', Attrs::NAMEREF),
+    ('r', Attrs::READONLY),
+    ('t', Attrs::TRACE),
+    ('x', Attrs::EXPORT),
+    ('l', Attrs::LOWER),
+    ('u', Attrs::UPPER),
+];
+
+fn attr_of(c: char) -> Option<Attrs> {
+    ATTR_ORDER.iter().find(|(l, _)| *l == c).map(|(_, a)| *a)
+}
+
+#[derive(Default)]
+struct Flags {
+    add: Attrs,
+    remove: Attrs,
+    print: bool,
+    funcs: bool,
+    func_names: bool,
+    global: bool,
+    unexport: bool,
+}
+
+fn usage(kind: Kind, name: &str) -> &'static str {
+    match kind {
+        Kind::Declare if name == "typeset" => "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]",
+        Kind::Declare => "declare [-aAfFgiIlnrtux] name[=value] ... or declare -p [-aAfFilnrtux] [name ...]",
+        Kind::Local => "local [option] name[=value] ...",
+        Kind::Export => "export [-fn] [name[=value] ...] or export -p",
+        Kind::Readonly => "readonly [-aAf] [name[=value] ...] or readonly -p",
+    }
+}
+
+fn run(interp: &mut Interp, args: &[String], kind: Kind) -> ExecResult {
+    let name = kind.name(&args[0]);
+    let mut f = Flags::default();
+    match kind {
+        Kind::Export => f.add.insert(Attrs::EXPORT),
+        Kind::Readonly => f.add.insert(Attrs::READONLY),
+        _ => {}
+    }
+    let mut i = 1;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        let on = match a.as_bytes().first() {
+            Some(b'-') => true,
+            Some(b'+') => false,
+            _ => break,
+        };
+        if a.len() == 1 {
+            break;
+        }
+        for c in a[1..].chars() {
+            let allowed = match kind {
+                Kind::Export => "fnp",
+                Kind::Readonly => "aAfp",
+                _ => "aAfFgiIlnprtux",
+            };
+            if !allowed.contains(c) {
+                let sign = if on { '-' } else { '+' };
+                return Ok(super::invalid_option(interp, &name, &format!("{sign}{c}"), usage(kind, &name)));
+            }
+            match c {
+                'p' => f.print = true,
+                'f' => f.funcs = true,
+                'F' => f.func_names = true,
+                'g' => f.global = true,
+                'I' => {}
+                'n' if kind == Kind::Export => f.unexport = on,
+                c => {
+                    let attr = attr_of(c).unwrap_or_default();
+                    if on {
+                        f.add.insert(attr);
+                    } else {
+                        f.remove.insert(attr);
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    let names = &args[i..];
+    if f.funcs || f.func_names {
+        return functions(interp, &name, names, &f);
+    }
+    if names.is_empty() {
+        return list(interp, kind, &f);
+    }
+    if f.print {
+        return print_named(interp, &name, names);
+    }
+    let mut status = 0;
+    for arg in names {
+        match declare_one(interp, arg, kind, &f) {
+            Ok(()) => {}
+            Err(DeclErr::Interrupt(i)) => return Err(i),
+            Err(DeclErr::Msg(m)) => {
+                err(interp, format!("{name}: {m}"));
+                status = 1;
+            }
+        }
+    }
+    Ok(status)
+}
+
+enum DeclErr {
+    Msg(String),
+    Interrupt(Interrupt),
+}
+
+impl From<VarError> for DeclErr {
+    fn from(e: VarError) -> Self {
+        match e {
+            VarError::Interrupted(i) => DeclErr::Interrupt(i),
+            e => DeclErr::Msg(e.to_string()),
+        }
+    }
+}
+
+/// Splits `name=value`, `name+=value`, `name[sub]=value` into parts.
+fn split_assignment(arg: &str) -> (&str, Option<(&str, bool)>) {
+    let bytes = arg.as_bytes();
+    let mut depth = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b'=' if depth <= 0 => {
+                if i > 0 && bytes[i - 1] == b'+' {
+                    return (&arg[..i - 1], Some((&arg[i + 1..], true)));
+                }
+                return (&arg[..i], Some((&arg[i + 1..], false)));
+            }
+            _ => {}
+        }
+    }
+    (arg, None)
+}
+
+fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<(), DeclErr> {
+    let (lhs, assign) = split_assignment(arg);
+    let (base, sub) = split_subscript(lhs);
+    if !is_valid_name(base) {
+        return Err(DeclErr::Msg(format!("`{arg}': not a valid identifier")));
+    }
+    let local_scope = matches!(kind, Kind::Local | Kind::Declare) && !f.global && !interp.call_stack.is_empty();
+    // Namerefs: `declare -n r=x` sets the reference itself; other
+    // declarations act on the variable the reference points at.
+    let nameref_op = f.add.has(Attrs::NAMEREF) || f.remove.has(Attrs::NAMEREF);
+    let target = if nameref_op || local_scope && !interp.vars.is_in_current_scope(base) {
+        base.to_string()
+    } else {
+        interp.vars.resolve_name(base)
+    };
+    let target = split_subscript(&target).0.to_string();
+
+    // Find or create the variable in the right scope.
+    let exists_here = if local_scope { interp.vars.is_in_current_scope(&target) } else { true };
+    if local_scope && !exists_here {
+        // `local x` starts unset; `local x` of a visible global does not copy it.
+        let var = interp.vars.declare_local(&target);
+        *var = Var::default();
+    }
+    let existing = if f.global {
+        Some(interp.vars.global_entry(&target).clone())
+    } else {
+        interp.vars.get_raw(&target).cloned()
+    };
+    let cur = existing.clone().unwrap_or_default();
+    if cur.attrs.has(Attrs::READONLY) && (assign.is_some() || f.remove.has(Attrs::READONLY) || (f.add.0 & !cur.attrs.0) != 0) {
+        return Err(DeclErr::Msg(format!("{target}: readonly variable")));
+    }
+    if f.add.has(Attrs::ASSOC) && matches!(cur.value, Some(Value::Indexed(_))) {
+        return Err(DeclErr::Msg(format!("{target}: cannot convert indexed to associative array")));
+    }
+    if f.add.has(Attrs::INDEXED) && matches!(cur.value, Some(Value::Assoc(_))) {
+        return Err(DeclErr::Msg(format!("{target}: cannot convert associative to indexed array")));
+    }
+    if f.add.has(Attrs::NAMEREF) {
+        if let Some((v, _)) = assign {
+            if !is_valid_name(split_subscript(v).0) || v == target {
+                let msg = if v == target {
+                    format!("{target}: nameref variable self references not allowed")
+                } else {
+                    format!("`{v}': invalid variable name for name reference")
+                };
+                return Err(DeclErr::Msg(msg));
+            }
+        }
+    }
+    if existing.is_none() && !local_scope {
+        interp.vars.global_entry(&target);
+    }
+    // Apply attributes (before the value, so `-i`, `-l`, `-u` affect it).
+    let unexport = f.unexport;
+    {
+        let var = slot(interp, &target, f.global);
+        let mut attrs = var.attrs;
+        attrs.insert(f.add);
+        attrs.remove(f.remove);
+        if unexport {
+            attrs.remove(Attrs::EXPORT);
+        }
+        if attrs.has(Attrs::LOWER) && f.add.has(Attrs::UPPER) {
+            attrs.remove(Attrs::LOWER);
+        }
+        if attrs.has(Attrs::UPPER) && f.add.has(Attrs::LOWER) {
+            attrs.remove(Attrs::UPPER);
+        }
+        // Readonly is applied after the value is stored.
+        attrs.remove(Attrs::READONLY);
+        attrs.insert(Attrs(var.attrs.0 & Attrs::READONLY.0));
+        var.attrs = attrs;
+        // Converting a scalar to an array keeps it as element 0.
+        if f.add.has(Attrs::INDEXED)
+            && let Some(Value::Str(s)) = &var.value
+        {
+            var.value = Some(Value::Indexed([(0, s.clone())].into_iter().collect()));
+        }
+        if f.add.has(Attrs::ASSOC)
+            && let Some(Value::Str(s)) = &var.value
+        {
+            let mut m = indexmap::IndexMap::new();
+            m.insert("0".to_string(), s.clone());
+            var.value = Some(Value::Assoc(m));
+        }
+    }
+    if let Some((value, append)) = assign {
+        if f.add.has(Attrs::NAMEREF) {
+            let var = slot(interp, &target, f.global);
+            var.value = Some(Value::Str(value.to_string()));
+        } else if sub.is_none() && is_compound(value) {
+            let elems = compound_elements(interp, &value[1..value.len() - 1]).map_err(DeclErr::Interrupt)?;
+            let name = target.clone();
+            // A plain `declare a=(...)` makes an indexed array.
+            {
+                let var = slot(interp, &name, f.global);
+                if !var.attrs.has(Attrs::ASSOC) && !matches!(var.value, Some(Value::Assoc(_))) {
+                    var.attrs.insert(Attrs::INDEXED);
+                    if !append {
+                        var.value = None;
+                    }
+                }
+            }
+            interp.assign_array(&name, elems, append)?;
+        } else if let Some(s) = sub {
+            interp.assign_elem(&target, s, value, append)?;
+        } else if f.global && interp.vars.depth() > 0 && !interp.vars.is_in_current_scope(&target) {
+            // `declare -g` from a function: write the global itself.
+            let v = value.to_string();
+            let old = interp.vars.global_entry(&target).clone();
+            let new = if append { old.value.as_ref().and_then(|v| v.as_scalar()).unwrap_or("").to_string() + &v } else { v };
+            let n = if old.attrs.has(Attrs::INTEGER) { interp.eval_arith(&new).map_err(DeclErr::Interrupt)?.to_string() } else { new };
+            interp.vars.set_global(&target, Value::Str(n))?;
+        } else {
+            interp.assign(&target, value, append)?;
+        }
+    } else if f.add.has(Attrs::INDEXED) || f.add.has(Attrs::ASSOC) {
+        // `declare -a x` leaves an existing value; a new one stays unset.
+    }
+    if f.add.has(Attrs::READONLY) {
+        slot(interp, &target, f.global).attrs.insert(Attrs::READONLY);
+    }
+    Ok(())
+}
+
+/// The variable a declaration acts on (created unset if missing).
+fn slot<'a>(interp: &'a mut Interp, name: &str, global: bool) -> &'a mut Var {
+    if global || interp.vars.get_raw(name).is_none() {
+        return interp.vars.global_entry(name);
+    }
+    interp.vars.get_raw_mut(name).expect("checked above")
+}
+
+/// True for a compound-assignment value `( ... )`.
+fn is_compound(v: &str) -> bool {
+    v.len() >= 2 && v.starts_with('(') && v.ends_with(')')
+}
+
+/// Splits the inside of `( ... )` into raw words, honouring quotes and
+/// nested `$( )`, `${ }`, backquotes.
+pub fn split_compound(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b' ' | b'\t' | b'\n' => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+                i += 1;
+                continue;
+            }
+            b'#' if !in_word => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        in_word = true;
+        let start = i;
+        match c {
+            b'\\' => i = (i + 2).min(b.len()),
+            b'\'' => {
+                i += 1;
+                while i < b.len() && b[i] != b'\'' {
+                    i += 1;
+                }
+                i = (i + 1).min(b.len());
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i = (i + 1).min(b.len());
+            }
+            b'`' => {
+                i += 1;
+                while i < b.len() && b[i] != b'`' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i = (i + 1).min(b.len());
+            }
+            b'$' if i + 1 < b.len() && (b[i + 1] == b'(' || b[i + 1] == b'{') => {
+                let (open, close) = if b[i + 1] == b'(' { (b'(', b')') } else { (b'{', b'}') };
+                let mut depth = 0;
+                i += 1;
+                while i < b.len() {
+                    if b[i] == open {
+                        depth += 1;
+                    } else if b[i] == close {
+                        depth -= 1;
+                        if depth == 0 {
+                            i += 1;
+                            break;
+                        }
+                    } else if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+        cur.push_str(&text[start..i.min(text.len())]);
+    }
+    if in_word {
+        words.push(cur);
+    }
+    words
+}
+
+/// Expands the elements of a compound assignment: `[k]=v` elements keep
+/// their key (expanded), bare words are expanded with splitting and globbing.
+pub fn compound_elements(interp: &mut Interp, inner: &str) -> Result<Vec<ArrayElem>, Interrupt> {
+    let mut elems = Vec::new();
+    for w in split_compound(inner) {
+        if w.starts_with('[')
+            && let Some(close) = find_close_bracket(&w)
+            && (w[close + 1..].starts_with('=') || w[close + 1..].starts_with("+="))
+        {
+            let key = interp.expand_string(&w[1..close])?;
+            let eq = if w[close + 1..].starts_with('=') { close + 2 } else { close + 3 };
+            let val = interp.expand_string(&w[eq..])?;
+            elems.push((Some(key), val));
+            continue;
+        }
+        let fields = interp.expand_words(&[Word { value: w, loc: None }])?;
+        elems.extend(fields.into_iter().map(|f| (None, f)));
+    }
+    Ok(elems)
+}
+
+fn find_close_bracket(w: &str) -> Option<usize> {
+    let mut depth = 0;
+    for (i, c) in w.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Lists variables (no names given): `declare -p`-style for `-p` or when
+/// attributes filter, `name=value` for a bare `declare`/`typeset`.
+fn list(interp: &mut Interp, kind: Kind, f: &Flags) -> ExecResult {
+    let mut text = String::new();
+    let filter = f.add;
+    match kind {
+        Kind::Local => {
+            for (n, v) in interp.vars.current_locals() {
+                text.push_str(&decl_line(&n, v, f.print));
+            }
+        }
+        Kind::Declare if !f.print && filter == Attrs::default() => {
+            for (n, v) in interp.vars.visible() {
+                if let Some(val) = &v.value {
+                    text.push_str(&format!("{n}={}\n", value_text(val)));
+                }
+            }
+        }
+        _ => {
+            for (n, v) in interp.vars.visible() {
+                if filter != Attrs::default() && !v.attrs.has(filter) {
+                    continue;
+                }
+                if kind == Kind::Export && v.value.is_none() && false {
+                    continue;
+                }
+                text.push_str(&decl_line(&n, v, true));
+            }
+        }
+    }
+    Ok(if out(interp, text) { 0 } else { 1 })
+}
+
+fn print_named(interp: &mut Interp, name: &str, names: &[String]) -> ExecResult {
+    let mut status = 0;
+    let mut text = String::new();
+    for n in names {
+        match interp.vars.get_raw(n) {
+            Some(v) => text.push_str(&decl_line(n, v, true)),
+            None => {
+                if !text.is_empty() {
+                    out(interp, std::mem::take(&mut text));
+                }
+                err(interp, format!("{name}: {n}: not found"));
+                status = 1;
+            }
+        }
+    }
+    if !text.is_empty() && !out(interp, text) {
+        return Ok(1);
+    }
+    Ok(status)
+}
+
+/// One `declare -p` line: `declare -ax name=(...)`.
+pub fn decl_line(name: &str, v: &Var, with_declare: bool) -> String {
+    let mut flags = String::new();
+    for (c, a) in ATTR_ORDER {
+        let has = match *c {
+            'a' => matches!(v.value, Some(Value::Indexed(_))) || (v.value.is_none() && v.attrs.has(Attrs::INDEXED)),
+            'A' => matches!(v.value, Some(Value::Assoc(_))) || (v.value.is_none() && v.attrs.has(Attrs::ASSOC)),
+            _ => v.attrs.has(*a),
+        };
+        if has {
+            flags.push(*c);
+        }
+    }
+    if flags.is_empty() {
+        flags.push('-');
+    }
+    let prefix = if with_declare { format!("declare -{flags} ") } else { String::new() };
+    match &v.value {
+        None => format!("{prefix}{name}\n"),
+        Some(val) => format!("{prefix}{name}={}\n", value_text(val)),
+    }
+}
+
+fn value_text(val: &Value) -> String {
+    match val {
+        Value::Str(s) => double_quote(s),
+        _ => array_body(val),
+    }
+}
+
+/// `([0]="a" [1]="b")` / `([k]="v" )`, as `declare -p` prints arrays.
+pub fn array_body(v: &Value) -> String {
+    match v {
+        Value::Str(s) => double_quote(s),
+        Value::Indexed(a) => {
+            let parts: Vec<String> = a.iter().map(|(k, s)| format!("[{k}]={}", double_quote(s))).collect();
+            format!("({})", parts.join(" "))
+        }
+        Value::Assoc(m) => {
+            let mut s = String::from("(");
+            for (k, val) in m {
+                let key = if k.chars().any(|c| " \t\n\"'\\$`;&|()<>*?[]".contains(c)) || k.is_empty() {
+                    double_quote(k)
+                } else {
+                    k.clone()
+                };
+                s.push_str(&format!("[{key}]={} ", double_quote(val)));
+            }
+            s.push(')');
+            s
+        }
+    }
+}
+
+/// `"..."` with `"`, `\`, `$` and backquote escaped; `$'...'` when the
+/// string holds control characters (as bash 5.2 prints them).
+pub fn double_quote(s: &str) -> String {
+    if s.chars().any(|c| c.is_control()) {
+        return ansi_c_quote(s);
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// `$'...'` quoting with C escapes.
+pub fn ansi_c_quote(s: &str) -> String {
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0b' => out.push_str("\\v"),
+            '\x0c' => out.push_str("\\f"),
+            '\x1b' => out.push_str("\\E"),
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// Quoting as `set` prints values: bare when safe, else `'...'`.
+pub fn set_style_quote(s: &str) -> String {
+    if s.chars().any(|c| c.is_control()) {
+        return ansi_c_quote(s);
+    }
+    if !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:,+=@%^".contains(c) || !c.is_ascii())
+    {
+        return s.to_string();
+    }
+    if s.is_empty() {
+        return String::new();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// `declare -f/-F`, `export -f`, `readonly -f`.
+fn functions(interp: &mut Interp, name: &str, names: &[String], f: &Flags) -> ExecResult {
+    let mut text = String::new();
+    let mut status = 0;
+    if names.is_empty() {
+        let mut all: Vec<String> = interp.funcs.keys().cloned().collect();
+        all.sort();
+        for n in all {
+            if f.func_names || f.print && f.func_names {
+                text.push_str(&format!("declare -f {n}\n"));
+            } else if let Some(def) = interp.funcs.get(&n) {
+                text.push_str(&format!("{def}\n"));
+            }
+        }
+    } else {
+        for n in names {
+            match interp.funcs.get(n) {
+                Some(def) => {
+                    if f.func_names {
+                        text.push_str(&format!("{n}\n"));
+                    } else if f.add == Attrs::default() || f.print {
+                        text.push_str(&format!("{def}\n"));
+                    }
+                }
+                None => {
+                    if !f.func_names && f.add != Attrs::default() {
+                        err(interp, format!("{name}: {n}: not a function"));
+                    }
+                    status = 1;
+                }
+            }
+        }
+    }
+    if !text.is_empty() && !out(interp, text) {
+        return Ok(1);
+    }
+    Ok(status)
+}
+
+/// `unset [-fvn] NAME...`
+pub fn unset(interp: &mut Interp, args: &[String]) -> ExecResult {
+    let (mut funcs, mut vars_only, mut nameref) = (false, false, false);
+    let mut i = 1;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') || a.len() == 1 {
+            break;
+        }
+        for c in a[1..].chars() {
+            match c {
+                'f' => funcs = true,
+                'v' => vars_only = true,
+                'n' => nameref = true,
+                _ => {
+                    return Ok(super::invalid_option(interp, "unset", &format!("-{c}"), "unset [-f] [-v] [-n] [name ...]"));
+                }
+            }
+        }
+        i += 1;
+    }
+    if funcs && vars_only {
+        err(interp, "unset: cannot simultaneously unset a function and a variable");
+        return Ok(1);
+    }
+    let mut status = 0;
+    for n in &args[i..] {
+        if funcs {
+            interp.funcs.remove(n);
+            continue;
+        }
+        let (base, sub) = split_subscript(n);
+        if !is_valid_name(base) {
+            err(interp, format!("unset: `{n}': not a valid identifier"));
+            status = 1;
+            continue;
+        }
+        let res = match sub {
+            Some(s) => unset_element(interp, base, s),
+            None if nameref => interp.vars.unset_raw(base).map_err(DeclErr::from),
+            None => {
+                let had_var = interp.vars.get_raw(base).is_some();
+                let r = interp.vars.unset(base).map_err(DeclErr::from);
+                if !had_var && !vars_only {
+                    interp.funcs.remove(base);
+                }
+                r
+            }
+        };
+        match res {
+            Ok(()) => {}
+            Err(DeclErr::Interrupt(i)) => return Err(i),
+            Err(DeclErr::Msg(m)) => {
+                err(interp, format!("unset: {m}"));
+                status = 1;
+            }
+        }
+    }
+    Ok(status)
+}
+
+fn unset_element(interp: &mut Interp, base: &str, sub: &str) -> Result<(), DeclErr> {
+    let target = interp.vars.resolve_name(base);
+    let target = split_subscript(&target).0.to_string();
+    let is_assoc = interp
+        .vars
+        .get(&target)
+        .is_some_and(|v| v.attrs.has(Attrs::ASSOC) || matches!(v.value, Some(Value::Assoc(_))));
+    if sub == "@" || sub == "*" {
+        return interp.vars.unset(&target).map_err(DeclErr::from);
+    }
+    let key = if is_assoc {
+        ElemKey::Key(sub.to_string())
+    } else {
+        ElemKey::Index(interp.eval_arith(sub).map_err(DeclErr::Interrupt)?)
+    };
+    interp.vars.unset_elem(&target, &key).map_err(|e| match e {
+        VarError::BadSubscript(_) => DeclErr::Msg(format!("{base}[{sub}]: bad array subscript")),
+        e => e.into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compound_split_honours_quotes() {
+        assert_eq!(split_compound(" a 'b c' \"d e\"  [k]=$(x y) ${a[@]} "), vec![
+            "a", "'b c'", "\"d e\"", "[k]=$(x y)", "${a[@]}"
+        ]);
+    }
+
+    #[test]
+    fn declare_p_quoting() {
+        assert_eq!(double_quote("q\"$`\\"), "\"q\\\"\\$\\`\\\\\"");
+        assert_eq!(double_quote("a\nb"), "$'a\\nb'");
+        assert_eq!(set_style_quote("a b"), "'a b'");
+        assert_eq!(set_style_quote("1"), "1");
+        let v = Var { value: Some(Value::Str("3".into())), attrs: Attrs(Attrs::INTEGER.0 | Attrs::EXPORT.0) };
+        assert_eq!(decl_line("i", &v, true), "declare -ix i=\"3\"\n");
+    }
+}

@@ -1,0 +1,84 @@
+//! `source`/`.` (run a file of the virtual tree in this shell) and `eval`.
+
+use super::err;
+use crate::fs::{FileKind, Fs};
+use crate::interp::{ExecResult, Interp, Interrupt};
+
+/// `eval ARGS`: joins its arguments with spaces and runs the result.
+pub fn eval(interp: &mut Interp, args: &[String]) -> ExecResult {
+    let mut rest = &args[1..];
+    if rest.first().map(|s| s.as_str()) == Some("--") {
+        rest = &rest[1..];
+    }
+    if rest.is_empty() {
+        return Ok(0);
+    }
+    let text = rest.join(" ");
+    interp.run_source(&text)
+}
+
+/// Finds the file `source NAME` reads: a name with a slash as is, otherwise
+/// the first match in `$PATH`, then the working directory.
+fn find(interp: &Interp, name: &str) -> Option<String> {
+    if name.contains('/') {
+        return Some(Fs::resolve(&interp.cwd, name));
+    }
+    if interp.opts.get_shopt("sourcepath") != Some(false)
+        && let Some(path) = interp.vars.get_str("PATH")
+    {
+        for dir in path.split(':').filter(|d| !d.is_empty()) {
+            let p = Fs::resolve(&Fs::resolve(&interp.cwd, dir), name);
+            if interp.fs.metadata(&p).is_ok_and(|m| m.kind == FileKind::File) {
+                return Some(p);
+            }
+        }
+    }
+    Some(Fs::resolve(&interp.cwd, name))
+}
+
+/// `source FILE [ARGS]` / `. FILE [ARGS]`
+pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
+    let mut rest = &args[1..];
+    if rest.first().map(|s| s.as_str()) == Some("--") {
+        rest = &rest[1..];
+    }
+    let Some(name) = rest.first() else {
+        err(interp, format!("{}: filename argument required", args[0]));
+        let usage = format!("{}: usage: {} filename [arguments]\n", args[0], args[0]);
+        let _ = interp.write_fd(2, usage.as_bytes());
+        return Ok(2);
+    };
+    let path = find(interp, name).unwrap_or_default();
+    let data = match interp.fs.metadata(&path) {
+        Ok(m) if m.kind == FileKind::Dir => {
+            err(interp, format!("{name}: is a directory"));
+            return Ok(1);
+        }
+        Ok(_) => interp.fs.read(&path),
+        Err(e) => Err(e),
+    };
+    let data = match data {
+        Ok(d) => d,
+        Err(e) => {
+            err(interp, format!("{name}: {e}"));
+            return Ok(1);
+        }
+    };
+    let text = String::from_utf8_lossy(&data).into_owned();
+    let saved_positional =
+        if rest.len() > 1 { Some(std::mem::replace(&mut interp.positional, rest[1..].to_vec())) } else { None };
+    let saved_name = interp.script_name.replace(name.clone());
+    let saved_line = interp.lineno;
+    interp.call_stack.push("source".to_string());
+    let r = interp.run_source(&text);
+    interp.call_stack.pop();
+    interp.script_name = saved_name;
+    interp.lineno = saved_line;
+    if let Some(p) = saved_positional {
+        interp.positional = p;
+    }
+    match r {
+        Err(Interrupt::Return(n)) => Ok(n),
+        other => other,
+    }
+}

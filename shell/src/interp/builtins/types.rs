@@ -1,0 +1,219 @@
+//! What a name means: `type`, `command`, `builtin`, `hash`.
+
+use super::{err, out};
+use crate::fs::{FileKind, Fs};
+use crate::interp::{CommandKind, ExecResult, Interp};
+
+/// Every executable `NAME` in `$PATH`, in order (`type -a`).
+fn path_matches(interp: &Interp, name: &str) -> Vec<String> {
+    if name.contains('/') {
+        let p = Fs::resolve(&interp.cwd, name);
+        return match interp.fs.metadata(&p) {
+            Ok(m) if m.kind == FileKind::File && m.mode & 0o111 != 0 => vec![name.to_string()],
+            _ => Vec::new(),
+        };
+    }
+    let path = interp.vars.get_str("PATH").unwrap_or("").to_string();
+    let mut v = Vec::new();
+    for dir in path.split(':') {
+        let dir = if dir.is_empty() { "." } else { dir };
+        let p = format!("{}/{name}", dir.trim_end_matches('/'));
+        let abs = Fs::resolve(&interp.cwd, &p);
+        if let Ok(m) = interp.fs.metadata(&abs)
+            && m.kind == FileKind::File
+            && m.mode & 0o111 != 0
+            && !v.contains(&p)
+        {
+            v.push(p);
+        }
+    }
+    v
+}
+
+fn function_text(interp: &Interp, name: &str) -> String {
+    interp.funcs.get(name).map(|f| format!("{f}")).unwrap_or_default()
+}
+
+/// `type [-afptP] NAME...`
+pub fn type_(interp: &mut Interp, args: &[String]) -> ExecResult {
+    let (mut all, mut short, mut path_only, mut force_path, mut no_funcs) = (false, false, false, false, false);
+    let mut i = 1;
+    while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
+        if args[i] == "--" {
+            i += 1;
+            break;
+        }
+        for c in args[i][1..].chars() {
+            match c {
+                'a' => all = true,
+                't' => short = true,
+                'p' => path_only = true,
+                'P' => force_path = true,
+                'f' => no_funcs = true,
+                _ => return Ok(super::invalid_option(interp, "type", &format!("-{c}"), "type [-afptP] name [name ...]")),
+            }
+        }
+        i += 1;
+    }
+    let mut status = 0;
+    for name in &args[i..] {
+        let mut text = String::new();
+        let mut found = false;
+        if !force_path {
+            if let Some(v) = interp.aliases.get(name.as_str()) {
+                found = true;
+                if short {
+                    text.push_str("alias\n");
+                } else if !path_only {
+                    text.push_str(&format!("{name} is aliased to `{v}'\n"));
+                }
+            }
+            if (!found || all) && matches!(interp.resolve_command(name), CommandKind::Keyword) {
+                found = true;
+                if short {
+                    text.push_str("keyword\n");
+                } else if !path_only {
+                    text.push_str(&format!("{name} is a shell keyword\n"));
+                }
+            }
+            if (!found || all) && !no_funcs && interp.funcs.contains_key(name.as_str()) {
+                found = true;
+                if short {
+                    text.push_str("function\n");
+                } else if !path_only {
+                    text.push_str(&format!("{name} is a function\n{}\n", function_text(interp, name)));
+                }
+            }
+            if (!found || all) && super::lookup(name).is_some() {
+                found = true;
+                if short {
+                    text.push_str("builtin\n");
+                } else if !path_only {
+                    text.push_str(&format!("{name} is a shell builtin\n"));
+                }
+            }
+        }
+        if !found || all || force_path {
+            let paths = path_matches(interp, name);
+            let take = if all { paths.len() } else { paths.len().min(1) };
+            for p in &paths[..take] {
+                found = true;
+                if short {
+                    text.push_str("file\n");
+                } else if path_only || force_path {
+                    text.push_str(&format!("{p}\n"));
+                } else {
+                    text.push_str(&format!("{name} is {p}\n"));
+                }
+            }
+        }
+        if !text.is_empty() {
+            out(interp, text);
+        }
+        if !found {
+            if !short && !path_only && !force_path {
+                err(interp, format!("type: {name}: not found"));
+            }
+            status = 1;
+        }
+    }
+    Ok(status)
+}
+
+/// `command [-pvV] NAME [ARGS]`
+pub fn command(interp: &mut Interp, args: &[String]) -> ExecResult {
+    let (mut describe, mut verbose) = (false, false);
+    let mut i = 1;
+    while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
+        if args[i] == "--" {
+            i += 1;
+            break;
+        }
+        for c in args[i][1..].chars() {
+            match c {
+                'p' => {}
+                'v' => describe = true,
+                'V' => verbose = true,
+                _ => return Ok(super::invalid_option(interp, "command", &format!("-{c}"), "command [-pVv] command [arg ...]")),
+            }
+        }
+        i += 1;
+    }
+    let rest = &args[i..];
+    if verbose {
+        let mut status = 0;
+        for name in rest {
+            let mut argv = vec!["type".to_string(), name.clone()];
+            // `command -V` reports like `type`, with its own name on errors.
+            if resolve_line(interp, name).is_none() {
+                err(interp, format!("command: {name}: not found"));
+                status = 1;
+                continue;
+            }
+            argv.truncate(2);
+            type_(interp, &argv)?;
+        }
+        return Ok(status);
+    }
+    if describe {
+        let mut status = 0;
+        let mut text = String::new();
+        for name in rest {
+            match resolve_line(interp, name) {
+                Some(l) => text.push_str(&l),
+                None => status = 1,
+            }
+        }
+        if !text.is_empty() {
+            out(interp, text);
+        }
+        return Ok(status);
+    }
+    if rest.is_empty() {
+        return Ok(0);
+    }
+    interp.run_argv(rest, true)
+}
+
+/// The `command -v` line for `name`, or `None` when it means nothing.
+fn resolve_line(interp: &Interp, name: &str) -> Option<String> {
+    if let Some(v) = interp.aliases.get(name) {
+        return Some(format!("alias {name}='{}'\n", v.replace('\'', "'\\''")));
+    }
+    match interp.resolve_command(name) {
+        CommandKind::Keyword | CommandKind::Function | CommandKind::Builtin => Some(format!("{name}\n")),
+        _ => path_matches(interp, name).into_iter().next().map(|p| {
+            let shown = if p.starts_with('/') { p } else { Fs::resolve(&interp.cwd, &p) };
+            format!("{shown}\n")
+        }),
+    }
+}
+
+/// `builtin NAME [ARGS]`
+pub fn builtin(interp: &mut Interp, args: &[String]) -> ExecResult {
+    let Some(name) = args.get(1) else { return Ok(0) };
+    match super::lookup(name) {
+        Some(f) => f(interp, &args[1..]),
+        None => {
+            err(interp, format!("builtin: {name}: not a shell builtin"));
+            Ok(1)
+        }
+    }
+}
+
+/// `hash [-r] [NAME...]`: there is no command cache; names are checked.
+pub fn hash(interp: &mut Interp, args: &[String]) -> ExecResult {
+    let mut status = 0;
+    let names: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
+    if args.len() == 1 {
+        out(interp, "hash: hash table empty\n");
+        return Ok(0);
+    }
+    for n in names {
+        if super::lookup(n).is_none() && path_matches(interp, n).is_empty() {
+            err(interp, format!("hash: {n}: not found"));
+            status = 1;
+        }
+    }
+    Ok(status)
+}

@@ -1,0 +1,84 @@
+//! Backslash escapes of `$'...'` strings (also `${x@E}`, `echo -e`-like
+//! decoding for whoever needs it).
+
+/// Decodes the escapes of an ANSI-C quoted string body (`$'...'` without the
+/// quotes): `\n \t \\ \' \" \? \a \b \e \E \f \r \v \NNN \xHH \uHHHH
+/// \UHHHHHHHH \cX`. Decoding stops at a NUL, as bash's strings do.
+pub fn decode_ansi_c(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let c: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < c.len() {
+        if c[i] != '\\' || i + 1 >= c.len() {
+            out.push(c[i]);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let e = c[i];
+        i += 1;
+        let ch = match e {
+            'a' => '\x07',
+            'b' => '\x08',
+            'e' | 'E' => '\x1b',
+            'f' => '\x0c',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'v' => '\x0b',
+            '\\' => '\\',
+            '\'' => '\'',
+            '"' => '"',
+            '?' => '?',
+            '0'..='7' => {
+                let mut v = e.to_digit(8).unwrap_or(0);
+                let mut n = 1;
+                while n < 3 && i < c.len() && c[i].is_digit(8) {
+                    v = v * 8 + c[i].to_digit(8).unwrap_or(0);
+                    i += 1;
+                    n += 1;
+                }
+                char::from_u32(v & 0xff).unwrap_or('?')
+            }
+            'x' | 'u' | 'U' => {
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut v: u32 = 0;
+                let mut n = 0;
+                while n < max && i < c.len() && c[i].is_ascii_hexdigit() {
+                    v = v * 16 + c[i].to_digit(16).unwrap_or(0);
+                    i += 1;
+                    n += 1;
+                }
+                if n == 0 {
+                    out.push('\\');
+                    out.push(e);
+                    continue;
+                }
+                char::from_u32(v).unwrap_or('\u{fffd}')
+            }
+            'c' => {
+                if i < c.len() {
+                    let x = c[i];
+                    i += 1;
+                    char::from_u32((x.to_ascii_uppercase() as u32) ^ 0x40).unwrap_or('?')
+                } else {
+                    out.push('\\');
+                    'c'
+                }
+            }
+            other => {
+                out.push('\\');
+                other
+            }
+        };
+        if ch == '\0' {
+            break;
+        }
+        out.push(ch);
+    }
+    out
+}

@@ -1,0 +1,122 @@
+//! Quoting a string so the shell reads it back as the same word:
+//! `${x@Q}` ([`quote_for_reuse`]), `printf %q` ([`quote_backslash`]) and
+//! `declare -p` ([`quote_double`]). Strings with control characters use
+//! `$'...'` in all three, as bash does.
+
+/// True when `s` needs the `$'...'` form (control characters).
+fn needs_ansi(s: &str) -> bool {
+    s.chars().any(|c| c.is_control())
+}
+
+/// The `$'...'` form of `s`.
+pub fn quote_ansi(s: &str) -> String {
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0b' => out.push_str("\\v"),
+            '\x0c' => out.push_str("\\f"),
+            '\x1b' => out.push_str("\\E"),
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() && (c as u32) < 0x100 => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// `${x@Q}`: single quotes, `'` as `'\''`; `$'...'` for control characters.
+pub fn quote_for_reuse(s: &str) -> String {
+    if needs_ansi(s) {
+        return quote_ansi(s);
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// `printf %q`: backslashes before shell-special characters (`''` for the
+/// empty string, `$'...'` for control characters).
+pub fn quote_backslash(s: &str) -> String {
+    if s.is_empty() {
+        return "''".to_string();
+    }
+    if needs_ansi(s) {
+        return quote_ansi(s);
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    for (i, c) in s.chars().enumerate() {
+        let special = matches!(
+            c,
+            ' ' | '!' | '"' | '#' | '$' | '&' | '\'' | '(' | ')' | '*' | ',' | ';' | '<' | '>' | '?'
+                | '[' | '\\' | ']' | '^' | '`' | '{' | '|' | '}'
+        ) || (c == '~' && i == 0);
+        if special {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `declare -p`: double quotes with `" \ $ `` ` escaped.
+pub fn quote_double(s: &str) -> String {
+    if needs_ansi(s) {
+        return quote_ansi(s);
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reuse_quoting_matches_bash() {
+        assert_eq!(quote_for_reuse("a b'c"), r"'a b'\''c'");
+        assert_eq!(quote_for_reuse(""), "''");
+        assert_eq!(quote_for_reuse("a\nb"), r"$'a\nb'");
+        assert_eq!(quote_for_reuse("\x01z"), r"$'\001z'");
+    }
+
+    #[test]
+    fn printf_q_matches_bash() {
+        assert_eq!(quote_backslash("a b'c"), r"a\ b\'c");
+        assert_eq!(quote_backslash(""), "''");
+        assert_eq!(quote_backslash("a$b`c\"d\\e"), r#"a\$b\`c\"d\\e"#);
+        assert_eq!(quote_backslash("~x"), r"\~x");
+        assert_eq!(quote_backslash("a~"), "a~");
+        assert_eq!(quote_backslash("a=b"), "a=b");
+        assert_eq!(quote_backslash("a,b"), r"a\,b");
+        assert_eq!(quote_backslash("\t"), r"$'\t'");
+    }
+
+    #[test]
+    fn declare_quoting_matches_bash() {
+        assert_eq!(quote_double("a b'c"), "\"a b'c\"");
+        assert_eq!(quote_double("a$b`c\"d\\e"), r#""a\$b\`c\"d\\e""#);
+    }
+}

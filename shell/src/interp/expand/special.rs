@@ -1,0 +1,306 @@
+//! Reading variables for expansion: namerefs, array elements and keys, and
+//! the dynamic parameters bash computes on every read (`$RANDOM`,
+//! `$LINENO`, `$SECONDS`, `$BASHPID`, `FUNCNAME`, ...), plus the fixed
+//! facts of the sandboxed shell (`$$`, `$UID`, `$BASH_VERSION`).
+
+use crate::interp::arith::ArithFail;
+use crate::interp::vars::Value;
+use crate::interp::{Attrs, Interp, Interrupt};
+
+/// `$$` of every sandboxed shell.
+pub const SHELL_PID: i64 = 4242;
+/// `$PPID`.
+pub const SHELL_PPID: i64 = 4241;
+/// `$UID` / `$EUID` of the `sandbox` user.
+pub const SANDBOX_UID: u32 = 1000;
+/// `$BASH_VERSION`.
+pub const BASH_VERSION: &str = "5.2.15(1)-release";
+
+/// A subscript resolved against an indexed array.
+pub(crate) enum Index {
+    /// An existing or assignable index.
+    At(i64),
+    /// A negative index beyond the start: `bad array subscript`.
+    Bad,
+}
+
+impl Interp {
+    /// The variable `name` refers to after following namerefs (`declare -n`),
+    /// or `None` when `name` is not a nameref.
+    pub fn nameref_target(&self, name: &str) -> Option<String> {
+        let mut cur: Option<String> = None;
+        for _ in 0..16 {
+            let n = cur.as_deref().unwrap_or(name);
+            let v = self.vars.get_raw(n)?;
+            if !v.attrs.has(Attrs::NAMEREF) {
+                return cur;
+            }
+            match v.value.as_ref().and_then(|v| v.as_scalar()) {
+                Some(t) if !t.is_empty() => cur = Some(t.to_string()),
+                _ => return cur,
+            }
+        }
+        cur
+    }
+
+    /// `$RANDOM`: 0..32767 from a 64-bit LCG seeded by the run's seed.
+    pub fn next_random(&mut self) -> u32 {
+        if self.random_state == 0 {
+            self.random_state = self.control.seed.unwrap_or_else(|| {
+                let t = self.control.clock.now();
+                (t.secs as u64) ^ ((t.nanos as u64) << 20) ^ 0x9e37_79b9_7f4a_7c15
+            }) | 1;
+        }
+        self.random_state =
+            self.random_state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.random_state >> 33) & 0x7fff) as u32
+    }
+
+    /// Values computed on every read; `None` for ordinary names.
+    fn dynamic_scalar(&mut self, name: &str) -> Option<String> {
+        let first = *name.as_bytes().first()?;
+        if !matches!(first, b'R' | b'S' | b'L' | b'B' | b'E' | b'F') {
+            return None;
+        }
+        Some(match name {
+            "RANDOM" => self.next_random().to_string(),
+            "SRANDOM" => {
+                let a = self.next_random() as u64;
+                let b = self.next_random() as u64;
+                let c = self.next_random() as u64;
+                ((a << 17 ^ b << 2 ^ c) & 0xffff_ffff).to_string()
+            }
+            "LINENO" => self.lineno.to_string(),
+            "SECONDS" => self.seconds_elapsed().to_string(),
+            "BASHPID" => (SHELL_PID + self.subshell_depth as i64).to_string(),
+            "BASH_SUBSHELL" => self.subshell_depth.to_string(),
+            "EPOCHSECONDS" => self.control.clock.now().secs.to_string(),
+            "EPOCHREALTIME" => {
+                let t = self.control.clock.now();
+                format!("{}.{:06}", t.secs, t.nanos / 1000)
+            }
+            "FUNCNAME" => return self.call_stack.last().cloned(),
+            _ => return None,
+        })
+    }
+
+    fn seconds_elapsed(&self) -> i64 {
+        if self.control.clock.is_fixed() {
+            return 0;
+        }
+        match self.control.remaining() {
+            Some(rem) => (self.control.limits.timeout.saturating_sub(rem)).as_secs() as i64,
+            None => 0,
+        }
+    }
+
+    /// Defaults for names bash always defines, used when the variable is unset.
+    fn fallback_scalar(&self, name: &str) -> Option<String> {
+        Some(match name {
+            "PPID" => SHELL_PPID.to_string(),
+            "UID" | "EUID" => SANDBOX_UID.to_string(),
+            "BASH_VERSION" => BASH_VERSION.to_string(),
+            "BASH" => "/bin/bash".to_string(),
+            "OSTYPE" => "linux-gnu".to_string(),
+            "HOSTTYPE" => "x86_64".to_string(),
+            "MACHTYPE" => "x86_64-pc-linux-gnu".to_string(),
+            _ => return None,
+        })
+    }
+
+    /// Array values of dynamic arrays (`FUNCNAME`, `BASH_VERSINFO`).
+    fn dynamic_array(&self, name: &str) -> Option<Vec<String>> {
+        match name {
+            "FUNCNAME" => {
+                if self.call_stack.is_empty() {
+                    return None;
+                }
+                let mut v: Vec<String> = self.call_stack.iter().rev().cloned().collect();
+                v.push("main".to_string());
+                Some(v)
+            }
+            "BASH_VERSINFO" if self.vars.get(name).is_none() => Some(
+                ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"].iter().map(|s| s.to_string()).collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// `$name`: a scalar, or element 0 of an array. `None` when unset.
+    pub fn var_scalar(&mut self, name: &str) -> Option<String> {
+        if let Some(v) = self.dynamic_scalar(name) {
+            return Some(v);
+        }
+        if let Some(t) = self.nameref_target(name) {
+            if t.contains('[') {
+                let (n, sub) = split_subscript(&t)?;
+                return self.var_element(n, sub).ok().flatten();
+            }
+            return self.var_scalar(&t);
+        }
+        match self.vars.get(name) {
+            Some(v) => v.value.as_ref().and_then(|v| v.as_scalar()).map(|s| s.to_string()),
+            None => self.fallback_scalar(name).or_else(|| self.dynamic_array(name).and_then(|a| a.into_iter().next())),
+        }
+    }
+
+    /// True when `name` is an associative array.
+    pub fn is_assoc(&self, name: &str) -> bool {
+        self.vars.get(name).is_some_and(|v| {
+            matches!(v.value, Some(Value::Assoc(_))) || v.attrs.has(Attrs::ASSOC)
+        })
+    }
+
+    /// Resolves an arithmetic index against indexed array `name` (negative
+    /// indices count from the end).
+    pub(crate) fn resolve_index(&self, name: &str, i: i64) -> Index {
+        if i >= 0 {
+            return Index::At(i);
+        }
+        let max = match self.vars.get(name).and_then(|v| v.value.as_ref()) {
+            Some(Value::Indexed(m)) => m.keys().next_back().copied().map(|k| k + 1).unwrap_or(0),
+            Some(Value::Str(_)) => 1,
+            _ => 0,
+        };
+        let j = max + i;
+        if j < 0 { Index::Bad } else { Index::At(j) }
+    }
+
+    /// `${name[sub]}` with `sub` as written: expanded as a key for an
+    /// associative array, evaluated arithmetically otherwise.
+    pub fn var_element(&mut self, name: &str, sub: &str) -> Result<Option<String>, Interrupt> {
+        if let Some(t) = self.nameref_target(name) {
+            return self.var_element(&t, sub);
+        }
+        if self.is_assoc(name) {
+            let key = self.expand_string(sub)?;
+            return Ok(self.assoc_get(name, &key));
+        }
+        let i = match self.try_eval_arith(sub) {
+            Ok(i) => i,
+            Err(ArithFail::Error(m)) => {
+                self.expansion_error(&m);
+                return Err(Interrupt::Exit(1));
+            }
+            Err(ArithFail::Interrupt(i)) => return Err(i),
+        };
+        self.indexed_get(name, i)
+    }
+
+    fn assoc_get(&self, name: &str, key: &str) -> Option<String> {
+        match self.vars.get(name)?.value.as_ref()? {
+            Value::Assoc(m) => m.get(key).cloned(),
+            _ => None,
+        }
+    }
+
+    /// Element `i` of indexed array `name` (a scalar is element 0).
+    fn indexed_get(&mut self, name: &str, i: i64) -> Result<Option<String>, Interrupt> {
+        if let Some(arr) = self.dynamic_array(name) {
+            let idx = if i < 0 { arr.len() as i64 + i } else { i };
+            return Ok(usize::try_from(idx).ok().and_then(|k| arr.get(k).cloned()));
+        }
+        let i = match self.resolve_index(name, i) {
+            Index::At(i) => i,
+            Index::Bad => {
+                self.expansion_error(&format!("{name}: bad array subscript"));
+                return Ok(None);
+            }
+        };
+        if i == 0 && self.vars.get(name).is_none() {
+            return Ok(self.var_scalar(name));
+        }
+        Ok(match self.vars.get(name).and_then(|v| v.value.as_ref()) {
+            Some(Value::Indexed(m)) => m.get(&i).cloned(),
+            Some(Value::Str(s)) if i == 0 => Some(s.clone()),
+            Some(Value::Assoc(m)) => m.get(&i.to_string()).cloned(),
+            _ => None,
+        })
+    }
+
+    /// `${name[@]}`: every value, in index order (`None`: unset).
+    pub fn var_values(&mut self, name: &str) -> Option<Vec<String>> {
+        if let Some(t) = self.nameref_target(name) {
+            return self.var_values(&t);
+        }
+        if let Some(a) = self.dynamic_array(name) {
+            return Some(a);
+        }
+        match self.vars.get(name)?.value.as_ref() {
+            Some(Value::Str(s)) => Some(vec![s.clone()]),
+            Some(Value::Indexed(m)) => Some(m.values().cloned().collect()),
+            Some(Value::Assoc(m)) => Some(m.values().cloned().collect()),
+            None => None,
+        }
+    }
+
+    /// `${!name[@]}`: the indices or keys of `name`.
+    pub fn var_keys(&mut self, name: &str) -> Vec<String> {
+        if let Some(t) = self.nameref_target(name) {
+            return self.var_keys(&t);
+        }
+        if let Some(a) = self.dynamic_array(name) {
+            return (0..a.len()).map(|i| i.to_string()).collect();
+        }
+        match self.vars.get(name).and_then(|v| v.value.as_ref()) {
+            Some(Value::Str(_)) => vec!["0".to_string()],
+            Some(Value::Indexed(m)) => m.keys().map(|k| k.to_string()).collect(),
+            Some(Value::Assoc(m)) => m.keys().cloned().collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// `$-`: the single-letter options in effect.
+    pub fn option_flags(&self) -> String {
+        let o = &self.opts;
+        let mut s = String::new();
+        for (on, c) in [
+            (o.allexport, 'a'),
+            (o.errexit, 'e'),
+            (o.noglob, 'f'),
+            (true, 'h'),
+            (o.noexec, 'n'),
+            (o.nounset, 'u'),
+            (o.verbose, 'v'),
+            (o.xtrace, 'x'),
+            (true, 'B'),
+            (o.noclobber, 'C'),
+        ] {
+            if on {
+                s.push(c);
+            }
+        }
+        s.push('c');
+        s
+    }
+
+    /// Reads variable `name` for arithmetic (already expanded text); `set -u`
+    /// makes an unset name fatal.
+    pub(crate) fn arith_var(&mut self, name: &str) -> Result<Option<String>, ArithFail> {
+        let v = self.var_scalar(name);
+        if v.is_none() && self.opts.nounset {
+            self.expansion_error(&format!("{name}: unbound variable"));
+            return Err(ArithFail::Interrupt(Interrupt::Exit(127)));
+        }
+        Ok(v)
+    }
+
+    /// Reads `name[sub]` for arithmetic; `sub` is already expanded.
+    pub(crate) fn arith_element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ArithFail> {
+        if let Some(t) = self.nameref_target(name) {
+            return self.arith_element(&t, sub);
+        }
+        if self.is_assoc(name) {
+            return Ok(self.assoc_get(name, sub.trim()));
+        }
+        let i = crate::interp::arith::eval_sub(self, sub)?;
+        Ok(self.indexed_get(name, i)?)
+    }
+}
+
+/// Splits `a[sub]` into `("a", "sub")`.
+pub(crate) fn split_subscript(s: &str) -> Option<(&str, &str)> {
+    let open = s.find('[')?;
+    let inner = s[open + 1..].strip_suffix(']')?;
+    Some((&s[..open], inner))
+}

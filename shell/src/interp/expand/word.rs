@@ -1,0 +1,393 @@
+//! The expansion driver: walks a word's pieces left to right and builds its
+//! fields. Each field keeps two forms: `text` (after quote removal) and
+//! `pat`, the pattern form in which quoted pattern characters are
+//! backslash-escaped, so globbing and `[[ == ]]` see only unquoted
+//! wildcards. IFS splitting applies only to the results of unquoted
+//! expansions, as in bash.
+
+use brush_parser::word::{WordPiece, WordPieceWithSource};
+
+use super::{ParseMode, parse_word};
+use crate::interp::pattern::glob::glob;
+use crate::interp::{Interp, Interrupt};
+
+/// One field under construction.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Field {
+    /// The field's text after quote removal.
+    pub text: String,
+    /// The pattern form (quoted specials escaped).
+    pub pat: String,
+    /// True when an unquoted glob character is present.
+    pub glob: bool,
+    /// True when the field exists even if empty (`""`, `"$x"`).
+    pub started: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Delim {
+    None,
+    Ws,
+    NonWs,
+}
+
+/// Accumulates the fields of one word.
+pub(crate) struct Acc {
+    pub fields: Vec<Field>,
+    pub cur: Field,
+    /// Split unquoted expansions on IFS.
+    pub split: bool,
+    /// Build the pattern form.
+    pub want_pat: bool,
+    ifs: String,
+    delim: Delim,
+    extglob: bool,
+}
+
+fn is_ifs_ws(c: char) -> bool {
+    c == ' ' || c == '\t' || c == '\n'
+}
+
+impl Acc {
+    pub(crate) fn new(split: bool, want_pat: bool, ifs: Option<&str>, extglob: bool) -> Acc {
+        Acc {
+            fields: Vec::new(),
+            cur: Field::default(),
+            split,
+            want_pat,
+            ifs: if split { ifs.unwrap_or(" \t\n").to_string() } else { String::new() },
+            delim: Delim::None,
+            extglob,
+        }
+    }
+
+    fn push_pat_char(&mut self, c: char, quoted: bool) {
+        if !self.want_pat {
+            return;
+        }
+        let special = matches!(c, '*' | '?' | '[' | ']' | '\\')
+            || (self.extglob && matches!(c, '(' | ')' | '|' | '!' | '@' | '+'));
+        if special && (quoted || c == '\\') {
+            self.cur.pat.push('\\');
+        } else if !quoted && matches!(c, '*' | '?' | '[') {
+            self.cur.glob = true;
+        } else if !quoted && self.extglob && matches!(c, '(') {
+            self.cur.glob = true;
+        }
+        self.cur.pat.push(c);
+    }
+
+    /// Literal word text (quoted or not): never split.
+    pub(crate) fn push_literal(&mut self, s: &str, quoted: bool) {
+        if quoted || !s.is_empty() {
+            self.cur.started = true;
+            self.delim = Delim::None;
+        }
+        self.cur.text.push_str(s);
+        if self.want_pat {
+            for c in s.chars() {
+                self.push_unquoted_or_quoted(c, quoted);
+            }
+        }
+    }
+
+    fn push_unquoted_or_quoted(&mut self, c: char, quoted: bool) {
+        if !self.want_pat {
+            return;
+        }
+        // A backslash in unquoted literal text never reaches here (the parser
+        // makes it an escape sequence), so only expansion results need the
+        // `\\` treatment, which push_pat_char applies to every backslash.
+        self.push_pat_char(c, quoted);
+    }
+
+    /// The result of an expansion: split on IFS when unquoted and splitting.
+    pub(crate) fn push_expansion(&mut self, s: &str, quoted: bool) {
+        if quoted || !self.split {
+            self.push_literal(s, quoted);
+            return;
+        }
+        if self.ifs.is_empty() {
+            if !s.is_empty() {
+                self.push_literal(s, false);
+            }
+            return;
+        }
+        for c in s.chars() {
+            if self.ifs.contains(c) {
+                if is_ifs_ws(c) {
+                    if self.cur.started || !self.cur.text.is_empty() {
+                        self.finish_field();
+                    }
+                    if self.delim == Delim::None {
+                        self.delim = Delim::Ws;
+                    }
+                } else {
+                    if self.delim == Delim::Ws {
+                        // `a : b`: whitespace then one non-whitespace delimiter.
+                        self.delim = Delim::NonWs;
+                        continue;
+                    }
+                    self.finish_field_always();
+                    self.delim = Delim::NonWs;
+                }
+            } else {
+                self.delim = Delim::None;
+                self.cur.started = true;
+                self.cur.text.push(c);
+                self.push_pat_char(c, false);
+            }
+        }
+    }
+
+    fn finish_field(&mut self) {
+        let f = std::mem::take(&mut self.cur);
+        self.fields.push(f);
+        self.delim = Delim::None;
+    }
+
+    fn finish_field_always(&mut self) {
+        self.cur.started = true;
+        self.finish_field();
+    }
+
+    /// Ends the current field if it has content (between `"$@"` elements).
+    pub(crate) fn field_break(&mut self) {
+        if self.cur.started || !self.cur.text.is_empty() {
+            self.finish_field();
+        }
+        self.delim = Delim::None;
+    }
+
+    /// The finished fields.
+    pub(crate) fn finish(mut self) -> Vec<Field> {
+        if self.cur.started || !self.cur.text.is_empty() {
+            let f = std::mem::take(&mut self.cur);
+            self.fields.push(f);
+        }
+        self.fields
+    }
+}
+
+/// True when a word needs no expansion at all (the common case).
+fn is_plain(word: &str) -> bool {
+    !word.bytes().any(|b| {
+        matches!(
+            b,
+            b'$' | b'`' | b'\'' | b'"' | b'\\' | b'*' | b'?' | b'[' | b'~' | b'{' | b'(' | b'\n'
+        )
+    })
+}
+
+impl Interp {
+    /// The IFS value (`None`: unset, meaning the default).
+    pub(crate) fn ifs_value(&self) -> Option<String> {
+        self.vars.get_str("IFS").map(|s| s.to_string())
+    }
+
+    /// Expands one command word into `out` (brace, ..., globbing).
+    pub(crate) fn expand_word_into(&mut self, word: &str, out: &mut Vec<String>) -> Result<(), Interrupt> {
+        if is_plain(word) {
+            out.push(word.to_string());
+            return Ok(());
+        }
+        let braced = if word.contains('{') { super::brace_expand(word) } else { vec![word.to_string()] };
+        for w in &braced {
+            let pieces = self.parse_or_bad_subst(w, ParseMode::Word)?;
+            let ifs = self.ifs_value();
+            let mut acc = Acc::new(true, true, ifs.as_deref(), self.opts.extglob);
+            self.expand_pieces(&pieces, false, &mut acc)?;
+            for f in acc.finish() {
+                self.glob_field(f, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pathname expansion of one field, then quote removal.
+    fn glob_field(&mut self, f: Field, out: &mut Vec<String>) -> Result<(), Interrupt> {
+        if !f.glob || self.opts.noglob {
+            out.push(f.text);
+            return Ok(());
+        }
+        let matches = glob(self, &f.pat);
+        if !matches.is_empty() {
+            out.extend(matches);
+        } else if self.opts.failglob {
+            self.expansion_error(&format!("no match: {}", f.text));
+            return Err(Interrupt::Exit(1));
+        } else if !self.opts.nullglob {
+            out.push(f.text);
+        }
+        Ok(())
+    }
+
+    /// Parses a word, reporting `bad substitution` when it can't be parsed.
+    pub(crate) fn parse_or_bad_subst(&mut self, w: &str, mode: ParseMode) -> Result<super::Pieces, Interrupt> {
+        match parse_word(w, mode) {
+            Some(p) => Ok(p),
+            None => {
+                let shown = match w.find("${") {
+                    Some(i) => match w[i..].find('}') {
+                        Some(j) => &w[i..i + j + 1],
+                        None => &w[i..],
+                    },
+                    None => w,
+                };
+                self.expansion_error(&format!("{shown}: bad substitution"));
+                Err(Interrupt::Exit(1))
+            }
+        }
+    }
+
+    /// Expands `word` to one string (no splitting, no globbing); with `pat`,
+    /// returns the pattern form instead.
+    pub(crate) fn expand_nosplit(&mut self, word: &str, mode: ParseMode, pat: bool) -> Result<String, Interrupt> {
+        if is_plain(word) && mode != ParseMode::Heredoc {
+            return Ok(word.to_string());
+        }
+        let pieces = self.parse_or_bad_subst(word, mode)?;
+        let mut acc = Acc::new(false, pat, None, self.opts.extglob);
+        let quoted = mode == ParseMode::Heredoc;
+        self.expand_pieces(&pieces, quoted, &mut acc)?;
+        let fields = acc.finish();
+        let mut s = String::new();
+        for (i, f) in fields.into_iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            s.push_str(if pat { &f.pat } else { &f.text });
+        }
+        Ok(s)
+    }
+
+    /// Expands one piece on its own (unquoted context, no splitting).
+    pub(crate) fn expand_one_piece(&mut self, piece: &WordPiece) -> Result<String, Interrupt> {
+        let mut acc = Acc::new(false, false, None, self.opts.extglob);
+        self.expand_piece(piece, false, &mut acc)?;
+        Ok(acc.finish().into_iter().map(|f| f.text).collect::<Vec<_>>().join(" "))
+    }
+
+    /// Expands `word` (a parameter operand such as the `y` of `${x:-y}`)
+    /// into `acc` in the given quoting context.
+    pub(crate) fn expand_operand_into(&mut self, word: &str, quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
+        let pieces = self.parse_or_bad_subst(word, ParseMode::Word)?;
+        self.expand_pieces(&pieces, quoted, acc)
+    }
+
+    /// Expands pieces into `acc`; `quoted` is true inside double quotes.
+    pub(crate) fn expand_pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
+        for p in pieces {
+            self.expand_piece(&p.piece, quoted, acc)?;
+        }
+        Ok(())
+    }
+
+    fn expand_piece(&mut self, piece: &WordPiece, quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
+        match piece {
+            WordPiece::Text(s) => acc.push_literal(s, quoted),
+            WordPiece::SingleQuotedText(s) => {
+                if quoted {
+                    // `"${x:-'a'}"`: single quotes are literal inside double quotes.
+                    acc.push_literal(&format!("'{s}'"), true);
+                } else {
+                    acc.push_literal(s, true);
+                }
+            }
+            WordPiece::AnsiCQuotedText(s) => {
+                let d = super::decode_ansi_c(s);
+                acc.push_literal(&d, true);
+            }
+            WordPiece::DoubleQuotedSequence(ps) | WordPiece::GettextDoubleQuotedSequence(ps) => {
+                if ps.is_empty() {
+                    acc.push_literal("", true);
+                } else {
+                    self.expand_pieces(ps, true, acc)?;
+                }
+            }
+            WordPiece::TildeExpansion(t) => match self.tilde_value(t) {
+                Some(home) => acc.push_literal(&home, true),
+                None => acc.push_literal(&super::tilde::tilde_text(t), false),
+            },
+            WordPiece::ParameterExpansion(e) => self.expand_param(e, quoted, acc)?,
+            WordPiece::CommandSubstitution(src) => {
+                let out = self.run_substitution(src)?;
+                acc.push_expansion(&out, quoted);
+            }
+            WordPiece::BackquotedCommandSubstitution(src) => {
+                let src = unescape_backquoted(src, quoted);
+                let out = self.run_substitution(&src)?;
+                acc.push_expansion(&out, quoted);
+            }
+            WordPiece::EscapeSequence(s) => {
+                let c = s.strip_prefix('\\').unwrap_or(s);
+                if quoted && !matches!(c, "$" | "`" | "\"" | "\\" | "\n") {
+                    acc.push_literal(s, true);
+                } else if c == "\n" {
+                    // Line continuation.
+                } else {
+                    acc.push_literal(c, true);
+                }
+            }
+            WordPiece::ArithmeticExpression(e) => {
+                let v = self.eval_arith(&e.value)?;
+                acc.push_expansion(&v.to_string(), quoted);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a command substitution and strips its trailing newlines.
+    pub(crate) fn run_substitution(&mut self, src: &str) -> Result<String, Interrupt> {
+        let bytes = self.command_substitution(src)?;
+        let mut s = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        while s.ends_with('\n') {
+            s.pop();
+        }
+        Ok(s)
+    }
+}
+
+/// Backslash processing inside backquotes: `\$`, `` \` `` and `\\` lose
+/// the backslash (and `\"` inside double quotes).
+fn unescape_backquoted(src: &str, in_dquote: bool) -> String {
+    if !src.contains('\\') {
+        return src.to_string();
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some(&n) if n == '$' || n == '`' || n == '\\' || (in_dquote && n == '"') => {
+                    out.push(n);
+                    chars.next();
+                }
+                _ => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl Interp {
+    /// Expands arithmetic text before evaluation: `$x`, `${...}`, `$(...)`,
+    /// nested `$((...))` and quote removal, no tilde, splitting or globbing.
+    pub(crate) fn expand_arith_text(&mut self, expr: &str) -> Result<String, Interrupt> {
+        let pieces = self.parse_or_bad_subst(expr, ParseMode::NoTilde)?;
+        let mut acc = Acc::new(false, false, None, false);
+        for p in pieces.iter() {
+            match &p.piece {
+                // Single quotes are not quote characters here.
+                WordPiece::SingleQuotedText(s) => acc.push_literal(&format!("'{s}'"), true),
+                other => self.expand_piece(other, true, &mut acc)?,
+            }
+        }
+        Ok(acc.finish().into_iter().map(|f| f.text).collect::<Vec<_>>().join(" "))
+    }
+}

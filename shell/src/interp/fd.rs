@@ -1,0 +1,397 @@
+//! The file-descriptor table of a shell and the handles it maps numbers to:
+//! the run's output collectors, files of the virtual tree, pipe ends, capture
+//! buffers for `$(...)`, in-memory input (stdin, here-docs), and the caller's
+//! streams while a command runs another program through [`crate::commands::Exec`].
+//!
+//! A handle is cheap to clone (it is a few `Arc`s): a subshell's table is a
+//! copy of its parent's, and both share positions exactly as forked processes
+//! share open file descriptions.
+
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::pipe::{PipeReader, PipeWriter};
+use crate::OutputSink;
+use crate::control::RunControl;
+use crate::fs::Fs;
+use crate::limits::LimitKind;
+
+/// One open file description.
+#[derive(Clone)]
+pub enum Handle {
+    /// The run's stdout or stderr.
+    Out(Arc<Collector>),
+    /// A file of the virtual tree.
+    File(Arc<FileHandle>),
+    /// Bytes read from memory with a shared position (stdin, here-docs).
+    Bytes(Arc<ByteSource>),
+    /// The read end of a pipe.
+    PipeRead(Arc<PipeReader>),
+    /// The write end of a pipe.
+    PipeWrite(Arc<PipeWriter>),
+    /// A growing buffer (`$(...)` output).
+    Capture(Arc<Mutex<Vec<u8>>>),
+    /// `/dev/null`.
+    Null,
+    /// A stream lent by a running command (see [`Borrowed`]).
+    Borrowed(Arc<Borrowed>),
+}
+
+fn ebadf() -> io::Error {
+    io::Error::from_raw_os_error(9)
+}
+
+impl Handle {
+    /// Writes all of `data`.
+    pub fn write(&self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Handle::Out(c) => c.write(data),
+            Handle::File(f) => f.write(data),
+            Handle::PipeWrite(p) => p.write_all(data),
+            Handle::Capture(c) => {
+                c.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(data);
+                Ok(())
+            }
+            Handle::Null => Ok(()),
+            Handle::Borrowed(b) => b.write(data),
+            Handle::Bytes(_) | Handle::PipeRead(_) => Err(ebadf()),
+        }
+    }
+
+    /// Reads into `buf`; `Ok(0)` at end of input.
+    pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Handle::File(f) => f.read(buf),
+            Handle::Bytes(b) => Ok(b.read(buf)),
+            Handle::PipeRead(p) => p.read(buf),
+            Handle::Null => Ok(0),
+            Handle::Borrowed(b) => b.read(buf),
+            Handle::Out(_) | Handle::PipeWrite(_) | Handle::Capture(_) => Err(ebadf()),
+        }
+    }
+
+    /// True for a handle that reads from memory or a file (no waiting involved).
+    pub fn is_pipe_read(&self) -> bool {
+        matches!(self, Handle::PipeRead(_))
+    }
+}
+
+/// Collects the run's stdout or stderr up to the output limit, streaming
+/// each accepted chunk to the caller's sink.
+pub struct Collector {
+    buf: Mutex<Vec<u8>>,
+    truncated: AtomicBool,
+    limit: usize,
+    stderr: bool,
+    sink: Option<Arc<dyn OutputSink>>,
+    control: Arc<RunControl>,
+}
+
+impl Collector {
+    /// A collector for stdout (`stderr == false`) or stderr.
+    pub fn new(
+        stderr: bool,
+        limit: usize,
+        sink: Option<Arc<dyn OutputSink>>,
+        control: Arc<RunControl>,
+    ) -> Collector {
+        Collector {
+            buf: Mutex::new(Vec::new()),
+            truncated: AtomicBool::new(false),
+            limit,
+            stderr,
+            sink,
+            control,
+        }
+    }
+
+    fn emit(&self, chunk: &[u8]) {
+        if let Some(sink) = &self.sink {
+            if self.stderr {
+                sink.stderr(chunk);
+            } else {
+                sink.stdout(chunk);
+            }
+        }
+    }
+
+    /// Appends `data`; past the limit keeps what fits, flags truncation and
+    /// trips the output limit (which ends the run).
+    pub fn write(&self, data: &[u8]) -> io::Result<()> {
+        let mut buf = self.buf.lock().unwrap_or_else(|e| e.into_inner());
+        if self.truncated.load(Ordering::Relaxed) {
+            return Err(io::Error::other("output limit reached"));
+        }
+        let room = self.limit.saturating_sub(buf.len());
+        if data.len() <= room {
+            buf.extend_from_slice(data);
+            drop(buf);
+            self.emit(data);
+            return Ok(());
+        }
+        buf.extend_from_slice(&data[..room]);
+        drop(buf);
+        self.emit(&data[..room]);
+        self.truncated.store(true, Ordering::Relaxed);
+        self.control.trip(LimitKind::Output);
+        Err(io::Error::other("output limit reached"))
+    }
+
+    /// Appends `data` even past the limit (the run's final messages).
+    pub fn write_forced(&self, data: &[u8]) {
+        self.buf.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(data);
+        self.emit(data);
+    }
+
+    /// True when output was cut.
+    pub fn truncated(&self) -> bool {
+        self.truncated.load(Ordering::Relaxed)
+    }
+
+    /// Takes the collected bytes.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.buf.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// How a file was opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileMode {
+    /// `<`
+    Read,
+    /// `>`, `>|`
+    Write,
+    /// `>>`
+    Append,
+    /// `<>`
+    ReadWrite,
+}
+
+/// An open file of the virtual tree: writes go straight to the tree at the
+/// shared position; reads come from a snapshot taken when it was opened.
+pub struct FileHandle {
+    fs: Fs,
+    path: String,
+    mode: FileMode,
+    pos: Mutex<u64>,
+    snapshot: Mutex<Option<Arc<Vec<u8>>>>,
+}
+
+impl FileHandle {
+    /// Wraps an already opened (created/truncated) file.
+    pub fn new(fs: Fs, path: String, mode: FileMode, snapshot: Option<Arc<Vec<u8>>>) -> FileHandle {
+        FileHandle { fs, path, mode, pos: Mutex::new(0), snapshot: Mutex::new(snapshot) }
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn write(&self, data: &[u8]) -> io::Result<()> {
+        let mut pos = self.pos.lock().unwrap_or_else(|e| e.into_inner());
+        let r = match self.mode {
+            FileMode::Read => return Err(ebadf()),
+            FileMode::Append => self.fs.append(&self.path, data),
+            FileMode::Write | FileMode::ReadWrite => self.fs.write_at(&self.path, *pos, data),
+        };
+        r.map_err(|e| io::Error::other(e.to_string()))?;
+        *pos += data.len() as u64;
+        Ok(())
+    }
+
+    fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let data = match self.mode {
+            FileMode::Read => {
+                let snap = self.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+                match &*snap {
+                    Some(d) => d.clone(),
+                    None => return Ok(0),
+                }
+            }
+            FileMode::ReadWrite => {
+                self.fs.read_shared(&self.path).map_err(|e| io::Error::other(e.to_string()))?
+            }
+            _ => return Err(ebadf()),
+        };
+        let mut pos = self.pos.lock().unwrap_or_else(|e| e.into_inner());
+        let start = (*pos as usize).min(data.len());
+        let n = buf.len().min(data.len() - start);
+        buf[..n].copy_from_slice(&data[start..start + n]);
+        *pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// Bytes in memory read through a shared position.
+pub struct ByteSource {
+    data: Arc<Vec<u8>>,
+    pos: Mutex<usize>,
+}
+
+impl ByteSource {
+    /// A source over `data`.
+    pub fn new(data: impl Into<Arc<Vec<u8>>>) -> ByteSource {
+        ByteSource { data: data.into(), pos: Mutex::new(0) }
+    }
+
+    fn read(&self, buf: &mut [u8]) -> usize {
+        let mut pos = self.pos.lock().unwrap_or_else(|e| e.into_inner());
+        let start = (*pos).min(self.data.len());
+        let n = buf.len().min(self.data.len() - start);
+        buf[..n].copy_from_slice(&self.data[start..start + n]);
+        *pos += n;
+        n
+    }
+}
+
+/// A stream lent by a running command (`xargs`, `find -exec`, `env CMD`) to the
+/// program it runs. It is valid only while [`crate::commands::Exec::exec`] runs;
+/// `revoke` is called before that returns, after which it reads EOF and
+/// refuses writes.
+pub struct Borrowed {
+    reader: Mutex<Option<*mut (dyn Read + 'static)>>,
+    writer: Mutex<Option<*mut (dyn Write + 'static)>>,
+}
+
+// SAFETY: the raw pointers are only dereferenced under their mutex while the
+// lending `exec` call is on the stack (every user of the handle runs inside
+// that call, on scoped threads at most), and `revoke` clears them before the
+// borrow ends.
+unsafe impl Send for Borrowed {}
+// SAFETY: see above; all access is serialised by the mutexes.
+unsafe impl Sync for Borrowed {}
+
+impl Borrowed {
+    /// Lends a reader. The caller must call [`Borrowed::revoke`] before the borrow ends.
+    pub fn reader(r: &mut dyn Read) -> Arc<Borrowed> {
+        // SAFETY: erases the lifetime; `revoke` is called before it ends.
+        let p: *mut (dyn Read + 'static) = unsafe { std::mem::transmute(r as *mut dyn Read) };
+        Arc::new(Borrowed { reader: Mutex::new(Some(p)), writer: Mutex::new(None) })
+    }
+
+    /// Lends a writer. The caller must call [`Borrowed::revoke`] before the borrow ends.
+    pub fn writer(w: &mut dyn Write) -> Arc<Borrowed> {
+        // SAFETY: erases the lifetime; `revoke` is called before it ends.
+        let p: *mut (dyn Write + 'static) = unsafe { std::mem::transmute(w as *mut dyn Write) };
+        Arc::new(Borrowed { reader: Mutex::new(None), writer: Mutex::new(Some(p)) })
+    }
+
+    /// Ends the loan.
+    pub fn revoke(&self) {
+        *self.reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.writer.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let g = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+        match *g {
+            // SAFETY: valid while lent (see the type's docs); exclusive under the lock.
+            Some(p) => unsafe { (*p).read(buf) },
+            None => Ok(0),
+        }
+    }
+
+    fn write(&self, data: &[u8]) -> io::Result<()> {
+        let g = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        match *g {
+            // SAFETY: valid while lent (see the type's docs); exclusive under the lock.
+            Some(p) => unsafe { (*p).write_all(data) },
+            None => Err(ebadf()),
+        }
+    }
+}
+
+/// File descriptor numbers mapped to open handles.
+#[derive(Clone, Default)]
+pub struct FdTable {
+    slots: Vec<Option<Handle>>,
+}
+
+impl FdTable {
+    /// The handle open on `fd`.
+    pub fn get(&self, fd: i32) -> Option<&Handle> {
+        if fd < 0 {
+            return None;
+        }
+        self.slots.get(fd as usize).and_then(|h| h.as_ref())
+    }
+
+    /// Opens `handle` on `fd`, returning what was there.
+    pub fn set(&mut self, fd: i32, handle: Option<Handle>) -> Option<Handle> {
+        if fd < 0 {
+            return None;
+        }
+        let i = fd as usize;
+        if self.slots.len() <= i {
+            if handle.is_none() {
+                return None;
+            }
+            self.slots.resize(i + 1, None);
+        }
+        std::mem::replace(&mut self.slots[i], handle)
+    }
+
+    /// The lowest free descriptor at or above `min` (`{fd}>file` uses 10).
+    pub fn free_from(&self, min: i32) -> i32 {
+        let mut fd = min.max(0);
+        while self.get(fd).is_some() {
+            fd += 1;
+        }
+        fd
+    }
+
+    /// The open descriptors, ascending.
+    pub fn open_fds(&self) -> Vec<i32> {
+        (0..self.slots.len() as i32).filter(|&fd| self.get(fd).is_some()).collect()
+    }
+}
+
+/// `Read` over a handle (a command's stdin).
+pub struct HandleReader(pub Option<Handle>);
+
+impl Read for HandleReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match &self.0 {
+            Some(h) => h.read(buf),
+            None => Err(ebadf()),
+        }
+    }
+}
+
+/// `Write` over a handle (a command's stdout/stderr). Remembers a broken pipe
+/// so the caller can report status 141 like SIGPIPE would.
+pub struct HandleWriter {
+    handle: Option<Handle>,
+    /// Set when a write failed because the reading end was gone.
+    pub broken_pipe: bool,
+}
+
+impl HandleWriter {
+    /// A writer over `handle` (`None`: a closed descriptor).
+    pub fn new(handle: Option<Handle>) -> HandleWriter {
+        HandleWriter { handle, broken_pipe: false }
+    }
+}
+
+impl Write for HandleWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &self.handle {
+            Some(h) => match h.write(buf) {
+                Ok(()) => Ok(buf.len()),
+                Err(e) => {
+                    if e.kind() == io::ErrorKind::BrokenPipe {
+                        self.broken_pipe = true;
+                    }
+                    Err(e)
+                }
+            },
+            None => Err(ebadf()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,402 @@
+//! Parsing scripts the way bash reads them: one complete command at a time.
+//!
+//! bash runs the commands before a syntax error (then reports it with status
+//! 2), and an alias defined on one line changes how later lines parse. We
+//! tokenize once with brush-parser, then parse the token stream: the whole of
+//! it when that succeeds and no alias can matter (the fast path), otherwise
+//! the shortest prefix ending at a newline that forms complete commands, run
+//! it, and continue with the rest.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use brush_parser::ast::{CompleteCommand, Program};
+use brush_parser::{ParseError, ParserOptions, Token};
+
+/// A syntax error, ready to print in bash's shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// 1-based line of the error within the parsed text.
+    pub line: usize,
+    /// The message after `line N: ` (e.g. ``syntax error near unexpected token `fi'``).
+    pub message: String,
+    /// The offending source line, quoted by bash on a second line.
+    pub source_line: Option<String>,
+}
+
+/// Tokens of a script, consumed command by command.
+pub struct Script {
+    tokens: Vec<Token>,
+    pos: usize,
+    /// An error found while tokenizing, reported after the tokens before it ran.
+    tail_error: Option<SyntaxError>,
+    lines: Vec<String>,
+}
+
+/// What to do next.
+pub enum Step {
+    /// Run these commands, then ask again.
+    Run(Vec<CompleteCommand>),
+    /// Report this error (status 2) and stop.
+    Error(SyntaxError),
+    /// Nothing left.
+    Done,
+}
+
+fn options() -> ParserOptions {
+    ParserOptions { tilde_expansion_after_colon: true, ..ParserOptions::default() }
+}
+
+/// Parses a whole text at once (the fast path; also used for caching).
+pub fn parse_whole(source: &str) -> Option<Program> {
+    let tokens = tokenize(source).ok()?;
+    parse_tokens(&tokens).ok()
+}
+
+fn tokenize(source: &str) -> Result<Vec<Token>, String> {
+    match catch_unwind(|| brush_parser::tokenize_str(source)) {
+        Ok(Ok(t)) => Ok(t),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("tokenizer failure".to_string()),
+    }
+}
+
+fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {
+    let opts = options();
+    match catch_unwind(AssertUnwindSafe(|| brush_parser::parse_tokens(tokens, &opts))) {
+        Ok(r) => r,
+        Err(_) => Err(ParseError::ParsingAtEndOfInput),
+    }
+}
+
+fn is_newline(t: &Token) -> bool {
+    matches!(t, Token::Operator(s, _) if s == "\n")
+}
+
+fn token_line(t: &Token) -> usize {
+    match t {
+        Token::Operator(_, l) | Token::Word(_, l) => l.start.line,
+    }
+}
+
+/// Message for an unterminated construct found by the tokenizer.
+fn tokenizer_message(err: &str) -> String {
+    let quote = if err.contains("single quote") || err.contains("ANSI C") {
+        Some("'")
+    } else if err.contains("double quote") {
+        Some("\"")
+    } else if err.contains("backquote") {
+        Some("`")
+    } else if err.contains("command substitution") || err.contains("extglob") {
+        Some(")")
+    } else if err.contains("variable expression") {
+        Some("}")
+    } else {
+        None
+    };
+    match quote {
+        Some(q) => format!("unexpected EOF while looking for matching `{q}'"),
+        None => "syntax error: unexpected end of file".to_string(),
+    }
+}
+
+impl Script {
+    /// Tokenizes `source`. A tokenizer error (an unterminated quote) keeps the
+    /// complete lines before it runnable and is reported after them.
+    pub fn new(source: &str) -> Script {
+        let lines: Vec<String> = source.lines().map(str::to_string).collect();
+        match tokenize(source) {
+            Ok(tokens) => Script { tokens, pos: 0, tail_error: None, lines },
+            Err(e) => {
+                // Find the longest run of whole lines that tokenizes.
+                let mut cut = source.len();
+                let mut tokens = Vec::new();
+                loop {
+                    let Some(nl) = source[..cut].rfind('\n') else {
+                        break;
+                    };
+                    cut = nl;
+                    if let Ok(t) = tokenize(&source[..=nl]) {
+                        tokens = t;
+                        break;
+                    }
+                }
+                let line = source.matches('\n').count() + usize::from(!source.ends_with('\n'));
+                let message = tokenizer_message(&e);
+                let err = SyntaxError { line: line.max(1), message, source_line: None };
+                Script { tokens, pos: 0, tail_error: Some(err), lines }
+            }
+        }
+    }
+
+    /// The next step. `aliases` (when `expand_aliases` is on) are expanded in
+    /// command position; `incremental` forces command-by-command parsing
+    /// (an alias defined now must affect the next line).
+    pub fn next(&mut self, aliases: Option<&HashMap<String, String>>, incremental: bool) -> Step {
+        // Skip blank lines.
+        while self.pos < self.tokens.len() && is_newline(&self.tokens[self.pos]) {
+            self.pos += 1;
+        }
+        if self.pos >= self.tokens.len() {
+            return match self.tail_error.take() {
+                Some(e) => Step::Error(e),
+                None => Step::Done,
+            };
+        }
+        let aliases = aliases.filter(|a| !a.is_empty());
+        let rest = &self.tokens[self.pos..];
+        if aliases.is_none() && !incremental {
+            if let Ok(p) = parse_tokens(rest) {
+                self.pos = self.tokens.len();
+                return Step::Run(p.complete_commands);
+            }
+        }
+        // The shortest prefix ending at a newline (or the end) that parses.
+        let mut end = self.pos;
+        loop {
+            while end < self.tokens.len() && !is_newline(&self.tokens[end]) {
+                end += 1;
+            }
+            let slice = &self.tokens[self.pos..end];
+            let expanded;
+            let slice = match aliases {
+                Some(a) => {
+                    expanded = expand_aliases(slice, a);
+                    &expanded[..]
+                }
+                None => slice,
+            };
+            match parse_tokens(slice) {
+                Ok(p) if !p.complete_commands.is_empty() => {
+                    self.pos = end;
+                    return Step::Run(p.complete_commands);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    if end >= self.tokens.len() {
+                        self.pos = self.tokens.len();
+                        self.tail_error = None;
+                        return Step::Error(self.describe(e, slice));
+                    }
+                }
+            }
+            if end >= self.tokens.len() {
+                self.pos = end;
+                return Step::Done;
+            }
+            end += 1;
+        }
+    }
+
+    fn describe(&self, err: ParseError, tokens: &[Token]) -> SyntaxError {
+        match err {
+            ParseError::ParsingNear(pos) => {
+                let at = tokens.iter().position(|t| match t {
+                    Token::Operator(_, l) | Token::Word(_, l) => l.start.index == pos.index,
+                });
+                // The parser often notices a stray closing word only at the
+                // newline after it; bash names the word itself.
+                let at = match at {
+                    Some(i) if i > 0 && is_newline(&tokens[i]) && is_closer(&tokens[i - 1]) => Some(i - 1),
+                    other => other,
+                };
+                let tok = at.map(|i| tokens[i].to_str().to_string());
+                match tok {
+                    Some(t) if t == "\n" => SyntaxError {
+                        line: pos.line,
+                        message: "syntax error near unexpected token `newline'".to_string(),
+                        source_line: self.lines.get(pos.line.wrapping_sub(1)).cloned(),
+                    },
+                    Some(t) => SyntaxError {
+                        line: pos.line,
+                        message: format!("syntax error near unexpected token `{t}'"),
+                        source_line: self.lines.get(pos.line.wrapping_sub(1)).cloned(),
+                    },
+                    None => self.eof_error(tokens),
+                }
+            }
+            ParseError::ParsingAtEndOfInput => self.eof_error(tokens),
+            ParseError::Tokenizing { inner, position } => SyntaxError {
+                line: position.map(|p| p.line).unwrap_or(1),
+                message: tokenizer_message(&inner.to_string()),
+                source_line: None,
+            },
+        }
+    }
+
+    fn eof_error(&self, tokens: &[Token]) -> SyntaxError {
+        if let Some(t) = tokens.last()
+            && is_closer(t)
+        {
+            let line = token_line(t);
+            return SyntaxError {
+                line,
+                message: format!("syntax error near unexpected token `{}'", t.to_str()),
+                source_line: self.lines.get(line.wrapping_sub(1)).cloned(),
+            };
+        }
+        let line = tokens.last().map(token_line).unwrap_or(1).max(self.lines.len());
+        SyntaxError {
+            line: line.max(1),
+            message: "syntax error: unexpected end of file".to_string(),
+            source_line: None,
+        }
+    }
+}
+
+/// Words that close a construct: a syntax error when nothing is open.
+fn is_closer(t: &Token) -> bool {
+    matches!(t.to_str(), "fi" | "done" | "esac" | "then" | "else" | "elif" | "do" | "}" | ")" | ";;" | "in")
+}
+
+/// Words after which the next word is in command position.
+fn starts_command(prev: Option<&Token>) -> bool {
+    match prev {
+        None => true,
+        Some(Token::Operator(op, _)) => {
+            matches!(op.as_str(), ";" | "&" | "&&" | "||" | "|" | "|&" | "(" | "\n" | ";;" | ";&" | ";;&")
+        }
+        Some(Token::Word(w, _)) => matches!(
+            w.as_str(),
+            "then" | "else" | "elif" | "do" | "while" | "until" | "if" | "!" | "{" | "time"
+        ),
+    }
+}
+
+fn is_redirect_op(op: &str) -> bool {
+    matches!(op, "<" | ">" | ">>" | "<<" | "<<-" | "<<<" | "<&" | ">&" | "<>" | ">|" | "&>" | "&>>")
+}
+
+fn is_assignment_word(w: &str) -> bool {
+    match w.find('=') {
+        Some(i) if i > 0 => {
+            let name = w[..i].trim_end_matches('+');
+            let name = name.split('[').next().unwrap_or("");
+            !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        _ => false,
+    }
+}
+
+/// Replaces aliased words in command position by their tokenized values
+/// (recursively, never re-expanding an alias inside its own expansion).
+fn expand_aliases(tokens: &[Token], aliases: &HashMap<String, String>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut cmd_pos = true;
+    let mut after_redir = false;
+    for t in tokens {
+        match t {
+            Token::Operator(op, _) => {
+                if is_redirect_op(op) {
+                    after_redir = true;
+                } else {
+                    cmd_pos = starts_command(Some(t));
+                }
+                out.push(t.clone());
+            }
+            Token::Word(w, _) => {
+                if after_redir {
+                    after_redir = false;
+                    out.push(t.clone());
+                    continue;
+                }
+                if cmd_pos {
+                    if is_assignment_word(w) {
+                        out.push(t.clone());
+                        continue;
+                    }
+                    if let Some(v) = aliases.get(w.as_str())
+                        && let Ok(sub) = tokenize(v)
+                    {
+                        let mut rest = aliases.clone();
+                        rest.remove(w.as_str());
+                        out.extend(expand_aliases(&sub, &rest));
+                        cmd_pos = v.ends_with(' ') || v.ends_with('\t');
+                        continue;
+                    }
+                }
+                cmd_pos = starts_command(Some(t));
+                out.push(t.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Parsed programs by source text, so loops that run the same `$(...)` or
+/// `eval` string parse it once.
+#[derive(Clone, Default)]
+pub struct ParseCache {
+    map: Arc<std::sync::Mutex<HashMap<String, Arc<Program>>>>,
+}
+
+impl ParseCache {
+    /// The parsed program of `source`, when it parses whole.
+    pub fn get(&self, source: &str) -> Option<Arc<Program>> {
+        if let Some(p) = self.map.lock().unwrap_or_else(|e| e.into_inner()).get(source) {
+            return Some(p.clone());
+        }
+        let p = Arc::new(parse_whole(source)?);
+        let mut m = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if m.len() > 512 {
+            m.clear();
+        }
+        m.insert(source.to_string(), p.clone());
+        Some(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(src: &str) -> Vec<String> {
+        let mut s = Script::new(src);
+        let mut out = Vec::new();
+        loop {
+            match s.next(None, false) {
+                Step::Run(c) => out.push(format!("run {}", c.len())),
+                Step::Error(e) => {
+                    out.push(format!("err {} {}", e.line, e.message));
+                    break;
+                }
+                Step::Done => break,
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn commands_before_an_error_run() {
+        assert_eq!(
+            steps("echo a\necho b\nfi\necho c"),
+            vec!["run 1", "run 1", "err 3 syntax error near unexpected token `fi'"]
+        );
+    }
+
+    #[test]
+    fn whole_programs_parse_at_once() {
+        assert_eq!(steps("echo a\nif true; then\n echo b\nfi\n"), vec!["run 2"]);
+    }
+
+    #[test]
+    fn unterminated_constructs() {
+        assert_eq!(steps("echo a\nif true; then"), vec!["run 1", "err 2 syntax error: unexpected end of file"]);
+        let s = steps("echo a\necho 'x");
+        assert_eq!(s[0], "run 1");
+        assert!(s[1].contains("unexpected EOF while looking for matching"), "{s:?}");
+    }
+
+    #[test]
+    fn aliases_apply_to_later_lines() {
+        let mut a = HashMap::new();
+        a.insert("ll".to_string(), "echo hi ".to_string());
+        let toks = brush_parser::tokenize_str("ll ll x").unwrap();
+        let e = expand_aliases(&toks, &a);
+        let words: Vec<_> = e.iter().map(|t| t.to_str().to_string()).collect();
+        assert_eq!(words, vec!["echo", "hi", "echo", "hi", "x"]);
+    }
+}

@@ -1,0 +1,416 @@
+//! Programs: what `execvp` would run for a name that is neither a function
+//! nor a builtin. A program is a registry command (`/usr/bin/NAME`), a script
+//! of the virtual tree (run by a fresh interpreter, as a new `bash` process
+//! would), or `bash`/`sh` itself. Also the [`Exec`] implementation through
+//! which commands like `xargs`, `find -exec`, `env` and `timeout` run programs.
+
+use std::io::{BufWriter, Read, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use super::fd::{Borrowed, FdTable, Handle, HandleReader, HandleWriter};
+use super::vars::{Attrs, Value};
+use super::{ExecResult, Interp, Interrupt};
+use crate::commands::{self, CommandCtx, CommandFn, Exec};
+use crate::fs::{FileKind, Fs};
+
+/// A program found by name.
+pub(crate) struct Found {
+    /// Where it is (`/usr/bin/ls`, `/workspace/f.sh`).
+    pub path: String,
+    kind: ProgKind,
+}
+
+enum ProgKind {
+    Command(CommandFn),
+    Extra(CommandFn),
+    Shell,
+    Script,
+}
+
+/// Directories whose entries are the registry's commands.
+fn is_bin_dir(dir: &str) -> bool {
+    matches!(dir, "/usr/bin" | "/bin" | "/usr/local/bin" | "/usr/sbin" | "/sbin")
+}
+
+impl Interp {
+    fn builtin_program(&self, name: &str) -> Option<ProgKind> {
+        if name == "bash" || name == "sh" {
+            return Some(ProgKind::Shell);
+        }
+        if let Some(f) = self.extra_commands.get(name) {
+            return Some(ProgKind::Extra(*f));
+        }
+        commands::lookup(name).map(ProgKind::Command)
+    }
+
+    /// Finds a program the way `execvp` does: a path with a `/` as is,
+    /// otherwise the first match along `PATH`.
+    pub(crate) fn find_program(&self, name: &str) -> Option<Found> {
+        if name.is_empty() {
+            return None;
+        }
+        if name.contains('/') {
+            let abs = Fs::resolve(&self.cwd, name);
+            let (dir, base) = abs.rsplit_once('/').unwrap_or(("", &abs));
+            let dir = if dir.is_empty() { "/" } else { dir };
+            if is_bin_dir(dir)
+                && let Some(kind) = self.builtin_program(base)
+            {
+                return Some(Found { path: abs, kind });
+            }
+            return Some(Found { path: abs, kind: ProgKind::Script });
+        }
+        let path = self.vars.get_str("PATH").unwrap_or("").to_string();
+        for dir in path.split(':') {
+            let dir = if dir.is_empty() { self.cwd.clone() } else { Fs::resolve(&self.cwd, dir) };
+            if is_bin_dir(&dir)
+                && let Some(kind) = self.builtin_program(name)
+            {
+                return Some(Found { path: format!("{dir}/{name}"), kind });
+            }
+            let cand = format!("{}/{name}", dir.trim_end_matches('/'));
+            if let Ok(m) = self.fs.metadata(&cand)
+                && m.kind == FileKind::File
+                && m.mode & 0o111 != 0
+            {
+                return Some(Found { path: cand, kind: ProgKind::Script });
+            }
+        }
+        None
+    }
+
+    /// Runs a program with `env` added to the exported environment.
+    pub(crate) fn run_program(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
+        let name = &argv[0];
+        let Some(found) = self.find_program(name) else {
+            self.shell_error(format_args!("{name}: command not found"));
+            return Ok(127);
+        };
+        match found.kind {
+            ProgKind::Command(f) => Ok(self.run_command_fn(f, argv, env)),
+            ProgKind::Extra(f) => {
+                // Test-only programs may read any fd (`read_from_fd.py 8`).
+                let fds = self.fds.clone();
+                EXTRA_FDS.with(|c| *c.borrow_mut() = Some(fds));
+                let status = self.run_command_fn(f, argv, env);
+                EXTRA_FDS.with(|c| *c.borrow_mut() = None);
+                Ok(status)
+            }
+            ProgKind::Shell => self.run_shell(argv, env),
+            ProgKind::Script => self.run_script_file(&found.path, argv, env),
+        }
+    }
+
+    /// The environment a program sees: exported variables plus `env`.
+    pub(crate) fn program_env(&self, env: &[(String, String)]) -> Vec<(String, String)> {
+        let mut out = self.vars.exported();
+        for (k, v) in env {
+            if let Some(slot) = out.iter_mut().find(|(n, _)| n == k) {
+                slot.1 = v.clone();
+            } else {
+                out.push((k.clone(), v.clone()));
+            }
+        }
+        out
+    }
+
+    /// Runs a registry command on this shell's fds 0, 1, 2.
+    fn run_command_fn(&mut self, f: CommandFn, argv: &[String], env: &[(String, String)]) -> i32 {
+        let env = self.program_env(env);
+        let mut stdin = HandleReader(self.fds.get(0).cloned());
+        let mut stdout = BufWriter::with_capacity(8192, HandleWriter::new(self.fds.get(1).cloned()));
+        let mut stderr = HandleWriter::new(self.fds.get(2).cloned());
+        let mut exec = ProgramRunner { base: self };
+        let status = {
+            let mut ctx = CommandCtx {
+                args: argv,
+                env: &env,
+                cwd: &self.cwd,
+                fs: &self.fs,
+                stdin: &mut stdin,
+                stdout: &mut stdout,
+                stderr: &mut stderr,
+                control: &self.control,
+                exec: &mut exec,
+            };
+            match catch_unwind(AssertUnwindSafe(|| f(&mut ctx))) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = writeln!(ctx.stderr, "{}: internal error", argv[0]);
+                    2
+                }
+            }
+        };
+        let flushed = stdout.flush();
+        let broken = stdout.get_ref().broken_pipe || (flushed.is_err() && stdout.get_ref().broken_pipe);
+        if broken {
+            self.broken_pipe = true;
+            return 141;
+        }
+        status
+    }
+
+    /// A fresh shell process for a script or `bash -c`: same files, fds,
+    /// cwd and exported variables; no functions, aliases or options.
+    fn new_process(&self, env: &[(String, String)]) -> Interp {
+        let mut child = self.clone();
+        child.funcs.clear();
+        child.aliases.clear();
+        child.traps.clear();
+        child.opts = Default::default();
+        child.call_stack.clear();
+        child.dir_stack.clear();
+        child.errexit_quiet = 0;
+        child.loop_depth = 0;
+        child.last_status = 0;
+        child.subshell_depth += 1;
+        let mut vars = super::vars::Vars::default();
+        for (k, v) in self.program_env(env) {
+            let _ = vars.set(&k, Value::Str(v));
+            if let Some(var) = vars.get_raw_mut(&k) {
+                var.attrs.insert(Attrs::EXPORT);
+            }
+        }
+        for name in ["IFS", "PS4", "OPTIND", "HOSTNAME", "BASH_VERSION", "UID", "EUID", "PPID"] {
+            if let Some(v) = self.vars.get_str(name)
+                && vars.get(name).is_none()
+            {
+                let _ = vars.set(name, Value::Str(v.to_string()));
+            }
+        }
+        child.vars = vars;
+        child
+    }
+
+    /// Runs a script of the virtual tree (`./f.sh`, a name found on `PATH`).
+    fn run_script_file(&mut self, path: &str, argv: &[String], env: &[(String, String)]) -> ExecResult {
+        let name = &argv[0];
+        let meta = match self.fs.metadata(path) {
+            Ok(m) => m,
+            Err(e) => {
+                self.shell_error(format_args!("{name}: {e}"));
+                return Ok(127);
+            }
+        };
+        if meta.kind == FileKind::Dir {
+            self.shell_error(format_args!("{name}: Is a directory"));
+            return Ok(126);
+        }
+        if meta.mode & 0o111 == 0 {
+            self.shell_error(format_args!("{name}: Permission denied"));
+            return Ok(126);
+        }
+        let data = match self.fs.read(path) {
+            Ok(d) => d,
+            Err(e) => {
+                self.shell_error(format_args!("{name}: {e}"));
+                return Ok(126);
+            }
+        };
+        let text = String::from_utf8_lossy(&data).into_owned();
+        if let Some(first) = text.lines().next()
+            && let Some(interp) = first.strip_prefix("#!")
+        {
+            let mut parts = interp.split_whitespace();
+            let mut prog = parts.next().unwrap_or("");
+            if prog.ends_with("/env") {
+                prog = parts.next().unwrap_or("");
+            }
+            let base = prog.rsplit('/').next().unwrap_or(prog);
+            if base != "bash" && base != "sh" {
+                // Another interpreter: run it with the script as argument.
+                let mut args = vec![prog.to_string()];
+                args.extend(parts.map(str::to_string));
+                args.push(path.to_string());
+                args.extend(argv[1..].iter().cloned());
+                if self.find_program(&args[0]).is_none() {
+                    self.shell_error(format_args!("{name}: {prog}: bad interpreter: No such file or directory"));
+                    return Ok(126);
+                }
+                return self.run_program(&args, env);
+            }
+        }
+        let mut child = self.new_process(env);
+        child.arg0 = name.clone();
+        child.positional = argv[1..].to_vec();
+        child.script_name = Some(name.clone());
+        Ok(child.run_as_process(&text))
+    }
+
+    /// Runs `text` as the whole input of a shell process; returns its status.
+    pub(crate) fn run_as_process(&mut self, text: &str) -> i32 {
+        let r = self.run_source(text);
+        let status = match r {
+            Ok(s) => s,
+            Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) => s,
+            Err(Interrupt::Limit(_)) => return 124,
+            Err(_) => self.last_status,
+        };
+        self.last_status = status;
+        if self.run_exit_trap().is_err() {
+            return 124;
+        }
+        self.last_status
+    }
+
+    /// `bash ARGS` / `sh ARGS`: `-c SCRIPT [ARG0 ARGS]`, `FILE ARGS`, or a
+    /// script on stdin; `-e -x -u -v -o NAME` set options.
+    fn run_shell(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
+        let mut child = self.new_process(env);
+        let mut i = 1;
+        let mut command: Option<String> = None;
+        let mut read_stdin = false;
+        while i < argv.len() {
+            let a = &argv[i];
+            if a == "--" || a == "-" {
+                i += 1;
+                break;
+            }
+            if a == "-c" {
+                command = Some(String::new());
+                i += 1;
+                continue;
+            }
+            if a == "-s" {
+                read_stdin = true;
+                i += 1;
+                continue;
+            }
+            if a == "-o" || a == "+o" {
+                if let Some(name) = argv.get(i + 1) {
+                    child.opts.set_set_option(name, a == "-o");
+                }
+                i += 2;
+                continue;
+            }
+            if a == "--norc" || a == "--noprofile" || a == "--posix" || a == "-i" || a == "-l" || a == "--login" {
+                i += 1;
+                continue;
+            }
+            if a == "--version" {
+                let _ = self.write_fd(1, b"GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n");
+                return Ok(0);
+            }
+            if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
+                let on = a.starts_with('-');
+                for c in a[1..].chars() {
+                    if c == 'c' {
+                        command = Some(String::new());
+                        continue;
+                    }
+                    if c == 's' {
+                        read_stdin = true;
+                        continue;
+                    }
+                    if let Some(name) = super::options::Options::flag_name(c) {
+                        child.opts.set_set_option(name, on);
+                    } else {
+                        self.shell_error(format_args!("-{c}: invalid option"));
+                        return Ok(2);
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let rest = &argv[i.min(argv.len())..];
+        if command.is_some() {
+            let Some(script) = rest.first() else {
+                self.shell_error("-c: option requires an argument");
+                return Ok(2);
+            };
+            child.arg0 = rest.get(1).cloned().unwrap_or_else(|| argv[0].clone());
+            child.positional = rest.iter().skip(2).cloned().collect();
+            child.script_name = None;
+            return Ok(child.run_as_process(script));
+        }
+        if !read_stdin && let Some(file) = rest.first() {
+            let path = Fs::resolve(&self.cwd, file);
+            let data = match self.fs.read(&path) {
+                Ok(d) => d,
+                Err(e) => {
+                    self.shell_error(format_args!("{file}: {e}"));
+                    return Ok(127);
+                }
+            };
+            child.arg0 = file.clone();
+            child.positional = rest[1..].to_vec();
+            child.script_name = Some(file.clone());
+            let text = String::from_utf8_lossy(&data).into_owned();
+            return Ok(child.run_as_process(&text));
+        }
+        // The script comes from stdin.
+        let mut data = Vec::new();
+        let mut reader = HandleReader(self.fds.get(0).cloned());
+        let _ = reader.read_to_end(&mut data);
+        child.fds.set(0, Some(Handle::Null));
+        child.arg0 = argv[0].clone();
+        child.positional = rest.to_vec();
+        child.script_name = None;
+        let text = String::from_utf8_lossy(&data).into_owned();
+        Ok(child.run_as_process(&text))
+    }
+}
+
+thread_local! {
+    static EXTRA_FDS: std::cell::RefCell<Option<FdTable>> = const { std::cell::RefCell::new(None) };
+}
+
+/// For test-only programs ([`crate::ShellConfig::extra_commands`]) while they
+/// run: reads descriptor `fd` of the calling shell to its end (`None`: not open).
+pub fn read_caller_fd(fd: i32) -> Option<Vec<u8>> {
+    let h = EXTRA_FDS.with(|c| c.borrow().as_ref().and_then(|t| t.get(fd).cloned()))?;
+    let mut out = Vec::new();
+    let _ = HandleReader(Some(h)).read_to_end(&mut out);
+    Some(out)
+}
+
+/// Runs programs for commands (`xargs`, `find -exec`, `env`, `timeout`).
+struct ProgramRunner<'a> {
+    base: &'a Interp,
+}
+
+impl Exec for ProgramRunner<'_> {
+    fn exec(
+        &mut self,
+        argv: &[String],
+        env: &[(String, String)],
+        cwd: &str,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> i32 {
+        if argv.is_empty() {
+            return 0;
+        }
+        let input = Borrowed::reader(stdin);
+        let output = Borrowed::writer(stdout);
+        let errors = Borrowed::writer(stderr);
+        let status = {
+            let mut child = self.base.clone();
+            child.funcs.clear();
+            child.cwd = cwd.to_string();
+            let mut fds = FdTable::default();
+            fds.set(0, Some(Handle::Borrowed(input.clone())));
+            fds.set(1, Some(Handle::Borrowed(output.clone())));
+            fds.set(2, Some(Handle::Borrowed(errors.clone())));
+            child.fds = fds;
+            for (k, v) in env {
+                let _ = child.vars.set(k, Value::Str(v.clone()));
+                if let Some(var) = child.vars.get_raw_mut(k) {
+                    var.attrs.insert(Attrs::EXPORT);
+                }
+            }
+            match child.run_program(argv, &[]) {
+                Ok(s) => s,
+                Err(Interrupt::Exit(s)) => s,
+                Err(_) => 124,
+            }
+        };
+        input.revoke();
+        output.revoke();
+        errors.revoke();
+        status
+    }
+}

@@ -1,0 +1,366 @@
+//! Redirections and process substitution.
+//!
+//! Redirections are applied to the shell's own fd table and undone afterwards
+//! (for builtins, functions and compound commands as for programs), except
+//! for `exec >file` which keeps them. Files are files of the virtual tree;
+//! `/dev/null`, `/dev/stdin|stdout|stderr` and `/dev/fd/N` name the shell's
+//! own descriptors. `<(cmd)` runs `cmd` to completion first and exposes its
+//! output as `/dev/fd/N` (in the fd table, and as a file of that name so
+//! commands reading paths see it too); `>(cmd)` collects what is written to
+//! `/dev/fd/N` and feeds it to `cmd` once the command is done.
+
+use std::sync::{Arc, Mutex};
+
+use brush_parser::ast::{self, IoFileRedirectKind, IoFileRedirectTarget, ProcessSubstitutionKind};
+
+use super::fd::{ByteSource, FileHandle, FileMode, Handle};
+use super::{ExecResult, Interp, Interrupt};
+use crate::fs::{FileKind, Fs};
+
+/// A redirection and, for `{name}>file`, the variable that gets the fd.
+pub(crate) type RedirRef<'a> = (&'a ast::IoRedirect, Option<&'a str>);
+
+/// What to undo after the command.
+#[derive(Default)]
+pub(crate) struct Saved {
+    fds: Vec<(i32, Option<Handle>)>,
+}
+
+/// A process substitution waiting for its command to finish.
+#[derive(Clone)]
+pub(crate) struct ProcSub {
+    fd: i32,
+    path: String,
+    writer: Option<(Arc<Mutex<Vec<u8>>>, ast::SubshellCommand)>,
+}
+
+/// Why opening a redirection failed (already reported).
+type Failed = i32;
+
+impl Interp {
+    /// Runs `f` with `redirs` applied, restoring the fd table afterwards.
+    pub(crate) fn with_redirects(
+        &mut self,
+        redirs: &[RedirRef<'_>],
+        f: impl FnOnce(&mut Interp) -> ExecResult,
+    ) -> ExecResult {
+        if redirs.is_empty() {
+            return f(self);
+        }
+        let saved = match self.open_redirects(redirs) {
+            Ok(s) => s,
+            Err(Ok(status)) => {
+                self.last_status = status;
+                return self.redirect_failed(status);
+            }
+            Err(Err(i)) => return Err(i),
+        };
+        let r = f(self);
+        self.restore_redirects(saved);
+        r
+    }
+
+    /// Applies redirections in order; on failure undoes them and returns the status.
+    pub(crate) fn open_redirects(&mut self, redirs: &[RedirRef<'_>]) -> Result<Saved, Result<Failed, Interrupt>> {
+        let mut saved = Saved::default();
+        for (r, var) in redirs {
+            if let Err(e) = self.open_one(r, *var, &mut saved) {
+                self.restore_redirects(saved);
+                return Err(e);
+            }
+        }
+        Ok(saved)
+    }
+
+    /// Undoes redirections.
+    pub(crate) fn restore_redirects(&mut self, saved: Saved) {
+        for (fd, h) in saved.fds.into_iter().rev() {
+            self.fds.set(fd, h);
+        }
+    }
+
+    fn install(&mut self, fd: i32, h: Option<Handle>, saved: &mut Saved) {
+        let old = self.fds.set(fd, h);
+        saved.fds.push((fd, old));
+    }
+
+    fn redir_error(&mut self, what: &str, msg: impl std::fmt::Display) -> Result<(), Result<Failed, Interrupt>> {
+        self.shell_error(format_args!("{what}: {msg}"));
+        Err(Ok(1))
+    }
+
+    fn expand_target(&mut self, w: &ast::Word) -> Result<String, Result<Failed, Interrupt>> {
+        self.expand_string(&w.value).map_err(Err)
+    }
+
+    fn open_one(
+        &mut self,
+        r: &ast::IoRedirect,
+        var: Option<&str>,
+        saved: &mut Saved,
+    ) -> Result<(), Result<Failed, Interrupt>> {
+        match r {
+            ast::IoRedirect::File(fd, kind, target) => {
+                let input = matches!(
+                    kind,
+                    IoFileRedirectKind::Read | IoFileRedirectKind::ReadAndWrite | IoFileRedirectKind::DuplicateInput
+                );
+                let default_fd = if input { 0 } else { 1 };
+                match target {
+                    IoFileRedirectTarget::Filename(w) => {
+                        let path = self.expand_target(w)?;
+                        let mode = match kind {
+                            IoFileRedirectKind::Read | IoFileRedirectKind::DuplicateInput => FileMode::Read,
+                            IoFileRedirectKind::Write => FileMode::Write,
+                            IoFileRedirectKind::Clobber | IoFileRedirectKind::DuplicateOutput => {
+                                FileMode::Write
+                            }
+                            IoFileRedirectKind::Append => FileMode::Append,
+                            IoFileRedirectKind::ReadAndWrite => FileMode::ReadWrite,
+                        };
+                        let clobber = matches!(kind, IoFileRedirectKind::Clobber);
+                        let h = self.open_path(&path, mode, clobber)?;
+                        let target_fd = self.target_fd(*fd, var, default_fd, saved)?;
+                        self.install(target_fd, Some(h), saved);
+                        if matches!(kind, IoFileRedirectKind::DuplicateOutput) && fd.is_none() && var.is_none() {
+                            // `>&file` is `&>file`.
+                            let h = self.fds.get(1).cloned();
+                            self.install(2, h, saved);
+                        }
+                    }
+                    IoFileRedirectTarget::Fd(src) => {
+                        let target_fd = self.target_fd(*fd, var, default_fd, saved)?;
+                        self.dup(*src, target_fd, input, saved)?;
+                    }
+                    IoFileRedirectTarget::Duplicate(w) => {
+                        let text = self.expand_target(w)?;
+                        if text == "-" {
+                            let target_fd = match (fd, var) {
+                                (_, Some(v)) => match self.vars.get_str(v).and_then(|s| s.parse().ok()) {
+                                    Some(n) => n,
+                                    None => return self.redir_error(v, "ambiguous redirect"),
+                                },
+                                (Some(f), None) => *f,
+                                (None, None) => default_fd,
+                            };
+                            self.install(target_fd, None, saved);
+                            return Ok(());
+                        }
+                        let (num, mv) = match text.strip_suffix('-') {
+                            Some(n) => (n, true),
+                            None => (text.as_str(), false),
+                        };
+                        match num.parse::<i32>() {
+                            Ok(src) => {
+                                let target_fd = self.target_fd(*fd, var, default_fd, saved)?;
+                                self.dup(src, target_fd, input, saved)?;
+                                if mv && src != target_fd {
+                                    self.install(src, None, saved);
+                                }
+                            }
+                            Err(_) => {
+                                if !input && fd.is_none() && var.is_none() {
+                                    let h = self.open_path(&text, FileMode::Write, false)?;
+                                    self.install(1, Some(h.clone()), saved);
+                                    self.install(2, Some(h), saved);
+                                } else {
+                                    return self.redir_error(&text, "ambiguous redirect");
+                                }
+                            }
+                        }
+                    }
+                    IoFileRedirectTarget::ProcessSubstitution(pkind, sub) => {
+                        let path = self.process_substitution(pkind, sub).map_err(Err)?;
+                        let mode = if input { FileMode::Read } else { FileMode::Write };
+                        let h = self.open_path(&path, mode, true)?;
+                        let target_fd = self.target_fd(*fd, var, default_fd, saved)?;
+                        self.install(target_fd, Some(h), saved);
+                    }
+                }
+            }
+            ast::IoRedirect::HereDocument(fd, doc) => {
+                let mut body = doc.doc.value.clone();
+                if doc.remove_tabs {
+                    body = body
+                        .split_inclusive('\n')
+                        .map(|l| l.trim_start_matches('\t'))
+                        .collect();
+                }
+                if doc.requires_expansion {
+                    body = self.expand_heredoc(&body).map_err(Err)?;
+                }
+                let target_fd = self.target_fd(*fd, var, 0, saved)?;
+                let h = Handle::Bytes(Arc::new(ByteSource::new(body.into_bytes())));
+                self.install(target_fd, Some(h), saved);
+            }
+            ast::IoRedirect::HereString(fd, w) => {
+                let mut s = self.expand_target(w)?;
+                s.push('\n');
+                let target_fd = self.target_fd(*fd, var, 0, saved)?;
+                let h = Handle::Bytes(Arc::new(ByteSource::new(s.into_bytes())));
+                self.install(target_fd, Some(h), saved);
+            }
+            ast::IoRedirect::OutputAndError(w, append) => {
+                let path = self.expand_target(w)?;
+                let mode = if *append { FileMode::Append } else { FileMode::Write };
+                let h = self.open_path(&path, mode, false)?;
+                self.install(1, Some(h.clone()), saved);
+                self.install(2, Some(h), saved);
+            }
+        }
+        Ok(())
+    }
+
+    /// The fd a redirection targets; `{name}>...` allocates one from 10 up.
+    fn target_fd(
+        &mut self,
+        fd: Option<i32>,
+        var: Option<&str>,
+        default_fd: i32,
+        _saved: &mut Saved,
+    ) -> Result<i32, Result<Failed, Interrupt>> {
+        if let Some(v) = var {
+            let n = self.fds.free_from(10);
+            if let Err(e) = self.assign(v, &n.to_string(), false) {
+                self.shell_error(&e);
+                return Err(Ok(1));
+            }
+            return Ok(n);
+        }
+        Ok(fd.unwrap_or(default_fd))
+    }
+
+    fn dup(&mut self, src: i32, dst: i32, input: bool, saved: &mut Saved) -> Result<(), Result<Failed, Interrupt>> {
+        let _ = input;
+        match self.fds.get(src).cloned() {
+            Some(h) => {
+                if src != dst {
+                    self.install(dst, Some(h), saved);
+                }
+                Ok(())
+            }
+            None => self.redir_error(&src.to_string(), "Bad file descriptor"),
+        }
+    }
+
+    /// Opens `path` (as written by the user) for a redirection.
+    pub(crate) fn open_path(
+        &mut self,
+        path: &str,
+        mode: FileMode,
+        force: bool,
+    ) -> Result<Handle, Result<Failed, Interrupt>> {
+        let dev_fd = match path {
+            "/dev/null" => return Ok(Handle::Null),
+            "/dev/stdin" => Some(0),
+            "/dev/stdout" => Some(1),
+            "/dev/stderr" => Some(2),
+            p => p.strip_prefix("/dev/fd/").and_then(|n| n.parse::<i32>().ok()),
+        };
+        if let Some(n) = dev_fd
+            && let Some(h) = self.fds.get(n)
+        {
+            return Ok(h.clone());
+        }
+        if path.is_empty() {
+            self.redir_error("", "No such file or directory")?;
+        }
+        let abs = Fs::resolve(&self.cwd, path);
+        let fs = self.fs.clone();
+        let fail = |sh: &mut Interp, e: crate::fs::FsError| sh.redir_error(path, e).map(|_| Handle::Null);
+        match mode {
+            FileMode::Read => match fs.read_shared(&abs) {
+                Ok(data) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, Some(data))))),
+                Err(e) => fail(self, e),
+            },
+            FileMode::Write => {
+                if self.opts.noclobber
+                    && !force
+                    && let Ok(m) = fs.metadata(&abs)
+                    && m.kind == FileKind::File
+                {
+                    self.redir_error(path, "cannot overwrite existing file")?;
+                }
+                if let Ok(m) = fs.metadata(&abs)
+                    && m.kind == FileKind::CharDevice
+                {
+                    return Ok(Handle::Null);
+                }
+                match fs.write(&abs, b"") {
+                    Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
+                    Err(e) => fail(self, e),
+                }
+            }
+            FileMode::Append => {
+                if let Ok(m) = fs.metadata(&abs)
+                    && m.kind == FileKind::CharDevice
+                {
+                    return Ok(Handle::Null);
+                }
+                match fs.append(&abs, b"") {
+                    Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
+                    Err(e) => fail(self, e),
+                }
+            }
+            FileMode::ReadWrite => match fs.create(&abs, false) {
+                Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
+                Err(e) => fail(self, e),
+            },
+        }
+    }
+
+    /// Runs `<(cmd)` / sets up `>(cmd)`; returns the `/dev/fd/N` path to use.
+    pub(crate) fn process_substitution(
+        &mut self,
+        kind: &ProcessSubstitutionKind,
+        sub: &ast::SubshellCommand,
+    ) -> Result<String, Interrupt> {
+        let fd = self.fds.free_from(63.max(self.procsubs.iter().map(|p| p.fd + 1).max().unwrap_or(63)));
+        let path = format!("/dev/fd/{fd}");
+        match kind {
+            ProcessSubstitutionKind::Read => {
+                let buf = Arc::new(Mutex::new(Vec::new()));
+                let mut child = self.subshell();
+                child.fds.set(1, Some(Handle::Capture(buf.clone())));
+                let r = child.nest(|sh| sh.exec_list(&sub.list));
+                let _ = child.finish_subshell(r)?;
+                drop(child);
+                let data = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
+                let _ = self.fs.write(&path, &data);
+                self.fds.set(fd, Some(Handle::Bytes(Arc::new(ByteSource::new(data)))));
+                self.procsubs.push(ProcSub { fd, path: path.clone(), writer: None });
+            }
+            ProcessSubstitutionKind::Write => {
+                let buf = Arc::new(Mutex::new(Vec::new()));
+                let _ = self.fs.write(&path, b"");
+                self.fds.set(fd, Some(Handle::Capture(buf.clone())));
+                self.procsubs.push(ProcSub { fd, path: path.clone(), writer: Some((buf, sub.clone())) });
+            }
+        }
+        Ok(path)
+    }
+
+    /// After a command: feeds `>(cmd)` consumers and removes `/dev/fd/N` files.
+    pub(crate) fn finish_procsubs(&mut self) -> Result<(), Interrupt> {
+        if self.procsubs.is_empty() {
+            return Ok(());
+        }
+        let subs = std::mem::take(&mut self.procsubs);
+        for p in subs {
+            self.fds.set(p.fd, None);
+            let from_file = self.fs.read(&p.path).unwrap_or_default();
+            let _ = self.fs.remove_file(&p.path);
+            if let Some((buf, cmd)) = p.writer {
+                let mut data = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
+                if data.is_empty() {
+                    data = from_file;
+                }
+                let mut child = self.subshell();
+                child.fds.set(0, Some(Handle::Bytes(Arc::new(ByteSource::new(data)))));
+                let r = child.nest(|sh| sh.exec_list(&cmd.list));
+                let _ = child.finish_subshell(r)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,177 @@
+//! One run: build a fresh `bash -c` process over the sandbox's filesystem,
+//! run the script, and assemble its [`RunOutput`].
+//!
+//! The environment is explicit (never the host's); output is collected up to
+//! the output limit and streamed to the caller's sink; a tripped limit ends
+//! the run with status 124 and a message naming the limit on stderr.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::fd::{ByteSource, Collector, FdTable, Handle};
+use super::vars::{Attrs, Value, Vars};
+use super::{Interp, Interrupt, Options};
+use crate::clock::Clock;
+use crate::control::RunControl;
+use crate::fs::{FileKind, Fs};
+use crate::limits::LimitKind;
+use crate::{RunOptions, RunOutput, Shell};
+
+/// The sandbox's fixed environment (exported), before `RunOptions::env`.
+const BASE_ENV: &[(&str, &str)] = &[
+    ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+    ("HOME", "/workspace"),
+    ("USER", "sandbox"),
+    ("LOGNAME", "sandbox"),
+    ("SHELL", "/bin/bash"),
+    ("LANG", "C.UTF-8"),
+    ("HOSTNAME", "sandbox"),
+];
+
+/// Shell variables every bash has (not exported).
+const SHELL_VARS: &[(&str, &str)] = &[
+    ("IFS", " \t\n"),
+    ("PS4", "+ "),
+    ("OPTIND", "1"),
+    ("BASH", "/bin/bash"),
+    ("BASH_VERSION", "5.2.15(1)-release"),
+    ("HOSTTYPE", "x86_64"),
+    ("OSTYPE", "linux-gnu"),
+    ("MACHTYPE", "x86_64-pc-linux-gnu"),
+    ("UID", "1000"),
+    ("EUID", "1000"),
+    ("PPID", "1"),
+    ("SHLVL", "1"),
+];
+
+/// What a limit prints when it ends the run.
+fn limit_message(kind: LimitKind, control: &RunControl) -> String {
+    let l = &control.limits;
+    let detail = match kind {
+        LimitKind::Timeout => format!("{:.1}s", l.timeout.as_secs_f64()),
+        LimitKind::Commands => format!("{} commands", l.max_commands),
+        LimitKind::LoopIterations => format!("{} iterations", l.max_loop_iterations),
+        LimitKind::CallDepth => format!("depth {}", l.max_call_depth),
+        LimitKind::Output => format!("{} bytes", l.max_output_bytes),
+    };
+    format!("bash: {kind} exceeded ({detail})\n")
+}
+
+impl Interp {
+    /// A fresh top-level shell for one run.
+    fn for_run(shell: &Shell, options: &RunOptions, control: Arc<RunControl>, fds: FdTable) -> Interp {
+        let mut vars = Vars::default();
+        let cwd = match &options.cwd {
+            Some(c) => Fs::resolve("/workspace", c),
+            None => "/workspace".to_string(),
+        };
+        for (k, v) in BASE_ENV {
+            let _ = vars.set(k, Value::Str((*v).to_string()));
+        }
+        let _ = vars.set("PWD", Value::Str(cwd.clone()));
+        for (k, v) in &options.env {
+            let _ = vars.set(k, Value::Str(v.clone()));
+        }
+        for name in vars.names() {
+            if let Some(v) = vars.get_raw_mut(&name) {
+                v.attrs.insert(Attrs::EXPORT);
+            }
+        }
+        for (k, v) in SHELL_VARS {
+            if vars.get(k).is_none() {
+                let _ = vars.set(k, Value::Str((*v).to_string()));
+            }
+        }
+        let extra: HashMap<String, crate::commands::CommandFn> =
+            shell.config().extra_commands.iter().cloned().collect();
+        let seed = control.seed.unwrap_or_else(|| {
+            let t = Clock::real().now();
+            (t.secs as u64) ^ ((t.nanos as u64) << 20)
+        });
+        Interp {
+            fs: shell.fs().clone(),
+            control,
+            vars,
+            funcs: HashMap::new(),
+            aliases: HashMap::new(),
+            opts: Options::default(),
+            arg0: "bash".to_string(),
+            positional: Vec::new(),
+            cwd,
+            last_status: 0,
+            traps: HashMap::new(),
+            call_stack: Vec::new(),
+            subshell_depth: 0,
+            dir_stack: Vec::new(),
+            random_state: seed,
+            lineno: 1,
+            fds,
+            errexit_quiet: 0,
+            loop_depth: 0,
+            script_name: None,
+            extra_commands: Arc::new(extra),
+            parse_cache: Default::default(),
+            jobs: Default::default(),
+            last_bg_pid: None,
+            broken_pipe: false,
+            stack_hops: 0,
+            source_depth: 0,
+            last_cmdsub_status: None,
+            procsubs: Vec::new(),
+        }
+    }
+}
+
+/// See [`super::run_script`].
+pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> RunOutput {
+    let limits = shell.config().limits.clone();
+    let timeout = options.timeout.unwrap_or(limits.timeout);
+    let deadline = Instant::now().checked_add(timeout);
+    let seed = shell.config().deterministic.map(|d| d.seed);
+    let control = Arc::new(RunControl::new(limits.clone(), shell.fs().clock(), deadline, seed));
+    let out = Arc::new(Collector::new(false, limits.max_output_bytes, options.sink.clone(), control.clone()));
+    let err = Arc::new(Collector::new(true, limits.max_output_bytes, options.sink.clone(), control.clone()));
+    let mut fds = FdTable::default();
+    fds.set(0, Some(Handle::Bytes(Arc::new(ByteSource::new(options.stdin.clone())))));
+    fds.set(1, Some(Handle::Out(out.clone())));
+    fds.set(2, Some(Handle::Out(err.clone())));
+    let mut sh = Interp::for_run(shell, &options, control.clone(), fds);
+    if !matches!(shell.fs().metadata(&sh.cwd), Ok(m) if m.kind == FileKind::Dir) {
+        let msg = format!("bash: line 0: cd: {}: No such file or directory\n", sh.cwd);
+        err.write_forced(msg.as_bytes());
+        sh.cwd = "/workspace".to_string();
+    }
+    let r = sh.run_source(script);
+    let mut status = match r {
+        Ok(s) => s,
+        Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) => s,
+        Err(Interrupt::Break(_)) | Err(Interrupt::Continue(_)) => sh.last_status,
+        Err(Interrupt::Limit(_)) => 124,
+    };
+    sh.last_status = status;
+    if control.tripped().is_none() {
+        let _ = sh.run_exit_trap();
+        status = sh.last_status;
+    }
+    drop(sh);
+    let limit = control.tripped();
+    if let Some(kind) = limit {
+        status = 124;
+        if kind == LimitKind::Output {
+            let marker = format!(
+                "[output truncated: output limit of {} bytes reached]\n",
+                limits.max_output_bytes
+            );
+            err.write_forced(marker.as_bytes());
+        }
+        err.write_forced(limit_message(kind, &control).as_bytes());
+    }
+    RunOutput {
+        exit_code: status & 0xff,
+        stdout: out.take(),
+        stderr: err.take(),
+        truncated: out.truncated() || err.truncated(),
+        limit,
+    }
+}

@@ -1,0 +1,439 @@
+//! Simple commands: assignments, `X=1 cmd` prefixes, word expansion, tracing,
+//! and what a command name means (function, builtin, program).
+//!
+//! Lookup order is bash's: function, builtin, then a program found on `PATH`
+//! (see `program.rs`); a name with a `/` is always a program path.
+
+use brush_parser::ast::{self, AssignmentName, AssignmentValue, CommandPrefixOrSuffixItem};
+
+use super::builtins;
+use super::redirect::RedirRef;
+use super::vars::{Attrs, VarError};
+use super::{ExecResult, Interp, Interrupt};
+
+/// What a command name resolves to (`type`, `command -v`, `which`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommandKind {
+    /// An alias, with its value.
+    Alias(String),
+    /// A reserved word (`if`, `while`, ...).
+    Keyword,
+    /// A shell function.
+    Function,
+    /// A shell builtin.
+    Builtin,
+    /// A program, at this path (`/usr/bin/ls`, `./f.sh`).
+    Program(String),
+    /// Nothing.
+    NotFound,
+}
+
+const KEYWORDS: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
+    "done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc",
+];
+
+/// Builtins whose `name=value` arguments are assignments (no splitting).
+fn is_declaration(name: &str) -> bool {
+    matches!(name, "declare" | "typeset" | "local" | "export" | "readonly")
+}
+
+/// Quotes a word for `set -x` output the way bash does.
+pub(crate) fn trace_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(b, b'_' | b'-' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%')
+        })
+    {
+        return s.to_string();
+    }
+    if !s.contains('\'') && !s.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return format!("'{s}'");
+    }
+    if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        let mut out = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                    out.push_str(&format!("\\{:03o}", c as u32));
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+impl Interp {
+    /// What `name` would run as a command.
+    pub fn resolve_command(&self, name: &str) -> CommandKind {
+        if let Some(v) = self.aliases.get(name) {
+            return CommandKind::Alias(v.clone());
+        }
+        if KEYWORDS.contains(&name) {
+            return CommandKind::Keyword;
+        }
+        if self.funcs.contains_key(name) {
+            return CommandKind::Function;
+        }
+        if builtins::lookup(name).is_some() {
+            return CommandKind::Builtin;
+        }
+        match self.find_program(name) {
+            Some(p) => CommandKind::Program(p.path),
+            None => CommandKind::NotFound,
+        }
+    }
+
+    /// Runs an already expanded command line: a function (unless
+    /// `skip_functions`), a builtin, or a program. Used by `command`,
+    /// `builtin`-less paths, `exec CMD`, `xargs`-style callers.
+    pub fn run_argv(&mut self, argv: &[String], skip_functions: bool) -> ExecResult {
+        let Some(name) = argv.first() else {
+            return Ok(0);
+        };
+        if !skip_functions && self.funcs.contains_key(name.as_str()) {
+            return self.call_function(name, &argv[1..]);
+        }
+        if let Some(b) = builtins::lookup(name) {
+            return b(self, argv);
+        }
+        self.run_program(argv, &[])
+    }
+
+    /// Executes a simple command.
+    pub(crate) fn exec_simple(&mut self, sc: &ast::SimpleCommand) -> ExecResult {
+        self.control.count_command().map_err(Interrupt::Limit)?;
+        if self.broken_pipe {
+            return Err(Interrupt::Exit(141));
+        }
+        let mut assigns: Vec<&ast::Assignment> = Vec::new();
+        let mut redirs: Vec<RedirRef<'_>> = Vec::new();
+        let mut words: Vec<&CommandPrefixOrSuffixItem> = Vec::new();
+        if let Some(p) = &sc.prefix {
+            collect_items(&p.0, &mut assigns, &mut redirs, &mut words, true);
+        }
+        if let Some(w) = &sc.word_or_name
+            && let Some(l) = &w.loc
+        {
+            self.lineno = l.start.line as u32;
+        }
+        let name_item;
+        if let Some(w) = &sc.word_or_name {
+            name_item = CommandPrefixOrSuffixItem::Word(w.clone());
+            words.push(&name_item);
+        }
+        if let Some(s) = &sc.suffix {
+            collect_items(&s.0, &mut assigns, &mut redirs, &mut words, false);
+        }
+        self.last_cmdsub_status = None;
+        let r = self.exec_simple_parts(&assigns, &redirs, &words);
+        let f = self.finish_procsubs();
+        let status = r?;
+        f?;
+        Ok(status)
+    }
+
+    fn exec_simple_parts(
+        &mut self,
+        assigns: &[&ast::Assignment],
+        redirs: &[RedirRef<'_>],
+        words: &[&CommandPrefixOrSuffixItem],
+    ) -> ExecResult {
+        let argv = self.expand_command_words(words)?;
+        if argv.is_empty() {
+            return self.exec_assignments_only(assigns, redirs);
+        }
+        if argv.len() == 1 && argv[0] == "exec" {
+            // `exec >file`: the redirections stay.
+            if self.opts.xtrace {
+                self.trace("exec");
+            }
+            return match self.open_redirects(redirs) {
+                Ok(_) => Ok(0),
+                Err(Ok(status)) => self.redirect_failed(status),
+                Err(Err(i)) => Err(i),
+            };
+        }
+        self.with_redirects(redirs, |sh| sh.exec_argv_with_assigns(&argv, assigns))
+    }
+
+    /// A redirection failed: a special builtin's failure would end a POSIX
+    /// shell; bash just fails the command.
+    pub(crate) fn redirect_failed(&mut self, status: i32) -> ExecResult {
+        Ok(status)
+    }
+
+    fn expand_command_words(&mut self, items: &[&CommandPrefixOrSuffixItem]) -> Result<Vec<String>, Interrupt> {
+        // Fast path: plain words only.
+        let declaration = matches!(items.first(), Some(CommandPrefixOrSuffixItem::Word(w)) if is_declaration(&w.value));
+        let mut argv = Vec::new();
+        let mut pending: Vec<ast::Word> = Vec::new();
+        for item in items {
+            match item {
+                CommandPrefixOrSuffixItem::Word(w) => pending.push(w.clone()),
+                CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
+                    if declaration {
+                        if !pending.is_empty() {
+                            argv.extend(self.expand_words(&pending)?);
+                            pending.clear();
+                        }
+                        argv.push(self.declaration_arg(a, w)?);
+                    } else {
+                        pending.push(w.clone());
+                    }
+                }
+                CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
+                    if !pending.is_empty() {
+                        argv.extend(self.expand_words(&pending)?);
+                        pending.clear();
+                    }
+                    argv.push(self.process_substitution(kind, sub)?);
+                }
+                CommandPrefixOrSuffixItem::IoRedirect(_) => {}
+            }
+        }
+        if !pending.is_empty() {
+            argv.extend(self.expand_words(&pending)?);
+        }
+        Ok(argv)
+    }
+
+    /// `declare x=$y`: the value expanded without splitting; `a=(...)` raw.
+    fn declaration_arg(&mut self, a: &ast::Assignment, w: &ast::Word) -> Result<String, Interrupt> {
+        let op = if a.append { "+=" } else { "=" };
+        let name = match &a.name {
+            AssignmentName::VariableName(n) => n.clone(),
+            AssignmentName::ArrayElementName(n, i) => {
+                let i = self.expand_string(i)?;
+                format!("{n}[{i}]")
+            }
+        };
+        match &a.value {
+            AssignmentValue::Scalar(v) => {
+                let v = self.expand_assignment_value(&v.value)?;
+                Ok(format!("{name}{op}{v}"))
+            }
+            AssignmentValue::Array(_) => Ok(w.value.clone()),
+        }
+    }
+
+    /// Performs one assignment statement.
+    pub(crate) fn do_assignment(&mut self, a: &ast::Assignment) -> Result<bool, Interrupt> {
+        let r = match (&a.name, &a.value) {
+            (AssignmentName::VariableName(n), AssignmentValue::Scalar(v)) => {
+                let v = self.expand_assignment_value(&v.value)?;
+                if self.opts.xtrace {
+                    let op = if a.append { "+=" } else { "=" };
+                    let t = format!("{n}{op}{}", trace_quote(&v));
+                    self.trace(&t);
+                }
+                self.assign(n, &v, a.append)
+            }
+            (AssignmentName::ArrayElementName(n, i), AssignmentValue::Scalar(v)) => {
+                let idx = self.expand_string(i)?;
+                let v = self.expand_assignment_value(&v.value)?;
+                if self.opts.xtrace {
+                    let op = if a.append { "+=" } else { "=" };
+                    let t = format!("{n}[{idx}]{op}{}", trace_quote(&v));
+                    self.trace(&t);
+                }
+                self.assign_elem(n, &idx, &v, a.append)
+            }
+            (AssignmentName::VariableName(n), AssignmentValue::Array(items)) => {
+                let mut elems = Vec::new();
+                for (k, v) in items {
+                    match k {
+                        Some(k) => {
+                            let k = self.expand_string(&k.value)?;
+                            let v = self.expand_string(&v.value)?;
+                            elems.push((Some(k), v));
+                        }
+                        None => {
+                            for f in self.expand_words(std::slice::from_ref(v))? {
+                                elems.push((None, f));
+                            }
+                        }
+                    }
+                }
+                if self.opts.xtrace {
+                    let shown: Vec<String> = elems
+                        .iter()
+                        .map(|(k, v)| match k {
+                            Some(k) => format!("[{k}]={}", trace_quote(v)),
+                            None => trace_quote(v),
+                        })
+                        .collect();
+                    let op = if a.append { "+=" } else { "=" };
+                    let t = format!("{n}{op}({})", shown.join(" "));
+                    self.trace(&t);
+                }
+                self.assign_array(n, elems, a.append)
+            }
+            (AssignmentName::ArrayElementName(n, _), AssignmentValue::Array(_)) => {
+                Err(VarError::ListToMember(n.clone()))
+            }
+        };
+        match r {
+            Ok(()) => Ok(true),
+            Err(VarError::Interrupted(i)) => Err(i),
+            Err(e) => {
+                self.shell_error(&e);
+                Ok(false)
+            }
+        }
+    }
+
+    fn exec_assignments_only(&mut self, assigns: &[&ast::Assignment], redirs: &[RedirRef<'_>]) -> ExecResult {
+        let mut ok = true;
+        for a in assigns {
+            if !self.do_assignment(a)? {
+                ok = false;
+            }
+        }
+        let cmdsub = self.last_cmdsub_status.take();
+        if !redirs.is_empty() {
+            // Redirections without a command: files are created/truncated.
+            match self.open_redirects(redirs) {
+                Ok(saved) => self.restore_redirects(saved),
+                Err(Ok(status)) => return Ok(status),
+                Err(Err(i)) => return Err(i),
+            }
+        }
+        if !ok {
+            // bash ends a non-interactive shell on a readonly assignment.
+            return Err(Interrupt::Exit(1));
+        }
+        Ok(cmdsub.unwrap_or(0))
+    }
+
+    fn exec_argv_with_assigns(&mut self, argv: &[String], assigns: &[&ast::Assignment]) -> ExecResult {
+        if self.opts.xtrace {
+            let mut t = String::new();
+            for a in assigns {
+                if let (AssignmentName::VariableName(n), AssignmentValue::Scalar(v)) = (&a.name, &a.value) {
+                    let v = self.expand_assignment_value(&v.value).unwrap_or_default();
+                    t.push_str(&format!("{n}={} ", trace_quote(&v)));
+                }
+            }
+            let words: Vec<String> = argv.iter().map(|a| trace_quote(a)).collect();
+            t.push_str(&words.join(" "));
+            self.trace(&t);
+        }
+        if assigns.is_empty() {
+            return self.dispatch(argv, &[]);
+        }
+        let name = argv[0].as_str();
+        let is_fn = self.funcs.contains_key(name);
+        let builtin = builtins::lookup(name);
+        if !is_fn && builtin.is_none() {
+            // A program: the assignments only go to its environment.
+            let mut env = Vec::new();
+            for a in assigns {
+                if let AssignmentName::VariableName(n) = &a.name {
+                    let v = match &a.value {
+                        AssignmentValue::Scalar(v) => self.expand_assignment_value(&v.value)?,
+                        AssignmentValue::Array(_) => continue,
+                    };
+                    let v = if a.append {
+                        format!("{}{v}", self.vars.get_str(n).unwrap_or(""))
+                    } else {
+                        v
+                    };
+                    env.push((n.clone(), v));
+                }
+            }
+            return self.run_program(argv, &env);
+        }
+        // Functions and builtins see the assignments as temporarily exported
+        // variables; special builtins keep them (POSIX), others restore.
+        let special = builtin.is_some() && builtins::is_special(name);
+        let mut saved = Vec::new();
+        for a in assigns {
+            if let AssignmentName::VariableName(n) = &a.name
+                && !special
+            {
+                saved.push((n.clone(), self.vars.get_raw(n).cloned()));
+            }
+            self.do_assignment(a)?;
+            if let AssignmentName::VariableName(n) = &a.name
+                && let Some(v) = self.vars.get_raw_mut(n)
+                && !special
+            {
+                v.attrs.insert(Attrs::EXPORT);
+            }
+        }
+        let r = self.dispatch(argv, &[]);
+        for (n, old) in saved.into_iter().rev() {
+            match old {
+                Some(var) => {
+                    if let Some(cur) = self.vars.get_raw_mut(&n) {
+                        *cur = var;
+                    } else {
+                        *self.vars.global_entry(&n) = var;
+                    }
+                }
+                None => {
+                    let _ = self.vars.unset_raw(&n);
+                }
+            }
+        }
+        r
+    }
+
+    /// Runs an expanded command line by bash's lookup order.
+    fn dispatch(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
+        let name = argv[0].as_str();
+        if self.funcs.contains_key(name) {
+            return self.call_function(name, &argv[1..]);
+        }
+        if let Some(b) = builtins::lookup(name) {
+            return b(self, argv);
+        }
+        self.run_program(argv, env)
+    }
+}
+
+/// True for a `{name}` word that names the fd of the redirection after it.
+fn fd_var_name(w: &str) -> Option<&str> {
+    let inner = w.strip_prefix('{')?.strip_suffix('}')?;
+    super::vars::is_valid_name(inner).then_some(inner)
+}
+
+/// Sorts the items of a command prefix or suffix.
+fn collect_items<'a>(
+    items: &'a [CommandPrefixOrSuffixItem],
+    assigns: &mut Vec<&'a ast::Assignment>,
+    redirs: &mut Vec<RedirRef<'a>>,
+    words: &mut Vec<&'a CommandPrefixOrSuffixItem>,
+    prefix: bool,
+) {
+    let mut i = 0;
+    while i < items.len() {
+        match &items[i] {
+            CommandPrefixOrSuffixItem::AssignmentWord(a, _) if prefix => assigns.push(a),
+            CommandPrefixOrSuffixItem::IoRedirect(r) => redirs.push((r, None)),
+            CommandPrefixOrSuffixItem::Word(w)
+                if matches!(
+                    items.get(i + 1),
+                    Some(CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::File(None, _, _)))
+                ) && fd_var_name(&w.value).is_some() =>
+            {
+                if let Some(CommandPrefixOrSuffixItem::IoRedirect(r)) = items.get(i + 1) {
+                    redirs.push((r, fd_var_name(&w.value)));
+                }
+                i += 1;
+            }
+            other => words.push(other),
+        }
+        i += 1;
+    }
+}

@@ -1,0 +1,583 @@
+//! Differential tests of word expansion, arithmetic, patterns, globbing and
+//! `[[ ]]`: every case runs in our shell and, when `bash` is on the machine,
+//! in real bash (`bash -c`) inside a fresh temp directory; stdout and exit
+//! status must match. Cases live in `CASES` below (`### name` then the
+//! script). `EXPAND_FILTER=substr` runs only the cases whose name contains it.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+
+struct Case {
+    name: String,
+    script: String,
+}
+
+#[derive(Debug)]
+struct Outcome {
+    stdout: Vec<u8>,
+    status: i32,
+    stderr: Vec<u8>,
+}
+
+fn cases() -> Vec<Case> {
+    let mut out: Vec<Case> = Vec::new();
+    for line in CASES.lines() {
+        if let Some(name) = line.strip_prefix("### ") {
+            out.push(Case { name: name.trim().to_string(), script: String::new() });
+        } else if let Some(c) = out.last_mut() {
+            c.script.push_str(line);
+            c.script.push('\n');
+        }
+    }
+    out
+}
+
+fn bash_available() -> bool {
+    Command::new("bash").arg("-c").arg("exit 0").stdin(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
+fn temp_dir() -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "sandkeep-expand-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn run_bash(script: &str) -> Outcome {
+    let dir = temp_dir();
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(&dir)
+        .env_clear()
+        .env("HOME", &dir)
+        .env("PATH", "/usr/bin:/bin")
+        .env("LANG", "C.UTF-8")
+        .env("TZ", "UTC")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn bash");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s.code().unwrap_or(128);
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break 124;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let stdout = t_out.join().unwrap_or_default();
+    let stderr = t_err.join().unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    Outcome { stdout, status, stderr }
+}
+
+fn run_ours(script: &str) -> Outcome {
+    let script = script.to_string();
+    let result = std::panic::catch_unwind(move || {
+        let shell = Shell::new(ShellConfig::default());
+        let opts = RunOptions { timeout: Some(Duration::from_secs(20)), ..RunOptions::default() };
+        shell.run(&script, opts)
+    });
+    match result {
+        Ok(out) => Outcome { stdout: out.stdout, status: out.exit_code, stderr: out.stderr },
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Outcome { stdout: Vec::new(), status: -1, stderr: format!("PANIC: {msg}").into_bytes() }
+        }
+    }
+}
+
+fn show(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b);
+    if s.is_empty() {
+        return "    (empty)\n".to_string();
+    }
+    s.lines().map(|l| format!("    |{l}\n")).collect()
+}
+
+#[test]
+fn expansion_matches_bash() {
+    let filter = std::env::var("EXPAND_FILTER").ok();
+    let all = cases();
+    assert!(all.len() >= 150, "expected at least 150 cases, found {}", all.len());
+    let have_bash = bash_available();
+    let (mut passed, mut failed) = (0, 0);
+    let mut report = String::new();
+    for c in &all {
+        if filter.as_ref().is_some_and(|f| !c.name.contains(f.as_str())) {
+            continue;
+        }
+        let ours = run_ours(&c.script);
+        let ok = if have_bash {
+            let theirs = run_bash(&c.script);
+            let same = ours.stdout == theirs.stdout && ours.status == theirs.status;
+            if !same {
+                report.push_str(&format!(
+                    "\n=== MISMATCH: {}\n--- script:\n{}--- bash (status {}):\n{}--- bash stderr:\n{}--- ours (status {}):\n{}--- ours stderr:\n{}",
+                    c.name,
+                    show(c.script.as_bytes()),
+                    theirs.status,
+                    show(&theirs.stdout),
+                    show(&theirs.stderr),
+                    ours.status,
+                    show(&ours.stdout),
+                    show(&ours.stderr),
+                ));
+            }
+            same
+        } else {
+            ours.status >= 0
+        };
+        if ok {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    eprintln!("{report}");
+    eprintln!("expand_diff: {passed} passed, {failed} failed");
+    assert_eq!(failed, 0, "{failed} expansion cases differ from bash (see above)");
+}
+
+/// The cases: `### name`, then the script up to the next `###`.
+const CASES: &str = r##"
+### split default IFS
+x="  a  b   c  "; printf '<%s>' $x; echo
+### split custom IFS non-ws
+IFS=:; x="a::b:"; printf '<%s>' $x; echo
+### split IFS mixed ws and non-ws
+IFS=" :"; x="a :: b"; printf '<%s>' $x; echo
+### split leading non-ws delimiter
+IFS=:; x=":a:b"; printf '<%s>' $x; echo
+### split empty IFS
+IFS=; x="a b  c"; printf '<%s>' $x; echo
+### split unset IFS
+unset IFS; x=" a	b
+c "; printf '<%s>' $x; echo
+### split adjacent to literal
+x="1 2"; printf '<%s>' a${x}b; echo
+### split quoted parts never split
+x="1 2"; printf '<%s>' "a${x}b" "$x"'$x'; echo
+### split empty unquoted vanishes
+e=; printf '<%s>' $e a $e "" b; echo
+### split empty quoted stays
+e=; printf '<%s>' "$e" "${e}"; echo
+### split expansion then join
+x="a b"; y="c d"; printf '<%s>' $x$y; echo
+### split trailing whitespace then literal
+x="a "; printf '<%s>' ${x}b; echo
+### split IFS tab only
+IFS=$'\t'; x="a b	c"; printf '<%s>' $x; echo
+### split command substitution
+printf '<%s>' $(printf 'a b\nc\n\n'); echo
+### split command substitution quoted keeps inner newlines
+printf '<%s>' "$(printf 'a\n\nb\n\n')"; echo
+### at quoted one field per param
+set -- a "b c" ""; printf '<%s>' "$@"; echo
+### at quoted no params gives no field
+set --; printf '<%s>' "$@"; echo "n=$#"
+### at quoted with prefix and suffix
+set -- a b c; printf '<%s>' "x$@y"; echo
+### at unquoted splits
+set -- "a b" c; printf '<%s>' $@; echo
+### star quoted joins with IFS first char
+set -- a b c; IFS=:-; echo "$*"; IFS=; echo "$*"; unset IFS; echo "$*"
+### star unquoted
+set -- "a b" c; printf '<%s>' $*; echo
+### at slice
+set -- a b c d; echo "${@:2}" "${@:2:2}" "${@: -1}"
+### at length and indirect last
+set -- a b c; echo ${#@} ${#*} ${!#}
+### positional beyond 9
+set -- 1 2 3 4 5 6 7 8 9 10 11; echo $10 ${10} ${11}
+### array quoted at
+a=(x "y z" ""); printf '<%s>' "${a[@]}"; echo; echo ${#a[@]}
+### array star joined
+a=(x y z); IFS=,; echo "${a[*]}"
+### array element and negative index
+a=(1 2 3 4); echo ${a[1]} ${a[-1]} ${a[@]: -2} ${a[i+1]}
+### array keys
+a=([3]=c [1]=a [7]=g); echo ${!a[@]}; echo "${a[@]}"
+### assoc keys and values
+declare -A m=([one]=1 [two]=2); echo ${m[one]} ${m[two]}; k=two; echo ${m[$k]}; echo ${#m[@]}
+### array slice
+a=(a b c d e); echo "${a[@]:1:2}" "${a[@]:3}"
+### array pattern ops per element
+a=(foo.txt bar.txt baz.c); echo "${a[@]%.txt}" "${a[@]/a/A}" "${a[@]^^}"
+### scalar as array
+x=hello; echo ${x[0]} ${#x[@]} "${x[@]}"
+### default value forms
+unset u; e=; s=set; echo "${u:-d1}" "${u-d2}" "${e:-d3}" "[${e-d4}]" "${s:-d5}"
+### assign default
+unset u; echo ${u:=new} $u; e=; echo ${e:=filled} $e
+### alternative value
+unset u; e=; s=x; echo "[${u:+alt}]" "[${e:+alt}]" "[${e+alt}]" "[${s:+alt}]"
+### error if unset exits 127
+unset u; echo ${u:?custom message}; echo never
+### error if unset default message
+(echo ${u?}); echo status=$?
+### error if null
+e=; (: ${e:?}); echo status=$?; (: ${e?}); echo status=$?
+### default word splits when unquoted
+unset u; printf '<%s>' ${u:-a b} "${u:-a b}"; echo
+### default with quoted part
+unset u; printf '<%s>' ${u:-"a b" c}; echo
+### default single quotes in double quotes are literal
+unset u; echo "${u:-'x'}" ${u:-'y z'}
+### default nested expansion
+unset u; v=inner; echo ${u:-${v}-$((1+2))}
+### length forms
+x="héllo"; echo ${#x}; a=(1 22 333); echo ${#a[@]} ${#a[2]}; unset n; echo ${#n}
+### substring forms
+x=abcdefg; echo ${x:2} ${x:2:3} ${x: -3} ${x: -3:2} ${x:1:-2} "[${x:10}]"
+### substring arithmetic offsets
+x=abcdefg; i=1; echo ${x:i+1:i*2} ${x:$i}
+### substring negative length error
+x=abc; echo ${x:2:-2}; echo never
+### remove prefix and suffix
+p=/usr/local/lib/file.tar.gz; echo ${p#*/} ${p##*/} ${p%.*} ${p%%.*}
+### remove with quoted pattern
+x='a*b*c'; echo "${x#*\*}" "${x#"a*"}" ${x%'*c'}
+### remove no match
+x=abc; echo ${x#z} ${x%z} ${x##} ${x%}
+### remove with class pattern
+x=abc123def; echo ${x##+([a-z])} ${x%%[0-9]*}
+### replace first and all
+x=aXbXc; echo ${x/X/-} ${x//X/-} ${x//X} ${x/#a/A} ${x/%c/C} ${x/#X/Q}
+### replace with pattern
+x=hello.world.txt; echo ${x//[aeiou]/_} ${x/.*/} ${x//?/.}
+### replace ampersand
+x=abc; echo ${x/b/[&]} "${x/b/[\&]}" ${x//?/<&>}
+### replace empty pattern
+x=abc; echo ${x//} ${x/#/pre-} ${x/%/-post}
+### replace in positional
+set -- aa ba; echo "${@/a/X}" "${*//a/Y}"
+### case modification
+x="hello World"; echo ${x^} ${x^^} ${x,} ${x,,} ${x^^[lo]} ${x,,[W]}
+### case transform operators
+x="hello world"; echo ${x@U} ${x@u} ${x@L}
+### quote transform
+x="it's a \$test"; echo ${x@Q}; y=$'a\nb'; echo ${y@Q}
+### escape transform
+x='a\tb\x41'; echo "${x@E}"
+### assignment transform
+x=val; declare -i n=5; echo ${x@A} ${n@A}; a=(1 "2 3"); echo ${a[@]@A}
+### attribute transform
+declare -rx r=1; declare -ai ai=(1); echo ${r@a} ${ai@a}
+### indirection
+x=y; y=final; echo ${!x}; a=(p q); n='a[1]'; echo ${!n}
+### indirect invalid
+x="a b"; echo ${!x}; echo never
+### prefix names
+abc1=1 abc2=2 abd=3; echo ${!abc*}; printf '<%s>' "${!abc@}"; echo
+### bad substitution
+echo ${x!}; echo never
+### special status and count
+false; echo $?; set -- a b; echo $#; true; echo $?
+### dollar zero and dash
+echo $0; echo $-; set -u; echo $-
+### pid and uid shape
+[[ $$ =~ ^[0-9]+$ ]] && echo pid-ok; [[ $BASHPID == $$ ]] && echo bashpid-same; [[ $PPID =~ ^[0-9]+$ ]] && echo ppid-ok
+### bash version
+echo $BASH_VERSION ${BASH_VERSINFO[0]} ${BASH_VERSINFO[1]}
+### random range
+r=$RANDOM; (( r >= 0 && r < 32768 )) && echo ok; [[ $RANDOM != $RANDOM$RANDOM ]] && echo differ
+### lineno
+echo $LINENO
+echo $LINENO
+### funcname
+f() { echo "$FUNCNAME ${FUNCNAME[@]}"; g; }; g() { echo "${FUNCNAME[@]}"; }; f
+### bash subshell
+echo $BASH_SUBSHELL; (echo $BASH_SUBSHELL); echo $(echo $BASH_SUBSHELL)
+### set -u unbound
+set -u; x=1; echo $x; echo $y; echo never
+### set -u in arithmetic
+set -u; echo $((nope + 1)); echo never
+### set -u allows defaults
+set -u; echo "${nope:-d}" "${nope-e}" "[${nope+f}]"; echo "${arr[@]}" ok
+### set -u positional
+set -u; (echo $1); echo status=$?
+### tilde home
+[[ ~ == "$HOME" ]] && echo home; [[ ~/x == "$HOME/x" ]] && echo home-slash
+### tilde quoted stays
+echo "~" '~' \~ ~x-nouser-y
+### tilde plus minus
+cd /tmp; [[ ~+ == /tmp ]] && echo plus; cd /; cd /tmp; [[ ~- == / ]] && echo minus
+### tilde in assignment
+x=~; [[ $x == "$HOME" ]] && echo a1; y=a:~/b; [[ $y == "a:$HOME/b" ]] && echo a2
+### tilde after unquoted var not expanded
+x=~; echo "${x#$HOME}" ok
+### brace basics
+echo {a,b,c} x{1,2}y {1..5} {a..e} {5..1..2} {01..10..3}
+### brace nested and empty
+echo {a,{b,c}d} x{,y}z {,}a
+### brace literal cases
+echo {a} {a,b "{a,b}" \{a,b} {1..}
+### brace with variables
+x=1; y=2; echo {$x,$y} ${x}{a,b}
+### brace then glob
+touch f1 f2 g1; echo {f,g}*
+### brace cartesian
+echo {a,b}{1,2}{x,y}
+### arith basic precedence
+echo $((1+2*3)) $(((1+2)*3)) $((10-2-3)) $((2**3**2)) $((-2**2)) $((7/2)) $((-7/2)) $((7%3)) $((-7%3))
+### arith bases
+echo $((0x1F)) $((017)) $((8#17)) $((36#z)) $((64#@)) $((64#_)) $((2#1010))
+### arith bitwise and logic
+echo $((5&3)) $((5|3)) $((5^3)) $((~5)) $((!5)) $((!0)) $((1<<4)) $((-16>>2)) $((3&&0)) $((3||0))
+### arith comparison
+echo $((3>2)) $((3<2)) $((3>=3)) $((3<=2)) $((3==3)) $((3!=3)) $(( 1 < 2 > 0 ))
+### arith ternary and comma
+echo $((1?2:3)) $((0?2:3)) $((1?2:0?4:5)) $((1,2,3))
+### arith assignment ops
+x=3; echo $((x+=2)) $((x-=1)) $((x*=3)) $((x/=2)) $((x%=4)) $((x<<=3)) $((x>>=1)) $((x|=1)) $((x&=5)) $((x^=7)) $x
+### arith increments
+x=5; echo $((x++)) $x $((++x)) $x $((x--)) $x $((--x)) $x
+### arith recursive variables
+x=1+2; echo $((x*2)) $((x)); y=x; echo $((y+1))
+### arith variable with spaces and hex
+x=" 12 "; y=0x10; echo $((x+1)) $((y))
+### arith unset and empty
+unset u; e=; echo $((u+1)) $((e+1))
+### arith wrapping
+echo $((9223372036854775807+1)) $((1<<63)) $((2**63)) $((-9223372036854775807-1))
+### arith shift masks
+echo $((1<<64)) $((1<<65)) $((8>>65))
+### arith short circuit
+echo $((0 && 1/0)) $((1 || 1/0)) $((0 ? 1/0 : 2))
+### arith division by zero exits
+echo $((1/0)); echo never
+### arith division by zero in subshell
+( echo $((5%0)) ); echo status=$?
+### arith syntax error
+echo $((1 + )); echo never
+### arith value too great
+(echo $((08))); echo s=$?; (echo $((2#102))); echo s=$?
+### arith negative exponent
+(echo $((2**-1))); echo s=$?
+### arith arrays
+a=(1 2 3); echo $((a[1]+a[2])) $((a)); ((a[2]+=5)); echo ${a[@]}; i=0; echo $((a[i++])) $i
+### arith assoc
+declare -A m; m[x]=3; k=x; echo $((m[x]+m[$k]+1)); ((m[y]=7)); echo ${m[y]}
+### arith dollar vars inside
+x=4; y=2; echo $(( $x * $y )) $(( ${x} + $(echo 1) ))
+### arith nested
+echo $(( $((1+1)) * 3 )) $(( "4" + 1 ))
+### arith let and dparen status
+((0)); echo $?; ((5)); echo $?; let x=2+3; echo $x $?; let 'y = 0'; echo $?
+### arith dparen error continues
+((1/0)); echo next $?
+### arith recursion error
+x=x; echo $((x)); echo never
+### arith dollar bracket legacy
+echo $[1+2]
+### arith empty
+echo $(( ))x
+### arith readonly
+readonly r=1; echo $((r=2)); echo never
+### arith in loop
+x=0; for i in 1 2 3 4 5; do x=$((x+i)); done; echo $x
+### arith c-style for
+for ((i=0; i<3; i++)); do echo -n $i; done; echo
+### arith assignment via declare -i
+declare -i n; n=2+3; echo $n; n+=4; echo $n
+### pattern case basics
+for w in abc a.txt Zed 123 ""; do case $w in a*c) echo "$w:1";; *.txt) echo "$w:2";; [[:upper:]]*) echo "$w:3";; +([0-9])) echo "$w:4";; *) echo "$w:5";; esac; done
+### pattern case quoted
+x='*'; case a in "$x") echo q;; $x) echo u;; esac; case '*' in "$x") echo q2;; esac
+### pattern case bracket negation
+for w in a b c; do case $w in [!a]) echo "$w no-a";; *) echo "$w other";; esac; done
+### dbracket pattern
+[[ abc == a* ]] && echo 1; [[ abc == "a*" ]] || echo 2; x='a*'; [[ abc == $x ]] && echo 3; [[ abc == "$x" ]] || echo 4
+### dbracket extglob always on
+[[ foo.txt == @(foo|bar).txt ]] && echo 1; [[ x.c == !(*.txt) ]] && echo 2
+### dbracket string compare
+[[ a < b ]] && echo lt; [[ b > a ]] && echo gt; [[ a = a ]] && echo eq; [[ a != b ]] && echo ne
+### dbracket integers
+[[ 10 -gt 9 ]] && echo 1; [[ 2 -le 2 ]] && echo 2; x=3; [[ x+1 -eq 4 ]] && echo 3; [[ 010 -eq 8 ]] && echo 4
+### dbracket logic
+[[ -n a && ! -z a ]] && echo 1; [[ -z a || -n b ]] && echo 2; [[ ( 1 -eq 2 || 2 -eq 2 ) && a == a ]] && echo 3
+### dbracket empty and unset
+unset u; [[ -z $u ]] && echo z; [[ -n "" ]] || echo n; [[ $u == "" ]] && echo eq
+### dbracket no splitting
+x="a b"; [[ $x == "a b" ]] && echo same; y='*'; [[ $y == '*' ]] && echo star
+### dbracket regex
+[[ abc123 =~ ^([a-z]+)([0-9]+)$ ]] && echo "${BASH_REMATCH[0]} ${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${#BASH_REMATCH[@]}"
+### dbracket regex quoted literal
+[[ a.c =~ "a.c" ]] && echo 1; [[ abc =~ "a.c" ]] || echo 2; [[ abc =~ a.c ]] && echo 3
+### dbracket regex from variable
+re='^[0-9]+(\.[0-9]+)?$'; for v in 12 1.5 x; do [[ $v =~ $re ]] && echo "$v yes" || echo "$v no"; done
+### dbracket regex no match clears
+[[ ab =~ (a) ]]; [[ ab =~ (z) ]]; echo "n=${#BASH_REMATCH[@]}"
+### dbracket regex bracket and bound
+[[ "a]b" =~ []] ]] && echo 1; [[ aaa =~ ^a{2,3}$ ]] && echo 2; [[ 'x{y' =~ x\{ ]] && echo 3
+### dbracket file tests
+mkdir d; touch f; echo hi > s; ln -s f l; [[ -e f ]] && echo e; [[ -f f ]] && echo f; [[ -d d ]] && echo d; [[ -s s ]] && echo s; [[ -s f ]] || echo not-s; [[ -L l ]] && echo L; [[ -h l ]] && echo h; [[ -f l ]] && echo lf; [[ -e nope ]] || echo ne
+### dbracket exec and perms
+touch x; chmod +x x; touch y; [[ -x x ]] && echo x; [[ -x y ]] || echo not-x; [[ -r y && -w y ]] && echo rw
+### dbracket nt ot ef
+touch -d '2020-01-01' old; touch -d '2021-01-01' new; [[ new -nt old ]] && echo nt; [[ old -ot new ]] && echo ot; [[ old -ef old ]] && echo ef; [[ new -nt missing ]] && echo nt2
+### dbracket -v
+x=1; a=(1); declare -A m=([k]=v); [[ -v x ]] && echo x; [[ -v nope ]] || echo nope; [[ -v a[0] ]] && echo a0; [[ -v a[5] ]] || echo a5; [[ -v m[k] ]] && echo mk
+### dbracket -o option
+set -e; [[ -o errexit ]] && echo on; [[ -o nounset ]] || echo off
+### dbracket nocasematch
+shopt -s nocasematch; [[ ABC == abc ]] && echo 1; [[ ABC =~ ^ab ]] && echo 2; case X in x) echo 3;; esac
+### dbracket arith error
+[[ 1 -eq 1/0 ]]; echo next $?
+### glob star and question
+touch a.txt b.txt c.log .hidden; echo *.txt; echo ?.log; echo *
+### glob no match stays literal
+echo *.nope "*.txt" nomatch?
+### glob sorted
+touch b a C _x 1; echo *
+### glob brackets
+touch a1 a2 b1; echo a[12] [!a]1 [[:alpha:]]2
+### glob dotglob
+touch .h1 v; shopt -s dotglob; echo *
+### glob explicit dot
+touch .h1 .h2 v; echo .h*; echo .*
+### glob nullglob
+shopt -s nullglob; printf '<%s>' *.nope x; echo
+### glob failglob
+shopt -s failglob; echo *.nope; echo never
+### glob subdirectories
+mkdir -p a/b c; touch a/x a/b/y c/z; echo */*; echo */*/*; echo a/*
+### glob trailing slash dirs only
+mkdir d1 d2; touch f1; echo */
+### glob globstar
+mkdir -p a/b; touch a/x a/b/y z; shopt -s globstar; echo **; echo **/y; echo a/**; echo **/
+### glob nocaseglob
+touch ABC abd; shopt -s nocaseglob; echo ab*
+### glob extglob
+touch a.txt b.txt c.log; shopt -s extglob; echo !(*.txt); echo @(a|c).*; echo +(a|b).txt
+### glob quoted parts literal
+touch 'a*b' axb; echo a*b; echo "a*"b; echo 'a*b'
+### glob from variable
+touch p1 p2; x='p*'; echo $x "$x"
+### glob backslash in variable
+touch 'x*'; x='x\*'; echo $x
+### glob noglob
+touch a1; set -f; echo a*; set +f; echo a*
+### glob with absolute path
+mkdir -p sub; touch sub/q1 sub/q2; for f in "$PWD"/sub/q*; do echo "${f#"$PWD"/}"; done
+### glob does not match dot dirs
+mkdir .hd; touch .hd/x; echo */x
+### glob in assignment not expanded
+touch g1; x=g*; echo "$x"
+### glob case word not expanded
+touch g1; case g* in g\*) echo literal;; esac
+### quoting backslash
+echo a\ b "a\"b" 'a\b' "a\\b" "a\$b" "\q"
+### quoting ansi-c
+echo [ $'a\tb' $'\x41\101\u00e9' $'it\'s' $'\cA' ]
+### quoting mixed concatenation
+x=v; echo 'a'"b"c"$x"'$x'$'\n'd
+### quoting empty strings
+printf '<%s>' '' "" $'' a''b; echo
+### dollar single quote in double quotes is literal
+echo "$'x'"
+### locale-free dollar double quote
+echo $"hello"
+### command substitution forms
+echo $(echo a) `echo b` "$(echo "c d")" $(echo $(echo nested))
+### command substitution trailing newlines
+x=$(printf 'a\n\n\n'); echo "[$x]"; y=$(printf '\n\na'); echo "[$y]"
+### command substitution status
+x=$(exit 3); echo $?; y=$(false) || echo failed
+### backquote escapes
+x=5; echo `echo \$x` `echo \\\\` "`echo \"q\"`"
+### heredoc expansion
+x=val; cat <<EOT
+a $x ${x^^} $((1+2)) $(echo cmd) \$x "q" 'q'
+EOT
+### heredoc quoted delimiter
+x=val; cat <<'EOT'
+a $x $(echo no)
+EOT
+### here-string
+x="a b"; cat <<< "$x $((2*3))"
+### assignment no split no glob
+touch f1 f2; x="a   b"; y=$x; z=f*; echo "$y" "$z"
+### assignment tilde after colon
+p=~/a:~/b; [[ $p == "$HOME/a:$HOME/b" ]] && echo ok
+### IFS from read-only default
+[[ $IFS == $' \t\n' ]] && echo default-ifs
+### for loop word splitting
+x="1 2 3"; for i in $x; do echo -n "<$i>"; done; echo; for i in "$x"; do echo -n "<$i>"; done; echo
+### for loop over at
+set -- "a b" c; for i in "$@"; do echo "[$i]"; done; for i; do echo "{$i}"; done
+### nameref expansion
+declare -n r=target; target=hello; echo $r ${#r} ${r^^}; r=changed; echo $target
+### nameref to array element
+a=(x y z); declare -n r='a[1]'; echo $r
+### expansion in redirection target
+x=out; echo hi > "$x.txt"; cat out.txt
+### dollar at in string context
+set -- a b c; x="$@"; echo "$x"; y=$*; echo "$y"
+### star with IFS in assignment
+set -- a b c; IFS=:; x="$*"; y=$*; echo "$x" "$y"
+### unquoted at with empty elements
+set -- a "" b; printf '<%s>' $@; echo; printf '<%s>' "$@"; echo
+### special var underscore
+echo a b; echo $_
+### SECONDS and EPOCH shapes
+[[ $SECONDS =~ ^[0-9]+$ ]] && echo sec; [[ $EPOCHSECONDS =~ ^[0-9]+$ ]] && echo epoch
+### expansion order param before split
+x='$y'; y=bad; echo $x
+### no double expansion of values
+x='$(echo hi)'; echo $x "$x"
+### glob chars from command substitution
+touch m1 m2; echo $(echo 'm*')
+### length of special
+set -- abc de; echo ${#1} ${#2} ${#}
+### default on positional
+set -- ""; echo "${1:-empty}" "${1-unset}" "${2-unset2}"
+### assign default to positional fails
+: ${1:=x}; echo never
+### string concatenation of arrays
+a=(1 2); b=(3 4); c=("${a[@]}" "${b[@]}"); echo ${#c[@]} "${c[*]}"
+### array append and sparse keys
+a=(a b); a+=(c); a[10]=k; echo ${#a[@]} ${!a[@]} ${a[@]: -1}
+### parameter with braces in default
+unset u; echo ${u:-{a,b}} "${u:-}x"
+### unicode lengths and substrings
+x="añb€c"; echo ${#x} ${x:1:3} ${x^^}
+### long prefix removal performance
+s=$(printf 'x%.0s' {1..2000}); t=${s%%x*}; echo "[${t}]" ${#s}
+### printf q style
+printf '%q\n' "a b" "it's" ''
+"##;

@@ -1,0 +1,164 @@
+//! Runaway scripts end cleanly with a message naming the limit, output is
+//! truncated and flagged, syntax errors look like bash's, and the sandbox
+//! stays usable afterwards.
+
+use std::time::Duration;
+
+use sandkeep_shell::limits::FsLimits;
+use sandkeep_shell::{LimitKind, Limits, RunOptions, RunOutput, Shell, ShellConfig};
+
+fn shell(limits: Limits) -> Shell {
+    Shell::new(ShellConfig { limits, ..ShellConfig::default() })
+}
+
+fn quick() -> Limits {
+    Limits { timeout: Duration::from_secs(3), ..Limits::default() }
+}
+
+fn run(sh: &Shell, script: &str) -> RunOutput {
+    sh.run(script, RunOptions::default())
+}
+
+fn stderr(o: &RunOutput) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// After any limit, the same sandbox runs the next script normally.
+fn assert_usable(sh: &Shell) {
+    let o = run(sh, "echo still here > /tmp/after; cat /tmp/after");
+    assert_eq!(o.exit_code, 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, b"still here\n");
+    assert_eq!(o.limit, None);
+}
+
+#[test]
+fn infinite_loop_hits_a_limit() {
+    let sh = shell(Limits { max_loop_iterations: 200_000, ..quick() });
+    let o = run(&sh, "echo start; while true; do :; done; echo never");
+    assert_eq!(o.stdout, b"start\n");
+    assert_eq!(o.exit_code, 124);
+    assert_eq!(o.limit, Some(LimitKind::LoopIterations));
+    assert!(stderr(&o).contains("loop iteration limit exceeded"), "{}", stderr(&o));
+    assert_usable(&sh);
+}
+
+#[test]
+fn infinite_loop_hits_the_timeout() {
+    let sh = shell(Limits { timeout: Duration::from_millis(300), ..Limits::default() });
+    let o = run(&sh, "while :; do x=1; done");
+    assert_eq!(o.exit_code, 124);
+    assert_eq!(o.limit, Some(LimitKind::Timeout));
+    assert!(stderr(&o).contains("timeout exceeded"), "{}", stderr(&o));
+    assert_usable(&sh);
+}
+
+#[test]
+fn runaway_recursion_hits_the_call_depth() {
+    let sh = shell(quick());
+    let o = run(&sh, "f(){ f; }; f; echo never");
+    assert_eq!(o.exit_code, 124);
+    assert_eq!(o.limit, Some(LimitKind::CallDepth));
+    assert!(stderr(&o).contains("call depth limit exceeded"), "{}", stderr(&o));
+    assert_usable(&sh);
+}
+
+#[test]
+fn recursion_through_command_substitution_ends() {
+    let sh = shell(quick());
+    let o = run(&sh, "f(){ echo $(f); }; f; echo never");
+    assert_eq!(o.exit_code, 124);
+    assert!(o.limit.is_some());
+    assert_usable(&sh);
+}
+
+#[test]
+fn deep_but_legal_recursion_works() {
+    let sh = shell(quick());
+    let o = run(&sh, "f(){ if [ $1 -gt 0 ]; then f $(( $1 - 1 )); else echo bottom; fi; }; f 900");
+    assert_eq!(o.exit_code, 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, b"bottom\n");
+}
+
+#[test]
+fn command_limit() {
+    let sh = shell(Limits { max_commands: 1000, ..quick() });
+    let o = run(&sh, "for i in $(seq 1 5000); do true; done");
+    assert_eq!(o.exit_code, 124);
+    assert_eq!(o.limit, Some(LimitKind::Commands));
+    assert_usable(&sh);
+}
+
+#[test]
+fn filling_the_filesystem_ends_the_writer() {
+    let limits = Limits {
+        fs: FsLimits { max_total_bytes: 1 << 20, max_file_size: 1 << 20, ..FsLimits::default() },
+        ..quick()
+    };
+    let sh = shell(limits);
+    let o = run(&sh, "yes > /tmp/x; echo status=$?");
+    assert_eq!(o.limit, None, "{}", stderr(&o));
+    assert_eq!(o.stdout, b"status=1\n");
+    let err = stderr(&o);
+    assert!(err.contains("No space left on device") || err.contains("File too large"), "{err}");
+    // Space comes back once the file is gone.
+    let o = run(&sh, "rm /tmp/x; echo ok > /tmp/y; cat /tmp/y");
+    assert_eq!(o.stdout, b"ok\n");
+}
+
+#[test]
+fn pipelines_end_when_the_reader_stops() {
+    let sh = shell(quick());
+    let o = run(&sh, "yes | head -n 2; echo ${PIPESTATUS[@]}");
+    assert_eq!(o.stdout, b"y\ny\n141 0\n");
+    let o = run(&sh, "while true; do echo x; done | head -n 1");
+    assert_eq!(o.stdout, b"x\n");
+    assert_eq!(o.exit_code, 0);
+}
+
+#[test]
+fn output_is_truncated_and_flagged() {
+    let sh = shell(Limits { max_output_bytes: 1000, ..quick() });
+    let o = run(&sh, "yes");
+    assert!(o.truncated);
+    assert_eq!(o.stdout.len(), 1000);
+    assert_eq!(o.limit, Some(LimitKind::Output));
+    assert_eq!(o.exit_code, 124);
+    assert!(stderr(&o).contains("[output truncated: output limit of 1000 bytes reached]"), "{}", stderr(&o));
+    assert_usable(&sh);
+}
+
+#[test]
+fn small_output_is_not_flagged() {
+    let sh = shell(quick());
+    let o = run(&sh, "echo hi");
+    assert!(!o.truncated);
+    assert_eq!(o.limit, None);
+}
+
+#[test]
+fn syntax_errors_look_like_bash() {
+    let sh = shell(quick());
+    let o = run(&sh, "echo before\nfi\necho after");
+    assert_eq!(o.stdout, b"before\n");
+    assert_eq!(o.exit_code, 2);
+    assert_eq!(
+        stderr(&o),
+        "bash: -c: line 2: syntax error near unexpected token `fi'\nbash: -c: line 2: `fi'\n"
+    );
+    let o = run(&sh, "if true; then echo x");
+    assert_eq!(o.exit_code, 2);
+    assert!(stderr(&o).contains("syntax error: unexpected end of file"), "{}", stderr(&o));
+    let o = run(&sh, "echo 'unterminated");
+    assert_eq!(o.exit_code, 2);
+    assert!(stderr(&o).contains("unexpected EOF while looking for matching `''"), "{}", stderr(&o));
+    assert_usable(&sh);
+}
+
+#[test]
+fn garbage_never_panics() {
+    let sh = shell(quick());
+    for s in [")(", "((((", "${", "$((1+", "case x in", "<<", "a=(", "f() {", "`", "'\"", "|| &&", ";;", "{ }"] {
+        let o = run(&sh, s);
+        assert_ne!(o.exit_code, 0, "{s}");
+    }
+}

@@ -1,0 +1,2 @@
+int add(int a, int b) { return a + b; }
+// FIXME: overflow

@@ -1,0 +1,206 @@
+//! The `sandkeep` command line: arguments (clap) and dispatch. The commands
+//! themselves are thin layers over the library: [`run`] (one-shot runs and
+//! the REPL), [`stores`] (mindlog and archive inspection).
+
+mod logging;
+mod run;
+mod stores;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use sandkeep::sandbox::select::BackendChoice;
+
+/// Exit status when sandkeep itself fails (not the script), as `docker run` does.
+pub const EXIT_SANDKEEP_ERROR: u8 = 125;
+
+/// A sandbox runtime for AI agents: bash in a sandbox rooted at /workspace,
+/// in-process (local) or in a container (docker), with what an agent keeps
+/// across sessions (its workspace archive and its mindlog) on the host.
+#[derive(Debug, Parser)]
+#[command(name = "sandkeep", version, propagate_version = true)]
+#[command(after_help = "\
+Examples:
+  sandkeep run -c 'echo hello > note.txt; cat note.txt'      # ephemeral: nothing kept
+  sandkeep run --agent demo -c 'echo fire >> fires.txt; wc -l < fires.txt'
+  sandkeep shell --agent demo                                 # one turn per line
+  sandkeep mindlog append --agent demo --kind note 'remember the milk'
+  sandkeep mindlog search --agent demo milk
+  sandkeep archive ls --agent demo
+
+Logs go to stderr: the [workspace-sync] lines show by default, -q hides them,
+RUST_LOG (e.g. RUST_LOG=debug) tunes the rest.")]
+pub struct Cli {
+    /// Hide the [workspace-sync] lines (warnings and errors still show).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// Where agents' state is kept: DIR/agents/NAME/{workspace.tgz,mindlog.jsonl,sessions/}.
+    #[arg(long, global = true, value_name = "DIR", env = "SANDKEEP_DATA", default_value = ".data")]
+    pub data: PathBuf,
+
+    /// Use this file as the workspace archive instead of DIR/agents/NAME/workspace.tgz.
+    #[arg(long, global = true, value_name = "FILE", env = "WORKSPACE_ARCHIVE")]
+    pub workspace_archive: Option<PathBuf>,
+
+    /// Use this file as the mindlog instead of DIR/agents/NAME/mindlog.jsonl.
+    #[arg(long, global = true, value_name = "FILE", env = "MINDLOG_FILE")]
+    pub mindlog_file: Option<PathBuf>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a script in a sandbox, streaming its output and exiting with its status.
+    ///
+    /// With --agent, the run is one session of that agent: the workspace is
+    /// restored from the agent's archive, the script runs as one turn, and the
+    /// workspace is kept again. Without --agent the sandbox is ephemeral:
+    /// nothing is restored or kept.
+    Run(RunArgs),
+    /// An interactive session of an agent: each line read from stdin is a turn
+    /// (the workspace is kept after each); end-of-file completes the session.
+    Shell(ShellArgs),
+    /// Append to, read or search an agent's mindlog.
+    #[command(subcommand)]
+    Mindlog(MindlogCommand),
+    /// Inspect an agent's workspace archive.
+    #[command(subcommand)]
+    Archive(ArchiveCommand),
+}
+
+/// Backend choice, shared by `run` and `shell`.
+#[derive(Debug, Args)]
+pub struct BackendArgs {
+    /// Where sandboxes run: the in-process shell (local), a docker container
+    /// (docker), or docker when a daemon answers, else local (auto).
+    /// Default: $SANDKEEP_BACKEND, else auto.
+    #[arg(long, value_enum, value_name = "BACKEND")]
+    pub backend: Option<BackendChoice>,
+}
+
+/// Arguments of `sandkeep run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Run as a session of this agent (restore before, keep after).
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
+
+    /// The script to run, as for `bash -c`.
+    #[arg(short = 'c', value_name = "SCRIPT", conflicts_with = "file", required_unless_present = "file")]
+    pub script: Option<String>,
+
+    /// A host file holding the script ('-' reads it from stdin).
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// Wall-clock limit of the script, in seconds (default: the backend's, 30 s).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+}
+
+/// Arguments of `sandkeep shell`.
+#[derive(Debug, Args)]
+pub struct ShellArgs {
+    /// The agent whose session this is.
+    #[arg(long, value_name = "NAME")]
+    pub agent: String,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
+
+    /// Wall-clock limit of each line, in seconds (default: the backend's, 30 s).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+}
+
+/// `sandkeep mindlog ...`.
+#[derive(Debug, Subcommand)]
+pub enum MindlogCommand {
+    /// Append an entry (blank text is dropped). Prints the new entry's id.
+    Append {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// The entry's kind: woke, heard, thought, said, did or note.
+        #[arg(long, default_value = "note")]
+        kind: String,
+        /// The session the entry belongs to, if any.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// The text (several words are joined with spaces).
+        #[arg(required = true, num_args = 1.., value_name = "TEXT")]
+        text: Vec<String>,
+    },
+    /// Print the newest entries, oldest first.
+    Read {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// How many entries.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Only entries older than the entry with this id (paging back).
+        #[arg(long, value_name = "ID")]
+        before: Option<String>,
+        /// Print the raw JSON lines.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the newest entries whose text contains QUERY (ignoring case), oldest first.
+    Search {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// The text to look for.
+        query: String,
+        /// How many entries.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Print the raw JSON lines.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `sandkeep archive ...`.
+#[derive(Debug, Subcommand)]
+pub enum ArchiveCommand {
+    /// List what the agent's workspace archive holds (like `tar tvzf`).
+    Ls {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+    },
+}
+
+/// Parses the arguments, sets up logging and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init(cli.quiet);
+    let result = match &cli.command {
+        Command::Run(args) => with_tokio(run::run(&cli, args)),
+        Command::Shell(args) => with_tokio(run::shell(&cli, args)),
+        Command::Mindlog(cmd) => stores::mindlog(&cli, cmd),
+        Command::Archive(cmd) => stores::archive(&cli, cmd),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("sandkeep: error: {e:#}");
+            ExitCode::from(EXIT_SANDKEEP_ERROR)
+        }
+    }
+}
+
+fn with_tokio(fut: impl std::future::Future<Output = anyhow::Result<ExitCode>>) -> anyhow::Result<ExitCode> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(fut)
+}

@@ -1,0 +1,59 @@
+//! Log output of the CLI: plain lines on stderr, never on stdout (which
+//! belongs to the script). `[workspace-sync]` lines show by default, `-q`
+//! hides them, `RUST_LOG` tunes everything else.
+
+use std::fmt;
+
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
+
+/// The module whose info lines are the `[workspace-sync]` outcomes.
+const SYNC_TARGET: &str = "sandkeep::sync";
+
+/// Installs the stderr logger.
+pub fn init(quiet: bool) {
+    let base = std::env::var("RUST_LOG").ok().filter(|s| !s.trim().is_empty());
+    let mut directives = base.clone().unwrap_or_else(|| "warn".to_string());
+    let mentions_sync = base.as_deref().is_some_and(|b| b.contains(SYNC_TARGET));
+    if quiet {
+        directives.push_str(&format!(",{SYNC_TARGET}=warn"));
+    } else if !mentions_sync {
+        directives.push_str(&format!(",{SYNC_TARGET}=info"));
+    }
+    let filter = EnvFilter::try_new(&directives).unwrap_or_else(|e| {
+        eprintln!("sandkeep: ignoring RUST_LOG ({e})");
+        EnvFilter::new(format!("warn,{SYNC_TARGET}=info"))
+    });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .event_format(PlainFormat)
+        .try_init();
+}
+
+/// `message key=value ...`, prefixed with the level for warnings and errors
+/// unless the message carries its own tag (`[workspace-sync] ...`).
+struct PlainFormat;
+
+impl<S, N> FormatEvent<S, N> for PlainFormat
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(&self, ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+        let mut text = String::new();
+        ctx.field_format().format_fields(Writer::new(&mut text), event)?;
+        if !text.starts_with('[') {
+            match *event.metadata().level() {
+                Level::ERROR => writer.write_str("sandkeep: error: ")?,
+                Level::WARN => writer.write_str("sandkeep: warning: ")?,
+                Level::INFO => writer.write_str("sandkeep: ")?,
+                level => write!(writer, "sandkeep: {}: ", level.as_str().to_ascii_lowercase())?,
+            }
+        }
+        writeln!(writer, "{text}")
+    }
+}

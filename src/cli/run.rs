@@ -1,0 +1,199 @@
+//! `sandkeep run` and `sandkeep shell`: sessions driven from the command line.
+
+use std::io::{BufRead, IsTerminal, Read, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use sandkeep::sandbox::docker::DockerConfig;
+use sandkeep::sandbox::local::LocalBackend;
+use sandkeep::sandbox::select::{self, BackendChoice};
+use sandkeep::sandbox::{Backend, BackendKind, OutputSink, RunRequest, RunResult};
+use sandkeep::{Runtime, Session};
+
+use super::{BackendArgs, Cli, RunArgs, ShellArgs};
+
+/// Picks the backend (flag, then `SANDKEEP_BACKEND`, then auto) and, on
+/// docker, reaps containers orphaned by dead sandkeep processes.
+async fn backend(args: &BackendArgs) -> anyhow::Result<Arc<dyn Backend>> {
+    let choice = match args.backend {
+        Some(c) => c,
+        None => BackendChoice::from_env().map_err(anyhow::Error::msg)?.unwrap_or_default(),
+    };
+    let docker = DockerConfig::from_env();
+    let backend = select::choose_backend(choice, docker.clone(), Arc::new(LocalBackend::new()))
+        .await
+        .with_context(|| format!("backend {choice}"))?;
+    if backend.kind() == BackendKind::Docker
+        && let Err(e) = select::reap_orphans(&docker).await
+    {
+        tracing::warn!("could not reap orphan containers: {e}");
+    }
+    Ok(backend)
+}
+
+fn runtime(cli: &Cli, backend: Arc<dyn Backend>) -> Runtime {
+    let mut builder = Runtime::builder().backend(backend).data_dir(&cli.data);
+    if let Some(p) = &cli.workspace_archive {
+        builder = builder.workspace_archive(p);
+    }
+    if let Some(p) = &cli.mindlog_file {
+        builder = builder.mindlog_file(p);
+    }
+    builder.build()
+}
+
+fn timeout(seconds: Option<f64>) -> anyhow::Result<Option<Duration>> {
+    match seconds {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => bail!("--timeout must be a positive number of seconds, not {s}"),
+    }
+}
+
+/// Writes the script's output to our stdout/stderr as it arrives, counting
+/// what it wrote (a backend that does not stream gets the rest printed after).
+#[derive(Default)]
+struct StdioSink {
+    stdout: AtomicUsize,
+    stderr: AtomicUsize,
+}
+
+impl OutputSink for StdioSink {
+    fn stdout(&self, chunk: &[u8]) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(chunk);
+        let _ = out.flush();
+        self.stdout.fetch_add(chunk.len(), Ordering::Relaxed);
+    }
+
+    fn stderr(&self, chunk: &[u8]) {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(chunk);
+        self.stderr.fetch_add(chunk.len(), Ordering::Relaxed);
+    }
+}
+
+impl StdioSink {
+    /// Prints what the sink did not see of a finished run.
+    fn finish(&self, result: &RunResult) {
+        let seen = self.stdout.swap(0, Ordering::Relaxed);
+        if let Some(rest) = result.stdout.get(seen..) {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(rest);
+            let _ = out.flush();
+        }
+        let seen = self.stderr.swap(0, Ordering::Relaxed);
+        if let Some(rest) = result.stderr.get(seen..) {
+            let _ = std::io::stderr().lock().write_all(rest);
+        }
+    }
+}
+
+/// A script's status as a process exit status.
+fn exit_status(code: i32) -> ExitCode {
+    ExitCode::from(if (0..=255).contains(&code) { code as u8 } else { 1 })
+}
+
+/// Runs one request in the session, streaming to our stdio.
+async fn run_streaming(session: &mut Session, mut request: RunRequest) -> anyhow::Result<RunResult> {
+    let sink = Arc::new(StdioSink::default());
+    request.sink = Some(sink.clone());
+    let result = session.run(request).await?;
+    sink.finish(&result);
+    Ok(result)
+}
+
+/// `sandkeep run`: one session (or an ephemeral sandbox), one turn.
+pub async fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let mut stdin_used = false;
+    let script = match (&args.script, &args.file) {
+        (Some(s), _) => s.clone(),
+        (None, Some(f)) if f.as_os_str() == "-" => {
+            stdin_used = true;
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).context("reading the script from stdin")?;
+            s
+        }
+        (None, Some(f)) => std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?,
+        (None, None) => bail!("give a script with -c SCRIPT or a FILE"),
+    };
+    let timeout = timeout(args.timeout)?;
+    // Like `bash -c`, the script reads our stdin, unless that is a terminal
+    // (nobody would type into a one-shot run) or already held the script.
+    let stdin = if stdin_used || std::io::stdin().is_terminal() {
+        Vec::new()
+    } else {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).context("reading stdin")?;
+        buf
+    };
+    let rt = runtime(cli, backend(&args.backend).await?);
+    let mut session = match &args.agent {
+        Some(agent) => rt.session(agent)?,
+        None => rt.ephemeral_session(),
+    };
+    let mut request = RunRequest::new(script);
+    request.stdin = stdin;
+    request.timeout = timeout;
+    match run_streaming(&mut session, request).await {
+        Ok(result) => {
+            session.complete().await?;
+            Ok(exit_status(result.exit_code))
+        }
+        Err(e) => {
+            if !session.has_ended() {
+                let _ = session.fail(format!("{e:#}")).await;
+            }
+            Err(e)
+        }
+    }
+}
+
+/// `sandkeep shell`: a REPL session; each line is a turn, parked after it.
+pub async fn shell(cli: &Cli, args: &ShellArgs) -> anyhow::Result<ExitCode> {
+    let timeout = timeout(args.timeout)?;
+    let rt = runtime(cli, backend(&args.backend).await?);
+    let mut session = rt.session(&args.agent)?;
+    let interactive = std::io::stdin().is_terminal();
+    if interactive {
+        eprintln!("sandkeep: session {} of agent {} (one turn per line; end with Ctrl-D)", session.id(), args.agent);
+    }
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<std::io::Result<String>>(1);
+    // Lines are read on a plain thread: stdin is blocking.
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            if tx.blocking_send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut status = 0;
+    loop {
+        if interactive {
+            eprint!("{}$ ", args.agent);
+        }
+        let Some(line) = rx.recv().await else { break };
+        let line = line.context("reading stdin")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut request = RunRequest::new(line);
+        request.timeout = timeout;
+        match run_streaming(&mut session, request).await {
+            Ok(result) => status = result.exit_code,
+            Err(e) => {
+                let _ = session.fail(format!("{e:#}")).await;
+                return Err(e);
+            }
+        }
+        session.park().await?;
+    }
+    if interactive {
+        eprintln!();
+    }
+    session.complete().await?;
+    Ok(exit_status(status))
+}

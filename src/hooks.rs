@@ -1,0 +1,294 @@
+//! Hooks: code that runs at session events and moves state across the
+//! sandbox boundary (the workspace archive, the mindlog, your own).
+//!
+//! A session emits, in order: [`HookEvent::SessionStarted`], then per turn
+//! [`HookEvent::TurnStarted`] ... the turn's runs ... [`HookEvent::SessionWaiting`]
+//! (the turn parked), and finally [`HookEvent::SessionCompleted`] (after which
+//! the sandbox is stopped) or [`HookEvent::SessionFailed`].
+//!
+//! Hooks run in registration order. A hook that returns an error is logged
+//! with its name and the event; the session and the other hooks go on.
+//! Hooks talk to the sandbox only through the [`Sandbox`] trait, so the same
+//! hook works on every backend.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::runtime::AgentPaths;
+use crate::sandbox::{Sandbox, SandboxError};
+
+/// A session event hooks react to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HookEvent {
+    /// The session's sandbox was created (before the first turn).
+    SessionStarted,
+    /// A turn begins.
+    TurnStarted,
+    /// The turn parked: the session waits for the next turn.
+    SessionWaiting,
+    /// The session ended normally; its sandbox is stopped after the hooks ran.
+    SessionCompleted,
+    /// The session ended with an error ([`HookContext::error`]).
+    SessionFailed,
+}
+
+impl HookEvent {
+    /// The event's name: `session.started`, `turn.started`, `session.waiting`,
+    /// `session.completed`, `session.failed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::SessionStarted => "session.started",
+            HookEvent::TurnStarted => "turn.started",
+            HookEvent::SessionWaiting => "session.waiting",
+            HookEvent::SessionCompleted => "session.completed",
+            HookEvent::SessionFailed => "session.failed",
+        }
+    }
+}
+
+impl fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a hook sees of the session at an event.
+#[derive(Clone)]
+pub struct HookContext {
+    pub(crate) event: HookEvent,
+    pub(crate) session_id: String,
+    pub(crate) agent: Option<String>,
+    pub(crate) turn: u64,
+    pub(crate) sandbox: Option<Arc<dyn Sandbox>>,
+    pub(crate) paths: Option<AgentPaths>,
+    pub(crate) error: Option<String>,
+}
+
+impl fmt::Debug for HookContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HookContext")
+            .field("event", &self.event)
+            .field("session_id", &self.session_id)
+            .field("agent", &self.agent)
+            .field("turn", &self.turn)
+            .field("sandbox", &self.sandbox.as_ref().map(|s| s.id().to_string()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl HookContext {
+    /// The event being handled.
+    pub fn event(&self) -> HookEvent {
+        self.event
+    }
+
+    /// The session's unique id.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The agent the session belongs to; `None` for an ephemeral session (one
+    /// that keeps nothing: persistence hooks do nothing for it).
+    pub fn agent(&self) -> Option<&str> {
+        self.agent.as_deref()
+    }
+
+    /// The current turn, counting from 1 (0 before the first turn).
+    pub fn turn(&self) -> u64 {
+        self.turn
+    }
+
+    /// The session's sandbox. Absent only at [`HookEvent::SessionFailed`] when
+    /// the sandbox could not be created.
+    pub fn sandbox(&self) -> Result<&Arc<dyn Sandbox>, HookError> {
+        self.sandbox.as_ref().ok_or_else(|| HookError::msg("the session has no sandbox"))
+    }
+
+    /// Where the agent's state lives on the host (`None` for ephemeral sessions).
+    pub fn paths(&self) -> Option<&AgentPaths> {
+        self.paths.as_ref()
+    }
+
+    /// Why the session failed (only at [`HookEvent::SessionFailed`]).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
+/// An error a hook returns; logged with the hook's name, never fatal.
+#[derive(Debug)]
+pub struct HookError(Box<dyn std::error::Error + Send + Sync>);
+
+impl HookError {
+    /// An error with a plain message.
+    pub fn msg(message: impl Into<String>) -> HookError {
+        HookError(message.into().into())
+    }
+
+    /// Wraps any error.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> HookError {
+        HookError(Box::new(error))
+    }
+}
+
+impl fmt::Display for HookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for HookError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl From<SandboxError> for HookError {
+    fn from(e: SandboxError) -> HookError {
+        HookError::new(e)
+    }
+}
+
+impl From<std::io::Error> for HookError {
+    fn from(e: std::io::Error) -> HookError {
+        HookError::new(e)
+    }
+}
+
+impl From<String> for HookError {
+    fn from(e: String) -> HookError {
+        HookError::msg(e)
+    }
+}
+
+impl From<&str> for HookError {
+    fn from(e: &str) -> HookError {
+        HookError::msg(e)
+    }
+}
+
+/// What a hook handler returns.
+pub type HookResult = Result<(), HookError>;
+
+/// Code that runs at session events. Every handler defaults to doing nothing:
+/// implement the ones you need.
+///
+/// ```
+/// use sandkeep::hooks::{Hook, HookContext, HookResult};
+///
+/// /// Leaves a note in every fresh sandbox.
+/// struct Greeter;
+///
+/// #[async_trait::async_trait]
+/// impl Hook for Greeter {
+///     fn name(&self) -> &str {
+///         "greeter"
+///     }
+///
+///     async fn session_started(&self, ctx: &HookContext) -> HookResult {
+///         ctx.sandbox()?.write_text("/workspace/HELLO", ctx.session_id()).await?;
+///         Ok(())
+///     }
+/// }
+/// ```
+#[async_trait::async_trait]
+pub trait Hook: Send + Sync {
+    /// The hook's name, used in logs.
+    fn name(&self) -> &str;
+
+    /// The sandbox was created; runs before the first turn.
+    async fn session_started(&self, _ctx: &HookContext) -> HookResult {
+        Ok(())
+    }
+
+    /// A turn begins.
+    async fn turn_started(&self, _ctx: &HookContext) -> HookResult {
+        Ok(())
+    }
+
+    /// The turn parked; the session waits for the next one.
+    async fn session_waiting(&self, _ctx: &HookContext) -> HookResult {
+        Ok(())
+    }
+
+    /// The session completed; the sandbox is still up and is stopped afterwards.
+    async fn session_completed(&self, _ctx: &HookContext) -> HookResult {
+        Ok(())
+    }
+
+    /// The session failed ([`HookContext::error`] says why); the sandbox, if
+    /// any, is stopped afterwards.
+    async fn session_failed(&self, _ctx: &HookContext) -> HookResult {
+        Ok(())
+    }
+}
+
+/// Hooks in registration order.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    hooks: Vec<Arc<dyn Hook>>,
+}
+
+impl fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.hooks.iter().map(|h| h.name().to_string())).finish()
+    }
+}
+
+/// A hook that failed at an event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookFailure {
+    /// The hook's name.
+    pub hook: String,
+    /// The event it failed at.
+    pub event: HookEvent,
+    /// The error it returned.
+    pub error: String,
+}
+
+impl Hooks {
+    /// No hooks.
+    pub fn new() -> Hooks {
+        Hooks::default()
+    }
+
+    /// Adds a hook after the ones already registered.
+    pub fn push(&mut self, hook: Arc<dyn Hook>) {
+        self.hooks.push(hook);
+    }
+
+    /// The registered hooks, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Hook>> {
+        self.hooks.iter()
+    }
+
+    /// Number of hooks.
+    pub fn len(&self) -> usize {
+        self.hooks.len()
+    }
+
+    /// True when no hook is registered.
+    pub fn is_empty(&self) -> bool {
+        self.hooks.is_empty()
+    }
+
+    /// Runs every hook's handler for `ctx.event()` in order. Errors are logged
+    /// (with the hook's name) and returned; they never stop the other hooks.
+    pub async fn emit(&self, ctx: &HookContext) -> Vec<HookFailure> {
+        let mut failures = Vec::new();
+        for hook in &self.hooks {
+            let result = match ctx.event {
+                HookEvent::SessionStarted => hook.session_started(ctx).await,
+                HookEvent::TurnStarted => hook.turn_started(ctx).await,
+                HookEvent::SessionWaiting => hook.session_waiting(ctx).await,
+                HookEvent::SessionCompleted => hook.session_completed(ctx).await,
+                HookEvent::SessionFailed => hook.session_failed(ctx).await,
+            };
+            if let Err(e) = result {
+                tracing::warn!("hook {} failed at {} in session {}: {e}", hook.name(), ctx.event, ctx.session_id);
+                failures.push(HookFailure { hook: hook.name().to_string(), event: ctx.event, error: e.to_string() });
+            }
+        }
+        failures
+    }
+}

@@ -1,0 +1,291 @@
+//! The runtime: a backend, a data directory and hooks; sessions are opened
+//! from it, one agent at a time. The CLI is a thin layer over this.
+//!
+//! On the host, each agent's state lives in `DATA/agents/NAME/`:
+//! `workspace.tgz` (the workspace archive), `mindlog.jsonl` (the mindlog) and
+//! `sessions/ID.jsonl` (one event log per session).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::archive::ArchiveStore;
+use crate::hooks::{Hook, Hooks};
+use crate::mindlog::{Mindlog, MindlogCopy};
+use crate::sandbox::Backend;
+use crate::sandbox::local::LocalBackend;
+use crate::session::Session;
+use crate::sync::WorkspaceSync;
+
+/// The default data directory, relative to the current directory.
+pub const DEFAULT_DATA_DIR: &str = ".data";
+
+/// Why the runtime refused a request.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// An agent name that cannot be a directory name.
+    #[error(
+        "invalid agent name '{0}': use 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'"
+    )]
+    InvalidAgent(String),
+}
+
+/// Where one agent's state lives on the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentPaths {
+    /// The agent's name.
+    pub agent: String,
+    /// `DATA/agents/NAME`.
+    pub dir: PathBuf,
+    /// The workspace archive (`DIR/workspace.tgz` unless overridden).
+    pub archive: PathBuf,
+    /// The mindlog (`DIR/mindlog.jsonl` unless overridden).
+    pub mindlog: PathBuf,
+    /// The folder of session event logs (`DIR/sessions`).
+    pub sessions: PathBuf,
+}
+
+impl AgentPaths {
+    /// The standard layout under `data_dir` for `agent`.
+    ///
+    /// ```
+    /// use sandkeep::runtime::AgentPaths;
+    ///
+    /// let p = AgentPaths::new(".data".as_ref(), "demo").unwrap();
+    /// assert_eq!(p.archive, std::path::Path::new(".data/agents/demo/workspace.tgz"));
+    /// assert!(AgentPaths::new(".data".as_ref(), "../etc").is_err());
+    /// ```
+    pub fn new(data_dir: &Path, agent: &str) -> Result<AgentPaths, RuntimeError> {
+        validate_agent(agent)?;
+        let dir = data_dir.join("agents").join(agent);
+        Ok(AgentPaths {
+            agent: agent.to_string(),
+            archive: dir.join("workspace.tgz"),
+            mindlog: dir.join("mindlog.jsonl"),
+            sessions: dir.join("sessions"),
+            dir,
+        })
+    }
+
+    /// The event log of one session.
+    pub fn event_log(&self, session_id: &str) -> PathBuf {
+        self.sessions.join(format!("{session_id}.jsonl"))
+    }
+}
+
+/// Checks that an agent name is safe as a single directory name.
+pub fn validate_agent(agent: &str) -> Result<(), RuntimeError> {
+    let ok = !agent.is_empty()
+        && agent.len() <= 64
+        && !agent.starts_with(['.', '-'])
+        && agent.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok { Ok(()) } else { Err(RuntimeError::InvalidAgent(agent.to_string())) }
+}
+
+pub(crate) struct Inner {
+    pub(crate) backend: Arc<dyn Backend>,
+    pub(crate) data_dir: PathBuf,
+    pub(crate) hooks: Hooks,
+    pub(crate) archive_override: Option<PathBuf>,
+    pub(crate) mindlog_override: Option<PathBuf>,
+    pub(crate) event_log: bool,
+    pub(crate) env: Vec<(String, String)>,
+}
+
+/// The entry point of the library: open sessions for agents.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use sandkeep::Runtime;
+///
+/// let data = tempfile::tempdir().unwrap();
+/// let runtime = Runtime::builder().data_dir(data.path()).build();
+///
+/// // First session: write a file; completing it keeps the workspace.
+/// let mut session = runtime.session("demo").unwrap();
+/// session.run_script("echo remembered > note.txt").await.unwrap();
+/// session.complete().await.unwrap();
+///
+/// // A later session of the same agent finds it again.
+/// let mut session = runtime.session("demo").unwrap();
+/// let out = session.run_script("cat note.txt").await.unwrap();
+/// assert_eq!(out.stdout_text(), "remembered\n");
+/// session.complete().await.unwrap();
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Runtime {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("backend", &self.inner.backend.kind())
+            .field("data_dir", &self.inner.data_dir)
+            .field("hooks", &self.inner.hooks)
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// Starts building a runtime (local backend, `.data`, default hooks).
+    pub fn builder() -> RuntimeBuilder {
+        RuntimeBuilder::default()
+    }
+
+    /// The backend sessions create their sandboxes on.
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.inner.backend
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.inner.data_dir
+    }
+
+    /// The hooks every session runs, in order.
+    pub fn hooks(&self) -> &Hooks {
+        &self.inner.hooks
+    }
+
+    /// Where `agent`'s state lives, with the archive/mindlog overrides applied.
+    pub fn paths(&self, agent: &str) -> Result<AgentPaths, RuntimeError> {
+        let mut paths = AgentPaths::new(&self.inner.data_dir, agent)?;
+        if let Some(p) = &self.inner.archive_override {
+            paths.archive = p.clone();
+        }
+        if let Some(p) = &self.inner.mindlog_override {
+            paths.mindlog = p.clone();
+        }
+        Ok(paths)
+    }
+
+    /// A new session for `agent` (its sandbox is created on first use).
+    pub fn session(&self, agent: &str) -> Result<Session, RuntimeError> {
+        let paths = self.paths(agent)?;
+        Ok(Session::new(self.inner.clone(), Some(paths)))
+    }
+
+    /// A session that belongs to no agent: nothing is restored or kept, and no
+    /// event log is written. Custom hooks still run (with no agent).
+    pub fn ephemeral_session(&self) -> Session {
+        Session::new(self.inner.clone(), None)
+    }
+
+    /// `agent`'s mindlog.
+    pub fn mindlog(&self, agent: &str) -> Result<Mindlog, RuntimeError> {
+        Ok(Mindlog::new(self.paths(agent)?.mindlog))
+    }
+
+    /// `agent`'s workspace archive store.
+    pub fn archive(&self, agent: &str) -> Result<ArchiveStore, RuntimeError> {
+        Ok(ArchiveStore::new(self.paths(agent)?.archive))
+    }
+}
+
+/// Configures a [`Runtime`].
+pub struct RuntimeBuilder {
+    backend: Option<Arc<dyn Backend>>,
+    data_dir: PathBuf,
+    default_hooks: bool,
+    hooks: Vec<Arc<dyn Hook>>,
+    archive_override: Option<PathBuf>,
+    mindlog_override: Option<PathBuf>,
+    event_log: bool,
+    env: Vec<(String, String)>,
+}
+
+impl Default for RuntimeBuilder {
+    fn default() -> Self {
+        RuntimeBuilder {
+            backend: None,
+            data_dir: PathBuf::from(DEFAULT_DATA_DIR),
+            default_hooks: true,
+            hooks: Vec::new(),
+            archive_override: None,
+            mindlog_override: None,
+            event_log: true,
+            env: Vec::new(),
+        }
+    }
+}
+
+impl RuntimeBuilder {
+    /// The backend (default: [`LocalBackend`]).
+    pub fn backend(mut self, backend: Arc<dyn Backend>) -> Self {
+        self.backend = Some(backend);
+        self
+    }
+
+    /// The data directory (default `.data`).
+    pub fn data_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.data_dir = dir.into();
+        self
+    }
+
+    /// Registers a hook; hooks run in registration order, after the default
+    /// hooks ([`WorkspaceSync`], then [`MindlogCopy`]).
+    pub fn hook(self, hook: impl Hook + 'static) -> Self {
+        self.hook_arc(Arc::new(hook))
+    }
+
+    /// Registers a shared hook.
+    pub fn hook_arc(mut self, hook: Arc<dyn Hook>) -> Self {
+        self.hooks.push(hook);
+        self
+    }
+
+    /// With `false`, the workspace-sync and mindlog-copy hooks are not added
+    /// (register them yourself to choose their position).
+    pub fn default_hooks(mut self, enabled: bool) -> Self {
+        self.default_hooks = enabled;
+        self
+    }
+
+    /// Uses this file as every agent's workspace archive (`WORKSPACE_ARCHIVE`).
+    pub fn workspace_archive(mut self, path: impl Into<PathBuf>) -> Self {
+        self.archive_override = Some(path.into());
+        self
+    }
+
+    /// Uses this file as every agent's mindlog (`MINDLOG_FILE`).
+    pub fn mindlog_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.mindlog_override = Some(path.into());
+        self
+    }
+
+    /// With `false`, sessions write no event log (default: on).
+    pub fn event_log(mut self, enabled: bool) -> Self {
+        self.event_log = enabled;
+        self
+    }
+
+    /// An environment variable every run of every session sees.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Builds the runtime.
+    pub fn build(self) -> Runtime {
+        let mut hooks = Hooks::new();
+        if self.default_hooks {
+            hooks.push(Arc::new(WorkspaceSync::new()));
+            hooks.push(Arc::new(MindlogCopy::new()));
+        }
+        for hook in self.hooks {
+            hooks.push(hook);
+        }
+        Runtime {
+            inner: Arc::new(Inner {
+                backend: self.backend.unwrap_or_else(|| Arc::new(LocalBackend::new())),
+                data_dir: self.data_dir,
+                hooks,
+                archive_override: self.archive_override,
+                mindlog_override: self.mindlog_override,
+                event_log: self.event_log,
+                env: self.env,
+            }),
+        }
+    }
+}

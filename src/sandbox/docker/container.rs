@@ -1,0 +1,417 @@
+//! A sandbox container: how it is configured (no mounts, unprivileged, every
+//! capability dropped, limits, labels), the [`Sandbox`] operations on it, and
+//! the guard that removes it when the sandbox is dropped without `stop`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bollard::Docker;
+use bollard::exec::{CreateExecOptions, StartExecResults};
+use bollard::models::{ContainerCreateBody, HostConfig};
+use bollard::query_parameters::{
+    CreateContainerOptions, DownloadFromContainerOptions, RemoveContainerOptions,
+    UploadToContainerOptions,
+};
+use futures_util::StreamExt;
+
+use super::archive::{self, Downloaded};
+use super::config::DockerConfig;
+use super::exec::{self, RunLimits};
+use super::reaper::{LABEL_AGENT, LABEL_SESSION, Owner, short};
+use super::{connect, map_api_error};
+use crate::sandbox::{BackendKind, RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec};
+
+/// The environment every sandbox starts with, as in the local backend.
+const BASE_ENV: [(&str, &str); 5] = [
+    ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+    ("HOME", "/workspace"),
+    ("USER", "sandbox"),
+    ("SHELL", "/bin/bash"),
+    ("LANG", "C.UTF-8"),
+];
+
+/// How many symlinks `read_file` follows before giving up (Linux's limit).
+const MAX_SYMLINKS: usize = 40;
+
+/// How long the drop guard waits for the container's removal.
+const DROP_REMOVE_WAIT: Duration = Duration::from_secs(20);
+
+/// The create request for a sandbox container.
+pub fn create_body(config: &DockerConfig, spec: &SandboxSpec, owner: &Owner) -> ContainerCreateBody {
+    let mut labels: HashMap<String, String> = HashMap::from([
+        (LABEL_SESSION.to_string(), spec.session_id.clone()),
+        (LABEL_AGENT.to_string(), spec.agent.clone()),
+    ]);
+    labels.extend(owner.labels());
+    let env = BASE_ENV
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .chain(config.env.iter().cloned())
+        .chain(spec.env.iter().cloned())
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    ContainerCreateBody {
+        image: Some(config.image.clone()),
+        hostname: Some("sandbox".into()),
+        user: Some(config.user.clone()),
+        working_dir: Some("/workspace".into()),
+        env: Some(env),
+        // The container only idles; every run is an exec. An empty entrypoint
+        // overrides whatever the image declares.
+        entrypoint: Some(Vec::new()),
+        cmd: Some(vec!["sleep".into(), "infinity".into()]),
+        labels: Some(labels),
+        host_config: Some(HostConfig {
+            privileged: Some(false),
+            cap_drop: Some(vec!["ALL".into()]),
+            security_opt: Some(vec!["no-new-privileges".into()]),
+            network_mode: Some(config.network.network_mode().into()),
+            memory: Some(config.memory_bytes),
+            memory_swap: Some(config.memory_bytes),
+            pids_limit: Some(config.pids_limit),
+            nano_cpus: Some(config.nano_cpus),
+            // tini as PID 1 reaps the zombies of killed runs.
+            init: Some(true),
+            binds: Some(Vec::new()),
+            mounts: Some(Vec::new()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// A container name: `sandkeep-<session>-<random>`, reduced to the characters
+/// docker accepts.
+pub fn container_name(session: &str) -> String {
+    let clean: String = session
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '-' })
+        .take(40)
+        .collect();
+    let suffix = format!("{:08x}", rand::random::<u32>());
+    if clean.is_empty() { format!("sandkeep-{suffix}") } else { format!("sandkeep-{clean}-{suffix}") }
+}
+
+/// Creates and starts a container; removes it again if it cannot start.
+pub async fn start(
+    docker: &Docker,
+    config: &Arc<DockerConfig>,
+    spec: &SandboxSpec,
+    owner: &Owner,
+) -> Result<DockerSandbox, SandboxError> {
+    let body = create_body(config, spec, owner);
+    let options =
+        CreateContainerOptions { name: Some(container_name(&spec.session_id)), ..Default::default() };
+    let created = docker.create_container(Some(options), body).await.map_err(map_api_error)?;
+    let sandbox = DockerSandbox {
+        docker: docker.clone(),
+        config: Arc::clone(config),
+        id: created.id,
+        stopped: AtomicBool::new(false),
+    };
+    for warning in created.warnings {
+        tracing::debug!(container = %short(&sandbox.id), "docker: {warning}");
+    }
+    if let Err(e) = docker.start_container(&sandbox.id, None::<bollard::query_parameters::StartContainerOptions>).await {
+        // Dropping `sandbox` removes the container.
+        return Err(map_api_error(e));
+    }
+    tracing::debug!(container = %short(&sandbox.id), session = %spec.session_id, "sandbox container started");
+    Ok(sandbox)
+}
+
+/// A sandbox backed by one container.
+pub struct DockerSandbox {
+    docker: Docker,
+    config: Arc<DockerConfig>,
+    id: String,
+    stopped: AtomicBool,
+}
+
+impl DockerSandbox {
+    fn check(&self) -> Result<(), SandboxError> {
+        if self.stopped.load(Ordering::SeqCst) {
+            Err(SandboxError::Gone(self.id.clone()))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn limits(&self) -> RunLimits {
+        RunLimits { timeout: self.config.run_timeout, max_output_bytes: self.config.max_output_bytes }
+    }
+
+    /// Runs a helper command (argv, no shell parsing of paths) as the sandbox
+    /// user; returns its stderr on failure.
+    async fn helper(&self, argv: &[&str]) -> Result<(), String> {
+        let exec = self
+            .docker
+            .create_exec(
+                &self.id,
+                CreateExecOptions {
+                    attach_stdout: Some(true),
+                    attach_stderr: Some(true),
+                    cmd: Some(argv.iter().map(|s| s.to_string()).collect()),
+                    user: Some(self.config.user.clone()),
+                    working_dir: Some("/".to_string()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut text = Vec::new();
+        if let StartExecResults::Attached { mut output, .. } =
+            self.docker.start_exec(&exec.id, None).await.map_err(|e| e.to_string())?
+        {
+            while let Some(item) = output.next().await {
+                text.extend_from_slice(item.map_err(|e| e.to_string())?.as_ref());
+            }
+        }
+        match exec::exit_code(&self.docker, &exec.id).await.map_err(|e| e.to_string())? {
+            0 => Ok(()),
+            _ => Err(String::from_utf8_lossy(&text).trim().to_string()),
+        }
+    }
+
+    async fn upload(&self, parent: &str, tar: Vec<u8>) -> Result<(), bollard::errors::Error> {
+        let options = UploadToContainerOptions {
+            path: parent.to_string(),
+            // A file never silently replaces a directory (or the reverse).
+            no_overwrite_dir_non_dir: Some("true".into()),
+            ..Default::default()
+        };
+        self.docker.upload_to_container(&self.id, Some(options), bollard::body_full(tar.into())).await
+    }
+
+    /// The archive API's tar of one path, or `None` when the path does not exist.
+    async fn download(&self, abs: &str) -> Result<Option<Vec<u8>>, SandboxError> {
+        let options = DownloadFromContainerOptions { path: abs.to_string() };
+        let mut stream = self.docker.download_from_container(&self.id, Some(options));
+        let mut tar = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            match chunk {
+                Ok(bytes) => tar.extend_from_slice(&bytes),
+                Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, message })
+                    if !message.contains("No such container") =>
+                {
+                    return Ok(None);
+                }
+                Err(e) => return Err(self.map_error(e)),
+            }
+        }
+        Ok(Some(tar))
+    }
+
+    fn map_error(&self, e: bollard::errors::Error) -> SandboxError {
+        match &e {
+            bollard::errors::Error::DockerResponseServerError { status_code: 404, message }
+                if message.contains("No such container") =>
+            {
+                SandboxError::Gone(self.id.clone())
+            }
+            bollard::errors::Error::DockerResponseServerError { status_code: 409, message }
+                if message.contains("not running") =>
+            {
+                SandboxError::Gone(self.id.clone())
+            }
+            _ => map_api_error(e),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Sandbox for DockerSandbox {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn backend(&self) -> BackendKind {
+        BackendKind::Docker
+    }
+
+    async fn run(&self, request: RunRequest) -> Result<RunResult, SandboxError> {
+        self.check()?;
+        exec::run(&self.docker, &self.id, &self.config.user, request, self.limits()).await
+    }
+
+    async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError> {
+        self.check()?;
+        let mut abs = archive::resolve(path)?;
+        for _ in 0..MAX_SYMLINKS {
+            let Some(tar) = self.download(&abs).await? else {
+                return Ok(None);
+            };
+            let entry = tokio::task::spawn_blocking(move || archive::first_entry(&tar))
+                .await
+                .map_err(|e| SandboxError::Backend(e.to_string()))?
+                .map_err(SandboxError::Backend)?;
+            match entry {
+                Downloaded::File(data) => return Ok(Some(data)),
+                Downloaded::Symlink(target) => abs = archive::follow(&abs, &target)?,
+                Downloaded::Directory => {
+                    return Err(SandboxError::Path { path: path.into(), reason: "is a directory".into() });
+                }
+                Downloaded::Other => {
+                    return Err(SandboxError::Path { path: path.into(), reason: "not a regular file".into() });
+                }
+            }
+        }
+        Err(SandboxError::Path { path: path.into(), reason: "too many levels of symbolic links".into() })
+    }
+
+    async fn write_file(&self, path: &str, data: &[u8]) -> Result<(), SandboxError> {
+        self.check()?;
+        let abs = archive::resolve(path)?;
+        let (parent, name) = archive::split_parent(&abs)?;
+        let mtime = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        let (name_owned, data_owned) = (name.to_string(), data.to_vec());
+        let tar = tokio::task::spawn_blocking(move || {
+            archive::single_file_tar(&name_owned, &data_owned, mtime)
+        })
+        .await
+        .map_err(|e| SandboxError::Backend(e.to_string()))??;
+        match self.upload(parent, tar.clone()).await {
+            Ok(()) => Ok(()),
+            // The parent directory does not exist: create it as the sandbox
+            // user would (`mkdir -p`), then upload again.
+            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, message })
+                if !message.contains("No such container") =>
+            {
+                self.helper(&["mkdir", "-p", "--", parent])
+                    .await
+                    .map_err(|reason| SandboxError::Path { path: path.into(), reason })?;
+                self.upload(parent, tar).await.map_err(|e| path_error(path, e))
+            }
+            Err(e) => Err(path_error(path, e)),
+        }
+        .map_err(|e| match e {
+            SandboxError::Backend(m) if m.contains("No such container") => SandboxError::Gone(self.id.clone()),
+            other => other,
+        })
+    }
+
+    async fn remove_path(&self, path: &str) -> Result<(), SandboxError> {
+        self.check()?;
+        let abs = archive::resolve(path)?;
+        if abs == "/" {
+            return Err(SandboxError::Path { path: path.into(), reason: "refusing to remove /".into() });
+        }
+        self.helper(&["rm", "-rf", "--", &abs])
+            .await
+            .map_err(|reason| SandboxError::Path { path: path.into(), reason })
+    }
+
+    async fn stop(&self) -> Result<(), SandboxError> {
+        if self.stopped.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        remove(&self.docker, &self.id).await
+    }
+}
+
+impl Drop for DockerSandbox {
+    /// The guard: a sandbox dropped without `stop` (an error path, a panic, a
+    /// cancelled session) still removes its container. The removal runs on its
+    /// own thread and runtime with a fresh connection, because the caller's
+    /// runtime may be shutting down (the end of a `#[tokio::test]`), and the
+    /// drop waits for it so that a process exiting right after still cleans up.
+    fn drop(&mut self) {
+        if self.stopped.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (id, config) = (self.id.clone(), Arc::clone(&self.config));
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new().name("sandkeep-container-guard".into()).spawn(move || {
+            let result = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| SandboxError::Backend(e.to_string()))
+                .and_then(|rt| {
+                    rt.block_on(async {
+                        let docker = connect(&config)?;
+                        remove(&docker, &id).await
+                    })
+                });
+            if let Err(e) = result {
+                tracing::warn!(container = %short(&id), "drop guard: cannot remove container: {e}");
+            }
+            let _ = done_tx.send(());
+        });
+        match spawned {
+            Ok(_) => {
+                let _ = done_rx.recv_timeout(DROP_REMOVE_WAIT);
+            }
+            Err(e) => tracing::warn!(container = %short(&self.id), "drop guard: no thread: {e}"),
+        }
+    }
+}
+
+/// Force-removes a container; one that is already gone counts as removed.
+pub async fn remove(docker: &Docker, id: &str) -> Result<(), SandboxError> {
+    let options = RemoveContainerOptions { force: true, v: true, ..Default::default() };
+    match docker.remove_container(id, Some(options)).await {
+        Ok(()) => {
+            tracing::debug!(container = %short(id), "sandbox container removed");
+            Ok(())
+        }
+        Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(()),
+        // "removal of container ... is already in progress"
+        Err(bollard::errors::Error::DockerResponseServerError { status_code: 409, message })
+            if message.contains("already in progress") =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(map_api_error(e)),
+    }
+}
+
+fn path_error(path: &str, e: bollard::errors::Error) -> SandboxError {
+    match e {
+        bollard::errors::Error::DockerResponseServerError { status_code: 400 | 403 | 404 | 500, message }
+            if !message.contains("No such container") =>
+        {
+            SandboxError::Path { path: path.into(), reason: message }
+        }
+        other => map_api_error(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_container_is_locked_down() {
+        let spec = SandboxSpec {
+            session_id: "s-1".into(),
+            agent: "agent".into(),
+            env: vec![("A".into(), "1".into())],
+        };
+        let owner = Owner { host: "h".into(), pid: 7, start: "99".into() };
+        let body = create_body(&DockerConfig::default(), &spec, &owner);
+        let host = body.host_config.unwrap();
+        assert_eq!(host.privileged, Some(false));
+        assert_eq!(host.cap_drop, Some(vec!["ALL".to_string()]));
+        assert_eq!(host.security_opt, Some(vec!["no-new-privileges".to_string()]));
+        assert_eq!(host.network_mode.as_deref(), Some("none"));
+        assert_eq!(host.init, Some(true));
+        assert!(host.binds.unwrap().is_empty() && host.mounts.unwrap().is_empty());
+        assert_eq!(body.user.as_deref(), Some("sandbox"));
+        assert_eq!(body.working_dir.as_deref(), Some("/workspace"));
+        let labels = body.labels.unwrap();
+        assert_eq!(labels["sandkeep.session"], "s-1");
+        assert_eq!(labels["sandkeep.agent"], "agent");
+        assert_eq!(labels["sandkeep.owner"], "7");
+        assert!(body.env.unwrap().contains(&"A=1".to_string()));
+    }
+
+    #[test]
+    fn container_names_are_docker_safe() {
+        let n = container_name("agent/séssion 1");
+        assert!(n.starts_with("sandkeep-agent-s-ssion-1-"), "{n}");
+        assert!(n.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)));
+        assert!(container_name("").starts_with("sandkeep-"));
+    }
+}

@@ -1,0 +1,391 @@
+//! One run in a container: `bash -c COMMAND` as an exec with cwd, env and
+//! stdin, its multiplexed output split into stdout and stderr, the exit code
+//! from the exec inspect, and the limits the local backend enforces (a
+//! wall-clock timeout, an output cap) with the same report.
+//!
+//! Every exec carries a marker variable (`SANDKEEP_RUN=<random id>`) that its
+//! children inherit. Ending a run means a second exec that stops and kills
+//! every process whose environment holds the marker: background jobs and
+//! pipelines included, other runs in the same container untouched.
+
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bollard::Docker;
+use bollard::container::LogOutput;
+use bollard::exec::{CreateExecOptions, StartExecOptions, StartExecResults};
+use futures_util::StreamExt;
+use tokio::io::AsyncWriteExt;
+
+use super::{archive, map_api_error};
+use crate::sandbox::{OutputSink, RunRequest, RunResult, SandboxError};
+
+/// The variable that tags every process of one run.
+pub const RUN_MARKER: &str = "SANDKEEP_RUN";
+
+/// Exit status of a run the timeout ended (as `timeout(1)` reports it).
+pub const TIMEOUT_EXIT: i32 = 124;
+
+/// How long the output may keep flowing after a kill before the run is
+/// abandoned (the daemon itself waits up to 2 s for the streams to close).
+const KILL_GRACE: Duration = Duration::from_secs(5);
+
+/// Stops, then kills, every process whose environment holds `SANDKEEP_RUN=$1`.
+/// Bash builtins only: it must work when the run exhausted the pids limit with
+/// forks, and STOP first so a fork loop cannot outrun the KILL pass.
+const KILL_SCRIPT: &str = r#"id=$1 me=$$
+for sig in STOP KILL KILL; do
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    [ "$p" = "$me" ] && continue
+    mapfile -d '' -t e < "$d/environ" 2>/dev/null || continue
+    for v in "${e[@]}"; do
+      if [ "$v" = "SANDKEEP_RUN=$id" ]; then kill -s "$sig" "$p" 2>/dev/null; break; fi
+    done
+  done
+done"#;
+
+/// The backend-wide defaults a run falls back to.
+#[derive(Clone, Copy, Debug)]
+pub struct RunLimits {
+    /// Wall-clock limit when the request sets none.
+    pub timeout: Duration,
+    /// Bytes of stdout and of stderr kept.
+    pub max_output_bytes: usize,
+}
+
+/// Why a run was ended from outside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    Timeout,
+    Output,
+}
+
+/// Runs `bash -c request.command` in `container` as `user`.
+pub async fn run(
+    docker: &Docker,
+    container: &str,
+    user: &str,
+    request: RunRequest,
+    limits: RunLimits,
+) -> Result<RunResult, SandboxError> {
+    let run_id = format!("{:016x}", rand::random::<u64>());
+    let mut env: Vec<String> = request.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    env.push(format!("{RUN_MARKER}={run_id}"));
+    let cwd = archive::resolve(request.cwd.as_deref().unwrap_or("/workspace"))?;
+    let attach_stdin = !request.stdin.is_empty();
+    let exec = docker
+        .create_exec(
+            container,
+            CreateExecOptions {
+                attach_stdin: Some(attach_stdin),
+                attach_stdout: Some(true),
+                attach_stderr: Some(true),
+                tty: Some(false),
+                env: Some(env),
+                cmd: Some(vec!["bash".to_string(), "-c".to_string(), request.command.clone()]),
+                user: Some(user.to_string()),
+                working_dir: Some(cwd.clone()),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|e| map_container_error(e, container))?;
+
+    // From here on, a dropped future (a cancelled caller) must not leave the
+    // command running: the guard kills it unless the run completes.
+    let mut guard = KillOnDrop {
+        docker: docker.clone(),
+        container: container.to_string(),
+        user: user.to_string(),
+        run_id: run_id.clone(),
+        armed: true,
+    };
+
+    let start = StartExecOptions { detach: false, tty: false, output_capacity: Some(64 * 1024) };
+    let StartExecResults::Attached { mut output, mut input } = docker
+        .start_exec(&exec.id, Some(start))
+        .await
+        .map_err(|e| map_container_error(e, container))?
+    else {
+        return Err(SandboxError::Backend("docker exec started detached".into()));
+    };
+
+    // Feed stdin concurrently with reading output, so neither side can block
+    // the other on a full pipe; closing our write half is the command's EOF.
+    let stdin_task = attach_stdin.then(|| {
+        let stdin = request.stdin.clone();
+        tokio::spawn(async move {
+            let _ = input.write_all(&stdin).await;
+            let _ = input.shutdown().await;
+            input
+        })
+    });
+
+    let timeout = request.timeout.unwrap_or(limits.timeout);
+    let mut out = Collector::new(limits.max_output_bytes, request.sink.clone());
+    let mut ended: Option<Ended> = None;
+    let mut deadline = pin!(tokio::time::sleep(timeout));
+    let mut grace = pin!(tokio::time::sleep(Duration::MAX / 4));
+    let mut stream_error = None;
+    loop {
+        tokio::select! {
+            item = output.next() => match item {
+                Some(Ok(LogOutput::StdOut { message } | LogOutput::Console { message })) => {
+                    out.stdout(&message);
+                }
+                Some(Ok(LogOutput::StdErr { message })) => out.stderr(&message),
+                Some(Ok(LogOutput::StdIn { .. })) => {}
+                Some(Err(e)) => {
+                    stream_error = Some(e);
+                    break;
+                }
+                None => break,
+            },
+            _ = &mut deadline, if ended.is_none() => {
+                ended = Some(Ended::Timeout);
+                kill_run(docker, container, user, &run_id).await;
+                grace.as_mut().reset(tokio::time::Instant::now() + KILL_GRACE);
+            }
+            _ = &mut grace, if ended.is_some() => {
+                tracing::warn!(container = %super::reaper::short(container),
+                    "run still producing output {KILL_GRACE:?} after its kill; abandoned");
+                break;
+            }
+        }
+        if out.over && ended.is_none() {
+            ended = Some(Ended::Output);
+            kill_run(docker, container, user, &run_id).await;
+            grace.as_mut().reset(tokio::time::Instant::now() + KILL_GRACE);
+        }
+    }
+    if let Some(task) = stdin_task {
+        task.abort();
+    }
+    guard.armed = ended.is_none();
+
+    if let Some(e) = stream_error
+        && ended.is_none()
+    {
+        return Err(map_container_error(e, container));
+    }
+    let mut result = RunResult {
+        exit_code: 0,
+        stdout: out.stdout,
+        stderr: out.stderr,
+        truncated: out.truncated,
+        timed_out: false,
+    };
+    match ended {
+        Some(Ended::Timeout) => {
+            result.exit_code = TIMEOUT_EXIT;
+            result.timed_out = true;
+            note(&mut result.stderr, &format!("timeout: the run exceeded {timeout:?} and was killed"));
+        }
+        Some(Ended::Output) => {
+            result.exit_code = exit_code(docker, &exec.id).await.unwrap_or(137);
+            note(
+                &mut result.stderr,
+                &format!(
+                    "output limit: more than {} bytes of output; the run was stopped",
+                    limits.max_output_bytes
+                ),
+            );
+        }
+        None => {
+            result.exit_code = exit_code(docker, &exec.id).await?;
+            guard.armed = false;
+            missing_cwd(&mut result, &cwd);
+        }
+    }
+    Ok(result)
+}
+
+/// Appends a marker line to a stream, after a newline if it lacks one.
+fn note(stream: &mut Vec<u8>, message: &str) {
+    if stream.last().is_some_and(|&b| b != b'\n') {
+        stream.push(b'\n');
+    }
+    stream.extend_from_slice(format!("sandkeep: {message}\n").as_bytes());
+}
+
+/// runc reports a missing working directory as its own failure (status 126 and
+/// an OCI message on stdout); say it the way bash's `cd` would.
+fn missing_cwd(result: &mut RunResult, cwd: &str) {
+    if result.exit_code == 126
+        && result.stderr.is_empty()
+        && String::from_utf8_lossy(&result.stdout).contains("chdir to cwd")
+    {
+        result.stdout.clear();
+        result.stderr = format!("bash: line 1: cd: {cwd}: No such file or directory\n").into_bytes();
+        result.exit_code = 1;
+    }
+}
+
+/// The exit code of a finished exec. The output stream can close a moment
+/// before the daemon records the exit, so poll briefly while it still runs.
+pub async fn exit_code(docker: &Docker, exec_id: &str) -> Result<i32, SandboxError> {
+    let mut wait = Duration::from_millis(2);
+    for _ in 0..40 {
+        let inspect = docker.inspect_exec(exec_id).await.map_err(map_api_error)?;
+        if inspect.running != Some(true)
+            && let Some(code) = inspect.exit_code
+        {
+            return Ok(code as i32);
+        }
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(Duration::from_millis(100));
+    }
+    Err(SandboxError::Backend(format!("docker exec {exec_id} did not report an exit code")))
+}
+
+/// Kills every process of run `run_id` (best effort: the run is being ended
+/// anyway, and the container's removal is the backstop).
+pub async fn kill_run(docker: &Docker, container: &str, user: &str, run_id: &str) {
+    let result = async {
+        let exec = docker
+            .create_exec(
+                container,
+                CreateExecOptions {
+                    attach_stdout: Some(true),
+                    attach_stderr: Some(true),
+                    cmd: Some(vec![
+                        "bash".to_string(),
+                        "-c".to_string(),
+                        KILL_SCRIPT.to_string(),
+                        "sandkeep-kill".to_string(),
+                        run_id.to_string(),
+                    ]),
+                    user: Some(user.to_string()),
+                    working_dir: Some("/".to_string()),
+                    ..Default::default()
+                },
+            )
+            .await?;
+        if let StartExecResults::Attached { mut output, .. } =
+            docker.start_exec(&exec.id, None).await?
+        {
+            while output.next().await.is_some() {}
+        }
+        Ok::<(), bollard::errors::Error>(())
+    };
+    if let Err(e) = result.await {
+        tracing::warn!(container = %super::reaper::short(container), "cannot kill run {run_id}: {e}");
+    }
+}
+
+/// Kills a run whose future was dropped before it finished.
+struct KillOnDrop {
+    docker: Docker,
+    container: String,
+    user: String,
+    run_id: String,
+    armed: bool,
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let (docker, container, user, run_id) = (
+                self.docker.clone(),
+                std::mem::take(&mut self.container),
+                std::mem::take(&mut self.user),
+                std::mem::take(&mut self.run_id),
+            );
+            handle.spawn(async move { kill_run(&docker, &container, &user, &run_id).await });
+        }
+    }
+}
+
+/// Keeps up to `max` bytes of each stream, forwarding what it keeps to the sink.
+struct Collector {
+    max: usize,
+    sink: Option<Arc<dyn OutputSink>>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    truncated: bool,
+    over: bool,
+}
+
+impl Collector {
+    fn new(max: usize, sink: Option<Arc<dyn OutputSink>>) -> Collector {
+        Collector { max, sink, stdout: Vec::new(), stderr: Vec::new(), truncated: false, over: false }
+    }
+
+    fn stdout(&mut self, chunk: &[u8]) {
+        let kept = keep(&mut self.stdout, chunk, self.max);
+        if let Some(sink) = &self.sink
+            && kept > 0
+        {
+            sink.stdout(&chunk[..kept]);
+        }
+        self.flag(kept, chunk.len());
+    }
+
+    fn stderr(&mut self, chunk: &[u8]) {
+        let kept = keep(&mut self.stderr, chunk, self.max);
+        if let Some(sink) = &self.sink
+            && kept > 0
+        {
+            sink.stderr(&chunk[..kept]);
+        }
+        self.flag(kept, chunk.len());
+    }
+
+    fn flag(&mut self, kept: usize, len: usize) {
+        if kept < len {
+            self.truncated = true;
+            self.over = true;
+        }
+    }
+}
+
+/// Appends as much of `chunk` as fits under `max`; returns how many bytes.
+fn keep(buf: &mut Vec<u8>, chunk: &[u8], max: usize) -> usize {
+    let n = chunk.len().min(max.saturating_sub(buf.len()));
+    buf.extend_from_slice(&chunk[..n]);
+    n
+}
+
+/// A failed exec on a container that no longer exists (or stopped) is a gone
+/// sandbox, not a backend failure.
+fn map_container_error(e: bollard::errors::Error, container: &str) -> SandboxError {
+    match &e {
+        bollard::errors::Error::DockerResponseServerError { status_code: 404 | 409, .. } => {
+            SandboxError::Gone(container.to_string())
+        }
+        _ => map_api_error(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collector_keeps_up_to_the_limit_per_stream() {
+        let mut c = Collector::new(5, None);
+        c.stdout(b"abc");
+        c.stderr(b"1234");
+        assert!(!c.over);
+        c.stdout(b"defg");
+        assert_eq!(c.stdout, b"abcde");
+        assert!(c.truncated && c.over);
+        c.stderr(b"5");
+        assert_eq!(c.stderr, b"12345");
+    }
+
+    #[test]
+    fn notes_start_on_their_own_line() {
+        let mut s = b"partial".to_vec();
+        note(&mut s, "x");
+        assert_eq!(s, b"partial\nsandkeep: x\n");
+        let mut e = Vec::new();
+        note(&mut e, "y");
+        assert_eq!(e, b"sandkeep: y\n");
+    }
+}
