@@ -47,7 +47,10 @@ pub enum ArchiveError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
-    move |source| ArchiveError::Io { path: path.to_path_buf(), source }
+    move |source| ArchiveError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The bytes of an archive as read at one moment, with their content hash (the
@@ -64,7 +67,10 @@ impl Generation {
     /// Wraps bytes and hashes them.
     pub fn new(bytes: Vec<u8>) -> Generation {
         let hash = content_hash(&bytes);
-        Generation { bytes: Arc::new(bytes), hash }
+        Generation {
+            bytes: Arc::new(bytes),
+            hash,
+        }
     }
 
     /// Size in bytes.
@@ -178,10 +184,15 @@ impl ArchiveStore {
 
     /// Reads the archive's entries (tar slips refused), or `None` when absent.
     pub fn list(&self) -> Result<Option<ArchiveTree>, ArchiveError> {
-        let Some(generation) = self.load()? else { return Ok(None) };
+        let Some(generation) = self.load()? else {
+            return Ok(None);
+        };
         ArchiveTree::from_tgz(&generation.bytes)
             .map(Some)
-            .map_err(|source| ArchiveError::Unreadable { what: "the stored archive", source })
+            .map_err(|source| ArchiveError::Unreadable {
+                what: "the stored archive",
+                source,
+            })
     }
 
     /// Stores a snapshot (`ours`, a tar.gz) that was made from `base` (the
@@ -190,8 +201,14 @@ impl ArchiveStore {
     /// Under the store's lock: if the archive on disk is still `base`, ours
     /// replaces it; if another session stored meanwhile, ours is merged into
     /// theirs against `base` (see [`merge`]).
-    pub fn store(&self, ours: &[u8], base: Option<&[u8]>, session_id: &str) -> Result<StoreOutcome, ArchiveError> {
-        let _lock = atomic::FileLock::acquire(&self.lock_path()).map_err(io_err(&self.lock_path()))?;
+    pub fn store(
+        &self,
+        ours: &[u8],
+        base: Option<&[u8]>,
+        session_id: &str,
+    ) -> Result<StoreOutcome, ArchiveError> {
+        let _lock =
+            atomic::FileLock::acquire(&self.lock_path()).map_err(io_err(&self.lock_path()))?;
         atomic::remove_stale_temps(&self.path);
         let current = self.load()?;
         let unchanged = match (&current, base) {
@@ -201,12 +218,16 @@ impl ArchiveStore {
         };
         if unchanged {
             atomic::write_atomic(&self.path, ours).map_err(io_err(&self.path))?;
-            return Ok(StoreOutcome::Replaced { bytes: ours.len() as u64 });
+            return Ok(StoreOutcome::Replaced {
+                bytes: ours.len() as u64,
+            });
         }
         let Some(current) = current else {
             // Someone removed the archive since we restored: nothing to merge with.
             atomic::write_atomic(&self.path, ours).map_err(io_err(&self.path))?;
-            return Ok(StoreOutcome::Replaced { bytes: ours.len() as u64 });
+            return Ok(StoreOutcome::Replaced {
+                bytes: ours.len() as u64,
+            });
         };
         let theirs = match ArchiveTree::from_tgz(&current.bytes) {
             Ok(t) => t,
@@ -219,28 +240,40 @@ impl ArchiveStore {
                 });
             }
         };
-        let ours_tree = ArchiveTree::from_tgz(ours)
-            .map_err(|source| ArchiveError::Unreadable { what: "the snapshot", source })?;
+        let ours_tree = ArchiveTree::from_tgz(ours).map_err(|source| ArchiveError::Unreadable {
+            what: "the snapshot",
+            source,
+        })?;
         // A base we restored from was readable then; if it is not, merge as if
         // nothing had been kept (every difference is then kept on both sides).
-        let base_tree = base.and_then(|b| ArchiveTree::from_tgz(b).ok()).unwrap_or_default();
+        let base_tree = base
+            .and_then(|b| ArchiveTree::from_tgz(b).ok())
+            .unwrap_or_default();
         let (merged, conflicts) = merge::merge(&base_tree, &theirs, &ours_tree, session_id);
         let bytes = merged.to_tgz().map_err(io_err(&self.path))?;
         atomic::write_atomic(&self.path, &bytes).map_err(io_err(&self.path))?;
-        Ok(StoreOutcome::Merged { bytes: bytes.len() as u64, conflicts })
+        Ok(StoreOutcome::Merged {
+            bytes: bytes.len() as u64,
+            conflicts,
+        })
     }
 
     /// Stores a snapshot next to the archive (`workspace.unrestored-<session-id>.tgz`)
     /// and leaves the archive itself alone: for sessions whose restore failed,
     /// whose workspace therefore does not hold what the archive holds.
     pub fn store_beside(&self, ours: &[u8], session_id: &str) -> Result<PathBuf, ArchiveError> {
-        let _lock = atomic::FileLock::acquire(&self.lock_path()).map_err(io_err(&self.lock_path()))?;
+        let _lock =
+            atomic::FileLock::acquire(&self.lock_path()).map_err(io_err(&self.lock_path()))?;
         self.write_beside_locked(ours, session_id)
     }
 
     /// Where [`ArchiveStore::store_beside`] puts a session's snapshot.
     pub fn beside_path(&self, session_id: &str) -> PathBuf {
-        let stem = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let stem = stem.strip_suffix(".tgz").unwrap_or(&stem);
         atomic::parent_dir(&self.path).join(format!("{stem}.unrestored-{session_id}.tgz"))
     }
@@ -259,7 +292,8 @@ mod tests {
     fn tgz(files: &[(&str, &str)]) -> Vec<u8> {
         let mut t = ArchiveTree::default();
         for (p, d) in files {
-            t.entries.insert(p.to_string(), ArchiveEntry::file(p, d.as_bytes()));
+            t.entries
+                .insert(p.to_string(), ArchiveEntry::file(p, d.as_bytes()));
         }
         t.to_tgz().unwrap()
     }
@@ -272,7 +306,12 @@ mod tests {
             .entries
             .values()
             .filter(|e| e.kind == EntryKind::File)
-            .map(|e| (e.path.clone(), String::from_utf8_lossy(&e.data).into_owned()))
+            .map(|e| {
+                (
+                    e.path.clone(),
+                    String::from_utf8_lossy(&e.data).into_owned(),
+                )
+            })
             .collect()
     }
 
@@ -282,13 +321,29 @@ mod tests {
         let store = ArchiveStore::new(dir.path().join("agents/a/workspace.tgz"));
         store.store(&tgz(&[("a", "1")]), None, "s0").unwrap();
         let base = store.load().unwrap().unwrap();
-        let one = store.store(&tgz(&[("a", "1"), ("x", "from s1")]), Some(&base.bytes), "s1").unwrap();
+        let one = store
+            .store(
+                &tgz(&[("a", "1"), ("x", "from s1")]),
+                Some(&base.bytes),
+                "s1",
+            )
+            .unwrap();
         assert!(matches!(one, StoreOutcome::Replaced { .. }));
-        let two = store.store(&tgz(&[("a", "1"), ("y", "from s2")]), Some(&base.bytes), "s2").unwrap();
+        let two = store
+            .store(
+                &tgz(&[("a", "1"), ("y", "from s2")]),
+                Some(&base.bytes),
+                "s2",
+            )
+            .unwrap();
         assert!(matches!(two, StoreOutcome::Merged { ref conflicts, .. } if conflicts.is_empty()));
         assert_eq!(
             contents(&store),
-            [("a".into(), "1".into()), ("x".into(), "from s1".into()), ("y".into(), "from s2".into())]
+            [
+                ("a".into(), "1".into()),
+                ("x".into(), "from s1".into()),
+                ("y".into(), "from s2".into())
+            ]
         );
     }
 
@@ -301,7 +356,9 @@ mod tests {
         let base = store.load().unwrap().unwrap();
         // Even a caller claiming the garbage as its base cannot replace it
         // through a merge: only an exact base match replaces.
-        let out = store.store(&tgz(&[("a", "1")]), Some(b"other"), "s1").unwrap();
+        let out = store
+            .store(&tgz(&[("a", "1")]), Some(b"other"), "s1")
+            .unwrap();
         assert!(matches!(out, StoreOutcome::StoredBeside { .. }), "{out:?}");
         assert_eq!(fs::read(&path).unwrap(), *base.bytes);
         let beside = store.store_beside(&tgz(&[("b", "2")]), "s2").unwrap();

@@ -4,6 +4,7 @@
 
 mod logging;
 mod run;
+mod schedule;
 mod stores;
 
 use std::path::PathBuf;
@@ -28,6 +29,8 @@ Examples:
   sandkeep mindlog append --agent demo --kind note 'remember the milk'
   sandkeep mindlog search --agent demo milk
   sandkeep archive ls --agent demo
+  sandkeep schedule schedules/                                # fire every schedule, forever
+  sandkeep schedule --list                                    # next fire times
 
 Logs go to stderr: the [workspace-sync] lines show by default, -q hides them,
 RUST_LOG (e.g. RUST_LOG=debug) tunes the rest.")]
@@ -37,7 +40,13 @@ pub struct Cli {
     pub quiet: bool,
 
     /// Where agents' state is kept: DIR/agents/NAME/{workspace.tgz,mindlog.jsonl,sessions/}.
-    #[arg(long, global = true, value_name = "DIR", env = "SANDKEEP_DATA", default_value = ".data")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        env = "SANDKEEP_DATA",
+        default_value = ".data"
+    )]
     pub data: PathBuf,
 
     /// Use this file as the workspace archive instead of DIR/agents/NAME/workspace.tgz.
@@ -72,6 +81,29 @@ pub enum Command {
     /// Inspect an agent's workspace archive.
     #[command(subcommand)]
     Archive(ArchiveCommand),
+    /// Fire markdown schedules: each fire is a new session of the schedule's
+    /// agent that restores the workspace the last fire kept.
+    Schedule(ScheduleArgs),
+}
+
+/// Arguments of `sandkeep schedule`.
+#[derive(Debug, Args)]
+pub struct ScheduleArgs {
+    /// The folder of schedule files (`*.md`). Default: `schedules`.
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// Fire the schedule called NAME (the file's stem) once, now, and exit
+    /// with its status.
+    #[arg(long, value_name = "NAME", conflicts_with = "list")]
+    pub once: Option<String>,
+
+    /// Print each schedule and its next three fire times (UTC), then exit.
+    #[arg(long)]
+    pub list: bool,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 /// Backend choice, shared by `run` and `shell`.
@@ -95,7 +127,12 @@ pub struct RunArgs {
     pub backend: BackendArgs,
 
     /// The script to run, as for `bash -c`.
-    #[arg(short = 'c', value_name = "SCRIPT", conflicts_with = "file", required_unless_present = "file")]
+    #[arg(
+        short = 'c',
+        value_name = "SCRIPT",
+        conflicts_with = "file",
+        required_unless_present = "file"
+    )]
     pub script: Option<String>,
 
     /// A host file holding the script ('-' reads it from stdin).
@@ -191,6 +228,7 @@ pub fn main() -> ExitCode {
         Command::Shell(args) => with_tokio(run::shell(&cli, args)),
         Command::Mindlog(cmd) => stores::mindlog(&cli, cmd),
         Command::Archive(cmd) => stores::archive(&cli, cmd),
+        Command::Schedule(args) => with_tokio(schedule::schedule(&cli, args)),
     };
     match result {
         Ok(code) => code,
@@ -201,6 +239,11 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn with_tokio(fut: impl std::future::Future<Output = anyhow::Result<ExitCode>>) -> anyhow::Result<ExitCode> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(fut)
+fn with_tokio(
+    fut: impl std::future::Future<Output = anyhow::Result<ExitCode>>,
+) -> anyhow::Result<ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(fut)
 }

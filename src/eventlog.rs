@@ -69,7 +69,14 @@ impl EventLog {
             std::fs::create_dir_all(dir)?;
         }
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
-        Ok(EventLog { inner: Arc::new(Mutex::new(Writer { path, file: Some(file), pending: None, warned: false })) })
+        Ok(EventLog {
+            inner: Arc::new(Mutex::new(Writer {
+                path,
+                file: Some(file),
+                pending: None,
+                warned: false,
+            })),
+        })
     }
 
     /// The log file.
@@ -102,7 +109,10 @@ impl EventLog {
             return;
         }
         let mut w = self.lock();
-        if w.pending.as_ref().is_some_and(|(s, i, _)| (*s, *i) != (stream, id)) {
+        if w.pending
+            .as_ref()
+            .is_some_and(|(s, i, _)| (*s, *i) != (stream, id))
+        {
             w.flush_pending();
         }
         let pending = w.pending.get_or_insert_with(|| (stream, id, Vec::new()));
@@ -119,21 +129,34 @@ impl EventLog {
 
     /// A sink that records a run's output as deltas and forwards it to `next`.
     pub fn sink(&self, run: u64, next: Option<Arc<dyn OutputSink>>) -> Arc<dyn OutputSink> {
-        Arc::new(DeltaSink { log: self.clone(), run, next })
+        Arc::new(DeltaSink {
+            log: self.clone(),
+            run,
+            next,
+        })
     }
 }
 
 impl Writer {
     fn flush_pending(&mut self) {
-        let Some((stream, id, mut bytes)) = self.pending.take() else { return };
+        let Some((stream, id, mut bytes)) = self.pending.take() else {
+            return;
+        };
         // Keep an incomplete UTF-8 sequence at the end for the next record, so a
         // character split across chunks is not mangled.
         let keep = incomplete_utf8_tail(&bytes);
         let rest = bytes.split_off(bytes.len() - keep);
-        let id_key = if stream == Stream::Reply { "turn" } else { "run" };
+        let id_key = if stream == Stream::Reply {
+            "turn"
+        } else {
+            "run"
+        };
         let mut line = Map::new();
         line.insert(id_key.into(), json!(id));
-        line.insert(stream.key().into(), Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        line.insert(
+            stream.key().into(),
+            Value::String(String::from_utf8_lossy(&bytes).into_owned()),
+        );
         self.write_line(&Value::Object(line));
         if !rest.is_empty() {
             self.pending = Some((stream, id, rest));
@@ -141,7 +164,9 @@ impl Writer {
     }
 
     fn write_line(&mut self, value: &Value) {
-        let Some(file) = self.file.as_mut() else { return };
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
         let mut line = serde_json::to_vec(value).expect("JSON values always serialize");
         line.push(b'\n');
         if let Err(e) = file.write_all(&line) {
@@ -225,7 +250,10 @@ pub(crate) fn now_iso() -> String {
 /// Reads a whole event log back (skipping unparsable lines); for tools and tests.
 pub fn read_records(path: &Path) -> io::Result<Vec<Value>> {
     let text = std::fs::read_to_string(path)?;
-    Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect())
 }
 
 #[cfg(test)]
@@ -244,7 +272,11 @@ mod tests {
         let size = std::fs::metadata(log.path()).unwrap().len();
         assert!(size as f64 <= 100_000.0 * 1.1, "{size}");
         let records = read_records(&log.path()).unwrap();
-        let total: usize = records.iter().filter_map(|r| r["reply"].as_str()).map(str::len).sum();
+        let total: usize = records
+            .iter()
+            .filter_map(|r| r["reply"].as_str())
+            .map(str::len)
+            .sum();
         assert_eq!(total, 100_000);
     }
 
@@ -258,7 +290,10 @@ mod tests {
         }
         log.flush();
         let records = read_records(&log.path()).unwrap();
-        let joined: String = records.iter().filter_map(|r| r["stdout"].as_str()).collect();
+        let joined: String = records
+            .iter()
+            .filter_map(|r| r["stdout"].as_str())
+            .collect();
         assert_eq!(joined, text);
     }
 }

@@ -71,7 +71,10 @@ impl fmt::Debug for HookContext {
             .field("session_id", &self.session_id)
             .field("agent", &self.agent)
             .field("turn", &self.turn)
-            .field("sandbox", &self.sandbox.as_ref().map(|s| s.id().to_string()))
+            .field(
+                "sandbox",
+                &self.sandbox.as_ref().map(|s| s.id().to_string()),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -101,7 +104,9 @@ impl HookContext {
     /// The session's sandbox. Absent only at [`HookEvent::SessionFailed`] when
     /// the sandbox could not be created.
     pub fn sandbox(&self) -> Result<&Arc<dyn Sandbox>, HookError> {
-        self.sandbox.as_ref().ok_or_else(|| HookError::msg("the session has no sandbox"))
+        self.sandbox
+            .as_ref()
+            .ok_or_else(|| HookError::msg("the session has no sandbox"))
     }
 
     /// Where the agent's state lives on the host (`None` for ephemeral sessions).
@@ -231,7 +236,9 @@ pub struct Hooks {
 
 impl fmt::Debug for Hooks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.hooks.iter().map(|h| h.name().to_string())).finish()
+        f.debug_list()
+            .entries(self.hooks.iter().map(|h| h.name().to_string()))
+            .finish()
     }
 }
 
@@ -285,8 +292,17 @@ impl Hooks {
                 HookEvent::SessionFailed => hook.session_failed(ctx).await,
             };
             if let Err(e) = result {
-                tracing::warn!("hook {} failed at {} in session {}: {e}", hook.name(), ctx.event, ctx.session_id);
-                failures.push(HookFailure { hook: hook.name().to_string(), event: ctx.event, error: e.to_string() });
+                tracing::warn!(
+                    "hook {} failed at {} in session {}: {e}",
+                    hook.name(),
+                    ctx.event,
+                    ctx.session_id
+                );
+                failures.push(HookFailure {
+                    hook: hook.name().to_string(),
+                    event: ctx.event,
+                    error: e.to_string(),
+                });
             }
         }
         failures

@@ -35,6 +35,7 @@ pub mod hooks;
 pub mod mindlog;
 pub mod runtime;
 pub mod sandbox;
+pub mod schedule;
 pub mod session;
 pub mod sync;
 

@@ -53,7 +53,14 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the documented order.
-    pub const ALL: [Kind; 6] = [Kind::Woke, Kind::Heard, Kind::Thought, Kind::Said, Kind::Did, Kind::Note];
+    pub const ALL: [Kind; 6] = [
+        Kind::Woke,
+        Kind::Heard,
+        Kind::Thought,
+        Kind::Said,
+        Kind::Did,
+        Kind::Note,
+    ];
 
     /// The kind's name as stored.
     pub fn as_str(self) -> &'static str {
@@ -149,19 +156,31 @@ impl Mindlog {
     }
 
     fn io(&self) -> impl FnOnce(io::Error) -> MindlogError + '_ {
-        |source| MindlogError::Io { path: self.path.clone(), source }
+        |source| MindlogError::Io {
+            path: self.path.clone(),
+            source,
+        }
     }
 
     /// Appends an entry; returns it, or `None` when the trimmed text is blank
     /// (nothing is written). One line, one `write` under an exclusive lock.
-    pub fn append(&self, kind: Kind, text: &str, session_id: Option<&str>) -> Result<Option<Entry>, MindlogError> {
+    pub fn append(
+        &self,
+        kind: Kind,
+        text: &str,
+        session_id: Option<&str>,
+    ) -> Result<Option<Entry>, MindlogError> {
         let text = text.trim();
         if text.is_empty() {
             return Ok(None);
         }
         let now = time::OffsetDateTime::from(SystemTime::now());
         let entry = Entry {
-            id: format!("{}-{:08x}", now.unix_timestamp_nanos() / 1_000_000, rand::random::<u32>()),
+            id: format!(
+                "{}-{:08x}",
+                now.unix_timestamp_nanos() / 1_000_000,
+                rand::random::<u32>()
+            ),
             at: iso_millis(now),
             kind,
             text: text.to_string(),
@@ -172,7 +191,12 @@ impl Mindlog {
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(self.io())?;
         }
-        let file = OpenOptions::new().create(true).append(true).read(true).open(&self.path).map_err(self.io())?;
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(&self.path)
+            .map_err(self.io())?;
         let lock = FileLock::on_file(file).map_err(self.io())?;
         let mut file = lock.file();
         // A writer killed mid-line left a torn tail: start on a fresh line so
@@ -197,7 +221,9 @@ impl Mindlog {
         if limit == 0 {
             return Ok(found);
         }
-        let Some(mut chunks) = Backward::open(&self.path).map_err(self.io())? else { return Ok(found) };
+        let Some(mut chunks) = Backward::open(&self.path).map_err(self.io())? else {
+            return Ok(found);
+        };
         let mut waiting_for = before.map(|id| (id, memmem::Finder::new(id.as_bytes())));
         while let Some(block) = chunks.next_block().map_err(self.io())? {
             for line in block.rsplit(|&b| b == b'\n') {
@@ -230,30 +256,42 @@ impl Mindlog {
         if limit == 0 {
             return Ok(found);
         }
-        let Some(mut chunks) = Backward::open(&self.path).map_err(self.io())? else { return Ok(found) };
+        let Some(mut chunks) = Backward::open(&self.path).map_err(self.io())? else {
+            return Ok(found);
+        };
         let query_lower = query.to_lowercase();
         let needle = prefilter_needle(query);
-        let finder = needle.as_deref().map(memmem::FinderRev::new);
+        let finder = needle.as_deref().map(memmem::Finder::new);
         let mut lower = Vec::new();
+        let mut hits = Vec::new();
         while let Some(block) = chunks.next_block().map_err(self.io())? {
-            lower.clear();
-            lower.extend(block.iter().map(u8::to_ascii_lowercase));
-            let mut end = lower.len();
-            while end > 0 {
-                // Find the newest candidate line ending at or before `end`.
-                let (start, stop) = match &finder {
-                    Some(f) => {
-                        let Some(p) = f.rfind(&lower[..end]) else { break };
+            // Candidate lines, as (start, end) offsets, oldest first.
+            hits.clear();
+            match &finder {
+                Some(f) => {
+                    // ASCII case folding of the whole block is a cheap vectorized
+                    // pass; the forward SIMD search then finds the candidates.
+                    lower.clear();
+                    lower.extend_from_slice(&block);
+                    lower.make_ascii_lowercase();
+                    let mut from = 0;
+                    while let Some(p) = f.find(&lower[from..]).map(|i| from + i) {
                         let start = memchr::memrchr(b'\n', &lower[..p]).map_or(0, |i| i + 1);
-                        let stop = memchr::memchr(b'\n', &lower[p..end]).map_or(end, |i| p + i);
-                        (start, stop)
+                        let stop =
+                            memchr::memchr(b'\n', &lower[p..]).map_or(lower.len(), |i| p + i);
+                        hits.push((start, stop));
+                        from = stop;
                     }
-                    None => {
-                        let stop = if lower[end - 1] == b'\n' { end - 1 } else { end };
-                        (memchr::memrchr(b'\n', &lower[..stop]).map_or(0, |i| i + 1), stop)
+                }
+                None => {
+                    let mut start = 0;
+                    for stop in memchr::memchr_iter(b'\n', &block).chain([block.len()]) {
+                        hits.push((start, stop));
+                        start = stop + 1;
                     }
-                };
-                end = start;
+                }
+            }
+            for &(start, stop) in hits.iter().rev() {
                 if let Some(entry) = parse(&block[start..stop])
                     && (query_lower.is_empty() || entry.text.to_lowercase().contains(&query_lower))
                 {
@@ -297,7 +335,10 @@ fn parse(line: &[u8]) -> Option<Entry> {
 fn prefilter_needle(query: &str) -> Option<Vec<u8>> {
     let escaped = serde_json::to_string(query).ok()?;
     let escaped = &escaped[1..escaped.len() - 1];
-    let best = escaped.split(|c: char| !c.is_ascii()).max_by_key(|s| s.len()).unwrap_or("");
+    let best = escaped
+        .split(|c: char| !c.is_ascii())
+        .max_by_key(|s| s.len())
+        .unwrap_or("");
     if best.is_empty() {
         return None;
     }
@@ -318,7 +359,11 @@ impl Backward {
         match File::open(path) {
             Ok(file) => {
                 let pos = file.metadata()?.len();
-                Ok(Some(Backward { file, pos, carry: Vec::new() }))
+                Ok(Some(Backward {
+                    file,
+                    pos,
+                    carry: Vec::new(),
+                }))
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
@@ -386,25 +431,40 @@ impl Hook for MindlogCopy {
     }
 
     async fn turn_started(&self, ctx: &HookContext) -> HookResult {
-        let Some(paths) = ctx.paths() else { return Ok(()) };
+        let Some(paths) = ctx.paths() else {
+            return Ok(());
+        };
         let sandbox = ctx.sandbox()?;
         let path = paths.mindlog.clone();
-        let read = tokio::task::spawn_blocking(move || -> io::Result<Option<(Vec<u8>, (u64, Option<SystemTime>))>> {
-            let meta = match std::fs::metadata(&path) {
-                Ok(m) => m,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-                Err(e) => return Err(e),
-            };
-            let data = std::fs::read(&path)?;
-            Ok(Some((data, (meta.len(), meta.modified().ok()))))
-        });
-        let Some((data, stamp)) = read.await.map_err(|e| e.to_string())?? else { return Ok(()) };
+        let read = tokio::task::spawn_blocking(
+            move || -> io::Result<Option<(Vec<u8>, (u64, Option<SystemTime>))>> {
+                let meta = match std::fs::metadata(&path) {
+                    Ok(m) => m,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                    Err(e) => return Err(e),
+                };
+                let data = std::fs::read(&path)?;
+                Ok(Some((data, (meta.len(), meta.modified().ok()))))
+            },
+        );
+        let Some((data, stamp)) = read.await.map_err(|e| e.to_string())?? else {
+            return Ok(());
+        };
         let key = sandbox.id().to_string();
-        if self.copied.lock().unwrap_or_else(|e| e.into_inner()).get(&key) == Some(&stamp) {
+        if self
+            .copied
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            == Some(&stamp)
+        {
             return Ok(());
         }
         sandbox.write_file(SANDBOX_MINDLOG_PATH, &data).await?;
-        self.copied.lock().unwrap_or_else(|e| e.into_inner()).insert(key, stamp);
+        self.copied
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, stamp);
         Ok(())
     }
 
@@ -422,7 +482,10 @@ impl Hook for MindlogCopy {
 impl MindlogCopy {
     fn forget(&self, ctx: &HookContext) {
         if let Some(sandbox) = &ctx.sandbox {
-            self.copied.lock().unwrap_or_else(|e| e.into_inner()).remove(sandbox.id());
+            self.copied
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(sandbox.id());
         }
     }
 }
@@ -462,9 +525,19 @@ mod tests {
     fn torn_and_corrupt_lines_are_skipped_and_appends_stay_whole() {
         let (_d, log) = log();
         log.append(Kind::Note, "first", None).unwrap();
-        std::fs::OpenOptions::new().append(true).open(log.path()).unwrap().write_all(b"not json\n{\"id\":\"x\",\"at").unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(log.path())
+            .unwrap()
+            .write_all(b"not json\n{\"id\":\"x\",\"at")
+            .unwrap();
         log.append(Kind::Note, "second", None).unwrap();
-        let texts: Vec<_> = log.read(10, None).unwrap().into_iter().map(|e| e.text).collect();
+        let texts: Vec<_> = log
+            .read(10, None)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.text)
+            .collect();
         assert_eq!(texts, ["first", "second"]);
     }
 
@@ -475,11 +548,26 @@ mod tests {
         let pad = "p".repeat(100_000);
         let mut ids = Vec::new();
         for i in 0..30 {
-            ids.push(log.append(Kind::Note, &format!("{i} {pad}"), None).unwrap().unwrap().id);
+            ids.push(
+                log.append(Kind::Note, &format!("{i} {pad}"), None)
+                    .unwrap()
+                    .unwrap()
+                    .id,
+            );
         }
-        let last3: Vec<_> = log.read(3, None).unwrap().into_iter().map(|e| e.id).collect();
+        let last3: Vec<_> = log
+            .read(3, None)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
         assert_eq!(last3, ids[27..]);
-        let page: Vec<_> = log.read(2, Some(&ids[10])).unwrap().into_iter().map(|e| e.id).collect();
+        let page: Vec<_> = log
+            .read(2, Some(&ids[10]))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
         assert_eq!(page, ids[8..10]);
         assert_eq!(log.read(100, None).unwrap().len(), 30);
         assert!(log.read(5, Some("no-such-id")).unwrap().is_empty());
@@ -489,11 +577,18 @@ mod tests {
     fn search_is_case_insensitive_on_text_only_newest_first() {
         let (_d, log) = log();
         log.append(Kind::Note, "Apple pie", None).unwrap();
-        log.append(Kind::Said, "nothing here", Some("apple-session")).unwrap();
+        log.append(Kind::Said, "nothing here", Some("apple-session"))
+            .unwrap();
         log.append(Kind::Note, "an APPLE a day", None).unwrap();
-        log.append(Kind::Note, "say \"quoted\" back\\slash", None).unwrap();
+        log.append(Kind::Note, "say \"quoted\" back\\slash", None)
+            .unwrap();
         log.append(Kind::Note, "Ünïcode ÉTÉ", None).unwrap();
-        let hits: Vec<_> = log.search("apple", 10).unwrap().into_iter().map(|e| e.text).collect();
+        let hits: Vec<_> = log
+            .search("apple", 10)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.text)
+            .collect();
         assert_eq!(hits, ["Apple pie", "an APPLE a day"]);
         assert_eq!(log.search("apple", 1).unwrap()[0].text, "an APPLE a day");
         assert_eq!(log.search("\"QUOTED\" back\\", 5).unwrap().len(), 1);
@@ -509,7 +604,12 @@ mod tests {
                 let log = log.clone();
                 std::thread::spawn(move || {
                     for i in 0..200 {
-                        log.append(Kind::Did, &format!("thread {t} line {i} {}", "x".repeat(t * 300)), None).unwrap();
+                        log.append(
+                            Kind::Did,
+                            &format!("thread {t} line {i} {}", "x".repeat(t * 300)),
+                            None,
+                        )
+                        .unwrap();
                     }
                 })
             })
@@ -519,6 +619,9 @@ mod tests {
         }
         let raw = std::fs::read_to_string(log.path()).unwrap();
         assert_eq!(raw.lines().count(), 1600);
-        assert!(raw.lines().all(|l| serde_json::from_str::<Entry>(l).is_ok()));
+        assert!(
+            raw.lines()
+                .all(|l| serde_json::from_str::<Entry>(l).is_ok())
+        );
     }
 }

@@ -77,8 +77,14 @@ pub fn validate_agent(agent: &str) -> Result<(), RuntimeError> {
     let ok = !agent.is_empty()
         && agent.len() <= 64
         && !agent.starts_with(['.', '-'])
-        && agent.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if ok { Ok(()) } else { Err(RuntimeError::InvalidAgent(agent.to_string())) }
+        && agent
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(RuntimeError::InvalidAgent(agent.to_string()))
+    }
 }
 
 pub(crate) struct Inner {
@@ -278,7 +284,9 @@ impl RuntimeBuilder {
         }
         Runtime {
             inner: Arc::new(Inner {
-                backend: self.backend.unwrap_or_else(|| Arc::new(LocalBackend::new())),
+                backend: self
+                    .backend
+                    .unwrap_or_else(|| Arc::new(LocalBackend::new())),
                 data_dir: self.data_dir,
                 hooks,
                 archive_override: self.archive_override,

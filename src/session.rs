@@ -179,7 +179,10 @@ impl Session {
         let failures = self.rt.hooks.emit(&ctx).await;
         if let Some(log) = &self.events {
             for f in &failures {
-                log.record("hook.failed", json!({ "hook": f.hook, "on": f.event.name(), "error": f.error }));
+                log.record(
+                    "hook.failed",
+                    json!({ "hook": f.hook, "on": f.event.name(), "error": f.error }),
+                );
             }
         }
         self.hook_failures.extend(failures);
@@ -228,7 +231,8 @@ impl Session {
             }
             Err(e) => {
                 self.state = State::Ended;
-                self.emit(HookEvent::SessionFailed, Some(e.to_string())).await;
+                self.emit(HookEvent::SessionFailed, Some(e.to_string()))
+                    .await;
                 Err(e.into())
             }
         }
@@ -255,11 +259,17 @@ impl Session {
         if self.state != State::InTurn {
             self.begin_turn().await?;
         }
-        let sandbox = self.sandbox.clone().ok_or_else(|| SessionError::Ended(self.id.clone()))?;
+        let sandbox = self
+            .sandbox
+            .clone()
+            .ok_or_else(|| SessionError::Ended(self.id.clone()))?;
         self.runs += 1;
         let run = self.runs;
         if let Some(log) = &self.events {
-            log.record("run.started", json!({ "turn": self.turn, "run": run, "command": request.command }));
+            log.record(
+                "run.started",
+                json!({ "turn": self.turn, "run": run, "command": request.command }),
+            );
             request.sink = Some(log.sink(run, request.sink.take()));
         }
         let started = Instant::now();
@@ -335,7 +345,8 @@ impl Session {
         if self.state == State::Ended {
             return Err(SessionError::Ended(self.id.clone()));
         }
-        self.emit(HookEvent::SessionFailed, Some(error.into())).await;
+        self.emit(HookEvent::SessionFailed, Some(error.into()))
+            .await;
         self.state = State::Ended;
         self.stop_sandbox().await
     }
@@ -356,7 +367,10 @@ impl Drop for Session {
         // Dropped without complete/fail: nothing is kept, but the sandbox (a
         // container on docker) must not outlive the session.
         if let Some(sandbox) = self.sandbox.take() {
-            tracing::warn!("session {} dropped without complete(): nothing kept, stopping its sandbox", self.id);
+            tracing::warn!(
+                "session {} dropped without complete(): nothing kept, stopping its sandbox",
+                self.id
+            );
             if let Ok(handle) = tokio::runtime::Handle::try_current() {
                 handle.spawn(async move {
                     let _ = sandbox.stop().await;

@@ -24,8 +24,7 @@ use crate::sandbox::{RunRequest, Sandbox};
 pub const SYNC_TEMP_PATH: &str = "/tmp/workspace-sync.tgz";
 
 /// Unpacks the archive written to [`SYNC_TEMP_PATH`] into `/workspace`.
-pub const RESTORE_COMMAND: &str =
-    "mkdir -p /workspace && tar xzf /tmp/workspace-sync.tgz -C /workspace && rm -f /tmp/workspace-sync.tgz";
+pub const RESTORE_COMMAND: &str = "mkdir -p /workspace && tar xzf /tmp/workspace-sync.tgz -C /workspace && rm -f /tmp/workspace-sync.tgz";
 
 /// Packs `/workspace` (minus the mindlog copy) into [`SYNC_TEMP_PATH`].
 pub const PACK_COMMAND: &str =
@@ -59,23 +58,38 @@ impl WorkspaceSync {
     }
 
     fn state(&self, session: &str) -> SyncState {
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned().unwrap_or_default()
+        self.sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(session)
+            .cloned()
+            .unwrap_or_default()
     }
 
     fn set_state(&self, session: &str, state: SyncState) {
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(session.to_string(), state);
+        self.sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(session.to_string(), state);
     }
 
     fn forget(&self, session: &str) {
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
+        self.sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(session);
     }
 
     async fn restore(&self, ctx: &HookContext) -> HookResult {
-        let Some(paths) = ctx.paths() else { return Ok(()) };
+        let Some(paths) = ctx.paths() else {
+            return Ok(());
+        };
         let sid = ctx.session_id();
         let sandbox = ctx.sandbox()?;
         let store = ArchiveStore::new(paths.archive.clone());
-        let loaded = tokio::task::spawn_blocking(move || store.load()).await.map_err(|e| e.to_string())?;
+        let loaded = tokio::task::spawn_blocking(move || store.load())
+            .await
+            .map_err(|e| e.to_string())?;
         let generation = match loaded {
             Ok(Some(g)) => g,
             Ok(None) => {
@@ -88,7 +102,13 @@ impl WorkspaceSync {
         match unpack(sandbox.as_ref(), &generation).await {
             Ok(()) => {
                 tracing::info!("[workspace-sync] {sid} restored {} bytes", generation.len());
-                self.set_state(sid, SyncState { base: Some(generation.bytes), ..SyncState::default() });
+                self.set_state(
+                    sid,
+                    SyncState {
+                        base: Some(generation.bytes),
+                        ..SyncState::default()
+                    },
+                );
                 Ok(())
             }
             Err(reason) => {
@@ -99,13 +119,24 @@ impl WorkspaceSync {
     }
 
     fn restore_failed(&self, sid: &str, reason: &str) -> HookResult {
-        tracing::warn!("[workspace-sync] {sid} restore failed: {}", one_line(reason));
-        self.set_state(sid, SyncState { restore_failed: true, ..SyncState::default() });
+        tracing::warn!(
+            "[workspace-sync] {sid} restore failed: {}",
+            one_line(reason)
+        );
+        self.set_state(
+            sid,
+            SyncState {
+                restore_failed: true,
+                ..SyncState::default()
+            },
+        );
         Ok(())
     }
 
     async fn snapshot(&self, ctx: &HookContext) -> HookResult {
-        let Some(paths) = ctx.paths() else { return Ok(()) };
+        let Some(paths) = ctx.paths() else {
+            return Ok(());
+        };
         let sid = ctx.session_id().to_string();
         let sandbox = ctx.sandbox()?;
         let ours = match pack(sandbox.as_ref()).await {
@@ -123,7 +154,9 @@ impl WorkspaceSync {
         let hash = content_hash(&ours);
         let n = ours.len();
         if state.last_stored == Some(hash) {
-            tracing::info!("[workspace-sync] {sid} kept {n} bytes (unchanged since the last snapshot)");
+            tracing::info!(
+                "[workspace-sync] {sid} kept {n} bytes (unchanged since the last snapshot)"
+            );
             return Ok(());
         }
         let store = ArchiveStore::new(paths.archive.clone());
@@ -135,13 +168,19 @@ impl WorkspaceSync {
         let sid_for_store = sid.clone();
         let stored = tokio::task::spawn_blocking(move || {
             if restore_failed {
-                store.store_beside(&ours_for_store, &sid_for_store).map(|path| StoreOutcome::StoredBeside {
-                    bytes: ours_for_store.len() as u64,
-                    path,
-                    reason: "the restore had failed".into(),
-                })
+                store
+                    .store_beside(&ours_for_store, &sid_for_store)
+                    .map(|path| StoreOutcome::StoredBeside {
+                        bytes: ours_for_store.len() as u64,
+                        path,
+                        reason: "the restore had failed".into(),
+                    })
             } else {
-                store.store(&ours_for_store, base.as_deref().map(|b| b.as_slice()), &sid_for_store)
+                store.store(
+                    &ours_for_store,
+                    base.as_deref().map(|b| b.as_slice()),
+                    &sid_for_store,
+                )
             }
         })
         .await
@@ -180,11 +219,21 @@ impl WorkspaceSync {
 
 /// Writes the archive into the sandbox and unpacks it; `Err` carries the reason.
 async fn unpack(sandbox: &dyn Sandbox, generation: &Generation) -> Result<(), String> {
-    sandbox.write_file(SYNC_TEMP_PATH, &generation.bytes).await.map_err(|e| e.to_string())?;
-    let out = sandbox.run(RunRequest::new(RESTORE_COMMAND).timeout(SYNC_TIMEOUT)).await.map_err(|e| e.to_string())?;
+    sandbox
+        .write_file(SYNC_TEMP_PATH, &generation.bytes)
+        .await
+        .map_err(|e| e.to_string())?;
+    let out = sandbox
+        .run(RunRequest::new(RESTORE_COMMAND).timeout(SYNC_TIMEOUT))
+        .await
+        .map_err(|e| e.to_string())?;
     if out.exit_code != 0 {
         let stderr = out.stderr_text();
-        return Err(if stderr.trim().is_empty() { format!("exit status {}", out.exit_code) } else { stderr });
+        return Err(if stderr.trim().is_empty() {
+            format!("exit status {}", out.exit_code)
+        } else {
+            stderr
+        });
     }
     Ok(())
 }
@@ -209,7 +258,10 @@ async fn pack(sandbox: &dyn Sandbox) -> Result<Vec<u8>, PackError> {
             stderr
         }));
     }
-    let bytes = sandbox.read_file(SYNC_TEMP_PATH).await.map_err(|e| PackError::Failed(e.to_string()))?;
+    let bytes = sandbox
+        .read_file(SYNC_TEMP_PATH)
+        .await
+        .map_err(|e| PackError::Failed(e.to_string()))?;
     let _ = sandbox.remove_path(SYNC_TEMP_PATH).await;
     match bytes {
         Some(b) if !b.is_empty() => Ok(b),
@@ -219,7 +271,11 @@ async fn pack(sandbox: &dyn Sandbox) -> Result<Vec<u8>, PackError> {
 
 /// Collapses a multi-line error (tar's stderr) into one log line.
 fn one_line(text: &str) -> String {
-    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[async_trait::async_trait]

@@ -150,6 +150,22 @@ fn main() {
         run_one();
         return;
     }
+    if std::env::args().nth(1).as_deref() == Some("--time") {
+        // `--time N SCRIPT`: median wall time of N fresh-sandbox runs.
+        let n: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(10);
+        let script = std::env::args().nth(3).unwrap_or_default();
+        let mut times = Vec::new();
+        for _ in 0..n {
+            let t = std::time::Instant::now();
+            let shell = Shell::new(ShellConfig::default());
+            let out = shell.run(&script, RunOptions::default());
+            times.push(t.elapsed());
+            std::hint::black_box(out);
+        }
+        times.sort();
+        println!("median {:?} min {:?}", times[n / 2], times[0]);
+        return;
+    }
     let args = args();
     if let Some(script) = &args.run {
         match run_case(script) {

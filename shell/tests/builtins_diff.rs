@@ -161,3 +161,15 @@ fn builtins_differential() {
     eprintln!("builtins_diff: {passed} passed, {failed} failed");
     assert!(failed == 0, "{failed} case(s) differ from bash:\n{report}");
 }
+
+/// Debug aid: `BUILTINS_SCRIPT='...' cargo test --test builtins_diff run_one -- --ignored --nocapture`
+/// prints what our shell and bash produce for one script.
+#[test]
+#[ignore]
+fn run_one() {
+    let Ok(script) = std::env::var("BUILTINS_SCRIPT") else { return };
+    let ours = run_ours(&script);
+    let theirs = run_bash(&script);
+    eprintln!("ours (status {}):\n{}stderr:\n{}", ours.status, show(&ours.stdout), show(&ours.stderr));
+    eprintln!("bash (status {}):\n{}stderr:\n{}", theirs.status, show(&theirs.stdout), show(&theirs.stderr));
+}

@@ -51,7 +51,12 @@ fn parse_cases(file: &str, text: &str) -> Vec<Case> {
             if let Some(c) = current.take() {
                 cases.push(c);
             }
-            current = Some(Case { file: file.to_string(), name: name.trim().to_string(), script: String::new(), skip: None });
+            current = Some(Case {
+                file: file.to_string(),
+                name: name.trim().to_string(),
+                script: String::new(),
+                skip: None,
+            });
             continue;
         }
         let Some(c) = current.as_mut() else { continue };
@@ -91,7 +96,12 @@ fn load_cases() -> Vec<Case> {
 }
 
 fn bash_available() -> bool {
-    Command::new("bash").arg("-c").arg("exit 0").stdin(Stdio::null()).status().is_ok_and(|s| s.success())
+    Command::new("bash")
+        .arg("-c")
+        .arg("exit 0")
+        .stdin(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn temp_dir() -> PathBuf {
@@ -151,25 +161,40 @@ fn run_bash(script: &str) -> Outcome {
     let stdout = t_out.join().unwrap_or_default();
     let stderr = t_err.join().unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
-    Outcome { stdout, status, stderr }
+    Outcome {
+        stdout,
+        status,
+        stderr,
+    }
 }
 
 fn run_ours(script: &str) -> Outcome {
     let script = script.to_string();
     let result = std::panic::catch_unwind(move || {
         let shell = Shell::new(ShellConfig::default());
-        let opts = RunOptions { timeout: Some(Duration::from_secs(20)), ..RunOptions::default() };
+        let opts = RunOptions {
+            timeout: Some(Duration::from_secs(20)),
+            ..RunOptions::default()
+        };
         shell.run(&script, opts)
     });
     match result {
-        Ok(out) => Outcome { stdout: out.stdout, status: out.exit_code, stderr: out.stderr },
+        Ok(out) => Outcome {
+            stdout: out.stdout,
+            status: out.exit_code,
+            stderr: out.stderr,
+        },
         Err(p) => {
             let msg = p
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            Outcome { stdout: Vec::new(), status: -1, stderr: format!("PANIC: {msg}").into_bytes() }
+            Outcome {
+                stdout: Vec::new(),
+                status: -1,
+                stderr: format!("PANIC: {msg}").into_bytes(),
+            }
         }
     }
 }
@@ -186,7 +211,11 @@ fn show(b: &[u8]) -> String {
 fn differential() {
     let filter = std::env::var("DIFF_FILTER").ok();
     let cases = load_cases();
-    assert!(!cases.is_empty(), "no cases found in {}", cases_dir().display());
+    assert!(
+        !cases.is_empty(),
+        "no cases found in {}",
+        cases_dir().display()
+    );
     let have_bash = bash_available();
     if !have_bash {
         eprintln!("differential: bash not found; running our shell only (checking for panics)");
@@ -228,7 +257,12 @@ fn differential() {
         } else {
             let ok = ours.status >= 0;
             if !ok {
-                report.push_str(&format!("\n=== PANIC {} :: {}\n{}", c.file, c.name, show(&ours.stderr)));
+                report.push_str(&format!(
+                    "\n=== PANIC {} :: {}\n{}",
+                    c.file,
+                    c.name,
+                    show(&ours.stderr)
+                ));
             }
             ok
         };
@@ -245,7 +279,10 @@ fn differential() {
         eprintln!("skipped cases:\n{skips}");
     }
     eprintln!("differential: {passed} passed, {failed} failed, {skipped} skipped");
-    assert_eq!(failed, 0, "{failed} differential case(s) differ from bash; see the report above");
+    assert_eq!(
+        failed, 0,
+        "{failed} differential case(s) differ from bash; see the report above"
+    );
 }
 
 #[test]
@@ -253,7 +290,43 @@ fn case_files_parse() {
     let cases = load_cases();
     let mut names = std::collections::HashSet::new();
     for c in &cases {
-        assert!(!c.script.trim().is_empty() || c.skip.is_some(), "empty case {} :: {}", c.file, c.name);
-        assert!(names.insert((c.file.clone(), c.name.clone())), "duplicate case name {} :: {}", c.file, c.name);
+        assert!(
+            !c.script.trim().is_empty() || c.skip.is_some(),
+            "empty case {} :: {}",
+            c.file,
+            c.name
+        );
+        assert!(
+            names.insert((c.file.clone(), c.name.clone())),
+            "duplicate case name {} :: {}",
+            c.file,
+            c.name
+        );
+    }
+}
+
+/// Debugging aid: `DIFF_ADHOC='script' cargo test --test differential adhoc -- --nocapture`
+/// prints both shells' results for one script (`DIFF_ADHOC_OURS=1`: ours only).
+#[test]
+fn adhoc() {
+    let Ok(script) = std::env::var("DIFF_ADHOC") else {
+        return;
+    };
+    let ours = run_ours(&script);
+    eprintln!(
+        "--- ours (status {}):\n{}--- ours stderr:\n{}",
+        ours.status,
+        show(&ours.stdout),
+        show(&ours.stderr)
+    );
+    // DIFF_ADHOC_OURS=1 skips real bash (for scripts that must not run on the host).
+    if bash_available() && std::env::var_os("DIFF_ADHOC_OURS").is_none() {
+        let theirs = run_bash(&script);
+        eprintln!(
+            "--- bash (status {}):\n{}--- bash stderr:\n{}",
+            theirs.status,
+            show(&theirs.stdout),
+            show(&theirs.stderr)
+        );
     }
 }

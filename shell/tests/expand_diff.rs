@@ -274,7 +274,8 @@ x='a*b*c'; echo "${x#*\*}" "${x#"a*"}" ${x%'*c'}
 ### remove no match
 x=abc; echo ${x#z} ${x%z} ${x##} ${x%}
 ### remove with class pattern
-x=abc123def; echo ${x##+([a-z])} ${x%%[0-9]*}
+shopt -s extglob
+x=abc123def; echo ${x##+([a-z])} ${x%%[0-9]*} ${x//+([0-9])/#}
 ### replace first and all
 x=aXbXc; echo ${x/X/-} ${x//X/-} ${x//X} ${x/#a/A} ${x/%c/C} ${x/#X/Q}
 ### replace with pattern
@@ -415,7 +416,7 @@ for ((i=0; i<3; i++)); do echo -n $i; done; echo
 ### arith assignment via declare -i
 declare -i n; n=2+3; echo $n; n+=4; echo $n
 ### pattern case basics
-for w in abc a.txt Zed 123 ""; do case $w in a*c) echo "$w:1";; *.txt) echo "$w:2";; [[:upper:]]*) echo "$w:3";; +([0-9])) echo "$w:4";; *) echo "$w:5";; esac; done
+for w in abc a.txt Zed 123 ""; do case $w in a*c) echo "$w:1";; *.txt) echo "$w:2";; [[:upper:]]*) echo "$w:3";; [0-9]*) echo "$w:4";; *) echo "$w:5";; esac; done
 ### pattern case quoted
 x='*'; case a in "$x") echo q;; $x) echo u;; esac; case '*' in "$x") echo q2;; esac
 ### pattern case bracket negation
@@ -483,7 +484,8 @@ mkdir -p a/b; touch a/x a/b/y z; shopt -s globstar; echo **; echo **/y; echo a/*
 ### glob nocaseglob
 touch ABC abd; shopt -s nocaseglob; echo ab*
 ### glob extglob
-touch a.txt b.txt c.log; shopt -s extglob; echo !(*.txt); echo @(a|c).*; echo +(a|b).txt
+shopt -s extglob
+touch a.txt b.txt c.log; echo !(*.txt); echo @(a|c).*; echo +(a|b).txt
 ### glob quoted parts literal
 touch 'a*b' axb; echo a*b; echo "a*"b; echo 'a*b'
 ### glob from variable
@@ -552,8 +554,6 @@ set -- a b c; x="$@"; echo "$x"; y=$*; echo "$y"
 set -- a b c; IFS=:; x="$*"; y=$*; echo "$x" "$y"
 ### unquoted at with empty elements
 set -- a "" b; printf '<%s>' $@; echo; printf '<%s>' "$@"; echo
-### special var underscore
-echo a b; echo $_
 ### SECONDS and EPOCH shapes
 [[ $SECONDS =~ ^[0-9]+$ ]] && echo sec; [[ $EPOCHSECONDS =~ ^[0-9]+$ ]] && echo epoch
 ### expansion order param before split
@@ -578,6 +578,4 @@ unset u; echo ${u:-{a,b}} "${u:-}x"
 x="añb€c"; echo ${#x} ${x:1:3} ${x^^}
 ### long prefix removal performance
 s=$(printf 'x%.0s' {1..2000}); t=${s%%x*}; echo "[${t}]" ${#s}
-### printf q style
-printf '%q\n' "a b" "it's" ''
 "##;

@@ -140,7 +140,13 @@ fn parse_line(line: &str) -> Case {
             k += 1;
         }
     }
-    Case { line: rest.to_string(), argv, stdin, sorted, check }
+    Case {
+        line: rest.to_string(),
+        argv,
+        stdin,
+        sorted,
+        check,
+    }
 }
 
 fn fixtures_dir() -> PathBuf {
@@ -153,16 +159,29 @@ fn generated() -> Vec<(&'static str, Vec<u8>)> {
         ("bin.dat", b"text line\nbin\0ary line\nmore text\n".to_vec()),
         ("crlf.txt", b"one\r\ntwo\r\n".to_vec()),
         ("zero.dat", b"a1\0b2\0a3\0".to_vec()),
-        ("big.txt", (1..=2000).map(|i| format!("{i}\n")).collect::<String>().into_bytes()),
+        (
+            "big.txt",
+            (1..=2000)
+                .map(|i| format!("{i}\n"))
+                .collect::<String>()
+                .into_bytes(),
+        ),
     ]
 }
 
 fn collect(dir: &Path, rel: &str, out: &mut Vec<(String, Option<Vec<u8>>)>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
         let name = e.file_name().to_string_lossy().into_owned();
-        let r = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+        let r = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
         if e.file_type().unwrap().is_dir() {
             out.push((r.clone(), None));
             collect(&e.path(), &r, out);
@@ -240,7 +259,12 @@ fn run_ours(fs: &Fs, case: &Case) -> Outcome {
         panic!("no command {}", case.argv[0]);
     };
     let env = vec![("LC_ALL".to_string(), "C".to_string())];
-    let control = RunControl::new(Limits::default(), Clock::fixed(1_704_067_200), None, Some(42));
+    let control = RunControl::new(
+        Limits::default(),
+        Clock::fixed(1_704_067_200),
+        None,
+        Some(42),
+    );
     let input: Vec<u8> = match &case.stdin {
         Stdin::None => Vec::new(),
         Stdin::Text(t) => t.clone().into_bytes(),
@@ -263,18 +287,56 @@ fn run_ours(fs: &Fs, case: &Case) -> Outcome {
         };
         f(&mut ctx)
     };
-    let file = case.check.as_ref().and_then(|c| fs.read(&format!("/workspace/{c}")).ok());
-    Outcome { status, stdout: out, stderr: err, file }
+    let file = case
+        .check
+        .as_ref()
+        .and_then(|c| fs.read(&format!("/workspace/{c}")).ok());
+    Outcome {
+        status,
+        stdout: out,
+        stderr: err,
+        file,
+    }
 }
 
 fn run_host(dir: &Path, case: &Case) -> Outcome {
     let mut cmd = Command::new("bash");
-    cmd.arg("-c").arg(&case.line).current_dir(dir).env("LC_ALL", "C").env("POSIXLY_CORRECT_UNSET", "1");
+    cmd.arg("-c")
+        .arg(&case.line)
+        .current_dir(dir)
+        .env("LC_ALL", "C")
+        .env("POSIXLY_CORRECT_UNSET", "1");
     cmd.env_remove("POSIXLY_CORRECT");
     cmd.stdin(std::process::Stdio::null());
     let o = cmd.output().expect("bash runs");
-    let file = case.check.as_ref().and_then(|c| std::fs::read(dir.join(c)).ok());
-    Outcome { status: o.status.code().unwrap_or(-1), stdout: o.stdout, stderr: o.stderr, file }
+    let file = case
+        .check
+        .as_ref()
+        .and_then(|c| std::fs::read(dir.join(c)).ok());
+    Outcome {
+        status: o.status.code().unwrap_or(-1),
+        stdout: o.stdout,
+        stderr: o.stderr,
+        file,
+    }
+}
+
+/// Whether the host has the GNU tool (the suite skips cases it cannot compare).
+fn host_has(tool: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static SEEN: Mutex<Option<HashMap<String, bool>>> = Mutex::new(None);
+    let mut g = SEEN.lock().unwrap();
+    *g.get_or_insert_with(HashMap::new)
+        .entry(tool.to_string())
+        .or_insert_with(|| {
+            Command::new("bash")
+                .arg("-c")
+                .arg(format!("command -v {tool}"))
+                .output()
+                .map(|o| o.status.success())
+                .unwrap_or(false)
+        })
 }
 
 fn norm(data: &[u8], sorted: bool) -> Vec<u8> {
@@ -328,13 +390,20 @@ fn run_suite(prefix: &str) -> (usize, Vec<String>) {
                 continue;
             }
             let case = parse_line(t);
+            if !host_has(&case.argv[0]) {
+                eprintln!("skipped (no {} on this host): {}", case.argv[0], case.line);
+                continue;
+            }
             count += 1;
             let (ours, host) = if case.check.is_some() {
                 let d = host_dir(&files);
                 let fs = our_fs(&files);
                 (run_ours(&fs, &case), run_host(d.path(), &case))
             } else {
-                (run_ours(&shared_fs, &case), run_host(shared_host.path(), &case))
+                (
+                    run_ours(&shared_fs, &case),
+                    run_host(shared_host.path(), &case),
+                )
             };
             let mut problems = Vec::new();
             if ours.status != host.status {
@@ -348,7 +417,10 @@ fn run_suite(prefix: &str) -> (usize, Vec<String>) {
                 ));
             }
             if host.status != 0 && !host.stderr.is_empty() && ours.stderr.is_empty() {
-                problems.push(format!("no error message (gnu: {:?})", String::from_utf8_lossy(&host.stderr)));
+                problems.push(format!(
+                    "no error message (gnu: {:?})",
+                    String::from_utf8_lossy(&host.stderr)
+                ));
             }
             if ours.file != host.file {
                 problems.push(format!(
@@ -378,28 +450,35 @@ fn check(prefix: &str, min_cases: usize) {
         eprintln!("{f}\n");
     }
     eprintln!("{prefix}: {} cases, {} failed", count, failures.len());
-    assert!(failures.is_empty(), "{} of {count} cases differ from GNU", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {count} cases differ from GNU",
+        failures.len()
+    );
     if std::env::var("TEXT_DIFF_FILTER").is_err() {
-        assert!(count >= min_cases, "expected at least {min_cases} cases, found {count}");
+        assert!(
+            count >= min_cases,
+            "expected at least {min_cases} cases, found {count}"
+        );
     }
 }
 
 #[test]
 fn grep_matches_gnu() {
-    check("grep", 50);
+    check("grep", 150);
 }
 
 #[test]
 fn sed_matches_gnu() {
-    check("sed", 0);
+    check("sed", 150);
 }
 
 #[test]
 fn sort_family_matches_gnu() {
-    check("sort", 0);
+    check("sort", 90);
 }
 
 #[test]
 fn other_tools_match_gnu() {
-    check("tools", 0);
+    check("tools", 150);
 }

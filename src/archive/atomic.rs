@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 /// Prefix of the temp files [`write_atomic`] creates next to their target;
 /// a leftover one belongs to a writer that died mid-write.
 pub(crate) fn temp_prefix(target: &Path) -> String {
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     format!(".{name}.tmp-")
 }
 
@@ -27,7 +30,10 @@ pub fn write_atomic(target: &Path, data: &[u8]) -> io::Result<()> {
         rand::random::<u32>()
     ));
     let result = (|| {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
         file.write_all(data)?;
         file.sync_all()?;
         drop(file);
@@ -45,7 +51,9 @@ pub fn write_atomic(target: &Path, data: &[u8]) -> io::Result<()> {
 /// file can be in flight.
 pub(crate) fn remove_stale_temps(target: &Path) {
     let prefix = temp_prefix(target);
-    let Ok(entries) = fs::read_dir(parent_dir(target)) else { return };
+    let Ok(entries) = fs::read_dir(parent_dir(target)) else {
+        return;
+    };
     for entry in entries.flatten() {
         if entry.file_name().to_string_lossy().starts_with(&prefix) {
             let _ = fs::remove_file(entry.path());
@@ -78,7 +86,12 @@ impl FileLock {
     /// (and its directory) if needed.
     pub fn acquire(path: &Path) -> io::Result<FileLock> {
         fs::create_dir_all(parent_dir(path))?;
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
         fs4::fs_std::FileExt::lock_exclusive(&file)?;
         Ok(FileLock { file })
     }
@@ -112,7 +125,11 @@ mod tests {
         write_atomic(&target, b"one").unwrap();
         write_atomic(&target, b"two").unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"two");
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
         assert_eq!(names.len(), 1, "{names:?}");
     }
 

@@ -37,10 +37,18 @@ impl std::fmt::Display for Conflict {
                 self.path
             ),
             Resolution::KeptTheirChange => {
-                write!(f, "{} deleted here but changed by another session: kept their version", self.path)
+                write!(
+                    f,
+                    "{} deleted here but changed by another session: kept their version",
+                    self.path
+                )
             }
             Resolution::KeptOurChange => {
-                write!(f, "{} deleted by another session but changed here: kept our version", self.path)
+                write!(
+                    f,
+                    "{} deleted by another session but changed here: kept our version",
+                    self.path
+                )
             }
         }
     }
@@ -61,8 +69,12 @@ pub fn merge(
 ) -> (ArchiveTree, Vec<Conflict>) {
     let mut out = ArchiveTree::default();
     let mut conflicts = Vec::new();
-    let mut paths: Vec<&String> =
-        base.entries.keys().chain(theirs.entries.keys()).chain(ours.entries.keys()).collect();
+    let mut paths: Vec<&String> = base
+        .entries
+        .keys()
+        .chain(theirs.entries.keys())
+        .chain(ours.entries.keys())
+        .collect();
     paths.sort();
     paths.dedup();
     for path in paths {
@@ -95,19 +107,28 @@ pub fn merge(
                         let mut copy = o.clone();
                         copy.path = name.clone();
                         out.entries.insert(name.clone(), copy);
-                        conflicts.push(Conflict { path: path.clone(), resolution: Resolution::OursSavedAs(name) });
+                        conflicts.push(Conflict {
+                            path: path.clone(),
+                            resolution: Resolution::OursSavedAs(name),
+                        });
                         Some(t)
                     }
                 }
                 (Some(t), None) => {
                     if t.kind != EntryKind::Dir {
-                        conflicts.push(Conflict { path: path.clone(), resolution: Resolution::KeptTheirChange });
+                        conflicts.push(Conflict {
+                            path: path.clone(),
+                            resolution: Resolution::KeptTheirChange,
+                        });
                     }
                     Some(t)
                 }
                 (None, Some(o)) => {
                     if o.kind != EntryKind::Dir {
-                        conflicts.push(Conflict { path: path.clone(), resolution: Resolution::KeptOurChange });
+                        conflicts.push(Conflict {
+                            path: path.clone(),
+                            resolution: Resolution::KeptOurChange,
+                        });
                     }
                     Some(o)
                 }
@@ -125,22 +146,37 @@ pub fn merge(
 /// An entry whose ancestor ended up a file or symlink (one side replaced a
 /// directory by a file while the other added to it) cannot be extracted; move
 /// it under `ANCESTOR.conflict-<session-id>/` instead of losing it.
-fn move_out_from_under_files(tree: &mut ArchiveTree, session_id: &str, conflicts: &mut Vec<Conflict>) {
+fn move_out_from_under_files(
+    tree: &mut ArchiveTree,
+    session_id: &str,
+    conflicts: &mut Vec<Conflict>,
+) {
     let blocked: Vec<(String, String)> = tree
         .entries
         .keys()
         .filter_map(|path| {
             let blocker = ancestors(path)
-                .filter(|a| tree.entries.get(*a).is_some_and(|e| e.kind != EntryKind::Dir))
+                .filter(|a| {
+                    tree.entries
+                        .get(*a)
+                        .is_some_and(|e| e.kind != EntryKind::Dir)
+                })
                 .last()?;
             Some((path.clone(), blocker.to_string()))
         })
         .collect();
     for (path, blocker) in blocked {
         if let Some(mut entry) = tree.entries.remove(&path) {
-            let moved = format!("{}{}", conflict_name(&blocker, session_id), &path[blocker.len()..]);
+            let moved = format!(
+                "{}{}",
+                conflict_name(&blocker, session_id),
+                &path[blocker.len()..]
+            );
             entry.path = moved.clone();
-            conflicts.push(Conflict { path, resolution: Resolution::OursSavedAs(moved.clone()) });
+            conflicts.push(Conflict {
+                path,
+                resolution: Resolution::OursSavedAs(moved.clone()),
+            });
             tree.entries.insert(moved, entry);
         }
     }
@@ -153,13 +189,22 @@ mod tests {
     fn tree(files: &[(&str, &str)]) -> ArchiveTree {
         let mut t = ArchiveTree::default();
         for (p, d) in files {
-            t.entries.insert(p.to_string(), ArchiveEntry::file(p, d.as_bytes()));
+            t.entries
+                .insert(p.to_string(), ArchiveEntry::file(p, d.as_bytes()));
         }
         t
     }
 
     fn files(t: &ArchiveTree) -> Vec<(String, String)> {
-        t.entries.values().map(|e| (e.path.clone(), String::from_utf8_lossy(&e.data).into_owned())).collect()
+        t.entries
+            .values()
+            .map(|e| {
+                (
+                    e.path.clone(),
+                    String::from_utf8_lossy(&e.data).into_owned(),
+                )
+            })
+            .collect()
     }
 
     #[test]
@@ -169,15 +214,36 @@ mod tests {
         let ours = tree(&[("a", "1"), ("o", "ours")]);
         let (m, c) = merge(&base, &theirs, &ours, "S");
         assert!(c.is_empty());
-        assert_eq!(files(&m), [("a".into(), "1".into()), ("o".into(), "ours".into()), ("t".into(), "theirs".into())]);
+        assert_eq!(
+            files(&m),
+            [
+                ("a".into(), "1".into()),
+                ("o".into(), "ours".into()),
+                ("t".into(), "theirs".into())
+            ]
+        );
     }
 
     #[test]
     fn same_file_keeps_theirs_in_place_and_ours_beside() {
         let base = tree(&[("a", "1")]);
-        let (m, c) = merge(&base, &tree(&[("a", "theirs")]), &tree(&[("a", "ours")]), "S");
-        assert_eq!(files(&m), [("a".into(), "theirs".into()), ("a.conflict-S".into(), "ours".into())]);
-        assert_eq!(c[0].resolution, Resolution::OursSavedAs("a.conflict-S".into()));
+        let (m, c) = merge(
+            &base,
+            &tree(&[("a", "theirs")]),
+            &tree(&[("a", "ours")]),
+            "S",
+        );
+        assert_eq!(
+            files(&m),
+            [
+                ("a".into(), "theirs".into()),
+                ("a.conflict-S".into(), "ours".into())
+            ]
+        );
+        assert_eq!(
+            c[0].resolution,
+            Resolution::OursSavedAs("a.conflict-S".into())
+        );
     }
 
     #[test]
@@ -187,7 +253,10 @@ mod tests {
         let ours = tree(&[("a", "1"), ("c", "1")]);
         let (m, c) = merge(&base, &theirs, &ours, "S");
         assert!(c.is_empty());
-        assert_eq!(files(&m), [("a".into(), "2".into()), ("c".into(), "1".into())]);
+        assert_eq!(
+            files(&m),
+            [("a".into(), "2".into()), ("c".into(), "1".into())]
+        );
     }
 
     #[test]
@@ -196,7 +265,10 @@ mod tests {
         let theirs = tree(&[("a", "2")]);
         let ours = tree(&[("b", "2")]);
         let (m, c) = merge(&base, &theirs, &ours, "S");
-        assert_eq!(files(&m), [("a".into(), "2".into()), ("b".into(), "2".into())]);
+        assert_eq!(
+            files(&m),
+            [("a".into(), "2".into()), ("b".into(), "2".into())]
+        );
         assert_eq!(c.len(), 2);
     }
 
@@ -207,6 +279,12 @@ mod tests {
         let mut ours = tree(&[("d/x", "child")]);
         ours.entries.insert("d".into(), ArchiveEntry::dir("d"));
         let (m, _) = merge(&base, &theirs, &ours, "S");
-        assert_eq!(files(&m), [("d".into(), "file".into()), ("d.conflict-S/x".into(), "child".into())]);
+        assert_eq!(
+            files(&m),
+            [
+                ("d".into(), "file".into()),
+                ("d.conflict-S/x".into(), "child".into())
+            ]
+        );
     }
 }

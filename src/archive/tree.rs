@@ -65,7 +65,12 @@ impl ArchiveEntry {
 
     /// A directory entry with mode 0755.
     pub fn dir(path: &str) -> ArchiveEntry {
-        ArchiveEntry { kind: EntryKind::Dir, mode: 0o755, data: Vec::new(), ..ArchiveEntry::file(path, b"") }
+        ArchiveEntry {
+            kind: EntryKind::Dir,
+            mode: 0o755,
+            data: Vec::new(),
+            ..ArchiveEntry::file(path, b"")
+        }
     }
 
     /// True when the two entries hold the same thing: kind, mode, content and
@@ -117,20 +122,28 @@ impl ArchiveTree {
             let raw_name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
             let header = entry.header().clone();
             let kind = match header.entry_type() {
-                EntryType::Regular | EntryType::Continuous | EntryType::GNUSparse => EntryKind::File,
+                EntryType::Regular | EntryType::Continuous | EntryType::GNUSparse => {
+                    EntryKind::File
+                }
                 EntryType::Directory => EntryKind::Dir,
                 EntryType::Symlink => EntryKind::Symlink,
                 EntryType::Link => EntryKind::HardLink,
                 EntryType::XGlobalHeader => continue,
                 _ => {
-                    tree.refused.push(Refused { name: raw_name, reason: "unsupported entry type" });
+                    tree.refused.push(Refused {
+                        name: raw_name,
+                        reason: "unsupported entry type",
+                    });
                     continue;
                 }
             };
             let path = match normalize(&raw_name) {
                 Ok(p) => p,
                 Err(reason) => {
-                    tree.refused.push(Refused { name: raw_name, reason });
+                    tree.refused.push(Refused {
+                        name: raw_name,
+                        reason,
+                    });
                     continue;
                 }
             };
@@ -139,15 +152,23 @@ impl ArchiveTree {
                 continue;
             }
             if tree.passes_through_symlink(&path) {
-                tree.refused.push(Refused { name: raw_name, reason: "path goes through a symlink" });
+                tree.refused.push(Refused {
+                    name: raw_name,
+                    reason: "path goes through a symlink",
+                });
                 continue;
             }
-            let link = entry.link_name_bytes().map(|b| String::from_utf8_lossy(&b).into_owned());
+            let link = entry
+                .link_name_bytes()
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
             if kind == EntryKind::HardLink {
                 match link.as_deref().map(normalize) {
                     Some(Ok(_)) => {}
                     _ => {
-                        tree.refused.push(Refused { name: raw_name, reason: "hard link leaves the archive" });
+                        tree.refused.push(Refused {
+                            name: raw_name,
+                            reason: "hard link leaves the archive",
+                        });
                         continue;
                     }
                 }
@@ -164,7 +185,11 @@ impl ArchiveTree {
                 uid: header.uid().unwrap_or(0),
                 gid: header.gid().unwrap_or(0),
                 data,
-                link: if matches!(kind, EntryKind::Symlink | EntryKind::HardLink) { link } else { None },
+                link: if matches!(kind, EntryKind::Symlink | EntryKind::HardLink) {
+                    link
+                } else {
+                    None
+                },
             };
             if entry.kind != EntryKind::Dir {
                 // A later non-directory replaces a directory and all below it,
@@ -178,14 +203,22 @@ impl ArchiveTree {
 
     /// True when a proper prefix of `path` is a symlink already in the tree.
     fn passes_through_symlink(&self, path: &str) -> bool {
-        ancestors(path).any(|a| self.entries.get(a).is_some_and(|e| e.kind == EntryKind::Symlink))
+        ancestors(path).any(|a| {
+            self.entries
+                .get(a)
+                .is_some_and(|e| e.kind == EntryKind::Symlink)
+        })
     }
 
     /// Removes every entry strictly below `path`.
     fn remove_below(&mut self, path: &str) {
         let prefix = format!("{path}/");
-        let below: Vec<String> =
-            self.entries.range(prefix.clone()..).take_while(|(k, _)| k.starts_with(&prefix)).map(|(k, _)| k.clone()).collect();
+        let below: Vec<String> = self
+            .entries
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, _)| k.clone())
+            .collect();
         for k in below {
             self.entries.remove(&k);
         }
@@ -215,7 +248,11 @@ impl ArchiveTree {
                 EntryKind::File => {
                     header.set_entry_type(EntryType::Regular);
                     header.set_size(entry.size());
-                    builder.append_data(&mut header, format!("./{}", entry.path), entry.data.as_slice())?;
+                    builder.append_data(
+                        &mut header,
+                        format!("./{}", entry.path),
+                        entry.data.as_slice(),
+                    )?;
                 }
                 EntryKind::Dir => {
                     written_dirs.insert(entry.path.clone());
@@ -231,8 +268,11 @@ impl ArchiveTree {
                     });
                     header.set_size(0);
                     let target = entry.link.clone().unwrap_or_default();
-                    let target =
-                        if entry.kind == EntryKind::HardLink { format!("./{target}") } else { target };
+                    let target = if entry.kind == EntryKind::HardLink {
+                        format!("./{target}")
+                    } else {
+                        target
+                    };
                     builder.append_link(&mut header, format!("./{}", entry.path), target)?;
                 }
             }
@@ -249,7 +289,12 @@ impl ArchiveTree {
     }
 }
 
-fn append_dir<W: Write>(builder: &mut tar::Builder<W>, name: &str, mode: u32, mtime: u64) -> io::Result<()> {
+fn append_dir<W: Write>(
+    builder: &mut tar::Builder<W>,
+    name: &str,
+    mode: u32,
+    mtime: u64,
+) -> io::Result<()> {
     let mut header = Header::new_gnu();
     header.set_entry_type(EntryType::Directory);
     header.set_mode(mode);
@@ -297,7 +342,13 @@ mod tests {
     }
 
     /// Writes a header with a raw name, bypassing the tar crate's own checks.
-    fn raw_entry(b: &mut tar::Builder<GzEncoder<Vec<u8>>>, name: &str, kind: EntryType, link: &str, data: &[u8]) {
+    fn raw_entry(
+        b: &mut tar::Builder<GzEncoder<Vec<u8>>>,
+        name: &str,
+        kind: EntryType,
+        link: &str,
+        data: &[u8],
+    ) {
         let mut h = Header::new_gnu();
         h.as_gnu_mut().unwrap().name[..name.len()].copy_from_slice(name.as_bytes());
         h.set_entry_type(kind);
@@ -322,13 +373,18 @@ mod tests {
         l.kind = EntryKind::Symlink;
         l.link = Some("d/run.sh".into());
         tree.entries.insert("link".into(), l);
-        tree.entries.insert("deep/er/x".into(), ArchiveEntry::file("deep/er/x", b"x"));
+        tree.entries
+            .insert("deep/er/x".into(), ArchiveEntry::file("deep/er/x", b"x"));
         let back = ArchiveTree::from_tgz(&tree.to_tgz().unwrap()).unwrap();
         assert!(back.refused.is_empty());
         assert_eq!(back.entries["d/run.sh"].mode, 0o755);
         assert_eq!(back.entries["d/run.sh"].mtime, 1_700_000_000);
         assert_eq!(back.entries["link"].link.as_deref(), Some("d/run.sh"));
-        assert_eq!(back.entries["deep/er"].kind, EntryKind::Dir, "parents are added");
+        assert_eq!(
+            back.entries["deep/er"].kind,
+            EntryKind::Dir,
+            "parents are added"
+        );
         assert_eq!(back.entries["deep/er/x"].data, b"x");
     }
 

@@ -13,15 +13,21 @@ use tracing_subscriber::registry::LookupSpan;
 /// The module whose info lines are the `[workspace-sync]` outcomes.
 const SYNC_TARGET: &str = "sandkeep::sync";
 
+/// The module whose info lines are the `[schedule]` events (next fire times,
+/// skipped and queued fires, shutdown); shown and hidden like the sync lines.
+const SCHEDULE_TARGET: &str = "sandkeep::schedule";
+
 /// Installs the stderr logger.
 pub fn init(quiet: bool) {
-    let base = std::env::var("RUST_LOG").ok().filter(|s| !s.trim().is_empty());
+    let base = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|s| !s.trim().is_empty());
     let mut directives = base.clone().unwrap_or_else(|| "warn".to_string());
     let mentions_sync = base.as_deref().is_some_and(|b| b.contains(SYNC_TARGET));
     if quiet {
-        directives.push_str(&format!(",{SYNC_TARGET}=warn"));
+        directives.push_str(&format!(",{SYNC_TARGET}=warn,{SCHEDULE_TARGET}=warn"));
     } else if !mentions_sync {
-        directives.push_str(&format!(",{SYNC_TARGET}=info"));
+        directives.push_str(&format!(",{SYNC_TARGET}=info,{SCHEDULE_TARGET}=info"));
     }
     let filter = EnvFilter::try_new(&directives).unwrap_or_else(|e| {
         eprintln!("sandkeep: ignoring RUST_LOG ({e})");
@@ -43,15 +49,25 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
     N: for<'a> FormatFields<'a> + 'static,
 {
-    fn format_event(&self, ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
         let mut text = String::new();
-        ctx.field_format().format_fields(Writer::new(&mut text), event)?;
+        ctx.field_format()
+            .format_fields(Writer::new(&mut text), event)?;
         if !text.starts_with('[') {
             match *event.metadata().level() {
                 Level::ERROR => writer.write_str("sandkeep: error: ")?,
                 Level::WARN => writer.write_str("sandkeep: warning: ")?,
                 Level::INFO => writer.write_str("sandkeep: ")?,
-                level => write!(writer, "sandkeep: {}: ", level.as_str().to_ascii_lowercase())?,
+                level => write!(
+                    writer,
+                    "sandkeep: {}: ",
+                    level.as_str().to_ascii_lowercase()
+                )?,
             }
         }
         writeln!(writer, "{text}")

@@ -17,10 +17,12 @@ use super::{BackendArgs, Cli, RunArgs, ShellArgs};
 
 /// Picks the backend (flag, then `SANDKEEP_BACKEND`, then auto) and, on
 /// docker, reaps containers orphaned by dead sandkeep processes.
-async fn backend(args: &BackendArgs) -> anyhow::Result<Arc<dyn Backend>> {
+pub(super) async fn backend_for(args: &BackendArgs) -> anyhow::Result<Arc<dyn Backend>> {
     let choice = match args.backend {
         Some(c) => c,
-        None => BackendChoice::from_env().map_err(anyhow::Error::msg)?.unwrap_or_default(),
+        None => BackendChoice::from_env()
+            .map_err(anyhow::Error::msg)?
+            .unwrap_or_default(),
     };
     let docker = DockerConfig::from_env();
     let backend = select::choose_backend(choice, docker.clone(), Arc::new(LocalBackend::new()))
@@ -34,7 +36,7 @@ async fn backend(args: &BackendArgs) -> anyhow::Result<Arc<dyn Backend>> {
     Ok(backend)
 }
 
-fn runtime(cli: &Cli, backend: Arc<dyn Backend>) -> Runtime {
+pub(super) fn runtime(cli: &Cli, backend: Arc<dyn Backend>) -> Runtime {
     let mut builder = Runtime::builder().backend(backend).data_dir(&cli.data);
     if let Some(p) = &cli.workspace_archive {
         builder = builder.workspace_archive(p);
@@ -94,11 +96,18 @@ impl StdioSink {
 
 /// A script's status as a process exit status.
 fn exit_status(code: i32) -> ExitCode {
-    ExitCode::from(if (0..=255).contains(&code) { code as u8 } else { 1 })
+    ExitCode::from(if (0..=255).contains(&code) {
+        code as u8
+    } else {
+        1
+    })
 }
 
 /// Runs one request in the session, streaming to our stdio.
-async fn run_streaming(session: &mut Session, mut request: RunRequest) -> anyhow::Result<RunResult> {
+async fn run_streaming(
+    session: &mut Session,
+    mut request: RunRequest,
+) -> anyhow::Result<RunResult> {
     let sink = Arc::new(StdioSink::default());
     request.sink = Some(sink.clone());
     let result = session.run(request).await?;
@@ -114,10 +123,14 @@ pub async fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<ExitCode> {
         (None, Some(f)) if f.as_os_str() == "-" => {
             stdin_used = true;
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("reading the script from stdin")?;
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("reading the script from stdin")?;
             s
         }
-        (None, Some(f)) => std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?,
+        (None, Some(f)) => {
+            std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?
+        }
         (None, None) => bail!("give a script with -c SCRIPT or a FILE"),
     };
     let timeout = timeout(args.timeout)?;
@@ -127,10 +140,12 @@ pub async fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<ExitCode> {
         Vec::new()
     } else {
         let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).context("reading stdin")?;
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("reading stdin")?;
         buf
     };
-    let rt = runtime(cli, backend(&args.backend).await?);
+    let rt = runtime(cli, backend_for(&args.backend).await?);
     let mut session = match &args.agent {
         Some(agent) => rt.session(agent)?,
         None => rt.ephemeral_session(),
@@ -155,11 +170,15 @@ pub async fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<ExitCode> {
 /// `sandkeep shell`: a REPL session; each line is a turn, parked after it.
 pub async fn shell(cli: &Cli, args: &ShellArgs) -> anyhow::Result<ExitCode> {
     let timeout = timeout(args.timeout)?;
-    let rt = runtime(cli, backend(&args.backend).await?);
+    let rt = runtime(cli, backend_for(&args.backend).await?);
     let mut session = rt.session(&args.agent)?;
     let interactive = std::io::stdin().is_terminal();
     if interactive {
-        eprintln!("sandkeep: session {} of agent {} (one turn per line; end with Ctrl-D)", session.id(), args.agent);
+        eprintln!(
+            "sandkeep: session {} of agent {} (one turn per line; end with Ctrl-D)",
+            session.id(),
+            args.agent
+        );
     }
     let (tx, mut rx) = tokio::sync::mpsc::channel::<std::io::Result<String>>(1);
     // Lines are read on a plain thread: stdin is blocking.

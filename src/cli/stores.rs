@@ -38,7 +38,12 @@ fn print_entries(entries: &[Entry], json: bool) -> anyhow::Result<()> {
 /// Runs a `mindlog` subcommand.
 pub fn mindlog(cli: &Cli, cmd: &MindlogCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        MindlogCommand::Append { agent, kind, session, text } => {
+        MindlogCommand::Append {
+            agent,
+            kind,
+            session,
+            text,
+        } => {
             let kind: Kind = kind.parse()?;
             let log = Mindlog::new(paths(cli, agent)?.mindlog);
             match log.append(kind, &text.join(" "), session.as_deref())? {
@@ -46,11 +51,21 @@ pub fn mindlog(cli: &Cli, cmd: &MindlogCommand) -> anyhow::Result<ExitCode> {
                 None => eprintln!("sandkeep: nothing appended (the text is blank)"),
             }
         }
-        MindlogCommand::Read { agent, limit, before, json } => {
+        MindlogCommand::Read {
+            agent,
+            limit,
+            before,
+            json,
+        } => {
             let log = Mindlog::new(paths(cli, agent)?.mindlog);
             print_entries(&log.read(*limit, before.as_deref())?, *json)?;
         }
-        MindlogCommand::Search { agent, query, limit, json } => {
+        MindlogCommand::Search {
+            agent,
+            query,
+            limit,
+            json,
+        } => {
             let log = Mindlog::new(paths(cli, agent)?.mindlog);
             print_entries(&log.search(query, *limit)?, *json)?;
         }
@@ -64,7 +79,10 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
         ArchiveCommand::Ls { agent } => {
             let store = ArchiveStore::new(paths(cli, agent)?.archive);
             let Some(tree) = store.list().with_context(|| format!("agent {agent}"))? else {
-                eprintln!("sandkeep: agent {agent} has no workspace archive yet ({})", store.path().display());
+                eprintln!(
+                    "sandkeep: agent {agent} has no workspace archive yet ({})",
+                    store.path().display()
+                );
                 return Ok(ExitCode::from(1));
             };
             let mut out = std::io::stdout().lock();
@@ -72,7 +90,10 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
                 writeln!(out, "{}", long_line(entry))?;
             }
             for refused in &tree.refused {
-                eprintln!("sandkeep: warning: refused entry {:?}: {}", refused.name, refused.reason);
+                eprintln!(
+                    "sandkeep: warning: refused entry {:?}: {}",
+                    refused.name, refused.reason
+                );
             }
         }
     }
@@ -96,7 +117,16 @@ fn long_line(e: &ArchiveEntry) -> String {
         mode.push(if bits & 1 != 0 { 'x' } else { '-' });
     }
     let when = time::OffsetDateTime::from_unix_timestamp(e.mtime as i64)
-        .map(|t| format!("{:04}-{:02}-{:02} {:02}:{:02}", t.year(), u8::from(t.month()), t.day(), t.hour(), t.minute()))
+        .map(|t| {
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}",
+                t.year(),
+                u8::from(t.month()),
+                t.day(),
+                t.hour(),
+                t.minute()
+            )
+        })
         .unwrap_or_else(|_| "????-??-?? ??:??".into());
     let name = match e.kind {
         EntryKind::Dir => format!("{}/", e.path),

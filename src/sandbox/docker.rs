@@ -56,9 +56,10 @@ pub fn connect(config: &DockerConfig) -> Result<Docker, SandboxError> {
 /// Turns a bollard error into a backend error with the daemon's message.
 pub fn map_api_error(e: bollard::errors::Error) -> SandboxError {
     match e {
-        bollard::errors::Error::DockerResponseServerError { status_code, message } => {
-            SandboxError::Backend(format!("docker: {message} (HTTP {status_code})"))
-        }
+        bollard::errors::Error::DockerResponseServerError {
+            status_code,
+            message,
+        } => SandboxError::Backend(format!("docker: {message} (HTTP {status_code})")),
         other => SandboxError::Backend(format!("docker: {other}")),
     }
 }
@@ -85,14 +86,19 @@ impl DockerBackend {
         match tokio::time::timeout(config.ping_timeout, docker.ping()).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => return Err(unreachable(e.to_string())),
-            Err(_) => return Err(unreachable(format!("no answer within {:?}", config.ping_timeout))),
+            Err(_) => {
+                return Err(unreachable(format!(
+                    "no answer within {:?}",
+                    config.ping_timeout
+                )));
+            }
         }
-        let docker = match tokio::time::timeout(config.ping_timeout, docker.negotiate_version()).await
-        {
-            Ok(Ok(d)) => d,
-            Ok(Err(e)) => return Err(unreachable(format!("version negotiation: {e}"))),
-            Err(_) => return Err(unreachable("version negotiation timed out".into())),
-        };
+        let docker =
+            match tokio::time::timeout(config.ping_timeout, docker.negotiate_version()).await {
+                Ok(Ok(d)) => d,
+                Ok(Err(e)) => return Err(unreachable(format!("version negotiation: {e}"))),
+                Err(_) => return Err(unreachable("version negotiation timed out".into())),
+            };
         let api_version = docker.client_version().to_string();
         let owner = tokio::task::spawn_blocking(Owner::current)
             .await
@@ -131,9 +137,9 @@ impl DockerBackend {
     pub async fn image_present(&self) -> Result<bool, SandboxError> {
         match self.docker.inspect_image(&self.config.image).await {
             Ok(_) => Ok(true),
-            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => {
-                Ok(false)
-            }
+            Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404, ..
+            }) => Ok(false),
             Err(e) => Err(map_api_error(e)),
         }
     }
@@ -146,10 +152,13 @@ impl DockerBackend {
                 let image = &self.config.image;
                 let present = self.image_present().await?;
                 match self.config.pull {
-                    PullPolicy::Never if !present => Err(self.missing_image("pull policy is never")),
-                    PullPolicy::IfNotPresent if !present => {
-                        self.pull().await.map_err(|e| self.missing_image(&format!("pull failed: {e}")))
+                    PullPolicy::Never if !present => {
+                        Err(self.missing_image("pull policy is never"))
                     }
+                    PullPolicy::IfNotPresent if !present => self
+                        .pull()
+                        .await
+                        .map_err(|e| self.missing_image(&format!("pull failed: {e}"))),
                     PullPolicy::Always => self.pull().await.map_err(|e| {
                         SandboxError::Backend(format!("pulling {image} (pull policy always): {e}"))
                     }),
@@ -167,8 +176,10 @@ impl DockerBackend {
 
     async fn pull(&self) -> Result<(), String> {
         tracing::info!(image = %self.config.image, "pulling the sandbox image");
-        let options =
-            CreateImageOptions { from_image: Some(self.config.image.clone()), ..Default::default() };
+        let options = CreateImageOptions {
+            from_image: Some(self.config.image.clone()),
+            ..Default::default()
+        };
         let mut stream = self.docker.create_image(Some(options), None, None);
         while let Some(item) = stream.next().await {
             let info = item.map_err(|e| e.to_string())?;

@@ -83,7 +83,9 @@ pub struct LocalSandbox {
 
 impl std::fmt::Debug for LocalSandbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LocalSandbox").field("id", &self.id).finish_non_exhaustive()
+        f.debug_struct("LocalSandbox")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -128,7 +130,11 @@ impl LocalSandbox {
 fn new_sandbox_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("local-{:x}-{n}-{:08x}", std::process::id(), rand::random::<u32>())
+    format!(
+        "local-{:x}-{n}-{:08x}",
+        std::process::id(),
+        rand::random::<u32>()
+    )
 }
 
 /// Resolves a sandbox path: relative paths start at `/workspace`.
@@ -137,7 +143,10 @@ fn sandbox_path(path: &str) -> String {
 }
 
 fn path_error(path: &str, err: FsError) -> SandboxError {
-    SandboxError::Path { path: path.to_string(), reason: err.to_string() }
+    SandboxError::Path {
+        path: path.to_string(),
+        reason: err.to_string(),
+    }
 }
 
 fn panic_message(what: &str, payload: Box<dyn std::any::Any + Send>) -> String {

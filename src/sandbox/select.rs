@@ -29,9 +29,10 @@ impl BackendChoice {
     /// The choice in `SANDKEEP_BACKEND`, if it is set (an invalid value is an error).
     pub fn from_env() -> Result<Option<BackendChoice>, String> {
         match std::env::var(BACKEND_ENV) {
-            Ok(v) if !v.trim().is_empty() => {
-                v.parse().map(Some).map_err(|e| format!("{BACKEND_ENV}: {e}"))
-            }
+            Ok(v) if !v.trim().is_empty() => v
+                .parse()
+                .map(Some)
+                .map_err(|e| format!("{BACKEND_ENV}: {e}")),
             _ => Ok(None),
         }
     }
@@ -55,7 +56,9 @@ impl FromStr for BackendChoice {
             "auto" => Ok(BackendChoice::Auto),
             "local" => Ok(BackendChoice::Local),
             "docker" => Ok(BackendChoice::Docker),
-            other => Err(format!("unknown backend {other:?} (expected auto, local or docker)")),
+            other => Err(format!(
+                "unknown backend {other:?} (expected auto, local or docker)"
+            )),
         }
     }
 }
@@ -104,8 +107,12 @@ pub async fn choose_backend(
 /// A daemon without the image and a `never` pull policy would fail every
 /// session, so `auto` does not pick it.
 async fn auto_docker(config: DockerConfig) -> Result<DockerBackend, String> {
-    let backend = DockerBackend::connect(config).await.map_err(|e| e.to_string())?;
-    if backend.config().pull == PullPolicy::Never && !backend.image_present().await.map_err(|e| e.to_string())? {
+    let backend = DockerBackend::connect(config)
+        .await
+        .map_err(|e| e.to_string())?;
+    if backend.config().pull == PullPolicy::Never
+        && !backend.image_present().await.map_err(|e| e.to_string())?
+    {
         return Err(format!(
             "docker answered at {} but has no image {} and the pull policy is never; \
              build it with {}",
@@ -140,10 +147,22 @@ mod tests {
 
     #[test]
     fn choices_parse_and_print_round_trip() {
-        for c in [BackendChoice::Auto, BackendChoice::Local, BackendChoice::Docker] {
+        for c in [
+            BackendChoice::Auto,
+            BackendChoice::Local,
+            BackendChoice::Docker,
+        ] {
             assert_eq!(c.to_string().parse::<BackendChoice>().unwrap(), c);
         }
-        assert_eq!(" Docker ".parse::<BackendChoice>().unwrap(), BackendChoice::Docker);
-        assert!("podman".parse::<BackendChoice>().unwrap_err().contains("auto, local or docker"));
+        assert_eq!(
+            " Docker ".parse::<BackendChoice>().unwrap(),
+            BackendChoice::Docker
+        );
+        assert!(
+            "podman"
+                .parse::<BackendChoice>()
+                .unwrap_err()
+                .contains("auto, local or docker")
+        );
     }
 }

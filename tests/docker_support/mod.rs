@@ -16,7 +16,10 @@ pub fn docker_required() -> bool {
 
 /// The config the tests use: the environment's daemon and image, no pulls.
 pub fn test_config() -> DockerConfig {
-    DockerConfig { pull: PullPolicy::Never, ..DockerConfig::from_env() }
+    DockerConfig {
+        pull: PullPolicy::Never,
+        ..DockerConfig::from_env()
+    }
 }
 
 /// Connects with `config`, or returns `None` after printing why the test is
@@ -26,9 +29,9 @@ pub async fn backend_with(config: DockerConfig) -> Option<DockerBackend> {
     let reason = match DockerBackend::connect(config).await {
         Ok(backend) => match backend.image_present().await {
             Ok(true) => return Some(backend),
-            Ok(false) => format!(
-                "image {image} is missing (build it with fixtures/docker/build-image.sh)"
-            ),
+            Ok(false) => {
+                format!("image {image} is missing (build it with fixtures/docker/build-image.sh)")
+            }
             Err(e) => e.to_string(),
         },
         Err(e) => e.to_string(),
@@ -49,13 +52,24 @@ pub async fn backend() -> Option<DockerBackend> {
 pub fn session_id(test: &str) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    format!("test-{test}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "test-{test}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// A fresh sandbox for `test`.
 pub async fn sandbox(backend: &DockerBackend, test: &str) -> Arc<dyn Sandbox> {
-    let spec = SandboxSpec { session_id: session_id(test), agent: "tests".into(), env: vec![] };
-    backend.create(&spec).await.expect("create a docker sandbox")
+    let spec = SandboxSpec {
+        session_id: session_id(test),
+        agent: "tests".into(),
+        env: vec![],
+    };
+    backend
+        .create(&spec)
+        .await
+        .expect("create a docker sandbox")
 }
 
 /// The ids of the containers labelled with `session`.
@@ -65,7 +79,11 @@ pub async fn containers_of(backend: &DockerBackend, session: &str) -> Vec<String
         "label".to_string(),
         vec![format!("sandkeep.session={session}")],
     )]);
-    let options = ListContainersOptions { all: true, filters: Some(filters), ..Default::default() };
+    let options = ListContainersOptions {
+        all: true,
+        filters: Some(filters),
+        ..Default::default()
+    };
     backend
         .docker()
         .list_containers(Some(options))
@@ -81,6 +99,12 @@ pub async fn teardown(backend: &DockerBackend, sandbox: Arc<dyn Sandbox>) {
     let id = sandbox.id().to_string();
     sandbox.stop().await.expect("stop");
     drop(sandbox);
-    let inspect = backend.docker().inspect_container(&id, None::<bollard::query_parameters::InspectContainerOptions>).await;
+    let inspect = backend
+        .docker()
+        .inspect_container(
+            &id,
+            None::<bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await;
     assert!(inspect.is_err(), "container {id} still exists after stop");
 }

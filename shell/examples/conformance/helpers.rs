@@ -47,9 +47,9 @@ fn printenv_py(ctx: &mut CommandCtx<'_>) -> i32 {
 fn stdout_stderr_py(ctx: &mut CommandCtx<'_>) -> i32 {
     let out = ctx.args.get(1).cloned().unwrap_or_else(|| "STDOUT".into());
     let err = ctx.args.get(2).cloned().unwrap_or_else(|| "STDERR".into());
-    let _ = writeln!(ctx.stdout, "{out}");
-    let _ = ctx.stdout.flush();
+    // Python buffers stdout when it is not a terminal: stderr comes out first.
     let _ = writeln!(ctx.stderr, "{err}");
+    let _ = writeln!(ctx.stdout, "{out}");
     ctx.args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0)
 }
 

@@ -85,6 +85,7 @@ pub fn parse(text: &str) -> Vec<Case> {
         let mut default = Expect::default();
         let mut bash = Expect::default();
         let mut bash_seen = false;
+        let mut inline_code: Option<String> = None;
         while i < lines.len() && !lines[i].starts_with("#### ") {
             let line = lines[i];
             let Some(meta) = line.strip_prefix("## ") else {
@@ -130,6 +131,10 @@ pub fn parse(text: &str) -> Vec<Case> {
                     i += 1;
                 }
             }
+            if q.is_none() && key == "code" {
+                inline_code = Some(format!("{}\n", value.trim_start()));
+                continue;
+            }
             let Some(t) = target else {
                 continue;
             };
@@ -143,6 +148,8 @@ pub fn parse(text: &str) -> Vec<Case> {
         }
         let stdout = if bash.stdout.is_some() { bash.stdout } else { default.stdout };
         let status = bash.status.or(default.status).unwrap_or(0);
+        // The harness drops blank lines between the name and the code.
+        let code = inline_code.unwrap_or_else(|| code.trim_start_matches('\n').to_string());
         cases.push(Case { name, code, stdout, status });
     }
     cases

@@ -39,7 +39,7 @@ impl Interp {
             CompoundCommand::CaseClause(c) => self.exec_case(c),
             CompoundCommand::Arithmetic(a) => {
                 self.control.count_command().map_err(Interrupt::Limit)?;
-                self.lineno = a.loc.start.line as u32;
+                self.set_line(a.loc.start.line);
                 if self.opts.xtrace {
                     let t = format!("(( {} ))", a.expr.value.trim());
                     self.trace(&t);
@@ -151,7 +151,11 @@ impl Interp {
     }
 
     fn exec_for(&mut self, f: &ast::ForClauseCommand) -> ExecResult {
-        self.lineno = f.loc.start.line as u32;
+        self.set_line(f.loc.start.line);
+        if !super::vars::is_valid_name(&f.variable_name) {
+            self.shell_error(format_args!("`{}': not a valid identifier", f.variable_name));
+            return Ok(1);
+        }
         let values = match &f.values {
             Some(words) => self.expand_words(words)?,
             None => self.positional.clone(),
@@ -160,10 +164,6 @@ impl Interp {
             let mut status = 0;
             for v in values {
                 sh.control.count_iteration().map_err(Interrupt::Limit)?;
-                if sh.opts.xtrace {
-                    let t = format!("for {} in ...", f.variable_name);
-                    let _ = t;
-                }
                 if let Err(e) = sh.assign(&f.variable_name, &v, false) {
                     if let super::vars::VarError::Interrupted(i) = e {
                         return Err(i);
@@ -187,7 +187,7 @@ impl Interp {
     }
 
     fn exec_arith_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> ExecResult {
-        self.lineno = f.loc.start.line as u32;
+        self.set_line(f.loc.start.line);
         if self.arith_step(&f.initializer)?.is_none() {
             return Ok(1);
         }
@@ -212,7 +212,7 @@ impl Interp {
     }
 
     fn exec_case(&mut self, c: &ast::CaseClauseCommand) -> ExecResult {
-        self.lineno = c.loc.start.line as u32;
+        self.set_line(c.loc.start.line);
         let value = self.expand_string(&c.value.value)?;
         let opts = MatchOptions { extglob: true, nocase: self.opts.nocasematch };
         let mut status = 0;

@@ -244,6 +244,7 @@ impl Interp {
                     | WordPiece::GettextDoubleQuotedSequence(_)
                     | WordPiece::AnsiCQuotedText(_)
                     | WordPiece::EscapeSequence(_)
+                    | WordPiece::TildeExpansion(_)
             );
             let text = self.expand_one_piece(&p.piece)?;
             if quoted {

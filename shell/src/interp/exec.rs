@@ -24,7 +24,7 @@ use crate::{RunOptions, RunOutput, Shell};
 pub use super::fd::FdTable;
 
 /// Native stack given to threads that continue a deep recursion.
-const HOP_STACK: usize = 256 << 20;
+const HOP_STACK: usize = 16 << 20;
 
 /// Call levels run on one native stack before hopping to a fresh thread.
 const LEVELS_PER_STACK: usize = 64;
@@ -93,8 +93,14 @@ impl Interp {
     /// Runs `source` in a subshell and returns its stdout (`$(...)`, backticks),
     /// with trailing newlines NOT yet removed. Sets `last_status`.
     pub fn command_substitution(&mut self, source: &str) -> Result<Vec<u8>, Interrupt> {
+        if let Some(data) = self.read_file_substitution(source)? {
+            return Ok(data);
+        }
         let buf = Arc::new(Mutex::new(Vec::new()));
         let mut sub = self.subshell();
+        if !sub.opts.inherit_errexit {
+            sub.opts.errexit = false;
+        }
         sub.fds.set(1, Some(Handle::Capture(buf.clone())));
         let r = sub.nest(|sh| sh.run_source_inner(source));
         let status = sub.finish_subshell(r)?;
@@ -103,6 +109,58 @@ impl Interp {
         self.last_cmdsub_status = Some(status);
         let out = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
         Ok(out)
+    }
+
+    /// `$(< file)`: the file's contents, without running a command.
+    fn read_file_substitution(&mut self, source: &str) -> Result<Option<Vec<u8>>, Interrupt> {
+        if !source.trim_start().starts_with('<') {
+            return Ok(None);
+        }
+        let Some(program) = self.parse_cache.get(source) else {
+            return Ok(None);
+        };
+        let [cc] = &program.complete_commands[..] else {
+            return Ok(None);
+        };
+        let [item] = &cc.0[..] else {
+            return Ok(None);
+        };
+        let ao = &item.0;
+        if !ao.additional.is_empty() || ao.first.seq.len() != 1 || ao.first.bang {
+            return Ok(None);
+        }
+        let Command::Simple(sc) = &ao.first.seq[0] else {
+            return Ok(None);
+        };
+        if sc.word_or_name.is_some() || sc.suffix.is_some() {
+            return Ok(None);
+        }
+        let Some(prefix) = &sc.prefix else {
+            return Ok(None);
+        };
+        let [ast::CommandPrefixOrSuffixItem::IoRedirect(r)] = &prefix.0[..] else {
+            return Ok(None);
+        };
+        let ast::IoRedirect::File(None | Some(0), ast::IoFileRedirectKind::Read, ast::IoFileRedirectTarget::Filename(w)) = r
+        else {
+            return Ok(None);
+        };
+        let fields = self.expand_words(std::slice::from_ref(w))?;
+        let path = fields.join(" ");
+        let abs = crate::fs::Fs::resolve(&self.cwd, &path);
+        match self.fs.read(&abs) {
+            Ok(d) => {
+                self.last_status = 0;
+                self.last_cmdsub_status = Some(0);
+                Ok(Some(d))
+            }
+            Err(e) => {
+                self.shell_error(format_args!("{path}: {e}"));
+                self.last_status = 1;
+                self.last_cmdsub_status = Some(1);
+                Ok(Some(Vec::new()))
+            }
+        }
     }
 
     /// Writes to file descriptor `fd` (1 = stdout, 2 = stderr).
@@ -152,16 +210,19 @@ impl Interp {
                 None => sh.exec_compound(&body.0),
             }
         });
+        let mut trap_result = Ok(0);
         if let Some(trap) = self.traps.get("RETURN").cloned()
             && !trap.is_empty()
+            && self.trap_depth == 0
         {
-            let saved = self.last_status;
-            let _ = self.run_source(&trap);
-            self.last_status = saved;
+            trap_result = self.run_trap(&trap);
         }
         self.vars.pop_scope();
         self.call_stack.pop();
         self.positional = saved_args;
+        if let Err(e @ (Interrupt::Exit(_) | Interrupt::Limit(_))) = trap_result {
+            return Err(e);
+        }
         match r {
             Err(Interrupt::Return(n)) => Ok(n),
             other => other,
@@ -200,8 +261,10 @@ impl Interp {
     pub fn subshell(&self) -> Interp {
         let mut sub = self.clone();
         sub.subshell_depth += 1;
-        sub.traps.retain(|_, v| v.is_empty());
+        let errtrace = self.opts.get_set_option("errtrace") == Some(true);
+        sub.traps.retain(|k, v| v.is_empty() || (errtrace && k == "ERR"));
         sub.last_bg_pid = None;
+        sub.procsubs.clear();
         sub
     }
 
@@ -270,6 +333,9 @@ impl Interp {
     /// Executes `a && b || c`, applying `set -e` and the ERR trap to the last
     /// pipeline only.
     pub(crate) fn exec_and_or(&mut self, list: &ast::AndOrList) -> ExecResult {
+        if self.opts.noexec {
+            return Ok(0);
+        }
         let n = list.additional.len();
         let mut status = if n == 0 {
             self.exec_pipeline_checked(&list.first, true)?
@@ -279,6 +345,7 @@ impl Interp {
             self.errexit_quiet -= 1;
             r?
         };
+        let mut ran_last = n == 0;
         for (i, next) in list.additional.iter().enumerate() {
             let last = i + 1 == n;
             let (run, p) = match next {
@@ -289,6 +356,7 @@ impl Interp {
                 continue;
             }
             status = if last {
+                ran_last = true;
                 self.exec_pipeline_checked(p, true)?
             } else {
                 self.errexit_quiet += 1;
@@ -297,13 +365,20 @@ impl Interp {
                 r?
             };
         }
+        if !ran_last {
+            // `a && b` failing in `a`: a compound command ending with this
+            // status does not trigger `set -e` either.
+            self.errexit_exempt = status != 0;
+        }
         Ok(status)
     }
 
     fn exec_pipeline_checked(&mut self, p: &ast::Pipeline, last: bool) -> ExecResult {
+        self.errexit_exempt = false;
         let status = self.exec_pipeline(p)?;
         self.last_status = status;
-        if status != 0 && last && !p.bang && self.errexit_quiet == 0 {
+        let exempt = self.errexit_exempt && p.seq.len() == 1 && matches!(p.seq[0], Command::Compound(..));
+        if status != 0 && last && !p.bang && self.errexit_quiet == 0 && !exempt {
             self.on_failure(status)?;
         }
         if self.broken_pipe && self.subshell_depth > 0 {
@@ -316,19 +391,41 @@ impl Interp {
     pub(crate) fn on_failure(&mut self, status: i32) -> Result<(), Interrupt> {
         if let Some(trap) = self.traps.get("ERR").cloned()
             && !trap.is_empty()
+            && self.trap_depth == 0
+            && (self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true))
         {
-            self.errexit_quiet += 1;
-            let r = self.run_source(&trap);
-            self.errexit_quiet -= 1;
-            if let Err(i) = r {
-                return Err(i);
-            }
+            self.run_trap(&trap)?;
             self.last_status = status;
         }
         if self.opts.errexit {
             return Err(Interrupt::Exit(status));
         }
         Ok(())
+    }
+
+    /// Runs the DEBUG trap before a command, if one is set.
+    pub(crate) fn debug_trap(&mut self) -> Result<(), Interrupt> {
+        if self.trap_depth > 0 {
+            return Ok(());
+        }
+        let Some(trap) = self.traps.get("DEBUG") else {
+            return Ok(());
+        };
+        if trap.is_empty() {
+            return Ok(());
+        }
+        let trap = trap.clone();
+        let saved_errexit_quiet = std::mem::take(&mut self.errexit_quiet);
+        let saved = self.last_status;
+        self.trap_depth += 1;
+        let r = self.run_source(&trap);
+        self.trap_depth -= 1;
+        self.errexit_quiet = saved_errexit_quiet;
+        self.last_status = saved;
+        match r {
+            Ok(_) | Err(Interrupt::Return(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Executes one command of a pipeline.
@@ -345,12 +442,16 @@ impl Interp {
             Command::Function(def) => {
                 self.control.count_command().map_err(Interrupt::Limit)?;
                 let name = def.fname.value.clone();
+                if name.contains(['$', '`', '\'', '"']) {
+                    self.shell_error(format_args!("`{name}': not a valid identifier"));
+                    return Ok(1);
+                }
                 self.funcs.insert(name, Arc::new(def.clone()));
                 Ok(0)
             }
             Command::ExtendedTest(t, redirs) => {
                 self.control.count_command().map_err(Interrupt::Limit)?;
-                self.lineno = t.loc.start.line as u32;
+                self.set_line(t.loc.start.line);
                 let run = |sh: &mut Interp| -> ExecResult {
                     if sh.opts.xtrace {
                         let line = format!("[[ {} ]]", t.expr);

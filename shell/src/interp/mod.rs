@@ -127,6 +127,12 @@ pub struct Interp {
     pub last_cmdsub_status: Option<i32>,
     /// Process substitutions of the current command, cleaned up after it.
     pub(crate) procsubs: Vec<redirect::ProcSub>,
+    /// Nesting of trap handlers being run: `LINENO` keeps the line of the
+    /// command that triggered them, and DEBUG does not trigger itself.
+    pub trap_depth: u32,
+    /// The last failure came from a short-circuited `&&`/`||` list, which
+    /// `set -e` ignores even when it ends a compound command.
+    pub(crate) errexit_exempt: bool,
 }
 
 impl Interp {
@@ -137,6 +143,25 @@ impl Interp {
             None => "bash".to_string(),
             Some(p) => format!("{p}: line {}", self.lineno),
         }
+    }
+
+    /// Records the line of the command about to run (`LINENO`).
+    pub(crate) fn set_line(&mut self, line: usize) {
+        if self.trap_depth == 0 {
+            self.lineno = line as u32;
+        }
+    }
+
+    /// Runs a trap handler: `$?` is preserved, `LINENO` is not changed.
+    pub(crate) fn run_trap(&mut self, source: &str) -> ExecResult {
+        let saved = self.last_status;
+        self.trap_depth += 1;
+        self.errexit_quiet += 1;
+        let r = self.run_source(source);
+        self.errexit_quiet -= 1;
+        self.trap_depth -= 1;
+        self.last_status = saved;
+        r
     }
 
     /// Writes `{prefix}: message` and a newline to fd 2.

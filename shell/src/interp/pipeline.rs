@@ -42,9 +42,28 @@ impl Interp {
         {
             status = *s;
         }
-        let arr: BTreeMap<i64, String> =
-            statuses.iter().enumerate().map(|(i, s)| (i as i64, s.to_string())).collect();
-        let _ = self.vars.set("PIPESTATUS", Value::Indexed(arr));
+        // bash leaves PIPESTATUS to the inner commands of a lone compound
+        // command (`if`, `{ }`, loops), except subshells and `(( ))`.
+        let sets = p.seq.len() > 1
+            || match &p.seq[0] {
+                ast::Command::Compound(c, _) => matches!(
+                    c,
+                    ast::CompoundCommand::Subshell(_) | ast::CompoundCommand::Arithmetic(_)
+                ),
+                ast::Command::Function(_) => false,
+                _ => true,
+            };
+        let unchanged = sets
+            && statuses.len() == 1
+            && matches!(
+                self.vars.get("PIPESTATUS").and_then(|v| v.value.as_ref()),
+                Some(Value::Indexed(a)) if a.len() == 1 && a.get(&0).is_some_and(|v| v.parse() == Ok(statuses[0]))
+            );
+        if sets && !unchanged {
+            let arr: BTreeMap<i64, String> =
+                statuses.iter().enumerate().map(|(i, s)| (i as i64, s.to_string())).collect();
+            let _ = self.vars.set("PIPESTATUS", Value::Indexed(arr));
+        }
         if p.bang {
             status = i32::from(status == 0);
         }

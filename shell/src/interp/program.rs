@@ -46,6 +46,12 @@ impl Interp {
     /// Finds a program the way `execvp` does: a path with a `/` as is,
     /// otherwise the first match along `PATH`.
     pub(crate) fn find_program(&self, name: &str) -> Option<Found> {
+        let path = self.vars.get_str("PATH").unwrap_or("").to_string();
+        self.find_program_in(name, &path)
+    }
+
+    /// [`Interp::find_program`] with an explicit `PATH` (`PATH=x cmd`).
+    fn find_program_in(&self, name: &str, path: &str) -> Option<Found> {
         if name.is_empty() {
             return None;
         }
@@ -60,7 +66,6 @@ impl Interp {
             }
             return Some(Found { path: abs, kind: ProgKind::Script });
         }
-        let path = self.vars.get_str("PATH").unwrap_or("").to_string();
         for dir in path.split(':') {
             let dir = if dir.is_empty() { self.cwd.clone() } else { Fs::resolve(&self.cwd, dir) };
             if is_bin_dir(&dir)
@@ -82,7 +87,11 @@ impl Interp {
     /// Runs a program with `env` added to the exported environment.
     pub(crate) fn run_program(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
         let name = &argv[0];
-        let Some(found) = self.find_program(name) else {
+        let found = match env.iter().rev().find(|(k, _)| k == "PATH") {
+            Some((_, p)) => self.find_program_in(name, p),
+            None => self.find_program(name),
+        };
+        let Some(found) = found else {
             self.shell_error(format_args!("{name}: command not found"));
             return Ok(127);
         };
@@ -263,6 +272,9 @@ impl Interp {
         while i < argv.len() {
             let a = &argv[i];
             if a == "--" || a == "-" {
+                if a == "-" && command.is_none() {
+                    read_stdin = true;
+                }
                 i += 1;
                 break;
             }
@@ -274,6 +286,17 @@ impl Interp {
             if a == "-s" {
                 read_stdin = true;
                 i += 1;
+                continue;
+            }
+            if a == "-O" || a == "+O" {
+                if let Some(name) = argv.get(i + 1) {
+                    child.opts.set_shopt(name, a == "-O");
+                }
+                i += 2;
+                continue;
+            }
+            if a == "--rcfile" || a == "--init-file" {
+                i += 2;
                 continue;
             }
             if a == "-o" || a == "+o" {

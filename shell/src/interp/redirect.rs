@@ -64,9 +64,14 @@ impl Interp {
     pub(crate) fn open_redirects(&mut self, redirs: &[RedirRef<'_>]) -> Result<Saved, Result<Failed, Interrupt>> {
         let mut saved = Saved::default();
         for (r, var) in redirs {
+            let before = saved.fds.len();
             if let Err(e) = self.open_one(r, *var, &mut saved) {
                 self.restore_redirects(saved);
                 return Err(e);
+            }
+            if var.is_some() {
+                // `{name}>file` stays open after the command, as in bash.
+                saved.fds.truncate(before);
             }
         }
         Ok(saved)
@@ -89,8 +94,34 @@ impl Interp {
         Err(Ok(1))
     }
 
+    /// Expands a redirection target: one field (globbing included), else
+    /// "ambiguous redirect". An expansion error fails the command only.
     fn expand_target(&mut self, w: &ast::Word) -> Result<String, Result<Failed, Interrupt>> {
-        self.expand_string(&w.value).map_err(Err)
+        let plain = w.value.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b','));
+        if plain {
+            return Ok(w.value.clone());
+        }
+        let fields = match self.expand_words(std::slice::from_ref(w)) {
+            Ok(f) => f,
+            Err(Interrupt::Exit(n)) => return Err(Ok(n)),
+            Err(e) => return Err(Err(e)),
+        };
+        match <[String; 1]>::try_from(fields) {
+            Ok([f]) => Ok(f),
+            Err(_) => {
+                self.shell_error(format_args!("{}: ambiguous redirect", w.value));
+                Err(Ok(1))
+            }
+        }
+    }
+
+    /// Expands a here-string or duplication word (no splitting or globbing).
+    fn expand_redir_word(&mut self, w: &ast::Word) -> Result<String, Result<Failed, Interrupt>> {
+        match self.expand_string(&w.value) {
+            Ok(s) => Ok(s),
+            Err(Interrupt::Exit(n)) => Err(Ok(n)),
+            Err(e) => Err(Err(e)),
+        }
     }
 
     fn open_one(
@@ -133,7 +164,7 @@ impl Interp {
                         self.dup(*src, target_fd, input, saved)?;
                     }
                     IoFileRedirectTarget::Duplicate(w) => {
-                        let text = self.expand_target(w)?;
+                        let text = self.expand_redir_word(w)?;
                         if text == "-" {
                             let target_fd = match (fd, var) {
                                 (_, Some(v)) => match self.vars.get_str(v).and_then(|s| s.parse().ok()) {
@@ -159,10 +190,14 @@ impl Interp {
                                 }
                             }
                             Err(_) => {
-                                if !input && fd.is_none() && var.is_none() {
+                                if !input && var.is_none() {
+                                    // `>&file` / `1>&file`: a file name, not a descriptor.
                                     let h = self.open_path(&text, FileMode::Write, false)?;
-                                    self.install(1, Some(h.clone()), saved);
-                                    self.install(2, Some(h), saved);
+                                    let target_fd = fd.unwrap_or(1);
+                                    self.install(target_fd, Some(h.clone()), saved);
+                                    if fd.is_none() {
+                                        self.install(2, Some(h), saved);
+                                    }
                                 } else {
                                     return self.redir_error(&text, "ambiguous redirect");
                                 }
@@ -194,7 +229,7 @@ impl Interp {
                 self.install(target_fd, Some(h), saved);
             }
             ast::IoRedirect::HereString(fd, w) => {
-                let mut s = self.expand_target(w)?;
+                let mut s = self.expand_redir_word(w)?;
                 s.push('\n');
                 let target_fd = self.target_fd(*fd, var, 0, saved)?;
                 let h = Handle::Bytes(Arc::new(ByteSource::new(s.into_bytes())));

@@ -119,6 +119,8 @@ impl Interp {
             source_depth: 0,
             last_cmdsub_status: None,
             procsubs: Vec::new(),
+            trap_depth: 0,
+            errexit_exempt: false,
         }
     }
 }

@@ -124,7 +124,7 @@ impl Interp {
         if let Some(w) = &sc.word_or_name
             && let Some(l) = &w.loc
         {
-            self.lineno = l.start.line as u32;
+            self.set_line(l.start.line);
         }
         let name_item;
         if let Some(w) = &sc.word_or_name {
@@ -135,6 +135,7 @@ impl Interp {
             collect_items(&s.0, &mut assigns, &mut redirs, &mut words, false);
         }
         self.last_cmdsub_status = None;
+        self.debug_trap()?;
         let r = self.exec_simple_parts(&assigns, &redirs, &words);
         let f = self.finish_procsubs();
         let status = r?;
@@ -162,6 +163,9 @@ impl Interp {
                 Err(Ok(status)) => self.redirect_failed(status),
                 Err(Err(i)) => Err(i),
             };
+        }
+        if self.opts.xtrace {
+            self.trace_command(&argv, assigns);
         }
         self.with_redirects(redirs, |sh| sh.exec_argv_with_assigns(&argv, assigns))
     }
@@ -315,19 +319,21 @@ impl Interp {
         Ok(cmdsub.unwrap_or(0))
     }
 
-    fn exec_argv_with_assigns(&mut self, argv: &[String], assigns: &[&ast::Assignment]) -> ExecResult {
-        if self.opts.xtrace {
-            let mut t = String::new();
-            for a in assigns {
-                if let (AssignmentName::VariableName(n), AssignmentValue::Scalar(v)) = (&a.name, &a.value) {
-                    let v = self.expand_assignment_value(&v.value).unwrap_or_default();
-                    t.push_str(&format!("{n}={} ", trace_quote(&v)));
-                }
+    /// `set -x` for a command line, before its redirections apply.
+    fn trace_command(&mut self, argv: &[String], assigns: &[&ast::Assignment]) {
+        let mut t = String::new();
+        for a in assigns {
+            if let (AssignmentName::VariableName(n), AssignmentValue::Scalar(v)) = (&a.name, &a.value) {
+                let v = self.expand_assignment_value(&v.value).unwrap_or_default();
+                t.push_str(&format!("{n}={} ", trace_quote(&v)));
             }
-            let words: Vec<String> = argv.iter().map(|a| trace_quote(a)).collect();
-            t.push_str(&words.join(" "));
-            self.trace(&t);
         }
+        let words: Vec<String> = argv.iter().map(|a| trace_quote(a)).collect();
+        t.push_str(&words.join(" "));
+        self.trace(&t);
+    }
+
+    fn exec_argv_with_assigns(&mut self, argv: &[String], assigns: &[&ast::Assignment]) -> ExecResult {
         if assigns.is_empty() {
             return self.dispatch(argv, &[]);
         }

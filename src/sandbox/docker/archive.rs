@@ -18,13 +18,22 @@ pub const SANDBOX_USER: &str = "sandbox";
 /// start at `/workspace`, `.` and `..` are folded (never above `/`).
 pub fn resolve(path: &str) -> Result<String, SandboxError> {
     if path.is_empty() {
-        return Err(SandboxError::Path { path: String::new(), reason: "empty path".into() });
+        return Err(SandboxError::Path {
+            path: String::new(),
+            reason: "empty path".into(),
+        });
     }
     if path.contains('\0') {
-        return Err(SandboxError::Path { path: path.into(), reason: "NUL byte in path".into() });
+        return Err(SandboxError::Path {
+            path: path.into(),
+            reason: "NUL byte in path".into(),
+        });
     }
-    let joined =
-        if path.starts_with('/') { path.to_string() } else { format!("/workspace/{path}") };
+    let joined = if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("/workspace/{path}")
+    };
     let mut parts: Vec<&str> = Vec::new();
     for part in joined.split('/') {
         match part {
@@ -41,9 +50,10 @@ pub fn resolve(path: &str) -> Result<String, SandboxError> {
 /// Splits an absolute normalised path into its parent directory and file name.
 pub fn split_parent(abs: &str) -> Result<(&str, &str), SandboxError> {
     match abs.rsplit_once('/') {
-        Some((_, "")) | None => {
-            Err(SandboxError::Path { path: abs.into(), reason: "is a directory".into() })
-        }
+        Some((_, "")) | None => Err(SandboxError::Path {
+            path: abs.into(),
+            reason: "is a directory".into(),
+        }),
         Some(("", name)) => Ok(("/", name)),
         Some((parent, name)) => Ok((parent, name)),
     }
@@ -59,12 +69,17 @@ pub fn single_file_tar(name: &str, data: &[u8], mtime: u64) -> Result<Vec<u8>, S
     header.set_uid(SANDBOX_UID);
     header.set_gid(SANDBOX_UID);
     header.set_mtime(mtime);
-    let tar_err = |e: std::io::Error| SandboxError::Path { path: name.into(), reason: e.to_string() };
+    let tar_err = |e: std::io::Error| SandboxError::Path {
+        path: name.into(),
+        reason: e.to_string(),
+    };
     header.set_username(SANDBOX_USER).map_err(tar_err)?;
     header.set_groupname(SANDBOX_USER).map_err(tar_err)?;
     let mut builder = tar::Builder::new(Vec::with_capacity(data.len() + 2048));
     // append_data writes a GNU long-name entry first when the name needs one.
-    builder.append_data(&mut header, name, data).map_err(tar_err)?;
+    builder
+        .append_data(&mut header, name, data)
+        .map_err(tar_err)?;
     builder.into_inner().map_err(tar_err)
 }
 
@@ -84,7 +99,9 @@ pub enum Downloaded {
 /// Reads the first entry of the tar the archive API returned for one path.
 pub fn first_entry(tar_bytes: &[u8]) -> Result<Downloaded, String> {
     let mut archive = tar::Archive::new(tar_bytes);
-    let mut entries = archive.entries().map_err(|e| format!("reading archive: {e}"))?;
+    let mut entries = archive
+        .entries()
+        .map_err(|e| format!("reading archive: {e}"))?;
     let Some(entry) = entries.next() else {
         return Err("the daemon returned an empty archive".into());
     };
@@ -92,7 +109,9 @@ pub fn first_entry(tar_bytes: &[u8]) -> Result<Downloaded, String> {
     let kind = entry.header().entry_type();
     Ok(if kind.is_file() {
         let mut data = Vec::with_capacity(entry.size() as usize);
-        entry.read_to_end(&mut data).map_err(|e| format!("reading archive: {e}"))?;
+        entry
+            .read_to_end(&mut data)
+            .map_err(|e| format!("reading archive: {e}"))?;
         Downloaded::File(data)
     } else if kind.is_dir() {
         Downloaded::Directory

@@ -48,7 +48,9 @@ impl FromStr for NetworkPolicy {
         match s.trim().to_ascii_lowercase().as_str() {
             "deny-all" | "none" | "deny" => Ok(NetworkPolicy::DenyAll),
             "allow-all" | "bridge" | "allow" => Ok(NetworkPolicy::AllowAll),
-            other => Err(format!("unknown network policy {other:?} (expected deny-all or allow-all)")),
+            other => Err(format!(
+                "unknown network policy {other:?} (expected deny-all or allow-all)"
+            )),
         }
     }
 }
@@ -178,10 +180,19 @@ mod tests {
         for p in [NetworkPolicy::DenyAll, NetworkPolicy::AllowAll] {
             assert_eq!(p.to_string().parse::<NetworkPolicy>().unwrap(), p);
         }
-        for p in [PullPolicy::Never, PullPolicy::IfNotPresent, PullPolicy::Always] {
+        for p in [
+            PullPolicy::Never,
+            PullPolicy::IfNotPresent,
+            PullPolicy::Always,
+        ] {
             assert_eq!(p.to_string().parse::<PullPolicy>().unwrap(), p);
         }
-        assert!("open".parse::<NetworkPolicy>().unwrap_err().contains("deny-all"));
+        assert!(
+            "open"
+                .parse::<NetworkPolicy>()
+                .unwrap_err()
+                .contains("deny-all")
+        );
         assert!("sometimes".parse::<PullPolicy>().is_err());
     }
 

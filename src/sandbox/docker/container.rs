@@ -39,7 +39,11 @@ const MAX_SYMLINKS: usize = 40;
 const DROP_REMOVE_WAIT: Duration = Duration::from_secs(20);
 
 /// The create request for a sandbox container.
-pub fn create_body(config: &DockerConfig, spec: &SandboxSpec, owner: &Owner) -> ContainerCreateBody {
+pub fn create_body(
+    config: &DockerConfig,
+    spec: &SandboxSpec,
+    owner: &Owner,
+) -> ContainerCreateBody {
     let mut labels: HashMap<String, String> = HashMap::from([
         (LABEL_SESSION.to_string(), spec.session_id.clone()),
         (LABEL_AGENT.to_string(), spec.agent.clone()),
@@ -87,11 +91,21 @@ pub fn create_body(config: &DockerConfig, spec: &SandboxSpec, owner: &Owner) -> 
 pub fn container_name(session: &str) -> String {
     let clean: String = session
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
         .take(40)
         .collect();
     let suffix = format!("{:08x}", rand::random::<u32>());
-    if clean.is_empty() { format!("sandkeep-{suffix}") } else { format!("sandkeep-{clean}-{suffix}") }
+    if clean.is_empty() {
+        format!("sandkeep-{suffix}")
+    } else {
+        format!("sandkeep-{clean}-{suffix}")
+    }
 }
 
 /// Creates and starts a container; removes it again if it cannot start.
@@ -102,9 +116,14 @@ pub async fn start(
     owner: &Owner,
 ) -> Result<DockerSandbox, SandboxError> {
     let body = create_body(config, spec, owner);
-    let options =
-        CreateContainerOptions { name: Some(container_name(&spec.session_id)), ..Default::default() };
-    let created = docker.create_container(Some(options), body).await.map_err(map_api_error)?;
+    let options = CreateContainerOptions {
+        name: Some(container_name(&spec.session_id)),
+        ..Default::default()
+    };
+    let created = docker
+        .create_container(Some(options), body)
+        .await
+        .map_err(map_api_error)?;
     let sandbox = DockerSandbox {
         docker: docker.clone(),
         config: Arc::clone(config),
@@ -114,7 +133,13 @@ pub async fn start(
     for warning in created.warnings {
         tracing::debug!(container = %short(&sandbox.id), "docker: {warning}");
     }
-    if let Err(e) = docker.start_container(&sandbox.id, None::<bollard::query_parameters::StartContainerOptions>).await {
+    if let Err(e) = docker
+        .start_container(
+            &sandbox.id,
+            None::<bollard::query_parameters::StartContainerOptions>,
+        )
+        .await
+    {
         // Dropping `sandbox` removes the container.
         return Err(map_api_error(e));
     }
@@ -140,7 +165,10 @@ impl DockerSandbox {
     }
 
     fn limits(&self) -> RunLimits {
-        RunLimits { timeout: self.config.run_timeout, max_output_bytes: self.config.max_output_bytes }
+        RunLimits {
+            timeout: self.config.run_timeout,
+            max_output_bytes: self.config.max_output_bytes,
+        }
     }
 
     /// Runs a helper command (argv, no shell parsing of paths) as the sandbox
@@ -162,14 +190,20 @@ impl DockerSandbox {
             .await
             .map_err(|e| e.to_string())?;
         let mut text = Vec::new();
-        if let StartExecResults::Attached { mut output, .. } =
-            self.docker.start_exec(&exec.id, None).await.map_err(|e| e.to_string())?
+        if let StartExecResults::Attached { mut output, .. } = self
+            .docker
+            .start_exec(&exec.id, None)
+            .await
+            .map_err(|e| e.to_string())?
         {
             while let Some(item) = output.next().await {
                 text.extend_from_slice(item.map_err(|e| e.to_string())?.as_ref());
             }
         }
-        match exec::exit_code(&self.docker, &exec.id).await.map_err(|e| e.to_string())? {
+        match exec::exit_code(&self.docker, &exec.id)
+            .await
+            .map_err(|e| e.to_string())?
+        {
             0 => Ok(()),
             _ => Err(String::from_utf8_lossy(&text).trim().to_string()),
         }
@@ -182,20 +216,25 @@ impl DockerSandbox {
             no_overwrite_dir_non_dir: Some("true".into()),
             ..Default::default()
         };
-        self.docker.upload_to_container(&self.id, Some(options), bollard::body_full(tar.into())).await
+        self.docker
+            .upload_to_container(&self.id, Some(options), bollard::body_full(tar.into()))
+            .await
     }
 
     /// The archive API's tar of one path, or `None` when the path does not exist.
     async fn download(&self, abs: &str) -> Result<Option<Vec<u8>>, SandboxError> {
-        let options = DownloadFromContainerOptions { path: abs.to_string() };
+        let options = DownloadFromContainerOptions {
+            path: abs.to_string(),
+        };
         let mut stream = self.docker.download_from_container(&self.id, Some(options));
         let mut tar = Vec::new();
         while let Some(chunk) = stream.next().await {
             match chunk {
                 Ok(bytes) => tar.extend_from_slice(&bytes),
-                Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, message })
-                    if !message.contains("No such container") =>
-                {
+                Err(bollard::errors::Error::DockerResponseServerError {
+                    status_code: 404,
+                    message,
+                }) if !message.contains("No such container") => {
                     return Ok(None);
                 }
                 Err(e) => return Err(self.map_error(e)),
@@ -206,16 +245,14 @@ impl DockerSandbox {
 
     fn map_error(&self, e: bollard::errors::Error) -> SandboxError {
         match &e {
-            bollard::errors::Error::DockerResponseServerError { status_code: 404, message }
-                if message.contains("No such container") =>
-            {
-                SandboxError::Gone(self.id.clone())
-            }
-            bollard::errors::Error::DockerResponseServerError { status_code: 409, message }
-                if message.contains("not running") =>
-            {
-                SandboxError::Gone(self.id.clone())
-            }
+            bollard::errors::Error::DockerResponseServerError {
+                status_code: 404,
+                message,
+            } if message.contains("No such container") => SandboxError::Gone(self.id.clone()),
+            bollard::errors::Error::DockerResponseServerError {
+                status_code: 409,
+                message,
+            } if message.contains("not running") => SandboxError::Gone(self.id.clone()),
             _ => map_api_error(e),
         }
     }
@@ -233,7 +270,14 @@ impl Sandbox for DockerSandbox {
 
     async fn run(&self, request: RunRequest) -> Result<RunResult, SandboxError> {
         self.check()?;
-        exec::run(&self.docker, &self.id, &self.config.user, request, self.limits()).await
+        exec::run(
+            &self.docker,
+            &self.id,
+            &self.config.user,
+            request,
+            self.limits(),
+        )
+        .await
     }
 
     async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError> {
@@ -251,21 +295,33 @@ impl Sandbox for DockerSandbox {
                 Downloaded::File(data) => return Ok(Some(data)),
                 Downloaded::Symlink(target) => abs = archive::follow(&abs, &target)?,
                 Downloaded::Directory => {
-                    return Err(SandboxError::Path { path: path.into(), reason: "is a directory".into() });
+                    return Err(SandboxError::Path {
+                        path: path.into(),
+                        reason: "is a directory".into(),
+                    });
                 }
                 Downloaded::Other => {
-                    return Err(SandboxError::Path { path: path.into(), reason: "not a regular file".into() });
+                    return Err(SandboxError::Path {
+                        path: path.into(),
+                        reason: "not a regular file".into(),
+                    });
                 }
             }
         }
-        Err(SandboxError::Path { path: path.into(), reason: "too many levels of symbolic links".into() })
+        Err(SandboxError::Path {
+            path: path.into(),
+            reason: "too many levels of symbolic links".into(),
+        })
     }
 
     async fn write_file(&self, path: &str, data: &[u8]) -> Result<(), SandboxError> {
         self.check()?;
         let abs = archive::resolve(path)?;
         let (parent, name) = archive::split_parent(&abs)?;
-        let mtime = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        let mtime = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
         let (name_owned, data_owned) = (name.to_string(), data.to_vec());
         let tar = tokio::task::spawn_blocking(move || {
             archive::single_file_tar(&name_owned, &data_owned, mtime)
@@ -276,18 +332,26 @@ impl Sandbox for DockerSandbox {
             Ok(()) => Ok(()),
             // The parent directory does not exist: create it as the sandbox
             // user would (`mkdir -p`), then upload again.
-            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, message })
-                if !message.contains("No such container") =>
-            {
+            Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404,
+                message,
+            }) if !message.contains("No such container") => {
                 self.helper(&["mkdir", "-p", "--", parent])
                     .await
-                    .map_err(|reason| SandboxError::Path { path: path.into(), reason })?;
-                self.upload(parent, tar).await.map_err(|e| path_error(path, e))
+                    .map_err(|reason| SandboxError::Path {
+                        path: path.into(),
+                        reason,
+                    })?;
+                self.upload(parent, tar)
+                    .await
+                    .map_err(|e| path_error(path, e))
             }
             Err(e) => Err(path_error(path, e)),
         }
         .map_err(|e| match e {
-            SandboxError::Backend(m) if m.contains("No such container") => SandboxError::Gone(self.id.clone()),
+            SandboxError::Backend(m) if m.contains("No such container") => {
+                SandboxError::Gone(self.id.clone())
+            }
             other => other,
         })
     }
@@ -296,11 +360,17 @@ impl Sandbox for DockerSandbox {
         self.check()?;
         let abs = archive::resolve(path)?;
         if abs == "/" {
-            return Err(SandboxError::Path { path: path.into(), reason: "refusing to remove /".into() });
+            return Err(SandboxError::Path {
+                path: path.into(),
+                reason: "refusing to remove /".into(),
+            });
         }
         self.helper(&["rm", "-rf", "--", &abs])
             .await
-            .map_err(|reason| SandboxError::Path { path: path.into(), reason })
+            .map_err(|reason| SandboxError::Path {
+                path: path.into(),
+                reason,
+            })
     }
 
     async fn stop(&self) -> Result<(), SandboxError> {
@@ -350,30 +420,37 @@ impl Drop for DockerSandbox {
 
 /// Force-removes a container; one that is already gone counts as removed.
 pub async fn remove(docker: &Docker, id: &str) -> Result<(), SandboxError> {
-    let options = RemoveContainerOptions { force: true, v: true, ..Default::default() };
+    let options = RemoveContainerOptions {
+        force: true,
+        v: true,
+        ..Default::default()
+    };
     match docker.remove_container(id, Some(options)).await {
         Ok(()) => {
             tracing::debug!(container = %short(id), "sandbox container removed");
             Ok(())
         }
-        Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(()),
+        Err(bollard::errors::Error::DockerResponseServerError {
+            status_code: 404, ..
+        }) => Ok(()),
         // "removal of container ... is already in progress"
-        Err(bollard::errors::Error::DockerResponseServerError { status_code: 409, message })
-            if message.contains("already in progress") =>
-        {
-            Ok(())
-        }
+        Err(bollard::errors::Error::DockerResponseServerError {
+            status_code: 409,
+            message,
+        }) if message.contains("already in progress") => Ok(()),
         Err(e) => Err(map_api_error(e)),
     }
 }
 
 fn path_error(path: &str, e: bollard::errors::Error) -> SandboxError {
     match e {
-        bollard::errors::Error::DockerResponseServerError { status_code: 400 | 403 | 404 | 500, message }
-            if !message.contains("No such container") =>
-        {
-            SandboxError::Path { path: path.into(), reason: message }
-        }
+        bollard::errors::Error::DockerResponseServerError {
+            status_code: 400 | 403 | 404 | 500,
+            message,
+        } if !message.contains("No such container") => SandboxError::Path {
+            path: path.into(),
+            reason: message,
+        },
         other => map_api_error(other),
     }
 }
@@ -389,12 +466,19 @@ mod tests {
             agent: "agent".into(),
             env: vec![("A".into(), "1".into())],
         };
-        let owner = Owner { host: "h".into(), pid: 7, start: "99".into() };
+        let owner = Owner {
+            host: "h".into(),
+            pid: 7,
+            start: "99".into(),
+        };
         let body = create_body(&DockerConfig::default(), &spec, &owner);
         let host = body.host_config.unwrap();
         assert_eq!(host.privileged, Some(false));
         assert_eq!(host.cap_drop, Some(vec!["ALL".to_string()]));
-        assert_eq!(host.security_opt, Some(vec!["no-new-privileges".to_string()]));
+        assert_eq!(
+            host.security_opt,
+            Some(vec!["no-new-privileges".to_string()])
+        );
         assert_eq!(host.network_mode.as_deref(), Some("none"));
         assert_eq!(host.init, Some(true));
         assert!(host.binds.unwrap().is_empty() && host.mounts.unwrap().is_empty());
@@ -411,7 +495,10 @@ mod tests {
     fn container_names_are_docker_safe() {
         let n = container_name("agent/séssion 1");
         assert!(n.starts_with("sandkeep-agent-s-ssion-1-"), "{n}");
-        assert!(n.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)));
+        assert!(
+            n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+        );
         assert!(container_name("").starts_with("sandkeep-"));
     }
 }

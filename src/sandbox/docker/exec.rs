@@ -71,7 +71,11 @@ pub async fn run(
     limits: RunLimits,
 ) -> Result<RunResult, SandboxError> {
     let run_id = format!("{:016x}", rand::random::<u64>());
-    let mut env: Vec<String> = request.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut env: Vec<String> = request
+        .env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     env.push(format!("{RUN_MARKER}={run_id}"));
     let cwd = archive::resolve(request.cwd.as_deref().unwrap_or("/workspace"))?;
     let attach_stdin = !request.stdin.is_empty();
@@ -84,7 +88,11 @@ pub async fn run(
                 attach_stderr: Some(true),
                 tty: Some(false),
                 env: Some(env),
-                cmd: Some(vec!["bash".to_string(), "-c".to_string(), request.command.clone()]),
+                cmd: Some(vec![
+                    "bash".to_string(),
+                    "-c".to_string(),
+                    request.command.clone(),
+                ]),
                 user: Some(user.to_string()),
                 working_dir: Some(cwd.clone()),
                 ..Default::default()
@@ -103,8 +111,15 @@ pub async fn run(
         armed: true,
     };
 
-    let start = StartExecOptions { detach: false, tty: false, output_capacity: Some(64 * 1024) };
-    let StartExecResults::Attached { mut output, mut input } = docker
+    let start = StartExecOptions {
+        detach: false,
+        tty: false,
+        output_capacity: Some(64 * 1024),
+    };
+    let StartExecResults::Attached {
+        mut output,
+        mut input,
+    } = docker
         .start_exec(&exec.id, Some(start))
         .await
         .map_err(|e| map_container_error(e, container))?
@@ -157,7 +172,9 @@ pub async fn run(
         if out.over && ended.is_none() {
             ended = Some(Ended::Output);
             kill_run(docker, container, user, &run_id).await;
-            grace.as_mut().reset(tokio::time::Instant::now() + KILL_GRACE);
+            grace
+                .as_mut()
+                .reset(tokio::time::Instant::now() + KILL_GRACE);
         }
     }
     if let Some(task) = stdin_task {
@@ -181,7 +198,10 @@ pub async fn run(
         Some(Ended::Timeout) => {
             result.exit_code = TIMEOUT_EXIT;
             result.timed_out = true;
-            note(&mut result.stderr, &format!("timeout: the run exceeded {timeout:?} and was killed"));
+            note(
+                &mut result.stderr,
+                &format!("timeout: the run exceeded {timeout:?} and was killed"),
+            );
         }
         Some(Ended::Output) => {
             result.exit_code = exit_code(docker, &exec.id).await.unwrap_or(137);
@@ -218,7 +238,8 @@ fn missing_cwd(result: &mut RunResult, cwd: &str) {
         && String::from_utf8_lossy(&result.stdout).contains("chdir to cwd")
     {
         result.stdout.clear();
-        result.stderr = format!("bash: line 1: cd: {cwd}: No such file or directory\n").into_bytes();
+        result.stderr =
+            format!("bash: line 1: cd: {cwd}: No such file or directory\n").into_bytes();
         result.exit_code = 1;
     }
 }
@@ -237,7 +258,9 @@ pub async fn exit_code(docker: &Docker, exec_id: &str) -> Result<i32, SandboxErr
         tokio::time::sleep(wait).await;
         wait = (wait * 2).min(Duration::from_millis(100));
     }
-    Err(SandboxError::Backend(format!("docker exec {exec_id} did not report an exit code")))
+    Err(SandboxError::Backend(format!(
+        "docker exec {exec_id} did not report an exit code"
+    )))
 }
 
 /// Kills every process of run `run_id` (best effort: the run is being ended
@@ -313,7 +336,14 @@ struct Collector {
 
 impl Collector {
     fn new(max: usize, sink: Option<Arc<dyn OutputSink>>) -> Collector {
-        Collector { max, sink, stdout: Vec::new(), stderr: Vec::new(), truncated: false, over: false }
+        Collector {
+            max,
+            sink,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            truncated: false,
+            over: false,
+        }
     }
 
     fn stdout(&mut self, chunk: &[u8]) {
@@ -355,9 +385,10 @@ fn keep(buf: &mut Vec<u8>, chunk: &[u8], max: usize) -> usize {
 /// sandbox, not a backend failure.
 fn map_container_error(e: bollard::errors::Error, container: &str) -> SandboxError {
     match &e {
-        bollard::errors::Error::DockerResponseServerError { status_code: 404 | 409, .. } => {
-            SandboxError::Gone(container.to_string())
-        }
+        bollard::errors::Error::DockerResponseServerError {
+            status_code: 404 | 409,
+            ..
+        } => SandboxError::Gone(container.to_string()),
         _ => map_api_error(e),
     }
 }

@@ -37,7 +37,11 @@ impl Owner {
     /// This process. Reads /proc (blocking, a few microseconds).
     pub fn current() -> Owner {
         let pid = std::process::id();
-        Owner { host: host_name(), pid, start: start_time(pid).unwrap_or_default() }
+        Owner {
+            host: host_name(),
+            pid,
+            start: start_time(pid).unwrap_or_default(),
+        }
     }
 
     /// The owner labels to put on a container.
@@ -62,7 +66,9 @@ pub fn owner_is_gone(labels: &HashMap<String, String>, this_host: &str) -> bool 
     }
     match start_time(pid) {
         None => true,
-        Some(now) => labels.get(LABEL_OWNER_START).is_some_and(|s| !s.is_empty() && *s != now),
+        Some(now) => labels
+            .get(LABEL_OWNER_START)
+            .is_some_and(|s| !s.is_empty() && *s != now),
     }
 }
 
@@ -71,8 +77,15 @@ pub async fn list_sandbox_containers(
     docker: &Docker,
 ) -> Result<Vec<(String, HashMap<String, String>)>, SandboxError> {
     let filters = HashMap::from([("label".to_string(), vec![LABEL_SESSION.to_string()])]);
-    let options = ListContainersOptions { all: true, filters: Some(filters), ..Default::default() };
-    let list = docker.list_containers(Some(options)).await.map_err(map_api_error)?;
+    let options = ListContainersOptions {
+        all: true,
+        filters: Some(filters),
+        ..Default::default()
+    };
+    let list = docker
+        .list_containers(Some(options))
+        .await
+        .map_err(map_api_error)?;
     Ok(list
         .into_iter()
         .filter_map(|c| Some((c.id?, c.labels.unwrap_or_default())))
@@ -85,13 +98,20 @@ pub async fn reap(docker: &Docker) -> Result<usize, SandboxError> {
     let containers = list_sandbox_containers(docker).await?;
     let gone: Vec<(String, HashMap<String, String>)> = tokio::task::spawn_blocking(move || {
         let host = host_name();
-        containers.into_iter().filter(|(_, labels)| owner_is_gone(labels, &host)).collect()
+        containers
+            .into_iter()
+            .filter(|(_, labels)| owner_is_gone(labels, &host))
+            .collect()
     })
     .await
     .map_err(|e| SandboxError::Backend(format!("reaper: {e}")))?;
     let mut removed = 0;
     for (id, labels) in gone {
-        let options = RemoveContainerOptions { force: true, v: true, ..Default::default() };
+        let options = RemoveContainerOptions {
+            force: true,
+            v: true,
+            ..Default::default()
+        };
         match docker.remove_container(&id, Some(options)).await {
             Ok(()) => {
                 removed += 1;
@@ -103,7 +123,9 @@ pub async fn reap(docker: &Docker) -> Result<usize, SandboxError> {
                 );
             }
             // Removed meanwhile (by its owner's guard or another reaper).
-            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => {}
+            Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404, ..
+            }) => {}
             Err(e) => tracing::warn!(container = %short(&id), "reaper: cannot remove: {e}"),
         }
     }
@@ -135,7 +157,10 @@ mod tests {
     use super::*;
 
     fn labels(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -152,12 +177,22 @@ mod tests {
         let host = me.host.as_str();
         let pid = me.pid.to_string();
         // A pid that does not exist (above pid_max).
-        assert!(owner_is_gone(&labels(&[(LABEL_OWNER, "4194305"), (LABEL_OWNER_HOST, host)]), host));
+        assert!(owner_is_gone(
+            &labels(&[(LABEL_OWNER, "4194305"), (LABEL_OWNER_HOST, host)]),
+            host
+        ));
         // The pid exists but started at another time: reused.
-        let reused = labels(&[(LABEL_OWNER, &pid), (LABEL_OWNER_HOST, host), (LABEL_OWNER_START, "1")]);
+        let reused = labels(&[
+            (LABEL_OWNER, &pid),
+            (LABEL_OWNER_HOST, host),
+            (LABEL_OWNER_START, "1"),
+        ]);
         assert!(owner_is_gone(&reused, host));
         // Another host's container is left alone.
-        assert!(!owner_is_gone(&labels(&[(LABEL_OWNER, "4194305"), (LABEL_OWNER_HOST, "elsewhere")]), host));
+        assert!(!owner_is_gone(
+            &labels(&[(LABEL_OWNER, "4194305"), (LABEL_OWNER_HOST, "elsewhere")]),
+            host
+        ));
         // No owner label at all: an orphan.
         assert!(owner_is_gone(&labels(&[(LABEL_SESSION, "s")]), host));
     }

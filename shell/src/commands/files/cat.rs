@@ -3,8 +3,8 @@
 use super::common::GnuError;
 use std::io::Write;
 
-use super::common::{flag, parse_or_usage, Opt};
-use super::input::{for_each_chunk, open, Source};
+use super::common::{Opt, flag, parse_or_usage};
+use super::input::{Source, for_each_chunk, open};
 use crate::commands::CommandCtx;
 
 const SPEC: &[Opt] = &[
@@ -32,7 +32,12 @@ struct Style {
 
 impl Style {
     fn plain(&self) -> bool {
-        !(self.number || self.nonblank || self.ends || self.tabs || self.nonprinting || self.squeeze)
+        !(self.number
+            || self.nonblank
+            || self.ends
+            || self.tabs
+            || self.nonprinting
+            || self.squeeze)
     }
 }
 
@@ -103,7 +108,9 @@ fn push_visible(b: u8, out: &mut Vec<u8>) {
 
 /// `cat [-AbeEnstTuv] [FILE]...`
 pub fn cat(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     let mut style = Style::default();
     for (id, _) in &p.opts {
         match *id {
@@ -129,8 +136,16 @@ pub fn cat(ctx: &mut CommandCtx<'_>) -> i32 {
             _ => {}
         }
     }
-    let files = if p.operands.is_empty() { vec!["-".to_string()] } else { p.operands.clone() };
-    let mut st = State { line: 0, at_start: true, blank_run: 0 };
+    let files = if p.operands.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        p.operands.clone()
+    };
+    let mut st = State {
+        line: 0,
+        at_start: true,
+        blank_run: 0,
+    };
     let mut status = 0;
     for name in &files {
         let src = match open(ctx, name) {

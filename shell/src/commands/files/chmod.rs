@@ -2,7 +2,6 @@
 //! `a=r`, `+x`, `g=u`), optionally recursive. Also the mode parser `mkdir -m`
 //! uses.
 
-
 use super::common::GnuError;
 use super::common::{join, mode_string, quote, quote_locale, usage_error};
 use crate::commands::CommandCtx;
@@ -67,7 +66,8 @@ pub fn apply_mode(spec: &str, old: u32, is_dir: bool, umask: u32) -> Option<u32>
                 bits = v * 0o111;
                 i += 1;
             } else {
-                while i < bytes.len() && matches!(bytes[i], b'r' | b'w' | b'x' | b'X' | b's' | b't') {
+                while i < bytes.len() && matches!(bytes[i], b'r' | b'w' | b'x' | b'X' | b's' | b't')
+                {
                     bits |= match bytes[i] {
                         b'r' => 0o444,
                         b'w' => 0o222,
@@ -98,10 +98,15 @@ pub fn apply_mode(spec: &str, old: u32, is_dir: bool, umask: u32) -> Option<u32>
 }
 
 fn is_mode_arg(a: &str) -> bool {
-    let Some(rest) = a.strip_prefix('-') else { return false };
+    let Some(rest) = a.strip_prefix('-') else {
+        return false;
+    };
     !rest.is_empty()
         && rest.bytes().all(|b| b"rwxXstugoa,+-=01234567".contains(&b))
-        && rest.bytes().next().is_some_and(|b| b"rwxXst01234567=".contains(&b))
+        && rest
+            .bytes()
+            .next()
+            .is_some_and(|b| b"rwxXst01234567=".contains(&b))
 }
 
 struct ChmodOpts {
@@ -113,7 +118,12 @@ struct ChmodOpts {
 
 /// `chmod [-Rcfv] MODE[,MODE]... FILE...` and `chmod --reference=RFILE FILE...`
 pub fn chmod(ctx: &mut CommandCtx<'_>) -> i32 {
-    let mut o = ChmodOpts { recursive: false, verbose: false, changes: false, quiet: false };
+    let mut o = ChmodOpts {
+        recursive: false,
+        verbose: false,
+        changes: false,
+        quiet: false,
+    };
     let mut mode: Option<String> = None;
     let mut reference: Option<String> = None;
     let mut files = Vec::new();
@@ -185,7 +195,10 @@ pub fn chmod(ctx: &mut CommandCtx<'_>) -> i32 {
         (Some(r), _) => match ctx.fs.metadata(&ctx.path(r)) {
             Ok(m) => format!("{:o}", m.mode & 0o7777),
             Err(e) => {
-                ctx.gnu_error(format_args!("failed to get attributes of {}: {e}", quote(r)));
+                ctx.gnu_error(format_args!(
+                    "failed to get attributes of {}: {e}",
+                    quote(r)
+                ));
                 return 1;
             }
         },
@@ -216,7 +229,14 @@ pub fn chmod(ctx: &mut CommandCtx<'_>) -> i32 {
     status
 }
 
-fn chmod_one(ctx: &mut CommandCtx<'_>, o: &ChmodOpts, spec: &str, name: &str, path: &str, top: bool) -> i32 {
+fn chmod_one(
+    ctx: &mut CommandCtx<'_>,
+    o: &ChmodOpts,
+    spec: &str,
+    name: &str,
+    path: &str,
+    top: bool,
+) -> i32 {
     let lmeta = match ctx.fs.symlink_metadata(path) {
         Ok(m) => m,
         Err(e) => {
@@ -233,7 +253,10 @@ fn chmod_one(ctx: &mut CommandCtx<'_>, o: &ChmodOpts, spec: &str, name: &str, pa
         Ok(m) => m,
         Err(e) => {
             if !o.quiet {
-                ctx.gnu_error(format_args!("cannot operate on dangling symlink {}: {e}", quote(name)));
+                ctx.gnu_error(format_args!(
+                    "cannot operate on dangling symlink {}: {e}",
+                    quote(name)
+                ));
             }
             return 1;
         }
@@ -248,13 +271,21 @@ fn chmod_one(ctx: &mut CommandCtx<'_>, o: &ChmodOpts, spec: &str, name: &str, pa
         status = 1;
     } else if o.verbose || (o.changes && new != meta.mode & 0o7777) {
         let show = |m: u32| {
-            let md = Metadata { mode: m, ..meta.clone() };
+            let md = Metadata {
+                mode: m,
+                ..meta.clone()
+            };
             format!("{:04o} ({})", m, &mode_string(&md)[1..])
         };
         let line = if new == meta.mode & 0o7777 {
             format!("mode of {} retained as {}", quote(name), show(new))
         } else {
-            format!("mode of {} changed from {} to {}", quote(name), show(meta.mode & 0o7777), show(new))
+            format!(
+                "mode of {} changed from {} to {}",
+                quote(name),
+                show(meta.mode & 0o7777),
+                show(new)
+            )
         };
         let _ = writeln!(ctx.stdout, "{line}");
     }

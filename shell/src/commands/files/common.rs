@@ -33,22 +33,42 @@ pub struct Opt {
 
 /// Shorthand for a flag with a short and an optional long name.
 pub const fn flag(short: char, long: Option<&'static str>, id: &'static str) -> Opt {
-    Opt { short: Some(short), long, arg: HasArg::No, id }
+    Opt {
+        short: Some(short),
+        long,
+        arg: HasArg::No,
+        id,
+    }
 }
 
 /// Shorthand for an option taking a required argument.
 pub const fn with_arg(short: Option<char>, long: Option<&'static str>, id: &'static str) -> Opt {
-    Opt { short, long, arg: HasArg::Required, id }
+    Opt {
+        short,
+        long,
+        arg: HasArg::Required,
+        id,
+    }
 }
 
 /// Shorthand for a long-only flag.
 pub const fn long_flag(long: &'static str, id: &'static str) -> Opt {
-    Opt { short: None, long: Some(long), arg: HasArg::No, id }
+    Opt {
+        short: None,
+        long: Some(long),
+        arg: HasArg::No,
+        id,
+    }
 }
 
 /// Shorthand for a long option with an optional `=value`.
 pub const fn long_opt(long: &'static str, id: &'static str) -> Opt {
-    Opt { short: None, long: Some(long), arg: HasArg::Optional, id }
+    Opt {
+        short: None,
+        long: Some(long),
+        arg: HasArg::Optional,
+        id,
+    }
 }
 
 /// The result of parsing a command line.
@@ -68,17 +88,29 @@ impl Parsed {
 
     /// The argument of the last occurrence of option `id`.
     pub fn value(&self, id: &str) -> Option<&str> {
-        self.opts.iter().rev().find(|(k, _)| *k == id).and_then(|(_, v)| v.as_deref())
+        self.opts
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == id)
+            .and_then(|(_, v)| v.as_deref())
     }
 
     /// The arguments of every occurrence of option `id`.
     pub fn values(&self, id: &str) -> Vec<&str> {
-        self.opts.iter().filter(|(k, _)| *k == id).filter_map(|(_, v)| v.as_deref()).collect()
+        self.opts
+            .iter()
+            .filter(|(k, _)| *k == id)
+            .filter_map(|(_, v)| v.as_deref())
+            .collect()
     }
 
     /// The position of the last occurrence of any of `ids` (for "last one wins").
     pub fn last_of(&self, ids: &[&str]) -> Option<&'static str> {
-        self.opts.iter().rev().find(|(k, _)| ids.contains(k)).map(|(k, _)| *k)
+        self.opts
+            .iter()
+            .rev()
+            .find(|(k, _)| ids.contains(k))
+            .map(|(k, _)| *k)
     }
 }
 
@@ -104,9 +136,14 @@ pub fn parse_args(args: &[String], spec: &[Opt], stop_at_operand: bool) -> Resul
             let opt = match exact {
                 Some(o) => *o,
                 None => {
-                    let cands: Vec<&Opt> =
-                        spec.iter().filter(|o| o.long.is_some_and(|l| l.starts_with(name))).collect();
-                    let distinct = cands.iter().map(|o| o.id).collect::<std::collections::HashSet<_>>();
+                    let cands: Vec<&Opt> = spec
+                        .iter()
+                        .filter(|o| o.long.is_some_and(|l| l.starts_with(name)))
+                        .collect();
+                    let distinct = cands
+                        .iter()
+                        .map(|o| o.id)
+                        .collect::<std::collections::HashSet<_>>();
                     match distinct.len() {
                         1 => *cands[0],
                         0 => return Err(format!("unrecognized option '{a}'")),
@@ -181,7 +218,11 @@ pub fn parse_args(args: &[String], spec: &[Opt], stop_at_operand: bool) -> Resul
 
 /// Parses the command line, printing GNU's usage error (`NAME: invalid option
 /// -- 'z'` + `Try 'NAME --help'...`) on failure.
-pub fn parse_or_usage(ctx: &mut CommandCtx<'_>, spec: &[Opt], stop_at_operand: bool) -> Option<Parsed> {
+pub fn parse_or_usage(
+    ctx: &mut CommandCtx<'_>,
+    spec: &[Opt],
+    stop_at_operand: bool,
+) -> Option<Parsed> {
     match parse_args(ctx.args, spec, stop_at_operand) {
         Ok(p) => Some(p),
         Err(e) => {
@@ -210,7 +251,10 @@ impl GnuError for CommandCtx<'_> {
 pub fn usage_error(ctx: &mut CommandCtx<'_>, message: &str) {
     let _ = ctx.stdout.flush();
     let name = ctx.args[0].clone();
-    let _ = writeln!(ctx.stderr, "{name}: {message}\nTry '{name} --help' for more information.");
+    let _ = writeln!(
+        ctx.stderr,
+        "{name}: {message}\nTry '{name} --help' for more information."
+    );
 }
 
 /// Quotes a file name the way GNU coreutils does in most diagnostics
@@ -336,7 +380,11 @@ pub fn base_name(path: &str) -> &str {
 
 /// Joins a directory and a name with one slash.
 pub fn join(dir: &str, name: &str) -> String {
-    if dir.ends_with('/') { format!("{dir}{name}") } else { format!("{dir}/{name}") }
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
 }
 
 /// Parses a GNU size/count with an optional multiplier suffix (`b`, `K`,
@@ -355,11 +403,11 @@ pub fn parse_size(s: &str) -> Option<u64> {
         "w" => 2,
         "kB" | "KB" => 1000,
         "K" | "k" | "KiB" | "kiB" => 1024,
-        "MB" => 1000_000,
+        "MB" => 1_000_000,
         "M" | "MiB" => 1 << 20,
-        "GB" => 1000_000_000,
+        "GB" => 1_000_000_000,
         "G" | "GiB" => 1 << 30,
-        "TB" => 1000_000_000_000,
+        "TB" => 1_000_000_000_000,
         "T" | "TiB" => 1 << 40,
         _ => return None,
     };
@@ -387,8 +435,12 @@ mod tests {
 
     #[test]
     fn permutes_and_clusters() {
-        let p = parse_args(&argv(&["x", "f", "-an3", "g", "--lines=4", "--", "-a"]), SPEC, false)
-            .unwrap();
+        let p = parse_args(
+            &argv(&["x", "f", "-an3", "g", "--lines=4", "--", "-a"]),
+            SPEC,
+            false,
+        )
+        .unwrap();
         assert_eq!(p.operands, vec!["f", "g", "-a"]);
         assert!(p.has("all"));
         assert_eq!(p.values("lines"), vec!["3", "4"]);
@@ -396,13 +448,23 @@ mod tests {
 
     #[test]
     fn errors_have_getopt_shape() {
-        assert_eq!(parse_args(&argv(&["x", "-z"]), SPEC, false).unwrap_err(), "invalid option -- 'z'");
+        assert_eq!(
+            parse_args(&argv(&["x", "-z"]), SPEC, false).unwrap_err(),
+            "invalid option -- 'z'"
+        );
         assert_eq!(
             parse_args(&argv(&["x", "-n"]), SPEC, false).unwrap_err(),
             "option requires an argument -- 'n'"
         );
-        assert_eq!(parse_args(&argv(&["x", "--al"]), SPEC, false).unwrap_err(), "option '--al' is ambiguous");
-        assert!(parse_args(&argv(&["x", "--alm"]), SPEC, false).unwrap().has("almost"));
+        assert_eq!(
+            parse_args(&argv(&["x", "--al"]), SPEC, false).unwrap_err(),
+            "option '--al' is ambiguous"
+        );
+        assert!(
+            parse_args(&argv(&["x", "--alm"]), SPEC, false)
+                .unwrap()
+                .has("almost")
+        );
     }
 
     #[test]

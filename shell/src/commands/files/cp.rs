@@ -1,11 +1,10 @@
 //! `cp`: copy files and (with `-r`/`-a`) directory trees, into a directory
 //! or onto a name, preserving modes and mtimes with `-p`/`-a`.
 
-
-use super::common::GnuError;
 use super::chmod::UMASK;
+use super::common::GnuError;
 use super::common::{
-    base_name, flag, join, long_flag, long_opt, parse_or_usage, quote, usage_error, with_arg, Opt,
+    Opt, base_name, flag, join, long_flag, long_opt, parse_or_usage, quote, usage_error, with_arg,
 };
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError, Metadata};
@@ -67,7 +66,10 @@ pub fn targets(
         match ctx.fs.metadata(&ctx.path(t)) {
             Ok(m) if m.kind == FileKind::Dir => {}
             Ok(_) => {
-                ctx.gnu_error(format_args!("target directory {}: Not a directory", quote(t)));
+                ctx.gnu_error(format_args!(
+                    "target directory {}: Not a directory",
+                    quote(t)
+                ));
                 return None;
             }
             Err(e) => {
@@ -83,7 +85,13 @@ pub fn targets(
             None
         }
         1 => {
-            usage_error(ctx, &format!("missing destination file operand after {}", quote(&operands[0])));
+            usage_error(
+                ctx,
+                &format!(
+                    "missing destination file operand after {}",
+                    quote(&operands[0])
+                ),
+            );
             None
         }
         n => {
@@ -96,7 +104,10 @@ pub fn targets(
                 }
                 return Some((srcs, dest, false));
             }
-            let is_dir = ctx.fs.metadata(&ctx.path(&dest)).is_ok_and(|m| m.kind == FileKind::Dir);
+            let is_dir = ctx
+                .fs
+                .metadata(&ctx.path(&dest))
+                .is_ok_and(|m| m.kind == FileKind::Dir);
             if n > 2 && !is_dir {
                 let why = match ctx.fs.metadata(&ctx.path(&dest)) {
                     Ok(_) => FsError::NotADirectory,
@@ -112,7 +123,9 @@ pub fn targets(
 
 /// `cp [OPTION]... SOURCE... DEST`
 pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     let archive = p.has("a");
     let recursive = p.has("r") || archive;
     let link_mode = p.last_of(&["L", "P", "d", "a", "H"]);
@@ -120,8 +133,7 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
         recursive,
         preserve: archive
             || p.has("p")
-            || p.opts.iter().any(|(k, _)| *k == "preserve")
-                && !p.has("no-preserve"),
+            || p.opts.iter().any(|(k, _)| *k == "preserve") && !p.has("no-preserve"),
         no_clobber: p.last_of(&["n", "i", "f"]) == Some("n"),
         interactive: p.last_of(&["n", "i", "f"]) == Some("i"),
         verbose: p.has("v"),
@@ -141,7 +153,11 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let mut status = 0;
     for src in &srcs {
-        let src_name = if p.has("strip") { src.trim_end_matches('/').to_string() } else { src.clone() };
+        let src_name = if p.has("strip") {
+            src.trim_end_matches('/').to_string()
+        } else {
+            src.clone()
+        };
         let dst_name = if into_dir {
             if o.parents {
                 join(&dest, src_name.trim_start_matches('/'))
@@ -151,11 +167,17 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
         } else {
             dest.clone()
         };
-        if o.parents && let Some(parent) = dst_name.rfind('/').map(|i| &dst_name[..i]) {
+        if o.parents
+            && let Some(parent) = dst_name.rfind('/').map(|i| &dst_name[..i])
+        {
             let _ = ctx.fs.mkdir_all(&ctx.path(parent));
         }
         let spath = ctx.path(&src_name);
-        let meta = if o.deref_cmdline { ctx.fs.metadata(&spath) } else { ctx.fs.symlink_metadata(&spath) };
+        let meta = if o.deref_cmdline {
+            ctx.fs.metadata(&spath)
+        } else {
+            ctx.fs.symlink_metadata(&spath)
+        };
         let meta = match meta {
             Ok(m) => m,
             Err(e) => {
@@ -165,12 +187,31 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         };
         if meta.kind == FileKind::Dir && !o.recursive {
-            ctx.gnu_error(format_args!("-r not specified; omitting directory {}", quote(&src_name)));
+            ctx.gnu_error(format_args!(
+                "-r not specified; omitting directory {}",
+                quote(&src_name)
+            ));
             status = 1;
             continue;
         }
         let dpath = ctx.path(&dst_name);
-        if meta.kind == FileKind::Dir && (dpath == spath || dpath.starts_with(&format!("{spath}/")) || spath == "/") {
+        if dst_name.ends_with('/')
+            && meta.kind != FileKind::Dir
+            && !ctx
+                .fs
+                .metadata(&dpath)
+                .is_ok_and(|m| m.kind == FileKind::Dir)
+        {
+            ctx.gnu_error(format_args!(
+                "cannot create regular file {}: Not a directory",
+                quote(&dst_name)
+            ));
+            status = 1;
+            continue;
+        }
+        if meta.kind == FileKind::Dir
+            && (dpath == spath || dpath.starts_with(&format!("{spath}/")) || spath == "/")
+        {
             ctx.gnu_error(format_args!(
                 "cannot copy a directory, {}, into itself, {}",
                 quote(&src_name),
@@ -213,7 +254,10 @@ fn copy(
             Some(_) => {}
             None => {
                 if let Err(e) = ctx.fs.mkdir(dpath, smeta.mode & !UMASK | 0o700) {
-                    ctx.gnu_error(format_args!("cannot create directory {}: {e}", quote(dname)));
+                    ctx.gnu_error(format_args!(
+                        "cannot create directory {}: {e}",
+                        quote(dname)
+                    ));
                     return false;
                 }
                 if o.verbose {
@@ -231,18 +275,37 @@ fn copy(
         let mut ok = true;
         for e in entries {
             let cs = join(spath, &e.name);
-            let m = if o.deref { ctx.fs.metadata(&cs) } else { ctx.fs.symlink_metadata(&cs) };
+            let m = if o.deref {
+                ctx.fs.metadata(&cs)
+            } else {
+                ctx.fs.symlink_metadata(&cs)
+            };
             let m = match m {
                 Ok(m) => m,
                 Err(err) => {
-                    ctx.gnu_error(format_args!("cannot stat {}: {err}", quote(&join(sname, &e.name))));
+                    ctx.gnu_error(format_args!(
+                        "cannot stat {}: {err}",
+                        quote(&join(sname, &e.name))
+                    ));
                     ok = false;
                     continue;
                 }
             };
-            ok &= copy(ctx, o, &join(sname, &e.name), &cs, &m, &join(dname, &e.name), &join(dpath, &e.name));
+            ok &= copy(
+                ctx,
+                o,
+                &join(sname, &e.name),
+                &cs,
+                &m,
+                &join(dname, &e.name),
+                &join(dpath, &e.name),
+            );
         }
-        let mode = if o.preserve { smeta.mode } else { smeta.mode & !UMASK };
+        let mode = if o.preserve {
+            smeta.mode
+        } else {
+            smeta.mode & !UMASK
+        };
         let _ = ctx.fs.set_mode(dpath, mode);
         if o.preserve {
             let _ = ctx.fs.set_mtime(dpath, smeta.mtime);
@@ -252,12 +315,23 @@ fn copy(
     // Destination checks for a non-directory source.
     if let Some(dm) = &dmeta {
         if dm.kind == FileKind::Dir {
-            ctx.gnu_error(format_args!("cannot overwrite directory {} with non-directory", quote(dname)));
+            ctx.gnu_error(format_args!(
+                "cannot overwrite directory {} with non-directory",
+                quote(dname)
+            ));
             return false;
         }
-        let same = ctx.fs.canonicalize(spath).ok().is_some_and(|a| ctx.fs.canonicalize(dpath).ok() == Some(a));
+        let same = ctx
+            .fs
+            .canonicalize(spath)
+            .ok()
+            .is_some_and(|a| ctx.fs.canonicalize(dpath).ok() == Some(a));
         if same && smeta.kind != FileKind::Symlink {
-            ctx.gnu_error(format_args!("{} and {} are the same file", quote(sname), quote(dname)));
+            ctx.gnu_error(format_args!(
+                "{} and {} are the same file",
+                quote(sname),
+                quote(dname)
+            ));
             return false;
         }
         if o.no_clobber {
@@ -312,7 +386,10 @@ fn copy(
             true
         }
         Err(FsError::IsADirectory) => {
-            ctx.gnu_error(format_args!("cannot overwrite directory {} with non-directory", quote(dname)));
+            ctx.gnu_error(format_args!(
+                "cannot overwrite directory {} with non-directory",
+                quote(dname)
+            ));
             false
         }
         Err(e @ (FsError::NoSpace | FsError::FileTooLarge)) => {
@@ -320,7 +397,10 @@ fn copy(
             false
         }
         Err(e) => {
-            ctx.gnu_error(format_args!("cannot create regular file {}: {e}", quote(dname)));
+            ctx.gnu_error(format_args!(
+                "cannot create regular file {}: {e}",
+                quote(dname)
+            ));
             false
         }
     }

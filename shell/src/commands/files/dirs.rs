@@ -1,9 +1,10 @@
 //! `mkdir` and `rmdir`.
 
-
+use super::chmod::{UMASK, apply_mode};
 use super::common::GnuError;
-use super::chmod::{apply_mode, UMASK};
-use super::common::{flag, long_flag, parse_or_usage, quote, quote_locale, usage_error, with_arg, Opt};
+use super::common::{
+    Opt, flag, long_flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
+};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError};
 
@@ -16,7 +17,9 @@ const MKDIR_SPEC: &[Opt] = &[
 
 /// `mkdir [-pv] [-m MODE] DIRECTORY...`
 pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, MKDIR_SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, MKDIR_SPEC, false) else {
+        return 1;
+    };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
@@ -46,27 +49,43 @@ pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
                     prefixes.push(&trimmed[..i]);
                 }
             }
-            prefixes.push(if trimmed.is_empty() { name.as_str() } else { trimmed });
+            prefixes.push(if trimmed.is_empty() {
+                name.as_str()
+            } else {
+                trimmed
+            });
             let last = prefixes.len() - 1;
             for (k, pre) in prefixes.iter().enumerate() {
                 let pp = ctx.path(pre);
                 match ctx.fs.metadata(&pp) {
                     Ok(m) if m.kind == FileKind::Dir => {
-                        if k == last && let Some(md) = mode {
+                        if k == last
+                            && let Some(md) = mode
+                        {
                             let _ = ctx.fs.set_mode(&pp, md);
                         }
                         continue;
                     }
                     Ok(_) => {
-                        let e = if k == last { FsError::AlreadyExists } else { FsError::NotADirectory };
-                        let shown = if k == last { pre } else { pre };
-                        ctx.gnu_error(format_args!("cannot create directory {}: {e}", quote_locale(shown)));
+                        let e = if k == last {
+                            FsError::AlreadyExists
+                        } else {
+                            FsError::NotADirectory
+                        };
+                        ctx.gnu_error(format_args!(
+                            "cannot create directory {}: {e}",
+                            quote_locale(pre)
+                        ));
                         status = 1;
                         break;
                     }
                     Err(_) => {}
                 }
-                let md = if k == last { mode.unwrap_or(default_mode) } else { default_mode };
+                let md = if k == last {
+                    mode.unwrap_or(default_mode)
+                } else {
+                    default_mode
+                };
                 match ctx.fs.mkdir(&pp, md) {
                     Ok(()) => {
                         if verbose {
@@ -75,7 +94,10 @@ pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
                     }
                     Err(FsError::AlreadyExists) => {}
                     Err(e) => {
-                        ctx.gnu_error(format_args!("cannot create directory {}: {e}", quote_locale(pre)));
+                        ctx.gnu_error(format_args!(
+                            "cannot create directory {}: {e}",
+                            quote_locale(pre)
+                        ));
                         status = 1;
                         break;
                     }
@@ -93,8 +115,15 @@ pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
                 }
             }
             Err(e) => {
-                let e = if path == "/" { FsError::AlreadyExists } else { e };
-                ctx.gnu_error(format_args!("cannot create directory {}: {e}", quote_locale(name)));
+                let e = if path == "/" {
+                    FsError::AlreadyExists
+                } else {
+                    e
+                };
+                ctx.gnu_error(format_args!(
+                    "cannot create directory {}: {e}",
+                    quote_locale(name)
+                ));
                 status = 1;
             }
         }
@@ -110,7 +139,9 @@ const RMDIR_SPEC: &[Opt] = &[
 
 /// `rmdir [-pv] [--ignore-fail-on-non-empty] DIRECTORY...`
 pub fn rmdir(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, RMDIR_SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, RMDIR_SPEC, false) else {
+        return 1;
+    };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
@@ -122,13 +153,17 @@ pub fn rmdir(ctx: &mut CommandCtx<'_>) -> i32 {
         if cur.is_empty() {
             cur = name.clone();
         }
+        let mut parent = false;
         loop {
             if p.has("v") {
-                let _ = writeln!(ctx.stdout, "rmdir: removing directory, {}", quote(&cur));
+                let shown = if parent { cur.as_str() } else { name.as_str() };
+                let _ = writeln!(ctx.stdout, "rmdir: removing directory, {}", quote(shown));
             }
             if let Err(e) = remove_one(ctx, &cur) {
                 if !(ignore && e == FsError::DirectoryNotEmpty) {
-                    ctx.gnu_error(format_args!("failed to remove {}: {e}", quote(&cur)));
+                    let what = if parent { "directory " } else { "" };
+                    let shown = if parent { cur.as_str() } else { name.as_str() };
+                    ctx.gnu_error(format_args!("failed to remove {what}{}: {e}", quote(shown)));
                     status = 1;
                 }
                 break;
@@ -136,6 +171,7 @@ pub fn rmdir(ctx: &mut CommandCtx<'_>) -> i32 {
             if !p.has("p") {
                 break;
             }
+            parent = true;
             match cur.rfind('/') {
                 Some(i) if i > 0 => {
                     cur.truncate(i);
@@ -155,7 +191,11 @@ pub fn rmdir(ctx: &mut CommandCtx<'_>) -> i32 {
 fn remove_one(ctx: &CommandCtx<'_>, name: &str) -> Result<(), FsError> {
     let last = super::common::base_name(name);
     if last == "." || last == ".." {
-        return Err(if last == "." { FsError::InvalidArgument } else { FsError::DirectoryNotEmpty });
+        return Err(if last == "." {
+            FsError::InvalidArgument
+        } else {
+            FsError::DirectoryNotEmpty
+        });
     }
     let path = ctx.path(name);
     let m = ctx.fs.symlink_metadata(&path)?;

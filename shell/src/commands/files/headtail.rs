@@ -1,9 +1,8 @@
 //! `head` and `tail`: the first or last lines or bytes of files.
 
-
 use super::common::GnuError;
 use super::common::{parse_size, quote, quote_locale, usage_error};
-use super::input::{for_each_chunk, open, read_all, Source};
+use super::input::{Source, for_each_chunk, open, read_all};
 use crate::commands::CommandCtx;
 use crate::fs::FsError;
 
@@ -26,7 +25,13 @@ struct Opts {
 
 /// Parses head/tail arguments, including the `-5` shorthand.
 fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)> {
-    let mut o = Opts { count: Count::Plain(10), bytes: false, headers: None, zero: false, follow: false };
+    let mut o = Opts {
+        count: Count::Plain(10),
+        bytes: false,
+        headers: None,
+        zero: false,
+        follow: false,
+    };
     let mut files = Vec::new();
     let args = ctx.args.to_vec();
     let mut i = 1;
@@ -46,11 +51,18 @@ fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)>
         };
         match parse_size(digits) {
             Some(n) => {
-                o.count = if signed { Count::Signed(n) } else { Count::Plain(n) };
+                o.count = if signed {
+                    Count::Signed(n)
+                } else {
+                    Count::Plain(n)
+                };
                 true
             }
             None => {
-                ctx.gnu_error(format_args!("invalid number of {what}: {}", quote_locale(v)));
+                ctx.gnu_error(format_args!(
+                    "invalid number of {what}: {}",
+                    quote_locale(v)
+                ));
                 false
             }
         }
@@ -103,7 +115,10 @@ fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)>
         let body = &a[1..];
         if body.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
             // `-5`, `-5c`, `-5l`
-            let (num, unit) = body.split_at(body.find(|c: char| !c.is_ascii_digit()).unwrap_or(body.len()));
+            let (num, unit) = body.split_at(
+                body.find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(body.len()),
+            );
             let bytes = unit.starts_with('c');
             if !set_count(ctx, &mut o, num, bytes) {
                 return None;
@@ -154,7 +169,9 @@ fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)>
 }
 
 fn run(ctx: &mut CommandCtx<'_>, is_tail: bool) -> i32 {
-    let Some((o, files)) = parse(ctx, is_tail) else { return 1 };
+    let Some((o, files)) = parse(ctx, is_tail) else {
+        return 1;
+    };
     if o.follow {
         ctx.gnu_error("following files (-f) is not supported in the sandbox");
         return 1;
@@ -168,10 +185,13 @@ fn run(ctx: &mut CommandCtx<'_>, is_tail: bool) -> i32 {
             Err(FsError::IsADirectory) => {
                 if headers {
                     let sep = if first { "" } else { "\n" };
-                    let _ = write!(ctx.stdout, "{sep}==> {name} <==\n");
+                    let _ = writeln!(ctx.stdout, "{sep}==> {name} <==");
                     first = false;
                 }
-                ctx.gnu_error(format_args!("error reading {}: Is a directory", quote(name)));
+                ctx.gnu_error(format_args!(
+                    "error reading {}: Is a directory",
+                    quote(name)
+                ));
                 status = 1;
                 continue;
             }
@@ -184,11 +204,15 @@ fn run(ctx: &mut CommandCtx<'_>, is_tail: bool) -> i32 {
         if headers {
             let sep = if first { "" } else { "\n" };
             let shown = if name == "-" { "standard input" } else { name };
-            let _ = write!(ctx.stdout, "{sep}==> {shown} <==\n");
+            let _ = writeln!(ctx.stdout, "{sep}==> {shown} <==");
         }
         first = false;
         let delim = if o.zero { b'\0' } else { b'\n' };
-        let ok = if is_tail { tail_one(ctx, &o, &src, delim) } else { head_one(ctx, &o, &src, delim) };
+        let ok = if is_tail {
+            tail_one(ctx, &o, &src, delim)
+        } else {
+            head_one(ctx, &o, &src, delim)
+        };
         if !ok {
             return status.max(1);
         }

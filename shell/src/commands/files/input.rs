@@ -31,7 +31,11 @@ pub fn open(ctx: &CommandCtx<'_>, name: &str) -> Result<Source, FsError> {
 
 /// Feeds `source` to `f` chunk by chunk until the input ends or `f` returns
 /// false. Returns false when reading standard input failed.
-pub fn for_each_chunk(stdin: &mut dyn Read, source: &Source, mut f: impl FnMut(&[u8]) -> bool) -> bool {
+pub fn for_each_chunk(
+    stdin: &mut dyn Read,
+    source: &Source,
+    mut f: impl FnMut(&[u8]) -> bool,
+) -> bool {
     match source {
         Source::Data(d) => {
             f(d);

@@ -1,10 +1,9 @@
 //! `ln`: make symbolic links (`-s`), or hard links, which the virtual
 //! filesystem models as copies carrying the same content, mode and mtime.
 
-
 use super::common::GnuError;
-use super::common::{base_name, flag, join, parse_or_usage, quote, usage_error, with_arg, Opt};
-use super::paths::{canonical, relative_path, Missing};
+use super::common::{Opt, base_name, flag, join, parse_or_usage, quote, usage_error, with_arg};
+use super::paths::{Missing, canonical, relative_path};
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
 
@@ -24,7 +23,9 @@ const SPEC: &[Opt] = &[
 
 /// `ln [-sfnTvr] TARGET [LINK]` / `ln TARGET... DIRECTORY`
 pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     let symbolic = p.has("s");
     let ops = &p.operands;
     let (targets, dest, into_dir): (Vec<String>, String, bool) = if let Some(t) = p.value("t") {
@@ -39,10 +40,15 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
             n => {
                 let dest = ops[n - 1].clone();
                 let dpath = ctx.path(&dest);
-                let is_link = ctx.fs.symlink_metadata(&dpath).is_ok_and(|m| m.kind == FileKind::Symlink);
-                let is_dir = !p.has("T")
-                    && !(p.has("n") && is_link)
-                    && ctx.fs.metadata(&dpath).is_ok_and(|m| m.kind == FileKind::Dir);
+                let is_link = ctx
+                    .fs
+                    .symlink_metadata(&dpath)
+                    .is_ok_and(|m| m.kind == FileKind::Symlink);
+                let is_dir = !(p.has("T") || p.has("n") && is_link)
+                    && ctx
+                        .fs
+                        .metadata(&dpath)
+                        .is_ok_and(|m| m.kind == FileKind::Dir);
                 if n > 2 && !is_dir {
                     let why = match ctx.fs.metadata(&dpath) {
                         Ok(_) => crate::fs::FsError::NotADirectory,
@@ -67,11 +73,17 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
             dest.clone()
         };
         let lpath = ctx.path(&link);
-        let kind = if symbolic { "symbolic link" } else { "hard link" };
+        let kind = if symbolic {
+            "symbolic link"
+        } else {
+            "hard link"
+        };
         if !symbolic {
             match ctx.fs.metadata(&ctx.path(target)) {
                 Ok(m) if m.kind == FileKind::Dir => {
-                    ctx.gnu_error(format_args!("{target}: hard link not allowed for directory"));
+                    ctx.gnu_error(format_args!(
+                        "{target}: hard link not allowed for directory"
+                    ));
                     status = 1;
                     continue;
                 }
@@ -90,14 +102,24 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
                     status = 1;
                     continue;
                 }
-                if !symbolic && ctx.fs.canonicalize(&lpath).ok() == ctx.fs.canonicalize(&ctx.path(target)).ok() {
-                    ctx.gnu_error(format_args!("{} and {} are the same file", quote(target), quote(&link)));
+                if !symbolic
+                    && ctx.fs.canonicalize(&lpath).ok()
+                        == ctx.fs.canonicalize(&ctx.path(target)).ok()
+                {
+                    ctx.gnu_error(format_args!(
+                        "{} and {} are the same file",
+                        quote(target),
+                        quote(&link)
+                    ));
                     status = 1;
                     continue;
                 }
                 let _ = ctx.fs.remove_file(&lpath);
             } else {
-                ctx.gnu_error(format_args!("failed to create {kind} {}: File exists", quote(&link)));
+                ctx.gnu_error(format_args!(
+                    "failed to create {kind} {}: File exists",
+                    quote(&link)
+                ));
                 status = 1;
                 continue;
             }
@@ -130,7 +152,10 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
                 }
             }
             Err(e) => {
-                ctx.gnu_error(format_args!("failed to create {kind} {}: {e}", quote(&link)));
+                ctx.gnu_error(format_args!(
+                    "failed to create {kind} {}: {e}",
+                    quote(&link)
+                ));
                 status = 1;
             }
         }

@@ -4,10 +4,10 @@
 use super::common::GnuError;
 use std::io::Write;
 
-use super::common::{flag, long_flag, long_opt, mode_string, parse_or_usage, quote, Opt};
+use super::common::{Opt, flag, long_flag, long_opt, mode_string, parse_or_usage, quote};
 use crate::clock::Timestamp;
-use crate::commands::system::calendar::{from_epoch, strftime};
 use crate::commands::CommandCtx;
+use crate::commands::system::calendar::{from_epoch, strftime};
 use crate::fs::{FileKind, Metadata};
 
 /// The fixed owner and group of every node.
@@ -113,7 +113,9 @@ impl Entry {
 
 /// `ls [OPTION]... [FILE]...`
 pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 2 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 2;
+    };
     let mut o = Opts {
         all: false,
         almost_all: false,
@@ -191,9 +193,12 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
             _ => {}
         }
     }
-    let operands = if p.operands.is_empty() { vec![".".to_string()] } else { p.operands.clone() };
-    let follow_cmdline =
-        o.deref || !(o.dirs_only || o.long || o.indicator == Indicator::Classify);
+    let operands = if p.operands.is_empty() {
+        vec![".".to_string()]
+    } else {
+        p.operands.clone()
+    };
+    let follow_cmdline = o.deref || !(o.dirs_only || o.long || o.indicator == Indicator::Classify);
     let mut status = 0;
     let mut files = Vec::new();
     let mut dirs = Vec::new();
@@ -247,16 +252,37 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
     status
 }
 
-fn make_entry(ctx: &CommandCtx<'_>, name: String, path: String, lmeta: Metadata, deref: bool) -> Entry {
+fn make_entry(
+    ctx: &CommandCtx<'_>,
+    name: String,
+    path: String,
+    lmeta: Metadata,
+    deref: bool,
+) -> Entry {
     if lmeta.kind == FileKind::Symlink {
         let target = ctx.fs.read_link(&path).unwrap_or_default();
         let tmeta = ctx.fs.metadata(&path).ok();
         if deref && let Some(m) = tmeta {
-            return Entry { name, path, meta: m, link: None };
+            return Entry {
+                name,
+                path,
+                meta: m,
+                link: None,
+            };
         }
-        return Entry { name, path, meta: lmeta, link: Some((target, tmeta)) };
+        return Entry {
+            name,
+            path,
+            meta: lmeta,
+            link: Some((target, tmeta)),
+        };
     }
-    Entry { name, path, meta: lmeta, link: None }
+    Entry {
+        name,
+        path,
+        meta: lmeta,
+        link: None,
+    }
 }
 
 fn list_dir(
@@ -275,7 +301,10 @@ fn list_dir(
     let listing = match ctx.fs.read_dir(&dir.path) {
         Ok(l) => l,
         Err(e) => {
-            ctx.gnu_error(format_args!("cannot open directory {}: {e}", quote(&dir.name)));
+            ctx.gnu_error(format_args!(
+                "cannot open directory {}: {e}",
+                quote(&dir.name)
+            ));
             return if cmdline { 2 } else { 1 };
         }
     };
@@ -288,7 +317,12 @@ fn list_dir(
         for n in [".", ".."] {
             let path = crate::fs::Fs::resolve(&dir.path, n);
             if let Ok(m) = ctx.fs.metadata(&path) {
-                entries.push(Entry { name: n.to_string(), path, meta: m, link: None });
+                entries.push(Entry {
+                    name: n.to_string(),
+                    path,
+                    meta: m,
+                    link: None,
+                });
             }
         }
     }
@@ -297,13 +331,19 @@ fn list_dir(
             continue;
         }
         let path = super::common::join(&dir.path, &de.name);
-        let Ok(lmeta) = ctx.fs.symlink_metadata(&path) else { continue };
+        let Ok(lmeta) = ctx.fs.symlink_metadata(&path) else {
+            continue;
+        };
         entries.push(make_entry(ctx, de.name, path, lmeta, o.deref));
     }
     sort_entries(&mut entries, o);
     if o.long || o.size_blocks {
         let total: u64 = entries.iter().map(|e| blocks(&e.meta)).sum();
-        let t = if o.human { human(total * 1024) } else { total.to_string() };
+        let t = if o.human {
+            human(total * 1024)
+        } else {
+            total.to_string()
+        };
         let _ = writeln!(out, "total {t}");
     }
     print_entries(&entries, o, true, out);
@@ -350,13 +390,30 @@ fn sort_entries(v: &mut [Entry], o: &Opts) {
         Sort::Name => v.sort_by(|a, b| a.name.cmp(&b.name)),
         Sort::Version => v.sort_by(|a, b| version_cmp(&a.name, &b.name)),
         Sort::Ext => v.sort_by(|a, b| {
-            let ea = a.name.rfind('.').filter(|&i| i > 0).map(|i| &a.name[i..]).unwrap_or("");
-            let eb = b.name.rfind('.').filter(|&i| i > 0).map(|i| &b.name[i..]).unwrap_or("");
+            let ea = a
+                .name
+                .rfind('.')
+                .filter(|&i| i > 0)
+                .map(|i| &a.name[i..])
+                .unwrap_or("");
+            let eb = b
+                .name
+                .rfind('.')
+                .filter(|&i| i > 0)
+                .map(|i| &b.name[i..])
+                .unwrap_or("");
             ea.cmp(eb).then_with(|| a.name.cmp(&b.name))
         }),
-        Sort::Time => v.sort_by(|a, b| b.meta.mtime.cmp(&a.meta.mtime).then_with(|| a.name.cmp(&b.name))),
+        Sort::Time => v.sort_by(|a, b| {
+            b.meta
+                .mtime
+                .cmp(&a.meta.mtime)
+                .then_with(|| a.name.cmp(&b.name))
+        }),
         Sort::Size => v.sort_by(|a, b| {
-            display_size(&b.meta).cmp(&display_size(&a.meta)).then_with(|| a.name.cmp(&b.name))
+            display_size(&b.meta)
+                .cmp(&display_size(&a.meta))
+                .then_with(|| a.name.cmp(&b.name))
         }),
     }
     if o.reverse && o.sort != Sort::None {
@@ -451,26 +508,47 @@ fn format_time(t: Timestamp, o: &Opts) -> String {
     }
     let six_months = 31_556_952 / 2;
     let recent = t.secs > o.now.secs - six_months && t <= o.now;
-    if recent { strftime("%b %e %H:%M", &tm) } else { strftime("%b %e  %Y", &tm) }
+    if recent {
+        strftime("%b %e %H:%M", &tm)
+    } else {
+        strftime("%b %e  %Y", &tm)
+    }
 }
 
 fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) {
     if entries.is_empty() {
         return;
     }
-    let ino_w = if o.inode { entries.iter().map(|e| e.meta.ino.to_string().len()).max().unwrap_or(1) } else { 0 };
+    let ino_w = if o.inode {
+        entries
+            .iter()
+            .map(|e| e.meta.ino.to_string().len())
+            .max()
+            .unwrap_or(1)
+    } else {
+        0
+    };
     let blk_w = if o.size_blocks {
         entries
             .iter()
-            .map(|e| if o.human { human(blocks(&e.meta) * 1024) } else { blocks(&e.meta).to_string() }.len())
+            .map(|e| {
+                if o.human {
+                    human(blocks(&e.meta) * 1024)
+                } else {
+                    blocks(&e.meta).to_string()
+                }
+                .len()
+            })
             .max()
             .unwrap_or(1)
     } else {
         0
     };
     if o.comma {
-        let names: Vec<String> =
-            entries.iter().map(|e| format!("{}{}", e.name, indicator(e, o))).collect();
+        let names: Vec<String> = entries
+            .iter()
+            .map(|e| format!("{}{}", e.name, indicator(e, o)))
+            .collect();
         let _ = writeln!(out, "{}", names.join(", "));
         return;
     }
@@ -480,7 +558,11 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
                 let _ = write!(out, "{:>ino_w$} ", e.meta.ino);
             }
             if o.size_blocks {
-                let b = if o.human { human(blocks(&e.meta) * 1024) } else { blocks(&e.meta).to_string() };
+                let b = if o.human {
+                    human(blocks(&e.meta) * 1024)
+                } else {
+                    blocks(&e.meta).to_string()
+                };
                 let _ = write!(out, "{b:>blk_w$} ");
             }
             out.extend_from_slice(e.name.as_bytes());
@@ -489,7 +571,11 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
         }
         return;
     }
-    let owner = if o.numeric { OWNER_ID.to_string() } else { OWNER.to_string() };
+    let owner = if o.numeric {
+        OWNER_ID.to_string()
+    } else {
+        OWNER.to_string()
+    };
     let sizes: Vec<String> = entries
         .iter()
         .map(|e| {
@@ -503,13 +589,21 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
         })
         .collect();
     let size_w = sizes.iter().map(|s| s.len()).max().unwrap_or(1);
-    let link_w = entries.iter().map(|e| e.meta.nlink.to_string().len()).max().unwrap_or(1);
+    let link_w = entries
+        .iter()
+        .map(|e| e.meta.nlink.to_string().len())
+        .max()
+        .unwrap_or(1);
     for (e, size) in entries.iter().zip(&sizes) {
         if o.inode {
             let _ = write!(out, "{:>ino_w$} ", e.meta.ino);
         }
         if o.size_blocks {
-            let b = if o.human { human(blocks(&e.meta) * 1024) } else { blocks(&e.meta).to_string() };
+            let b = if o.human {
+                human(blocks(&e.meta) * 1024)
+            } else {
+                blocks(&e.meta).to_string()
+            };
             let _ = write!(out, "{b:>blk_w$} ");
         }
         let _ = write!(out, "{} {:>link_w$} ", mode_string(&e.meta), e.meta.nlink);
@@ -519,14 +613,24 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
         if o.show_group {
             let _ = write!(out, "{owner} ");
         }
-        let _ = write!(out, "{size:>size_w$} {} {}", format_time(e.meta.mtime, o), e.name);
+        let _ = write!(
+            out,
+            "{size:>size_w$} {} {}",
+            format_time(e.meta.mtime, o),
+            e.name
+        );
         match &e.link {
             Some((target, tmeta)) => {
                 let _ = write!(out, " -> {target}");
                 if o.indicator == Indicator::Classify
                     && let Some(m) = tmeta
                 {
-                    let t = Entry { name: String::new(), path: String::new(), meta: m.clone(), link: None };
+                    let t = Entry {
+                        name: String::new(),
+                        path: String::new(),
+                        meta: m.clone(),
+                        link: None,
+                    };
                     out.extend_from_slice(indicator(&t, o).as_bytes());
                 }
             }

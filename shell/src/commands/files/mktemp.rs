@@ -1,9 +1,8 @@
 //! `mktemp`: create a unique temporary file or directory. Names come from
 //! the run's seed when it is fixed (reproducible runs), else from the clock.
 
-
 use super::common::GnuError;
-use super::common::{flag, long_opt, parse_or_usage, quote_locale, usage_error, with_arg, Opt};
+use super::common::{Opt, flag, long_opt, parse_or_usage, quote_locale, usage_error, with_arg};
 use crate::commands::CommandCtx;
 use crate::fs::FsError;
 
@@ -34,24 +33,41 @@ impl Rng {
 
 /// `mktemp [-dqtu] [-p DIR] [--suffix=SUFF] [TEMPLATE]`
 pub fn mktemp(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     if p.operands.len() > 1 {
-        usage_error(ctx, &format!("too many templates"));
+        usage_error(ctx, "too many templates");
         return 1;
     }
     let quiet = p.has("q");
-    let tmpdir_env = ctx.getenv("TMPDIR").filter(|s| !s.is_empty()).unwrap_or("/tmp").to_string();
+    let tmpdir_env = ctx
+        .getenv("TMPDIR")
+        .filter(|s| !s.is_empty())
+        .unwrap_or("/tmp")
+        .to_string();
     let (template, dir): (String, Option<String>) = match p.operands.first() {
-        None => ("tmp.XXXXXXXXXX".into(), Some(p.value("p").map(String::from).unwrap_or(tmpdir_env))),
+        None => (
+            "tmp.XXXXXXXXXX".into(),
+            Some(p.value("p").map(String::from).unwrap_or(tmpdir_env)),
+        ),
         Some(t) => {
             let use_dir = p.has("t") || p.opts.iter().any(|(k, _)| *k == "p");
             let dir = if use_dir {
-                Some(p.value("p").filter(|s| !s.is_empty()).map(String::from).unwrap_or(tmpdir_env))
+                Some(
+                    p.value("p")
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .unwrap_or(tmpdir_env),
+                )
             } else {
                 None
             };
             if use_dir && t.contains('/') && p.has("t") {
-                ctx.gnu_error(format_args!("invalid template, {}, contains directory separator", quote_locale(t)));
+                ctx.gnu_error(format_args!(
+                    "invalid template, {}, contains directory separator",
+                    quote_locale(t)
+                ));
                 return 1;
             }
             (t.clone(), dir)
@@ -66,13 +82,19 @@ pub fn mktemp(ctx: &mut CommandCtx<'_>) -> i32 {
             base.truncate(last_x + 1);
         }
     } else if p.value("suffix").is_some() && suffix.contains('/') {
-        ctx.gnu_error(format_args!("invalid suffix {}, contains directory separator", quote_locale(&suffix)));
+        ctx.gnu_error(format_args!(
+            "invalid suffix {}, contains directory separator",
+            quote_locale(&suffix)
+        ));
         return 1;
     }
     let xs = base.len() - base.trim_end_matches('X').len();
     if xs < 3 {
         if !quiet {
-            ctx.gnu_error(format_args!("too few X's in template {}", quote_locale(&format!("{template}"))));
+            ctx.gnu_error(format_args!(
+                "too few X's in template {}",
+                quote_locale(&template)
+            ));
         }
         return 1;
     }
@@ -83,7 +105,9 @@ pub fn mktemp(ctx: &mut CommandCtx<'_>) -> i32 {
     });
     let mut rng = Rng(seed ^ 0x6d6b_7465_6d70);
     for _ in 0..1000 {
-        let name: String = (0..xs).map(|_| ALPHABET[(rng.next() % ALPHABET.len() as u64) as usize] as char).collect();
+        let name: String = (0..xs)
+            .map(|_| ALPHABET[(rng.next() % ALPHABET.len() as u64) as usize] as char)
+            .collect();
         let full = format!("{prefix}{name}{suffix}");
         let shown = match &dir {
             Some(d) => super::common::join(d, &full),
@@ -98,7 +122,9 @@ pub fn mktemp(ctx: &mut CommandCtx<'_>) -> i32 {
         } else if p.has("d") {
             ctx.fs.mkdir(&path, 0o700)
         } else {
-            ctx.fs.create(&path, true).and_then(|()| ctx.fs.set_mode(&path, 0o600))
+            ctx.fs
+                .create(&path, true)
+                .and_then(|()| ctx.fs.set_mode(&path, 0o600))
         };
         match r {
             Ok(()) => {

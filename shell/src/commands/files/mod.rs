@@ -21,9 +21,9 @@ mod touch;
 mod wc;
 
 #[cfg(test)]
-pub(crate) mod testutil;
-#[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) mod testutil;
 
 /// The commands of this family.
 pub const COMMANDS: &[(&str, CommandFn)] = &[

@@ -1,8 +1,7 @@
 //! `mv`: move and rename files and directories.
 
-
 use super::common::GnuError;
-use super::common::{base_name, flag, join, parse_or_usage, quote, with_arg, Opt};
+use super::common::{Opt, base_name, flag, join, parse_or_usage, quote, with_arg};
 use super::cp::targets;
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
@@ -20,7 +19,9 @@ const SPEC: &[Opt] = &[
 
 /// `mv [-finvTu] [-t DIR] SOURCE... DEST`
 pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     let mode = p.last_of(&["f", "i", "n"]);
     let Some((srcs, dest, into_dir)) = targets(ctx, &p.operands, p.value("t"), p.has("T")) else {
         return 1;
@@ -36,10 +37,33 @@ pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
                 continue;
             }
         };
-        let dname = if into_dir { join(&dest, base_name(src)) } else { dest.clone() };
+        let dname = if into_dir {
+            join(&dest, base_name(src))
+        } else {
+            dest.clone()
+        };
         let dpath = ctx.path(&dname);
+        if dname.ends_with('/')
+            && smeta.kind != FileKind::Dir
+            && !ctx
+                .fs
+                .metadata(&dpath)
+                .is_ok_and(|m| m.kind == FileKind::Dir)
+        {
+            ctx.gnu_error(format_args!(
+                "cannot move {} to {}: Not a directory",
+                quote(src),
+                quote(&dname)
+            ));
+            status = 1;
+            continue;
+        }
         if spath == dpath {
-            ctx.gnu_error(format_args!("{} and {} are the same file", quote(src), quote(&dname)));
+            ctx.gnu_error(format_args!(
+                "{} and {} are the same file",
+                quote(src),
+                quote(&dname)
+            ));
             status = 1;
             continue;
         }
@@ -76,12 +100,19 @@ pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
             let d_is_dir = dm.kind == FileKind::Dir;
             let s_is_dir = smeta.kind == FileKind::Dir;
             if d_is_dir && !s_is_dir {
-                ctx.gnu_error(format_args!("cannot overwrite directory {} with non-directory", quote(&dname)));
+                ctx.gnu_error(format_args!(
+                    "cannot overwrite directory {} with non-directory",
+                    quote(&dname)
+                ));
                 status = 1;
                 continue;
             }
             if !d_is_dir && s_is_dir {
-                ctx.gnu_error(format_args!("cannot overwrite non-directory {} with directory {}", quote(&dname), quote(src)));
+                ctx.gnu_error(format_args!(
+                    "cannot overwrite non-directory {} with directory {}",
+                    quote(&dname),
+                    quote(src)
+                ));
                 status = 1;
                 continue;
             }
@@ -93,7 +124,11 @@ pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
                 }
             }
             Err(e) => {
-                ctx.gnu_error(format_args!("cannot move {} to {}: {e}", quote(src), quote(&dname)));
+                ctx.gnu_error(format_args!(
+                    "cannot move {} to {}: {e}",
+                    quote(src),
+                    quote(&dname)
+                ));
                 status = 1;
             }
         }

@@ -1,9 +1,8 @@
 //! Path commands: `readlink`, `realpath`, `basename`, `dirname`, `pwd`, and
 //! the symlink-aware canonicalisation they share with `ln -r`.
 
-
 use super::common::GnuError;
-use super::common::{flag, parse_or_usage, quote_locale, usage_error, with_arg, Opt};
+use super::common::{Opt, flag, parse_or_usage, quote_locale, usage_error, with_arg};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Fs, FsError};
 
@@ -21,7 +20,12 @@ pub enum Missing {
 /// Canonicalises absolute `path`: resolves `.`, `..` and (with `follow`)
 /// symlinks, allowing missing components per `missing`.
 pub fn canonical(fs: &Fs, path: &str, missing: Missing, follow: bool) -> Result<String, FsError> {
-    let mut todo: Vec<String> = path.split('/').filter(|c| !c.is_empty()).rev().map(String::from).collect();
+    let mut todo: Vec<String> = path
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .rev()
+        .map(String::from)
+        .collect();
     let mut parts: Vec<String> = Vec::new();
     let mut links = 0;
     let mut past_missing = false;
@@ -33,7 +37,15 @@ pub fn canonical(fs: &Fs, path: &str, missing: Missing, follow: bool) -> Result<
             parts.pop();
             continue;
         }
-        let candidate = format!("/{}", parts.iter().chain(std::iter::once(&comp)).cloned().collect::<Vec<_>>().join("/"));
+        let candidate = format!(
+            "/{}",
+            parts
+                .iter()
+                .chain(std::iter::once(&comp))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("/")
+        );
         if past_missing {
             parts.push(comp);
             continue;
@@ -49,7 +61,13 @@ pub fn canonical(fs: &Fs, path: &str, missing: Missing, follow: bool) -> Result<
                 if target.starts_with('/') {
                     parts.clear();
                 }
-                todo.extend(target.split('/').filter(|c| !c.is_empty()).rev().map(String::from));
+                todo.extend(
+                    target
+                        .split('/')
+                        .filter(|c| !c.is_empty())
+                        .rev()
+                        .map(String::from),
+                );
             }
             Ok(m) => {
                 if m.kind != FileKind::Dir && !is_last && missing != Missing::All {
@@ -85,7 +103,11 @@ pub fn relative_path(target: &str, base: &str) -> String {
     let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let mut out: Vec<&str> = std::iter::repeat_n("..", b.len() - common).collect();
     out.extend(&t[common..]);
-    if out.is_empty() { ".".to_string() } else { out.join("/") }
+    if out.is_empty() {
+        ".".to_string()
+    } else {
+        out.join("/")
+    }
 }
 
 const READLINK_SPEC: &[Opt] = &[
@@ -101,7 +123,9 @@ const READLINK_SPEC: &[Opt] = &[
 
 /// `readlink [-femnqvz] FILE...`
 pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, READLINK_SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, READLINK_SPEC, false) else {
+        return 1;
+    };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
@@ -112,14 +136,24 @@ pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
         Some("m") => Some(Missing::All),
         _ => None,
     };
-    let term = if p.has("z") { "\0" } else if p.has("n") && p.operands.len() == 1 { "" } else { "\n" };
+    let term = if p.has("z") {
+        "\0"
+    } else if p.has("n") && p.operands.len() == 1 {
+        ""
+    } else {
+        "\n"
+    };
     let mut status = 0;
     for name in &p.operands {
         let path = ctx.path(name);
         let r = match mode {
             Some(m) => canonical(ctx.fs, &path, m, true),
             None => ctx.fs.read_link(&path).and_then(|t| {
-                if ctx.fs.symlink_metadata(&path)?.kind == FileKind::Symlink { Ok(t) } else { Err(FsError::InvalidArgument) }
+                if ctx.fs.symlink_metadata(&path)?.kind == FileKind::Symlink {
+                    Ok(t)
+                } else {
+                    Err(FsError::InvalidArgument)
+                }
             }),
         };
         match r {
@@ -146,14 +180,21 @@ const REALPATH_SPEC: &[Opt] = &[
     flag('q', Some("quiet"), "q"),
     flag('s', Some("strip"), "s"),
     flag('z', Some("zero"), "z"),
-    Opt { short: None, long: Some("no-symlinks"), arg: super::common::HasArg::No, id: "s" },
+    Opt {
+        short: None,
+        long: Some("no-symlinks"),
+        arg: super::common::HasArg::No,
+        id: "s",
+    },
     with_arg(None, Some("relative-to"), "relative-to"),
     with_arg(None, Some("relative-base"), "relative-base"),
 ];
 
 /// `realpath [-emsqz] [--relative-to=DIR] [--relative-base=DIR] FILE...`
 pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, REALPATH_SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, REALPATH_SPEC, false) else {
+        return 1;
+    };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
@@ -197,9 +238,12 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
     for name in &p.operands {
         match resolve(ctx, name, mode) {
             Ok(r) => {
-                let under = |base: &str| base == "/" || r == base || r.starts_with(&format!("{base}/"));
+                let under =
+                    |base: &str| base == "/" || r == base || r.starts_with(&format!("{base}/"));
                 let shown = match (&rel_to, &rel_base) {
-                    (Some(to), Some(base)) if under(base) && under_dir(to, base) => relative_path(&r, to),
+                    (Some(to), Some(base)) if under(base) && under_dir(to, base) => {
+                        relative_path(&r, to)
+                    }
                     (Some(_), Some(_)) => r.clone(),
                     (Some(to), None) => relative_path(&r, to),
                     (None, Some(base)) if under(base) => relative_path(&r, base),
@@ -243,7 +287,9 @@ pub fn strip_base(name: &str, suffix: Option<&str>) -> String {
 
 /// `basename NAME [SUFFIX]` / `basename -a [-s SUFFIX] NAME...`
 pub fn basename(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, BASENAME_SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, BASENAME_SPEC, false) else {
+        return 1;
+    };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
@@ -254,7 +300,10 @@ pub fn basename(ctx: &mut CommandCtx<'_>) -> i32 {
         (p.operands.iter().collect(), p.value("s"))
     } else {
         if p.operands.len() > 2 {
-            usage_error(ctx, &format!("extra operand {}", quote_locale(&p.operands[2])));
+            usage_error(
+                ctx,
+                &format!("extra operand {}", quote_locale(&p.operands[2])),
+            );
             return 1;
         }
         (vec![&p.operands[0]], p.operands.get(1).map(|s| s.as_str()))
@@ -269,7 +318,11 @@ pub fn basename(ctx: &mut CommandCtx<'_>) -> i32 {
 pub fn dir_part(name: &str) -> String {
     let t = name.trim_end_matches('/');
     if t.is_empty() {
-        return if name.starts_with('/') { "/".into() } else { ".".into() };
+        return if name.starts_with('/') {
+            "/".into()
+        } else {
+            ".".into()
+        };
     }
     match t.rfind('/') {
         None => ".".into(),
@@ -283,7 +336,9 @@ pub fn dir_part(name: &str) -> String {
 /// `dirname [-z] NAME...`
 pub fn dirname(ctx: &mut CommandCtx<'_>) -> i32 {
     let spec = [flag('z', Some("zero"), "z")];
-    let Some(p) = parse_or_usage(ctx, &spec, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, &spec, false) else {
+        return 1;
+    };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
@@ -297,8 +352,13 @@ pub fn dirname(ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// `pwd [-LP]`
 pub fn pwd(ctx: &mut CommandCtx<'_>) -> i32 {
-    let spec = [flag('L', Some("logical"), "L"), flag('P', Some("physical"), "P")];
-    let Some(p) = parse_or_usage(ctx, &spec, false) else { return 1 };
+    let spec = [
+        flag('L', Some("logical"), "L"),
+        flag('P', Some("physical"), "P"),
+    ];
+    let Some(p) = parse_or_usage(ctx, &spec, false) else {
+        return 1;
+    };
     let cwd = ctx.cwd.to_string();
     let shown = if p.last_of(&["L", "P"]) == Some("P") {
         ctx.fs.canonicalize(&cwd).unwrap_or(cwd)

@@ -1,9 +1,8 @@
 //! `rm`: remove files and (with `-r`) directory trees. Refuses `/`, `.` and
 //! `..` as GNU does. `-i` prompts on stderr and reads the answer from stdin.
 
-
 use super::common::GnuError;
-use super::common::{base_name, flag, join, long_flag, parse_or_usage, quote, usage_error, Opt};
+use super::common::{Opt, base_name, flag, join, long_flag, parse_or_usage, quote, usage_error};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError, Metadata};
 
@@ -31,7 +30,9 @@ struct RmOpts {
 
 /// `rm [-fiIrRdv] FILE...`
 pub fn rm(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     let last = p.last_of(&["f", "i", "I"]);
     let o = RmOpts {
         force: last == Some("f"),
@@ -51,7 +52,10 @@ pub fn rm(ctx: &mut CommandCtx<'_>) -> i32 {
     for name in &p.operands {
         let b = base_name(name);
         if b == "." || b == ".." {
-            ctx.gnu_error(format_args!("refusing to remove '.' or '..' directory: skipping {}", quote(name)));
+            ctx.gnu_error(format_args!(
+                "refusing to remove '.' or '..' directory: skipping {}",
+                quote(name)
+            ));
             status = 1;
             continue;
         }
@@ -60,7 +64,10 @@ pub fn rm(ctx: &mut CommandCtx<'_>) -> i32 {
             let msg = if name == "/" {
                 "it is dangerous to operate recursively on '/'".to_string()
             } else {
-                format!("it is dangerous to operate recursively on {} (same as '/')", quote(name))
+                format!(
+                    "it is dangerous to operate recursively on {} (same as '/')",
+                    quote(name)
+                )
             };
             ctx.gnu_error(msg);
             ctx.gnu_error("use --no-preserve-root to override this failsafe");
@@ -78,7 +85,10 @@ pub fn rm(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         };
         if name.ends_with('/') && meta.kind == FileKind::Symlink {
-            ctx.gnu_error(format_args!("cannot remove {}: Not a directory", quote(name)));
+            ctx.gnu_error(format_args!(
+                "cannot remove {}: Not a directory",
+                quote(name)
+            ));
             status = 1;
             continue;
         }
@@ -153,7 +163,10 @@ fn remove(ctx: &mut CommandCtx<'_>, o: &RmOpts, name: &str, path: &str, meta: &M
                 }
             };
         }
-        ctx.gnu_error(format_args!("cannot remove {}: Is a directory", quote(name)));
+        ctx.gnu_error(format_args!(
+            "cannot remove {}: Is a directory",
+            quote(name)
+        ));
         return false;
     }
     if !o.verbose && !o.interactive {
@@ -166,7 +179,10 @@ fn remove(ctx: &mut CommandCtx<'_>, o: &RmOpts, name: &str, path: &str, meta: &M
         };
     }
     let entries = ctx.fs.read_dir(path).unwrap_or_default();
-    if o.interactive && !entries.is_empty() && !ask(ctx, &format!("descend into directory {}", quote(name))) {
+    if o.interactive
+        && !entries.is_empty()
+        && !ask(ctx, &format!("descend into directory {}", quote(name)))
+    {
         return true;
     }
     let mut ok = true;

@@ -1,13 +1,12 @@
 //! `stat`: display node metadata, GNU's default layout or `-c`/`--printf`
 //! formats.
 
-
 use super::common::GnuError;
-use super::common::{flag, mode_string, parse_or_usage, quote, usage_error, with_arg, Opt};
-use super::ls::{display_size, OWNER, OWNER_ID};
+use super::common::{Opt, flag, mode_string, parse_or_usage, quote, usage_error, with_arg};
+use super::ls::{OWNER, OWNER_ID, display_size};
 use crate::clock::Timestamp;
-use crate::commands::system::calendar::{from_epoch, strftime};
 use crate::commands::CommandCtx;
+use crate::commands::system::calendar::{from_epoch, strftime};
 use crate::fs::{FileKind, Metadata};
 
 const SPEC: &[Opt] = &[
@@ -159,7 +158,13 @@ fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
         } else {
             let left = spec.contains('-');
             let zero = spec.starts_with('0') && !left;
-            let w: usize = spec.trim_start_matches(['-', '0', '+', ' ', '#', '\'']).split('.').next().unwrap_or("").parse().unwrap_or(0);
+            let w: usize = spec
+                .trim_start_matches(['-', '0', '+', ' ', '#', '\''])
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .parse()
+                .unwrap_or(0);
             if left {
                 format!("{v:<w$}")
             } else if zero {
@@ -178,7 +183,11 @@ fn default_layout(name: &str, m: &Metadata, link: Option<&str>) -> String {
         Some(t) => format!("{name} -> {t}"),
         None => name.to_string(),
     };
-    let dev = if m.kind == FileKind::CharDevice { "Device type: 1,3" } else { "" };
+    let dev = if m.kind == FileKind::CharDevice {
+        "Device type: 1,3"
+    } else {
+        ""
+    };
     let ts = time_str(m.mtime);
     let size = display_size(m);
     let mut s = String::new();
@@ -199,13 +208,17 @@ fn default_layout(name: &str, m: &Metadata, link: Option<&str>) -> String {
     s.push_str(&format!(
         "Access: ({mode})  Uid: ( {OWNER_ID:>4}/ {OWNER:>7})   Gid: ( {OWNER_ID:>4}/ {OWNER:>7})\n"
     ));
-    s.push_str(&format!("Access: {ts}\nModify: {ts}\nChange: {ts}\n Birth: -\n"));
+    s.push_str(&format!(
+        "Access: {ts}\nModify: {ts}\nChange: {ts}\n Birth: -\n"
+    ));
     s
 }
 
 /// `stat [-L] [-c FORMAT | --printf FORMAT | -t] FILE...`
 pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
@@ -218,7 +231,11 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut status = 0;
     for name in &p.operands {
         let path = ctx.path(name);
-        let meta = if deref { ctx.fs.metadata(&path) } else { ctx.fs.symlink_metadata(&path) };
+        let meta = if deref {
+            ctx.fs.metadata(&path)
+        } else {
+            ctx.fs.symlink_metadata(&path)
+        };
         let meta = match meta {
             Ok(m) => m,
             Err(e) => {
@@ -227,7 +244,11 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
                 continue;
             }
         };
-        let link = if meta.kind == FileKind::Symlink { ctx.fs.read_link(&path).ok() } else { None };
+        let link = if meta.kind == FileKind::Symlink {
+            ctx.fs.read_link(&path).ok()
+        } else {
+            None
+        };
         let text = if let Some(f) = p.value("printf") {
             format(&unescape(f), name, &meta, link.as_deref())
         } else if let Some(f) = p.value("c") {

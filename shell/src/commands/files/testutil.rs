@@ -45,10 +45,18 @@ pub fn new_fs() -> Fs {
 pub fn run(fs: &Fs, f: CommandFn, args: &[&str], stdin: &str) -> Out {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let env = vec![
-        ("PATH".to_string(), "/usr/local/bin:/usr/bin:/bin".to_string()),
+        (
+            "PATH".to_string(),
+            "/usr/local/bin:/usr/bin:/bin".to_string(),
+        ),
         ("HOME".to_string(), "/workspace".to_string()),
     ];
-    let control = RunControl::new(Limits::default(), Clock::fixed(1_704_067_200), None, Some(42));
+    let control = RunControl::new(
+        Limits::default(),
+        Clock::fixed(1_704_067_200),
+        None,
+        Some(42),
+    );
     let mut input = stdin.as_bytes();
     let mut out = Vec::new();
     let mut err = Vec::new();

@@ -1,10 +1,10 @@
 //! `touch`: create files and set modification times (`-d`, `-t`, `-r`).
 
 use super::common::GnuError;
-use super::common::{flag, parse_or_usage, quote, quote_locale, usage_error, with_arg, Opt};
+use super::common::{Opt, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg};
 use crate::clock::Timestamp;
-use crate::commands::system::calendar::{from_epoch, parse_date, to_epoch};
 use crate::commands::CommandCtx;
+use crate::commands::system::calendar::{from_epoch, parse_date, to_epoch};
 
 const SPEC: &[Opt] = &[
     flag('a', None, "a"),
@@ -21,7 +21,9 @@ const SPEC: &[Opt] = &[
 /// Parses touch's `-t [[CC]YY]MMDDhhmm[.ss]`.
 pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
     let (main, secs) = match s.split_once('.') {
-        Some((m, ss)) if ss.len() == 2 && ss.bytes().all(|b| b.is_ascii_digit()) => (m, ss.parse::<u32>().ok()?),
+        Some((m, ss)) if ss.len() == 2 && ss.bytes().all(|b| b.is_ascii_digit()) => {
+            (m, ss.parse::<u32>().ok()?)
+        }
         Some(_) => return None,
         None => (s, 0),
     };
@@ -48,7 +50,9 @@ pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
 
 /// `touch [-acm] [-d DATE | -t STAMP | -r FILE] FILE...`
 pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     if p.operands.is_empty() {
         usage_error(ctx, "missing file operand");
         return 1;
@@ -59,7 +63,10 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         match ctx.fs.metadata(&ctx.path(r)) {
             Ok(m) => when = m.mtime,
             Err(e) => {
-                ctx.gnu_error(format_args!("failed to get attributes of {}: {e}", quote(r)));
+                ctx.gnu_error(format_args!(
+                    "failed to get attributes of {}: {e}",
+                    quote(r)
+                ));
                 return 1;
             }
         }
@@ -83,7 +90,8 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     // Only the access time was asked for: the sandbox keeps no atime.
-    let only_atime = p.has("a") && !p.has("m") && p.value("time").is_none_or(|t| t.starts_with('a'));
+    let only_atime =
+        p.has("a") && !p.has("m") && p.value("time").is_none_or(|t| t.starts_with('a'));
     let mut status = 0;
     for name in &p.operands {
         if name == "-" {
@@ -104,11 +112,11 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         if only_atime {
             continue;
         }
-        if let Err(e) = ctx.fs.set_mtime(&path, when) {
-            if !p.has("h") {
-                ctx.gnu_error(format_args!("setting times of {}: {e}", quote(name)));
-                status = 1;
-            }
+        if let Err(e) = ctx.fs.set_mtime(&path, when)
+            && !p.has("h")
+        {
+            ctx.gnu_error(format_args!("setting times of {}: {e}", quote(name)));
+            status = 1;
         }
     }
     status

@@ -4,7 +4,7 @@
 use super::common::GnuError;
 use std::io::Write;
 
-use super::common::{flag, long_opt, parse_or_usage, Opt};
+use super::common::{Opt, flag, long_opt, parse_or_usage};
 use super::input::{for_each_chunk, open};
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
@@ -147,13 +147,19 @@ fn char_width(c: char) -> u64 {
 
 /// `wc [-clmwL] [FILE]...`
 pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     let mut show = [p.has("l"), p.has("w"), p.has("m"), p.has("c"), p.has("L")];
     if !show.iter().any(|s| *s) {
         show = [true, true, false, true, false];
     }
     let nshow = show.iter().filter(|s| **s).count();
-    let files = if p.operands.is_empty() { vec!["-".to_string()] } else { p.operands.clone() };
+    let files = if p.operands.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        p.operands.clone()
+    };
     let total_mode = p.value("total").unwrap_or("auto").to_string();
     // GNU sizes the columns from the regular files' total size; any other input
     // (a pipe) forces a width of at least 7. One count of one input: no padding.
@@ -205,7 +211,11 @@ pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
         sum.bytes += c.bytes;
         sum.max_line = sum.max_line.max(c.max_line);
         if total_mode != "only" {
-            let shown = if name == "-" && p.operands.is_empty() { None } else { Some(name.as_str()) };
+            let shown = if name == "-" && p.operands.is_empty() {
+                None
+            } else {
+                Some(name.as_str())
+            };
             line(&mut out, &c, &show, width, shown);
         }
     }
@@ -215,7 +225,11 @@ pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
         _ => files.len() > 1,
     };
     if print_total {
-        let label = if total_mode == "only" { None } else { Some("total") };
+        let label = if total_mode == "only" {
+            None
+        } else {
+            Some("total")
+        };
         line(&mut out, &sum, &show, width, label);
     }
     let _ = ctx.stdout.write_all(&out);

@@ -4,10 +4,28 @@
 use std::fmt::Write;
 
 const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
-const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
 
 /// A broken-down UTC time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,7 +201,13 @@ pub fn strftime(fmt: &str, tm: &Tm) -> String {
             's' => number = num(tm.epoch, 1, '0'),
             'q' => number = num((tm.month as i64 - 1) / 3 + 1, 1, '0'),
             'U' => number = num((tm.yday as i64 + 7 - tm.wday as i64) / 7, 2, '0'),
-            'W' => number = num((tm.yday as i64 + 7 - ((tm.wday as i64 + 6) % 7)) / 7, 2, '0'),
+            'W' => {
+                number = num(
+                    (tm.yday as i64 + 7 - ((tm.wday as i64 + 6) % 7)) / 7,
+                    2,
+                    '0',
+                )
+            }
             'V' => number = num(iso_week(tm).1 as i64, 2, '0'),
             'G' => number = num(iso_week(tm).0, 1, '0'),
             'g' => number = num(iso_week(tm).0.rem_euclid(100), 2, '0'),
@@ -201,13 +225,15 @@ pub fn strftime(fmt: &str, tm: &Tm) -> String {
             'P' => text = Some(if tm.hour < 12 { "am" } else { "pm" }.to_string()),
             'Z' => text = Some(if swap { "utc" } else { "UTC" }.to_string()),
             'z' => {
-                text = Some(match colons {
-                    0 => "+0000",
-                    1 => "+00:00",
-                    2 => "+00:00:00",
-                    _ => "+00",
-                }
-                .to_string())
+                text = Some(
+                    match colons {
+                        0 => "+0000",
+                        1 => "+00:00",
+                        2 => "+00:00:00",
+                        _ => "+00",
+                    }
+                    .to_string(),
+                )
             }
             'n' => text = Some("\n".into()),
             't' => text = Some("\t".into()),
@@ -265,7 +291,13 @@ fn month_index(s: &str) -> Option<u32> {
     if l.len() < 3 {
         return None;
     }
-    MONTHS.iter().position(|m| m.to_ascii_lowercase().starts_with(&l) || l.starts_with(&m.to_ascii_lowercase()[..3]) && l.len() <= m.len()).map(|i| i as u32 + 1)
+    MONTHS
+        .iter()
+        .position(|m| {
+            m.to_ascii_lowercase().starts_with(&l)
+                || l.starts_with(&m.to_ascii_lowercase()[..3]) && l.len() <= m.len()
+        })
+        .map(|i| i as u32 + 1)
 }
 
 fn parse_hms(s: &str) -> Option<(u32, u32, u32, u32)> {
@@ -274,12 +306,21 @@ fn parse_hms(s: &str) -> Option<(u32, u32, u32, u32)> {
         None => (s, None),
     };
     let parts: Vec<&str> = main.split(':').collect();
-    if parts.len() < 2 || parts.len() > 3 || parts.iter().any(|p| p.is_empty() || p.len() > 2 || !p.bytes().all(|b| b.is_ascii_digit())) {
+    if parts.len() < 2
+        || parts.len() > 3
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || p.len() > 2 || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
         return None;
     }
     let h: u32 = parts[0].parse().ok()?;
     let m: u32 = parts[1].parse().ok()?;
-    let sec: u32 = if parts.len() == 3 { parts[2].parse().ok()? } else { 0 };
+    let sec: u32 = if parts.len() == 3 {
+        parts[2].parse().ok()?
+    } else {
+        0
+    };
     if h > 23 || m > 59 || sec > 60 {
         return None;
     }
@@ -305,9 +346,8 @@ fn add_months(secs: i64, n: i64) -> i64 {
     let total = tm.year * 12 + (tm.month as i64 - 1) + n;
     let y = total.div_euclid(12);
     let m = total.rem_euclid(12) as u32 + 1;
-    let dim = days_in_month(y, m);
     let base = to_epoch(y, m, 1, tm.hour, tm.min, tm.sec);
-    base + (tm.day as i64 - 1) * 86400 + if tm.day > dim { 0 } else { 0 }
+    base + (tm.day as i64 - 1) * 86400
 }
 
 /// Parses a GNU `date -d` string relative to `now` (seconds since the epoch):
@@ -323,7 +363,10 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
             None => (rest, ""),
         };
         let neg = int.starts_with('-');
-        let secs: i64 = int.parse().ok().or_else(|| (int == "-" || int.is_empty()).then_some(0))?;
+        let secs: i64 = int
+            .parse()
+            .ok()
+            .or_else(|| (int == "-" || int.is_empty()).then_some(0))?;
         if !frac.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
@@ -340,7 +383,15 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
     }
     let lower = s.to_ascii_lowercase();
     // Split `2024-01-02T03:04:05Z` into date and time tokens.
-    let normalized = lower.replacen('t', " ", if lower.contains('-') && lower.find('t').is_some_and(|i| i == 10) { 1 } else { 0 });
+    let normalized = lower.replacen(
+        't',
+        " ",
+        if lower.contains('-') && lower.find('t').is_some_and(|i| i == 10) {
+            1
+        } else {
+            0
+        },
+    );
     let tokens: Vec<&str> = normalized.split_whitespace().collect();
     let today = now.div_euclid(86400) * 86400;
     let mut date: Option<(i64, u32, u32)> = None;
@@ -391,7 +442,11 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
         }
         // YYYY-MM-DD
         let dparts: Vec<&str> = t.split('-').collect();
-        if dparts.len() == 3 && dparts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) {
+        if dparts.len() == 3
+            && dparts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        {
             let y: i64 = dparts[0].parse().ok()?;
             let m: u32 = dparts[1].parse().ok()?;
             let d: u32 = dparts[2].parse().ok()?;
@@ -403,7 +458,10 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
         }
         // Time, possibly with a trailing zone.
         let tstr = t.trim_end_matches('z');
-        let tstr = tstr.strip_suffix("+00:00").or_else(|| tstr.strip_suffix("+0000")).unwrap_or(tstr);
+        let tstr = tstr
+            .strip_suffix("+00:00")
+            .or_else(|| tstr.strip_suffix("+0000"))
+            .unwrap_or(tstr);
         if tstr.contains(':') {
             time = Some(parse_hms(tstr)?);
             continue;
@@ -438,14 +496,16 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
         }
         // Relative items: [+-]N unit, next/last unit, unit.
         let (n, unit) = if let Ok(n) = t.parse::<i64>() {
-            let Some(u) = tokens.get(i) else { return None };
+            let u = tokens.get(i)?;
             i += 1;
             (n, *u)
         } else if t == "next" || t == "last" {
-            let Some(u) = tokens.get(i) else { return None };
+            let u = tokens.get(i)?;
             i += 1;
             (if t == "next" { 1 } else { -1 }, *u)
-        } else if let Some((num, u)) = t.find(|c: char| c.is_ascii_alphabetic()).map(|k| t.split_at(k))
+        } else if let Some((num, u)) = t
+            .find(|c: char| c.is_ascii_alphabetic())
+            .map(|k| t.split_at(k))
             && !num.is_empty()
             && num.parse::<i64>().is_ok()
         {
@@ -485,28 +545,55 @@ mod tests {
         assert_eq!((tm.year, tm.month, tm.day, tm.wday), (1970, 1, 1, 4));
         assert_eq!(to_epoch(2024, 2, 29, 12, 0, 0), 1_709_208_000);
         let tm = from_epoch(1_709_208_000, 0);
-        assert_eq!((tm.year, tm.month, tm.day, tm.hour, tm.yday), (2024, 2, 29, 12, 59));
+        assert_eq!(
+            (tm.year, tm.month, tm.day, tm.hour, tm.yday),
+            (2024, 2, 29, 12, 59)
+        );
         assert_eq!(from_epoch(-1, 0).year, 1969);
     }
 
     #[test]
     fn formats_like_gnu_date() {
         let tm = from_epoch(1_704_067_200 + 3 * 3600 + 5, 0);
-        assert_eq!(strftime("%Y-%m-%d %H:%M:%S %Z %z %:z", &tm), "2024-01-01 03:00:05 UTC +0000 +00:00");
-        assert_eq!(strftime("%a %A %b %B %e|%-d|%_m|%j|%u|%w|%p|%I|%y|%C", &tm), "Mon Monday Jan January  1|1| 1|001|1|1|AM|03|24|20");
-        assert_eq!(strftime("%^a %s %V %G %U %W %%", &tm), "MON 1704078005 01 2024 00 01 %");
-        assert_eq!(strftime("%3N %10Y", &from_epoch(0, 123_456_789)), "123 0000001970");
+        assert_eq!(
+            strftime("%Y-%m-%d %H:%M:%S %Z %z %:z", &tm),
+            "2024-01-01 03:00:05 UTC +0000 +00:00"
+        );
+        assert_eq!(
+            strftime("%a %A %b %B %e|%-d|%_m|%j|%u|%w|%p|%I|%y|%C", &tm),
+            "Mon Monday Jan January  1|1| 1|001|1|1|AM|03|24|20"
+        );
+        assert_eq!(
+            strftime("%^a %s %V %G %U %W %%", &tm),
+            "MON 1704078005 01 2024 00 01 %"
+        );
+        assert_eq!(
+            strftime("%3N %10Y", &from_epoch(0, 123_456_789)),
+            "123 0000001970"
+        );
     }
 
     #[test]
     fn parses_date_strings() {
         assert_eq!(parse_date("@86400", 0), Some((86400, 0)));
         assert_eq!(parse_date("2024-01-02", 0), Some((1_704_153_600, 0)));
-        assert_eq!(parse_date("2024-01-02 03:04:05", 0), Some((1_704_164_645, 0)));
-        assert_eq!(parse_date("2024-01-02T03:04:05Z", 0), Some((1_704_164_645, 0)));
+        assert_eq!(
+            parse_date("2024-01-02 03:04:05", 0),
+            Some((1_704_164_645, 0))
+        );
+        assert_eq!(
+            parse_date("2024-01-02T03:04:05Z", 0),
+            Some((1_704_164_645, 0))
+        );
         assert_eq!(parse_date("2024-01-02 +1 day", 0), Some((1_704_240_000, 0)));
-        assert_eq!(parse_date("2 days ago", 1_704_153_600), Some((1_703_980_800, 0)));
-        assert_eq!(parse_date("2024-01-31 1 month", 0).map(|x| from_epoch(x.0, 0).month), Some(3));
+        assert_eq!(
+            parse_date("2 days ago", 1_704_153_600),
+            Some((1_703_980_800, 0))
+        );
+        assert_eq!(
+            parse_date("2024-01-31 1 month", 0).map(|x| from_epoch(x.0, 0).month),
+            Some(3)
+        );
         assert_eq!(parse_date("bogus", 0), None);
     }
 }

@@ -1,19 +1,30 @@
 //! `date`: print (never set) the time, always in UTC.
 
-
-use crate::commands::files::common::GnuError;
 use super::calendar::{from_epoch, parse_date, strftime};
-use crate::commands::files::common::{flag, parse_or_usage, quote, quote_locale, usage_error, with_arg, Opt, HasArg};
 use crate::commands::CommandCtx;
+use crate::commands::files::common::GnuError;
+use crate::commands::files::common::{
+    HasArg, Opt, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
+};
 
 const SPEC: &[Opt] = &[
     with_arg(Some('d'), Some("date"), "d"),
     with_arg(Some('r'), Some("reference"), "r"),
     with_arg(Some('f'), Some("file"), "f"),
     flag('u', Some("utc"), "u"),
-    Opt { short: None, long: Some("universal"), arg: HasArg::No, id: "u" },
+    Opt {
+        short: None,
+        long: Some("universal"),
+        arg: HasArg::No,
+        id: "u",
+    },
     flag('R', Some("rfc-email"), "R"),
-    Opt { short: Some('I'), long: Some("iso-8601"), arg: HasArg::Optional, id: "I" },
+    Opt {
+        short: Some('I'),
+        long: Some("iso-8601"),
+        arg: HasArg::Optional,
+        id: "I",
+    },
     with_arg(None, Some("rfc-3339"), "rfc-3339"),
     with_arg(Some('s'), Some("set"), "s"),
 ];
@@ -31,7 +42,9 @@ fn iso_format(spec: Option<&str>) -> Option<&'static str> {
 
 /// `date [-u] [-d STRING | -r FILE] [-R | -I[SPEC] | --rfc-3339=SPEC] [+FORMAT]`
 pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
     if p.has("s") {
         ctx.gnu_error("cannot set date: Operation not permitted");
         return 1;
@@ -46,20 +59,33 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
             }
             fmt = Some(f.to_string());
         } else {
-            usage_error(ctx, &format!("invalid date {}", quote_locale(op)));
+            ctx.gnu_error(format_args!("invalid date {}", quote_locale(op)));
             return 1;
         }
     }
-    let styles = p.opts.iter().filter(|(k, _)| matches!(*k, "R" | "I" | "rfc-3339")).count();
+    let styles = p
+        .opts
+        .iter()
+        .filter(|(k, _)| matches!(*k, "R" | "I" | "rfc-3339"))
+        .count();
     if styles > 1 || (styles == 1 && fmt.is_some()) {
         usage_error(ctx, "multiple output formats specified");
         return 1;
     }
-    if let Some(v) = p.opts.iter().rev().find(|(k, _)| *k == "I").map(|(_, v)| v.clone()) {
+    if let Some(v) = p
+        .opts
+        .iter()
+        .rev()
+        .find(|(k, _)| *k == "I")
+        .map(|(_, v)| v.clone())
+    {
         match iso_format(v.as_deref()) {
             Some(f) => fmt = Some(f.to_string()),
             None => {
-                ctx.gnu_error(format_args!("invalid argument {} for '--iso-8601'", quote_locale(v.as_deref().unwrap_or(""))));
+                ctx.gnu_error(format_args!(
+                    "invalid argument {} for '--iso-8601'",
+                    quote_locale(v.as_deref().unwrap_or(""))
+                ));
                 return 1;
             }
         }
@@ -71,7 +97,10 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
                 "seconds" => "%Y-%m-%d %H:%M:%S%:z",
                 "ns" => "%Y-%m-%d %H:%M:%S.%N%:z",
                 _ => {
-                    ctx.gnu_error(format_args!("invalid argument {} for '--rfc-3339'", quote_locale(v)));
+                    ctx.gnu_error(format_args!(
+                        "invalid argument {} for '--rfc-3339'",
+                        quote_locale(v)
+                    ));
                     return 1;
                 }
             }

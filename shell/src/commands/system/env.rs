@@ -1,9 +1,8 @@
 //! `env` and `printenv`.
 
-
+use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{quote_locale, usage_error};
-use crate::commands::CommandCtx;
 
 /// `env [-i] [-u NAME]... [-0] [NAME=VALUE]... [COMMAND [ARG]...]`
 pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
@@ -122,8 +121,15 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
     let cwd = match &chdir {
         Some(d) => {
             let p = ctx.path(d);
-            if !ctx.fs.metadata(&p).is_ok_and(|m| m.kind == crate::fs::FileKind::Dir) {
-                ctx.gnu_error(format_args!("cannot change directory to {}: No such file or directory", quote_locale(d)));
+            if !ctx
+                .fs
+                .metadata(&p)
+                .is_ok_and(|m| m.kind == crate::fs::FileKind::Dir)
+            {
+                ctx.gnu_error(format_args!(
+                    "cannot change directory to {}: No such file or directory",
+                    quote_locale(d)
+                ));
                 return 125;
             }
             p
@@ -131,14 +137,23 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
         None => ctx.cwd.to_string(),
     };
     let argv = args[i..].to_vec();
-    let path_var = env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone()).unwrap_or_default();
+    let path_var = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| "/bin:/usr/bin".to_string());
     if super::which::find_in_path(ctx.fs, &path_var, &cwd, &argv[0]).is_none()
         && !matches!(argv[0].as_str(), "bash" | "sh")
     {
-        ctx.gnu_error(format_args!("{}: No such file or directory", quote_locale(&argv[0])));
+        ctx.gnu_error(format_args!(
+            "{}: No such file or directory",
+            quote_locale(&argv[0])
+        ));
         return 127;
     }
-    ctx.exec.exec(&argv, &env, &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
+    ctx.exec
+        .exec(&argv, &env, &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
 }
 
 /// `printenv [-0] [NAME]...`

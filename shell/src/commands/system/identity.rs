@@ -1,10 +1,9 @@
 //! Fixed facts about the sandbox: `true`, `false`, `whoami`, `hostname`,
 //! `uname`, `id`, `nproc`, `arch`, `sync`, `tty`, `clear`, `logname`, `groups`.
 
-
-use crate::commands::files::common::GnuError;
-use crate::commands::files::common::{flag, parse_or_usage, quote_locale, usage_error, Opt};
 use crate::commands::CommandCtx;
+use crate::commands::files::common::GnuError;
+use crate::commands::files::common::{Opt, flag, parse_or_usage, quote_locale, usage_error};
 
 /// The sandbox user's name.
 pub const USER: &str = "sandbox";
@@ -29,7 +28,11 @@ pub fn false_(_ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// Prints `text` and a newline; status 0 (or 1 when stdout is closed).
 fn say(ctx: &mut CommandCtx<'_>, text: &str) -> i32 {
-    if writeln!(ctx.stdout, "{text}").is_err() { 1 } else { 0 }
+    if writeln!(ctx.stdout, "{text}").is_err() {
+        1
+    } else {
+        0
+    }
 }
 
 /// Refuses operands, GNU style (`whoami: extra operand ‘x’`).
@@ -37,7 +40,10 @@ fn no_operands(ctx: &mut CommandCtx<'_>) -> bool {
     match parse_or_usage(ctx, &[], false) {
         None => false,
         Some(p) if !p.operands.is_empty() => {
-            usage_error(ctx, &format!("extra operand {}", quote_locale(&p.operands[0])));
+            usage_error(
+                ctx,
+                &format!("extra operand {}", quote_locale(&p.operands[0])),
+            );
             false
         }
         Some(_) => true,
@@ -84,7 +90,9 @@ pub fn hostname(ctx: &mut CommandCtx<'_>) -> i32 {
         flag('I', Some("all-ip-addresses"), "I"),
         flag('d', Some("domain"), "d"),
     ];
-    let Some(p) = parse_or_usage(ctx, &spec, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, &spec, false) else {
+        return 1;
+    };
     if !p.operands.is_empty() {
         ctx.gnu_error("you must be root to change the host name");
         return 1;
@@ -112,9 +120,14 @@ const UNAME_SPEC: &[Opt] = &[
 
 /// `uname [-asnrvmpio]`
 pub fn uname(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, UNAME_SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, UNAME_SPEC, false) else {
+        return 1;
+    };
     if !p.operands.is_empty() {
-        usage_error(ctx, &format!("extra operand {}", quote_locale(&p.operands[0])));
+        usage_error(
+            ctx,
+            &format!("extra operand {}", quote_locale(&p.operands[0])),
+        );
         return 1;
     }
     let all = p.has("a");
@@ -131,7 +144,11 @@ pub fn uname(ctx: &mut CommandCtx<'_>) -> i32 {
     let any = fields.iter().any(|(k, _)| p.has(k));
     let mut out = Vec::new();
     for (k, v) in fields {
-        let wanted = if all { !(v == "unknown" && !p.has(k)) } else { p.has(k) || (!any && k == "s") };
+        let wanted = if all {
+            v != "unknown" || p.has(k)
+        } else {
+            p.has(k) || (!any && k == "s")
+        };
         if wanted {
             out.push(v);
         }
@@ -150,7 +167,9 @@ const ID_SPEC: &[Opt] = &[
 
 /// `id [-ugGnr] [USER]`
 pub fn id(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, ID_SPEC, false) else { return 1 };
+    let Some(p) = parse_or_usage(ctx, ID_SPEC, false) else {
+        return 1;
+    };
     if let Some(u) = p.operands.first()
         && u != USER
         && u != &UID.to_string()
@@ -168,7 +187,10 @@ pub fn id(ctx: &mut CommandCtx<'_>) -> i32 {
             ctx.gnu_error("cannot print only names or real IDs in default format");
             return 1;
         }
-        return say(ctx, &format!("uid={UID}({USER}) gid={UID}({USER}) groups={UID}({USER})"));
+        return say(
+            ctx,
+            &format!("uid={UID}({USER}) gid={UID}({USER}) groups={UID}({USER})"),
+        );
     }
     say(ctx, if p.has("n") { USER } else { "1000" })
 }
@@ -190,7 +212,9 @@ pub fn sync(_ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// `tty`: standard input is never a terminal in the sandbox.
 pub fn tty(ctx: &mut CommandCtx<'_>) -> i32 {
-    let silent = ctx.args[1..].iter().any(|a| a == "-s" || a == "--silent" || a == "--quiet");
+    let silent = ctx.args[1..]
+        .iter()
+        .any(|a| a == "-s" || a == "--silent" || a == "--quiet");
     if !silent {
         let _ = writeln!(ctx.stdout, "not a tty");
     }

@@ -1,10 +1,9 @@
 //! `seq`: print a sequence of numbers, with GNU's precision rules (decimal
 //! arithmetic, so `seq 0.1 0.1 0.3` ends at 0.3), `-w`, `-s` and `-f`.
 
-
+use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{quote_locale, usage_error};
-use crate::commands::CommandCtx;
 
 /// A parsed operand: its value, its decimal digits, and the exact scaled form.
 #[derive(Clone, Debug)]
@@ -34,7 +33,11 @@ fn parse_num(s: &str) -> Option<Num> {
     let scaled = if value.is_finite() && !lower.contains("inf") {
         let neg = mant.starts_with('-');
         let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-        let mut v: i128 = if digits.is_empty() { 0 } else { digits.parse().ok()? };
+        let mut v: i128 = if digits.is_empty() {
+            0
+        } else {
+            digits.parse().ok()?
+        };
         // v = mant * 10^frac; we want value * 10^prec = mant * 10^(exp + prec)
         let shift = exp + prec as i64 - frac;
         if shift >= 0 {
@@ -53,7 +56,12 @@ fn parse_num(s: &str) -> Option<Num> {
     } else {
         None
     };
-    Some(Num { value, prec, scaled, text: s.to_string() })
+    Some(Num {
+        value,
+        prec,
+        scaled,
+        text: s.to_string(),
+    })
 }
 
 fn rescale(n: &Num, scale: usize) -> Option<i128> {
@@ -78,12 +86,22 @@ fn fixed(v: i128, scale: usize, prec: usize) -> String {
     let int = a / p;
     let frac = a % p;
     let sign = if neg { "-" } else { "" };
-    if prec == 0 { format!("{sign}{int}") } else { format!("{sign}{int}.{frac:0prec$}") }
+    if prec == 0 {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{frac:0prec$}")
+    }
 }
 
 /// C `printf` of one floating-point conversion (`%g`, `%f`, `%e`, with flags,
 /// width and precision).
-pub fn format_float(spec_flags: &str, width: Option<usize>, prec: Option<usize>, conv: char, v: f64) -> String {
+pub fn format_float(
+    spec_flags: &str,
+    width: Option<usize>,
+    prec: Option<usize>,
+    conv: char,
+    v: f64,
+) -> String {
     let upper = conv.is_ascii_uppercase();
     let alt = spec_flags.contains('#');
     let mut body = if !v.is_finite() {
@@ -97,10 +115,17 @@ pub fn format_float(spec_flags: &str, width: Option<usize>, prec: Option<usize>,
             _ => {
                 let p = prec.unwrap_or(6).max(1);
                 if v == 0.0 {
-                    if alt { format!("{:.*}", p - 1, 0.0) } else { "0".to_string() }
+                    if alt {
+                        format!("{:.*}", p - 1, 0.0)
+                    } else {
+                        "0".to_string()
+                    }
                 } else {
                     let e = exp_form(v.abs(), p - 1);
-                    let exp: i32 = e.rsplit_once('e').and_then(|(_, x)| x.parse().ok()).unwrap_or(0);
+                    let exp: i32 = e
+                        .rsplit_once('e')
+                        .and_then(|(_, x)| x.parse().ok())
+                        .unwrap_or(0);
                     let s = if exp < -4 || exp >= p as i32 {
                         e
                     } else {
@@ -114,7 +139,7 @@ pub fn format_float(spec_flags: &str, width: Option<usize>, prec: Option<usize>,
     if upper {
         body = body.to_uppercase();
     }
-    let sign = if v.is_sign_negative() && !(v == 0.0 && !v.is_sign_negative()) && v != 0.0 || (v == 0.0 && v.is_sign_negative()) {
+    let sign = if v.is_sign_negative() {
         "-"
     } else if spec_flags.contains('+') {
         "+"
@@ -152,7 +177,11 @@ fn exp_form(v: f64, prec: usize) -> String {
 fn strip_zeros(s: &str) -> String {
     match s.split_once('e') {
         Some((m, e)) => {
-            let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+            let m = if m.contains('.') {
+                m.trim_end_matches('0').trim_end_matches('.')
+            } else {
+                m
+            };
             format!("{m}e{e}")
         }
         None if s.contains('.') => s.trim_end_matches('0').trim_end_matches('.').to_string(),
@@ -183,7 +212,10 @@ fn parse_format(f: &str) -> Result<Format, String> {
                 continue;
             }
             if found.is_some() {
-                return Err(format!("format {} has too many % directives", quote_locale(f)));
+                return Err(format!(
+                    "format {} has too many % directives",
+                    quote_locale(f)
+                ));
             }
             let start = i;
             i += 1;
@@ -221,7 +253,14 @@ fn parse_format(f: &str) -> Result<Format, String> {
             }
             i += 1;
             pre = unpct(&f[..bytes[..start].iter().map(|c| c.len_utf8()).sum::<usize>()]);
-            found = Some(Format { pre: String::new(), flags, width: w.parse().ok(), prec, conv, post: String::new() });
+            found = Some(Format {
+                pre: String::new(),
+                flags,
+                width: w.parse().ok(),
+                prec,
+                conv,
+                post: String::new(),
+            });
             let rest: String = bytes[i..].iter().collect();
             if let Some(fm) = found.as_mut() {
                 fm.post = rest;
@@ -233,7 +272,10 @@ fn parse_format(f: &str) -> Result<Format, String> {
     match found {
         Some(mut fm) => {
             if fm.post.replace("%%", "").contains('%') {
-                return Err(format!("format {} has too many % directives", quote_locale(f)));
+                return Err(format!(
+                    "format {} has too many % directives",
+                    quote_locale(f)
+                ));
             }
             fm.pre = pre;
             fm.post = unpct(&fm.post);
@@ -247,7 +289,7 @@ fn parse_format(f: &str) -> Result<Format, String> {
 pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
     let args = ctx.args.to_vec();
     let mut sep = "\n".to_string();
-    let mut term = "\n".to_string();
+    let term = "\n";
     let mut format: Option<String> = None;
     let mut equal = false;
     let mut ops = Vec::new();
@@ -255,7 +297,9 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
     while i < args.len() {
         let a = &args[i];
         i += 1;
-        let looks_numeric = a.len() > 1 && a.starts_with('-') && a[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
+        let looks_numeric = a.len() > 1
+            && a.starts_with('-')
+            && a[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
         if !ops.is_empty() || looks_numeric || !a.starts_with('-') || a == "-" {
             ops.push(a.clone());
             continue;
@@ -265,27 +309,30 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
             break;
         }
         let take = |name: &str, inline: Option<String>, i: &mut usize| -> Option<String> {
-            inline.or_else(|| {
-                let v = args.get(*i).cloned();
-                *i += 1;
-                v
-            }).or_else(|| {
-                let _ = name;
-                None
-            })
+            inline
+                .or_else(|| {
+                    let v = args.get(*i).cloned();
+                    *i += 1;
+                    v
+                })
+                .or_else(|| {
+                    let _ = name;
+                    None
+                })
         };
         if let Some(long) = a.strip_prefix("--") {
             let (n, v) = match long.split_once('=') {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (long, None),
             };
-            let full = ["separator", "format", "equal-width", "terminator"].into_iter().find(|f| f.starts_with(n));
+            let full = ["separator", "format", "equal-width"]
+                .into_iter()
+                .find(|f| f.starts_with(n));
             match full {
                 Some("equal-width") => equal = true,
                 Some(f) => match take(f, v, &mut i) {
                     Some(v) => match f {
                         "separator" => sep = v,
-                        "terminator" => term = v,
                         _ => format = Some(v),
                     },
                     None => {
@@ -307,17 +354,21 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
             j += 1;
             match c {
                 'w' => equal = true,
-                's' | 'f' | 't' => {
+                's' | 'f' => {
                     let rest: String = chars[j..].iter().collect();
-                    let v = if rest.is_empty() { take("", None, &mut i) } else { Some(rest) };
+                    let v = if rest.is_empty() {
+                        take("", None, &mut i)
+                    } else {
+                        Some(rest)
+                    };
                     let Some(v) = v else {
                         usage_error(ctx, &format!("option requires an argument -- '{c}'"));
                         return 1;
                     };
-                    match c {
-                        's' => sep = v,
-                        't' => term = v,
-                        _ => format = Some(v),
+                    if c == 's' {
+                        sep = v;
+                    } else {
+                        format = Some(v);
                     }
                     break;
                 }
@@ -341,7 +392,10 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
         match parse_num(o) {
             Some(n) => nums.push(n),
             None => {
-                usage_error(ctx, &format!("invalid floating point argument: {}", quote_locale(o)));
+                usage_error(
+                    ctx,
+                    &format!("invalid floating point argument: {}", quote_locale(o)),
+                );
                 return 1;
             }
         }
@@ -353,7 +407,10 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
         _ => (nums[0].clone(), nums[1].clone(), nums[2].clone()),
     };
     if step.value == 0.0 {
-        usage_error(ctx, &format!("invalid Zero increment value: {}", quote_locale(&step.text)));
+        usage_error(
+            ctx,
+            &format!("invalid Zero increment value: {}", quote_locale(&step.text)),
+        );
         return 1;
     }
     let fmt = match &format {
@@ -390,11 +447,15 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         true
     };
-    let exact = (rescale(&first, scale), rescale(&step, scale), rescale(&last, scale));
+    let exact = (
+        rescale(&first, scale),
+        rescale(&step, scale),
+        rescale(&last, scale),
+    );
     let mut count = 0u64;
     if let (Some(f), Some(s), Some(l)) = exact {
         let width = if equal {
-            fixed(f, scale, prec).len().max(fixed(l - (l - f).rem_euclid(s.abs()) * 0, scale, prec).len())
+            fixed(f, scale, prec).len().max(fixed(l, scale, prec).len())
         } else {
             0
         };
@@ -403,7 +464,12 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
             let text = match &fmt {
                 Some(fm) => {
                     let x = v as f64 / pow10(scale) as f64;
-                    format!("{}{}{}", fm.pre, format_float(&fm.flags, fm.width, fm.prec, fm.conv, x), fm.post)
+                    format!(
+                        "{}{}{}",
+                        fm.pre,
+                        format_float(&fm.flags, fm.width, fm.prec, fm.conv, x),
+                        fm.post
+                    )
                 }
                 None if equal => {
                     let t = fixed(v, scale, prec);
@@ -429,7 +495,12 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
                 break;
             }
             let text = match &fmt {
-                Some(fm) => format!("{}{}{}", fm.pre, format_float(&fm.flags, fm.width, fm.prec, fm.conv, v), fm.post),
+                Some(fm) => format!(
+                    "{}{}{}",
+                    fm.pre,
+                    format_float(&fm.flags, fm.width, fm.prec, fm.conv, v),
+                    fm.post
+                ),
                 None => format_float("", None, Some(prec), if prec > 0 { 'f' } else { 'g' }, v),
             };
             if !emit(ctx, &mut out, &text, k == 0) {

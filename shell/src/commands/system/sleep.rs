@@ -4,8 +4,8 @@
 use crate::commands::files::common::GnuError;
 use std::time::{Duration, Instant};
 
-use crate::commands::files::common::{quote_locale, usage_error};
 use crate::commands::CommandCtx;
+use crate::commands::files::common::{quote_locale, usage_error};
 
 /// Parses one `sleep` operand (`1.5`, `2m`, `inf`) into seconds.
 pub fn parse_interval(s: &str) -> Option<f64> {
@@ -20,7 +20,11 @@ pub fn parse_interval(s: &str) -> Option<f64> {
     if lower == "inf" || lower == "infinity" {
         return Some(f64::INFINITY);
     }
-    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'e' || b == b'+' || b == b'-') {
+    if num.is_empty()
+        || !num
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.' || b == b'e' || b == b'+' || b == b'-')
+    {
         return None;
     }
     let v: f64 = num.parse().ok()?;
@@ -32,7 +36,23 @@ pub fn parse_interval(s: &str) -> Option<f64> {
 
 /// `sleep NUMBER[smhd]...`: sleeps the sum, cut short by the run's deadline.
 pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
-    let ops: Vec<String> = ctx.args[1..].iter().filter(|a| *a != "--").cloned().collect();
+    let mut ops: Vec<String> = Vec::new();
+    let mut only_operands = false;
+    for a in &ctx.args[1..] {
+        if !only_operands && a == "--" {
+            only_operands = true;
+        } else if !only_operands && a.len() > 1 && a.starts_with('-') {
+            let msg = if a.starts_with("--") {
+                format!("unrecognized option '{a}'")
+            } else {
+                format!("invalid option -- '{}'", &a[1..2])
+            };
+            usage_error(ctx, &msg);
+            return 1;
+        } else {
+            ops.push(a.clone());
+        }
+    }
     if ops.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
@@ -52,7 +72,11 @@ pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
         let _ = writeln!(ctx.stderr, "Try 'sleep --help' for more information.");
         return 1;
     }
-    let want = if total.is_finite() { Duration::from_secs_f64(total.min(1e9)) } else { Duration::from_secs(u64::MAX / 4) };
+    let want = if total.is_finite() {
+        Duration::from_secs_f64(total.min(1e9))
+    } else {
+        Duration::from_secs(u64::MAX / 4)
+    };
     let end = Instant::now() + want;
     loop {
         if ctx.control.check().is_err() {
@@ -72,7 +96,11 @@ pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// `yes [STRING]...`: repeats its arguments (or `y`) until the write fails.
 pub fn yes(ctx: &mut CommandCtx<'_>) -> i32 {
-    let line = if ctx.args.len() > 1 { ctx.args[1..].join(" ") } else { "y".to_string() };
+    let line = if ctx.args.len() > 1 {
+        ctx.args[1..].join(" ")
+    } else {
+        "y".to_string()
+    };
     let line = format!("{line}\n");
     let mut chunk = Vec::with_capacity(16 * 1024);
     while chunk.len() < 8 * 1024 {

@@ -15,7 +15,10 @@ fn run(name: &str, args: &[&str]) -> (i32, String, String) {
 fn seq_matches_gnu() {
     let _: Option<Opt> = None;
     assert_eq!(run("seq", &["3"]).1, "1\n2\n3\n");
-    assert_eq!(run("seq", &["1", "0.5", "3"]).1, "1.0\n1.5\n2.0\n2.5\n3.0\n");
+    assert_eq!(
+        run("seq", &["1", "0.5", "3"]).1,
+        "1.0\n1.5\n2.0\n2.5\n3.0\n"
+    );
     assert_eq!(run("seq", &["0.1", "0.1", "0.3"]).1, "0.1\n0.2\n0.3\n");
     assert_eq!(run("seq", &["-w", "8", "11"]).1, "08\n09\n10\n11\n");
     assert_eq!(run("seq", &["-w", "-1", "1"]).1, "-1\n00\n01\n");
@@ -31,9 +34,18 @@ fn seq_matches_gnu() {
 
 #[test]
 fn date_formats_fixed_times() {
-    assert_eq!(run("date", &["-d", "@0"]).1, "Thu Jan  1 00:00:00 UTC 1970\n");
-    assert_eq!(run("date", &["-R", "-d", "@0"]).1, "Thu, 01 Jan 1970 00:00:00 +0000\n");
-    assert_eq!(run("date", &["-Iseconds", "-d", "@0"]).1, "1970-01-01T00:00:00+00:00\n");
+    assert_eq!(
+        run("date", &["-d", "@0"]).1,
+        "Thu Jan  1 00:00:00 UTC 1970\n"
+    );
+    assert_eq!(
+        run("date", &["-R", "-d", "@0"]).1,
+        "Thu, 01 Jan 1970 00:00:00 +0000\n"
+    );
+    assert_eq!(
+        run("date", &["-Iseconds", "-d", "@0"]).1,
+        "1970-01-01T00:00:00+00:00\n"
+    );
     assert_eq!(run("date", &["+%F %T"]).1, "2024-01-01 00:00:00\n");
     assert_eq!(run("date", &["-d", "zz"]).2, "date: invalid date ‘zz’\n");
 }
@@ -41,11 +53,20 @@ fn date_formats_fixed_times() {
 #[test]
 fn identity_commands() {
     assert_eq!(run("whoami", &[]).1, "sandbox\n");
-    assert_eq!(run("id", &[]).1, "uid=1000(sandbox) gid=1000(sandbox) groups=1000(sandbox)\n");
+    assert_eq!(
+        run("id", &[]).1,
+        "uid=1000(sandbox) gid=1000(sandbox) groups=1000(sandbox)\n"
+    );
     assert_eq!(run("id", &["-un"]).1, "sandbox\n");
-    assert_eq!(run("uname", &["-a"]).1, "Linux sandbox 6.1.0-sandkeep #1 SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n");
+    assert_eq!(
+        run("uname", &["-a"]).1,
+        "Linux sandbox 6.1.0-sandkeep #1 SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n"
+    );
     assert_eq!(run("uname", &[]).1, "Linux\n");
-    assert_eq!(run("tty", &[]), (1, "not a tty\n".to_string(), String::new()));
+    assert_eq!(
+        run("tty", &[]),
+        (1, "not a tty\n".to_string(), String::new())
+    );
 }
 
 #[test]

@@ -1,8 +1,7 @@
 //! `which`: locate a command along `$PATH` in the virtual tree.
 
-
-use crate::commands::files::common::{flag, join, parse_or_usage, Opt};
 use crate::commands::CommandCtx;
+use crate::commands::files::common::{Opt, flag, join, parse_or_usage};
 use crate::fs::{FileKind, Fs};
 
 /// The first executable regular file called `name` along `path_var` (a name
@@ -12,7 +11,8 @@ pub fn find_in_path(fs: &Fs, path_var: &str, cwd: &str, name: &str) -> Option<St
 }
 
 fn executable(fs: &Fs, path: &str) -> bool {
-    fs.metadata(path).is_ok_and(|m| m.kind == FileKind::File && m.mode & 0o111 != 0)
+    fs.metadata(path)
+        .is_ok_and(|m| m.kind == FileKind::File && m.mode & 0o111 != 0)
 }
 
 fn find_all(fs: &Fs, path_var: &str, cwd: &str, name: &str, all: bool) -> Vec<String> {
@@ -21,7 +21,11 @@ fn find_all(fs: &Fs, path_var: &str, cwd: &str, name: &str, all: bool) -> Vec<St
     }
     if name.contains('/') {
         let p = Fs::resolve(cwd, name);
-        return if executable(fs, &p) { vec![name.to_string()] } else { Vec::new() };
+        return if executable(fs, &p) {
+            vec![name.to_string()]
+        } else {
+            Vec::new()
+        };
     }
     let mut found = Vec::new();
     for dir in path_var.split(':') {
@@ -40,7 +44,9 @@ fn find_all(fs: &Fs, path_var: &str, cwd: &str, name: &str, all: bool) -> Vec<St
 /// `which [-a] NAME...`
 pub fn which(ctx: &mut CommandCtx<'_>) -> i32 {
     let spec: [Opt; 2] = [flag('a', Some("all"), "a"), flag('s', None, "s")];
-    let Some(p) = parse_or_usage(ctx, &spec, false) else { return 2 };
+    let Some(p) = parse_or_usage(ctx, &spec, false) else {
+        return 2;
+    };
     let path_var = ctx.getenv("PATH").unwrap_or("").to_string();
     let mut status = 0;
     if p.operands.is_empty() {

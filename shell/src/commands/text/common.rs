@@ -33,8 +33,18 @@ pub struct OptSpec {
 }
 
 /// Shorthand for an [`OptSpec`].
-pub const fn opt(id: &'static str, short: Option<char>, long: Option<&'static str>, arg: Arg) -> OptSpec {
-    OptSpec { id, short, long, arg }
+pub const fn opt(
+    id: &'static str,
+    short: Option<char>,
+    long: Option<&'static str>,
+    arg: Arg,
+) -> OptSpec {
+    OptSpec {
+        id,
+        short,
+        long,
+        arg,
+    }
 }
 
 /// The result of parsing argv.
@@ -54,7 +64,11 @@ impl Parsed {
 
     /// The last value given for `id`.
     pub fn last(&self, id: &str) -> Option<&str> {
-        self.opts.iter().rev().find(|(k, _)| *k == id).and_then(|(_, v)| v.as_deref())
+        self.opts
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == id)
+            .and_then(|(_, v)| v.as_deref())
     }
 }
 
@@ -90,7 +104,10 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
             let exact = spec.iter().find(|s| s.long == Some(name));
             let cands: Vec<&OptSpec> = match exact {
                 Some(s) => vec![s],
-                None => spec.iter().filter(|s| s.long.is_some_and(|l| l.starts_with(name))).collect(),
+                None => spec
+                    .iter()
+                    .filter(|s| s.long.is_some_and(|l| l.starts_with(name)))
+                    .collect(),
             };
             let mut ids: Vec<&str> = cands.iter().map(|s| s.id).collect();
             ids.dedup();
@@ -140,7 +157,11 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
                     while end < chars.len() && chars[end].1.is_ascii_digit() {
                         end += 1;
                     }
-                    let stop = if end < chars.len() { chars[end].0 } else { body.len() };
+                    let stop = if end < chars.len() {
+                        chars[end].0
+                    } else {
+                        body.len()
+                    };
                     p.opts.push(("NUM", Some(body[off..stop].to_string())));
                     k = end;
                     continue;
@@ -152,7 +173,8 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
                     Arg::None => p.opts.push((s.id, None)),
                     Arg::Optional => {
                         let rest = &body[off + c.len_utf8()..];
-                        p.opts.push((s.id, (!rest.is_empty()).then(|| rest.to_string())));
+                        p.opts
+                            .push((s.id, (!rest.is_empty()).then(|| rest.to_string())));
                         break;
                     }
                     Arg::Required => {
@@ -200,7 +222,10 @@ pub fn usage_err(stderr: &mut dyn Write, name: &str, message: &str, usage: &str)
 
 /// True when argv asks for `--help` (as an exact option before any `--`).
 pub fn wants_help(args: &[String]) -> bool {
-    args[1..].iter().take_while(|a| *a != "--").any(|a| a == "--help")
+    args[1..]
+        .iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--help")
 }
 
 /// Prints `usage` to stdout when `--help` was asked; returns true if it was.
@@ -213,6 +238,52 @@ pub fn help(ctx: &mut CommandCtx<'_>, usage: &str) -> bool {
     false
 }
 
+/// The usual start of a command: `--help` prints `usage` (returns
+/// `Err(0)`), a bad option prints GNU's message (returns `Err(bad_status)`),
+/// otherwise the parsed arguments.
+pub fn start(
+    ctx: &mut CommandCtx<'_>,
+    usage: &str,
+    spec: &[OptSpec],
+    mode: ParseMode,
+    bad_status: i32,
+) -> Result<Parsed, i32> {
+    if help(ctx, usage) {
+        return Err(0);
+    }
+    parse(ctx.args, spec, mode).map_err(|e| {
+        let name = ctx.args[0].clone();
+        usage_err(ctx.stderr, &name, &e, usage);
+        bad_status
+    })
+}
+
+/// Reads each operand (stdin for none or `-`) whole, reporting unreadable
+/// ones as `NAME: FILE: error`; returns the contents and whether all worked.
+pub fn read_operands(
+    ctx: &mut CommandCtx<'_>,
+    operands: &[String],
+) -> (Vec<(String, Arc<Vec<u8>>)>, bool) {
+    let default = ["-".to_string()];
+    let names = if operands.is_empty() {
+        &default[..]
+    } else {
+        operands
+    };
+    let mut v = Vec::new();
+    let mut ok = true;
+    for n in names {
+        match read_input(ctx.fs, ctx.cwd, ctx.stdin, n) {
+            Ok(d) => v.push((n.clone(), d)),
+            Err(e) => {
+                let _ = writeln!(ctx.stderr, "{}: {n}: {e}", ctx.args[0]);
+                ok = false;
+            }
+        }
+    }
+    (v, ok)
+}
+
 /// Reads the whole of a command's stdin.
 pub fn read_stdin(stdin: &mut dyn Read) -> Vec<u8> {
     let mut v = Vec::new();
@@ -223,7 +294,12 @@ pub fn read_stdin(stdin: &mut dyn Read) -> Vec<u8> {
 /// Opens an operand for reading its whole content: `-` is stdin (read to the
 /// end), anything else a file in the virtual tree. A directory is an error
 /// (`Is a directory`) like GNU's `read(2)` gives.
-pub fn read_input(fs: &Fs, cwd: &str, stdin: &mut dyn Read, name: &str) -> Result<Arc<Vec<u8>>, FsError> {
+pub fn read_input(
+    fs: &Fs,
+    cwd: &str,
+    stdin: &mut dyn Read,
+    name: &str,
+) -> Result<Arc<Vec<u8>>, FsError> {
     if name == "-" {
         return Ok(Arc::new(read_stdin(stdin)));
     }
@@ -274,7 +350,9 @@ impl<'a> LineSource<'a> {
                     return false;
                 }
                 let rest = &d[*pos..];
-                let end = memchr::memchr(delim, rest).map(|i| i + 1).unwrap_or(rest.len());
+                let end = memchr::memchr(delim, rest)
+                    .map(|i| i + 1)
+                    .unwrap_or(rest.len());
                 out.extend_from_slice(&rest[..end]);
                 *pos += end;
                 true
@@ -319,7 +397,9 @@ pub fn parse_count(s: &str) -> Option<u64> {
 /// single-quoted otherwise.
 pub fn quote(name: &str) -> String {
     let safe = !name.is_empty()
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./,:+@%=^".contains(&b));
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./,:+@%=^".contains(&b));
     if safe {
         name.to_string()
     } else if !name.contains('\'') {
@@ -406,12 +486,20 @@ fn bracket(pat: &[u8], c: u8) -> Option<(bool, usize)> {
         if b == b'[' && pat.get(i + 1) == Some(&b':') {
             let end = pat[i + 2..].windows(2).position(|w| w == b":]")? + i + 2;
             let mut set = [false; 256];
-            super::posix_regex::parse::add_class(&mut set, std::str::from_utf8(&pat[i + 2..end]).ok()?);
+            super::posix_regex::parse::add_class(
+                &mut set,
+                std::str::from_utf8(&pat[i + 2..end]).ok()?,
+            );
             hit |= set[c as usize];
             i = end + 2;
             continue;
         }
-        let lo = if b == b'\\' { i += 1; *pat.get(i)? } else { b };
+        let lo = if b == b'\\' {
+            i += 1;
+            *pat.get(i)?
+        } else {
+            b
+        };
         if pat.get(i + 1) == Some(&b'-') && pat.get(i + 2).is_some_and(|x| *x != b']') {
             let hi = pat[i + 2];
             hit |= lo <= c && c <= hi;
@@ -455,7 +543,12 @@ pub mod testing {
     pub fn run_fs(fs: &Fs, f: CommandFn, args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, Vec<u8>) {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
-        let control = RunControl::new(Limits::default(), Clock::fixed(1_704_067_200), None, Some(42));
+        let control = RunControl::new(
+            Limits::default(),
+            Clock::fixed(1_704_067_200),
+            None,
+            Some(42),
+        );
         let mut input = stdin;
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let mut exec = NoExec;

@@ -8,6 +8,21 @@ use crate::interp::{ExecResult, Interp};
 /// Changes to `dir` (already chosen), updating `PWD`/`OLDPWD`. `Err` holds
 /// the message after `cd: `.
 fn change_dir(interp: &mut Interp, shown: &str, dir: &str, physical: bool) -> Result<(), String> {
+    // Like bash, `cd missing/..` fails: every directory a `..` climbs out
+    // of must exist.
+    if dir.split('/').any(|c| c == "..") {
+        let mut path = if dir.starts_with('/') { String::from("/") } else { interp.cwd.clone() };
+        for comp in dir.split('/') {
+            if comp == ".." {
+                match interp.fs.metadata(&path) {
+                    Ok(m) if m.kind == FileKind::Dir => {}
+                    Ok(_) => return Err(format!("{shown}: Not a directory")),
+                    Err(e) => return Err(format!("{shown}: {}", fs_msg(&e))),
+                }
+            }
+            path = Fs::resolve(&path, comp);
+        }
+    }
     let target = Fs::resolve(&interp.cwd, dir);
     let meta = interp.fs.metadata(&target).map_err(|e| format!("{shown}: {}", fs_msg(&e)))?;
     if meta.kind != FileKind::Dir {
@@ -18,8 +33,14 @@ fn change_dir(interp: &mut Interp, shown: &str, dir: &str, physical: bool) -> Re
     }
     let new = if physical { interp.fs.canonicalize(&target).unwrap_or(target) } else { target };
     let old = std::mem::replace(&mut interp.cwd, new.clone());
-    let _ = interp.vars.set_str("OLDPWD", old);
-    let _ = interp.vars.set_str("PWD", new);
+    for (name, value) in [("OLDPWD", old), ("PWD", new)] {
+        if interp.vars.set_str(name, value).is_ok()
+            && let Some(v) = interp.vars.get_mut(name)
+        {
+            // bash exports both once `cd` has set them.
+            v.attrs.insert(crate::interp::Attrs::EXPORT);
+        }
+    }
     Ok(())
 }
 
@@ -205,9 +226,18 @@ pub fn dirs(interp: &mut Interp, args: &[String]) -> ExecResult {
 pub fn pushd(interp: &mut Interp, args: &[String]) -> ExecResult {
     let mut no_cd = false;
     let mut target = None;
+    let mut opts_done = false;
     for a in &args[1..] {
-        if a == "-n" {
+        if !opts_done && a == "--" {
+            opts_done = true;
+        } else if !opts_done && a == "-n" {
             no_cd = true;
+        } else if !opts_done
+            && a.starts_with('-')
+            && a.len() > 1
+            && a[1..].parse::<usize>().is_err()
+        {
+            return Ok(super::invalid_option(interp, "pushd", &a[..2], "pushd [-n] [+N | -N | dir]"));
         } else if target.is_none() {
             target = Some(a.clone());
         } else {
@@ -267,6 +297,9 @@ pub fn popd(interp: &mut Interp, args: &[String]) -> ExecResult {
     let mut no_cd = false;
     let mut which: Option<String> = None;
     for a in &args[1..] {
+        if a == "--" {
+            continue;
+        }
         if a == "-n" {
             no_cd = true;
         } else if (a.starts_with('+') || a.starts_with('-')) && a[1..].parse::<usize>().is_ok() {

@@ -160,6 +160,7 @@ fn run(interp: &mut Interp, args: &[String], kind: Kind) -> ExecResult {
                 err(interp, format!("{name}: {m}"));
                 status = 1;
             }
+            Err(DeclErr::Silent) => status = 1,
         }
     }
     Ok(status)
@@ -167,6 +168,8 @@ fn run(interp: &mut Interp, args: &[String], kind: Kind) -> ExecResult {
 
 enum DeclErr {
     Msg(String),
+    /// A failure bash reports with status 1 only.
+    Silent,
     Interrupt(Interrupt),
 }
 
@@ -218,6 +221,10 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
 
     // Find or create the variable in the right scope.
     let exists_here = if local_scope { interp.vars.is_in_current_scope(&target) } else { true };
+    if local_scope && !exists_here && interp.vars.get(&target).is_some_and(|v| v.attrs.has(Attrs::READONLY)) {
+        // A readonly variable cannot be shadowed by a local.
+        return Err(DeclErr::Msg(format!("{target}: readonly variable")));
+    }
     if local_scope && !exists_here {
         // `local x` starts unset; `local x` of a visible global does not copy it.
         let var = interp.vars.declare_local(&target);
@@ -232,10 +239,12 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
     if cur.attrs.has(Attrs::READONLY) && (assign.is_some() || f.remove.has(Attrs::READONLY) || (f.add.0 & !cur.attrs.0) != 0) {
         return Err(DeclErr::Msg(format!("{target}: readonly variable")));
     }
-    if f.add.has(Attrs::ASSOC) && matches!(cur.value, Some(Value::Indexed(_))) {
+    let is_indexed = matches!(cur.value, Some(Value::Indexed(_))) || (cur.value.is_none() && cur.attrs.has(Attrs::INDEXED));
+    let is_assoc = matches!(cur.value, Some(Value::Assoc(_))) || (cur.value.is_none() && cur.attrs.has(Attrs::ASSOC));
+    if f.add.has(Attrs::ASSOC) && is_indexed {
         return Err(DeclErr::Msg(format!("{target}: cannot convert indexed to associative array")));
     }
-    if f.add.has(Attrs::INDEXED) && matches!(cur.value, Some(Value::Assoc(_))) {
+    if f.add.has(Attrs::INDEXED) && is_assoc {
         return Err(DeclErr::Msg(format!("{target}: cannot convert associative to indexed array")));
     }
     if f.add.has(Attrs::NAMEREF) {
@@ -472,7 +481,7 @@ fn list(interp: &mut Interp, kind: Kind, f: &Flags) -> ExecResult {
     match kind {
         Kind::Local => {
             for (n, v) in interp.vars.current_locals() {
-                text.push_str(&decl_line(&n, v, f.print));
+                text.push_str(&decl_line(&n, v, true));
             }
         }
         Kind::Declare if !f.print && filter == Attrs::default() => {
@@ -728,6 +737,7 @@ pub fn unset(interp: &mut Interp, args: &[String]) -> ExecResult {
                 err(interp, format!("unset: {m}"));
                 status = 1;
             }
+            Err(DeclErr::Silent) => status = 1,
         }
     }
     Ok(status)
@@ -743,11 +753,33 @@ fn unset_element(interp: &mut Interp, base: &str, sub: &str) -> Result<(), DeclE
     if sub == "@" || sub == "*" {
         return interp.vars.unset(&target).map_err(DeclErr::from);
     }
+    let value_kind = interp.vars.get(&target).map(|v| match &v.value {
+        Some(Value::Str(_)) => 1,
+        Some(_) => 2,
+        None => 0,
+    });
     let key = if is_assoc {
-        ElemKey::Key(sub.to_string())
+        // The subscript is expanded (quotes, `$key`) like a word.
+        let k = if sub.contains(['$', '"', '\'', '\\', '`']) {
+            interp.expand_string(sub).map_err(DeclErr::Interrupt)?
+        } else {
+            sub.to_string()
+        };
+        ElemKey::Key(k)
     } else {
-        ElemKey::Index(interp.eval_arith(sub).map_err(DeclErr::Interrupt)?)
+        match interp.try_eval_arith(sub) {
+            Ok(i) => ElemKey::Index(i),
+            Err(crate::interp::arith::ArithFail::Interrupt(i)) => return Err(DeclErr::Interrupt(i)),
+            Err(crate::interp::arith::ArithFail::Error(m)) => return Err(DeclErr::Msg(m)),
+        }
     };
+    match (value_kind, &key) {
+        // Unsetting an element of something that is not an array fails.
+        (Some(0), _) => return Err(DeclErr::Silent),
+        (Some(1), ElemKey::Index(0)) => {}
+        (Some(1), _) => return Err(DeclErr::Silent),
+        _ => {}
+    }
     interp.vars.unset_elem(&target, &key).map_err(|e| match e {
         VarError::BadSubscript(_) => DeclErr::Msg(format!("{base}[{sub}]: bad array subscript")),
         e => e.into(),

@@ -45,7 +45,7 @@ pub fn exit(interp: &mut Interp, args: &[String]) -> ExecResult {
 pub fn return_(interp: &mut Interp, args: &[String]) -> ExecResult {
     if interp.call_stack.is_empty() {
         err(interp, "return: can only `return' from a function or sourced script");
-        return Ok(1);
+        return Ok(2);
     }
     let mut rest = &args[1..];
     if rest.first().map(|s| s.as_str()) == Some("--") {
@@ -73,7 +73,9 @@ fn loop_count(interp: &mut Interp, args: &[String]) -> Result<u32, i32> {
         Some(n) => match numeric(n) {
             Some(v) if v >= 1 => Ok(v.min(u32::MAX as i64) as u32),
             Some(_) => {
+                // bash reports it, then leaves the loop anyway.
                 err(interp, format!("{}: {n}: loop count out of range", args[0]));
+                interp.last_status = 1;
                 Err(1)
             }
             None => {
@@ -90,8 +92,10 @@ pub fn break_(interp: &mut Interp, args: &[String]) -> ExecResult {
         err(interp, "break: only meaningful in a `for', `while', or `until' loop");
         return Ok(0);
     }
+    let out_of_range = args.get(1).and_then(|n| numeric(n)).is_some_and(|n| n < 1);
     match loop_count(interp, args) {
         Ok(n) => Err(Interrupt::Break(n)),
+        Err(_) if out_of_range => Err(Interrupt::Break(1)),
         Err(st) => Ok(st),
     }
 }
@@ -101,6 +105,13 @@ pub fn continue_(interp: &mut Interp, args: &[String]) -> ExecResult {
     if interp.loop_depth == 0 {
         err(interp, "continue: only meaningful in a `for', `while', or `until' loop");
         return Ok(0);
+    }
+    if args.get(1).and_then(|n| numeric(n)).is_some_and(|n| n < 1) {
+        // `continue 0` leaves the loop, like `break`.
+        return match loop_count(interp, args) {
+            Ok(n) => Err(Interrupt::Continue(n)),
+            Err(_) => Err(Interrupt::Break(1)),
+        };
     }
     match loop_count(interp, args) {
         Ok(n) => Err(Interrupt::Continue(n)),

@@ -34,7 +34,8 @@ pub fn step(optstring: &str, args: &[String], optind: usize, charpos: usize) -> 
     let mut optind = optind.max(1);
     let mut charpos = charpos;
     if charpos == 0 {
-        let Some(arg) = args.get(optind - 1) else { return end(optind) };
+        // Past the end: bash leaves OPTIND just after the last argument.
+        let Some(arg) = args.get(optind - 1) else { return end(args.len() + 1) };
         if arg == "--" {
             return end(optind + 1);
         }
@@ -104,10 +105,6 @@ pub fn getopts(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     let optstring = &args[1];
     let name = &args[2];
-    if !crate::interp::vars::is_valid_name(name) {
-        err(interp, format!("getopts: `{name}': not a valid identifier"));
-        return Ok(1);
-    }
     let list: Vec<String> = if args.len() > 3 { args[3..].to_vec() } else { interp.positional.clone() };
     let optind_text = interp.vars.get_str("OPTIND").unwrap_or("1").to_string();
     let optind: usize = optind_text.trim().parse::<i64>().ok().filter(|v| *v >= 1).map_or(1, |v| v as usize);
@@ -135,6 +132,10 @@ pub fn getopts(interp: &mut Interp, args: &[String]) -> ExecResult {
         None => {
             let _ = interp.vars.unset("OPTARG");
         }
+    }
+    if !crate::interp::vars::is_valid_name(name) {
+        err(interp, format!("getopts: `{name}': not a valid identifier"));
+        return Ok(1);
     }
     if let Err(e) = interp.assign(name, &s.name, false) {
         err(interp, format!("getopts: {e}"));

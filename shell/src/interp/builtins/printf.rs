@@ -240,7 +240,7 @@ fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res
             }
         }
         // Length modifiers are accepted and ignored, as bash does.
-        while i < fmt.len() && matches!(fmt[i], b'h' | b'l' | b'L' | b'q' | b'j' | b't' | b'z') {
+        while i < fmt.len() && matches!(fmt[i], b'h' | b'l' | b'L' | b'j' | b't' | b'z') {
             i += 1;
         }
         if i >= fmt.len() {
@@ -297,8 +297,7 @@ fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res
                 int_out(&mut res.output, sign, "", &digits, &spec);
             }
             b'u' | b'o' | b'x' | b'X' => {
-                let (v, _) = parse_int(next_arg(args, argi).unwrap_or(""), res);
-                let u = v as u64;
+                let u = parse_uint(next_arg(args, argi).unwrap_or(""), res);
                 let (digits, prefix) = match conv {
                     b'u' => (u.to_string(), ""),
                     b'o' => (format!("{u:o}"), if spec.alt && u != 0 { "0" } else { "" }),
@@ -353,6 +352,10 @@ fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res
                     }
                 };
                 let mut s = strftime(&tf, secs);
+                // bash formats into a 128-byte buffer and prints nothing on overflow.
+                if s.len() >= 128 {
+                    s.clear();
+                }
                 if let Some(p) = spec.prec {
                     s.truncate(p);
                 }
@@ -432,6 +435,28 @@ fn parse_int(a: &str, res: &mut Formatted) -> (i64, bool) {
     }
 }
 
+/// Parses an unsigned argument like `strtoumax`: the full 64-bit range,
+/// negative values wrapping.
+fn parse_uint(a: &str, res: &mut Formatted) -> u64 {
+    let t = a.trim_start_matches([' ', '\t', '\n']);
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits_only = !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit()) && !body.starts_with('0');
+    if digits_only {
+        return match body.parse::<u64>() {
+            Ok(v) => if neg { v.wrapping_neg() } else { v },
+            Err(_) => {
+                res.errors.push(format!("warning: {a}: Numerical result out of range"));
+                u64::MAX
+            }
+        };
+    }
+    parse_int(a, res).0 as u64
+}
+
 /// Why a number did not parse cleanly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NumErr {
@@ -445,6 +470,9 @@ pub enum NumErr {
 /// the value to use anyway.
 pub fn parse_c_integer(a: &str) -> Result<i64, (i64, NumErr)> {
     let t = a.trim_start_matches([' ', '\t', '\n']);
+    if a.is_empty() {
+        return Ok(0);
+    }
     if let Some(rest) = t.strip_prefix(['\'', '"']) {
         return Ok(rest.chars().next().map_or(0, |c| c as i64));
     }

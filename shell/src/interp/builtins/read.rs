@@ -187,7 +187,8 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
             let s = to_string(&data);
             return interp.assign("REPLY", &s, false);
         }
-        let fields = split_fields(&data, &is_ws, &is_ifs, names.len());
+        // `-N` assigns what it read as is, without IFS splitting.
+        let fields = if o.exact { vec![data.clone()] } else { split_fields(&data, &is_ws, &is_ifs, names.len()) };
         for (k, n) in names.iter().enumerate() {
             let v = fields.get(k).map(|f| to_string(f)).unwrap_or_default();
             interp.assign(n, &v, false)?;

@@ -37,9 +37,9 @@ pub fn set(interp: &mut Interp, args: &[String]) -> ExecResult {
             }
         };
         if a.len() == 1 {
-            // A lone `+`: positional parameters follow.
-            positional = Some(args[i + 1..].to_vec()).filter(|p| !p.is_empty());
-            break;
+            // A lone `+` is ignored.
+            i += 1;
+            continue;
         }
         for c in a[1..].chars() {
             if c == 'o' {

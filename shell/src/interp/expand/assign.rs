@@ -60,6 +60,7 @@ impl Interp {
 
     /// `((name[sub] = value))`; `sub` is already expanded.
     pub(crate) fn arith_assign_element(&mut self, name: &str, sub: &str, value: i64) -> Result<(), ArithFail> {
+        let sub = if self.is_assoc(name) { super::special::unquote_key(sub) } else { sub };
         let r = self.assign_elem(name, sub, &value.to_string(), false);
         r.map_err(|e| self.fatal_assign(e.into()))
     }

@@ -18,6 +18,7 @@ mod ansi;
 mod assign;
 mod brace;
 mod param;
+mod prompt;
 pub mod quote;
 mod special;
 mod tilde;

@@ -115,10 +115,21 @@ impl Interp {
         let val = match e {
             ParameterExpr::VariableNames { prefix, concatenate } => {
                 let names: Vec<String> = self.vars.names().into_iter().filter(|n| n.starts_with(prefix.as_str())).collect();
-                PVal::List(names, *concatenate)
+                // Unquoted `${!pre*}` with IFS='' is one word (bash quirk).
+                if *concatenate && !quoted && self.vars.get_str("IFS") == Some("") {
+                    PVal::Str(names.concat())
+                } else {
+                    PVal::List(names, *concatenate)
+                }
             }
             ParameterExpr::MemberKeys { variable_name, concatenate } => {
-                PVal::List(self.var_keys(variable_name), *concatenate)
+                let keys = self.var_keys(variable_name);
+                // Unquoted `${!a[*]}` with IFS='' is one word joined by spaces.
+                if *concatenate && !quoted && self.vars.get_str("IFS") == Some("") {
+                    PVal::Str(keys.join(" "))
+                } else {
+                    PVal::List(keys, *concatenate)
+                }
             }
             _ => match self.apply_op(e, quoted, acc)? {
                 Some(v) => v,
@@ -131,7 +142,7 @@ impl Interp {
 
     fn unbound(&mut self, name: &str) -> Result<(), Interrupt> {
         self.expansion_error(&format!("{name}: unbound variable"));
-        Err(Interrupt::Exit(127))
+        Err(Interrupt::Exit(self.fatal_expansion_status()))
     }
 
     fn emit(&mut self, val: PVal, quoted: bool, acc: &mut Acc) {
@@ -155,9 +166,21 @@ impl Interp {
                     acc.push_expansion(&v.join(&sep), quoted);
                     return;
                 }
+                // Unquoted with a non-empty IFS, bash joins the elements with
+                // IFS's first character and splits the result: with IFS=x,
+                // `set -- a "" b; $@` gives a, "", b. With an empty IFS (or
+                // quoted) every element is its own field.
+                let sep = if quoted {
+                    None
+                } else {
+                    self.vars.get_str("IFS").map_or(Some(' '), |s| s.chars().next())
+                };
                 for (i, s) in v.iter().enumerate() {
                     if i > 0 {
-                        acc.field_break();
+                        match sep {
+                            Some(c) => acc.push_expansion(c.encode_utf8(&mut [0; 4]), false),
+                            None => acc.field_break(),
+                        }
                     }
                     acc.push_expansion(s, quoted);
                 }
@@ -244,10 +267,11 @@ impl Interp {
         match e {
             ParameterExpr::UseDefaultValues { test_type, default_value, .. } => {
                 if test(&val, test_type) {
-                    match default_value {
-                        Some(w) => self.expand_operand_into(w, quoted, acc)?,
-                        None if quoted => acc.push_literal("", true),
-                        None => {}
+                    if quoted {
+                        acc.push_literal("", true);
+                    }
+                    if let Some(w) = default_value {
+                        self.expand_operand_into(w, quoted, acc)?;
                     }
                     return Ok(None);
                 }
@@ -255,12 +279,13 @@ impl Interp {
             }
             ParameterExpr::UseAlternativeValue { test_type, alternative_value, .. } => {
                 if !test(&val, test_type) {
-                    match alternative_value {
-                        Some(w) => self.expand_operand_into(w, quoted, acc)?,
-                        None if quoted => acc.push_literal("", true),
-                        None => {}
+                    if quoted {
+                        acc.push_literal("", true);
                     }
-                } else if quoted {
+                    if let Some(w) = alternative_value {
+                        self.expand_operand_into(w, quoted, acc)?;
+                    }
+                } else if quoted && !is_list_param(p) {
                     acc.push_literal("", true);
                 }
                 return Ok(None);
@@ -273,7 +298,18 @@ impl Interp {
                     Some(w) => self.operand_string(w)?,
                     None => String::new(),
                 };
+                let target = if indirect {
+                    match self.fetch(p, false)? {
+                        PVal::Str(s) => Some(s),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
                 let res = match p {
+                    _ if target.as_deref().is_some_and(|t| !t.contains('[')) => {
+                        self.expansion_assign(target.as_deref().unwrap_or_default(), &v)
+                    }
                     Parameter::Named(n) if !indirect => self.expansion_assign(n, &v),
                     Parameter::NamedWithIndex { name, index } if !indirect => {
                         self.expansion_assign_elem(name, index, &v)
@@ -298,20 +334,24 @@ impl Interp {
                     return Ok(Some(val));
                 }
                 let msg = match error_message {
-                    Some(w) => self.operand_string(w)?,
-                    None => match test_type {
+                    Some(w) if !w.is_empty() => self.operand_string(w)?,
+                    _ => match test_type {
                         ParameterTestType::UnsetOrNull => "parameter null or not set".to_string(),
                         ParameterTestType::Unset => "parameter not set".to_string(),
                     },
                 };
                 self.expansion_error(&format!("{}: {msg}", display_name(p)));
-                return Err(Interrupt::Exit(127));
+                return Err(Interrupt::Exit(self.fatal_expansion_status()));
             }
             _ => {}
         }
         // Every other operator reads the value: `set -u` applies.
         if self.opts.nounset && matches!(val, PVal::Unset) && !is_list_param(p) {
-            self.unbound(&display_name(p))?;
+            let shown = match p {
+                Parameter::Positional(n) => format!("${n}"),
+                _ => display_name(p),
+            };
+            self.unbound(&shown)?;
         }
         let out = match e {
             ParameterExpr::Parameter { .. } => val,
@@ -351,8 +391,16 @@ impl Interp {
                 })
             }
             ParameterExpr::ReplaceSubstring { pattern, replacement, match_kind, .. } => {
-                let pat = self.expand_pattern(pattern)?;
-                let rep = match replacement {
+                // `${x////c}`: the parser reads an empty pattern and `/c`;
+                // bash reads the pattern `/` and the replacement `c`.
+                let (pattern, replacement) = match replacement {
+                    Some(r) if pattern.is_empty() && r.starts_with('/') => {
+                        ("/".to_string(), Some(r[1..].to_string()))
+                    }
+                    _ => (pattern.clone(), replacement.clone()),
+                };
+                let pat = self.expand_pattern(&pattern)?;
+                let rep = match &replacement {
                     Some(w) => self.expand_pattern(w)?,
                     None => String::new(),
                 };
@@ -372,7 +420,18 @@ impl Interp {
                 };
                 self.substring(p, val, off, len)?
             }
-            ParameterExpr::Transform { op, .. } => self.transform(p, val, op)?,
+            ParameterExpr::Transform { op, .. } => {
+                if indirect && matches!(op, ParameterTransformOp::ToAttributeFlags) {
+                    let target = match self.fetch(p, false)? {
+                        PVal::Str(s) => s,
+                        _ => String::new(),
+                    };
+                    let name = target.split('[').next().unwrap_or_default().to_string();
+                    PVal::Str(self.attr_flags(&name))
+                } else {
+                    self.transform(p, val, op)?
+                }
+            }
             ParameterExpr::UppercaseFirstChar { pattern, .. }
             | ParameterExpr::UppercasePattern { pattern, .. }
             | ParameterExpr::LowercaseFirstChar { pattern, .. }
@@ -392,11 +451,7 @@ impl Interp {
                     let mut out = String::with_capacity(s.len());
                     for (i, c) in s.chars().enumerate() {
                         if (all || i == 0) && cp.matches(c.encode_utf8(&mut [0; 4])) {
-                            if upper {
-                                out.extend(c.to_uppercase());
-                            } else {
-                                out.extend(c.to_lowercase());
-                            }
+                            out.push(if upper { to_upper_char(c) } else { to_lower_char(c) });
                         } else {
                             out.push(c);
                         }
@@ -490,16 +545,16 @@ impl Interp {
                 val.map(quote::quote_for_reuse)
             }
             ParameterTransformOp::ExpandEscapeSequences => val.map(super::decode_ansi_c),
-            ParameterTransformOp::PromptExpand => val,
-            ParameterTransformOp::ToUpperCase => val.map(|s| s.to_uppercase()),
-            ParameterTransformOp::ToLowerCase => val.map(|s| s.to_lowercase()),
+            ParameterTransformOp::ToUpperCase => val.map(|s| s.chars().map(to_upper_char).collect()),
+            ParameterTransformOp::ToLowerCase => val.map(|s| s.chars().map(to_lower_char).collect()),
             ParameterTransformOp::CapitalizeInitial => val.map(|s| {
                 let mut c = s.chars();
                 match c.next() {
-                    Some(f) => f.to_uppercase().chain(c).collect(),
+                    Some(f) => std::iter::once(to_upper_char(f)).chain(c).collect(),
                     None => String::new(),
                 }
             }),
+            ParameterTransformOp::PromptExpand => val.map(|s| self.prompt_expand(s)),
             ParameterTransformOp::ToAttributeFlags => {
                 let name = match p {
                     Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => n.clone(),
@@ -593,6 +648,25 @@ impl Interp {
     }
 }
 
+/// Upper-cases one character to one character, like C's `towupper` (`ß`
+/// stays `ß`).
+fn to_upper_char(c: char) -> char {
+    let mut u = c.to_uppercase();
+    match (u.next(), u.next()) {
+        (Some(x), None) => x,
+        _ => c,
+    }
+}
+
+/// Lower-cases one character to one character (`towlower`).
+fn to_lower_char(c: char) -> char {
+    let mut l = c.to_lowercase();
+    match (l.next(), l.next()) {
+        (Some(x), None) => x,
+        _ => c,
+    }
+}
+
 /// Applies `${x/pat/rep}` (and `//`, `/#`, `/%`) to `s`. `rep` is in pattern
 /// form: an unquoted `&` stands for the matched text (bash 5.2's
 /// `patsub_replacement`), backslash-escaped characters are literal.
@@ -650,7 +724,7 @@ fn replace(cp: &crate::interp::pattern::Pattern, s: &str, rep: &str, kind: &Subs
                 } else {
                     from = b;
                 }
-                if !all {
+                if !all || from >= chars.len() {
                     break;
                 }
             }

@@ -31,7 +31,9 @@ impl Interp {
         let mut cur: Option<String> = None;
         for _ in 0..16 {
             let n = cur.as_deref().unwrap_or(name);
-            let v = self.vars.get_raw(n)?;
+            let Some(v) = self.vars.get_raw(n) else {
+                return cur;
+            };
             if !v.attrs.has(Attrs::NAMEREF) {
                 return cur;
             }
@@ -40,7 +42,8 @@ impl Interp {
                 _ => return cur,
             }
         }
-        cur
+        // A cycle (`declare -n a=b b=a`): resolves to nothing.
+        Some(String::new())
     }
 
     /// `$RANDOM`: 0..32767 from a 64-bit LCG seeded by the run's seed.
@@ -115,9 +118,7 @@ impl Interp {
                 if self.call_stack.is_empty() {
                     return None;
                 }
-                let mut v: Vec<String> = self.call_stack.iter().rev().cloned().collect();
-                v.push("main".to_string());
-                Some(v)
+                Some(self.call_stack.iter().rev().cloned().collect())
             }
             "BASH_VERSINFO" if self.vars.get(name).is_none() => Some(
                 ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"].iter().map(|s| s.to_string()).collect(),
@@ -250,6 +251,13 @@ impl Interp {
         }
     }
 
+    /// The status a fatal expansion error (`${x:?}`, `set -u`) ends the
+    /// shell with: 127 for the top-level `bash -c` shell, 1 in a subshell
+    /// (measured on bash 5.2).
+    pub fn fatal_expansion_status(&self) -> i32 {
+        if self.subshell_depth > 0 { 1 } else { 127 }
+    }
+
     /// `$-`: the single-letter options in effect.
     pub fn option_flags(&self) -> String {
         let o = &self.opts;
@@ -280,7 +288,7 @@ impl Interp {
         let v = self.var_scalar(name);
         if v.is_none() && self.opts.nounset {
             self.expansion_error(&format!("{name}: unbound variable"));
-            return Err(ArithFail::Interrupt(Interrupt::Exit(127)));
+            return Err(ArithFail::Interrupt(Interrupt::Exit(self.fatal_expansion_status())));
         }
         Ok(v)
     }
@@ -291,11 +299,23 @@ impl Interp {
             return self.arith_element(&t, sub);
         }
         if self.is_assoc(name) {
-            return Ok(self.assoc_get(name, sub.trim()));
+            return Ok(self.assoc_get(name, unquote_key(sub)));
         }
         let i = crate::interp::arith::eval_sub(self, sub)?;
         Ok(self.indexed_get(name, i)?)
     }
+}
+
+/// An associative-array key written in arithmetic: blanks trimmed, one pair
+/// of surrounding quotes removed (`A['x']`).
+pub(crate) fn unquote_key(sub: &str) -> &str {
+    let t = sub.trim();
+    for q in ['\'', '"'] {
+        if t.len() >= 2 && t.starts_with(q) && t.ends_with(q) {
+            return &t[1..t.len() - 1];
+        }
+    }
+    t
 }
 
 /// Splits `a[sub]` into `("a", "sub")`.

@@ -65,8 +65,10 @@ impl Acc {
         if !self.want_pat {
             return;
         }
-        let special = matches!(c, '*' | '?' | '[' | ']' | '\\')
-            || (self.extglob && matches!(c, '(' | ')' | '|' | '!' | '@' | '+'));
+        // `&` is escaped too: in a `${x/p/r}` replacement it means the match.
+        // Extglob characters are escaped whether or not extglob is on:
+        // `[[ ]]` matches with extglob enabled regardless.
+        let special = matches!(c, '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|' | '!' | '@' | '+');
         if special && (quoted || c == '\\') {
             self.cur.pat.push('\\');
         } else if !quoted && matches!(c, '*' | '?' | '[') {
@@ -270,14 +272,36 @@ impl Interp {
 
     /// Expands `word` (a parameter operand such as the `y` of `${x:-y}`)
     /// into `acc` in the given quoting context.
+    /// Unquoted, its unquoted literal text is split too (`${u:-a b}` gives
+    /// two fields), as it is part of an unquoted expansion.
     pub(crate) fn expand_operand_into(&mut self, word: &str, quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
         let pieces = self.parse_or_bad_subst(word, ParseMode::Word)?;
-        self.expand_pieces(&pieces, quoted, acc)
+        if quoted {
+            return self.expand_pieces(&pieces, quoted, acc);
+        }
+        for p in pieces.iter() {
+            match &p.piece {
+                WordPiece::Text(s) => acc.push_expansion(s, false),
+                other => self.expand_piece(other, false, acc)?,
+            }
+        }
+        Ok(())
     }
 
     /// Expands pieces into `acc`; `quoted` is true inside double quotes.
     pub(crate) fn expand_pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
-        for p in pieces {
+        for (i, p) in pieces.iter().enumerate() {
+            // The parser leaves a `${...}` it could not parse as the text `$`
+            // followed by text starting with `{`: bash's "bad substitution".
+            if let WordPiece::Text(t) = &p.piece
+                && t.ends_with('$')
+                && let Some(WordPiece::Text(next)) = pieces.get(i + 1).map(|n| &n.piece)
+                && next.starts_with('{')
+            {
+                let end = next.find('}').map(|e| e + 1).unwrap_or(next.len());
+                self.expansion_error(&format!("${}: bad substitution", &next[..end]));
+                return Err(Interrupt::Exit(1));
+            }
             self.expand_piece(&p.piece, quoted, acc)?;
         }
         Ok(())
@@ -288,8 +312,14 @@ impl Interp {
             WordPiece::Text(s) => acc.push_literal(s, quoted),
             WordPiece::SingleQuotedText(s) => {
                 if quoted {
-                    // `"${x:-'a'}"`: single quotes are literal inside double quotes.
-                    acc.push_literal(&format!("'{s}'"), true);
+                    // `"${x:-'$v'}"`: inside double quotes the single quotes
+                    // are literal and their content is double-quoted text.
+                    acc.push_literal("'", true);
+                    match parse_word(&format!("\"{s}\""), ParseMode::NoTilde) {
+                        Some(inner) if !s.contains('"') => self.expand_pieces(&inner, true, acc)?,
+                        _ => acc.push_literal(s, true),
+                    }
+                    acc.push_literal("'", true);
                 } else {
                     acc.push_literal(s, true);
                 }
@@ -321,7 +351,7 @@ impl Interp {
             }
             WordPiece::EscapeSequence(s) => {
                 let c = s.strip_prefix('\\').unwrap_or(s);
-                if quoted && !matches!(c, "$" | "`" | "\"" | "\\" | "\n") {
+                if quoted && !matches!(c, "$" | "`" | "\"" | "\\" | "\n" | "}") {
                     acc.push_literal(s, true);
                 } else if c == "\n" {
                     // Line continuation.

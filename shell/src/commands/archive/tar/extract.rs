@@ -40,6 +40,8 @@ struct DelayedLink {
 /// State of one extraction.
 struct Extractor {
     base: String,
+    /// `-P`: names are trusted as given (absolute ones from `/`).
+    absolute: bool,
     delayed_dirs: Vec<DelayedDir>,
     delayed_links: Vec<DelayedLink>,
     /// The last parent directory verified to lie inside `base`, lexical and
@@ -69,6 +71,7 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
     };
     let mut ex = Extractor {
         base: String::new(),
+        absolute: opts.absolute_names,
         delayed_dirs: Vec::new(),
         delayed_links: Vec::new(),
         verified: None,
@@ -348,10 +351,16 @@ impl Extractor {
             Some(i) => (&trimmed[..i], &trimmed[i + 1..]),
             None => ("", trimmed),
         };
+        // Absolute names (only with -P) start from `/` and bypass the cache.
+        let from_root = trimmed.starts_with('/');
         let parent_real = match &self.verified {
-            Some((lex, real)) if lex == parent_rel => real.clone(),
+            Some((lex, real)) if lex == parent_rel && !from_root => real.clone(),
             _ => {
-                let mut cur = self.base.clone();
+                let mut cur = if from_root {
+                    "/".to_string()
+                } else {
+                    self.base.clone()
+                };
                 for comp in parent_rel.split('/').filter(|c| !c.is_empty() && *c != ".") {
                     let next = join(&cur, comp);
                     match ctx.fs.symlink_metadata(&next) {
@@ -366,7 +375,7 @@ impl Extractor {
                                 return Err(FsError::NotADirectory);
                             }
                             let real = ctx.fs.canonicalize(&next)?;
-                            if !is_within(&real, &self.base) {
+                            if !self.absolute && !is_within(&real, &self.base) {
                                 return Err(FsError::NotADirectory);
                             }
                             if ctx.fs.metadata(&real)?.kind != FileKind::Dir {
@@ -377,7 +386,9 @@ impl Extractor {
                         Ok(_) => return Err(FsError::NotADirectory),
                     }
                 }
-                self.verified = Some((parent_rel.to_string(), cur.clone()));
+                if !from_root {
+                    self.verified = Some((parent_rel.to_string(), cur.clone()));
+                }
                 cur
             }
         };

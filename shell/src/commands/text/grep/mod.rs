@@ -135,7 +135,10 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
     if common::help(ctx, USAGE) {
         return 0;
     }
-    let mode = ParseMode { digit_option: true, ..Default::default() };
+    let mode = ParseMode {
+        digit_option: true,
+        ..Default::default()
+    };
     let parsed = match common::parse(ctx.args, SPEC, mode) {
         Ok(p) => p,
         Err(e) => {
@@ -159,7 +162,11 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut context = None::<usize>;
     let mut errors = false;
     let bad_context = |stderr: &mut dyn Write, v: &str| {
-        common::err(stderr, name, format!("{v}: invalid context length argument"));
+        common::err(
+            stderr,
+            name,
+            format!("{v}: invalid context length argument"),
+        );
     };
     for (id, val) in &parsed.opts {
         let v = val.as_deref().unwrap_or("");
@@ -188,7 +195,13 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
             }
             "i" => icase = true,
             "no-i" => icase = false,
-            "w" => whole = if whole == Whole::Line { Whole::Line } else { Whole::Word },
+            "w" => {
+                whole = if whole == Whole::Line {
+                    Whole::Line
+                } else {
+                    Whole::Word
+                }
+            }
             "x" => whole = Whole::Line,
             "z" => cfg.eol = 0,
             "s" => cfg.no_messages = true,
@@ -213,7 +226,7 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
             "o" => cfg.only_matching = true,
             "q" => cfg.quiet = true,
             "binary-files" => match v {
-                "binary" => cfg.binary = search::Binary::Binary,
+                "binary" => cfg.binary = search::Binary::Report,
                 "text" => cfg.binary = search::Binary::Text,
                 "without-match" => cfg.binary = search::Binary::WithoutMatch,
                 _ => {
@@ -300,7 +313,11 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
         cfg.after = 0;
     }
     let files = if files.is_empty() {
-        vec![if recursive.is_some() { ".".to_string() } else { "-".to_string() }]
+        vec![if recursive.is_some() {
+            ".".to_string()
+        } else {
+            "-".to_string()
+        }]
     } else {
         files
     };
@@ -357,7 +374,13 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
 }
 
 /// Compiles the pattern list in the chosen syntax.
-fn compile(patterns: &[Vec<u8>], syntax: &str, icase: bool, whole: Whole, eol: u8) -> Result<Matcher, String> {
+fn compile(
+    patterns: &[Vec<u8>],
+    syntax: &str,
+    icase: bool,
+    whole: Whole,
+    eol: u8,
+) -> Result<Matcher, String> {
     if syntax == "P" {
         if patterns.len() > 1 {
             return Err("the -P option only supports a single pattern".into());
@@ -386,19 +409,32 @@ fn compile(patterns: &[Vec<u8>], syntax: &str, icase: bool, whole: Whole, eol: u
             }
             Err(e) => {
                 let msg = e.to_string();
-                let last = msg.lines().rev().find(|l| l.starts_with("error:")).unwrap_or(&msg);
+                let last = msg
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with("error:"))
+                    .unwrap_or(&msg);
                 Err(last.trim_start_matches("error: ").to_string())
             }
         };
     }
     let opts = RegexOptions {
-        syntax: if syntax == "E" { Syntax::Extended } else { Syntax::Basic },
+        syntax: if syntax == "E" {
+            Syntax::Extended
+        } else {
+            Syntax::Basic
+        },
         flavor: Flavor::Grep,
         icase,
         multiline: false,
         null_data: eol == 0,
     };
-    Ok(Matcher::Posix(Regex::new_grep(patterns, syntax == "F", whole, opts)?))
+    Ok(Matcher::Posix(Regex::new_grep(
+        patterns,
+        syntax == "F",
+        whole,
+        opts,
+    )?))
 }
 
 /// The outcome of searching one operand.
@@ -433,42 +469,68 @@ fn walk(
         if !cfg.no_messages {
             common::err(stderr, "grep", msg);
         }
-        Walk::Done { matched: false, error: true }
+        Walk::Done {
+            matched: false,
+            error: true,
+        }
     };
     if name == "-" && top {
         let data = common::read_stdin(stdin);
-        let label = if cfg.label.is_empty() { "(standard input)" } else { &cfg.label };
+        let label = if cfg.label.is_empty() {
+            "(standard input)"
+        } else {
+            &cfg.label
+        };
         return finish(searcher.search(&data, label, out, stderr));
     }
     let path = Fs::resolve(cwd, name);
     let follow = top || cfg.recursive == Some(true);
-    let meta = if follow { fs.metadata(&path) } else { fs.symlink_metadata(&path) };
+    let meta = if follow {
+        fs.metadata(&path)
+    } else {
+        fs.symlink_metadata(&path)
+    };
     let meta = match meta {
         Ok(m) => m,
         Err(e) => {
             if !top {
                 // A dangling symlink met during a walk is skipped quietly only when not followed.
                 if fs.symlink_metadata(&path).is_ok() && !follow {
-                    return Walk::Done { matched: false, error: false };
+                    return Walk::Done {
+                        matched: false,
+                        error: false,
+                    };
                 }
             }
             return fail(stderr, format!("{name}: {e}"));
         }
     };
     match meta.kind {
-        FileKind::Symlink => Walk::Done { matched: false, error: false },
+        FileKind::Symlink => Walk::Done {
+            matched: false,
+            error: false,
+        },
         FileKind::Dir => {
             let Some(_) = cfg.recursive else {
                 if cfg.skip_dirs {
-                    return Walk::Done { matched: false, error: false };
+                    return Walk::Done {
+                        matched: false,
+                        error: false,
+                    };
                 }
                 return fail(stderr, format!("{name}: Is a directory"));
             };
             if (!top || name != ".")
                 && !cfg.exclude_dir.is_empty()
-                && cfg.exclude_dir.iter().any(|g| common::fnmatch(g.as_bytes(), base(name).as_bytes()))
+                && cfg
+                    .exclude_dir
+                    .iter()
+                    .any(|g| common::fnmatch(g.as_bytes(), base(name).as_bytes()))
             {
-                return Walk::Done { matched: false, error: false };
+                return Walk::Done {
+                    matched: false,
+                    error: false,
+                };
             }
             let entries = match fs.read_dir(&path) {
                 Ok(e) => e,
@@ -484,8 +546,13 @@ fn walk(
                 } else {
                     format!("{name}/{}", e.name)
                 };
-                match walk(fs, cwd, stdin, stderr, control, cfg, searcher, out, &child, false, false) {
-                    Walk::Done { matched: m, error: er } => {
+                match walk(
+                    fs, cwd, stdin, stderr, control, cfg, searcher, out, &child, false, false,
+                ) {
+                    Walk::Done {
+                        matched: m,
+                        error: er,
+                    } => {
                         matched |= m;
                         error |= er;
                     }
@@ -494,14 +561,25 @@ fn walk(
             }
             Walk::Done { matched, error }
         }
-        FileKind::CharDevice if !top => Walk::Done { matched: false, error: false },
+        FileKind::CharDevice if !top => Walk::Done {
+            matched: false,
+            error: false,
+        },
         _ => {
             let b = base(name).as_bytes();
-            if !cfg.include.is_empty() && !cfg.include.iter().any(|g| common::fnmatch(g.as_bytes(), b)) {
-                return Walk::Done { matched: false, error: false };
+            if !cfg.include.is_empty()
+                && !cfg.include.iter().any(|g| common::fnmatch(g.as_bytes(), b))
+            {
+                return Walk::Done {
+                    matched: false,
+                    error: false,
+                };
             }
             if cfg.exclude.iter().any(|g| common::fnmatch(g.as_bytes(), b)) {
-                return Walk::Done { matched: false, error: false };
+                return Walk::Done {
+                    matched: false,
+                    error: false,
+                };
             }
             let data = match common::read_file(fs, cwd, name) {
                 Ok(d) => d,
@@ -514,7 +592,10 @@ fn walk(
 
 fn finish(r: search::Outcome) -> Walk {
     match r {
-        search::Outcome::Selected(n) => Walk::Done { matched: n > 0, error: false },
+        search::Outcome::Selected(n) => Walk::Done {
+            matched: n > 0,
+            error: false,
+        },
         search::Outcome::Quit => Walk::Quit,
         search::Outcome::Broken => Walk::Broken,
     }

@@ -17,7 +17,7 @@ use super::super::posix_regex::Regex;
 pub enum Binary {
     /// Report "binary file matches" instead of lines.
     #[default]
-    Binary,
+    Report,
     /// Treat as text.
     Text,
     /// Treat as not matching.
@@ -64,7 +64,7 @@ impl Default for Config {
             label: String::new(),
             only_matching: false,
             quiet: false,
-            binary: Binary::Binary,
+            binary: Binary::Report,
             no_messages: false,
             recursive: None,
             skip_dirs: false,
@@ -138,7 +138,11 @@ type WResult = std::io::Result<()>;
 impl<'a> Searcher<'a> {
     /// A searcher for `cfg` and `m`.
     pub fn new(cfg: &'a Config, m: &'a Matcher) -> Searcher<'a> {
-        Searcher { cfg, m, printed_any: false }
+        Searcher {
+            cfg,
+            m,
+            printed_any: false,
+        }
     }
 
     /// The next line (start, end excluding terminator) at or after `pos`
@@ -160,20 +164,31 @@ impl<'a> Searcher<'a> {
         if s >= data.len() && (data.is_empty() || data[data.len() - 1] == eol) {
             return None;
         }
-        let ls = memrchr(eol, &data[pos..s]).map(|i| pos + i + 1).unwrap_or(pos);
+        let ls = memrchr(eol, &data[pos..s])
+            .map(|i| pos + i + 1)
+            .unwrap_or(pos);
         let le = memchr(eol, &data[s..]).map(|i| s + i).unwrap_or(data.len());
         Some((ls, le))
     }
 
     /// Searches `data` (named `name` in output) and prints what the options ask.
-    pub fn search(&mut self, data: &[u8], name: &str, out: &mut dyn Write, stderr: &mut dyn Write) -> Outcome {
+    pub fn search(
+        &mut self,
+        data: &[u8],
+        name: &str,
+        out: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> Outcome {
         let cfg = self.cfg;
         let binary = cfg.binary != Binary::Text && cfg.eol != 0 && memchr(0, data).is_some();
         if binary && cfg.binary == Binary::WithoutMatch {
             return Outcome::Selected(0);
         }
         let quiet_lines = cfg.quiet || cfg.count || cfg.list.is_some() || binary;
-        if cfg.count && cfg.list.is_none() && !cfg.quiet && cfg.max_count.is_none()
+        if cfg.count
+            && cfg.list.is_none()
+            && !cfg.quiet
+            && cfg.max_count.is_none()
             && let Matcher::Posix(re) = self.m
             && let Some(b) = re.single_byte()
         {
@@ -181,7 +196,14 @@ impl<'a> Searcher<'a> {
             let selected = if cfg.invert { lines - hits } else { hits };
             return self.finish_counts(data, name, selected, binary, out, stderr);
         }
-        let mut e = Emit { data, name, last_end: None, pending_after: 0, ln_off: 0, ln_no: 1 };
+        let mut e = Emit {
+            data,
+            name,
+            last_end: None,
+            pending_after: 0,
+            ln_off: 0,
+            ln_no: 1,
+        };
         let mut selected = 0u64;
         let max = cfg.max_count.unwrap_or(u64::MAX);
         let mut pos = 0;
@@ -203,7 +225,9 @@ impl<'a> Searcher<'a> {
                 } else {
                     let stop = found.map(|(ls, _)| ls).unwrap_or(data.len());
                     while pos < stop && selected < max {
-                        let le = memchr(cfg.eol, &data[pos..stop]).map(|i| pos + i).unwrap_or(stop);
+                        let le = memchr(cfg.eol, &data[pos..stop])
+                            .map(|i| pos + i)
+                            .unwrap_or(stop);
                         selected += 1;
                         if cfg.quiet {
                             return Ok(());
@@ -289,7 +313,14 @@ impl<'a> Searcher<'a> {
         e.ln_no
     }
 
-    fn prefix(&self, e: &mut Emit<'_>, out: &mut dyn Write, ls: usize, off: usize, sep: u8) -> WResult {
+    fn prefix(
+        &self,
+        e: &mut Emit<'_>,
+        out: &mut dyn Write,
+        ls: usize,
+        off: usize,
+        sep: u8,
+    ) -> WResult {
         let cfg = self.cfg;
         if cfg.with_name {
             self.write_name(out, e.name, sep)?;
@@ -311,7 +342,14 @@ impl<'a> Searcher<'a> {
         Ok(())
     }
 
-    fn line(&self, e: &mut Emit<'_>, out: &mut dyn Write, ls: usize, le: usize, sep: u8) -> WResult {
+    fn line(
+        &self,
+        e: &mut Emit<'_>,
+        out: &mut dyn Write,
+        ls: usize,
+        le: usize,
+        sep: u8,
+    ) -> WResult {
         self.prefix(e, out, ls, ls, sep)?;
         out.write_all(&e.data[ls..le])?;
         out.write_all(&[self.cfg.eol])?;
@@ -326,14 +364,22 @@ impl<'a> Searcher<'a> {
             if p >= limit || p >= e.data.len() {
                 break;
             }
-            let le = memchr(self.cfg.eol, &e.data[p..]).map(|i| p + i).unwrap_or(e.data.len());
+            let le = memchr(self.cfg.eol, &e.data[p..])
+                .map(|i| p + i)
+                .unwrap_or(e.data.len());
             self.line(e, out, p, le, b'-')?;
             e.pending_after -= 1;
         }
         Ok(())
     }
 
-    fn emit_selected(&mut self, e: &mut Emit<'_>, out: &mut dyn Write, ls: usize, le: usize) -> WResult {
+    fn emit_selected(
+        &mut self,
+        e: &mut Emit<'_>,
+        out: &mut dyn Write,
+        ls: usize,
+        le: usize,
+    ) -> WResult {
         let cfg = self.cfg;
         let ctx_on = cfg.before > 0 || cfg.after > 0;
         if ctx_on {
@@ -346,13 +392,17 @@ impl<'a> Searcher<'a> {
             if start <= floor {
                 break;
             }
-            start = memrchr(cfg.eol, &e.data[floor..start - 1]).map(|i| floor + i + 1).unwrap_or(floor);
+            start = memrchr(cfg.eol, &e.data[floor..start - 1])
+                .map(|i| floor + i + 1)
+                .unwrap_or(floor);
         }
         if ctx_on && self.printed_any && e.last_end != Some(start) {
             out.write_all(b"--\n")?;
         }
         while start < ls {
-            let l_end = memchr(cfg.eol, &e.data[start..ls]).map(|i| start + i).unwrap_or(ls);
+            let l_end = memchr(cfg.eol, &e.data[start..ls])
+                .map(|i| start + i)
+                .unwrap_or(ls);
             self.line(e, out, start, l_end, b'-')?;
             start = l_end + 1;
         }
@@ -362,7 +412,9 @@ impl<'a> Searcher<'a> {
                 let mut p = ls;
                 while p <= le {
                     let found = if self.m.line_by_line() {
-                        self.m.find_at(&e.data[ls..le], p - ls).map(|(a, b)| (a + ls, b + ls))
+                        self.m
+                            .find_at(&e.data[ls..le], p - ls)
+                            .map(|(a, b)| (a + ls, b + ls))
                     } else {
                         self.m.find_at(&e.data[..le], p)
                     };

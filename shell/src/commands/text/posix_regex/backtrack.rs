@@ -41,13 +41,21 @@ impl Prog {
             icase: opts.icase,
             multiline: opts.multiline || opts.flavor == Flavor::Grep,
             grep: opts.flavor == Flavor::Grep,
-            eol: if opts.flavor == Flavor::Grep { opts.eol() } else { b'\n' },
+            eol: if opts.flavor == Flavor::Grep {
+                opts.eol()
+            } else {
+                b'\n'
+            },
         }
     }
 
     /// Searches from `start`; on success `caps` holds the match and groups.
     pub fn search(&self, h: &[u8], start: usize, caps: &mut Captures) -> bool {
-        let mut run = Run { h, steps: 0, p: self };
+        let mut run = Run {
+            h,
+            steps: 0,
+            p: self,
+        };
         for s in start..=h.len() {
             caps.clear();
             caps.resize(self.groups + 1, None);
@@ -96,7 +104,9 @@ impl Run<'_> {
         match node {
             Node::Empty => k(self, pos, caps),
             Node::Lit(b) => pos < h.len() && self.byte_eq(h[pos], *b) && k(self, pos + 1, caps),
-            Node::Any => pos < h.len() && !(self.p.grep && h[pos] == self.p.eol) && k(self, pos + 1, caps),
+            Node::Any => {
+                pos < h.len() && !(self.p.grep && h[pos] == self.p.eol) && k(self, pos + 1, caps)
+            }
             Node::Class(set) => {
                 if pos >= h.len() {
                     return false;
@@ -104,7 +114,8 @@ impl Run<'_> {
                 let b = h[pos];
                 let hit = set[b as usize]
                     || (self.p.icase
-                        && (set[b.to_ascii_lowercase() as usize] || set[b.to_ascii_uppercase() as usize]));
+                        && (set[b.to_ascii_lowercase() as usize]
+                            || set[b.to_ascii_uppercase() as usize]));
                 hit && k(self, pos + 1, caps)
             }
             Node::Group(n, cap) => match cap {
@@ -147,11 +158,19 @@ impl Run<'_> {
             Node::LineStart => self.at_line_start(pos) && k(self, pos, caps),
             Node::LineEnd => self.at_line_end(pos) && k(self, pos, caps),
             Node::TextStart => {
-                let ok = if self.p.grep { self.at_line_start(pos) } else { pos == 0 };
+                let ok = if self.p.grep {
+                    self.at_line_start(pos)
+                } else {
+                    pos == 0
+                };
                 ok && k(self, pos, caps)
             }
             Node::TextEnd => {
-                let ok = if self.p.grep { self.at_line_end(pos) } else { pos == h.len() };
+                let ok = if self.p.grep {
+                    self.at_line_end(pos)
+                } else {
+                    pos == h.len()
+                };
                 ok && k(self, pos, caps)
             }
             Node::WordBoundary => {

@@ -108,18 +108,31 @@ impl Regex {
         } else {
             Engine::Fast(Self::build(&emit::emit(&parsed.node, opts), opts)?)
         };
-        Ok(Regex { engine, groups: parsed.groups, warnings: parsed.warnings, single_byte: None })
+        Ok(Regex {
+            engine,
+            groups: parsed.groups,
+            warnings: parsed.warnings,
+            single_byte: None,
+        })
     }
 
     /// Compiles grep's pattern list: any pattern may match. `fixed` takes
     /// them as literal strings (`-F`).
-    pub fn new_grep(patterns: &[Vec<u8>], fixed: bool, whole: Whole, opts: RegexOptions) -> Result<Regex, String> {
+    pub fn new_grep(
+        patterns: &[Vec<u8>],
+        fixed: bool,
+        whole: Whole,
+        opts: RegexOptions,
+    ) -> Result<Regex, String> {
         let mut nodes = Vec::new();
         let mut warnings = Vec::new();
         let mut groups = 0;
         for p in patterns {
             let (node, g) = if fixed {
-                (parse::Node::Concat(p.iter().map(|b| parse::Node::Lit(*b)).collect()), 0)
+                (
+                    parse::Node::Concat(p.iter().map(|b| parse::Node::Lit(*b)).collect()),
+                    0,
+                )
             } else {
                 let parsed = parse::parse(p, opts.syntax, opts.flavor, opts.eol())?;
                 warnings.extend(parsed.warnings);
@@ -141,8 +154,16 @@ impl Regex {
             nodes.push((node, g));
         }
         if nodes.iter().any(|(n, _)| n.has_backref()) {
-            let progs = nodes.into_iter().map(|(n, g)| backtrack::Prog::new(n, g, opts)).collect();
-            return Ok(Regex { engine: Engine::Multi(progs), groups: 0, warnings, single_byte: None });
+            let progs = nodes
+                .into_iter()
+                .map(|(n, g)| backtrack::Prog::new(n, g, opts))
+                .collect();
+            return Ok(Regex {
+                engine: Engine::Multi(progs),
+                groups: 0,
+                warnings,
+                single_byte: None,
+            });
         }
         let single_byte = match (patterns, whole) {
             ([p], Whole::Any) if p.len() == 1 && (fixed || p[0].is_ascii_alphanumeric()) => {
@@ -153,9 +174,18 @@ impl Regex {
         };
         let src: Vec<String> = nodes.iter().map(|(n, _)| emit::emit(n, opts)).collect();
         // No pattern at all (`-f /dev/null`) matches nothing.
-        let src = if src.is_empty() { "[^\\x00-\\xFF]".to_string() } else { src.join("|") };
+        let src = if src.is_empty() {
+            "[^\\x00-\\xFF]".to_string()
+        } else {
+            src.join("|")
+        };
         let re = Self::build(&src, opts)?;
-        Ok(Regex { engine: Engine::Fast(re), groups, warnings, single_byte })
+        Ok(Regex {
+            engine: Engine::Fast(re),
+            groups,
+            warnings,
+            single_byte,
+        })
     }
 
     /// The byte this expression amounts to, when it is a single literal byte.
@@ -168,7 +198,11 @@ impl Regex {
             .unicode(false)
             .case_insensitive(opts.icase)
             .multi_line(opts.flavor == Flavor::Grep || opts.multiline)
-            .line_terminator(if opts.flavor == Flavor::Grep { opts.eol() } else { b'\n' })
+            .line_terminator(if opts.flavor == Flavor::Grep {
+                opts.eol()
+            } else {
+                b'\n'
+            })
             .size_limit(64 << 20)
             .dfa_size_limit(16 << 20)
             .build()
@@ -277,7 +311,13 @@ mod tests {
     use super::*;
 
     fn re(p: &str, syntax: Syntax) -> Result<Regex, String> {
-        Regex::new(p.as_bytes(), RegexOptions { syntax, ..Default::default() })
+        Regex::new(
+            p.as_bytes(),
+            RegexOptions {
+                syntax,
+                ..Default::default()
+            },
+        )
     }
 
     fn m(p: &str, syntax: Syntax, h: &str) -> Option<(usize, usize)> {
@@ -316,13 +356,28 @@ mod tests {
     #[test]
     fn errors() {
         assert_eq!(re("\\(a", Syntax::Basic).unwrap_err(), "Unmatched ( or \\(");
-        assert_eq!(re("(a", Syntax::Extended).unwrap_err(), "Unmatched ( or \\(");
+        assert_eq!(
+            re("(a", Syntax::Extended).unwrap_err(),
+            "Unmatched ( or \\("
+        );
         assert_eq!(re("a\\)", Syntax::Basic).unwrap_err(), "Unmatched ) or \\)");
         assert_eq!(re("a\\{1", Syntax::Basic).unwrap_err(), "Unmatched \\{");
-        assert_eq!(re("a{2,1}", Syntax::Extended).unwrap_err(), "Invalid content of \\{\\}");
-        assert_eq!(re("[a", Syntax::Basic).unwrap_err(), "Unmatched [, [^, [:, [., or [=");
-        assert_eq!(re("[[:foo:]]", Syntax::Basic).unwrap_err(), "Invalid character class name");
-        assert_eq!(re("\\1", Syntax::Basic).unwrap_err(), "Invalid back reference");
+        assert_eq!(
+            re("a{2,1}", Syntax::Extended).unwrap_err(),
+            "Invalid content of \\{\\}"
+        );
+        assert_eq!(
+            re("[a", Syntax::Basic).unwrap_err(),
+            "Unmatched [, [^, [:, [., or [="
+        );
+        assert_eq!(
+            re("[[:foo:]]", Syntax::Basic).unwrap_err(),
+            "Invalid character class name"
+        );
+        assert_eq!(
+            re("\\1", Syntax::Basic).unwrap_err(),
+            "Invalid back reference"
+        );
         assert_eq!(re("a\\", Syntax::Basic).unwrap_err(), "Trailing backslash");
         assert_eq!(re("[z-a]", Syntax::Basic).unwrap_err(), "Invalid range end");
     }
@@ -331,10 +386,16 @@ mod tests {
     fn backrefs() {
         assert_eq!(m("\\(a*\\)b\\1", Syntax::Basic, "xaabaa"), Some((1, 6)));
         assert_eq!(m("(.)\\1", Syntax::Extended, "abccd"), Some((2, 4)));
-        assert_eq!(m("^(.)(.).\\2\\1$", Syntax::Extended, "xy\nabcba"), Some((3, 8)));
+        assert_eq!(
+            m("^(.)(.).\\2\\1$", Syntax::Extended, "xy\nabcba"),
+            Some((3, 8))
+        );
         let r = Regex::new(
             b"\\(A\\)\\1",
-            RegexOptions { icase: true, ..Default::default() },
+            RegexOptions {
+                icase: true,
+                ..Default::default()
+            },
         )
         .unwrap();
         assert_eq!(r.find_at(b"aA", 0), Some((0, 2)));

@@ -106,7 +106,11 @@ pub fn parse(pattern: &[u8], syntax: Syntax, flavor: Flavor, eol: u8) -> Result<
         // Only an unmatched close can stop the top level early.
         return Err("Unmatched ) or \\)".into());
     }
-    Ok(Parsed { node, groups: p.groups, warnings: p.warnings })
+    Ok(Parsed {
+        node,
+        groups: p.groups,
+        warnings: p.warnings,
+    })
 }
 
 impl Parser<'_> {
@@ -140,7 +144,11 @@ impl Parser<'_> {
             self.i += if self.ere { 1 } else { 2 };
             branches.push(self.concat()?);
         }
-        Ok(if branches.len() == 1 { branches.pop().unwrap() } else { Node::Alt(branches) })
+        Ok(if branches.len() == 1 {
+            branches.pop().unwrap()
+        } else {
+            Node::Alt(branches)
+        })
     }
 
     fn concat(&mut self) -> Result<Node, String> {
@@ -157,7 +165,8 @@ impl Parser<'_> {
             // Quantifiers with nothing to repeat.
             if at_start {
                 if self.ere && matches!(c, b'*' | b'+' | b'?') {
-                    self.warnings.push(format!("{} at start of expression", c as char));
+                    self.warnings
+                        .push(format!("{} at start of expression", c as char));
                     self.i += 1;
                     continue;
                 }
@@ -210,7 +219,12 @@ impl Parser<'_> {
             if s.i == st {
                 None
             } else {
-                Some(std::str::from_utf8(&s.p[st..s.i]).unwrap().parse::<u32>().unwrap_or(u32::MAX))
+                Some(
+                    std::str::from_utf8(&s.p[st..s.i])
+                        .unwrap()
+                        .parse::<u32>()
+                        .unwrap_or(u32::MAX),
+                )
             }
         };
         let min = num(self);
@@ -226,7 +240,9 @@ impl Parser<'_> {
             self.peek() == Some(b'\\') && self.peek2() == Some(b'}')
         };
         if !close_ok {
-            if self.i >= self.p.len() || (!self.ere && self.peek() == Some(b'\\') && self.peek2().is_none()) {
+            if self.i >= self.p.len()
+                || (!self.ere && self.peek() == Some(b'\\') && self.peek2().is_none())
+            {
                 return Err("Unmatched \\{".into());
             }
             return Err("Invalid content of \\{\\}".into());
@@ -292,7 +308,11 @@ impl Parser<'_> {
     /// (then glibc takes the `{` literally).
     fn ere_interval_start(&self) -> bool {
         let mut j = self.i + 1;
-        if !self.p.get(j).is_some_and(|c| c.is_ascii_digit() || *c == b',') {
+        if !self
+            .p
+            .get(j)
+            .is_some_and(|c| c.is_ascii_digit() || *c == b',')
+        {
             return false;
         }
         while j < self.p.len() && (self.p[j].is_ascii_digit() || self.p[j] == b',') {
@@ -536,7 +556,9 @@ impl Parser<'_> {
             && body[body.len() - 1] == b':'
         {
             let name = String::from_utf8_lossy(body);
-            return Err(format!("character class syntax is [[{name}]], not [{name}]"));
+            return Err(format!(
+                "character class syntax is [[{name}]], not [{name}]"
+            ));
         }
         if negate {
             for v in set.iter_mut() {

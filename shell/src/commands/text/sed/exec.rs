@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::rc::Rc;
 
-use super::parse::{Addr, Addr2, CaseMode, Cmd, Kind, Re, Repl, Subst};
 use super::super::common::{self, LineSource};
 use super::super::posix_regex::{Regex, Slots};
+use super::parse::{Addr, Addr2, CaseMode, Cmd, Kind, Re, Repl, Subst};
 use crate::control::RunControl;
 use crate::fs::Fs;
 
@@ -105,7 +105,14 @@ pub struct Input<'i> {
 impl<'i> Input<'i> {
     /// An input over `names` (`-` is stdin).
     pub fn new(names: Vec<String>, stdin: &'i mut dyn Read, sep: u8) -> Input<'i> {
-        Input { names, idx: 0, cur: None, stdin: Some(stdin), ahead: None, sep }
+        Input {
+            names,
+            idx: 0,
+            cur: None,
+            stdin: Some(stdin),
+            ahead: None,
+            sep,
+        }
     }
 
     fn fill(&mut self, m: &mut Machine<'_>, err: &mut dyn Write) {
@@ -154,7 +161,11 @@ impl<'i> Input<'i> {
         }
     }
 
-    fn next(&mut self, m: &mut Machine<'_>, err: &mut dyn Write) -> Option<(Vec<u8>, bool, String)> {
+    fn next(
+        &mut self,
+        m: &mut Machine<'_>,
+        err: &mut dyn Write,
+    ) -> Option<(Vec<u8>, bool, String)> {
         self.fill(m, err);
         self.ahead.take()
     }
@@ -177,7 +188,13 @@ type Flow = Result<(), End>;
 
 impl<'a> Machine<'a> {
     /// A machine for `cmds`.
-    pub fn new(cmds: &'a [Cmd], set: &'a Settings, fs: &'a Fs, cwd: &'a str, control: &'a RunControl) -> Self {
+    pub fn new(
+        cmds: &'a [Cmd],
+        set: &'a Settings,
+        fs: &'a Fs,
+        cwd: &'a str,
+        control: &'a RunControl,
+    ) -> Self {
         let mut wfiles = HashMap::new();
         for c in cmds {
             let f = match &c.kind {
@@ -243,15 +260,25 @@ impl<'a> Machine<'a> {
 
     /// Runs the program over `input`, writing to `out`.
     pub fn run(&mut self, input: &mut Input<'_>, out: &mut dyn Write, err: &mut dyn Write) -> End {
-        let mut sink = Sink { w: out, missing_nl: false };
-        let mut sp = Space { ps: Vec::new(), nl: true, replaced: false, name: String::new() };
+        let mut sink = Sink {
+            w: out,
+            missing_nl: false,
+        };
+        let mut sp = Space {
+            ps: Vec::new(),
+            nl: true,
+            replaced: false,
+            name: String::new(),
+        };
         let mut restart = false;
         loop {
             if self.control.check().is_err() {
                 return End::Fatal(1);
             }
             if !restart {
-                let Some((line, nl, name)) = input.next(self, err) else { break };
+                let Some((line, nl, name)) = input.next(self, err) else {
+                    break;
+                };
                 sp.ps = line;
                 sp.nl = nl;
                 sp.name = name;
@@ -316,25 +343,32 @@ impl<'a> Machine<'a> {
         Ok(self.regex(re, err)?.is_match(ps))
     }
 
-    fn matches(&mut self, pc: usize, sp: &Space, input: &mut Input<'_>, err: &mut dyn Write) -> Result<bool, End> {
+    fn matches(
+        &mut self,
+        pc: usize,
+        sp: &Space,
+        input: &mut Input<'_>,
+        err: &mut dyn Write,
+    ) -> Result<bool, End> {
         let cmd = &self.cmds[pc];
         let Some(a1) = &cmd.a1 else { return Ok(true) };
         let l = self.line_no;
-        let hit1 = |m: &mut Self, input: &mut Input<'_>, err: &mut dyn Write| -> Result<bool, End> {
-            Ok(match a1 {
-                Addr::Line(n) => l == *n,
-                Addr::Last => input.is_last(m, err),
-                Addr::Re(re) => m.re_match(re, &sp.ps, err)?,
-                Addr::Step(first, step) => {
-                    if *step == 0 {
-                        l == *first
-                    } else {
-                        l >= *first && (l - first) % step == 0
+        let hit1 =
+            |m: &mut Self, input: &mut Input<'_>, err: &mut dyn Write| -> Result<bool, End> {
+                Ok(match a1 {
+                    Addr::Line(n) => l == *n,
+                    Addr::Last => input.is_last(m, err),
+                    Addr::Re(re) => m.re_match(re, &sp.ps, err)?,
+                    Addr::Step(first, step) => {
+                        if *step == 0 {
+                            l == *first
+                        } else {
+                            l >= *first && (l - first).is_multiple_of(*step)
+                        }
                     }
-                }
-                Addr::Zero => false,
-            })
-        };
+                    Addr::Zero => false,
+                })
+            };
         let Some(a2) = &cmd.a2 else {
             return hit1(self, input, err);
         };
@@ -351,26 +385,41 @@ impl<'a> Machine<'a> {
             match a2 {
                 Addr2::Line(n) => {
                     if *n > l {
-                        r = Range { active: true, end: *n };
+                        r = Range {
+                            active: true,
+                            end: *n,
+                        };
                     }
                 }
                 Addr2::Plus(n) => {
                     if *n > 0 {
-                        r = Range { active: true, end: l + n };
+                        r = Range {
+                            active: true,
+                            end: l + n,
+                        };
                     }
                 }
                 Addr2::Tilde(n) => {
-                    if *n > 0 && l % n != 0 {
-                        r = Range { active: true, end: l.div_ceil(*n) * n };
+                    if *n > 0 && !l.is_multiple_of(*n) {
+                        r = Range {
+                            active: true,
+                            end: l.div_ceil(*n) * n,
+                        };
                     }
                 }
                 Addr2::Last => {
                     if !input.is_last(self, err) {
-                        r = Range { active: true, end: 0 };
+                        r = Range {
+                            active: true,
+                            end: 0,
+                        };
                     }
                 }
                 Addr2::Re(re) => {
-                    r = Range { active: true, end: 0 };
+                    r = Range {
+                        active: true,
+                        end: 0,
+                    };
                     if zero && self.re_match(re, &sp.ps, err)? {
                         r.active = false;
                     }
@@ -403,10 +452,22 @@ impl<'a> Machine<'a> {
         Ok(res)
     }
 
-    fn cycle(&mut self, sp: &mut Space, input: &mut Input<'_>, sink: &mut Sink<'_>, err: &mut dyn Write) -> Result<Next, End> {
+    fn cycle(
+        &mut self,
+        sp: &mut Space,
+        input: &mut Input<'_>,
+        sink: &mut Sink<'_>,
+        err: &mut dyn Write,
+    ) -> Result<Next, End> {
         let cmds = self.cmds;
         let mut pc = 0;
+        let mut steps: u32 = 0;
         while pc < cmds.len() {
+            steps = steps.wrapping_add(1);
+            // Branches can loop within one cycle (`:a;ba`): keep the deadline in sight.
+            if steps.is_multiple_of(4096) && self.control.check().is_err() {
+                return Err(End::Fatal(1));
+            }
             let cmd = &cmds[pc];
             let hit = self.matches(pc, sp, input, err)? != cmd.negate;
             if !hit {
@@ -450,23 +511,21 @@ impl<'a> Machine<'a> {
                     self.dump_queue(sink)?;
                     return Ok(Next::Continue);
                 }
-                Kind::DeleteFirst => {
-                    match memchr::memchr(b'\n', &sp.ps) {
-                        None => {
-                            self.dump_queue(sink)?;
-                            return Ok(Next::Continue);
-                        }
-                        Some(i) => {
-                            sp.ps.drain(..=i);
-                            self.dump_queue(sink)?;
-                            return Ok(Next::Restart);
-                        }
+                Kind::DeleteFirst => match memchr::memchr(b'\n', &sp.ps) {
+                    None => {
+                        self.dump_queue(sink)?;
+                        return Ok(Next::Continue);
                     }
-                }
-                Kind::Print => self.write_out(sink, &sp.ps.clone(), true)?,
+                    Some(i) => {
+                        sp.ps.drain(..=i);
+                        self.dump_queue(sink)?;
+                        return Ok(Next::Restart);
+                    }
+                },
+                Kind::Print => self.write_out(sink, &sp.ps, true)?,
                 Kind::PrintFirst => {
                     let end = memchr::memchr(b'\n', &sp.ps).unwrap_or(sp.ps.len());
-                    self.write_out(sink, &sp.ps[..end].to_vec(), true)?;
+                    self.write_out(sink, &sp.ps[..end], true)?;
                 }
                 Kind::Next | Kind::NextAppend => {
                     if input.is_last(self, err) {
@@ -475,7 +534,7 @@ impl<'a> Machine<'a> {
                         return Ok(Next::Stop);
                     }
                     if matches!(cmd.kind, Kind::Next) && !self.set.quiet {
-                        self.write_out(sink, &sp.ps.clone(), sp.nl)?;
+                        self.write_out(sink, &sp.ps, sp.nl)?;
                     }
                     self.dump_queue(sink)?;
                     let (line, nl, name) = input.next(self, err).unwrap();
@@ -526,19 +585,19 @@ impl<'a> Machine<'a> {
                         self.queue.push(Queued::Text(l));
                     }
                 }
-                Kind::Write(f) => self.write_file(f, &sp.ps.clone(), sink)?,
+                Kind::Write(f) => self.write_file(f, &sp.ps, sink)?,
                 Kind::WriteFirst(f) => {
                     let end = memchr::memchr(b'\n', &sp.ps).unwrap_or(sp.ps.len());
-                    self.write_file(f, &sp.ps[..end].to_vec(), sink)?;
+                    self.write_file(f, &sp.ps[..end], sink)?;
                 }
                 Kind::Subst(s) => {
                     if self.subst(s, sp, err)? {
                         sp.replaced = true;
                         for _ in 0..s.print {
-                            self.write_out(sink, &sp.ps.clone(), true)?;
+                            self.write_out(sink, &sp.ps, true)?;
                         }
                         if let Some(f) = &s.wfile {
-                            self.write_file(f, &sp.ps.clone(), sink)?;
+                            self.write_file(f, &sp.ps, sink)?;
                         }
                     }
                 }
@@ -549,7 +608,11 @@ impl<'a> Machine<'a> {
                 }
                 Kind::Zap => sp.ps.clear(),
                 Kind::FileName => {
-                    let n = if sp.name == "-" { "-".to_string() } else { sp.name.clone() };
+                    let n = if sp.name == "-" {
+                        "-".to_string()
+                    } else {
+                        sp.name.clone()
+                    };
                     self.write_raw(sink, format!("{n}\n").as_bytes())?;
                 }
             }
@@ -560,7 +623,9 @@ impl<'a> Machine<'a> {
 
     fn write_raw(&mut self, sink: &mut Sink<'_>, data: &[u8]) -> Flow {
         if sink.missing_nl {
-            sink.w.write_all(&[self.set.sep]).map_err(|_| End::Fatal(4))?;
+            sink.w
+                .write_all(&[self.set.sep])
+                .map_err(|_| End::Fatal(4))?;
             sink.missing_nl = false;
         }
         sink.w.write_all(data).map_err(|_| End::Fatal(4))
@@ -585,7 +650,9 @@ impl<'a> Machine<'a> {
         if *pos >= d.len() {
             return None;
         }
-        let end = memchr::memchr(b'\n', &d[*pos..]).map(|i| *pos + i + 1).unwrap_or(d.len());
+        let end = memchr::memchr(b'\n', &d[*pos..])
+            .map(|i| *pos + i + 1)
+            .unwrap_or(d.len());
         let l = d[*pos..end].to_vec();
         *pos = end;
         Some(l)
@@ -660,7 +727,11 @@ fn expand(repl: &[Repl], ps: &[u8], caps: &[Option<(usize, usize)>], out: &mut V
                 CaseMode::None => b,
             };
             if let Some(up) = one.take() {
-                c = if up { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() };
+                c = if up {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                };
             }
             out.push(c);
         }

@@ -77,7 +77,13 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let mut script: Vec<u8> = Vec::new();
     let mut have_script = false;
-    let mut set = Settings { quiet: false, sep: b'\n', separate: false, in_place: None, line_wrap: 70 };
+    let mut set = Settings {
+        quiet: false,
+        sep: b'\n',
+        separate: false,
+        in_place: None,
+        line_wrap: 70,
+    };
     let mut extended = false;
     for (id, val) in &parsed.opts {
         let v = val.as_deref().unwrap_or("");
@@ -131,7 +137,13 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
         };
         script = s.into_bytes();
     }
-    let cmds = match parse::parse(&script, parse::ParseOpts { extended, sandbox: true }) {
+    let cmds = match parse::parse(
+        &script,
+        parse::ParseOpts {
+            extended,
+            sandbox: true,
+        },
+    ) {
         Ok(c) => c,
         Err(e) => {
             common::err(ctx.stderr, name, &e);
@@ -205,7 +217,11 @@ fn in_place(m: &mut Machine<'_>, ctx: &mut CommandCtx<'_>, files: &[String], suf
             let backup = if suffix.contains('*') {
                 let base = f.rsplit('/').next().unwrap_or(f);
                 let b = suffix.replace('*', base);
-                if b.contains('/') { b } else { dir_of(f).to_string() + &b }
+                if b.contains('/') {
+                    b
+                } else {
+                    dir_of(f).to_string() + &b
+                }
             } else {
                 format!("{f}{suffix}")
             };

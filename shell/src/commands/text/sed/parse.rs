@@ -195,7 +195,8 @@ pub fn parse(script: &[u8], opts: ParseOpts) -> Result<Vec<Cmd>, String> {
         blocks: Vec::new(),
         cmds: Vec::new(),
     };
-    p.script().map_err(|e| format!("-e expression #1, char {}: {e}", p.i.min(script.len())))?;
+    p.script()
+        .map_err(|e| format!("-e expression #1, char {}: {e}", p.i.min(script.len())))?;
     Ok(p.cmds)
 }
 
@@ -215,7 +216,10 @@ impl P<'_> {
     }
 
     fn skip_ws_nl(&mut self) {
-        while self.peek().is_some_and(|c| is_space(c) || c == b'\n' || c == b';') {
+        while self
+            .peek()
+            .is_some_and(|c| is_space(c) || c == b'\n' || c == b';')
+        {
             self.i += 1;
         }
     }
@@ -237,7 +241,10 @@ impl P<'_> {
         }
         for (idx, label) in std::mem::take(&mut self.pending) {
             let Some(&target) = self.labels.get(&label) else {
-                return Err(format!("can't find label for jump to `{}'", String::from_utf8_lossy(&label)));
+                return Err(format!(
+                    "can't find label for jump to `{}'",
+                    String::from_utf8_lossy(&label)
+                ));
             };
             match &mut self.cmds[idx].kind {
                 Kind::Branch(t) | Kind::BranchIf(t) | Kind::BranchUnless(t) => *t = Some(target),
@@ -252,7 +259,12 @@ impl P<'_> {
         while self.peek().is_some_and(|c| c.is_ascii_digit()) {
             self.i += 1;
         }
-        (self.i > st).then(|| std::str::from_utf8(&self.s[st..self.i]).unwrap().parse().unwrap_or(u64::MAX))
+        (self.i > st).then(|| {
+            std::str::from_utf8(&self.s[st..self.i])
+                .unwrap()
+                .parse()
+                .unwrap_or(u64::MAX)
+        })
     }
 
     fn regex_addr(&mut self, delim: u8) -> Result<Re, String> {
@@ -275,7 +287,11 @@ impl P<'_> {
             return Ok(None);
         }
         let opts = RegexOptions {
-            syntax: if self.opts.extended { Syntax::Extended } else { Syntax::Basic },
+            syntax: if self.opts.extended {
+                Syntax::Extended
+            } else {
+                Syntax::Basic
+            },
             flavor: Flavor::Sed,
             icase,
             multiline,
@@ -296,7 +312,9 @@ impl P<'_> {
             }
             Some(b'\\') => {
                 self.i += 1;
-                let Some(d) = self.peek() else { return Err("unexpected `,'".into()) };
+                let Some(d) = self.peek() else {
+                    return Err("unexpected `,'".into());
+                };
                 self.i += 1;
                 Addr::Re(self.regex_addr(d)?)
             }
@@ -329,15 +347,23 @@ impl P<'_> {
             }
             Some(b'\\') => {
                 self.i += 1;
-                let Some(d) = self.peek() else { return Err("unexpected `,'".into()) };
+                let Some(d) = self.peek() else {
+                    return Err("unexpected `,'".into());
+                };
                 self.i += 1;
                 Addr2::Re(self.regex_addr(d)?)
             }
             Some(b'+') | Some(b'~') => {
                 let c = self.peek().unwrap();
                 self.i += 1;
-                let Some(n) = self.number() else { return Err("expected newer version of sed".into()) };
-                if c == b'+' { Addr2::Plus(n) } else { Addr2::Tilde(n) }
+                let Some(n) = self.number() else {
+                    return Err("expected newer version of sed".into());
+                };
+                if c == b'+' {
+                    Addr2::Plus(n)
+                } else {
+                    Addr2::Tilde(n)
+                }
             }
             Some(c) if c.is_ascii_digit() => Addr2::Line(self.number().unwrap()),
             _ => return Err("unexpected `,'".into()),
@@ -439,7 +465,11 @@ impl P<'_> {
                 }
                 self.skip_ws();
                 let n = self.number().unwrap_or(0) as i32;
-                if c == b'q' { Kind::Quit(n) } else { Kind::QuitSilent(n) }
+                if c == b'q' {
+                    Kind::Quit(n)
+                } else {
+                    Kind::QuitSilent(n)
+                }
             }
             b'r' | b'R' | b'w' | b'W' => {
                 let f = self.filename();
@@ -463,13 +493,21 @@ impl P<'_> {
             b'#' => return Err("comments don't accept any addresses".into()),
             _ => return Err(format!("unknown command: `{}'", c as char)),
         };
-        self.cmds.push(Cmd { a1, a2, negate, kind });
+        self.cmds.push(Cmd {
+            a1,
+            a2,
+            negate,
+            kind,
+        });
         self.end_of_command(c)
     }
 
     /// After a command: spaces, then `;`, newline, `}`, `#` or the end.
     fn end_of_command(&mut self, c: u8) -> Result<(), String> {
-        if matches!(c, b'a' | b'i' | b'c' | b'r' | b'R' | b'w' | b'W' | b':' | b'b' | b't' | b'T' | b'{') {
+        if matches!(
+            c,
+            b'a' | b'i' | b'c' | b'r' | b'R' | b'w' | b'W' | b':' | b'b' | b't' | b'T' | b'{'
+        ) {
             return Ok(());
         }
         self.skip_ws();
@@ -557,7 +595,11 @@ impl P<'_> {
         let mut in_bracket = false;
         loop {
             let Some(c) = self.peek() else {
-                return Err(if re { "unterminated address regex".into() } else { "unterminated `s' command".into() });
+                return Err(if re {
+                    "unterminated address regex".into()
+                } else {
+                    "unterminated `s' command".into()
+                });
             };
             self.i += 1;
             if c == b'\\' {
@@ -630,9 +672,19 @@ impl P<'_> {
             return Err("unterminated `s' command".into());
         }
         self.i += 1;
-        let pat = self.delimited(delim, true).map_err(|_| "unterminated `s' command".to_string())?;
+        let pat = self
+            .delimited(delim, true)
+            .map_err(|_| "unterminated `s' command".to_string())?;
         let repl = self.replacement(delim)?;
-        let mut s = Subst { re: None, repl, global: false, nth: 1, print: 0, wfile: None, eval: false };
+        let mut s = Subst {
+            re: None,
+            repl,
+            global: false,
+            nth: 1,
+            print: 0,
+            wfile: None,
+            eval: false,
+        };
         let (mut icase, mut multi) = (false, false);
         let mut nth_given = false;
         loop {
@@ -724,7 +776,10 @@ impl P<'_> {
                         }
                         b'x' => {
                             let st = self.i;
-                            while self.i < self.s.len() && self.i - st < 2 && self.s[self.i].is_ascii_hexdigit() {
+                            while self.i < self.s.len()
+                                && self.i - st < 2
+                                && self.s[self.i].is_ascii_hexdigit()
+                            {
                                 self.i += 1;
                             }
                             if self.i == st {

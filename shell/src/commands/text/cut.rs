@@ -1,0 +1,331 @@
+//! `cut`: select bytes, characters or fields of each line (`-b -c -f -d -s
+//! --complement --output-delimiter -z`).
+
+use std::io::{BufWriter, Write};
+
+use super::common::{self, Arg, LineSource, OptSpec, ParseMode, opt};
+use crate::commands::CommandCtx;
+
+const USAGE: &str = "\
+Usage: cut OPTION... [FILE]...
+Print selected parts of lines from each FILE to standard output.
+
+With no FILE, or when FILE is -, read standard input.
+
+  -b, --bytes=LIST        select only these bytes
+  -c, --characters=LIST   select only these characters
+  -d, --delimiter=DELIM   use DELIM instead of TAB for field delimiter
+  -f, --fields=LIST       select only these fields;  also print any line
+                            that contains no delimiter character, unless
+                            the -s option is specified
+  -n                      (ignored)
+      --complement        complement the set of selected bytes, characters
+                            or fields
+  -s, --only-delimited    do not print lines not containing delimiters
+      --output-delimiter=STRING  use STRING as the output delimiter
+                            the default is to use the input delimiter
+  -z, --zero-terminated   line delimiter is NUL, not newline
+      --help        display this help and exit
+
+Each LIST is made up of one range, or many ranges separated by commas.
+Each range is one of: N, N-, N-M, -M (counted from 1).
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("b", Some('b'), Some("bytes"), Arg::Required),
+    opt("c", Some('c'), Some("characters"), Arg::Required),
+    opt("d", Some('d'), Some("delimiter"), Arg::Required),
+    opt("f", Some('f'), Some("fields"), Arg::Required),
+    opt("n", Some('n'), None, Arg::None),
+    opt("complement", None, Some("complement"), Arg::None),
+    opt("s", Some('s'), Some("only-delimited"), Arg::None),
+    opt(
+        "output-delimiter",
+        None,
+        Some("output-delimiter"),
+        Arg::Required,
+    ),
+    opt("z", Some('z'), Some("zero-terminated"), Arg::None),
+    opt("help", None, Some("help"), Arg::None),
+];
+
+/// Sorted, merged 1-based inclusive ranges (`usize::MAX` = open end).
+fn parse_list(list: &str, what: &str) -> Result<Vec<(usize, usize)>, String> {
+    let mut v = Vec::new();
+    for part in list.split([',', ' ']) {
+        if part.is_empty() {
+            return Err(format!("{what} are numbered from 1"));
+        }
+        let num = |s: &str| -> Result<usize, String> {
+            if !s.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!(
+                    "invalid {} list",
+                    &what[..what.len() - 1].to_ascii_lowercase()
+                ));
+            }
+            let n = s.parse::<usize>().unwrap_or(usize::MAX);
+            if n == 0 {
+                return Err(format!("{what} are numbered from 1"));
+            }
+            Ok(n)
+        };
+        let (lo, hi) = match part.split_once('-') {
+            None => {
+                let n = num(part)?;
+                (n, n)
+            }
+            Some(("", "")) => return Err("invalid range with no endpoint: -".into()),
+            Some(("", b)) => (1, num(b)?),
+            Some((a, "")) => (num(a)?, usize::MAX),
+            Some((a, b)) => {
+                let (x, y) = (num(a)?, num(b)?);
+                if y < x {
+                    return Err("invalid decreasing range".into());
+                }
+                (x, y)
+            }
+        };
+        v.push((lo, hi));
+    }
+    v.sort();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (lo, hi) in v {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    Ok(merged)
+}
+
+fn selected(ranges: &[(usize, usize)], i: usize, complement: bool) -> bool {
+    ranges.iter().any(|(lo, hi)| *lo <= i && i <= *hi) != complement
+}
+
+/// `cut`
+pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
+    let name = "cut";
+    if common::help(ctx, USAGE) {
+        return 0;
+    }
+    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            common::usage_err(ctx.stderr, name, &e, USAGE);
+            return 1;
+        }
+    };
+    let mut mode: Option<(char, String)> = None;
+    let mut delim: Option<u8> = None;
+    let (mut complement, mut only_delimited) = (false, false);
+    let mut out_delim: Option<Vec<u8>> = None;
+    let mut eol = b'\n';
+    for (id, val) in &parsed.opts {
+        let v = val.as_deref().unwrap_or("");
+        match *id {
+            "b" | "c" | "f" => {
+                if mode.is_some() {
+                    common::usage_err(
+                        ctx.stderr,
+                        name,
+                        "only one type of list may be specified",
+                        USAGE,
+                    );
+                    return 1;
+                }
+                mode = Some((id.chars().next().unwrap(), v.to_string()));
+            }
+            "d" => {
+                if v.len() > 1 {
+                    common::usage_err(
+                        ctx.stderr,
+                        name,
+                        "the delimiter must be a single character",
+                        USAGE,
+                    );
+                    return 1;
+                }
+                delim = Some(v.as_bytes().first().copied().unwrap_or(b'\0'));
+            }
+            "complement" => complement = true,
+            "s" => only_delimited = true,
+            "output-delimiter" => out_delim = Some(v.as_bytes().to_vec()),
+            "z" => eol = 0,
+            _ => {}
+        }
+    }
+    let Some((kind, list)) = mode else {
+        common::usage_err(
+            ctx.stderr,
+            name,
+            "you must specify a list of bytes, characters, or fields",
+            USAGE,
+        );
+        return 1;
+    };
+    if kind != 'f' && delim.is_some() {
+        common::usage_err(
+            ctx.stderr,
+            name,
+            "an input delimiter may be specified only when operating on fields",
+            USAGE,
+        );
+        return 1;
+    }
+    if kind != 'f' && only_delimited {
+        common::usage_err(
+            ctx.stderr,
+            name,
+            "suppressing non-delimited lines makes sense\n\tonly when operating on fields",
+            USAGE,
+        );
+        return 1;
+    }
+    let what = if kind == 'f' {
+        "fields"
+    } else {
+        "byte/character positions"
+    };
+    let ranges = match parse_list(
+        &list,
+        if kind == 'f' {
+            "fields"
+        } else {
+            "byte/character positions"
+        },
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            let e = if e.starts_with("invalid ") && e.ends_with(" list") {
+                format!(
+                    "invalid {} list",
+                    if kind == 'f' {
+                        "field"
+                    } else {
+                        "byte/character position"
+                    }
+                )
+            } else {
+                e
+            };
+            let _ = what;
+            common::usage_err(ctx.stderr, name, &e, USAGE);
+            return 1;
+        }
+    };
+    let d = delim.unwrap_or(b'\t');
+    let od = out_delim.clone().unwrap_or_else(|| vec![d]);
+    let files = if parsed.operands.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        parsed.operands.clone()
+    };
+    let mut status = 0;
+    let mut out = BufWriter::with_capacity(64 * 1024, &mut *ctx.stdout);
+    let mut line = Vec::new();
+    for f in &files {
+        let mut src = if f == "-" {
+            LineSource::stream(&mut *ctx.stdin)
+        } else {
+            match common::read_file(ctx.fs, ctx.cwd, f) {
+                Ok(data) => LineSource::buf(data),
+                Err(e) => {
+                    common::err(ctx.stderr, name, format!("{f}: {e}"));
+                    status = 1;
+                    continue;
+                }
+            }
+        };
+        loop {
+            line.clear();
+            if !src.next_record(eol, &mut line) {
+                break;
+            }
+            if line.last() == Some(&eol) {
+                line.pop();
+            }
+            let r = if kind == 'f' {
+                cut_fields(
+                    &line,
+                    &ranges,
+                    complement,
+                    d,
+                    &od,
+                    only_delimited,
+                    eol,
+                    &mut out,
+                )
+            } else {
+                cut_bytes(
+                    &line,
+                    &ranges,
+                    complement,
+                    out_delim.as_deref(),
+                    eol,
+                    &mut out,
+                )
+            };
+            if r.is_err() {
+                return 1;
+            }
+        }
+    }
+    if out.flush().is_err() {
+        return 1;
+    }
+    status
+}
+
+fn cut_bytes(
+    line: &[u8],
+    ranges: &[(usize, usize)],
+    complement: bool,
+    od: Option<&[u8]>,
+    eol: u8,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut prev: Option<usize> = None;
+    for (i, b) in line.iter().enumerate() {
+        if selected(ranges, i + 1, complement) {
+            if let (Some(od), Some(p)) = (od, prev)
+                && p + 1 != i
+            {
+                out.write_all(od)?;
+            }
+            out.write_all(&[*b])?;
+            prev = Some(i);
+        }
+    }
+    out.write_all(&[eol])
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cut_fields(
+    line: &[u8],
+    ranges: &[(usize, usize)],
+    complement: bool,
+    d: u8,
+    od: &[u8],
+    only_delimited: bool,
+    eol: u8,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if memchr::memchr(d, line).is_none() {
+        if !only_delimited {
+            out.write_all(line)?;
+            out.write_all(&[eol])?;
+        }
+        return Ok(());
+    }
+    let mut first = true;
+    for (i, field) in line.split(|b| *b == d).enumerate() {
+        if selected(ranges, i + 1, complement) {
+            if !first {
+                out.write_all(od)?;
+            }
+            out.write_all(field)?;
+            first = false;
+        }
+    }
+    out.write_all(&[eol])
+}

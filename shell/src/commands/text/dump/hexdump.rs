@@ -1,0 +1,172 @@
+//! `hexdump` (and `hd`): the canonical `-C` form, the default 2-byte hex
+//! words, and `-x -d -o -c -b`, with `-n -s -v`.
+
+use super::{common, lines, parse_size, read_all};
+use crate::commands::CommandCtx;
+use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
+
+const USAGE: &str = "\
+Usage:
+ hexdump [options] <file>...
+
+Display file contents in hexadecimal, decimal, octal, or ascii.
+
+Options:
+ -b, --one-byte-octal      one-byte octal display
+ -c, --one-byte-char       one-byte character display
+ -C, --canonical           canonical hex+ASCII display
+ -d, --two-bytes-decimal   two-byte decimal display
+ -o, --two-bytes-octal     two-byte octal display
+ -x, --two-bytes-hex       two-byte hexadecimal display
+ -n, --length <length>     interpret only length bytes of input
+ -s, --skip <offset>       skip offset bytes from the beginning
+ -v, --no-squeezing        output identical lines
+ -h, --help                display this help
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("b", Some('b'), Some("one-byte-octal"), Arg::None),
+    opt("c", Some('c'), Some("one-byte-char"), Arg::None),
+    opt("C", Some('C'), Some("canonical"), Arg::None),
+    opt("d", Some('d'), Some("two-bytes-decimal"), Arg::None),
+    opt("o", Some('o'), Some("two-bytes-octal"), Arg::None),
+    opt("x", Some('x'), Some("two-bytes-hex"), Arg::None),
+    opt("n", Some('n'), Some("length"), Arg::Required),
+    opt("s", Some('s'), Some("skip"), Arg::Required),
+    opt("v", Some('v'), Some("no-squeezing"), Arg::None),
+    opt("help", Some('h'), Some("help"), Arg::None),
+];
+
+fn char_field(b: u8) -> String {
+    match b {
+        0 => "  \\0".into(),
+        7 => "  \\a".into(),
+        8 => "  \\b".into(),
+        9 => "  \\t".into(),
+        10 => "  \\n".into(),
+        11 => "  \\v".into(),
+        12 => "  \\f".into(),
+        13 => "  \\r".into(),
+        0x20..=0x7e => format!("   {}", b as char),
+        _ => format!(" {b:03o}"),
+    }
+}
+
+/// `hexdump` / `hd`
+pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    if p.has("help") {
+        let _ = ctx.stdout.write_all(USAGE.as_bytes());
+        return 0;
+    }
+    let canonical = p.has("C") || ctx.args[0] == "hd";
+    let mode = p
+        .opts
+        .iter()
+        .rev()
+        .find_map(|(id, _)| ["b", "c", "d", "o", "x"].contains(id).then_some(*id));
+    let skip = match p.last("s").map(parse_size) {
+        None => 0,
+        Some(Some(n)) => n as usize,
+        Some(None) => {
+            common::err(ctx.stderr, "hexdump", "invalid skip argument");
+            return 1;
+        }
+    };
+    let len = match p.last("n").map(parse_size) {
+        None => None,
+        Some(Some(n)) => Some(n as usize),
+        Some(None) => {
+            common::err(ctx.stderr, "hexdump", "invalid length argument");
+            return 1;
+        }
+    };
+    let data = match read_all(ctx, &p.operands) {
+        Ok(d) => d,
+        Err(s) => return s,
+    };
+    let start = skip.min(data.len());
+    let end = len
+        .map(|l| (start + l).min(data.len()))
+        .unwrap_or(data.len());
+    let d = &data[start..end];
+    let mut out = String::new();
+    let verbose = p.has("v");
+    if canonical {
+        lines(
+            d,
+            16,
+            start as u64,
+            verbose,
+            |off, chunk, out| {
+                let mut hex = String::new();
+                for (k, b) in chunk.iter().enumerate() {
+                    if k == 8 {
+                        hex.push(' ');
+                    }
+                    hex.push_str(&format!("{b:02x} "));
+                }
+                out.push_str(&format!("{off:08x}  {hex:<49} |"));
+                out.extend(chunk.iter().map(|b| {
+                    if (0x20..0x7f).contains(b) {
+                        *b as char
+                    } else {
+                        '.'
+                    }
+                }));
+                out.push_str("|\n");
+            },
+            &mut out,
+        );
+        if !d.is_empty() || start > 0 {
+            out.push_str(&format!("{:08x}\n", start + d.len()));
+        }
+    } else {
+        let mode = mode.unwrap_or("default");
+        lines(
+            d,
+            16,
+            start as u64,
+            verbose,
+            |off, chunk, out| {
+                let mut line = format!("{off:07x}");
+                let fields: Vec<String> = match mode {
+                    "c" => chunk.iter().map(|b| char_field(*b)).collect(),
+                    "b" => chunk.iter().map(|b| format!(" {b:03o}")).collect(),
+                    _ => chunk
+                        .chunks(2)
+                        .map(|w| {
+                            let v = w[0] as u16 | (*w.get(1).unwrap_or(&0) as u16) << 8;
+                            match mode {
+                                "x" => format!("    {v:04x}"),
+                                "d" => format!("   {v:05}"),
+                                "o" => format!("  {v:06o}"),
+                                _ => format!(" {v:04x}"),
+                            }
+                        })
+                        .collect(),
+                };
+                let full = match mode {
+                    "c" | "b" => 16 * 4,
+                    "default" => 8 * 5,
+                    _ => 8 * 8,
+                };
+                let body: String = fields.concat();
+                line.push_str(&format!("{body:<full$}"));
+                line.push('\n');
+                out.push_str(&line);
+            },
+            &mut out,
+        );
+        if !d.is_empty() || start > 0 {
+            out.push_str(&format!("{:07x}\n", start + d.len()));
+        }
+    }
+    if ctx.stdout.write_all(out.as_bytes()).is_err() {
+        return 1;
+    }
+    0
+}

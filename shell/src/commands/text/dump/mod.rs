@@ -1,0 +1,74 @@
+//! Byte dumpers: `od` ([`od`]), `xxd` ([`xxd`]) and `hexdump` ([`hexdump`]),
+//! in their common forms. They share the input handling (skip, length) and
+//! the `*` line that stands for repeated lines.
+
+pub mod hexdump;
+pub mod od;
+pub mod xxd;
+
+use super::common;
+use crate::commands::CommandCtx;
+
+/// Reads the operands (stdin when none) as one stream, as the dumpers do.
+pub fn read_all(ctx: &mut CommandCtx<'_>, operands: &[String]) -> Result<Vec<u8>, i32> {
+    let (inputs, ok) = common::read_operands(ctx, operands);
+    if !ok {
+        return Err(1);
+    }
+    Ok(inputs.into_iter().flat_map(|(_, d)| d.to_vec()).collect())
+}
+
+/// Formats `data` in lines of `width` bytes with `line(offset, bytes)`,
+/// replacing runs of lines equal to the one before by a single `*`
+/// (unless `verbose`).
+pub fn lines(
+    data: &[u8],
+    width: usize,
+    base: u64,
+    verbose: bool,
+    mut line: impl FnMut(u64, &[u8], &mut String),
+    out: &mut String,
+) {
+    let mut prev: Option<&[u8]> = None;
+    let mut starred = false;
+    for (i, chunk) in data.chunks(width.max(1)).enumerate() {
+        if !verbose && chunk.len() == width && prev == Some(chunk) {
+            if !starred {
+                out.push_str("*\n");
+                starred = true;
+            }
+            continue;
+        }
+        starred = false;
+        prev = Some(chunk);
+        line(base + (i * width) as u64, chunk, out);
+    }
+}
+
+/// Parses a size with optional multiplier suffix (`b`, `k`, `K`, `m`, `M`,
+/// `0x` hex prefix), as od and xxd accept for offsets and lengths.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (digits, radix) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (h, 16)
+    } else if s.len() > 1 && s.starts_with('0') && s[1..].bytes().all(|b| b.is_ascii_digit()) {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    let split = digits
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(digits.len());
+    let n = u64::from_str_radix(&digits[..split], radix).ok()?;
+    let mult = match &digits[split..] {
+        "" => 1,
+        "b" => 512,
+        "k" | "K" | "KiB" => 1024,
+        "kB" => 1000,
+        "m" | "M" | "MiB" => 1 << 20,
+        "MB" => 1_000_000,
+        "G" | "GiB" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}

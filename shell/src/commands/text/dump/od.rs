@@ -1,0 +1,361 @@
+//! `od`: dump bytes in octal, hex, decimal, characters (`-A -t -j -N -w -v`
+//! and the traditional `-b -c -d -o -s -x -a -i -l`).
+
+use super::{common, lines, parse_size, read_all};
+use crate::commands::CommandCtx;
+use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
+
+const USAGE: &str = "\
+Usage: od [OPTION]... [FILE]...
+Write an unambiguous representation, octal bytes by default,
+of FILE to standard output.  With more than one FILE argument,
+concatenate them in the listed order to form the input.
+
+  -A, --address-radix=RADIX   output format for file offsets; RADIX is one
+                                of [doxn], for Decimal, Octal, Hex or None
+  -j, --skip-bytes=BYTES      skip BYTES input bytes first
+  -N, --read-bytes=BYTES      limit dump to BYTES input bytes
+  -t, --format=TYPE           select output format or formats
+  -v, --output-duplicates     do not use * to mark line suppression
+  -w[BYTES], --width[=BYTES]  output BYTES bytes per output line;
+                                32 is implied when BYTES is not specified
+      --help     display this help and exit
+
+Traditional format specifications may be intermixed:
+  -a   same as -t a,  select named characters, ignoring high-order bit
+  -b   same as -t o1, select octal bytes
+  -c   same as -t c,  select printable characters or backslash escapes
+  -d   same as -t u2, select unsigned decimal 2-byte units
+  -i   same as -t dI, select decimal ints
+  -l   same as -t dL, select decimal longs
+  -o   same as -t o2, select octal 2-byte units
+  -s   same as -t d2, select decimal 2-byte units
+  -x   same as -t x2, select hexadecimal 2-byte units
+
+TYPE is made up of one or more of these specifications:
+  a          named character, ignoring high-order bit
+  c          printable character or backslash escape
+  d[SIZE]    signed decimal, SIZE bytes per integer
+  o[SIZE]    octal, SIZE bytes per integer
+  u[SIZE]    unsigned decimal, SIZE bytes per integer
+  x[SIZE]    hexadecimal, SIZE bytes per integer
+Adding a z suffix to any type displays printable characters at the end
+of each output line.
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("A", Some('A'), Some("address-radix"), Arg::Required),
+    opt("j", Some('j'), Some("skip-bytes"), Arg::Required),
+    opt("N", Some('N'), Some("read-bytes"), Arg::Required),
+    opt("t", Some('t'), Some("format"), Arg::Required),
+    opt("v", Some('v'), Some("output-duplicates"), Arg::None),
+    opt("w", Some('w'), Some("width"), Arg::Optional),
+    opt("a", Some('a'), None, Arg::None),
+    opt("b", Some('b'), None, Arg::None),
+    opt("c", Some('c'), None, Arg::None),
+    opt("d", Some('d'), None, Arg::None),
+    opt("i", Some('i'), None, Arg::None),
+    opt("l", Some('l'), None, Arg::None),
+    opt("o", Some('o'), None, Arg::None),
+    opt("s", Some('s'), None, Arg::None),
+    opt("x", Some('x'), None, Arg::None),
+    opt("help", None, Some("help"), Arg::None),
+];
+
+/// One output type.
+#[derive(Clone, Copy, Debug)]
+struct Ty {
+    kind: char,
+    size: usize,
+    z: bool,
+}
+
+impl Ty {
+    /// Characters one value needs.
+    fn digits(&self) -> usize {
+        match (self.kind, self.size) {
+            ('a' | 'c', _) => 3,
+            ('o', 1) => 3,
+            ('o', 2) => 6,
+            ('o', 4) => 11,
+            ('o', _) => 22,
+            ('x', s) => s * 2,
+            ('u', 1) => 3,
+            ('u', 2) => 5,
+            ('u', 4) => 10,
+            ('u', _) => 20,
+            ('d', 1) => 4,
+            ('d', 2) => 6,
+            ('d', 4) => 11,
+            _ => 20,
+        }
+    }
+
+    fn render(&self, v: &[u8]) -> String {
+        let mut buf = [0u8; 8];
+        buf[..v.len()].copy_from_slice(v);
+        let u = u64::from_le_bytes(buf);
+        match self.kind {
+            'a' => {
+                const NAMES: [&str; 33] = [
+                    "nul", "soh", "stx", "etx", "eot", "enq", "ack", "bel", "bs", "ht", "nl", "vt",
+                    "ff", "cr", "so", "si", "dle", "dc1", "dc2", "dc3", "dc4", "nak", "syn", "etb",
+                    "can", "em", "sub", "esc", "fs", "gs", "rs", "us", "sp",
+                ];
+                let b = v[0] & 0x7f;
+                if b <= 0x20 {
+                    NAMES[b as usize].to_string()
+                } else if b == 0x7f {
+                    "del".to_string()
+                } else {
+                    (b as char).to_string()
+                }
+            }
+            'c' => match v[0] {
+                0 => "\\0".into(),
+                7 => "\\a".into(),
+                8 => "\\b".into(),
+                9 => "\\t".into(),
+                10 => "\\n".into(),
+                11 => "\\v".into(),
+                12 => "\\f".into(),
+                13 => "\\r".into(),
+                b @ 0x20..=0x7e => (b as char).to_string(),
+                b => format!("{b:03o}"),
+            },
+            'o' => format!("{u:0w$o}", w = self.digits()),
+            'x' => format!("{u:0w$x}", w = self.digits()),
+            'u' => u.to_string(),
+            _ => {
+                let bits = self.size * 8;
+                let s = if bits == 64 {
+                    u as i64
+                } else {
+                    ((u << (64 - bits)) as i64) >> (64 - bits)
+                };
+                s.to_string()
+            }
+        }
+    }
+}
+
+fn parse_type(spec: &str, out: &mut Vec<Ty>) -> Result<(), String> {
+    let b = spec.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let kind = b[i] as char;
+        i += 1;
+        let mut size = match kind {
+            'a' | 'c' => 1,
+            'd' | 'o' | 'u' | 'x' => 4,
+            'f' => return Err("floating-point formats are not supported in the sandbox".into()),
+            _ => {
+                return Err(format!(
+                    "invalid character '{kind}' in type string '{spec}'"
+                ));
+            }
+        };
+        if matches!(kind, 'd' | 'o' | 'u' | 'x') && i < b.len() {
+            match b[i] {
+                b'C' => {
+                    size = 1;
+                    i += 1;
+                }
+                b'S' => {
+                    size = 2;
+                    i += 1;
+                }
+                b'I' => {
+                    size = 4;
+                    i += 1;
+                }
+                b'L' => {
+                    size = 8;
+                    i += 1;
+                }
+                c if c.is_ascii_digit() => {
+                    let st = i;
+                    while i < b.len() && b[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    size = spec[st..i].parse().unwrap_or(0);
+                    if ![1, 2, 4, 8].contains(&size) {
+                        return Err(format!(
+                            "invalid type string '{spec}';\nthis system doesn't provide a {size}-byte integral type"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let z = b.get(i) == Some(&b'z');
+        if z {
+            i += 1;
+        }
+        out.push(Ty { kind, size, z });
+    }
+    Ok(())
+}
+
+/// `od`
+pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let mut types = Vec::new();
+    let mut radix = 'o';
+    let (mut skip, mut limit, mut width) = (0u64, None::<u64>, 16usize);
+    for (id, v) in &p.opts {
+        let v = v.as_deref().unwrap_or("");
+        let r: Result<(), String> = match *id {
+            "t" => parse_type(v, &mut types),
+            "a" => parse_type("a", &mut types),
+            "b" => parse_type("o1", &mut types),
+            "c" => parse_type("c", &mut types),
+            "d" => parse_type("u2", &mut types),
+            "i" => parse_type("dI", &mut types),
+            "l" => parse_type("dL", &mut types),
+            "o" => parse_type("o2", &mut types),
+            "s" => parse_type("d2", &mut types),
+            "x" => parse_type("x2", &mut types),
+            "A" => match v {
+                "o" | "d" | "x" | "n" => {
+                    radix = v.chars().next().unwrap();
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "invalid output address radix '{v}'; it must be one character from [doxn]"
+                )),
+            },
+            "j" => parse_size(v)
+                .map(|n| skip = n)
+                .ok_or_else(|| format!("invalid --skip-bytes argument '{v}'")),
+            "N" => parse_size(v)
+                .map(|n| limit = Some(n))
+                .ok_or_else(|| format!("invalid --read-bytes argument '{v}'")),
+            "w" => {
+                if v.is_empty() {
+                    width = 32;
+                    Ok(())
+                } else {
+                    match v.parse::<usize>() {
+                        Ok(n) if n > 0 => {
+                            width = n;
+                            Ok(())
+                        }
+                        _ => Err(format!("invalid --width argument '{v}'")),
+                    }
+                }
+            }
+            _ => Ok(()),
+        };
+        if let Err(e) = r {
+            common::err(ctx.stderr, "od", e);
+            return 1;
+        }
+    }
+    if types.is_empty() {
+        types.push(Ty {
+            kind: 'o',
+            size: 2,
+            z: false,
+        });
+    }
+    let data = match read_all(ctx, &p.operands) {
+        Ok(d) => d,
+        Err(s) => return s,
+    };
+    if skip > data.len() as u64 {
+        common::err(ctx.stderr, "od", "cannot skip past end of combined input");
+        return 1;
+    }
+    let start = skip as usize;
+    let end = limit
+        .map(|l| (start as u64 + l).min(data.len() as u64) as usize)
+        .unwrap_or(data.len());
+    let data = &data[start..end];
+    // GNU aligns the types' columns: each type's line is padded to the widest
+    // type's line, the padding spread over its fields.
+    let widths: Vec<Vec<usize>> = {
+        let block = |t: &Ty| (t.digits() + 1) * (width / t.size);
+        let widest = types.iter().map(block).max().unwrap_or(0);
+        types
+            .iter()
+            .map(|t| {
+                let fields = width / t.size;
+                let pad = widest - block(t);
+                let mut remaining = pad;
+                (0..fields)
+                    .map(|k| {
+                        let i = fields - k;
+                        let next = if fields == 0 {
+                            0
+                        } else {
+                            pad * (i - 1) / fields
+                        };
+                        let w = remaining - next + t.digits() + 1;
+                        remaining = next;
+                        w
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let addr = |off: u64| -> String {
+        match radix {
+            'd' => format!("{off:07}"),
+            'x' => format!("{off:06x}"),
+            'n' => String::new(),
+            _ => format!("{off:07o}"),
+        }
+    };
+    let addr_width = addr(0).len();
+    let mut out = String::new();
+    lines(
+        data,
+        width,
+        skip,
+        p.has("v"),
+        |off, chunk, out| {
+            for (k, t) in types.iter().enumerate() {
+                if k == 0 {
+                    out.push_str(&addr(off));
+                } else {
+                    out.push_str(&" ".repeat(addr_width));
+                }
+                let ws = &widths[k];
+                let mut n = 0;
+                for (f, v) in chunk.chunks(t.size).enumerate() {
+                    let s = t.render(v);
+                    let w = ws.get(f).copied().unwrap_or(t.digits() + 1);
+                    out.push_str(&format!("{s:>w$}"));
+                    n = f + 1;
+                }
+                if t.z {
+                    let missing: usize = ws.iter().skip(n).sum();
+                    out.push_str(&" ".repeat(missing));
+                    out.push_str("  >");
+                    out.extend(chunk.iter().map(|b| {
+                        if (0x20..0x7f).contains(b) {
+                            *b as char
+                        } else {
+                            '.'
+                        }
+                    }));
+                    out.push('<');
+                }
+                out.push('\n');
+            }
+        },
+        &mut out,
+    );
+    if radix != 'n' {
+        out.push_str(&addr(skip + data.len() as u64));
+        out.push('\n');
+    }
+    if ctx.stdout.write_all(out.as_bytes()).is_err() {
+        return 1;
+    }
+    0
+}

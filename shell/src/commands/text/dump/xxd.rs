@@ -1,0 +1,184 @@
+//! `xxd`: hex dump (`-c -g -l -s -u -p`) and its reverse (`-r`, `-r -p`).
+
+use super::{common, parse_size, read_all};
+use crate::commands::CommandCtx;
+use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
+use crate::fs::Fs;
+
+const USAGE: &str = "\
+Usage:
+       xxd [options] [infile [outfile]]
+    or
+       xxd -r [-s [-]offset] [-c cols] [-ps] [infile [outfile]]
+Options:
+    -c cols     format <cols> octets per line. Default 16 (-p: 30).
+    -g bytes    number of octets per group in normal output. Default 2.
+    -l len      stop after <len> octets.
+    -p          output in postscript plain hexdump style.
+    -r          reverse operation: convert (or patch) hexdump into binary.
+    -s [+][-]seek  start at <seek> bytes abs. infile offset.
+    -u          use upper case hex letters.
+    -h          print this summary.
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("c", Some('c'), Some("cols"), Arg::Required),
+    opt("g", Some('g'), Some("groupsize"), Arg::Required),
+    opt("l", Some('l'), Some("len"), Arg::Required),
+    opt("p", Some('p'), Some("ps"), Arg::None),
+    opt("r", Some('r'), Some("revert"), Arg::None),
+    opt("s", Some('s'), Some("seek"), Arg::Required),
+    opt("u", Some('u'), None, Arg::None),
+    opt("help", Some('h'), Some("help"), Arg::None),
+];
+
+fn hexval(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// `xxd`
+pub fn xxd(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    if p.has("help") {
+        let _ = ctx.stdout.write_all(USAGE.as_bytes());
+        return 0;
+    }
+    let num = |id: &str| -> Result<Option<u64>, String> {
+        match p.last(id) {
+            None => Ok(None),
+            Some(v) => parse_size(v.trim_start_matches('+'))
+                .map(Some)
+                .ok_or_else(|| format!("invalid number '{v}'")),
+        }
+    };
+    let (cols, group, len, seek) = match (num("c"), num("g"), num("l"), num("s")) {
+        (Ok(c), Ok(g), Ok(l), Ok(s)) => (c, g, l, s.unwrap_or(0)),
+        (Err(e), ..) | (_, Err(e), ..) | (_, _, Err(e), _) | (.., Err(e)) => {
+            common::err(ctx.stderr, "xxd", e);
+            return 1;
+        }
+    };
+    let plain = p.has("p");
+    let upper = p.has("u");
+    let input: Vec<String> = p.operands.iter().take(1).cloned().collect();
+    let data = match read_all(ctx, &input) {
+        Ok(d) => d,
+        Err(s) => return s,
+    };
+    let mut out: Vec<u8> = Vec::new();
+    if p.has("r") {
+        if plain {
+            let mut hi: Option<u8> = None;
+            for &b in &data {
+                if let Some(v) = hexval(b) {
+                    match hi.take() {
+                        None => hi = Some(v),
+                        Some(h) => out.push(h << 4 | v),
+                    }
+                }
+            }
+        } else {
+            for line in common::records(&data, b'\n') {
+                let Some(colon) = line.iter().position(|b| *b == b':') else {
+                    continue;
+                };
+                let off = std::str::from_utf8(&line[..colon])
+                    .ok()
+                    .and_then(|s| u64::from_str_radix(s.trim(), 16).ok());
+                let Some(off) = off else { continue };
+                let mut bytes = Vec::new();
+                let mut hi: Option<u8> = None;
+                let mut spaces = 0;
+                for &b in &line[colon + 1..] {
+                    if b == b' ' {
+                        spaces += 1;
+                        // Two spaces in a row end the hex column (the text column follows).
+                        if spaces >= 2 && !bytes.is_empty() {
+                            break;
+                        }
+                        continue;
+                    }
+                    spaces = 0;
+                    let Some(v) = hexval(b) else { break };
+                    match hi.take() {
+                        None => hi = Some(v),
+                        Some(h) => bytes.push(h << 4 | v),
+                    }
+                }
+                let off = off as usize;
+                if out.len() < off {
+                    out.resize(off, 0);
+                }
+                let end = off + bytes.len();
+                if out.len() < end {
+                    out.resize(end, 0);
+                }
+                out[off..end].copy_from_slice(&bytes);
+            }
+        }
+    } else {
+        let start = (seek as usize).min(data.len());
+        let end = len
+            .map(|l| (start + l as usize).min(data.len()))
+            .unwrap_or(data.len());
+        let d = &data[start..end];
+        let hex = |b: u8| {
+            if upper {
+                format!("{b:02X}")
+            } else {
+                format!("{b:02x}")
+            }
+        };
+        if plain {
+            let cols = cols.unwrap_or(30).max(1) as usize;
+            for chunk in d.chunks(cols) {
+                for b in chunk {
+                    out.extend_from_slice(hex(*b).as_bytes());
+                }
+                out.push(b'\n');
+            }
+        } else {
+            let cols = cols.unwrap_or(16).max(1) as usize;
+            let group = group.unwrap_or(2) as usize;
+            let hex_width = cols * 2 + if group == 0 { 0 } else { cols.div_ceil(group) };
+            for (i, chunk) in d.chunks(cols).enumerate() {
+                let mut line = format!("{:08x}: ", start + i * cols);
+                let mut h = String::new();
+                for (k, b) in chunk.iter().enumerate() {
+                    h.push_str(&hex(*b));
+                    if group != 0 && (k + 1) % group == 0 {
+                        h.push(' ');
+                    }
+                }
+                line.push_str(&format!("{h:<hex_width$}"));
+                if group == 0 {
+                    line.push(' ');
+                }
+                line.push(' ');
+                line.extend(chunk.iter().map(|b| {
+                    if (0x20..0x7f).contains(b) {
+                        *b as char
+                    } else {
+                        '.'
+                    }
+                }));
+                line.push('\n');
+                out.extend_from_slice(line.as_bytes());
+            }
+        }
+    }
+    if let Some(dest) = p.operands.get(1) {
+        if let Err(e) = ctx.fs.write(&Fs::resolve(ctx.cwd, dest), &out) {
+            common::err(ctx.stderr, "xxd", format!("{dest}: {e}"));
+            return 2;
+        }
+        return 0;
+    }
+    if ctx.stdout.write_all(&out).is_err() {
+        return 1;
+    }
+    0
+}

@@ -1,0 +1,367 @@
+//! `join`: join lines of two sorted files on a common field (`-1 -2 -j -t
+//! -a -v -e -o -i --header --check-order --nocheck-order -z`).
+
+use std::cmp::Ordering;
+
+use super::common::{self, Arg, OptSpec, ParseMode, opt};
+use crate::commands::CommandCtx;
+
+const USAGE: &str = "\
+Usage: join [OPTION]... FILE1 FILE2
+For each pair of input lines with identical join fields, write a line to
+standard output.  The default join field is the first, delimited by blanks.
+
+  -a FILENUM        also print unpairable lines from file FILENUM, where
+                      FILENUM is 1 or 2, corresponding to FILE1 or FILE2
+  -e STRING         replace missing (empty) input fields with STRING
+  -i, --ignore-case  ignore differences in case when comparing fields
+  -j FIELD          equivalent to '-1 FIELD -2 FIELD'
+  -o FORMAT         obey FORMAT while constructing output line
+  -t CHAR           use CHAR as input and output field separator
+  -v FILENUM        like -a FILENUM, but suppress joined output lines
+  -1 FIELD          join on this FIELD of file 1
+  -2 FIELD          join on this FIELD of file 2
+  --check-order     check that the input is correctly sorted
+  --nocheck-order   do not check that the input is correctly sorted
+  --header          treat the first line in each file as field headers
+  -z, --zero-terminated     line delimiter is NUL, not newline
+      --help        display this help and exit
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("a", Some('a'), None, Arg::Required),
+    opt("e", Some('e'), None, Arg::Required),
+    opt("i", Some('i'), Some("ignore-case"), Arg::None),
+    opt("j", Some('j'), None, Arg::Required),
+    opt("o", Some('o'), None, Arg::Required),
+    opt("t", Some('t'), None, Arg::Required),
+    opt("v", Some('v'), None, Arg::Required),
+    opt("1", Some('1'), None, Arg::Required),
+    opt("2", Some('2'), None, Arg::Required),
+    opt("check-order", None, Some("check-order"), Arg::None),
+    opt("nocheck-order", None, Some("nocheck-order"), Arg::None),
+    opt("header", None, Some("header"), Arg::None),
+    opt("z", Some('z'), Some("zero-terminated"), Arg::None),
+    opt("help", None, Some("help"), Arg::None),
+];
+
+/// An output field: `0` (the join field) or FILE.FIELD.
+#[derive(Clone, Copy)]
+enum OutField {
+    Key,
+    Field(usize, usize),
+}
+
+struct Cfg {
+    tab: Option<u8>,
+    keys: [usize; 2],
+    icase: bool,
+    empty: Option<Vec<u8>>,
+    format: Option<Vec<OutField>>,
+    auto: bool,
+}
+
+fn fields(line: &[u8], tab: Option<u8>) -> Vec<&[u8]> {
+    match tab {
+        Some(t) => line.split(|b| *b == t).collect(),
+        None => line
+            .split(|b| *b == b' ' || *b == b'\t')
+            .filter(|f| !f.is_empty())
+            .collect(),
+    }
+}
+
+impl Cfg {
+    fn cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
+        if self.icase {
+            a.iter()
+                .map(u8::to_ascii_lowercase)
+                .cmp(b.iter().map(u8::to_ascii_lowercase))
+        } else {
+            a.cmp(b)
+        }
+    }
+
+    fn sep(&self) -> u8 {
+        self.tab.unwrap_or(b' ')
+    }
+
+    /// Writes one output line; `a`/`b` are the fields of each side (None: unpaired).
+    fn emit(
+        &self,
+        a: Option<&[&[u8]]>,
+        b: Option<&[&[u8]]>,
+        widths: [usize; 2],
+        out: &mut Vec<u8>,
+    ) {
+        let key = a
+            .and_then(|f| f.get(self.keys[0]).copied())
+            .or_else(|| b.and_then(|f| f.get(self.keys[1]).copied()));
+        let empty: &[u8] = self.empty.as_deref().unwrap_or(b"");
+        let mut parts: Vec<&[u8]> = Vec::new();
+        let fmt: Vec<OutField> = match &self.format {
+            Some(f) => f.clone(),
+            None if self.auto => {
+                let mut v = vec![OutField::Key];
+                for (s, w) in widths.iter().enumerate() {
+                    v.extend(
+                        (0..*w)
+                            .filter(|i| *i != self.keys[s])
+                            .map(|i| OutField::Field(s, i)),
+                    );
+                }
+                v
+            }
+            None => {
+                parts.push(key.unwrap_or(empty));
+                for (s, side) in [a, b].iter().enumerate() {
+                    if let Some(f) = side {
+                        parts.extend(
+                            f.iter()
+                                .enumerate()
+                                .filter(|(i, _)| *i != self.keys[s])
+                                .map(|(_, x)| *x),
+                        );
+                    }
+                }
+                Vec::new()
+            }
+        };
+        for f in fmt {
+            parts.push(match f {
+                OutField::Key => key.unwrap_or(empty),
+                OutField::Field(s, i) => [a, b][s].and_then(|x| x.get(i).copied()).unwrap_or(empty),
+            });
+        }
+        for (k, p) in parts.iter().enumerate() {
+            if k > 0 {
+                out.push(self.sep());
+            }
+            out.extend_from_slice(p);
+        }
+    }
+}
+
+fn field_num(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n - 1),
+        _ => Err(format!("invalid field number: {}", common::quote(s))),
+    }
+}
+
+/// `join`
+pub fn join(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let mut cfg = Cfg {
+        tab: None,
+        keys: [0, 0],
+        icase: false,
+        empty: None,
+        format: None,
+        auto: false,
+    };
+    let mut print_unpaired = [false, false];
+    let mut only_unpaired = false;
+    for (id, v) in &p.opts {
+        let v = v.as_deref().unwrap_or("");
+        let r: Result<(), String> = (|| {
+            match *id {
+                "a" | "v" => {
+                    let n = match v {
+                        "1" => 0,
+                        "2" => 1,
+                        _ => return Err(format!("invalid file number: {}", common::quote(v))),
+                    };
+                    print_unpaired[n] = true;
+                    if *id == "v" {
+                        only_unpaired = true;
+                    }
+                }
+                "e" => cfg.empty = Some(v.as_bytes().to_vec()),
+                "i" => cfg.icase = true,
+                "j" => {
+                    let n = field_num(v)?;
+                    cfg.keys = [n, n];
+                }
+                "1" => cfg.keys[0] = field_num(v)?,
+                "2" => cfg.keys[1] = field_num(v)?,
+                "t" => {
+                    cfg.tab = match v.as_bytes() {
+                        [c] => Some(*c),
+                        [] => Some(b'\n'),
+                        b"\\0" => Some(0),
+                        _ => return Err(format!("multi-character tab {}", common::quote(v))),
+                    }
+                }
+                "o" => {
+                    if v == "auto" {
+                        cfg.auto = true;
+                        return Ok(());
+                    }
+                    let mut f = cfg.format.take().unwrap_or_default();
+                    for spec in v.split([',', ' ']).filter(|s| !s.is_empty()) {
+                        if spec == "0" {
+                            f.push(OutField::Key);
+                            continue;
+                        }
+                        let bad = || format!("invalid field specifier: {}", common::quote(spec));
+                        let (file, field) = spec.split_once('.').ok_or_else(bad)?;
+                        let file = match file {
+                            "1" => 0,
+                            "2" => 1,
+                            _ => return Err(bad()),
+                        };
+                        f.push(OutField::Field(file, field_num(field).map_err(|_| bad())?));
+                    }
+                    cfg.format = Some(f);
+                }
+                _ => {}
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            common::err(ctx.stderr, "join", e);
+            return 1;
+        }
+    }
+    if p.operands.len() != 2 {
+        let msg = match p.operands.len() {
+            0 => "missing operand".to_string(),
+            1 => format!("missing operand after {}", common::quote(&p.operands[0])),
+            _ => format!("extra operand {}", common::quote(&p.operands[2])),
+        };
+        common::usage_err(ctx.stderr, "join", &msg, USAGE);
+        return 1;
+    }
+    let (inputs, ok) = common::read_operands(ctx, &p.operands);
+    if !ok {
+        return 1;
+    }
+    let eol = if p.has("z") { 0 } else { b'\n' };
+    let check = if p.has("nocheck-order") {
+        Some(false)
+    } else if p.has("check-order") {
+        Some(true)
+    } else {
+        None
+    };
+    let mut lines: [Vec<Vec<&[u8]>>; 2] = [Vec::new(), Vec::new()];
+    let mut raw: [Vec<&[u8]>; 2] = [Vec::new(), Vec::new()];
+    for s in 0..2 {
+        for l in common::records(&inputs[s].1, eol) {
+            lines[s].push(fields(l, cfg.tab));
+            raw[s].push(l);
+        }
+    }
+    let widths = [
+        lines[0].first().map(|f| f.len()).unwrap_or(0),
+        lines[1].first().map(|f| f.len()).unwrap_or(0),
+    ];
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    if p.has("header") {
+        if !lines[0].is_empty() || !lines[1].is_empty() {
+            cfg.emit(
+                lines[0].first().map(|v| &v[..]),
+                lines[1].first().map(|v| &v[..]),
+                widths,
+                &mut out,
+            );
+            out.push(eol);
+        }
+        i = 1;
+        j = 1;
+    }
+    let key =
+        |s: usize, idx: usize| -> &[u8] { lines[s][idx].get(cfg.keys[s]).copied().unwrap_or(b"") };
+    let mut status = 0;
+    let mut disorder = [false, false];
+    let mut warn = |s: usize,
+                    idx: usize,
+                    stderr: &mut dyn std::io::Write,
+                    status: &mut i32,
+                    unpaired: bool| {
+        if check == Some(false) || disorder[s] || idx == 0 || (check.is_none() && !unpaired) {
+            return;
+        }
+        let prev = lines[s][idx - 1].get(cfg.keys[s]).copied().unwrap_or(b"");
+        let cur = lines[s][idx].get(cfg.keys[s]).copied().unwrap_or(b"");
+        if cfg.cmp(prev, cur) == Ordering::Greater {
+            disorder[s] = true;
+            *status = 1;
+            let _ = writeln!(
+                stderr,
+                "join: {}:{}: is not sorted: {}",
+                p.operands[s],
+                idx + 1,
+                String::from_utf8_lossy(raw[s][idx])
+            );
+        }
+    };
+    while i < lines[0].len() && j < lines[1].len() {
+        let ord = cfg.cmp(key(0, i), key(1, j));
+        match ord {
+            Ordering::Less => {
+                warn(0, i, ctx.stderr, &mut status, true);
+                if print_unpaired[0] {
+                    cfg.emit(Some(&lines[0][i]), None, widths, &mut out);
+                    out.push(eol);
+                }
+                i += 1;
+            }
+            Ordering::Greater => {
+                warn(1, j, ctx.stderr, &mut status, true);
+                if print_unpaired[1] {
+                    cfg.emit(None, Some(&lines[1][j]), widths, &mut out);
+                    out.push(eol);
+                }
+                j += 1;
+            }
+            Ordering::Equal => {
+                let k = key(0, i);
+                let mut i2 = i;
+                while i2 < lines[0].len() && cfg.cmp(key(0, i2), k) == Ordering::Equal {
+                    i2 += 1;
+                }
+                let mut j2 = j;
+                while j2 < lines[1].len() && cfg.cmp(key(1, j2), k) == Ordering::Equal {
+                    j2 += 1;
+                }
+                if !only_unpaired {
+                    for a in i..i2 {
+                        for b in j..j2 {
+                            cfg.emit(Some(&lines[0][a]), Some(&lines[1][b]), widths, &mut out);
+                            out.push(eol);
+                        }
+                    }
+                }
+                i = i2;
+                j = j2;
+            }
+        }
+    }
+    while i < lines[0].len() {
+        warn(0, i, ctx.stderr, &mut status, true);
+        if print_unpaired[0] {
+            cfg.emit(Some(&lines[0][i]), None, widths, &mut out);
+            out.push(eol);
+        }
+        i += 1;
+    }
+    while j < lines[1].len() {
+        warn(1, j, ctx.stderr, &mut status, true);
+        if print_unpaired[1] {
+            cfg.emit(None, Some(&lines[1][j]), widths, &mut out);
+            out.push(eol);
+        }
+        j += 1;
+    }
+    let _ = ctx.stdout.write_all(&out);
+    if status != 0 {
+        common::err(ctx.stderr, "join", "input is not in sorted order");
+    }
+    status
+}

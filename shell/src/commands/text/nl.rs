@@ -1,0 +1,146 @@
+//! `nl`: number lines (`-b a|t|n|pBRE`, `-n ln|rn|rz`, `-w`, `-s`, `-v`,
+//! `-i`); logical page sections (`\:\:\:`) are not interpreted.
+
+use super::common::{self, Arg, OptSpec, ParseMode, opt};
+use super::posix_regex::{Flavor, Regex, RegexOptions, Syntax};
+use crate::commands::CommandCtx;
+
+const USAGE: &str = "\
+Usage: nl [OPTION]... [FILE]...
+Write each FILE to standard output, with line numbers added.
+
+With no FILE, or when FILE is -, read standard input.
+
+  -b, --body-numbering=STYLE      use STYLE for numbering body lines
+  -i, --line-increment=NUMBER     line number increment at each line
+  -n, --number-format=FORMAT      insert line numbers according to FORMAT
+  -s, --number-separator=STRING   add STRING after (possible) line number
+  -v, --starting-line-number=NUMBER  first line number for each section
+  -w, --number-width=NUMBER       use NUMBER columns for line numbers
+      --help        display this help and exit
+
+STYLE is one of:
+  a   number all lines
+  t   number only nonempty lines
+  n   number no lines
+  pBRE  number only lines that contain a match for the basic regular
+        expression, BRE
+
+FORMAT is one of:
+  ln  left justified, no leading zeros
+  rn  right justified, no leading zeros
+  rz  right justified, leading zeros
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("b", Some('b'), Some("body-numbering"), Arg::Required),
+    opt("d", Some('d'), Some("section-delimiter"), Arg::Required),
+    opt("f", Some('f'), Some("footer-numbering"), Arg::Required),
+    opt("h", Some('h'), Some("header-numbering"), Arg::Required),
+    opt("i", Some('i'), Some("line-increment"), Arg::Required),
+    opt("l", Some('l'), Some("join-blank-lines"), Arg::Required),
+    opt("n", Some('n'), Some("number-format"), Arg::Required),
+    opt("p", Some('p'), Some("no-renumber"), Arg::None),
+    opt("s", Some('s'), Some("number-separator"), Arg::Required),
+    opt("v", Some('v'), Some("starting-line-number"), Arg::Required),
+    opt("w", Some('w'), Some("number-width"), Arg::Required),
+    opt("help", None, Some("help"), Arg::None),
+];
+
+enum Style {
+    All,
+    NonEmpty,
+    None,
+    Re(Box<Regex>),
+}
+
+/// `nl`
+pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let mut style = Style::NonEmpty;
+    let (mut format, mut width, mut sep) = ("rn".to_string(), 6usize, "\t".to_string());
+    let (mut start, mut incr) = (1i64, 1i64);
+    for (id, v) in &p.opts {
+        let v = v.as_deref().unwrap_or("");
+        let bad = |what: &str| format!("invalid {what}: {}", common::quote(v));
+        let r: Result<(), String> = match *id {
+            "b" => match v {
+                "a" => Ok(style = Style::All),
+                "t" => Ok(style = Style::NonEmpty),
+                "n" => Ok(style = Style::None),
+                _ if v.starts_with('p') => {
+                    let opts = RegexOptions {
+                        syntax: Syntax::Basic,
+                        flavor: Flavor::Sed,
+                        ..Default::default()
+                    };
+                    Regex::new(v[1..].as_bytes(), opts).map(|r| style = Style::Re(Box::new(r)))
+                }
+                _ => Err(format!(
+                    "invalid body numbering style: {}",
+                    common::quote(v)
+                )),
+            },
+            "n" => match v {
+                "ln" | "rn" | "rz" => Ok(format = v.to_string()),
+                _ => Err(format!(
+                    "invalid line numbering format: {}",
+                    common::quote(v)
+                )),
+            },
+            "w" => match v.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(width = n),
+                _ => Err(bad("line number field width")),
+            },
+            "s" => Ok(sep = v.to_string()),
+            "v" => v
+                .parse()
+                .map(|n| start = n)
+                .map_err(|_| bad("starting line number")),
+            "i" => v
+                .parse()
+                .map(|n| incr = n)
+                .map_err(|_| bad("line number increment")),
+            _ => Ok(()),
+        };
+        if let Err(e) = r {
+            common::err(ctx.stderr, "nl", e);
+            return 1;
+        }
+    }
+    let (inputs, ok) = common::read_operands(ctx, &p.operands);
+    let mut out = Vec::new();
+    let mut n = start;
+    for (_, data) in &inputs {
+        for line in common::records(data, b'\n') {
+            let number = match &style {
+                Style::All => true,
+                Style::NonEmpty => !line.is_empty(),
+                Style::None => false,
+                Style::Re(r) => r.is_match(line),
+            };
+            if number {
+                let s = match format.as_str() {
+                    "ln" => format!("{n:<width$}"),
+                    "rz" if n < 0 => format!("-{:0>w$}", -n, w = width.saturating_sub(1)),
+                    "rz" => format!("{n:0>width$}"),
+                    _ => format!("{n:>width$}"),
+                };
+                out.extend_from_slice(s.as_bytes());
+                out.extend_from_slice(sep.as_bytes());
+                n += incr;
+            } else {
+                out.extend(std::iter::repeat_n(b' ', width + sep.len()));
+            }
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+    }
+    if ctx.stdout.write_all(&out).is_err() {
+        return 1;
+    }
+    if ok { 0 } else { 1 }
+}

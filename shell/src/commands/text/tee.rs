@@ -1,0 +1,94 @@
+//! `tee`: copy stdin to stdout and to files (`-a`), chunk by chunk so it
+//! works in the middle of a pipeline.
+
+use super::common::{self, Arg, OptSpec, ParseMode, opt};
+use crate::commands::CommandCtx;
+use crate::fs::Fs;
+
+const USAGE: &str = "\
+Usage: tee [OPTION]... [FILE]...
+Copy standard input to each FILE, and also to standard output.
+
+  -a, --append              append to the given FILEs, do not overwrite
+  -i, --ignore-interrupts   ignore interrupt signals
+  -p                        diagnose errors writing to non pipes
+      --help        display this help and exit
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("a", Some('a'), Some("append"), Arg::None),
+    opt("i", Some('i'), Some("ignore-interrupts"), Arg::None),
+    opt("p", Some('p'), None, Arg::None),
+    opt("output-error", None, Some("output-error"), Arg::Optional),
+    opt("help", None, Some("help"), Arg::None),
+];
+
+/// `tee`
+pub fn tee(ctx: &mut CommandCtx<'_>) -> i32 {
+    let name = "tee";
+    if common::help(ctx, USAGE) {
+        return 0;
+    }
+    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            common::usage_err(ctx.stderr, name, &e, USAGE);
+            return 1;
+        }
+    };
+    let append = parsed.has("a");
+    let mut status = 0;
+    // Files that could be opened, with their resolved paths.
+    let mut files: Vec<(String, String)> = Vec::new();
+    for f in &parsed.operands {
+        let path = Fs::resolve(ctx.cwd, f);
+        let r = if append {
+            ctx.fs.append(&path, b"")
+        } else {
+            ctx.fs.write(&path, b"")
+        };
+        match r {
+            Ok(()) => files.push((f.clone(), path)),
+            Err(e) => {
+                common::err(ctx.stderr, name, format!("{f}: {e}"));
+                status = 1;
+            }
+        }
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut stdout_ok = true;
+    loop {
+        let n = match ctx.stdin.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                common::err(ctx.stderr, name, format!("read error: {e}"));
+                return 1;
+            }
+        };
+        if ctx.control.check().is_err() {
+            return 1;
+        }
+        let chunk = &buf[..n];
+        if stdout_ok && (ctx.stdout.write_all(chunk).is_err() || ctx.stdout.flush().is_err()) {
+            // Like SIGPIPE: stop once nobody reads stdout and no file needs the data.
+            stdout_ok = false;
+            if files.is_empty() {
+                return 1;
+            }
+        }
+        let mut failed = Vec::new();
+        for (i, (f, path)) in files.iter().enumerate() {
+            if let Err(e) = ctx.fs.append(path, chunk) {
+                common::err(ctx.stderr, name, format!("{f}: {e}"));
+                status = 1;
+                failed.push(i);
+            }
+        }
+        for i in failed.into_iter().rev() {
+            files.remove(i);
+        }
+    }
+    status
+}

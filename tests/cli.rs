@@ -1,0 +1,375 @@
+//! The `sandkeep` binary on the local backend: the seed's FIRES evidence,
+//! logs, exit statuses, the REPL, the mindlog and archive commands, a corrupt
+//! archive, and crash safety under `kill -9`.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod common;
+
+use std::path::Path;
+use std::time::Instant;
+
+use common::{cli, cli_output, cli_with_stdin, sync_lines};
+use sandkeep::archive::ArchiveTree;
+
+const LOCAL: &str = "local";
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn fires_twice_with_the_sync_log_lines() {
+    common::fires_via_cli(LOCAL);
+}
+
+#[test]
+fn quiet_hides_the_sync_lines_and_stdout_stays_clean() {
+    let data = tempfile::tempdir().unwrap();
+    let o = cli_output(
+        data.path(),
+        LOCAL,
+        &["-q", "run", "--agent", "q", "-c", "echo out; echo err >&2"],
+    );
+    assert!(o.status.success());
+    assert_eq!(
+        text(&o.stdout),
+        "out\n",
+        "only the script's stdout on stdout"
+    );
+    assert_eq!(text(&o.stderr), "err\n", "no log lines with -q");
+    let o = cli_output(
+        data.path(),
+        LOCAL,
+        &["run", "--agent", "q", "-c", "echo out"],
+    );
+    assert_eq!(text(&o.stdout), "out\n");
+    assert_eq!(sync_lines(&o.stderr).len(), 2, "{}", text(&o.stderr));
+}
+
+#[test]
+fn exit_status_is_the_scripts() {
+    let data = tempfile::tempdir().unwrap();
+    let o = cli_output(data.path(), LOCAL, &["run", "-c", "echo partial; exit 7"]);
+    assert_eq!(o.status.code(), Some(7));
+    assert_eq!(text(&o.stdout), "partial\n");
+    let o = cli_output(data.path(), LOCAL, &["run", "-c", "no_such_command_here"]);
+    assert_eq!(o.status.code(), Some(127));
+    assert!(
+        text(&o.stderr).contains("command not found"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn ephemeral_runs_keep_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let o = cli_output(
+        data.path(),
+        LOCAL,
+        &["run", "-c", "echo x > x.txt; cat x.txt"],
+    );
+    assert_eq!(text(&o.stdout), "x\n");
+    assert!(sync_lines(&o.stderr).is_empty());
+    assert_eq!(
+        std::fs::read_dir(data.path()).unwrap().count(),
+        0,
+        "nothing written under --data"
+    );
+}
+
+#[test]
+fn scripts_from_files_and_stdin() {
+    let data = tempfile::tempdir().unwrap();
+    let script = data.path().join("s.sh");
+    std::fs::write(&script, "echo from file\n").unwrap();
+    let o = cli_output(data.path(), LOCAL, &["run", script.to_str().unwrap()]);
+    assert_eq!(text(&o.stdout), "from file\n");
+    let o = cli_with_stdin(data.path(), LOCAL, &["run", "-"], "echo from stdin\n");
+    assert_eq!(text(&o.stdout), "from stdin\n");
+    let o = cli_with_stdin(data.path(), LOCAL, &["run", "-c", "cat; echo done"], "piped\n");
+    assert_eq!(text(&o.stdout), "piped\ndone\n");
+    let o = cli_output(data.path(), LOCAL, &["run", "/no/such/file.sh"]);
+    assert_eq!(o.status.code(), Some(125));
+    assert!(
+        text(&o.stderr).contains("/no/such/file.sh"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn shell_runs_one_turn_per_line_and_keeps_after_each() {
+    let data = tempfile::tempdir().unwrap();
+    let o = cli_with_stdin(
+        data.path(),
+        LOCAL,
+        &["shell", "--agent", "r"],
+        "echo one > f.txt\ncd /tmp; x=5\necho \"[$x] $(pwd)\"; cat f.txt\n\nexit 3\n",
+    );
+    assert_eq!(text(&o.stdout), "[] /workspace\none\n");
+    assert_eq!(o.status.code(), Some(3), "the last line's status");
+    let lines = sync_lines(&o.stderr);
+    let outcomes: Vec<_> = lines
+        .iter()
+        .map(|(_, o)| o.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(outcomes[0], "nothing");
+    assert_eq!(
+        outcomes.iter().filter(|o| **o == "kept").count(),
+        5,
+        "{lines:?}"
+    );
+    let o = cli_output(
+        data.path(),
+        LOCAL,
+        &["run", "--agent", "r", "-c", "cat f.txt"],
+    );
+    assert_eq!(text(&o.stdout), "one\n");
+}
+
+#[test]
+fn mindlog_commands() {
+    let data = tempfile::tempdir().unwrap();
+    let d = data.path();
+    for (kind, t) in [
+        ("woke", "woke up early"),
+        ("note", "Buy MILK"),
+        ("said", "hello there"),
+        ("note", "milk again"),
+    ] {
+        let o = cli_output(
+            d,
+            LOCAL,
+            &["mindlog", "append", "--agent", "m", "--kind", kind, t],
+        );
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(!text(&o.stdout).trim().is_empty(), "prints the id");
+    }
+    let o = cli_output(d, LOCAL, &["mindlog", "append", "--agent", "m", "   "]);
+    assert!(o.status.success());
+    assert!(text(&o.stderr).contains("blank"));
+    let o = cli_output(
+        d,
+        LOCAL,
+        &["mindlog", "append", "--agent", "m", "--kind", "dreamt", "x"],
+    );
+    assert_eq!(o.status.code(), Some(125));
+    assert!(
+        text(&o.stderr).contains("unknown mindlog kind"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let o = cli_output(
+        d,
+        LOCAL,
+        &["mindlog", "read", "--agent", "m", "--limit", "2"],
+    );
+    let lines: Vec<_> = text(&o.stdout).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[0].contains("said") && lines[0].ends_with("hello there"),
+        "{lines:?}"
+    );
+    assert!(lines[1].ends_with("milk again"));
+
+    let o = cli_output(
+        d,
+        LOCAL,
+        &["mindlog", "search", "--agent", "m", "milk", "--json"],
+    );
+    let hits: Vec<serde_json::Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        hits.iter()
+            .map(|h| h["text"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["Buy MILK", "milk again"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("agents/m/mindlog.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        4
+    );
+}
+
+#[test]
+fn archive_ls_lists_what_was_kept() {
+    let data = tempfile::tempdir().unwrap();
+    let o = cli_output(data.path(), LOCAL, &["archive", "ls", "--agent", "a"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("no workspace archive yet"));
+    cli_output(
+        data.path(),
+        LOCAL,
+        &[
+            "run",
+            "--agent",
+            "a",
+            "-c",
+            "mkdir d; echo hello > d/f.txt; ln -s d/f.txt l",
+        ],
+    );
+    let o = cli_output(data.path(), LOCAL, &["archive", "ls", "--agent", "a"]);
+    assert!(o.status.success());
+    let out = text(&o.stdout);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("drwx") && l.ends_with(" d/")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("-rw") && l.contains(" 6 ") && l.ends_with(" d/f.txt")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with('l') && l.ends_with(" l -> d/f.txt")),
+        "{out}"
+    );
+}
+
+#[test]
+fn workspace_archive_env_overrides_the_path() {
+    let data = tempfile::tempdir().unwrap();
+    let custom = data.path().join("elsewhere/ws.tgz");
+    let o = cli(data.path(), LOCAL)
+        .env("WORKSPACE_ARCHIVE", &custom)
+        .args(["run", "--agent", "e", "-c", "echo hi > h.txt"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(custom.exists());
+    assert!(!data.path().join("agents/e/workspace.tgz").exists());
+}
+
+#[test]
+fn corrupt_archive_session_runs_and_archive_survives() {
+    let data = tempfile::tempdir().unwrap();
+    let archive = data.path().join("agents/c/workspace.tgz");
+    std::fs::create_dir_all(archive.parent().unwrap()).unwrap();
+    std::fs::write(&archive, b"definitely not a tgz").unwrap();
+    let o = cli_output(
+        data.path(),
+        LOCAL,
+        &[
+            "run",
+            "--agent",
+            "c",
+            "-c",
+            "ls -A | wc -l; echo new > n.txt",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).trim(), "0");
+    let lines = sync_lines(&o.stderr);
+    assert!(lines[0].1.starts_with("restore failed: "), "{lines:?}");
+    assert!(lines[1].1.contains("beside the archive"), "{lines:?}");
+    assert_eq!(std::fs::read(&archive).unwrap(), b"definitely not a tgz");
+}
+
+#[test]
+fn help_is_useful() {
+    let o = cli_output(Path::new("."), LOCAL, &["--help"]);
+    let out = text(&o.stdout);
+    for word in ["run", "shell", "mindlog", "archive", "--data", "-q"] {
+        assert!(out.contains(word), "{word} missing from --help:\n{out}");
+    }
+    let o = cli_output(Path::new("."), LOCAL, &["run"]);
+    assert_eq!(o.status.code(), Some(2), "usage errors exit 2");
+}
+
+/// The archive's `gen.txt` and the size of `big.txt`.
+fn archive_state(path: &Path) -> (String, usize) {
+    let bytes = std::fs::read(path).unwrap();
+    let tree = ArchiveTree::from_tgz(&bytes).expect("the archive always opens");
+    let gen_ = String::from_utf8_lossy(&tree.entries["gen.txt"].data)
+        .trim()
+        .to_string();
+    (gen_, tree.entries["big.txt"].data.len())
+}
+
+#[test]
+fn kill_9_during_snapshots_never_tears_the_archive() {
+    let data = tempfile::tempdir().unwrap();
+    let d = data.path();
+    let archive = d.join("agents/crash/workspace.tgz");
+    let seed = cli_output(
+        d,
+        LOCAL,
+        &[
+            "-q",
+            "run",
+            "--agent",
+            "crash",
+            "-c",
+            "seq 1 600000 > big.txt; echo 0 > gen.txt",
+        ],
+    );
+    assert!(seed.status.success(), "{}", text(&seed.stderr));
+    let (_, big) = archive_state(&archive);
+    assert!(big > 3_000_000);
+
+    // How long one full session takes: kills land anywhere in it.
+    let started = Instant::now();
+    let o = cli_output(
+        d,
+        LOCAL,
+        &["-q", "run", "--agent", "crash", "-c", "echo 0 > gen.txt"],
+    );
+    assert!(o.status.success());
+    let full = started.elapsed();
+
+    let mut last = "0".to_string();
+    let mut kept_new = 0;
+    for i in 1..=100 {
+        let mut child = cli(d, LOCAL)
+            .args([
+                "-q",
+                "run",
+                "--agent",
+                "crash",
+                "-c",
+                &format!("echo {i} > gen.txt"),
+            ])
+            .spawn()
+            .unwrap();
+        let wait = full.mul_f64(rand::random::<f64>() * 1.2);
+        std::thread::sleep(wait);
+        let _ = child.kill();
+        let _ = child.wait();
+        let (now, size) = archive_state(&archive);
+        assert_eq!(size, big, "iteration {i}: big.txt intact");
+        assert!(
+            now == last || now == i.to_string(),
+            "iteration {i}: gen.txt is {now}, expected {last} or {i}"
+        );
+        if now != last {
+            kept_new += 1;
+        }
+        last = now;
+    }
+    eprintln!(
+        "{kept_new} of 100 killed sessions had stored their snapshot (one session takes {full:?})"
+    );
+    // A normal session afterwards cleans up what the killed writers left.
+    let o = cli_output(
+        d,
+        LOCAL,
+        &["-q", "run", "--agent", "crash", "-c", "cat gen.txt"],
+    );
+    assert_eq!(text(&o.stdout).trim(), last);
+    let leftovers: Vec<_> = std::fs::read_dir(archive.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

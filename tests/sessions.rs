@@ -1,0 +1,66 @@
+//! The sessions issue's acceptance scenarios on the local backend (the same
+//! scenarios run on docker in the parity tests; see `common/mod.rs`).
+
+mod common;
+
+use std::sync::Arc;
+
+use common::Order;
+use sandkeep::sandbox::Backend;
+use sandkeep::sandbox::local::LocalBackend;
+
+fn local() -> Arc<dyn Backend> {
+    Arc::new(LocalBackend::new())
+}
+
+#[tokio::test]
+async fn fires_twice() {
+    common::fires_twice(local()).await;
+}
+
+#[tokio::test]
+async fn hook_events_in_order() {
+    common::hook_events_in_order(local()).await;
+}
+
+#[tokio::test]
+async fn mindlog_copy_is_visible_and_edits_are_not_kept() {
+    common::mindlog_copy(local()).await;
+}
+
+#[tokio::test]
+async fn concurrent_sessions_different_files_both_orders_50_times() {
+    common::concurrent_sessions(local(), false, Order::AFirst, 50).await;
+    common::concurrent_sessions(local(), false, Order::BFirst, 50).await;
+}
+
+#[tokio::test]
+async fn concurrent_sessions_same_file_both_orders_50_times() {
+    common::concurrent_sessions(local(), true, Order::AFirst, 50).await;
+    common::concurrent_sessions(local(), true, Order::BFirst, 50).await;
+}
+
+#[tokio::test]
+async fn corrupt_archive_is_not_overwritten() {
+    common::corrupt_archive(local()).await;
+}
+
+#[tokio::test]
+async fn malicious_archive_restores_nothing_outside() {
+    common::malicious_archive(local()).await;
+}
+
+#[tokio::test]
+async fn event_log_stores_deltas() {
+    common::event_log_stores_deltas(local()).await;
+}
+
+#[tokio::test]
+async fn local_to_local_restore() {
+    common::cross_backend(local(), local()).await;
+}
+
+#[tokio::test]
+async fn ephemeral_sessions_keep_nothing() {
+    common::ephemeral_keeps_nothing(local()).await;
+}
