@@ -55,6 +55,13 @@ impl Hook for Narrator {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Show the runtime's logs (the `[workspace-sync]` lines) on stderr.
+    tracing_subscriber::fmt()
+        .without_time()
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .init();
+
     let data = tempfile::tempdir()?;
     let runtime = Runtime::builder()
         .backend(Arc::new(LocalBackend::new()))

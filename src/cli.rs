@@ -3,6 +3,7 @@
 //! the REPL), [`stores`] (mindlog and archive inspection).
 
 mod logging;
+mod mcp;
 mod run;
 mod schedule;
 mod stores;
@@ -84,6 +85,20 @@ pub enum Command {
     /// Fire markdown schedules: each fire is a new session of the schedule's
     /// agent that restores the workspace the last fire kept.
     Schedule(ScheduleArgs),
+    /// Serve MCP over stdio: the server's life is one session of the agent,
+    /// each tool call a turn (snapshotted), end of input completes it.
+    Mcp(McpArgs),
+}
+
+/// Arguments of `sandkeep mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The agent whose sandbox and mindlog the tools use.
+    #[arg(long, value_name = "NAME")]
+    pub agent: String,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 /// Arguments of `sandkeep schedule`.
@@ -229,6 +244,7 @@ pub fn main() -> ExitCode {
         Command::Mindlog(cmd) => stores::mindlog(&cli, cmd),
         Command::Archive(cmd) => stores::archive(&cli, cmd),
         Command::Schedule(args) => with_tokio(schedule::schedule(&cli, args)),
+        Command::Mcp(args) => with_tokio(mcp::mcp(&cli, args)),
     };
     match result {
         Ok(code) => code,

@@ -32,6 +32,7 @@
 pub mod archive;
 pub mod eventlog;
 pub mod hooks;
+pub mod mcp;
 pub mod mindlog;
 pub mod runtime;
 pub mod sandbox;

@@ -87,7 +87,12 @@ fn scripts_from_files_and_stdin() {
     assert_eq!(text(&o.stdout), "from file\n");
     let o = cli_with_stdin(data.path(), LOCAL, &["run", "-"], "echo from stdin\n");
     assert_eq!(text(&o.stdout), "from stdin\n");
-    let o = cli_with_stdin(data.path(), LOCAL, &["run", "-c", "cat; echo done"], "piped\n");
+    let o = cli_with_stdin(
+        data.path(),
+        LOCAL,
+        &["run", "-c", "cat; echo done"],
+        "piped\n",
+    );
     assert_eq!(text(&o.stdout), "piped\ndone\n");
     let o = cli_output(data.path(), LOCAL, &["run", "/no/such/file.sh"]);
     assert_eq!(o.status.code(), Some(125));
@@ -372,4 +377,96 @@ fn kill_9_during_snapshots_never_tears_the_archive() {
         .filter(|n| n.contains(".tmp-"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_conflict_between_live_sessions_is_logged_and_both_versions_kept() {
+    use std::io::{BufRead, BufReader, Write};
+    let data = tempfile::tempdir().unwrap();
+    let d = data.path();
+    let o = cli_output(
+        d,
+        LOCAL,
+        &["run", "--agent", "k", "-c", "echo base > shared.txt"],
+    );
+    assert!(o.status.success());
+    // Session A restores and parks; session B then changes the same file and
+    // completes; A changes it too and parks: a true conflict.
+    let mut a = cli(d, LOCAL)
+        .args(["shell", "--agent", "k"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut a_in = a.stdin.take().unwrap();
+    let mut a_out = BufReader::new(a.stdout.take().unwrap());
+    writeln!(a_in, "cat shared.txt").unwrap();
+    let mut line = String::new();
+    a_out.read_line(&mut line).unwrap();
+    assert_eq!(line, "base\n");
+    let o = cli_output(
+        d,
+        LOCAL,
+        &["run", "--agent", "k", "-c", "echo from-b > shared.txt"],
+    );
+    assert!(o.status.success());
+    writeln!(a_in, "echo from-a > shared.txt").unwrap();
+    drop(a_in);
+    let out = a.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines = sync_lines(&out.stderr);
+    let a_id = lines[0].0.clone();
+    assert!(
+        lines
+            .iter()
+            .any(|(_, o)| o.starts_with("conflict: shared.txt changed in both sessions")),
+        "{lines:?}"
+    );
+    let o = cli_output(
+        d,
+        LOCAL,
+        &[
+            "run",
+            "--agent",
+            "k",
+            "-c",
+            "cat shared.txt shared.txt.conflict-*",
+        ],
+    );
+    assert_eq!(text(&o.stdout), "from-b\nfrom-a\n");
+    let o = cli_output(d, LOCAL, &["run", "--agent", "k", "-c", "ls"]);
+    assert!(
+        text(&o.stdout).contains(&format!("shared.txt.conflict-{a_id}")),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn mindlog_file_override_and_paging() {
+    let data = tempfile::tempdir().unwrap();
+    let custom = data.path().join("custom.jsonl");
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let o = cli(data.path(), LOCAL)
+            .env("MINDLOG_FILE", &custom)
+            .args(["mindlog", "append", "--agent", "p", &format!("entry {i}")])
+            .output()
+            .unwrap();
+        ids.push(text(&o.stdout).trim().to_string());
+    }
+    assert_eq!(std::fs::read_to_string(&custom).unwrap().lines().count(), 5);
+    let o = cli(data.path(), LOCAL)
+        .env("MINDLOG_FILE", &custom)
+        .args([
+            "mindlog", "read", "--agent", "p", "--limit", "2", "--before", &ids[3],
+        ])
+        .output()
+        .unwrap();
+    let got: Vec<_> = text(&o.stdout)
+        .lines()
+        .map(|l| l.rsplit("  ").next().unwrap().to_string())
+        .collect();
+    assert_eq!(got, ["entry 1", "entry 2"]);
 }

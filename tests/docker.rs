@@ -19,32 +19,60 @@ use sandkeep::sandbox::{
 
 #[tokio::test]
 async fn runs_bash_with_exit_codes_and_separate_streams() {
-    let Some(backend) = backend().await else { return };
+    let Some(backend) = backend().await else {
+        return;
+    };
     let sb = sandbox(&backend, "streams").await;
     assert_eq!(sb.backend(), BackendKind::Docker);
 
-    let r = sb.run(RunRequest::new("echo out; echo err >&2; exit 3")).await.unwrap();
-    assert_eq!((r.exit_code, r.stdout_text(), r.stderr_text()), (3, "out\n".into(), "err\n".into()));
+    let r = sb
+        .run(RunRequest::new("echo out; echo err >&2; exit 3"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (r.exit_code, r.stdout_text(), r.stderr_text()),
+        (3, "out\n".into(), "err\n".into())
+    );
     assert!(!r.truncated && !r.timed_out);
 
-    let r = sb.run(RunRequest::new("no_such_command_xyz")).await.unwrap();
+    let r = sb
+        .run(RunRequest::new("no_such_command_xyz"))
+        .await
+        .unwrap();
     assert_eq!(r.exit_code, 127);
-    assert!(r.stderr_text().contains("command not found"), "{}", r.stderr_text());
+    assert!(
+        r.stderr_text().contains("command not found"),
+        "{}",
+        r.stderr_text()
+    );
 
-    let r = sb.run(RunRequest::new("echo $((6*7)) $0; pwd; whoami")).await.unwrap();
+    let r = sb
+        .run(RunRequest::new("echo $((6*7)) $0; pwd; whoami"))
+        .await
+        .unwrap();
     assert_eq!(r.stdout_text(), "42 bash\n/workspace\nsandbox\n");
 
     // Files persist across runs; variables and cwd do not.
-    let r = sb.run(RunRequest::new("x=1; cd /tmp; echo kept > /workspace/k.txt")).await.unwrap();
+    let r = sb
+        .run(RunRequest::new(
+            "x=1; cd /tmp; echo kept > /workspace/k.txt",
+        ))
+        .await
+        .unwrap();
     assert_eq!(r.exit_code, 0);
-    let r = sb.run(RunRequest::new("echo \"[$x]\"; pwd; cat k.txt")).await.unwrap();
+    let r = sb
+        .run(RunRequest::new("echo \"[$x]\"; pwd; cat k.txt"))
+        .await
+        .unwrap();
     assert_eq!(r.stdout_text(), "[]\n/workspace\nkept\n");
     teardown(&backend, sb).await;
 }
 
 #[tokio::test]
 async fn stdin_env_and_cwd_reach_the_command() {
-    let Some(backend) = backend().await else { return };
+    let Some(backend) = backend().await else {
+        return;
+    };
     let sb = sandbox(&backend, "stdin").await;
 
     let mut req = RunRequest::new("tr a-z A-Z; echo \"$GREETING from $(pwd)\"");
@@ -53,7 +81,10 @@ async fn stdin_env_and_cwd_reach_the_command() {
     sb.run(RunRequest::new("mkdir -p sub/dir")).await.unwrap();
     req.cwd = Some("sub/dir".into());
     let r = sb.run(req).await.unwrap();
-    assert_eq!(r.stdout_text(), "HELLO STDIN\nhi there from /workspace/sub/dir\n");
+    assert_eq!(
+        r.stdout_text(),
+        "HELLO STDIN\nhi there from /workspace/sub/dir\n"
+    );
 
     // A large stdin is written while the output is read: no deadlock.
     let mut req = RunRequest::new("wc -c");
@@ -62,41 +93,64 @@ async fn stdin_env_and_cwd_reach_the_command() {
     assert_eq!(r.stdout_text().trim(), (3 << 20).to_string());
 
     // No stdin means EOF, not a hang.
-    let r = sb.run(RunRequest::new("cat; echo end").timeout(Duration::from_secs(10))).await.unwrap();
+    let r = sb
+        .run(RunRequest::new("cat; echo end").timeout(Duration::from_secs(10)))
+        .await
+        .unwrap();
     assert_eq!((r.stdout_text().as_str(), r.timed_out), ("end\n", false));
 
     // The fixed sandbox environment.
-    let r = sb.run(RunRequest::new("echo $HOME $USER $SHELL $LANG; echo $PATH")).await.unwrap();
-    assert_eq!(r.stdout_text(), "/workspace sandbox /bin/bash C.UTF-8\n/usr/local/bin:/usr/bin:/bin\n");
+    let r = sb
+        .run(RunRequest::new("echo $HOME $USER $SHELL $LANG; echo $PATH"))
+        .await
+        .unwrap();
+    assert_eq!(
+        r.stdout_text(),
+        "/workspace sandbox /bin/bash C.UTF-8\n/usr/local/bin:/usr/bin:/bin\n"
+    );
 
-    // A missing cwd fails like bash's cd, not with runc's message.
-    let mut req = RunRequest::new("echo unreachable");
+    // A missing cwd reads as bash's cd error and the command runs in
+    // /workspace, as on the local backend (not runc's refusal).
+    let mut req = RunRequest::new("pwd; echo \"[$OLDPWD]\"");
     req.cwd = Some("/no/such/dir".into());
     let r = sb.run(req).await.unwrap();
-    assert_eq!(r.exit_code, 1);
-    assert!(r.stdout.is_empty());
-    assert!(r.stderr_text().contains("/no/such/dir: No such file or directory"), "{}", r.stderr_text());
+    assert_eq!(r.exit_code, 0);
+    assert_eq!(r.stdout_text(), "/workspace\n[]\n");
+    assert_eq!(
+        r.stderr_text(),
+        "bash: line 0: cd: /no/such/dir: No such file or directory\n"
+    );
     teardown(&backend, sb).await;
 }
 
 #[tokio::test]
 async fn a_timeout_kills_the_command_and_its_children() {
-    let Some(backend) = backend().await else { return };
+    let Some(backend) = backend().await else {
+        return;
+    };
     let sb = sandbox(&backend, "timeout").await;
     let started = Instant::now();
     let r = sb
-        .run(RunRequest::new("echo before; sleep 300 & sleep 300; echo never").timeout(Duration::from_secs(1)))
+        .run(
+            RunRequest::new("echo before; sleep 300 & sleep 300; echo never")
+                .timeout(Duration::from_secs(1)),
+        )
         .await
         .unwrap();
     let took = started.elapsed();
     assert!(r.timed_out);
     assert_eq!(r.exit_code, 124);
     assert_eq!(r.stdout_text(), "before\n");
-    assert!(r.stderr_text().contains("timeout"), "{}", r.stderr_text());
+    assert_eq!(r.stderr_text(), "bash: timeout exceeded (1.0s)\n");
     assert!(took < Duration::from_secs(8), "took {took:?}");
 
     // Nothing of that run survives, and the sandbox stays usable.
-    let r = sb.run(RunRequest::new("ps -eo args= | grep -c '^sleep 300' || true")).await.unwrap();
+    let r = sb
+        .run(RunRequest::new(
+            "ps -eo args= | grep -c '^sleep 300' || true",
+        ))
+        .await
+        .unwrap();
     assert_eq!(r.stdout_text().trim(), "0", "leftover processes");
     let r = sb.run(RunRequest::new("echo alive")).await.unwrap();
     assert_eq!((r.exit_code, r.stdout_text().as_str()), (0, "alive\n"));
@@ -112,22 +166,41 @@ async fn a_timeout_kills_the_command_and_its_children() {
 
 #[tokio::test]
 async fn output_beyond_the_limit_is_cut_flagged_and_stopped() {
-    let config = DockerConfig { max_output_bytes: 64 << 10, ..test_config() };
-    let Some(backend) = backend_with(config).await else { return };
+    let config = DockerConfig {
+        max_output_bytes: 64 << 10,
+        ..test_config()
+    };
+    let Some(backend) = backend_with(config).await else {
+        return;
+    };
     let sb = sandbox(&backend, "outlimit").await;
 
     let started = Instant::now();
-    let r = sb.run(RunRequest::new("yes").timeout(Duration::from_secs(20))).await.unwrap();
+    let r = sb
+        .run(RunRequest::new("yes").timeout(Duration::from_secs(20)))
+        .await
+        .unwrap();
     assert!(started.elapsed() < Duration::from_secs(15));
     assert!(r.truncated && !r.timed_out);
     assert_eq!(r.stdout.len(), 64 << 10);
     assert!(r.stdout.starts_with(b"y\ny\n"));
-    assert_ne!(r.exit_code, 0);
-    assert!(r.stderr_text().contains("output limit"), "{}", r.stderr_text());
+    assert_eq!(r.exit_code, 124);
+    assert!(
+        r.stderr_text()
+            .ends_with("bash: output limit exceeded (65536 bytes)\n"),
+        "{}",
+        r.stderr_text()
+    );
 
     // Just under the limit: complete and unflagged.
-    let r = sb.run(RunRequest::new("head -c 65536 /dev/zero")).await.unwrap();
-    assert_eq!((r.stdout.len(), r.truncated, r.exit_code), (65536, false, 0));
+    let r = sb
+        .run(RunRequest::new("head -c 65536 /dev/zero"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (r.stdout.len(), r.truncated, r.exit_code),
+        (65536, false, 0)
+    );
     teardown(&backend, sb).await;
 }
 
@@ -145,7 +218,9 @@ impl OutputSink for Recorder {
 
 #[tokio::test]
 async fn output_streams_to_the_sink() {
-    let Some(backend) = backend().await else { return };
+    let Some(backend) = backend().await else {
+        return;
+    };
     let sb = sandbox(&backend, "sink").await;
     let sink = Arc::new(Recorder::default());
     let mut req = RunRequest::new("for i in 1 2 3; do echo $i; echo e$i >&2; done");
@@ -160,30 +235,58 @@ async fn output_streams_to_the_sink() {
 
 #[tokio::test]
 async fn files_round_trip_through_the_archive_api() {
-    let Some(backend) = backend().await else { return };
+    let Some(backend) = backend().await else {
+        return;
+    };
     let sb = sandbox(&backend, "files").await;
 
     // Parents are created; the file belongs to the sandbox user.
     sb.write_text("deep/er/note.txt", "hello\n").await.unwrap();
-    let r = sb.run(RunRequest::new("cat deep/er/note.txt; stat -c '%u:%g %a' deep/er/note.txt deep/er")).await.unwrap();
+    let r = sb
+        .run(RunRequest::new(
+            "cat deep/er/note.txt; stat -c '%u:%g %a' deep/er/note.txt deep/er",
+        ))
+        .await
+        .unwrap();
     assert_eq!(r.stdout_text(), "hello\n1000:1000 644\n1000:1000 755\n");
-    assert_eq!(sb.read_text("/workspace/deep/er/note.txt").await.unwrap().as_deref(), Some("hello\n"));
+    assert_eq!(
+        sb.read_text("/workspace/deep/er/note.txt")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("hello\n")
+    );
 
     // Written by bash, read by the API.
-    sb.run(RunRequest::new("printf 'a\\0b' > bin.dat")).await.unwrap();
-    assert_eq!(sb.read_file("bin.dat").await.unwrap(), Some(b"a\0b".to_vec()));
+    sb.run(RunRequest::new("printf 'a\\0b' > bin.dat"))
+        .await
+        .unwrap();
+    assert_eq!(
+        sb.read_file("bin.dat").await.unwrap(),
+        Some(b"a\0b".to_vec())
+    );
 
     // Overwrite, empty files, a missing file, a directory.
     sb.write_file("bin.dat", b"").await.unwrap();
     assert_eq!(sb.read_file("bin.dat").await.unwrap(), Some(Vec::new()));
     assert_eq!(sb.read_file("missing.txt").await.unwrap(), None);
     assert_eq!(sb.read_file("no/such/dir/x").await.unwrap(), None);
-    assert!(matches!(sb.read_file("deep").await, Err(SandboxError::Path { .. })));
+    assert!(matches!(
+        sb.read_file("deep").await,
+        Err(SandboxError::Path { .. })
+    ));
 
     // Symlinks are followed when read.
-    sb.run(RunRequest::new("ln -s deep/er/note.txt link; ln -s /tmp/t abs")).await.unwrap();
+    sb.run(RunRequest::new(
+        "ln -s deep/er/note.txt link; ln -s /tmp/t abs",
+    ))
+    .await
+    .unwrap();
     sb.write_text("/tmp/t", "tmp\n").await.unwrap();
-    assert_eq!(sb.read_text("link").await.unwrap().as_deref(), Some("hello\n"));
+    assert_eq!(
+        sb.read_text("link").await.unwrap().as_deref(),
+        Some("hello\n")
+    );
     assert_eq!(sb.read_text("abs").await.unwrap().as_deref(), Some("tmp\n"));
 
     // remove_path: files, trees, and missing paths alike.
@@ -196,33 +299,69 @@ async fn files_round_trip_through_the_archive_api() {
 
 #[tokio::test]
 async fn stop_removes_the_container_and_later_calls_say_gone() {
-    let Some(backend) = backend().await else { return };
-    let spec = SandboxSpec { session_id: docker_support::session_id("stop"), agent: "tests".into(), env: vec![] };
+    let Some(backend) = backend().await else {
+        return;
+    };
+    let spec = SandboxSpec {
+        session_id: docker_support::session_id("stop"),
+        agent: "tests".into(),
+        env: vec![],
+    };
     let sb = backend.create(&spec).await.unwrap();
     assert_eq!(containers_of(&backend, &spec.session_id).await.len(), 1);
     sb.stop().await.unwrap();
     sb.stop().await.unwrap(); // idempotent
     assert!(containers_of(&backend, &spec.session_id).await.is_empty());
-    assert!(matches!(sb.run(RunRequest::new("true")).await, Err(SandboxError::Gone(_))));
-    assert!(matches!(sb.read_file("x").await, Err(SandboxError::Gone(_))));
+    assert!(matches!(
+        sb.run(RunRequest::new("true")).await,
+        Err(SandboxError::Gone(_))
+    ));
+    assert!(matches!(
+        sb.read_file("x").await,
+        Err(SandboxError::Gone(_))
+    ));
 }
 
 #[tokio::test]
 async fn a_container_removed_from_outside_reads_as_gone() {
-    let Some(backend) = backend().await else { return };
+    let Some(backend) = backend().await else {
+        return;
+    };
     let sb = sandbox(&backend, "outside").await;
-    let options = bollard::query_parameters::RemoveContainerOptions { force: true, ..Default::default() };
-    backend.docker().remove_container(sb.id(), Some(options)).await.unwrap();
-    assert!(matches!(sb.run(RunRequest::new("true")).await, Err(SandboxError::Gone(_))));
-    assert!(matches!(sb.write_text("a", "b").await, Err(SandboxError::Gone(_))));
-    assert!(matches!(sb.read_file("a").await, Err(SandboxError::Gone(_))));
+    let options = bollard::query_parameters::RemoveContainerOptions {
+        force: true,
+        ..Default::default()
+    };
+    backend
+        .docker()
+        .remove_container(sb.id(), Some(options))
+        .await
+        .unwrap();
+    assert!(matches!(
+        sb.run(RunRequest::new("true")).await,
+        Err(SandboxError::Gone(_))
+    ));
+    assert!(matches!(
+        sb.write_text("a", "b").await,
+        Err(SandboxError::Gone(_))
+    ));
+    assert!(matches!(
+        sb.read_file("a").await,
+        Err(SandboxError::Gone(_))
+    ));
     sb.stop().await.unwrap();
 }
 
 #[tokio::test]
 async fn dropping_a_sandbox_without_stop_removes_its_container() {
-    let Some(backend) = backend().await else { return };
-    let spec = SandboxSpec { session_id: docker_support::session_id("drop"), agent: "tests".into(), env: vec![] };
+    let Some(backend) = backend().await else {
+        return;
+    };
+    let spec = SandboxSpec {
+        session_id: docker_support::session_id("drop"),
+        agent: "tests".into(),
+        env: vec![],
+    };
     let sb = backend.create(&spec).await.unwrap();
     sb.run(RunRequest::new("true")).await.unwrap();
     drop(sb);
@@ -231,7 +370,9 @@ async fn dropping_a_sandbox_without_stop_removes_its_container() {
 
 #[tokio::test]
 async fn the_reaper_removes_orphans_and_spares_live_owners() {
-    let Some(backend) = backend().await else { return };
+    let Some(backend) = backend().await else {
+        return;
+    };
     use bollard::models::ContainerCreateBody;
     // An orphan: labelled like a sandbox of a process that no longer exists.
     let session = docker_support::session_id("orphan");
@@ -253,33 +394,52 @@ async fn the_reaper_removes_orphans_and_spares_live_owners() {
     };
     backend
         .docker()
-        .create_container(None::<bollard::query_parameters::CreateContainerOptions>, body)
+        .create_container(
+            None::<bollard::query_parameters::CreateContainerOptions>,
+            body,
+        )
         .await
         .unwrap();
     let live = sandbox(&backend, "live").await;
 
     let reaped = backend.reap_orphans().await.unwrap();
     assert!(reaped >= 1);
-    assert!(containers_of(&backend, &session).await.is_empty(), "orphan survived");
+    assert!(
+        containers_of(&backend, &session).await.is_empty(),
+        "orphan survived"
+    );
     let r = live.run(RunRequest::new("echo still here")).await.unwrap();
     assert_eq!(r.stdout_text(), "still here\n");
     teardown(&backend, live).await;
 }
 
 fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_string()
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_string()
 }
 
 #[tokio::test]
 async fn a_missing_image_names_the_build_script() {
-    let config = DockerConfig { image: "sandkeep-no-such-image:never".into(), ..test_config() };
+    let config = DockerConfig {
+        image: "sandkeep-no-such-image:never".into(),
+        ..test_config()
+    };
     let Ok(backend) = DockerBackend::connect(config).await else {
         // backend() prints the skip reason (or fails under SANDKEEP_REQUIRE_DOCKER).
         let _ = backend().await;
         return;
     };
-    let spec = SandboxSpec { session_id: "never-created".into(), ..Default::default() };
-    let err = backend.create(&spec).await.err().expect("creating from a missing image fails");
+    let spec = SandboxSpec {
+        session_id: "never-created".into(),
+        ..Default::default()
+    };
+    let err = backend
+        .create(&spec)
+        .await
+        .err()
+        .expect("creating from a missing image fails");
     let text = err.to_string();
     assert!(text.contains("sandkeep-no-such-image:never"), "{text}");
     assert!(text.contains("fixtures/docker/build-image.sh"), "{text}");
@@ -307,25 +467,52 @@ async fn selection_follows_the_choice_and_the_daemon() {
         ..DockerConfig::default()
     };
     // No daemon: auto falls back, an explicit docker choice is an error.
-    let b = choose_backend(BackendChoice::Auto, nowhere.clone(), local.clone()).await.unwrap();
+    let b = choose_backend(BackendChoice::Auto, nowhere.clone(), local.clone())
+        .await
+        .unwrap();
     assert_eq!(b.kind(), BackendKind::Local);
-    let err = choose_backend(BackendChoice::Docker, nowhere.clone(), local.clone()).await.err().unwrap();
-    assert!(err.to_string().contains("no docker daemon answered"), "{err}");
-    let b = choose_backend(BackendChoice::Local, test_config(), local.clone()).await.unwrap();
+    let err = choose_backend(BackendChoice::Docker, nowhere.clone(), local.clone())
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string().contains("no docker daemon answered"),
+        "{err}"
+    );
+    let b = choose_backend(BackendChoice::Local, test_config(), local.clone())
+        .await
+        .unwrap();
     assert_eq!(b.kind(), BackendKind::Local);
 
     // An address that never answers: auto gives up within the ping timeout.
-    let silent = DockerConfig { host: Some("tcp://10.255.255.1:2375".into()), ..nowhere };
+    let silent = DockerConfig {
+        host: Some("tcp://10.255.255.1:2375".into()),
+        ..nowhere
+    };
     let started = Instant::now();
-    let b = choose_backend(BackendChoice::Auto, silent, local.clone()).await.unwrap();
+    let b = choose_backend(BackendChoice::Auto, silent, local.clone())
+        .await
+        .unwrap();
     assert_eq!(b.kind(), BackendKind::Local);
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
 
     let Some(_) = backend().await else { return };
-    let b = choose_backend(BackendChoice::Auto, test_config(), local.clone()).await.unwrap();
+    let b = choose_backend(BackendChoice::Auto, test_config(), local.clone())
+        .await
+        .unwrap();
     assert_eq!(b.kind(), BackendKind::Docker);
     // A daemon without the image (and no pulls) is not picked by auto.
-    let no_image = DockerConfig { image: "sandkeep-no-such-image:never".into(), pull: PullPolicy::Never, ..test_config() };
-    let b = choose_backend(BackendChoice::Auto, no_image, local).await.unwrap();
+    let no_image = DockerConfig {
+        image: "sandkeep-no-such-image:never".into(),
+        pull: PullPolicy::Never,
+        ..test_config()
+    };
+    let b = choose_backend(BackendChoice::Auto, no_image, local)
+        .await
+        .unwrap();
     assert_eq!(b.kind(), BackendKind::Local);
 }

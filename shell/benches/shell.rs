@@ -34,10 +34,31 @@ const CASES: &[Case] = &[
         fresh: false,
     },
     Case {
+        name: "C3",
+        what: "grep -c 7 over a 10 MB file (seq 1 1388000)",
+        setup: "seq 1 1388000 > big.txt",
+        script: "grep -c 7 big.txt",
+        fresh: false,
+    },
+    Case {
+        name: "C4",
+        what: "seq 1 100000 | sort -rn | head -3",
+        setup: "",
+        script: "seq 1 100000 | sort -rn | head -3",
+        fresh: false,
+    },
+    Case {
         name: "C5",
         what: "1,000 files: tar czf + tar tzf | wc -l",
         setup: "mkdir -p ws && cd ws && for i in $(seq 1 1000); do echo \"file $i\" > f$i.txt; done",
         script: "cd ws && tar czf /tmp/ws.tgz -C . . && tar tzf /tmp/ws.tgz | wc -l",
+        fresh: false,
+    },
+    Case {
+        name: "C6",
+        what: "printf '{\"a\":[1,2,3]}' | jq '.a | add'",
+        setup: "",
+        script: "printf '{\"a\":[1,2,3]}' | jq '.a | add'",
         fresh: false,
     },
     Case {

@@ -173,3 +173,20 @@ fn run_one() {
     eprintln!("ours (status {}):\n{}stderr:\n{}", ours.status, show(&ours.stdout), show(&ours.stderr));
     eprintln!("bash (status {}):\n{}stderr:\n{}", theirs.status, show(&theirs.stdout), show(&theirs.stderr));
 }
+
+/// Rough timing of the variable hot path (run with `--release -- --ignored`):
+/// `for i in $(seq 1 10000); do x=$((x+i)); done`.
+#[test]
+#[ignore]
+fn loop_timing() {
+    let shell = Shell::new(ShellConfig::default());
+    let script = "for i in $(seq 1 10000); do x=$((x+i)); done; echo $x";
+    let mut best = Duration::MAX;
+    for _ in 0..10 {
+        let t = Instant::now();
+        let out = shell.run(script, RunOptions::default());
+        best = best.min(t.elapsed());
+        assert_eq!(out.stdout, b"50005000\n");
+    }
+    eprintln!("loop_timing: best of 10 = {best:?}");
+}

@@ -22,7 +22,11 @@ fn err(o: &RunOutput) -> String {
 /// A host directory listing, to prove it did not change.
 fn listing(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -41,20 +45,32 @@ fn host_files_are_invisible() {
     let names = out(&o);
     assert!(names.lines().any(|l| l == "workspace"), "{names}");
     for host_only in ["proc", "sys", "home", "root", "var"] {
-        assert!(!names.lines().any(|l| l == host_only), "host's /{host_only} visible: {names}");
+        assert!(
+            !names.lines().any(|l| l == host_only),
+            "host's /{host_only} visible: {names}"
+        );
     }
 }
 
 #[test]
 fn dotdot_stays_inside() {
     let sh = Shell::new(ShellConfig::default());
-    let o = run(&sh, "cd /../..; pwd; cd ../../..; pwd; cd /workspace/../../..; pwd");
+    let o = run(
+        &sh,
+        "cd /../..; pwd; cd ../../..; pwd; cd /workspace/../../..; pwd",
+    );
     assert_eq!(out(&o), "/\n/\n/\n");
     let marker = format!("sandkeep_escape_{}", std::process::id());
     let before = listing(Path::new("/tmp"));
-    let o = run(&sh, &format!("echo x > ../../../../../tmp/{marker}; cat /tmp/{marker}"));
+    let o = run(
+        &sh,
+        &format!("echo x > ../../../../../tmp/{marker}; cat /tmp/{marker}"),
+    );
     assert_eq!(out(&o), "x\n");
-    assert!(!Path::new("/tmp").join(&marker).exists(), "a redirection reached the host");
+    assert!(
+        !Path::new("/tmp").join(&marker).exists(),
+        "a redirection reached the host"
+    );
     assert_eq!(before, listing(Path::new("/tmp")));
 }
 
@@ -74,7 +90,10 @@ fn host_programs_never_run() {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let before = listing(&cwd);
     // `/bin/echo` is the sandbox's echo; `exec /bin/sh` is the sandbox's shell.
-    let o = run(&sh, "/bin/echo hi; exec /bin/sh -c 'echo in-sh; touch made-by-sh'");
+    let o = run(
+        &sh,
+        "/bin/echo hi; exec /bin/sh -c 'echo in-sh; touch made-by-sh'",
+    );
     assert_eq!(out(&o), "hi\nin-sh\n", "{}", err(&o));
     let o = run(&sh, "ls made-by-sh");
     assert_eq!(out(&o), "made-by-sh\n");
@@ -90,7 +109,10 @@ fn host_programs_never_run() {
 #[test]
 fn signals_and_umask_stay_inside() {
     let sh = Shell::new(ShellConfig::default());
-    let o = run(&sh, "kill -9 1; echo k=$?; kill -TERM $$ 2>/dev/null; echo still-alive; umask 077; umask");
+    let o = run(
+        &sh,
+        "kill -9 1; echo k=$?; kill -TERM $$ 2>/dev/null; echo still-alive; umask 077; umask",
+    );
     let text = out(&o);
     assert!(text.contains("k=1"), "{text}");
     assert!(text.contains("still-alive"), "{text}");
@@ -104,7 +126,10 @@ fn signals_and_umask_stay_inside() {
 fn environment_is_not_the_hosts() {
     let sh = Shell::new(ShellConfig::default());
     let o = run(&sh, "echo $HOME $USER $PATH $SHELL; env | grep -c CARGO");
-    assert_eq!(out(&o), "/workspace sandbox /usr/local/bin:/usr/bin:/bin /bin/bash\n0\n");
+    assert_eq!(
+        out(&o),
+        "/workspace sandbox /usr/local/bin:/usr/bin:/bin /bin/bash\n0\n"
+    );
 }
 
 /// Patterns that would let shell/src touch the host.
@@ -153,5 +178,9 @@ fn source_never_touches_the_host() {
             }
         }
     }
-    assert!(hits.is_empty(), "host access in shell/src:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "host access in shell/src:\n{}",
+        hits.join("\n")
+    );
 }

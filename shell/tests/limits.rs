@@ -8,11 +8,17 @@ use sandkeep_shell::limits::FsLimits;
 use sandkeep_shell::{LimitKind, Limits, RunOptions, RunOutput, Shell, ShellConfig};
 
 fn shell(limits: Limits) -> Shell {
-    Shell::new(ShellConfig { limits, ..ShellConfig::default() })
+    Shell::new(ShellConfig {
+        limits,
+        ..ShellConfig::default()
+    })
 }
 
 fn quick() -> Limits {
-    Limits { timeout: Duration::from_secs(3), ..Limits::default() }
+    Limits {
+        timeout: Duration::from_secs(3),
+        ..Limits::default()
+    }
 }
 
 fn run(sh: &Shell, script: &str) -> RunOutput {
@@ -33,18 +39,29 @@ fn assert_usable(sh: &Shell) {
 
 #[test]
 fn infinite_loop_hits_a_limit() {
-    let sh = shell(Limits { max_loop_iterations: 200_000, ..quick() });
+    let sh = shell(Limits {
+        max_loop_iterations: 20_000,
+        timeout: Duration::from_secs(20),
+        ..Limits::default()
+    });
     let o = run(&sh, "echo start; while true; do :; done; echo never");
     assert_eq!(o.stdout, b"start\n");
     assert_eq!(o.exit_code, 124);
     assert_eq!(o.limit, Some(LimitKind::LoopIterations));
-    assert!(stderr(&o).contains("loop iteration limit exceeded"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("loop iteration limit exceeded"),
+        "{}",
+        stderr(&o)
+    );
     assert_usable(&sh);
 }
 
 #[test]
 fn infinite_loop_hits_the_timeout() {
-    let sh = shell(Limits { timeout: Duration::from_millis(300), ..Limits::default() });
+    let sh = shell(Limits {
+        timeout: Duration::from_millis(300),
+        ..Limits::default()
+    });
     let o = run(&sh, "while :; do x=1; done");
     assert_eq!(o.exit_code, 124);
     assert_eq!(o.limit, Some(LimitKind::Timeout));
@@ -58,7 +75,11 @@ fn runaway_recursion_hits_the_call_depth() {
     let o = run(&sh, "f(){ f; }; f; echo never");
     assert_eq!(o.exit_code, 124);
     assert_eq!(o.limit, Some(LimitKind::CallDepth));
-    assert!(stderr(&o).contains("call depth limit exceeded"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("call depth limit exceeded"),
+        "{}",
+        stderr(&o)
+    );
     assert_usable(&sh);
 }
 
@@ -74,14 +95,20 @@ fn recursion_through_command_substitution_ends() {
 #[test]
 fn deep_but_legal_recursion_works() {
     let sh = shell(quick());
-    let o = run(&sh, "f(){ if [ $1 -gt 0 ]; then f $(( $1 - 1 )); else echo bottom; fi; }; f 900");
+    let o = run(
+        &sh,
+        "f(){ if [ $1 -gt 0 ]; then f $(( $1 - 1 )); else echo bottom; fi; }; f 900",
+    );
     assert_eq!(o.exit_code, 0, "{}", stderr(&o));
     assert_eq!(o.stdout, b"bottom\n");
 }
 
 #[test]
 fn command_limit() {
-    let sh = shell(Limits { max_commands: 1000, ..quick() });
+    let sh = shell(Limits {
+        max_commands: 1000,
+        ..quick()
+    });
     let o = run(&sh, "for i in $(seq 1 5000); do true; done");
     assert_eq!(o.exit_code, 124);
     assert_eq!(o.limit, Some(LimitKind::Commands));
@@ -91,7 +118,11 @@ fn command_limit() {
 #[test]
 fn filling_the_filesystem_ends_the_writer() {
     let limits = Limits {
-        fs: FsLimits { max_total_bytes: 1 << 20, max_file_size: 1 << 20, ..FsLimits::default() },
+        fs: FsLimits {
+            max_total_bytes: 1 << 20,
+            max_file_size: 1 << 20,
+            ..FsLimits::default()
+        },
         ..quick()
     };
     let sh = shell(limits);
@@ -99,7 +130,10 @@ fn filling_the_filesystem_ends_the_writer() {
     assert_eq!(o.limit, None, "{}", stderr(&o));
     assert_eq!(o.stdout, b"status=1\n");
     let err = stderr(&o);
-    assert!(err.contains("No space left on device") || err.contains("File too large"), "{err}");
+    assert!(
+        err.contains("No space left on device") || err.contains("File too large"),
+        "{err}"
+    );
     // Space comes back once the file is gone.
     let o = run(&sh, "rm /tmp/x; echo ok > /tmp/y; cat /tmp/y");
     assert_eq!(o.stdout, b"ok\n");
@@ -117,13 +151,20 @@ fn pipelines_end_when_the_reader_stops() {
 
 #[test]
 fn output_is_truncated_and_flagged() {
-    let sh = shell(Limits { max_output_bytes: 1000, ..quick() });
+    let sh = shell(Limits {
+        max_output_bytes: 1000,
+        ..quick()
+    });
     let o = run(&sh, "yes");
     assert!(o.truncated);
     assert_eq!(o.stdout.len(), 1000);
     assert_eq!(o.limit, Some(LimitKind::Output));
     assert_eq!(o.exit_code, 124);
-    assert!(stderr(&o).contains("[output truncated: output limit of 1000 bytes reached]"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("[output truncated: output limit of 1000 bytes reached]"),
+        "{}",
+        stderr(&o)
+    );
     assert_usable(&sh);
 }
 
@@ -147,17 +188,39 @@ fn syntax_errors_look_like_bash() {
     );
     let o = run(&sh, "if true; then echo x");
     assert_eq!(o.exit_code, 2);
-    assert!(stderr(&o).contains("syntax error: unexpected end of file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("syntax error: unexpected end of file"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&sh, "echo 'unterminated");
     assert_eq!(o.exit_code, 2);
-    assert!(stderr(&o).contains("unexpected EOF while looking for matching `''"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unexpected EOF while looking for matching `''"),
+        "{}",
+        stderr(&o)
+    );
     assert_usable(&sh);
 }
 
 #[test]
 fn garbage_never_panics() {
     let sh = shell(quick());
-    for s in [")(", "((((", "${", "$((1+", "case x in", "<<", "a=(", "f() {", "`", "'\"", "|| &&", ";;", "{ }"] {
+    for s in [
+        ")(",
+        "((((",
+        "${",
+        "$((1+",
+        "case x in",
+        "<<",
+        "a=(",
+        "f() {",
+        "`",
+        "'\"",
+        "|| &&",
+        ";;",
+        "{ }",
+    ] {
         let o = run(&sh, s);
         assert_ne!(o.exit_code, 0, "{s}");
     }

@@ -15,7 +15,8 @@
 //! [check:out.txt] tee out.txt < words.txt
 //! ```
 //!
-//! `[sorted]` compares stdout lines sorted (for directory walks, whose order
+//! `[shell]` runs the whole line (pipelines, redirections) through the
+//! interpreter instead of calling one command; `[sorted]` compares stdout lines sorted (for directory walks, whose order
 //! differs between the host filesystem and ours); `[check:F]` also compares
 //! the content of file F afterwards; `<<< text` feeds `text` plus a newline.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sandkeep_shell::commands::{self, CommandCtx, Exec};
-use sandkeep_shell::{Clock, Fs, Limits, RunControl};
+use sandkeep_shell::{Clock, Fs, Limits, RunControl, RunOptions, Shell, ShellConfig};
 
 struct NoExec;
 
@@ -50,6 +51,8 @@ struct Case {
     stdin: Stdin,
     sorted: bool,
     check: Option<String>,
+    /// Run the whole line through the interpreter (pipelines).
+    shell: bool,
 }
 
 enum Stdin {
@@ -63,12 +66,15 @@ enum Stdin {
 fn parse_line(line: &str) -> Case {
     let mut rest = line.trim();
     let mut sorted = false;
+    let mut shell = false;
     let mut check = None;
     while rest.starts_with('[') {
         let end = rest.find(']').expect("closing ]");
         let flag = &rest[1..end];
         if flag == "sorted" {
             sorted = true;
+        } else if flag == "shell" {
+            shell = true;
         } else if let Some(f) = flag.strip_prefix("check:") {
             check = Some(f.to_string());
         } else {
@@ -146,6 +152,7 @@ fn parse_line(line: &str) -> Case {
         stdin,
         sorted,
         check,
+        shell,
     }
 }
 
@@ -252,6 +259,33 @@ struct Outcome {
     stdout: Vec<u8>,
     stderr: Vec<u8>,
     file: Option<Vec<u8>>,
+}
+
+/// Runs a `[shell]` case through the interpreter over a sandbox holding the fixtures.
+fn run_shell(files: &[(String, Option<Vec<u8>>)], case: &Case) -> Outcome {
+    let shell = Shell::new(ShellConfig::default());
+    for (n, d) in files {
+        let p = format!("/workspace/{n}");
+        match d {
+            None => shell.fs().mkdir_all(&p).unwrap(),
+            Some(d) => shell.fs().write(&p, d).unwrap(),
+        }
+    }
+    let opts = RunOptions {
+        env: vec![("LC_ALL".to_string(), "C".to_string())],
+        ..RunOptions::default()
+    };
+    let o = shell.run(&case.line, opts);
+    let file = case
+        .check
+        .as_ref()
+        .and_then(|c| shell.fs().read(&format!("/workspace/{c}")).ok());
+    Outcome {
+        status: o.exit_code,
+        stdout: o.stdout,
+        stderr: o.stderr,
+        file,
+    }
 }
 
 fn run_ours(fs: &Fs, case: &Case) -> Outcome {
@@ -390,12 +424,15 @@ fn run_suite(prefix: &str) -> (usize, Vec<String>) {
                 continue;
             }
             let case = parse_line(t);
-            if !host_has(&case.argv[0]) {
+            if !case.shell && !host_has(&case.argv[0]) {
                 eprintln!("skipped (no {} on this host): {}", case.argv[0], case.line);
                 continue;
             }
             count += 1;
-            let (ours, host) = if case.check.is_some() {
+            let (ours, host) = if case.shell {
+                let d = host_dir(&files);
+                (run_shell(&files, &case), run_host(d.path(), &case))
+            } else if case.check.is_some() {
                 let d = host_dir(&files);
                 let fs = our_fs(&files);
                 (run_ours(&fs, &case), run_host(d.path(), &case))

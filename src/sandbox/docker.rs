@@ -50,7 +50,7 @@ pub fn connect(config: &DockerConfig) -> Result<Docker, SandboxError> {
             "unsupported DOCKER_HOST {host:?} (expected unix:///path or tcp://host:port)"
         )));
     };
-    docker.map_err(|e| SandboxError::Backend(format!("docker at {host}: {e}")))
+    docker.map_err(|e| SandboxError::Backend(e.to_string()))
 }
 
 /// Turns a bollard error into a backend error with the daemon's message.
@@ -79,10 +79,10 @@ impl DockerBackend {
     /// API version both sides speak (engine 20.10 speaks 1.41).
     pub async fn connect(config: DockerConfig) -> Result<DockerBackend, SandboxError> {
         let host = config.resolved_host();
-        let docker = connect(&config)?;
         let unreachable = |reason: String| {
             SandboxError::Backend(format!("no docker daemon answered at {host}: {reason}"))
         };
+        let docker = connect(&config).map_err(|e| unreachable(e.to_string()))?;
         match tokio::time::timeout(config.ping_timeout, docker.ping()).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => return Err(unreachable(e.to_string())),

@@ -4,7 +4,7 @@
 //! cron. So a standard expression becomes one or two croner expressions
 //! whose fire times, merged, are the cron times.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Timelike, Utc};
 use croner::Cron;
 use croner::parser::{CronParser, Seconds};
 
@@ -90,6 +90,8 @@ impl CronSpec {
 
     /// The next `n` fire times strictly after `after`.
     pub fn next_fires(&self, after: DateTime<Utc>, n: usize) -> Vec<DateTime<Utc>> {
+        // Fires fall on whole seconds; croner keeps the start's fraction.
+        let after = after.with_nanosecond(0).unwrap_or(after);
         let mut times: Vec<DateTime<Utc>> = self
             .crons
             .iter()

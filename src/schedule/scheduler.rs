@@ -121,7 +121,7 @@ impl Scheduler {
                 schedule.agent,
                 schedule.cron.source,
                 next.first()
-                    .map(|t| t.to_rfc3339())
+                    .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
                     .unwrap_or_else(|| "never".into())
             );
             let schedule = Arc::new(schedule);

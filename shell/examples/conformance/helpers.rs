@@ -1,12 +1,15 @@
 //! The helper programs Oils spec cases call, as test-only commands injected
 //! through `ShellConfig::extra_commands` (never shipped in the product).
 
-
 use sandkeep_shell::commands::{CommandCtx, CommandFn};
 
 /// Python 2's `repr` of a byte string.
 fn py_repr(s: &[u8]) -> String {
-    let quote = if s.contains(&b'\'') && !s.contains(&b'"') { b'"' } else { b'\'' };
+    let quote = if s.contains(&b'\'') && !s.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
     let mut out = String::new();
     out.push(quote as char);
     for &b in s {
@@ -29,7 +32,10 @@ fn py_repr(s: &[u8]) -> String {
 
 /// `argv.py ARGS`: prints its arguments as a Python 2 list.
 fn argv_py(ctx: &mut CommandCtx<'_>) -> i32 {
-    let items: Vec<String> = ctx.args[1..].iter().map(|a| py_repr(a.as_bytes())).collect();
+    let items: Vec<String> = ctx.args[1..]
+        .iter()
+        .map(|a| py_repr(a.as_bytes()))
+        .collect();
     let _ = writeln!(ctx.stdout, "[{}]", items.join(", "));
     0
 }
@@ -85,8 +91,10 @@ pub fn commands() -> Vec<(String, CommandFn)> {
     vec![
         ("argv.py".to_string(), argv_py as CommandFn),
         ("printenv.py".to_string(), printenv_py as CommandFn),
-        ("stdout_stderr.py".to_string(), stdout_stderr_py as CommandFn),
+        (
+            "stdout_stderr.py".to_string(),
+            stdout_stderr_py as CommandFn,
+        ),
         ("read_from_fd.py".to_string(), read_from_fd_py as CommandFn),
     ]
 }
-

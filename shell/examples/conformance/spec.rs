@@ -113,12 +113,19 @@ pub fn parse(text: &str) -> Vec<Case> {
             let block = matches!(key, "STDOUT" | "STDERR") && value.trim().is_empty();
             let mut body = String::new();
             if block {
-                while i < lines.len() && !lines[i].starts_with("## END") && !lines[i].starts_with("#### ") {
+                while i < lines.len()
+                    && !lines[i].starts_with("## END")
+                    && !lines[i].starts_with("#### ")
+                {
                     // Inside a block, a `## ` line that starts another
                     // expectation ends it (the Oils harness allows that).
                     if let Some(m) = lines[i].strip_prefix("## ")
-                        && (m.starts_with("OK") || m.starts_with("N-I") || m.starts_with("BUG")
-                            || m.starts_with("status:") || m.starts_with("STDOUT:") || m.starts_with("STDERR:")
+                        && (m.starts_with("OK")
+                            || m.starts_with("N-I")
+                            || m.starts_with("BUG")
+                            || m.starts_with("status:")
+                            || m.starts_with("STDOUT:")
+                            || m.starts_with("STDERR:")
                             || m.starts_with("stdout"))
                     {
                         break;
@@ -139,18 +146,29 @@ pub fn parse(text: &str) -> Vec<Case> {
                 continue;
             };
             match key {
-                "stdout" => t.stdout = Some(format!("{}\n", value.strip_prefix(' ').unwrap_or(value))),
+                "stdout" => {
+                    t.stdout = Some(format!("{}\n", value.strip_prefix(' ').unwrap_or(value)))
+                }
                 "stdout-json" => t.stdout = json_string(value),
                 "STDOUT" => t.stdout = Some(body),
                 "status" => t.status = value.trim().parse().ok(),
                 _ => {}
             }
         }
-        let stdout = if bash.stdout.is_some() { bash.stdout } else { default.stdout };
+        let stdout = if bash.stdout.is_some() {
+            bash.stdout
+        } else {
+            default.stdout
+        };
         let status = bash.status.or(default.status).unwrap_or(0);
         // The harness drops blank lines between the name and the code.
         let code = inline_code.unwrap_or_else(|| code.trim_start_matches('\n').to_string());
-        cases.push(Case { name, code, stdout, status });
+        cases.push(Case {
+            name,
+            code,
+            stdout,
+            status,
+        });
     }
     cases
 }

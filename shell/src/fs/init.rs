@@ -24,12 +24,27 @@ fn bin_names() -> &'static [&'static str] {
     })
 }
 
-/// Builds the standard tree. The initial nodes are few and well inside any
-/// sane limit; if a host sets limits too small for them, the tree is simply
-/// left partial rather than failing construction.
+/// Builds the standard tree: a copy of one template built per process, so a
+/// new sandbox costs a few allocations instead of a hundred inserts (the
+/// directory maps are shared copy-on-write). The template ignores limits;
+/// a host whose limits are smaller than the initial tree gets the tree anyway
+/// and `No space left on device` on its first write.
 pub(crate) fn standard_tree(limits: FsLimits, clock: Clock) -> Tree {
-    let mut t = Tree::new(limits, clock);
-    let _ = populate(&mut t);
+    static TEMPLATE: OnceLock<Tree> = OnceLock::new();
+    let template = TEMPLATE.get_or_init(|| {
+        let unlimited = FsLimits {
+            max_total_bytes: u64::MAX,
+            max_files: u64::MAX,
+            max_file_size: u64::MAX,
+        };
+        let mut t = Tree::new(unlimited, Clock::fixed(0));
+        // Only fails if the template itself is inconsistent; a partial tree
+        // is still a working one.
+        let _ = populate(&mut t);
+        t
+    });
+    let mut t = template.clone();
+    t.reset(limits, clock);
     t
 }
 

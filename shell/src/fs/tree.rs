@@ -26,9 +26,12 @@ const MAX_LINKS: u32 = 40;
 const DIR_SIZE: u64 = 4096;
 
 /// A directory's contents.
+#[derive(Clone)]
 pub(crate) struct Dir {
     /// Entries by name; a `BTreeMap` keeps listings sorted and O(entries).
-    pub(crate) children: BTreeMap<String, Ino>,
+    /// Shared copy-on-write, so cloning the standard tree for a new sandbox
+    /// copies no map until a directory is changed.
+    pub(crate) children: Arc<BTreeMap<String, Ino>>,
     /// The containing directory (the root is its own parent).
     pub(crate) parent: Ino,
     /// This directory's name in its parent (empty for the root).
@@ -36,6 +39,7 @@ pub(crate) struct Dir {
 }
 
 /// What a node is.
+#[derive(Clone)]
 pub(crate) enum NodeKind {
     Dir(Dir),
     /// Shared content: snapshots handed out by `read_shared` stay valid,
@@ -49,6 +53,7 @@ pub(crate) enum NodeKind {
 }
 
 /// One inode.
+#[derive(Clone)]
 pub(crate) struct Node {
     pub(crate) kind: NodeKind,
     pub(crate) mode: u32,
@@ -86,6 +91,7 @@ enum Slot<'a> {
 }
 
 /// The whole tree plus its accounting.
+#[derive(Clone)]
 pub(crate) struct Tree {
     nodes: Vec<Option<Node>>,
     free: Vec<Ino>,
@@ -97,7 +103,7 @@ pub(crate) struct Tree {
     pinned: Vec<Ino>,
     /// Node visits, so tests can check the cost of an operation by counting.
     #[cfg(test)]
-    pub(crate) visits: std::cell::Cell<u64>,
+    pub(crate) visits: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Tree {
@@ -105,7 +111,7 @@ impl Tree {
     pub(crate) fn new(limits: FsLimits, clock: Clock) -> Tree {
         let root = Node {
             kind: NodeKind::Dir(Dir {
-                children: BTreeMap::new(),
+                children: Arc::default(),
                 parent: ROOT,
                 name: String::new(),
             }),
@@ -122,7 +128,7 @@ impl Tree {
             clock,
             pinned: Vec::new(),
             #[cfg(test)]
-            visits: std::cell::Cell::new(0),
+            visits: Default::default(),
         }
     }
 
@@ -130,7 +136,8 @@ impl Tree {
 
     fn node(&self, ino: Ino) -> &Node {
         #[cfg(test)]
-        self.visits.set(self.visits.get() + 1);
+        self.visits
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Invariant: every ino reachable from a directory is live.
         self.nodes[ino].as_ref().expect("live inode")
     }
@@ -184,6 +191,21 @@ impl Tree {
     fn touch_dir(&mut self, ino: Ino) {
         let now = self.now();
         self.node_mut(ino).mtime = now;
+    }
+
+    /// Gives a copy of a template tree its own limits and clock, stamping
+    /// every node with the clock's current time.
+    pub(crate) fn reset(&mut self, limits: FsLimits, clock: Clock) {
+        self.limits = limits;
+        self.clock = clock;
+        #[cfg(test)]
+        {
+            self.visits = Default::default();
+        }
+        let now = clock.now();
+        for node in self.nodes.iter_mut().flatten() {
+            node.mtime = now;
+        }
     }
 
     /// Marks a node as not removable (`EBUSY`).
@@ -448,7 +470,7 @@ impl Tree {
         if is_dir {
             p.nlink += 1;
         }
-        self.dir_mut(parent).children.insert(name.to_string(), ino);
+        Arc::make_mut(&mut self.dir_mut(parent).children).insert(name.to_string(), ino);
         ino
     }
 
@@ -605,7 +627,7 @@ impl Tree {
 
     fn new_dir_kind(parent: Ino, name: &str) -> NodeKind {
         NodeKind::Dir(Dir {
-            children: BTreeMap::new(),
+            children: Arc::default(),
             parent,
             name: name.to_string(),
         })
@@ -683,7 +705,7 @@ impl Tree {
             return Err(FsError::AlreadyExists);
         }
         self.node_mut(ino).nlink += 1;
-        self.dir_mut(parent).children.insert(name.to_string(), ino);
+        Arc::make_mut(&mut self.dir_mut(parent).children).insert(name.to_string(), ino);
         self.touch_dir(parent);
         Ok(())
     }
@@ -725,7 +747,7 @@ impl Tree {
         while let Some(ino) = stack.pop() {
             if let NodeKind::Dir(d) = &mut self.node_mut(ino).kind {
                 let children = std::mem::take(&mut d.children);
-                stack.extend(children.into_values());
+                stack.extend(Arc::unwrap_or_clone(children).into_values());
                 self.release(ino);
             } else {
                 self.unlink_node(ino);
@@ -735,7 +757,7 @@ impl Tree {
 
     /// Takes `name` out of `parent` and updates the parent's bookkeeping.
     fn detach(&mut self, parent: Ino, name: &str, is_dir: bool) {
-        self.dir_mut(parent).children.remove(name);
+        Arc::make_mut(&mut self.dir_mut(parent).children).remove(name);
         let now = self.now();
         let p = self.node_mut(parent);
         p.mtime = now;
@@ -851,7 +873,7 @@ impl Tree {
             d.parent = tparent;
             d.name = tname.clone();
         }
-        self.dir_mut(tparent).children.insert(tname, src);
+        Arc::make_mut(&mut self.dir_mut(tparent).children).insert(tname, src);
         let now = self.now();
         let p = self.node_mut(tparent);
         p.mtime = now;

@@ -111,7 +111,10 @@ impl Interp {
         }
     }
 
-    fn looped<T>(&mut self, f: impl FnOnce(&mut Interp) -> Result<T, Interrupt>) -> Result<T, Interrupt> {
+    fn looped<T>(
+        &mut self,
+        f: impl FnOnce(&mut Interp) -> Result<T, Interrupt>,
+    ) -> Result<T, Interrupt> {
         self.loop_depth += 1;
         let r = f(self);
         self.loop_depth -= 1;
@@ -153,7 +156,10 @@ impl Interp {
     fn exec_for(&mut self, f: &ast::ForClauseCommand) -> ExecResult {
         self.set_line(f.loc.start.line);
         if !super::vars::is_valid_name(&f.variable_name) {
-            self.shell_error(format_args!("`{}': not a valid identifier", f.variable_name));
+            self.shell_error(format_args!(
+                "`{}': not a valid identifier",
+                f.variable_name
+            ));
             return Ok(1);
         }
         let values = match &f.values {
@@ -179,7 +185,10 @@ impl Interp {
         })
     }
 
-    fn arith_step(&mut self, e: &Option<ast::UnexpandedArithmeticExpr>) -> Result<Option<i64>, Interrupt> {
+    fn arith_step(
+        &mut self,
+        e: &Option<ast::UnexpandedArithmeticExpr>,
+    ) -> Result<Option<i64>, Interrupt> {
         match e {
             Some(e) if !e.value.trim().is_empty() => self.eval_arith_cmd(&e.value, "(("),
             _ => Ok(Some(1)),
@@ -214,7 +223,10 @@ impl Interp {
     fn exec_case(&mut self, c: &ast::CaseClauseCommand) -> ExecResult {
         self.set_line(c.loc.start.line);
         let value = self.expand_string(&c.value.value)?;
-        let opts = MatchOptions { extglob: true, nocase: self.opts.nocasematch };
+        let opts = MatchOptions {
+            extglob: true,
+            nocase: self.opts.nocasematch,
+        };
         let mut status = 0;
         let mut i = 0;
         let mut fall_through = false;

@@ -50,10 +50,11 @@ impl Interp {
 
     fn run_source_inner(&mut self, source: &str) -> ExecResult {
         let may_alias = self.opts.expand_aliases || source.contains("expand_aliases");
+        let top = self.source_depth == 1;
         if !may_alias && let Some(program) = self.parse_cache.get(source) {
             let mut status = 0;
             for cc in &program.complete_commands {
-                status = self.exec_list(cc)?;
+                status = self.exec_top(cc, top)?;
             }
             return Ok(status);
         }
@@ -69,7 +70,7 @@ impl Interp {
             match step {
                 Step::Run(cmds) => {
                     for cc in &cmds {
-                        status = self.exec_list(cc)?;
+                        status = self.exec_top(cc, top)?;
                     }
                 }
                 Step::Error(e) => {
@@ -87,6 +88,18 @@ impl Interp {
                 }
                 Step::Done => return Ok(status),
             }
+        }
+    }
+
+    /// Runs one complete command; at the top level of a shell, a
+    /// [`Interrupt::Discard`] ends only this command.
+    fn exec_top(&mut self, cc: &CompoundList, top: bool) -> ExecResult {
+        match self.exec_list(cc) {
+            Err(Interrupt::Discard(n)) if top => {
+                self.last_status = n;
+                Ok(n)
+            }
+            r => r,
         }
     }
 
@@ -141,7 +154,11 @@ impl Interp {
         let [ast::CommandPrefixOrSuffixItem::IoRedirect(r)] = &prefix.0[..] else {
             return Ok(None);
         };
-        let ast::IoRedirect::File(None | Some(0), ast::IoFileRedirectKind::Read, ast::IoFileRedirectTarget::Filename(w)) = r
+        let ast::IoRedirect::File(
+            None | Some(0),
+            ast::IoFileRedirectKind::Read,
+            ast::IoFileRedirectTarget::Filename(w),
+        ) = r
         else {
             return Ok(None);
         };
@@ -233,14 +250,22 @@ impl Interp {
     /// subshells), moving to a fresh thread with a large stack every
     /// `LEVELS_PER_STACK` levels so deep recursion never overflows the
     /// caller's stack.
-    pub(crate) fn nest<T: Send>(&mut self, f: impl FnOnce(&mut Interp) -> Result<T, Interrupt> + Send) -> Result<T, Interrupt> {
+    pub(crate) fn nest<T: Send>(
+        &mut self,
+        f: impl FnOnce(&mut Interp) -> Result<T, Interrupt> + Send,
+    ) -> Result<T, Interrupt> {
         let depth = self.call_stack.len() + self.subshell_depth as usize + self.source_depth;
-        if depth < LEVELS_PER_STACK || depth % LEVELS_PER_STACK != 0 || self.stack_hops as usize * LEVELS_PER_STACK > depth {
+        if depth < LEVELS_PER_STACK
+            || !depth.is_multiple_of(LEVELS_PER_STACK)
+            || self.stack_hops as usize * LEVELS_PER_STACK > depth
+        {
             return f(self);
         }
         self.stack_hops += 1;
         let r = std::thread::scope(|s| {
-            let h = std::thread::Builder::new().stack_size(HOP_STACK).spawn_scoped(s, || f(self));
+            let h = std::thread::Builder::new()
+                .stack_size(HOP_STACK)
+                .spawn_scoped(s, || f(self));
             match h {
                 Ok(h) => h.join().map_err(|_| ()),
                 Err(_) => Err(()),
@@ -262,7 +287,8 @@ impl Interp {
         let mut sub = self.clone();
         sub.subshell_depth += 1;
         let errtrace = self.opts.get_set_option("errtrace") == Some(true);
-        sub.traps.retain(|k, v| v.is_empty() || (errtrace && k == "ERR"));
+        sub.traps
+            .retain(|k, v| v.is_empty() || (errtrace && k == "ERR"));
         sub.last_bg_pid = None;
         sub.procsubs.clear();
         sub
@@ -272,7 +298,7 @@ impl Interp {
     pub(crate) fn finish_subshell(&mut self, r: ExecResult) -> ExecResult {
         let status = match r {
             Ok(s) => s,
-            Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) => s,
+            Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) | Err(Interrupt::Discard(s)) => s,
             Err(Interrupt::Break(_)) | Err(Interrupt::Continue(_)) => self.last_status,
             Err(Interrupt::Limit(k)) => return Err(Interrupt::Limit(k)),
         };
@@ -326,6 +352,8 @@ impl Interp {
             pid
         };
         self.last_bg_pid = Some(pid);
+        // `$!` is read from the variable `!`.
+        self.vars.global_entry("!").value = Some(super::vars::Value::Str(pid.to_string()));
         self.last_status = 0;
         Ok(0)
     }
@@ -377,7 +405,8 @@ impl Interp {
         self.errexit_exempt = false;
         let status = self.exec_pipeline(p)?;
         self.last_status = status;
-        let exempt = self.errexit_exempt && p.seq.len() == 1 && matches!(p.seq[0], Command::Compound(..));
+        let exempt =
+            self.errexit_exempt && p.seq.len() == 1 && matches!(p.seq[0], Command::Compound(..));
         if status != 0 && last && !p.bang && self.errexit_quiet == 0 && !exempt {
             self.on_failure(status)?;
         }
@@ -472,7 +501,11 @@ impl Interp {
 
     /// Writes an `xtrace` line (`+ cmd args`) to stderr.
     pub(crate) fn trace(&mut self, text: &str) {
-        let ps4 = self.vars.get_str("PS4").map(str::to_string).unwrap_or_else(|| "+ ".to_string());
+        let ps4 = self
+            .vars
+            .get_str("PS4")
+            .map(str::to_string)
+            .unwrap_or_else(|| "+ ".to_string());
         let ps4 = if ps4.contains('$') || ps4.contains('`') {
             let saved = self.opts.xtrace;
             self.opts.xtrace = false;

@@ -50,7 +50,9 @@ impl Handle {
             Handle::File(f) => f.write(data),
             Handle::PipeWrite(p) => p.write_all(data),
             Handle::Capture(c) => {
-                c.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(data);
+                c.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend_from_slice(data);
                 Ok(())
             }
             Handle::Null => Ok(()),
@@ -140,7 +142,10 @@ impl Collector {
 
     /// Appends `data` even past the limit (the run's final messages).
     pub fn write_forced(&self, data: &[u8]) {
-        self.buf.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(data);
+        self.buf
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(data);
         self.emit(data);
     }
 
@@ -181,7 +186,13 @@ pub struct FileHandle {
 impl FileHandle {
     /// Wraps an already opened (created/truncated) file.
     pub fn new(fs: Fs, path: String, mode: FileMode, snapshot: Option<Arc<Vec<u8>>>) -> FileHandle {
-        FileHandle { fs, path, mode, pos: Mutex::new(0), snapshot: Mutex::new(snapshot) }
+        FileHandle {
+            fs,
+            path,
+            mode,
+            pos: Mutex::new(0),
+            snapshot: Mutex::new(snapshot),
+        }
     }
 
     /// The file's path.
@@ -210,9 +221,10 @@ impl FileHandle {
                     None => return Ok(0),
                 }
             }
-            FileMode::ReadWrite => {
-                self.fs.read_shared(&self.path).map_err(|e| io::Error::other(e.to_string()))?
-            }
+            FileMode::ReadWrite => self
+                .fs
+                .read_shared(&self.path)
+                .map_err(|e| io::Error::other(e.to_string()))?,
             _ => return Err(ebadf()),
         };
         let mut pos = self.pos.lock().unwrap_or_else(|e| e.into_inner());
@@ -233,7 +245,10 @@ pub struct ByteSource {
 impl ByteSource {
     /// A source over `data`.
     pub fn new(data: impl Into<Arc<Vec<u8>>>) -> ByteSource {
-        ByteSource { data: data.into(), pos: Mutex::new(0) }
+        ByteSource {
+            data: data.into(),
+            pos: Mutex::new(0),
+        }
     }
 
     fn read(&self, buf: &mut [u8]) -> usize {
@@ -268,14 +283,20 @@ impl Borrowed {
     pub fn reader(r: &mut dyn Read) -> Arc<Borrowed> {
         // SAFETY: erases the lifetime; `revoke` is called before it ends.
         let p: *mut (dyn Read + 'static) = unsafe { std::mem::transmute(r as *mut dyn Read) };
-        Arc::new(Borrowed { reader: Mutex::new(Some(p)), writer: Mutex::new(None) })
+        Arc::new(Borrowed {
+            reader: Mutex::new(Some(p)),
+            writer: Mutex::new(None),
+        })
     }
 
     /// Lends a writer. The caller must call [`Borrowed::revoke`] before the borrow ends.
     pub fn writer(w: &mut dyn Write) -> Arc<Borrowed> {
         // SAFETY: erases the lifetime; `revoke` is called before it ends.
         let p: *mut (dyn Write + 'static) = unsafe { std::mem::transmute(w as *mut dyn Write) };
-        Arc::new(Borrowed { reader: Mutex::new(None), writer: Mutex::new(Some(p)) })
+        Arc::new(Borrowed {
+            reader: Mutex::new(None),
+            writer: Mutex::new(Some(p)),
+        })
     }
 
     /// Ends the loan.
@@ -325,9 +346,7 @@ impl FdTable {
         }
         let i = fd as usize;
         if self.slots.len() <= i {
-            if handle.is_none() {
-                return None;
-            }
+            handle.as_ref()?;
             self.slots.resize(i + 1, None);
         }
         std::mem::replace(&mut self.slots[i], handle)
@@ -344,7 +363,9 @@ impl FdTable {
 
     /// The open descriptors, ascending.
     pub fn open_fds(&self) -> Vec<i32> {
-        (0..self.slots.len() as i32).filter(|&fd| self.get(fd).is_some()).collect()
+        (0..self.slots.len() as i32)
+            .filter(|&fd| self.get(fd).is_some())
+            .collect()
     }
 }
 
@@ -371,7 +392,10 @@ pub struct HandleWriter {
 impl HandleWriter {
     /// A writer over `handle` (`None`: a closed descriptor).
     pub fn new(handle: Option<Handle>) -> HandleWriter {
-        HandleWriter { handle, broken_pipe: false }
+        HandleWriter {
+            handle,
+            broken_pipe: false,
+        }
     }
 }
 

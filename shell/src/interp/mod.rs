@@ -54,6 +54,11 @@ pub enum Interrupt {
     /// `exit N`, `set -e`, or a fatal expansion error (`${x:?}`): the shell
     /// (or the current subshell) ends with this status.
     Exit(i32),
+    /// An error that makes a non-interactive bash abandon the rest of the
+    /// current top-level command and go on with the next one, with this
+    /// status (assigning to a readonly variable, an arithmetic error in an
+    /// expansion). In a subshell or `bash -c` child it ends that shell.
+    Discard(i32),
     /// A limit was exceeded; the whole run ends.
     Limit(LimitKind),
 }

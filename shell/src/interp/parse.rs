@@ -45,13 +45,88 @@ pub enum Step {
 }
 
 fn options() -> ParserOptions {
-    ParserOptions { tilde_expansion_after_colon: true, ..ParserOptions::default() }
+    ParserOptions {
+        tilde_expansion_after_colon: true,
+        ..ParserOptions::default()
+    }
 }
 
 /// Parses a whole text at once (the fast path; also used for caching).
 pub fn parse_whole(source: &str) -> Option<Program> {
-    let tokens = tokenize(source).ok()?;
+    let tokens = merge_subscripts(tokenize(source).ok()?, source);
     parse_tokens(&tokens).ok()
+}
+
+/// bash reads `a[1 + 2]=x` as one assignment word although the subscript
+/// has blanks; the tokenizer splits it. Rejoins such words (in command
+/// position) from the source text.
+fn merge_subscripts(tokens: Vec<Token>, source: &str) -> Vec<Token> {
+    let needs = tokens.iter().any(|t| {
+        matches!(t, Token::Word(w, _) if opens_subscript(w))
+    });
+    if !needs {
+        return tokens;
+    }
+    let chars: Vec<char> = source.chars().collect();
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        if let Token::Word(w, loc) = &tokens[i]
+            && opens_subscript(w)
+            && starts_command(out.last())
+        {
+            // Find the word that balances the brackets and is followed by `=`.
+            let mut depth = bracket_depth(w);
+            let mut j = i + 1;
+            let mut end = None;
+            while j < tokens.len() {
+                let Token::Word(next, _) = &tokens[j] else {
+                    break;
+                };
+                let before = depth;
+                depth += bracket_depth(next);
+                if before > 0 && depth <= 0 {
+                    let after = next.rsplit(']').next().unwrap_or("");
+                    let whole_closed = next.contains(']');
+                    if whole_closed && (after.starts_with('=') || after.starts_with("+=")) {
+                        end = Some(j);
+                    }
+                    break;
+                }
+                j += 1;
+            }
+            if let Some(j) = end
+                && let Token::Word(_, last) = &tokens[j]
+                && last.end.index <= chars.len()
+                && loc.start.index <= last.end.index
+            {
+                let text: String = chars[loc.start.index..last.end.index].iter().collect();
+                let span = brush_parser::SourceSpan { start: loc.start.clone(), end: last.end.clone() };
+                out.push(Token::Word(text, span));
+                i = j + 1;
+                continue;
+            }
+        }
+        out.push(tokens[i].clone());
+        i += 1;
+    }
+    out
+}
+
+/// `name[` with the bracket still open.
+fn opens_subscript(w: &str) -> bool {
+    let Some(open) = w.find('[') else {
+        return false;
+    };
+    super::vars::is_valid_name(&w[..open]) && bracket_depth(w) > 0
+}
+
+fn bracket_depth(w: &str) -> i32 {
+    w.chars().map(|c| match c {
+        '[' => 1,
+        ']' => -1,
+        _ => 0,
+    }).sum()
 }
 
 fn tokenize(source: &str) -> Result<Vec<Token>, String> {
@@ -64,7 +139,9 @@ fn tokenize(source: &str) -> Result<Vec<Token>, String> {
 
 fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {
     let opts = options();
-    match catch_unwind(AssertUnwindSafe(|| brush_parser::parse_tokens(tokens, &opts))) {
+    match catch_unwind(AssertUnwindSafe(|| {
+        brush_parser::parse_tokens(tokens, &opts)
+    })) {
         Ok(r) => r,
         Err(_) => Err(ParseError::ParsingAtEndOfInput),
     }
@@ -107,15 +184,17 @@ impl Script {
     pub fn new(source: &str) -> Script {
         let lines: Vec<String> = source.lines().map(str::to_string).collect();
         match tokenize(source) {
-            Ok(tokens) => Script { tokens, pos: 0, tail_error: None, lines },
+            Ok(tokens) => Script {
+                tokens,
+                pos: 0,
+                tail_error: None,
+                lines,
+            },
             Err(e) => {
                 // Find the longest run of whole lines that tokenizes.
                 let mut cut = source.len();
                 let mut tokens = Vec::new();
-                loop {
-                    let Some(nl) = source[..cut].rfind('\n') else {
-                        break;
-                    };
+                while let Some(nl) = source[..cut].rfind('\n') {
                     cut = nl;
                     if let Ok(t) = tokenize(&source[..=nl]) {
                         tokens = t;
@@ -124,8 +203,17 @@ impl Script {
                 }
                 let line = source.matches('\n').count() + usize::from(!source.ends_with('\n'));
                 let message = tokenizer_message(&e);
-                let err = SyntaxError { line: line.max(1), message, source_line: None };
-                Script { tokens, pos: 0, tail_error: Some(err), lines }
+                let err = SyntaxError {
+                    line: line.max(1),
+                    message,
+                    source_line: None,
+                };
+                Script {
+                    tokens,
+                    pos: 0,
+                    tail_error: Some(err),
+                    lines,
+                }
             }
         }
     }
@@ -146,11 +234,12 @@ impl Script {
         }
         let aliases = aliases.filter(|a| !a.is_empty());
         let rest = &self.tokens[self.pos..];
-        if aliases.is_none() && !incremental {
-            if let Ok(p) = parse_tokens(rest) {
-                self.pos = self.tokens.len();
-                return Step::Run(p.complete_commands);
-            }
+        if aliases.is_none()
+            && !incremental
+            && let Ok(p) = parse_tokens(rest)
+        {
+            self.pos = self.tokens.len();
+            return Step::Run(p.complete_commands);
         }
         // The shortest prefix ending at a newline (or the end) that parses.
         let mut end = self.pos;
@@ -198,7 +287,9 @@ impl Script {
                 // The parser often notices a stray closing word only at the
                 // newline after it; bash names the word itself.
                 let at = match at {
-                    Some(i) if i > 0 && is_newline(&tokens[i]) && is_closer(&tokens[i - 1]) => Some(i - 1),
+                    Some(i) if i > 0 && is_newline(&tokens[i]) && is_closer(&tokens[i - 1]) => {
+                        Some(i - 1)
+                    }
                     other => other,
                 };
                 let tok = at.map(|i| tokens[i].to_str().to_string());
@@ -227,7 +318,7 @@ impl Script {
 
     fn eof_error(&self, tokens: &[Token]) -> SyntaxError {
         if let Some(t) = tokens.last()
-            && is_closer(t)
+            && matches!(t.to_str(), "fi" | "done" | "esac" | "}" | ")" | ";;")
         {
             let line = token_line(t);
             return SyntaxError {
@@ -236,7 +327,11 @@ impl Script {
                 source_line: self.lines.get(line.wrapping_sub(1)).cloned(),
             };
         }
-        let line = tokens.last().map(token_line).unwrap_or(1).max(self.lines.len());
+        let line = tokens
+            .last()
+            .map(token_line)
+            .unwrap_or(1)
+            .max(self.lines.len());
         SyntaxError {
             line: line.max(1),
             message: "syntax error: unexpected end of file".to_string(),
@@ -247,7 +342,10 @@ impl Script {
 
 /// Words that close a construct: a syntax error when nothing is open.
 fn is_closer(t: &Token) -> bool {
-    matches!(t.to_str(), "fi" | "done" | "esac" | "then" | "else" | "elif" | "do" | "}" | ")" | ";;" | "in")
+    matches!(
+        t.to_str(),
+        "fi" | "done" | "esac" | "then" | "else" | "elif" | "do" | "}" | ")" | ";;" | "in"
+    )
 }
 
 /// Words after which the next word is in command position.
@@ -255,7 +353,10 @@ fn starts_command(prev: Option<&Token>) -> bool {
     match prev {
         None => true,
         Some(Token::Operator(op, _)) => {
-            matches!(op.as_str(), ";" | "&" | "&&" | "||" | "|" | "|&" | "(" | "\n" | ";;" | ";&" | ";;&")
+            matches!(
+                op.as_str(),
+                ";" | "&" | "&&" | "||" | "|" | "|&" | "(" | "\n" | ";;" | ";&" | ";;&"
+            )
         }
         Some(Token::Word(w, _)) => matches!(
             w.as_str(),
@@ -265,7 +366,10 @@ fn starts_command(prev: Option<&Token>) -> bool {
 }
 
 fn is_redirect_op(op: &str) -> bool {
-    matches!(op, "<" | ">" | ">>" | "<<" | "<<-" | "<<<" | "<&" | ">&" | "<>" | ">|" | "&>" | "&>>")
+    matches!(
+        op,
+        "<" | ">" | ">>" | "<<" | "<<-" | "<<<" | "<&" | ">&" | "<>" | ">|" | "&>" | "&>>"
+    )
 }
 
 fn is_assignment_word(w: &str) -> bool {
@@ -336,7 +440,12 @@ pub struct ParseCache {
 impl ParseCache {
     /// The parsed program of `source`, when it parses whole.
     pub fn get(&self, source: &str) -> Option<Arc<Program>> {
-        if let Some(p) = self.map.lock().unwrap_or_else(|e| e.into_inner()).get(source) {
+        if let Some(p) = self
+            .map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(source)
+        {
             return Some(p.clone());
         }
         let p = Arc::new(parse_whole(source)?);
@@ -373,7 +482,11 @@ mod tests {
     fn commands_before_an_error_run() {
         assert_eq!(
             steps("echo a\necho b\nfi\necho c"),
-            vec!["run 1", "run 1", "err 3 syntax error near unexpected token `fi'"]
+            vec![
+                "run 1",
+                "run 1",
+                "err 3 syntax error near unexpected token `fi'"
+            ]
         );
     }
 
@@ -384,10 +497,16 @@ mod tests {
 
     #[test]
     fn unterminated_constructs() {
-        assert_eq!(steps("echo a\nif true; then"), vec!["run 1", "err 2 syntax error: unexpected end of file"]);
+        assert_eq!(
+            steps("echo a\nif true; then"),
+            vec!["run 1", "err 2 syntax error: unexpected end of file"]
+        );
         let s = steps("echo a\necho 'x");
         assert_eq!(s[0], "run 1");
-        assert!(s[1].contains("unexpected EOF while looking for matching"), "{s:?}");
+        assert!(
+            s[1].contains("unexpected EOF while looking for matching"),
+            "{s:?}"
+        );
     }
 
     #[test]

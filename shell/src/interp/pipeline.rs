@@ -60,8 +60,11 @@ impl Interp {
                 Some(Value::Indexed(a)) if a.len() == 1 && a.get(&0).is_some_and(|v| v.parse() == Ok(statuses[0]))
             );
         if sets && !unchanged {
-            let arr: BTreeMap<i64, String> =
-                statuses.iter().enumerate().map(|(i, s)| (i as i64, s.to_string())).collect();
+            let arr: BTreeMap<i64, String> = statuses
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i as i64, s.to_string()))
+                .collect();
             let _ = self.vars.set("PIPESTATUS", Value::Indexed(arr));
         }
         if p.bang {

@@ -29,7 +29,10 @@ enum ProgKind {
 
 /// Directories whose entries are the registry's commands.
 fn is_bin_dir(dir: &str) -> bool {
-    matches!(dir, "/usr/bin" | "/bin" | "/usr/local/bin" | "/usr/sbin" | "/sbin")
+    matches!(
+        dir,
+        "/usr/bin" | "/bin" | "/usr/local/bin" | "/usr/sbin" | "/sbin"
+    )
 }
 
 impl Interp {
@@ -64,21 +67,34 @@ impl Interp {
             {
                 return Some(Found { path: abs, kind });
             }
-            return Some(Found { path: abs, kind: ProgKind::Script });
+            return Some(Found {
+                path: abs,
+                kind: ProgKind::Script,
+            });
         }
         for dir in path.split(':') {
-            let dir = if dir.is_empty() { self.cwd.clone() } else { Fs::resolve(&self.cwd, dir) };
+            let dir = if dir.is_empty() {
+                self.cwd.clone()
+            } else {
+                Fs::resolve(&self.cwd, dir)
+            };
             if is_bin_dir(&dir)
                 && let Some(kind) = self.builtin_program(name)
             {
-                return Some(Found { path: format!("{dir}/{name}"), kind });
+                return Some(Found {
+                    path: format!("{dir}/{name}"),
+                    kind,
+                });
             }
             let cand = format!("{}/{name}", dir.trim_end_matches('/'));
             if let Ok(m) = self.fs.metadata(&cand)
                 && m.kind == FileKind::File
                 && m.mode & 0o111 != 0
             {
-                return Some(Found { path: cand, kind: ProgKind::Script });
+                return Some(Found {
+                    path: cand,
+                    kind: ProgKind::Script,
+                });
             }
         }
         None
@@ -127,7 +143,8 @@ impl Interp {
     fn run_command_fn(&mut self, f: CommandFn, argv: &[String], env: &[(String, String)]) -> i32 {
         let env = self.program_env(env);
         let mut stdin = HandleReader(self.fds.get(0).cloned());
-        let mut stdout = BufWriter::with_capacity(8192, HandleWriter::new(self.fds.get(1).cloned()));
+        let mut stdout =
+            BufWriter::with_capacity(8192, HandleWriter::new(self.fds.get(1).cloned()));
         let mut stderr = HandleWriter::new(self.fds.get(2).cloned());
         let mut exec = ProgramRunner { base: self };
         let status = {
@@ -151,7 +168,8 @@ impl Interp {
             }
         };
         let flushed = stdout.flush();
-        let broken = stdout.get_ref().broken_pipe || (flushed.is_err() && stdout.get_ref().broken_pipe);
+        let broken =
+            stdout.get_ref().broken_pipe || (flushed.is_err() && stdout.get_ref().broken_pipe);
         if broken {
             self.broken_pipe = true;
             return 141;
@@ -173,6 +191,7 @@ impl Interp {
         child.loop_depth = 0;
         child.last_status = 0;
         child.subshell_depth += 1;
+        child.source_depth = 0;
         let mut vars = super::vars::Vars::default();
         for (k, v) in self.program_env(env) {
             let _ = vars.set(&k, Value::Str(v));
@@ -180,19 +199,34 @@ impl Interp {
                 var.attrs.insert(Attrs::EXPORT);
             }
         }
-        for name in ["IFS", "PS4", "OPTIND", "HOSTNAME", "BASH_VERSION", "UID", "EUID", "PPID"] {
+        for name in [
+            "IFS",
+            "PS4",
+            "OPTIND",
+            "HOSTNAME",
+            "BASH_VERSION",
+            "UID",
+            "EUID",
+            "PPID",
+        ] {
             if let Some(v) = self.vars.get_str(name)
                 && vars.get(name).is_none()
             {
                 let _ = vars.set(name, Value::Str(v.to_string()));
             }
         }
+        super::run::set_identity(&mut vars);
         child.vars = vars;
         child
     }
 
     /// Runs a script of the virtual tree (`./f.sh`, a name found on `PATH`).
-    fn run_script_file(&mut self, path: &str, argv: &[String], env: &[(String, String)]) -> ExecResult {
+    fn run_script_file(
+        &mut self,
+        path: &str,
+        argv: &[String],
+        env: &[(String, String)],
+    ) -> ExecResult {
         let name = &argv[0];
         let meta = match self.fs.metadata(path) {
             Ok(m) => m,
@@ -233,7 +267,9 @@ impl Interp {
                 args.push(path.to_string());
                 args.extend(argv[1..].iter().cloned());
                 if self.find_program(&args[0]).is_none() {
-                    self.shell_error(format_args!("{name}: {prog}: bad interpreter: No such file or directory"));
+                    self.shell_error(format_args!(
+                        "{name}: {prog}: bad interpreter: No such file or directory"
+                    ));
                     return Ok(126);
                 }
                 return self.run_program(&args, env);
@@ -248,10 +284,14 @@ impl Interp {
 
     /// Runs `text` as the whole input of a shell process; returns its status.
     pub(crate) fn run_as_process(&mut self, text: &str) -> i32 {
+        if self.subshell_depth as usize > self.control.limits.max_call_depth {
+            self.control.trip(crate::limits::LimitKind::CallDepth);
+            return 124;
+        }
         let r = self.run_source(text);
         let status = match r {
             Ok(s) => s,
-            Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) => s,
+            Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) | Err(Interrupt::Discard(s)) => s,
             Err(Interrupt::Limit(_)) => return 124,
             Err(_) => self.last_status,
         };
@@ -272,9 +312,6 @@ impl Interp {
         while i < argv.len() {
             let a = &argv[i];
             if a == "--" || a == "-" {
-                if a == "-" && command.is_none() {
-                    read_stdin = true;
-                }
                 i += 1;
                 break;
             }
@@ -306,12 +343,28 @@ impl Interp {
                 i += 2;
                 continue;
             }
-            if a == "--norc" || a == "--noprofile" || a == "--posix" || a == "-i" || a == "-l" || a == "--login" {
+            if a == "--norc"
+                || a == "--noprofile"
+                || a == "--posix"
+                || a == "-i"
+                || a == "-l"
+                || a == "--login"
+            {
                 i += 1;
                 continue;
             }
+            if a == "--help" {
+                let _ = self.write_fd(
+                    1,
+                    b"GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\nUsage:\tbash [GNU long option] [option] ...\n\tbash [GNU long option] [option] script-file ...\n",
+                );
+                return Ok(0);
+            }
             if a == "--version" {
-                let _ = self.write_fd(1, b"GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n");
+                let _ = self.write_fd(
+                    1,
+                    b"GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n",
+                );
                 return Ok(0);
             }
             if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
@@ -427,7 +480,7 @@ impl Exec for ProgramRunner<'_> {
             }
             match child.run_program(argv, &[]) {
                 Ok(s) => s,
-                Err(Interrupt::Exit(s)) => s,
+                Err(Interrupt::Exit(s)) | Err(Interrupt::Discard(s)) => s,
                 Err(_) => 124,
             }
         };

@@ -61,7 +61,10 @@ impl Interp {
     }
 
     /// Applies redirections in order; on failure undoes them and returns the status.
-    pub(crate) fn open_redirects(&mut self, redirs: &[RedirRef<'_>]) -> Result<Saved, Result<Failed, Interrupt>> {
+    pub(crate) fn open_redirects(
+        &mut self,
+        redirs: &[RedirRef<'_>],
+    ) -> Result<Saved, Result<Failed, Interrupt>> {
         let mut saved = Saved::default();
         for (r, var) in redirs {
             let before = saved.fds.len();
@@ -89,7 +92,11 @@ impl Interp {
         saved.fds.push((fd, old));
     }
 
-    fn redir_error(&mut self, what: &str, msg: impl std::fmt::Display) -> Result<(), Result<Failed, Interrupt>> {
+    fn redir_error(
+        &mut self,
+        what: &str,
+        msg: impl std::fmt::Display,
+    ) -> Result<(), Result<Failed, Interrupt>> {
         self.shell_error(format_args!("{what}: {msg}"));
         Err(Ok(1))
     }
@@ -97,7 +104,10 @@ impl Interp {
     /// Expands a redirection target: one field (globbing included), else
     /// "ambiguous redirect". An expansion error fails the command only.
     fn expand_target(&mut self, w: &ast::Word) -> Result<String, Result<Failed, Interrupt>> {
-        let plain = w.value.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b','));
+        let plain = w
+            .value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b','));
         if plain {
             return Ok(w.value.clone());
         }
@@ -134,14 +144,18 @@ impl Interp {
             ast::IoRedirect::File(fd, kind, target) => {
                 let input = matches!(
                     kind,
-                    IoFileRedirectKind::Read | IoFileRedirectKind::ReadAndWrite | IoFileRedirectKind::DuplicateInput
+                    IoFileRedirectKind::Read
+                        | IoFileRedirectKind::ReadAndWrite
+                        | IoFileRedirectKind::DuplicateInput
                 );
                 let default_fd = if input { 0 } else { 1 };
                 match target {
                     IoFileRedirectTarget::Filename(w) => {
                         let path = self.expand_target(w)?;
                         let mode = match kind {
-                            IoFileRedirectKind::Read | IoFileRedirectKind::DuplicateInput => FileMode::Read,
+                            IoFileRedirectKind::Read | IoFileRedirectKind::DuplicateInput => {
+                                FileMode::Read
+                            }
                             IoFileRedirectKind::Write => FileMode::Write,
                             IoFileRedirectKind::Clobber | IoFileRedirectKind::DuplicateOutput => {
                                 FileMode::Write
@@ -153,7 +167,10 @@ impl Interp {
                         let h = self.open_path(&path, mode, clobber)?;
                         let target_fd = self.target_fd(*fd, var, default_fd, saved)?;
                         self.install(target_fd, Some(h), saved);
-                        if matches!(kind, IoFileRedirectKind::DuplicateOutput) && fd.is_none() && var.is_none() {
+                        if matches!(kind, IoFileRedirectKind::DuplicateOutput)
+                            && fd.is_none()
+                            && var.is_none()
+                        {
                             // `>&file` is `&>file`.
                             let h = self.fds.get(1).cloned();
                             self.install(2, h, saved);
@@ -167,10 +184,12 @@ impl Interp {
                         let text = self.expand_redir_word(w)?;
                         if text == "-" {
                             let target_fd = match (fd, var) {
-                                (_, Some(v)) => match self.vars.get_str(v).and_then(|s| s.parse().ok()) {
-                                    Some(n) => n,
-                                    None => return self.redir_error(v, "ambiguous redirect"),
-                                },
+                                (_, Some(v)) => {
+                                    match self.vars.get_str(v).and_then(|s| s.parse().ok()) {
+                                        Some(n) => n,
+                                        None => return self.redir_error(v, "ambiguous redirect"),
+                                    }
+                                }
                                 (Some(f), None) => *f,
                                 (None, None) => default_fd,
                             };
@@ -206,7 +225,11 @@ impl Interp {
                     }
                     IoFileRedirectTarget::ProcessSubstitution(pkind, sub) => {
                         let path = self.process_substitution(pkind, sub).map_err(Err)?;
-                        let mode = if input { FileMode::Read } else { FileMode::Write };
+                        let mode = if input {
+                            FileMode::Read
+                        } else {
+                            FileMode::Write
+                        };
                         let h = self.open_path(&path, mode, true)?;
                         let target_fd = self.target_fd(*fd, var, default_fd, saved)?;
                         self.install(target_fd, Some(h), saved);
@@ -237,7 +260,11 @@ impl Interp {
             }
             ast::IoRedirect::OutputAndError(w, append) => {
                 let path = self.expand_target(w)?;
-                let mode = if *append { FileMode::Append } else { FileMode::Write };
+                let mode = if *append {
+                    FileMode::Append
+                } else {
+                    FileMode::Write
+                };
                 let h = self.open_path(&path, mode, false)?;
                 self.install(1, Some(h.clone()), saved);
                 self.install(2, Some(h), saved);
@@ -265,7 +292,13 @@ impl Interp {
         Ok(fd.unwrap_or(default_fd))
     }
 
-    fn dup(&mut self, src: i32, dst: i32, input: bool, saved: &mut Saved) -> Result<(), Result<Failed, Interrupt>> {
+    fn dup(
+        &mut self,
+        src: i32,
+        dst: i32,
+        input: bool,
+        saved: &mut Saved,
+    ) -> Result<(), Result<Failed, Interrupt>> {
         let _ = input;
         match self.fds.get(src).cloned() {
             Some(h) => {
@@ -290,7 +323,9 @@ impl Interp {
             "/dev/stdin" => Some(0),
             "/dev/stdout" => Some(1),
             "/dev/stderr" => Some(2),
-            p => p.strip_prefix("/dev/fd/").and_then(|n| n.parse::<i32>().ok()),
+            p => p
+                .strip_prefix("/dev/fd/")
+                .and_then(|n| n.parse::<i32>().ok()),
         };
         if let Some(n) = dev_fd
             && let Some(h) = self.fds.get(n)
@@ -302,10 +337,16 @@ impl Interp {
         }
         let abs = Fs::resolve(&self.cwd, path);
         let fs = self.fs.clone();
-        let fail = |sh: &mut Interp, e: crate::fs::FsError| sh.redir_error(path, e).map(|_| Handle::Null);
+        let fail =
+            |sh: &mut Interp, e: crate::fs::FsError| sh.redir_error(path, e).map(|_| Handle::Null);
         match mode {
             FileMode::Read => match fs.read_shared(&abs) {
-                Ok(data) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, Some(data))))),
+                Ok(data) => Ok(Handle::File(Arc::new(FileHandle::new(
+                    fs,
+                    abs,
+                    mode,
+                    Some(data),
+                )))),
                 Err(e) => fail(self, e),
             },
             FileMode::Write => {
@@ -350,7 +391,9 @@ impl Interp {
         kind: &ProcessSubstitutionKind,
         sub: &ast::SubshellCommand,
     ) -> Result<String, Interrupt> {
-        let fd = self.fds.free_from(63.max(self.procsubs.iter().map(|p| p.fd + 1).max().unwrap_or(63)));
+        let fd = self
+            .fds
+            .free_from(63.max(self.procsubs.iter().map(|p| p.fd + 1).max().unwrap_or(63)));
         let path = format!("/dev/fd/{fd}");
         match kind {
             ProcessSubstitutionKind::Read => {
@@ -362,14 +405,23 @@ impl Interp {
                 drop(child);
                 let data = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
                 let _ = self.fs.write(&path, &data);
-                self.fds.set(fd, Some(Handle::Bytes(Arc::new(ByteSource::new(data)))));
-                self.procsubs.push(ProcSub { fd, path: path.clone(), writer: None });
+                self.fds
+                    .set(fd, Some(Handle::Bytes(Arc::new(ByteSource::new(data)))));
+                self.procsubs.push(ProcSub {
+                    fd,
+                    path: path.clone(),
+                    writer: None,
+                });
             }
             ProcessSubstitutionKind::Write => {
                 let buf = Arc::new(Mutex::new(Vec::new()));
                 let _ = self.fs.write(&path, b"");
                 self.fds.set(fd, Some(Handle::Capture(buf.clone())));
-                self.procsubs.push(ProcSub { fd, path: path.clone(), writer: Some((buf, sub.clone())) });
+                self.procsubs.push(ProcSub {
+                    fd,
+                    path: path.clone(),
+                    writer: Some((buf, sub.clone())),
+                });
             }
         }
         Ok(path)
@@ -391,7 +443,9 @@ impl Interp {
                     data = from_file;
                 }
                 let mut child = self.subshell();
-                child.fds.set(0, Some(Handle::Bytes(Arc::new(ByteSource::new(data)))));
+                child
+                    .fds
+                    .set(0, Some(Handle::Bytes(Arc::new(ByteSource::new(data)))));
                 let r = child.nest(|sh| sh.exec_list(&cmd.list));
                 let _ = child.finish_subshell(r)?;
             }

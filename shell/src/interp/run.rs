@@ -39,11 +39,17 @@ const SHELL_VARS: &[(&str, &str)] = &[
     ("HOSTTYPE", "x86_64"),
     ("OSTYPE", "linux-gnu"),
     ("MACHTYPE", "x86_64-pc-linux-gnu"),
-    ("UID", "1000"),
-    ("EUID", "1000"),
-    ("PPID", "1"),
     ("SHLVL", "1"),
 ];
+
+/// `UID`, `EUID` and `PPID` are fixed and readonly in every shell.
+pub(crate) fn set_identity(vars: &mut Vars) {
+    for (k, v) in [("UID", "1000"), ("EUID", "1000"), ("PPID", "1")] {
+        let var = vars.global_entry(k);
+        var.value = Some(Value::Str(v.to_string()));
+        var.attrs.insert(Attrs::READONLY);
+    }
+}
 
 /// What a limit prints when it ends the run.
 fn limit_message(kind: LimitKind, control: &RunControl) -> String {
@@ -60,7 +66,12 @@ fn limit_message(kind: LimitKind, control: &RunControl) -> String {
 
 impl Interp {
     /// A fresh top-level shell for one run.
-    fn for_run(shell: &Shell, options: &RunOptions, control: Arc<RunControl>, fds: FdTable) -> Interp {
+    fn for_run(
+        shell: &Shell,
+        options: &RunOptions,
+        control: Arc<RunControl>,
+        fds: FdTable,
+    ) -> Interp {
         let mut vars = Vars::default();
         let cwd = match &options.cwd {
             Some(c) => Fs::resolve("/workspace", c),
@@ -83,6 +94,7 @@ impl Interp {
                 let _ = vars.set(k, Value::Str((*v).to_string()));
             }
         }
+        set_identity(&mut vars);
         let extra: HashMap<String, crate::commands::CommandFn> =
             shell.config().extra_commands.iter().cloned().collect();
         let seed = control.seed.unwrap_or_else(|| {
@@ -131,11 +143,31 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
     let timeout = options.timeout.unwrap_or(limits.timeout);
     let deadline = Instant::now().checked_add(timeout);
     let seed = shell.config().deterministic.map(|d| d.seed);
-    let control = Arc::new(RunControl::new(limits.clone(), shell.fs().clock(), deadline, seed));
-    let out = Arc::new(Collector::new(false, limits.max_output_bytes, options.sink.clone(), control.clone()));
-    let err = Arc::new(Collector::new(true, limits.max_output_bytes, options.sink.clone(), control.clone()));
+    let control = Arc::new(RunControl::new(
+        limits.clone(),
+        shell.fs().clock(),
+        deadline,
+        seed,
+    ));
+    let out = Arc::new(Collector::new(
+        false,
+        limits.max_output_bytes,
+        options.sink.clone(),
+        control.clone(),
+    ));
+    let err = Arc::new(Collector::new(
+        true,
+        limits.max_output_bytes,
+        options.sink.clone(),
+        control.clone(),
+    ));
     let mut fds = FdTable::default();
-    fds.set(0, Some(Handle::Bytes(Arc::new(ByteSource::new(options.stdin.clone())))));
+    fds.set(
+        0,
+        Some(Handle::Bytes(Arc::new(ByteSource::new(
+            options.stdin.clone(),
+        )))),
+    );
     fds.set(1, Some(Handle::Out(out.clone())));
     fds.set(2, Some(Handle::Out(err.clone())));
     let mut sh = Interp::for_run(shell, &options, control.clone(), fds);
@@ -147,7 +179,7 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
     let r = sh.run_source(script);
     let mut status = match r {
         Ok(s) => s,
-        Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) => s,
+        Err(Interrupt::Exit(s)) | Err(Interrupt::Return(s)) | Err(Interrupt::Discard(s)) => s,
         Err(Interrupt::Break(_)) | Err(Interrupt::Continue(_)) => sh.last_status,
         Err(Interrupt::Limit(_)) => 124,
     };

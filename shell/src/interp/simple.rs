@@ -35,7 +35,10 @@ const KEYWORDS: &[&str] = &[
 
 /// Builtins whose `name=value` arguments are assignments (no splitting).
 fn is_declaration(name: &str) -> bool {
-    matches!(name, "declare" | "typeset" | "local" | "export" | "readonly")
+    matches!(
+        name,
+        "declare" | "typeset" | "local" | "export" | "readonly"
+    )
 }
 
 /// Quotes a word for `set -x` output the way bash does.
@@ -43,7 +46,10 @@ pub(crate) fn trace_quote(s: &str) -> String {
     if !s.is_empty()
         && s.bytes().all(|b| {
             b.is_ascii_alphanumeric()
-                || matches!(b, b'_' | b'-' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%')
+                || matches!(
+                    b,
+                    b'_' | b'-' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%'
+                )
         })
     {
         return s.to_string();
@@ -125,6 +131,10 @@ impl Interp {
             && let Some(l) = &w.loc
         {
             self.set_line(l.start.line);
+        } else if let Some(a) = assigns.first() {
+            self.set_line(a.loc.start.line);
+        } else if let Some(line) = redirs.iter().find_map(|(r, _)| redirect_line(r)) {
+            self.set_line(line);
         }
         let name_item;
         if let Some(w) = &sc.word_or_name {
@@ -167,7 +177,14 @@ impl Interp {
         if self.opts.xtrace {
             self.trace_command(&argv, assigns);
         }
-        self.with_redirects(redirs, |sh| sh.exec_argv_with_assigns(&argv, assigns))
+        let r = self.with_redirects(redirs, |sh| sh.exec_argv_with_assigns(&argv, assigns));
+        // `$_`: the last argument of the previous command.
+        if let Some(last) = argv.last()
+            && self.vars.get_str("_") != Some(last.as_str())
+        {
+            let _ = self.vars.set_str("_", last.clone());
+        }
+        r
     }
 
     /// A redirection failed: a special builtin's failure would end a POSIX
@@ -176,7 +193,10 @@ impl Interp {
         Ok(status)
     }
 
-    fn expand_command_words(&mut self, items: &[&CommandPrefixOrSuffixItem]) -> Result<Vec<String>, Interrupt> {
+    fn expand_command_words(
+        &mut self,
+        items: &[&CommandPrefixOrSuffixItem],
+    ) -> Result<Vec<String>, Interrupt> {
         // Fast path: plain words only.
         let declaration = matches!(items.first(), Some(CommandPrefixOrSuffixItem::Word(w)) if is_declaration(&w.value));
         let mut argv = Vec::new();
@@ -296,7 +316,11 @@ impl Interp {
         }
     }
 
-    fn exec_assignments_only(&mut self, assigns: &[&ast::Assignment], redirs: &[RedirRef<'_>]) -> ExecResult {
+    fn exec_assignments_only(
+        &mut self,
+        assigns: &[&ast::Assignment],
+        redirs: &[RedirRef<'_>],
+    ) -> ExecResult {
         let mut ok = true;
         for a in assigns {
             if !self.do_assignment(a)? {
@@ -313,8 +337,8 @@ impl Interp {
             }
         }
         if !ok {
-            // bash ends a non-interactive shell on a readonly assignment.
-            return Err(Interrupt::Exit(1));
+            // bash abandons the rest of the current command line.
+            return Err(Interrupt::Discard(1));
         }
         Ok(cmdsub.unwrap_or(0))
     }
@@ -323,7 +347,9 @@ impl Interp {
     fn trace_command(&mut self, argv: &[String], assigns: &[&ast::Assignment]) {
         let mut t = String::new();
         for a in assigns {
-            if let (AssignmentName::VariableName(n), AssignmentValue::Scalar(v)) = (&a.name, &a.value) {
+            if let (AssignmentName::VariableName(n), AssignmentValue::Scalar(v)) =
+                (&a.name, &a.value)
+            {
                 let v = self.expand_assignment_value(&v.value).unwrap_or_default();
                 t.push_str(&format!("{n}={} ", trace_quote(&v)));
             }
@@ -333,43 +359,35 @@ impl Interp {
         self.trace(&t);
     }
 
-    fn exec_argv_with_assigns(&mut self, argv: &[String], assigns: &[&ast::Assignment]) -> ExecResult {
+    fn exec_argv_with_assigns(
+        &mut self,
+        argv: &[String],
+        assigns: &[&ast::Assignment],
+    ) -> ExecResult {
         if assigns.is_empty() {
             return self.dispatch(argv, &[]);
         }
         let name = argv[0].as_str();
         let is_fn = self.funcs.contains_key(name);
         let builtin = builtins::lookup(name);
-        if !is_fn && builtin.is_none() {
-            // A program: the assignments only go to its environment.
-            let mut env = Vec::new();
-            for a in assigns {
-                if let AssignmentName::VariableName(n) = &a.name {
-                    let v = match &a.value {
-                        AssignmentValue::Scalar(v) => self.expand_assignment_value(&v.value)?,
-                        AssignmentValue::Array(_) => continue,
-                    };
-                    let v = if a.append {
-                        format!("{}{v}", self.vars.get_str(n).unwrap_or(""))
-                    } else {
-                        v
-                    };
-                    env.push((n.clone(), v));
-                }
-            }
-            return self.run_program(argv, &env);
-        }
         // Functions and builtins see the assignments as temporarily exported
         // variables; special builtins keep them (POSIX), others restore.
         let special = builtin.is_some() && builtins::is_special(name);
+        let _ = is_fn;
         let mut saved = Vec::new();
+        // Already traced with the command line.
+        let xtrace = std::mem::replace(&mut self.opts.xtrace, false);
+        let mut failed = None;
         for a in assigns {
             if let AssignmentName::VariableName(n) = &a.name
                 && !special
             {
                 saved.push((n.clone(), self.vars.get_raw(n).cloned()));
             }
-            self.do_assignment(a)?;
+            if let Err(e) = self.do_assignment(a) {
+                failed = Some(e);
+                break;
+            }
             if let AssignmentName::VariableName(n) = &a.name
                 && let Some(v) = self.vars.get_raw_mut(n)
                 && !special
@@ -377,7 +395,11 @@ impl Interp {
                 v.attrs.insert(Attrs::EXPORT);
             }
         }
-        let r = self.dispatch(argv, &[]);
+        self.opts.xtrace = xtrace;
+        let r = match failed {
+            Some(e) => Err(e),
+            None => self.dispatch(argv, &[]),
+        };
         for (n, old) in saved.into_iter().rev() {
             match old {
                 Some(var) => {
@@ -430,7 +452,9 @@ fn collect_items<'a>(
             CommandPrefixOrSuffixItem::Word(w)
                 if matches!(
                     items.get(i + 1),
-                    Some(CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::File(None, _, _)))
+                    Some(CommandPrefixOrSuffixItem::IoRedirect(
+                        ast::IoRedirect::File(None, _, _)
+                    ))
                 ) && fd_var_name(&w.value).is_some() =>
             {
                 if let Some(CommandPrefixOrSuffixItem::IoRedirect(r)) = items.get(i + 1) {
@@ -442,4 +466,16 @@ fn collect_items<'a>(
         }
         i += 1;
     }
+}
+
+/// The line of a redirection, from its target word.
+fn redirect_line(r: &ast::IoRedirect) -> Option<usize> {
+    let w = match r {
+        ast::IoRedirect::File(_, _, ast::IoFileRedirectTarget::Filename(w))
+        | ast::IoRedirect::File(_, _, ast::IoFileRedirectTarget::Duplicate(w))
+        | ast::IoRedirect::HereString(_, w)
+        | ast::IoRedirect::OutputAndError(w, _) => w,
+        _ => return None,
+    };
+    w.loc.as_ref().map(|l| l.start.line)
 }

@@ -126,6 +126,9 @@ pub enum VarError {
     /// Assigning a whole array to an element, or similar misuse.
     #[error("{0}: cannot assign list to array member")]
     ListToMember(String),
+    /// A chain of namerefs that loops (`declare -n a=b b=a; a=1`).
+    #[error("warning: {0}: circular name reference")]
+    CircularRef(String),
     /// Arithmetic failed (`declare -i`); the message was already printed.
     #[error("arithmetic error")]
     Interrupted(Interrupt),
@@ -300,6 +303,25 @@ impl Vars {
             }
         }
         current
+    }
+
+    /// True when following namerefs from `name` loops back on itself.
+    pub fn is_circular(&self, name: &str) -> bool {
+        let mut seen: Vec<String> = vec![name.to_string()];
+        let mut current = name.to_string();
+        for _ in 0..MAX_NAMEREF_DEPTH {
+            match self.get_raw(&current) {
+                Some(Var { value: Some(Value::Str(t)), attrs }) if attrs.has(Attrs::NAMEREF) && !t.is_empty() => {
+                    if seen.contains(t) {
+                        return true;
+                    }
+                    current = t.clone();
+                    seen.push(current.clone());
+                }
+                _ => return false,
+            }
+        }
+        true
     }
 
     fn needs_resolve(&self, name: &str) -> bool {
@@ -656,10 +678,60 @@ impl Interp {
     /// `declare -i` variables, applies `-l`/`-u`, exports under `set -a`.
     /// `name` may be `name[subscript]` (subscript already expanded).
     pub fn assign(&mut self, name: &str, value: &str, append: bool) -> Result<(), VarError> {
+        // Fast path (the hot loop `x=$((x+i))`): a plain variable with no
+        // attribute that changes the value is updated in place.
+        if !name.ends_with(']') {
+            let export = self.opts.allexport;
+            const SLOW: u16 = Attrs::NAMEREF.0
+                | Attrs::INTEGER.0
+                | Attrs::READONLY.0
+                | Attrs::LOWER.0
+                | Attrs::UPPER.0
+                | Attrs::INDEXED.0
+                | Attrs::ASSOC.0;
+            match self.vars.get_raw_mut(name) {
+                Some(var) if var.attrs.0 & SLOW == 0 => match &mut var.value {
+                    Some(Value::Str(s)) => {
+                        if !append {
+                            s.clear();
+                        }
+                        s.push_str(value);
+                        if export {
+                            var.attrs.insert(Attrs::EXPORT);
+                        }
+                        return Ok(());
+                    }
+                    slot @ None => {
+                        *slot = Some(Value::Str(value.to_string()));
+                        if export {
+                            var.attrs.insert(Attrs::EXPORT);
+                        }
+                        return Ok(());
+                    }
+                    _ => {}
+                },
+                Some(_) => {}
+                None => {
+                    let mut attrs = Attrs::default();
+                    if export {
+                        attrs.insert(Attrs::EXPORT);
+                    }
+                    self.vars.scopes[0].insert(name.to_string(), Var { value: Some(Value::Str(value.to_string())), attrs });
+                    return Ok(());
+                }
+            }
+        }
         if let (base, Some(sub)) = split_subscript(name) {
             return self.assign_elem(base, sub, value, append);
         }
-        let target = if self.vars.needs_resolve(name) { self.vars.resolve_name(name) } else { name.to_string() };
+        let target = if self.vars.needs_resolve(name) {
+            if self.vars.is_circular(name) {
+                return Err(VarError::CircularRef(name.to_string()));
+            }
+            self.vars.resolve_name(name)
+        } else {
+            name.to_string()
+        };
         if let (base, Some(sub)) = split_subscript(&target) {
             let (base, sub) = (base.to_string(), sub.to_string());
             return self.assign_elem(&base, &sub, value, append);

@@ -21,11 +21,24 @@ use tokio::io::AsyncWriteExt;
 use super::{archive, map_api_error};
 use crate::sandbox::{OutputSink, RunRequest, RunResult, SandboxError};
 
+/// The default working directory, and where runs start.
+const WORKSPACE: &str = "/workspace";
+
+/// Changes to `$1` (or reports it like bash's `cd` and stays in /workspace),
+/// then becomes `bash -c "$2"`; OLDPWD is dropped so the command sees the
+/// environment a direct `bash -c` would.
+const CD_THEN_EXEC: &str = r#"cd -- "$1" 2>/dev/null || printf 'bash: line 0: cd: %s: No such file or directory\n' "$1" >&2
+unset OLDPWD
+exec bash -c "$2""#;
+
 /// The variable that tags every process of one run.
 pub const RUN_MARKER: &str = "SANDKEEP_RUN";
 
 /// Exit status of a run the timeout ended (as `timeout(1)` reports it).
 pub const TIMEOUT_EXIT: i32 = 124;
+
+/// Exit status of a run another limit ended (the local backend's).
+pub const LIMIT_EXIT: i32 = 124;
 
 /// How long the output may keep flowing after a kill before the run is
 /// abandoned (the daemon itself waits up to 2 s for the streams to close).
@@ -77,7 +90,7 @@ pub async fn run(
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     env.push(format!("{RUN_MARKER}={run_id}"));
-    let cwd = archive::resolve(request.cwd.as_deref().unwrap_or("/workspace"))?;
+    let cwd = archive::resolve(request.cwd.as_deref().unwrap_or(WORKSPACE))?;
     let attach_stdin = !request.stdin.is_empty();
     let exec = docker
         .create_exec(
@@ -88,13 +101,9 @@ pub async fn run(
                 attach_stderr: Some(true),
                 tty: Some(false),
                 env: Some(env),
-                cmd: Some(vec![
-                    "bash".to_string(),
-                    "-c".to_string(),
-                    request.command.clone(),
-                ]),
+                cmd: Some(command_argv(&request.command, &cwd)),
                 user: Some(user.to_string()),
-                working_dir: Some(cwd.clone()),
+                working_dir: Some(WORKSPACE.to_string()),
                 ..Default::default()
             },
         )
@@ -160,7 +169,7 @@ pub async fn run(
             },
             _ = &mut deadline, if ended.is_none() => {
                 ended = Some(Ended::Timeout);
-                kill_run(docker, container, user, &run_id).await;
+                spawn_kill(docker, container, user, &run_id);
                 grace.as_mut().reset(tokio::time::Instant::now() + KILL_GRACE);
             }
             _ = &mut grace, if ended.is_some() => {
@@ -171,7 +180,7 @@ pub async fn run(
         }
         if out.over && ended.is_none() {
             ended = Some(Ended::Output);
-            kill_run(docker, container, user, &run_id).await;
+            spawn_kill(docker, container, user, &run_id);
             grace
                 .as_mut()
                 .reset(tokio::time::Instant::now() + KILL_GRACE);
@@ -198,50 +207,57 @@ pub async fn run(
         Some(Ended::Timeout) => {
             result.exit_code = TIMEOUT_EXIT;
             result.timed_out = true;
+            let secs = timeout.as_secs_f64();
             note(
                 &mut result.stderr,
-                &format!("timeout: the run exceeded {timeout:?} and was killed"),
+                &format!("bash: timeout exceeded ({secs:.1}s)\n"),
             );
         }
         Some(Ended::Output) => {
-            result.exit_code = exit_code(docker, &exec.id).await.unwrap_or(137);
+            result.exit_code = LIMIT_EXIT;
+            let max = limits.max_output_bytes;
             note(
                 &mut result.stderr,
                 &format!(
-                    "output limit: more than {} bytes of output; the run was stopped",
-                    limits.max_output_bytes
+                    "[output truncated: output limit of {max} bytes reached]\n\
+                     bash: output limit exceeded ({max} bytes)\n"
                 ),
             );
         }
         None => {
             result.exit_code = exit_code(docker, &exec.id).await?;
             guard.armed = false;
-            missing_cwd(&mut result, &cwd);
         }
     }
     Ok(result)
 }
 
-/// Appends a marker line to a stream, after a newline if it lacks one.
-fn note(stream: &mut Vec<u8>, message: &str) {
+/// Appends the lines a tripped limit prints (the local backend's wording),
+/// starting on a line of their own.
+fn note(stream: &mut Vec<u8>, lines: &str) {
     if stream.last().is_some_and(|&b| b != b'\n') {
         stream.push(b'\n');
     }
-    stream.extend_from_slice(format!("sandkeep: {message}\n").as_bytes());
+    stream.extend_from_slice(lines.as_bytes());
 }
 
-/// runc reports a missing working directory as its own failure (status 126 and
-/// an OCI message on stdout); say it the way bash's `cd` would.
-fn missing_cwd(result: &mut RunResult, cwd: &str) {
-    if result.exit_code == 126
-        && result.stderr.is_empty()
-        && String::from_utf8_lossy(&result.stdout).contains("chdir to cwd")
-    {
-        result.stdout.clear();
-        result.stderr =
-            format!("bash: line 1: cd: {cwd}: No such file or directory\n").into_bytes();
-        result.exit_code = 1;
+/// The exec's argv. In `/workspace` (the exec's working directory) it is just
+/// `bash -c COMMAND`. Elsewhere a first bash changes directory and replaces
+/// itself with `bash -c COMMAND`, so a missing directory reads as bash's `cd`
+/// error and the command still runs in `/workspace`, as on the local backend
+/// (the engine would refuse the exec outright).
+fn command_argv(command: &str, cwd: &str) -> Vec<String> {
+    if cwd == WORKSPACE {
+        return vec!["bash".into(), "-c".into(), command.into()];
     }
+    vec![
+        "bash".into(),
+        "-c".into(),
+        CD_THEN_EXEC.into(),
+        "bash".into(),
+        cwd.into(),
+        command.into(),
+    ]
 }
 
 /// The exit code of a finished exec. The output stream can close a moment
@@ -261,6 +277,19 @@ pub async fn exit_code(docker: &Docker, exec_id: &str) -> Result<i32, SandboxErr
     Err(SandboxError::Backend(format!(
         "docker exec {exec_id} did not report an exit code"
     )))
+}
+
+/// Starts [`kill_run`] in the background. The run's output must keep being
+/// drained meanwhile: engine 20.10 handles a container's exec exits one at a
+/// time, and an exit whose output nobody reads blocks the kill's own exit.
+fn spawn_kill(docker: &Docker, container: &str, user: &str, run_id: &str) {
+    let (docker, container, user, run_id) = (
+        docker.clone(),
+        container.to_string(),
+        user.to_string(),
+        run_id.to_string(),
+    );
+    tokio::spawn(async move { kill_run(&docker, &container, &user, &run_id).await });
 }
 
 /// Kills every process of run `run_id` (best effort: the run is being ended
@@ -413,10 +442,18 @@ mod tests {
     #[test]
     fn notes_start_on_their_own_line() {
         let mut s = b"partial".to_vec();
-        note(&mut s, "x");
-        assert_eq!(s, b"partial\nsandkeep: x\n");
+        note(&mut s, "x\n");
+        assert_eq!(s, b"partial\nx\n");
         let mut e = Vec::new();
-        note(&mut e, "y");
-        assert_eq!(e, b"sandkeep: y\n");
+        note(&mut e, "y\n");
+        assert_eq!(e, b"y\n");
+    }
+
+    #[test]
+    fn runs_outside_the_workspace_go_through_cd() {
+        assert_eq!(command_argv("ls", "/workspace"), ["bash", "-c", "ls"]);
+        let argv = command_argv("ls", "/tmp");
+        assert_eq!(argv[0..2], ["bash", "-c"]);
+        assert_eq!(argv[3..], ["bash", "/tmp", "ls"]);
     }
 }

@@ -209,7 +209,7 @@ pub fn chmod(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     };
     if files.is_empty() {
-        let msg = if reference.is_some() {
+        let msg = if reference.is_some() || spec.starts_with('-') {
             "missing operand".to_string()
         } else {
             format!("missing operand after {}", quote_locale(&spec))
@@ -237,7 +237,9 @@ fn chmod_one(
     path: &str,
     top: bool,
 ) -> i32 {
-    let lmeta = match ctx.fs.symlink_metadata(path) {
+    let lmeta = match super::common::slash_check(ctx.fs, name, path)
+        .and_then(|()| ctx.fs.symlink_metadata(path))
+    {
         Ok(m) => m,
         Err(e) => {
             if !o.quiet {

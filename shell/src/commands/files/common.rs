@@ -247,6 +247,19 @@ impl GnuError for CommandCtx<'_> {
     }
 }
 
+/// GNU's rule for a trailing slash: `f/` names a directory, so an existing
+/// non-directory there is `Not a directory` (a missing one is left to the caller).
+pub fn slash_check(fs: &crate::fs::Fs, name: &str, path: &str) -> Result<(), crate::fs::FsError> {
+    if name.len() > 1
+        && name.ends_with('/')
+        && let Ok(m) = fs.metadata(path)
+        && m.kind != FileKind::Dir
+    {
+        return Err(crate::fs::FsError::NotADirectory);
+    }
+    Ok(())
+}
+
 /// Prints `NAME: message` and GNU's `Try 'NAME --help'` line.
 pub fn usage_error(ctx: &mut CommandCtx<'_>, message: &str) {
     let _ = ctx.stdout.flush();

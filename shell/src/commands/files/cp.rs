@@ -178,7 +178,7 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
         } else {
             ctx.fs.symlink_metadata(&spath)
         };
-        let meta = match meta {
+        let meta = match super::common::slash_check(ctx.fs, &src_name, &spath).and(meta) {
             Ok(m) => m,
             Err(e) => {
                 ctx.gnu_error(format_args!("cannot stat {}: {e}", quote(&src_name)));

@@ -22,6 +22,7 @@ pub fn open(ctx: &CommandCtx<'_>, name: &str) -> Result<Source, FsError> {
         return Ok(Source::Stdin);
     }
     let path = ctx.path(name);
+    super::common::slash_check(ctx.fs, name, &path)?;
     let meta = ctx.fs.metadata(&path)?;
     if meta.kind == FileKind::Dir {
         return Err(FsError::IsADirectory);

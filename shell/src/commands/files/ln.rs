@@ -78,8 +78,16 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
         } else {
             "hard link"
         };
+        if !symbolic && ctx.fs.symlink_metadata(&lpath).is_ok() && !p.has("f") {
+            ctx.gnu_error(format_args!(
+                "failed to create hard link {}: File exists",
+                quote(&link)
+            ));
+            status = 1;
+            continue;
+        }
         if !symbolic {
-            match ctx.fs.metadata(&ctx.path(target)) {
+            match ctx.fs.symlink_metadata(&ctx.path(target)) {
                 Ok(m) if m.kind == FileKind::Dir => {
                     ctx.gnu_error(format_args!(
                         "{target}: hard link not allowed for directory"
@@ -137,12 +145,23 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
             ctx.fs.symlink(&stored, &lpath)
         } else {
             let src = ctx.path(target);
-            ctx.fs.read_shared(&src).and_then(|data| {
-                let meta = ctx.fs.metadata(&src)?;
-                ctx.fs.write(&lpath, &data)?;
-                ctx.fs.set_mode(&lpath, meta.mode)?;
-                ctx.fs.set_mtime(&lpath, meta.mtime)
-            })
+            let is_link = ctx
+                .fs
+                .symlink_metadata(&src)
+                .is_ok_and(|m| m.kind == FileKind::Symlink);
+            if is_link {
+                // A hard link to a symlink is another symlink with the same target.
+                ctx.fs
+                    .read_link(&src)
+                    .and_then(|t| ctx.fs.symlink(&t, &lpath))
+            } else {
+                ctx.fs.read_shared(&src).and_then(|data| {
+                    let meta = ctx.fs.metadata(&src)?;
+                    ctx.fs.write(&lpath, &data)?;
+                    ctx.fs.set_mode(&lpath, meta.mode)?;
+                    ctx.fs.set_mtime(&lpath, meta.mtime)
+                })
+            }
         };
         match result {
             Ok(()) => {

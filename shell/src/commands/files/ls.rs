@@ -4,7 +4,7 @@
 use super::common::GnuError;
 use std::io::Write;
 
-use super::common::{Opt, flag, long_flag, long_opt, mode_string, parse_or_usage, quote};
+use super::common::{Opt, flag, long_flag, long_opt, mode_string, parse_or_usage, quote, with_arg};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::commands::system::calendar::{from_epoch, strftime};
@@ -43,6 +43,7 @@ const SPEC: &[Opt] = &[
     flag('q', Some("hide-control-chars"), "q"),
     flag('s', Some("size"), "s"),
     flag('X', None, "X"),
+    with_arg(Some('w'), Some("width"), "w"),
     flag('v', None, "v"),
     long_flag("full-time", "full-time"),
     long_flag("group-directories-first", "gdf"),
@@ -85,6 +86,10 @@ struct Opts {
     deref: bool,
     full_time: bool,
     comma: bool,
+    /// `-C` (Some(true), down columns) or `-x` (Some(false), across).
+    columns: Option<bool>,
+    /// Line width for `-C`, `-x` and `-m`.
+    width: usize,
     size_blocks: bool,
     group_dirs: bool,
     now: Timestamp,
@@ -133,6 +138,8 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
         deref: p.has("L"),
         full_time: p.has("full-time"),
         comma: false,
+        columns: None,
+        width: 80,
         size_blocks: p.has("s"),
         group_dirs: p.has("gdf"),
         now: ctx.control.clock.now(),
@@ -158,9 +165,15 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
             "1" | "C" | "x" => {
                 o.long = false;
                 o.comma = false;
+                o.columns = match *id {
+                    "C" => Some(true),
+                    "x" => Some(false),
+                    _ => None,
+                };
             }
             "m" => {
                 o.comma = true;
+                o.columns = None;
                 o.long = false;
             }
             "t" => o.sort = Sort::Time,
@@ -183,14 +196,31 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
                         let name = ctx.args[0].clone();
                         let _ = writeln!(
                             ctx.stderr,
-                            "{name}: invalid argument {} for '--sort'\nTry '{name} --help' for more information.",
+                            "{name}: invalid argument {} for ‘--sort’\nValid arguments are:\n  - ‘none’\n  - ‘time’\n  - ‘size’\n  - ‘extension’\n  - ‘version’\n  - ‘width’\nTry '{name} --help' for more information.",
                             super::common::quote_locale(a)
                         );
-                        return 2;
+                        return 1;
                     }
                 }
             }
             _ => {}
+        }
+    }
+    let width_arg = p
+        .value("w")
+        .map(String::from)
+        .or_else(|| ctx.getenv("COLUMNS").map(String::from));
+    if let Some(w) = width_arg {
+        match w.parse::<usize>() {
+            Ok(n) => o.width = n,
+            Err(_) if p.value("w").is_some() => {
+                ctx.gnu_error(format_args!(
+                    "invalid line width: {}",
+                    super::common::quote_locale(&w)
+                ));
+                return 2;
+            }
+            Err(_) => {}
         }
     }
     let operands = if p.operands.is_empty() {
@@ -204,7 +234,9 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut dirs = Vec::new();
     for name in &operands {
         let path = ctx.path(name);
-        let lmeta = match ctx.fs.symlink_metadata(&path) {
+        let lmeta = match super::common::slash_check(ctx.fs, name, &path)
+            .and_then(|()| ctx.fs.symlink_metadata(&path))
+        {
             Ok(m) => m,
             Err(e) => {
                 ctx.gnu_error(format_args!("cannot access {}: {e}", quote(name)));
@@ -214,7 +246,7 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
         };
         let mut entry = make_entry(ctx, name.clone(), path, lmeta, o.deref);
         if entry.meta.kind == FileKind::Symlink
-            && follow_cmdline
+            && (follow_cmdline || name.ends_with('/'))
             && let Some((_, Some(m))) = &entry.link
         {
             entry.meta = m.clone();
@@ -455,6 +487,77 @@ pub fn version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     (ab.len() - i).cmp(&(bb.len() - j))
 }
 
+/// GNU's multi-column layout (`-C` down, `-x` across): as many columns as
+/// fit in `width`, each as wide as its longest name plus two, padded with
+/// tabs (tab stops of 8) the way `ls` does.
+fn print_columns(texts: &[String], vertical: bool, width: usize, out: &mut Vec<u8>) {
+    const MIN_COL: usize = 3;
+    let n = texts.len();
+    let lens: Vec<usize> = texts.iter().map(|t| t.chars().count()).collect();
+    let max_cols = if width == 0 {
+        n
+    } else {
+        (width / MIN_COL).max(1).min(n)
+    };
+    let mut best: (usize, Vec<usize>) = (1, vec![lens.iter().copied().max().unwrap_or(0)]);
+    for cols in (1..=max_cols).rev() {
+        let rows = n.div_ceil(cols);
+        let mut widths = vec![0usize; cols];
+        for (k, len) in lens.iter().enumerate() {
+            let col = if vertical { k / rows } else { k % cols };
+            if col >= cols {
+                continue;
+            }
+            let w = len + if col == cols - 1 { 0 } else { 2 };
+            widths[col] = widths[col].max(w);
+        }
+        // With this many rows, fewer columns may be used (vertical layout).
+        let used = if vertical { n.div_ceil(rows) } else { cols };
+        let total: usize = widths[..used].iter().sum();
+        if width == 0 || total < width || cols == 1 {
+            best = (cols, widths);
+            break;
+        }
+    }
+    let (cols, widths) = best;
+    let rows = n.div_ceil(cols);
+    for r in 0..rows {
+        let mut pos = 0;
+        let mut c = 0;
+        loop {
+            let k = if vertical { r + c * rows } else { r * cols + c };
+            if k >= n || (!vertical && c >= cols) {
+                break;
+            }
+            out.extend_from_slice(texts[k].as_bytes());
+            let next = if vertical { k + rows } else { k + 1 };
+            let next_in_row = if vertical {
+                next < n
+            } else {
+                c + 1 < cols && next < n
+            };
+            if !next_in_row {
+                break;
+            }
+            let from = pos + lens[k];
+            let to = pos + widths[c];
+            let mut f = from;
+            while f < to {
+                if to / 8 > (f + 1) / 8 {
+                    out.push(b'\t');
+                    f += 8 - f % 8;
+                } else {
+                    out.push(b' ');
+                    f += 1;
+                }
+            }
+            pos = to;
+            c += 1;
+        }
+        out.push(b'\n');
+    }
+}
+
 /// GNU's `-h` format: one decimal below 10, rounded up; powers of 1024.
 pub fn human(n: u64) -> String {
     if n < 1024 {
@@ -544,12 +647,47 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
     } else {
         0
     };
+    let frill = |e: &Entry| -> String {
+        let mut s = String::new();
+        if o.inode {
+            s.push_str(&format!("{:>ino_w$} ", e.meta.ino));
+        }
+        if o.size_blocks {
+            let b = if o.human {
+                human(blocks(&e.meta) * 1024)
+            } else {
+                blocks(&e.meta).to_string()
+            };
+            s.push_str(&format!("{b:>blk_w$} "));
+        }
+        s.push_str(&e.name);
+        s.push_str(indicator(e, o));
+        s
+    };
     if o.comma {
-        let names: Vec<String> = entries
-            .iter()
-            .map(|e| format!("{}{}", e.name, indicator(e, o)))
-            .collect();
-        let _ = writeln!(out, "{}", names.join(", "));
+        // GNU wraps `-m` output at the line width.
+        let mut pos = 0;
+        for (k, e) in entries.iter().enumerate() {
+            let text = frill(e);
+            let len = text.chars().count();
+            if k > 0 {
+                if o.width == 0 || pos + len + 2 < o.width {
+                    out.extend_from_slice(b", ");
+                    pos += 2;
+                } else {
+                    out.extend_from_slice(b",\n");
+                    pos = 0;
+                }
+            }
+            out.extend_from_slice(text.as_bytes());
+            pos += len;
+        }
+        out.push(b'\n');
+        return;
+    }
+    if let Some(vertical) = o.columns {
+        let texts: Vec<String> = entries.iter().map(frill).collect();
+        print_columns(&texts, vertical, o.width, out);
         return;
     }
     if !o.long {

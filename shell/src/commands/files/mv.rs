@@ -29,7 +29,9 @@ pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut status = 0;
     for src in &srcs {
         let spath = ctx.path(src);
-        let smeta = match ctx.fs.symlink_metadata(&spath) {
+        let smeta = match super::common::slash_check(ctx.fs, src, &spath)
+            .and_then(|()| ctx.fs.symlink_metadata(&spath))
+        {
             Ok(m) => m,
             Err(e) => {
                 ctx.gnu_error(format_args!("cannot stat {}: {e}", quote(src)));

@@ -96,6 +96,24 @@ pub fn canonical(fs: &Fs, path: &str, missing: Missing, follow: bool) -> Result<
     Ok(format!("/{}", parts.join("/")))
 }
 
+/// A name written with a trailing slash must resolve to a directory.
+fn dir_if_slash(
+    ctx: &CommandCtx<'_>,
+    name: &str,
+    r: String,
+    m: Missing,
+) -> Result<String, FsError> {
+    if m != Missing::All
+        && name.len() > 1
+        && name.ends_with('/')
+        && let Ok(meta) = ctx.fs.metadata(&r)
+        && meta.kind != FileKind::Dir
+    {
+        return Err(FsError::NotADirectory);
+    }
+    Ok(r)
+}
+
 /// The relative path from directory `base` to `target` (both absolute, canonical).
 pub fn relative_path(target: &str, base: &str) -> String {
     let t: Vec<&str> = target.split('/').filter(|c| !c.is_empty()).collect();
@@ -147,7 +165,9 @@ pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
     for name in &p.operands {
         let path = ctx.path(name);
         let r = match mode {
-            Some(m) => canonical(ctx.fs, &path, m, true),
+            Some(m) => {
+                canonical(ctx.fs, &path, m, true).and_then(|r| dir_if_slash(ctx, name, r, m))
+            }
             None => ctx.fs.read_link(&path).and_then(|t| {
                 if ctx.fs.symlink_metadata(&path)?.kind == FileKind::Symlink {
                     Ok(t)
@@ -207,11 +227,7 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
     let follow = !p.has("s") && !p.has("L");
     let resolve = |ctx: &CommandCtx<'_>, name: &str, mode: Missing| -> Result<String, FsError> {
         let path = ctx.path(name);
-        if follow {
-            canonical(ctx.fs, &path, mode, true)
-        } else {
-            canonical(ctx.fs, &path, mode, false)
-        }
+        canonical(ctx.fs, &path, mode, follow).and_then(|r| dir_if_slash(ctx, name, r, mode))
     };
     let rel_to = match p.value("relative-to") {
         Some(d) => match resolve(ctx, d, mode) {

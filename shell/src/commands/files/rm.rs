@@ -74,7 +74,9 @@ pub fn rm(ctx: &mut CommandCtx<'_>) -> i32 {
             status = 1;
             continue;
         }
-        let meta = match ctx.fs.symlink_metadata(&path) {
+        let meta = match super::common::slash_check(ctx.fs, name, &path)
+            .and_then(|()| ctx.fs.symlink_metadata(&path))
+        {
             Ok(m) => m,
             Err(e) => {
                 if !(o.force && e == FsError::NotFound) {

@@ -236,7 +236,7 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
         } else {
             ctx.fs.symlink_metadata(&path)
         };
-        let meta = match meta {
+        let meta = match super::common::slash_check(ctx.fs, name, &path).and(meta) {
             Ok(m) => m,
             Err(e) => {
                 ctx.gnu_error(format_args!("cannot statx {}: {e}", quote(name)));

@@ -43,6 +43,17 @@ pub fn new_fs() -> Fs {
 
 /// Runs `f` with argv `args` in `/workspace`.
 pub fn run(fs: &Fs, f: CommandFn, args: &[&str], stdin: &str) -> Out {
+    let control = RunControl::new(
+        Limits::default(),
+        Clock::fixed(1_704_067_200),
+        None,
+        Some(42),
+    );
+    run_with(fs, f, args, stdin, &control)
+}
+
+/// Runs `f` under a given control block (deadline, seed).
+pub fn run_with(fs: &Fs, f: CommandFn, args: &[&str], stdin: &str, control: &RunControl) -> Out {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let env = vec![
         (
@@ -51,12 +62,6 @@ pub fn run(fs: &Fs, f: CommandFn, args: &[&str], stdin: &str) -> Out {
         ),
         ("HOME".to_string(), "/workspace".to_string()),
     ];
-    let control = RunControl::new(
-        Limits::default(),
-        Clock::fixed(1_704_067_200),
-        None,
-        Some(42),
-    );
     let mut input = stdin.as_bytes();
     let mut out = Vec::new();
     let mut err = Vec::new();
@@ -70,7 +75,7 @@ pub fn run(fs: &Fs, f: CommandFn, args: &[&str], stdin: &str) -> Out {
             stdin: &mut input,
             stdout: &mut out,
             stderr: &mut err,
-            control: &control,
+            control,
             exec: &mut exec,
         };
         f(&mut ctx)

@@ -4,7 +4,8 @@ use super::common::GnuError;
 use super::common::{Opt, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
-use crate::commands::system::calendar::{from_epoch, parse_date, to_epoch};
+use crate::commands::system::calendar::{from_epoch, to_epoch};
+use crate::commands::system::dateparse::parse_date;
 
 const SPEC: &[Opt] = &[
     flag('a', None, "a"),
@@ -99,6 +100,11 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         let path = ctx.path(name);
         let exists = ctx.fs.symlink_metadata(&path).is_ok();
+        if exists && let Err(e) = super::common::slash_check(ctx.fs, name, &path) {
+            ctx.gnu_error(format_args!("setting times of {}: {e}", quote(name)));
+            status = 1;
+            continue;
+        }
         if !exists {
             if p.has("c") {
                 continue;

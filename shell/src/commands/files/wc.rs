@@ -65,9 +65,9 @@ impl Counter {
                 Ok(s) => {
                     let ch = s.chars().next().unwrap_or(' ');
                     self.c.chars += 1;
-                    if ch.is_whitespace() {
+                    if is_glibc_space(ch) {
                         self.in_word = false;
-                    } else if !self.in_word {
+                    } else if !ch.is_control() && !self.in_word {
                         self.in_word = true;
                         self.c.words += 1;
                     }
@@ -75,11 +75,7 @@ impl Counter {
                     i += len;
                 }
                 Err(_) => {
-                    // An invalid byte: not a character, but part of a word.
-                    if !self.in_word {
-                        self.in_word = true;
-                        self.c.words += 1;
-                    }
+                    // An invalid byte: neither a character nor a word separator.
                     i += 1;
                 }
             }
@@ -122,6 +118,15 @@ impl Counter {
         self.c.max_line = self.c.max_line.max(self.col);
         self.c
     }
+}
+
+/// A word separator for GNU wc: glibc's `iswspace` in UTF-8 locales plus the
+/// no-break spaces coreutils adds (`iswnbspace`).
+fn is_glibc_space(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x1680 | 0x2000..=0x200a | 0x2028 | 0x2029 | 0x205f | 0x3000 | 0xa0 | 0x202f | 0x2060
+    )
 }
 
 /// Display width of a non-ASCII character (wide East Asian: 2, combining: 0).

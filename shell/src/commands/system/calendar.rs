@@ -1,9 +1,10 @@
-//! UTC calendar arithmetic, GNU `strftime` formatting and the subset of GNU
-//! `date -d` strings scripts use. The sandbox's time zone is always UTC.
+//! UTC calendar arithmetic and GNU `strftime` formatting. The sandbox's time
+//! zone is always UTC. (`date -d` strings are parsed in `dateparse`.)
 
 use std::fmt::Write;
 
-const MONTHS: [&str; 12] = [
+/// Month names, January first.
+pub const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -17,7 +18,8 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const DAYS: [&str; 7] = [
+/// Day names, Sunday first.
+pub const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",
@@ -77,11 +79,13 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-fn is_leap(y: i64) -> bool {
+/// True for a Gregorian leap year.
+pub fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
 
-fn days_in_month(y: i64, m: u32) -> u32 {
+/// Days in month `m` (1-based) of year `y`.
+pub fn days_in_month(y: i64, m: u32) -> u32 {
     match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
@@ -286,255 +290,6 @@ pub fn strftime(fmt: &str, tm: &Tm) -> String {
     out
 }
 
-fn month_index(s: &str) -> Option<u32> {
-    let l = s.to_ascii_lowercase();
-    if l.len() < 3 {
-        return None;
-    }
-    MONTHS
-        .iter()
-        .position(|m| {
-            m.to_ascii_lowercase().starts_with(&l)
-                || l.starts_with(&m.to_ascii_lowercase()[..3]) && l.len() <= m.len()
-        })
-        .map(|i| i as u32 + 1)
-}
-
-fn parse_hms(s: &str) -> Option<(u32, u32, u32, u32)> {
-    let (main, frac) = match s.split_once('.') {
-        Some((a, b)) => (a, Some(b)),
-        None => (s, None),
-    };
-    let parts: Vec<&str> = main.split(':').collect();
-    if parts.len() < 2
-        || parts.len() > 3
-        || parts
-            .iter()
-            .any(|p| p.is_empty() || p.len() > 2 || !p.bytes().all(|b| b.is_ascii_digit()))
-    {
-        return None;
-    }
-    let h: u32 = parts[0].parse().ok()?;
-    let m: u32 = parts[1].parse().ok()?;
-    let sec: u32 = if parts.len() == 3 {
-        parts[2].parse().ok()?
-    } else {
-        0
-    };
-    if h > 23 || m > 59 || sec > 60 {
-        return None;
-    }
-    let nanos = match frac {
-        Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => {
-            let mut d = f.to_string();
-            d.truncate(9);
-            while d.len() < 9 {
-                d.push('0');
-            }
-            d.parse().ok()?
-        }
-        Some(_) => return None,
-        None => 0,
-    };
-    Some((h, m, sec, nanos))
-}
-
-/// Adds `n` months to a date, clamping nothing (GNU normalises overflowed days
-/// forward, as mktime does).
-fn add_months(secs: i64, n: i64) -> i64 {
-    let tm = from_epoch(secs, 0);
-    let total = tm.year * 12 + (tm.month as i64 - 1) + n;
-    let y = total.div_euclid(12);
-    let m = total.rem_euclid(12) as u32 + 1;
-    let base = to_epoch(y, m, 1, tm.hour, tm.min, tm.sec);
-    base + (tm.day as i64 - 1) * 86400
-}
-
-/// Parses a GNU `date -d` string relative to `now` (seconds since the epoch):
-/// `@N`, `now`, `today`, `yesterday`, `tomorrow`, `YYYY-MM-DD[ T]HH:MM[:SS[.f]][Z]`,
-/// `HH:MM[:SS]`, `Mon D YYYY`, `D Mon YYYY` and relative items (`3 days ago`,
-/// `+1 week`, `next month`). Returns (seconds, nanoseconds).
-pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
-    let s = input.trim();
-    if let Some(rest) = s.strip_prefix('@') {
-        let rest = rest.trim();
-        let (int, frac) = match rest.split_once('.') {
-            Some((a, b)) => (a, b),
-            None => (rest, ""),
-        };
-        let neg = int.starts_with('-');
-        let secs: i64 = int
-            .parse()
-            .ok()
-            .or_else(|| (int == "-" || int.is_empty()).then_some(0))?;
-        if !frac.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let mut f = frac.to_string();
-        f.truncate(9);
-        while f.len() < 9 {
-            f.push('0');
-        }
-        let nanos: u32 = f.parse().ok()?;
-        if neg && nanos > 0 {
-            return Some((secs - 1, 1_000_000_000 - nanos));
-        }
-        return Some((secs, nanos));
-    }
-    let lower = s.to_ascii_lowercase();
-    // Split `2024-01-02T03:04:05Z` into date and time tokens.
-    let normalized = lower.replacen(
-        't',
-        " ",
-        if lower.contains('-') && lower.find('t').is_some_and(|i| i == 10) {
-            1
-        } else {
-            0
-        },
-    );
-    let tokens: Vec<&str> = normalized.split_whitespace().collect();
-    let today = now.div_euclid(86400) * 86400;
-    let mut date: Option<(i64, u32, u32)> = None;
-    let mut time: Option<(u32, u32, u32, u32)> = None;
-    let mut rel_secs: i64 = 0;
-    let mut rel_months: i64 = 0;
-    let mut day_shift: i64 = 0;
-    let mut base_now = false;
-    let mut i = 0;
-    let unit_secs = |u: &str| -> Option<(i64, i64)> {
-        let u = u.trim_end_matches('s');
-        Some(match u {
-            "sec" | "second" => (1, 0),
-            "min" | "minute" => (60, 0),
-            "hour" => (3600, 0),
-            "day" => (86400, 0),
-            "week" => (7 * 86400, 0),
-            "fortnight" => (14 * 86400, 0),
-            "month" => (0, 1),
-            "year" => (0, 12),
-            _ => return None,
-        })
-    };
-    while i < tokens.len() {
-        let t = tokens[i];
-        i += 1;
-        match t {
-            "now" => {
-                base_now = true;
-                continue;
-            }
-            "today" => continue,
-            "yesterday" => {
-                day_shift -= 1;
-                continue;
-            }
-            "tomorrow" => {
-                day_shift += 1;
-                continue;
-            }
-            "utc" | "z" | "gmt" | "+0000" | "+00:00" => continue,
-            "ago" => {
-                rel_secs = -rel_secs;
-                rel_months = -rel_months;
-                continue;
-            }
-            _ => {}
-        }
-        // YYYY-MM-DD
-        let dparts: Vec<&str> = t.split('-').collect();
-        if dparts.len() == 3
-            && dparts
-                .iter()
-                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-        {
-            let y: i64 = dparts[0].parse().ok()?;
-            let m: u32 = dparts[1].parse().ok()?;
-            let d: u32 = dparts[2].parse().ok()?;
-            if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
-                return None;
-            }
-            date = Some((y, m, d));
-            continue;
-        }
-        // Time, possibly with a trailing zone.
-        let tstr = t.trim_end_matches('z');
-        let tstr = tstr
-            .strip_suffix("+00:00")
-            .or_else(|| tstr.strip_suffix("+0000"))
-            .unwrap_or(tstr);
-        if tstr.contains(':') {
-            time = Some(parse_hms(tstr)?);
-            continue;
-        }
-        // Month names: "jan 2 2024" / "2 jan 2024".
-        if let Some(m) = month_index(t.trim_end_matches(',')) {
-            let d: u32 = tokens.get(i)?.trim_end_matches(',').parse().ok()?;
-            i += 1;
-            let y = match tokens.get(i).and_then(|y| y.parse::<i64>().ok()) {
-                Some(y) => {
-                    i += 1;
-                    y
-                }
-                None => from_epoch(now, 0).year,
-            };
-            date = Some((y, m, d));
-            continue;
-        }
-        if let Ok(d) = t.parse::<u32>()
-            && let Some(m) = tokens.get(i).and_then(|m| month_index(m))
-        {
-            i += 1;
-            let y = match tokens.get(i).and_then(|y| y.parse::<i64>().ok()) {
-                Some(y) => {
-                    i += 1;
-                    y
-                }
-                None => from_epoch(now, 0).year,
-            };
-            date = Some((y, m, d));
-            continue;
-        }
-        // Relative items: [+-]N unit, next/last unit, unit.
-        let (n, unit) = if let Ok(n) = t.parse::<i64>() {
-            let u = tokens.get(i)?;
-            i += 1;
-            (n, *u)
-        } else if t == "next" || t == "last" {
-            let u = tokens.get(i)?;
-            i += 1;
-            (if t == "next" { 1 } else { -1 }, *u)
-        } else if let Some((num, u)) = t
-            .find(|c: char| c.is_ascii_alphabetic())
-            .map(|k| t.split_at(k))
-            && !num.is_empty()
-            && num.parse::<i64>().is_ok()
-        {
-            (num.parse().ok()?, u)
-        } else {
-            (1, t)
-        };
-        let (s1, m1) = unit_secs(unit)?;
-        rel_secs += n * s1;
-        rel_months += n * m1;
-    }
-    let mut secs = match (date, time) {
-        (Some((y, m, d)), Some((h, mi, s, _))) => to_epoch(y, m, d, h, mi, s),
-        (Some((y, m, d)), None) => to_epoch(y, m, d, 0, 0, 0),
-        (None, Some((h, mi, s, _))) => today + (h * 3600 + mi * 60 + s) as i64,
-        (None, None) => {
-            let _ = base_now;
-            now
-        }
-    };
-    let nanos = time.map(|t| t.3).unwrap_or(0);
-    secs += day_shift * 86400;
-    if rel_months != 0 {
-        secs = add_months(secs, rel_months);
-    }
-    secs += rel_secs;
-    Some((secs, nanos))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,29 +326,5 @@ mod tests {
             strftime("%3N %10Y", &from_epoch(0, 123_456_789)),
             "123 0000001970"
         );
-    }
-
-    #[test]
-    fn parses_date_strings() {
-        assert_eq!(parse_date("@86400", 0), Some((86400, 0)));
-        assert_eq!(parse_date("2024-01-02", 0), Some((1_704_153_600, 0)));
-        assert_eq!(
-            parse_date("2024-01-02 03:04:05", 0),
-            Some((1_704_164_645, 0))
-        );
-        assert_eq!(
-            parse_date("2024-01-02T03:04:05Z", 0),
-            Some((1_704_164_645, 0))
-        );
-        assert_eq!(parse_date("2024-01-02 +1 day", 0), Some((1_704_240_000, 0)));
-        assert_eq!(
-            parse_date("2 days ago", 1_704_153_600),
-            Some((1_703_980_800, 0))
-        );
-        assert_eq!(
-            parse_date("2024-01-31 1 month", 0).map(|x| from_epoch(x.0, 0).month),
-            Some(3)
-        );
-        assert_eq!(parse_date("bogus", 0), None);
     }
 }

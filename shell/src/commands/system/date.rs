@@ -1,6 +1,7 @@
 //! `date`: print (never set) the time, always in UTC.
 
-use super::calendar::{from_epoch, parse_date, strftime};
+use super::calendar::{from_epoch, strftime};
+use super::dateparse::parse_date;
 use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{

@@ -1,4 +1,4 @@
-//! Fixed facts about the sandbox: `true`, `false`, `whoami`, `hostname`,
+//! Fixed facts about the sandbox: `whoami`, `hostname`,
 //! `uname`, `id`, `nproc`, `arch`, `sync`, `tty`, `clear`, `logname`, `groups`.
 
 use crate::commands::CommandCtx;
@@ -15,16 +15,6 @@ pub const HOSTNAME: &str = "sandbox";
 pub const RELEASE: &str = "6.1.0-sandkeep";
 /// The kernel version `uname -v` reports.
 pub const VERSION: &str = "#1 SMP PREEMPT_DYNAMIC";
-
-/// `true`
-pub fn true_(_ctx: &mut CommandCtx<'_>) -> i32 {
-    0
-}
-
-/// `false`
-pub fn false_(_ctx: &mut CommandCtx<'_>) -> i32 {
-    1
-}
 
 /// Prints `text` and a newline; status 0 (or 1 when stdout is closed).
 fn say(ctx: &mut CommandCtx<'_>, text: &str) -> i32 {

@@ -6,6 +6,7 @@ use super::CommandFn;
 
 pub mod calendar;
 mod date;
+pub mod dateparse;
 mod env;
 mod identity;
 mod seq;
@@ -17,8 +18,6 @@ mod tests;
 
 /// The commands of this family.
 pub const COMMANDS: &[(&str, CommandFn)] = &[
-    ("true", identity::true_),
-    ("false", identity::false_),
     ("whoami", identity::whoami),
     ("logname", identity::logname),
     ("groups", identity::groups),

@@ -77,3 +77,23 @@ fn env_and_which() {
     assert_eq!((st, out.as_str()), (0, "A=1\n"));
     assert_eq!(run("env", &["nope-cmd"]).0, 127);
 }
+
+#[test]
+fn sleep_gives_way_to_the_deadline() {
+    use crate::clock::Clock;
+    use crate::control::RunControl;
+    use crate::limits::Limits;
+    use std::time::{Duration, Instant};
+
+    let fs = crate::commands::files::testutil::new_fs();
+    let deadline = Instant::now() + Duration::from_millis(50);
+    let control = RunControl::new(Limits::default(), Clock::real(), Some(deadline), None);
+    let f = crate::commands::lookup("sleep").expect("sleep exists");
+    let start = Instant::now();
+    let out = crate::commands::files::testutil::run_with(&fs, f, &["sleep", "10"], "", &control);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "sleep ignored the deadline"
+    );
+    assert_ne!(out.status, 0);
+}

@@ -1,7 +1,7 @@
 //! `which`: locate a command along `$PATH` in the virtual tree.
 
 use crate::commands::CommandCtx;
-use crate::commands::files::common::{Opt, flag, join, parse_or_usage};
+use crate::commands::files::common::join;
 use crate::fs::{FileKind, Fs};
 
 /// The first executable regular file called `name` along `path_var` (a name
@@ -43,21 +43,43 @@ fn find_all(fs: &Fs, path_var: &str, cwd: &str, name: &str, all: bool) -> Vec<St
 
 /// `which [-a] NAME...`
 pub fn which(ctx: &mut CommandCtx<'_>) -> i32 {
-    let spec: [Opt; 2] = [flag('a', Some("all"), "a"), flag('s', None, "s")];
-    let Some(p) = parse_or_usage(ctx, &spec, false) else {
-        return 2;
-    };
+    // Debian's `which` is a script using getopts: options come first.
+    let (mut all, mut silent) = (false, false);
+    let mut operands = Vec::new();
+    let mut opts_done = false;
+    for a in &ctx.args[1..] {
+        if !opts_done && a == "--" {
+            opts_done = true;
+        } else if !opts_done && a.len() > 1 && a.starts_with('-') {
+            for c in a[1..].chars() {
+                match c {
+                    'a' => all = true,
+                    's' => silent = true,
+                    _ => {
+                        let _ = writeln!(
+                            ctx.stderr,
+                            "Illegal option -{c}\nUsage: /usr/bin/which [-a] args"
+                        );
+                        return 2;
+                    }
+                }
+            }
+        } else {
+            opts_done = true;
+            operands.push(a.clone());
+        }
+    }
     let path_var = ctx.getenv("PATH").unwrap_or("").to_string();
     let mut status = 0;
-    if p.operands.is_empty() {
+    if operands.is_empty() {
         return 1;
     }
-    for name in &p.operands {
-        let found = find_all(ctx.fs, &path_var, ctx.cwd, name, p.has("a"));
+    for name in &operands {
+        let found = find_all(ctx.fs, &path_var, ctx.cwd, name, all);
         if found.is_empty() {
             status = 1;
         }
-        if !p.has("s") {
+        if !silent {
             for f in found {
                 let _ = writeln!(ctx.stdout, "{f}");
             }

@@ -112,10 +112,10 @@ pub fn cmp(ctx: &mut CommandCtx<'_>) -> i32 {
             skip[1] = skip[0];
         }
     }
-    for k in 0..2 {
+    for (k, slot) in skip.iter_mut().enumerate() {
         if let Some(s) = ops.get(k + 2) {
             match parse_skip(s) {
-                Some(n) => skip[k] = n,
+                Some(n) => *slot = n,
                 None => {
                     common::err(
                         ctx.stderr,
@@ -206,7 +206,7 @@ pub fn cmp(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     let _ = ctx.stdout.write_all(out.as_bytes());
-    if (differ && !verbose) || quiet && differ {
+    if differ && (quiet || !verbose) {
         return 1;
     }
     if a.len() != b.len() && (n as u64) < limit {

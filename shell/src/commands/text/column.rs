@@ -86,16 +86,16 @@ pub fn column(ctx: &mut CommandCtx<'_>) -> i32 {
             .unwrap_or_default();
         for r in &rows {
             // Short rows are padded with empty cells to the table's width.
-            for k in 0..ncols {
+            for (k, w) in widths.iter().enumerate() {
                 let c: &[u8] = r.get(k).copied().unwrap_or(b"");
                 let last = k + 1 == ncols;
                 if right.contains(&k) {
-                    out.extend(std::iter::repeat_n(b' ', widths[k] - c.len()));
+                    out.extend(std::iter::repeat_n(b' ', w - c.len()));
                     out.extend_from_slice(c);
                 } else {
                     out.extend_from_slice(c);
                     if !last {
-                        out.extend(std::iter::repeat_n(b' ', widths[k] - c.len()));
+                        out.extend(std::iter::repeat_n(b' ', w - c.len()));
                     }
                 }
                 if !last {

@@ -99,10 +99,8 @@ pub fn comm(ctx: &mut CommandCtx<'_>) -> i32 {
         if !show[col] {
             return;
         }
-        for c in 0..col {
-            if show[c] {
-                out.extend_from_slice(&delim);
-            }
+        for _ in show.iter().take(col).filter(|s| **s) {
+            out.extend_from_slice(&delim);
         }
         out.extend_from_slice(line);
         out.push(eol);

@@ -258,12 +258,12 @@ pub fn start(
     })
 }
 
+/// An operand's name and content.
+pub type Operand = (String, Arc<Vec<u8>>);
+
 /// Reads each operand (stdin for none or `-`) whole, reporting unreadable
 /// ones as `NAME: FILE: error`; returns the contents and whether all worked.
-pub fn read_operands(
-    ctx: &mut CommandCtx<'_>,
-    operands: &[String],
-) -> (Vec<(String, Arc<Vec<u8>>)>, bool) {
+pub fn read_operands(ctx: &mut CommandCtx<'_>, operands: &[String]) -> (Vec<Operand>, bool) {
     let default = ["-".to_string()];
     let names = if operands.is_empty() {
         &default[..]

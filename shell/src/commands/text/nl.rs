@@ -68,16 +68,25 @@ pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
         let bad = |what: &str| format!("invalid {what}: {}", common::quote(v));
         let r: Result<(), String> = match *id {
             "b" => match v {
-                "a" => Ok(style = Style::All),
-                "t" => Ok(style = Style::NonEmpty),
-                "n" => Ok(style = Style::None),
+                "a" => {
+                    style = Style::All;
+                    Ok(())
+                }
+                "t" => {
+                    style = Style::NonEmpty;
+                    Ok(())
+                }
+                "n" => {
+                    style = Style::None;
+                    Ok(())
+                }
                 _ if v.starts_with('p') => {
                     let opts = RegexOptions {
                         syntax: Syntax::Basic,
                         flavor: Flavor::Sed,
                         ..Default::default()
                     };
-                    Regex::new(v[1..].as_bytes(), opts).map(|r| style = Style::Re(Box::new(r)))
+                    Regex::new(&v.as_bytes()[1..], opts).map(|r| style = Style::Re(Box::new(r)))
                 }
                 _ => Err(format!(
                     "invalid body numbering style: {}",
@@ -85,17 +94,26 @@ pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
                 )),
             },
             "n" => match v {
-                "ln" | "rn" | "rz" => Ok(format = v.to_string()),
+                "ln" | "rn" | "rz" => {
+                    format = v.to_string();
+                    Ok(())
+                }
                 _ => Err(format!(
                     "invalid line numbering format: {}",
                     common::quote(v)
                 )),
             },
             "w" => match v.parse::<usize>() {
-                Ok(n) if n > 0 => Ok(width = n),
+                Ok(n) if n > 0 => {
+                    width = n;
+                    Ok(())
+                }
                 _ => Err(bad("line number field width")),
             },
-            "s" => Ok(sep = v.to_string()),
+            "s" => {
+                sep = v.to_string();
+                Ok(())
+            }
             "v" => v
                 .parse()
                 .map(|n| start = n)

@@ -247,6 +247,14 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
     if f.add.has(Attrs::INDEXED) && is_assoc {
         return Err(DeclErr::Msg(format!("{target}: cannot convert associative to indexed array")));
     }
+    if f.add.has(Attrs::NAMEREF)
+        && assign.is_none()
+        && let Some(Value::Str(v)) = &cur.value
+        && !cur.attrs.has(Attrs::NAMEREF)
+        && !is_valid_name(split_subscript(v).0)
+    {
+        return Err(DeclErr::Msg(format!("`{v}': invalid variable name for name reference")));
+    }
     if f.add.has(Attrs::NAMEREF) {
         if let Some((v, _)) = assign {
             if !is_valid_name(split_subscript(v).0) || v == target {

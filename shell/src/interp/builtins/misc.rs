@@ -97,6 +97,10 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
             match s.parse::<i64>() {
                 Ok(n) => {
                     let n = if n > 128 { n - 128 } else { n };
+                    if n == 0 {
+                        text.push_str("EXIT\n");
+                        continue;
+                    }
                     match signal_name(n) {
                         Some(name) => text.push_str(&format!("{name}\n")),
                         None => {

@@ -9,6 +9,11 @@ pub fn eval(interp: &mut Interp, args: &[String]) -> ExecResult {
     let mut rest = &args[1..];
     if rest.first().map(|s| s.as_str()) == Some("--") {
         rest = &rest[1..];
+    } else if let Some(a) = rest.first()
+        && a.starts_with('-')
+        && a.len() > 1
+    {
+        return Ok(super::invalid_option(interp, "eval", &a[..2], "eval [arg ...]"));
     }
     if rest.is_empty() {
         return Ok(0);

@@ -296,10 +296,10 @@ fn unary(op: &str, arg: &str, env: &dyn TestEnv) -> Result<bool, String> {
         "-k" => st().is_some_and(|m| m.mode & 0o1000 != 0),
         "-O" | "-G" => st().is_some(),
         "-N" => false,
-        "-t" => {
-            let fd = parse_int(arg)?;
-            env.is_tty(fd)
-        }
+        "-t" => match parse_int(arg) {
+            Ok(fd) => env.is_tty(fd),
+            Err(_) => false,
+        },
         "-v" => env.var_set(arg),
         "-R" => env.is_nameref(arg),
         "-o" => env.option(arg).unwrap_or(false),

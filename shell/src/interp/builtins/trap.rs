@@ -121,7 +121,9 @@ pub fn trap(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(if out(interp, t) { 0 } else { 1 });
     }
     // A single operand that names a signal resets it (POSIX).
-    let (action, specs) = if rest.len() == 1 || (rest[0] != "-" && trap_key(&rest[0]).is_some() && rest[0].parse::<i64>().is_ok()) {
+    // So does a first operand that is an unsigned integer: every operand is then a signal.
+    let unsigned = !rest[0].is_empty() && rest[0].bytes().all(|b| b.is_ascii_digit());
+    let (action, specs) = if rest.len() == 1 || unsigned {
         ("-", rest)
     } else {
         (rest[0].as_str(), &rest[1..])

@@ -15,17 +15,28 @@ fn path_matches(interp: &Interp, name: &str) -> Vec<String> {
     }
     let path = interp.vars.get_str("PATH").unwrap_or("").to_string();
     let mut v = Vec::new();
+    let mut fallback = None;
     for dir in path.split(':') {
         let dir = if dir.is_empty() { "." } else { dir };
         let p = format!("{}/{name}", dir.trim_end_matches('/'));
         let abs = Fs::resolve(&interp.cwd, &p);
         if let Ok(m) = interp.fs.metadata(&abs)
             && m.kind == FileKind::File
-            && m.mode & 0o111 != 0
-            && !v.contains(&p)
         {
-            v.push(p);
+            if m.mode & 0o111 != 0 {
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+            } else if fallback.is_none() {
+                fallback = Some(p);
+            }
         }
+    }
+    // Like bash, a non-executable file is reported when nothing executable is.
+    if v.is_empty()
+        && let Some(p) = fallback
+    {
+        v.push(p);
     }
     v
 }
@@ -122,7 +133,7 @@ pub fn type_(interp: &mut Interp, args: &[String]) -> ExecResult {
 
 /// `command [-pvV] NAME [ARGS]`
 pub fn command(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let (mut describe, mut verbose) = (false, false);
+    let (mut describe, mut verbose, mut default_path) = (false, false, false);
     let mut i = 1;
     while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
         if args[i] == "--" {
@@ -131,7 +142,7 @@ pub fn command(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
         for c in args[i][1..].chars() {
             match c {
-                'p' => {}
+                'p' => default_path = true,
                 'v' => describe = true,
                 'V' => verbose = true,
                 _ => return Ok(super::invalid_option(interp, "command", &format!("-{c}"), "command [-pVv] command [arg ...]")),
@@ -156,12 +167,13 @@ pub fn command(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(status);
     }
     if describe {
-        let mut status = 0;
+        // Status 0 when at least one name was found.
+        let mut status = 1;
         let mut text = String::new();
         for name in rest {
-            match resolve_line(interp, name) {
-                Some(l) => text.push_str(&l),
-                None => status = 1,
+            if let Some(l) = resolve_line(interp, name) {
+                text.push_str(&l);
+                status = 0;
             }
         }
         if !text.is_empty() {
@@ -172,8 +184,28 @@ pub fn command(interp: &mut Interp, args: &[String]) -> ExecResult {
     if rest.is_empty() {
         return Ok(0);
     }
+    if default_path {
+        // `command -p`: search the standard PATH, whatever $PATH says.
+        let saved = interp.vars.get_raw("PATH").cloned();
+        let _ = interp.vars.set_str("PATH", DEFAULT_PATH);
+        let r = interp.run_argv(rest, true);
+        match saved {
+            Some(v) => {
+                if let Some(slot) = interp.vars.get_raw_mut("PATH") {
+                    *slot = v;
+                }
+            }
+            None => {
+                let _ = interp.vars.unset("PATH");
+            }
+        }
+        return r;
+    }
     interp.run_argv(rest, true)
 }
+
+/// The PATH `command -p` searches.
+const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// The `command -v` line for `name`, or `None` when it means nothing.
 fn resolve_line(interp: &Interp, name: &str) -> Option<String> {
@@ -183,7 +215,9 @@ fn resolve_line(interp: &Interp, name: &str) -> Option<String> {
     match interp.resolve_command(name) {
         CommandKind::Keyword | CommandKind::Function | CommandKind::Builtin => Some(format!("{name}\n")),
         _ => path_matches(interp, name).into_iter().next().map(|p| {
-            let shown = if p.starts_with('/') { p } else { Fs::resolve(&interp.cwd, &p) };
+            // A name with a slash is shown as given; a PATH hit in a
+            // relative directory is made absolute.
+            let shown = if p.starts_with('/') || name.contains('/') { p } else { Fs::resolve(&interp.cwd, &p) };
             format!("{shown}\n")
         }),
     }
@@ -191,9 +225,10 @@ fn resolve_line(interp: &Interp, name: &str) -> Option<String> {
 
 /// `builtin NAME [ARGS]`
 pub fn builtin(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let Some(name) = args.get(1) else { return Ok(0) };
+    let skip = if args.get(1).map(|s| s.as_str()) == Some("--") { 2 } else { 1 };
+    let Some(name) = args.get(skip) else { return Ok(0) };
     match super::lookup(name) {
-        Some(f) => f(interp, &args[1..]),
+        Some(f) => f(interp, &args[skip..]),
         None => {
             err(interp, format!("builtin: {name}: not a shell builtin"));
             Ok(1)

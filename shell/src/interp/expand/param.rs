@@ -98,7 +98,9 @@ impl Interp {
     /// Expands one `${...}` / `$x` into `acc`.
     pub(crate) fn expand_param(&mut self, e: &ParameterExpr, quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
         // Fast path: `$x` / `${x}` of a plain variable.
-        if let ParameterExpr::Parameter { parameter: Parameter::Named(name), indirect: false } = e {
+        if let ParameterExpr::Parameter { parameter: Parameter::Named(name), indirect: false } = e
+            && !self.vars.get_raw(name).is_some_and(|v| v.attrs.has(Attrs::NAMEREF))
+        {
             match self.var_scalar(name) {
                 Some(v) => acc.push_expansion(&v, quoted),
                 None => {
@@ -232,6 +234,12 @@ impl Interp {
                 },
                 SpecialParameter::ShellName => PVal::Str(self.arg0.clone()),
             },
+            Parameter::Named(n)
+                if let Some(t) = self.nameref_target(n)
+                    && let Some((base, sub @ ("@" | "*"))) = super::special::split_subscript(&t) =>
+            {
+                PVal::List(self.var_values(base).unwrap_or_default(), sub == "*")
+            }
             Parameter::Named(n) => match self.var_scalar(n) {
                 Some(v) => PVal::Str(v),
                 None => PVal::Unset,

@@ -38,7 +38,7 @@ impl Interp {
                 return cur;
             }
             match v.value.as_ref().and_then(|v| v.as_scalar()) {
-                Some(t) if !t.is_empty() => cur = Some(t.to_string()),
+                Some(t) if valid_ref_target(t) => cur = Some(t.to_string()),
                 _ => return cur,
             }
         }
@@ -135,6 +135,9 @@ impl Interp {
         if let Some(t) = self.nameref_target(name) {
             if t.contains('[') {
                 let (n, sub) = split_subscript(&t)?;
+                if sub == "@" || sub == "*" {
+                    return self.var_values(n).map(|v| v.join(" "));
+                }
                 return self.var_element(n, sub).ok().flatten();
             }
             return self.var_scalar(&t);
@@ -304,6 +307,13 @@ impl Interp {
         let i = crate::interp::arith::eval_sub(self, sub)?;
         Ok(self.indexed_get(name, i)?)
     }
+}
+
+/// True when a nameref's value names a variable (`x`, `a[1]`): other values
+/// (`1`, `$1`, empty) make the nameref read as a plain variable.
+fn valid_ref_target(t: &str) -> bool {
+    let base = t.split('[').next().unwrap_or_default();
+    crate::interp::vars::is_valid_name(base) && (base.len() == t.len() || t.ends_with(']'))
 }
 
 /// An associative-array key written in arithmetic: blanks trimmed, one pair

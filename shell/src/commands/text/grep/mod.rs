@@ -4,7 +4,8 @@
 //! walked here too; the search of one buffer and its output live in
 //! [`search`]. Patterns compile through [`super::posix_regex`] (BRE, ERE,
 //! fixed strings) or, for `-P`, straight through the `regex` crate, whose
-//! syntax is Perl-like.
+//! syntax is Perl-like; `-P` patterns it cannot take (look-around, `\K`,
+//! back-references) fall back to `fancy-regex`'s backtracker.
 
 mod search;
 
@@ -385,11 +386,22 @@ fn compile(
         if patterns.len() > 1 {
             return Err("the -P option only supports a single pattern".into());
         }
-        let p = String::from_utf8_lossy(&patterns[0]).into_owned();
+        let raw = String::from_utf8_lossy(&patterns[0]).into_owned();
         let p = match whole {
-            Whole::Any => p,
-            Whole::Word => format!(r"\b{{start-half}}(?:{p})\b{{end-half}}"),
-            Whole::Line => format!("^(?:{p})$"),
+            Whole::Any => raw.clone(),
+            Whole::Word => format!(r"\b{{start-half}}(?:{raw})\b{{end-half}}"),
+            Whole::Line => format!("^(?:{raw})$"),
+        };
+        // The inline flag also reaches inside look-behinds, the builder's does not.
+        let fancy = if icase {
+            format!("(?i){raw}")
+        } else {
+            raw.clone()
+        };
+        let fancy = match whole {
+            Whole::Any => fancy,
+            Whole::Word => format!(r"(?<!\w)(?:{fancy})(?!\w)"),
+            Whole::Line => format!("^(?:{fancy})$"),
         };
         let build = |unicode: bool| {
             regex::bytes::RegexBuilder::new(&p)
@@ -401,11 +413,13 @@ fn compile(
         };
         return match build(false).or_else(|_| build(true)) {
             Ok(re) => Ok(Matcher::Pcre(re)),
-            Err(regex::Error::Syntax(s)) if s.contains("look-around") => {
-                Err("lookaround assertions are not supported by -P in this sandbox".into())
-            }
-            Err(regex::Error::Syntax(s)) if s.contains("backreferences") => {
-                Err("back-references are not supported by -P in this sandbox".into())
+            Err(regex::Error::Syntax(_)) => {
+                // Look-around, `\K` and back-references need a backtracker.
+                fancy_regex::RegexBuilder::new(&fancy)
+                    .backtrack_limit(1_000_000)
+                    .build()
+                    .map(|re| Matcher::Fancy(Box::new(re)))
+                    .map_err(|e| e.to_string())
             }
             Err(e) => {
                 let msg = e.to_string();
@@ -475,13 +489,12 @@ fn walk(
         }
     };
     if name == "-" && top {
-        let data = common::read_stdin(stdin);
         let label = if cfg.label.is_empty() {
             "(standard input)"
         } else {
             &cfg.label
         };
-        return finish(searcher.search(&data, label, out, stderr));
+        return finish(searcher.search_stream(stdin, label, out, stderr, control));
     }
     let path = Fs::resolve(cwd, name);
     let follow = top || cfg.recursive == Some(true);

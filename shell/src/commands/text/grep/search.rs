@@ -6,7 +6,7 @@
 //! non-matching lines cost no per-line work (what makes `grep -c` over a big
 //! file fast).
 
-use std::io::Write;
+use std::io::{Read, Write};
 
 use memchr::{memchr, memrchr};
 
@@ -27,28 +27,49 @@ pub enum Binary {
 /// Everything that shapes the search and the output.
 #[derive(Debug)]
 pub struct Config {
+    /// Line terminator (`\n`, or NUL with `-z`).
     pub eol: u8,
+    /// `-v`
     pub invert: bool,
+    /// `-m NUM`
     pub max_count: Option<u64>,
+    /// `-b`
     pub byte_offset: bool,
+    /// `-n`
     pub line_number: bool,
+    /// Prefix lines with the file name (`-H`, or several files).
     pub with_name: bool,
+    /// `--label`: the name shown for stdin.
     pub label: String,
+    /// `-o`
     pub only_matching: bool,
+    /// `-q`
     pub quiet: bool,
+    /// `--binary-files`, `-a`, `-I`
     pub binary: Binary,
+    /// `-s`
     pub no_messages: bool,
+    /// `-r` (`Some(false)`) or `-R` (`Some(true)`: follow all symlinks).
     pub recursive: Option<bool>,
+    /// `-d skip`
     pub skip_dirs: bool,
+    /// `--include` globs.
     pub include: Vec<String>,
+    /// `--exclude` globs.
     pub exclude: Vec<String>,
+    /// `--exclude-dir` globs.
     pub exclude_dir: Vec<String>,
     /// `Some(true)`: `-l`; `Some(false)`: `-L`.
     pub list: Option<bool>,
+    /// `-c`
     pub count: bool,
+    /// `-T`
     pub initial_tab: bool,
+    /// `-Z`
     pub null: bool,
+    /// `-B NUM`
     pub before: usize,
+    /// `-A NUM`
     pub after: usize,
 }
 
@@ -87,6 +108,10 @@ pub enum Matcher {
     Posix(Regex),
     /// `-P`: the regex crate's own (Perl-like) syntax.
     Pcre(regex::bytes::Regex),
+    /// `-P` with what the regex crate lacks (look-around, `\K`,
+    /// back-references): a backtracking engine, run line by line on lines
+    /// that are valid UTF-8.
+    Fancy(Box<fancy_regex::Regex>),
 }
 
 impl Matcher {
@@ -94,11 +119,20 @@ impl Matcher {
         match self {
             Matcher::Posix(re) => re.find_at(hay, start),
             Matcher::Pcre(re) => re.find_at(hay, start).map(|m| (m.start(), m.end())),
+            Matcher::Fancy(re) => {
+                let text = std::str::from_utf8(hay).ok()?;
+                let m = re.find_from_pos(text, start).ok()??;
+                Some((m.start(), m.end()))
+            }
         }
     }
 
     fn line_by_line(&self) -> bool {
-        matches!(self, Matcher::Posix(re) if re.is_backtracking())
+        match self {
+            Matcher::Posix(re) => re.is_backtracking(),
+            Matcher::Pcre(_) => false,
+            Matcher::Fancy(_) => true,
+        }
     }
 }
 
@@ -120,10 +154,27 @@ pub struct Searcher<'a> {
     printed_any: bool,
 }
 
+/// What one chunk of a stream hands to the next.
+#[derive(Debug, Default)]
+struct Carry {
+    /// Stream offset of the chunk's first byte.
+    base: u64,
+    /// Line number of the chunk's first line.
+    line_no: u64,
+    /// Lines selected so far.
+    selected: u64,
+    /// End of the last printed line, within the chunk.
+    last_end: Option<usize>,
+    /// After-context lines still owed.
+    pending_after: usize,
+}
+
 /// Per-buffer output state.
 struct Emit<'b> {
     data: &'b [u8],
     name: &'b str,
+    /// Stream offset of `data[0]` (for `-b`).
+    base: u64,
     /// End (after the terminator) of the last printed line.
     last_end: Option<usize>,
     /// After-context lines still to print.
@@ -184,7 +235,6 @@ impl<'a> Searcher<'a> {
         if binary && cfg.binary == Binary::WithoutMatch {
             return Outcome::Selected(0);
         }
-        let quiet_lines = cfg.quiet || cfg.count || cfg.list.is_some() || binary;
         if cfg.count
             && cfg.list.is_none()
             && !cfg.quiet
@@ -194,19 +244,124 @@ impl<'a> Searcher<'a> {
         {
             let (hits, lines) = count_byte_lines(data, b, cfg.eol);
             let selected = if cfg.invert { lines - hits } else { hits };
-            return self.finish_counts(data, name, selected, binary, out, stderr);
+            return self.finish_counts(name, selected, binary, out, stderr);
         }
+        let mut carry = Carry {
+            line_no: 1,
+            ..Carry::default()
+        };
+        if self.scan(data, 0, name, binary, &mut carry, out).is_err() {
+            return Outcome::Broken;
+        }
+        if cfg.quiet && carry.selected > 0 {
+            return Outcome::Quit;
+        }
+        self.finish_counts(name, carry.selected, binary, out, stderr)
+    }
+
+    /// Searches a stream (stdin) chunk by chunk, so that `yes | grep -m1 y`
+    /// ends and output flows while input still arrives. Each chunk holds
+    /// whole lines, preceded by the last `-B` lines of the previous one.
+    pub fn search_stream(
+        &mut self,
+        input: &mut dyn Read,
+        name: &str,
+        out: &mut dyn Write,
+        stderr: &mut dyn Write,
+        control: &crate::control::RunControl,
+    ) -> Outcome {
+        let cfg = self.cfg;
+        let mut buf: Vec<u8> = Vec::new();
+        let mut carry = Carry {
+            line_no: 1,
+            ..Carry::default()
+        };
+        let mut overlap = 0;
+        let mut binary = false;
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            if control.check().is_err() {
+                return Outcome::Broken;
+            }
+            let n = match input.read(&mut chunk) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => 0,
+            };
+            let eof = n == 0;
+            buf.extend_from_slice(&chunk[..n]);
+            let end = if eof {
+                buf.len()
+            } else {
+                match memrchr(cfg.eol, &buf[overlap..]) {
+                    Some(i) => overlap + i + 1,
+                    None => continue,
+                }
+            };
+            if !binary
+                && cfg.binary != Binary::Text
+                && cfg.eol != 0
+                && memchr(0, &buf[overlap..end]).is_some()
+            {
+                binary = true;
+                if cfg.binary == Binary::WithoutMatch {
+                    return Outcome::Selected(0);
+                }
+            }
+            let stop = match self.scan(&buf[..end], overlap, name, binary, &mut carry, out) {
+                Ok(stop) => stop,
+                Err(_) => return Outcome::Broken,
+            };
+            if stop || eof {
+                break;
+            }
+            // Keep the last `-B` lines for leading context of the next chunk.
+            let mut keep = end;
+            for _ in 0..cfg.before {
+                if keep == 0 {
+                    break;
+                }
+                keep = memrchr(cfg.eol, &buf[..keep - 1])
+                    .map(|i| i + 1)
+                    .unwrap_or(0);
+            }
+            carry.base += keep as u64;
+            carry.line_no += memchr::memchr_iter(cfg.eol, &buf[..keep]).count() as u64;
+            carry.last_end = carry.last_end.and_then(|x| x.checked_sub(keep));
+            buf.drain(..keep);
+            overlap = end - keep;
+        }
+        if cfg.quiet && carry.selected > 0 {
+            return Outcome::Quit;
+        }
+        self.finish_counts(name, carry.selected, binary, out, stderr)
+    }
+
+    /// Selects and prints lines of `data` from `start` on, continuing the
+    /// state in `carry`; returns true when nothing more needs to be read.
+    fn scan(
+        &mut self,
+        data: &[u8],
+        start: usize,
+        name: &str,
+        binary: bool,
+        carry: &mut Carry,
+        out: &mut dyn Write,
+    ) -> std::io::Result<bool> {
+        let cfg = self.cfg;
+        let quiet_lines = cfg.quiet || cfg.count || cfg.list.is_some() || binary;
         let mut e = Emit {
             data,
             name,
-            last_end: None,
-            pending_after: 0,
+            base: carry.base,
+            last_end: carry.last_end,
+            pending_after: carry.pending_after,
             ln_off: 0,
-            ln_no: 1,
+            ln_no: carry.line_no,
         };
-        let mut selected = 0u64;
+        let mut selected = carry.selected;
         let max = cfg.max_count.unwrap_or(u64::MAX);
-        let mut pos = 0;
+        let mut pos = start;
         let r: WResult = (|| {
             while pos < data.len() && selected < max {
                 let found = self.next_match_line(data, pos);
@@ -250,19 +405,18 @@ impl<'a> Searcher<'a> {
             }
             Ok(())
         })();
-        if r.is_err() {
-            return Outcome::Broken;
-        }
-        if cfg.quiet && selected > 0 {
-            return Outcome::Quit;
-        }
-        self.finish_counts(data, name, selected, binary, out, stderr)
+        r?;
+        carry.selected = selected;
+        carry.last_end = e.last_end;
+        carry.pending_after = e.pending_after;
+        let done = (cfg.quiet || cfg.list.is_some()) && selected > 0
+            || selected >= max && e.pending_after == 0;
+        Ok(done)
     }
 
     /// Prints the per-file summary (`-c`, `-l`, `-L`, binary notice).
     fn finish_counts(
         &mut self,
-        _data: &[u8],
         name: &str,
         selected: u64,
         binary: bool,
@@ -334,7 +488,7 @@ impl<'a> Searcher<'a> {
             }
         }
         if cfg.byte_offset {
-            write!(out, "{off}{}", sep as char)?;
+            write!(out, "{}{}", e.base + off as u64, sep as char)?;
         }
         if cfg.initial_tab && (cfg.with_name || cfg.line_number || cfg.byte_offset) {
             out.write_all(b"\t")?;

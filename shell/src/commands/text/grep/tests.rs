@@ -123,3 +123,147 @@ fn byte_counter_agrees_with_naive() {
     let naive = big.lines().filter(|l| l.contains('7')).count() as u64;
     assert_eq!(count_byte_lines(big.as_bytes(), b'7', b'\n'), (naive, 4999));
 }
+
+/// Reads a few bytes at a time, to exercise chunk boundaries of stdin.
+struct Trickle<'a>(&'a [u8], usize);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.1.min(self.0.len()).min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+fn run_trickle(args: &[&str], input: &[u8], step: usize) -> (i32, Vec<u8>) {
+    use crate::clock::Clock;
+    use crate::commands::CommandCtx;
+    use crate::control::RunControl;
+    use crate::fs::Fs;
+    use crate::limits::Limits;
+    struct NoExec;
+    impl crate::commands::Exec for NoExec {
+        fn exec(
+            &mut self,
+            _: &[String],
+            _: &[(String, String)],
+            _: &str,
+            _: &mut dyn std::io::Read,
+            _: &mut dyn std::io::Write,
+            _: &mut dyn std::io::Write,
+        ) -> i32 {
+            127
+        }
+    }
+    let fs = Fs::new(Limits::default().fs, Clock::fixed(0));
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let control = RunControl::new(Limits::default(), Clock::fixed(0), None, None);
+    let mut inp = Trickle(input, step);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut ex = NoExec;
+    let mut ctx = CommandCtx {
+        args: &args,
+        env: &[],
+        cwd: "/workspace",
+        fs: &fs,
+        stdin: &mut inp,
+        stdout: &mut out,
+        stderr: &mut err,
+        control: &control,
+        exec: &mut ex,
+    };
+    let s = grep(&mut ctx);
+    (s, out)
+}
+
+#[test]
+fn stdin_in_small_chunks_matches_whole_buffer() {
+    let input: String = (1..=300)
+        .map(|i| format!("line {i} {}\n", if i % 7 == 0 { "hit" } else { "miss" }))
+        .collect();
+    let input = input.as_bytes();
+    let flag_sets: [&[&str]; 9] = [
+        &["hit"],
+        &["-n", "hit"],
+        &["-b", "-n", "hit"],
+        &["-c", "hit"],
+        &["-v", "-n", "hit"],
+        &["-n", "-C", "2", "hit"],
+        &["-n", "-B", "3", "-A", "1", "9 hit"],
+        &["-m", "3", "-A", "2", "hit"],
+        &["-o", "-b", "[0-9]*7 "],
+    ];
+    for flags in flag_sets {
+        let mut args = vec!["grep"];
+        args.extend_from_slice(flags);
+        let (s0, whole) = run_trickle(&args, input, 1 << 20);
+        for step in [1, 3, 17, 64] {
+            let (s, out) = run_trickle(&args, input, step);
+            assert_eq!(
+                (s, String::from_utf8_lossy(&out)),
+                (s0, String::from_utf8_lossy(&whole)),
+                "{flags:?} step {step}"
+            );
+        }
+    }
+}
+
+#[test]
+fn endless_stdin_stops_at_max_count() {
+    struct Yes;
+    impl std::io::Read for Yes {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            for pair in buf.chunks_mut(2) {
+                pair[0] = b'y';
+                if pair.len() > 1 {
+                    pair[1] = b'\n';
+                }
+            }
+            Ok(buf.len() & !1)
+        }
+    }
+    use crate::clock::Clock;
+    use crate::commands::CommandCtx;
+    use crate::control::RunControl;
+    use crate::fs::Fs;
+    use crate::limits::Limits;
+    struct NoExec;
+    impl crate::commands::Exec for NoExec {
+        fn exec(
+            &mut self,
+            _: &[String],
+            _: &[(String, String)],
+            _: &str,
+            _: &mut dyn std::io::Read,
+            _: &mut dyn std::io::Write,
+            _: &mut dyn std::io::Write,
+        ) -> i32 {
+            127
+        }
+    }
+    let fs = Fs::new(Limits::default().fs, Clock::fixed(0));
+    for args in [
+        vec!["grep", "-m2", "y"],
+        vec!["grep", "-q", "y"],
+        vec!["grep", "-l", "y"],
+    ] {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let control = RunControl::new(Limits::default(), Clock::fixed(0), None, None);
+        let mut inp = Yes;
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut ex = NoExec;
+        let mut ctx = CommandCtx {
+            args: &args,
+            env: &[],
+            cwd: "/workspace",
+            fs: &fs,
+            stdin: &mut inp,
+            stdout: &mut out,
+            stderr: &mut err,
+            control: &control,
+            exec: &mut ex,
+        };
+        assert_eq!(grep(&mut ctx), 0, "{args:?}");
+    }
+}

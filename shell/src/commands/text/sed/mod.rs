@@ -137,6 +137,10 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
         };
         script = s.into_bytes();
     }
+    // POSIX: a script whose first line is exactly `#n` runs as with -n.
+    if script.starts_with(b"#n") && matches!(script.get(2), None | Some(b'\n')) {
+        set.quiet = true;
+    }
     let cmds = match parse::parse(
         &script,
         parse::ParseOpts {

@@ -1,0 +1,318 @@
+//! The tools the MCP server offers, their JSON schemas and descriptions
+//! (written for a model to read), and what each call does. Every call is a
+//! turn of the session, parked at the end so its work is snapshotted.
+
+use std::time::Duration;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::mindlog::Kind;
+use crate::runtime::Runtime;
+use crate::sandbox::RunRequest;
+use crate::session::Session;
+
+fn schema(v: Value) -> JsonObject {
+    match v {
+        Value::Object(map) => map,
+        _ => unreachable!("schemas are objects"),
+    }
+}
+
+/// Every tool, as `tools/list` shows it.
+pub fn definitions() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "bash",
+            "Run a bash command in the sandbox (cwd /workspace). Files you write persist \
+             across calls and across sessions; shell variables, functions and the working \
+             directory do not (each call is a fresh `bash -c`). Returns stdout, stderr and \
+             the exit code. Output is capped; very long output is truncated and flagged. \
+             No network.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string", "description": "The script to run, as for `bash -c`."},
+                    "timeout_ms": {"type": "integer", "minimum": 1, "description": "Wall-clock limit in milliseconds (default 30000)."}
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "read_file",
+            "Read a text file from the sandbox. Relative paths are under /workspace. \
+             Optionally only lines start_line..=end_line (1-based).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "start_line": {"type": "integer", "minimum": 1},
+                    "end_line": {"type": "integer", "minimum": 1}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "write_file",
+            "Write a text file in the sandbox (replacing it), creating parent directories. \
+             Relative paths are under /workspace.",
+            schema(json!({
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "mindlog_append",
+            "Append a note or thought to your mindlog: memory that survives this session \
+             (the sandbox's files are kept too, but the mindlog is for what you want to \
+             remember). Returns the entry.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["note", "thought"]},
+                    "text": {"type": "string"}
+                },
+                "required": ["kind", "text"],
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "mindlog_read",
+            "Read the newest entries of your mindlog, oldest first (one JSON object per line).",
+            schema(json!({
+                "type": "object",
+                "properties": {"limit": {"type": "integer", "minimum": 1, "description": "Default 20."}},
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "mindlog_search",
+            "Search your mindlog for entries whose text contains `query` (ignoring case); \
+             the newest matches, oldest first (one JSON object per line).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string"},
+                    "limit": {"type": "integer", "minimum": 1, "description": "Default 20."}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            })),
+        ),
+    ]
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BashArgs {
+    command: String,
+    timeout_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    path: String,
+    start_line: Option<usize>,
+    end_line: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    path: String,
+    content: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AppendArgs {
+    kind: String,
+    text: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadLogArgs {
+    limit: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    query: String,
+    limit: Option<usize>,
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(tool: &str, args: JsonObject) -> Result<T, CallToolResult> {
+    serde_json::from_value(Value::Object(args))
+        .map_err(|e| tool_error(format!("invalid arguments for {tool}: {e}")))
+}
+
+fn tool_error(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.into())])
+}
+
+fn text(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(message.into())])
+}
+
+/// Runs tool `name` as one turn of `session`. Unknown tools are protocol
+/// errors; everything else that goes wrong is a tool error the model reads.
+pub async fn call(
+    runtime: &Runtime,
+    session: &mut Session,
+    name: &str,
+    args: JsonObject,
+) -> Result<CallToolResult, McpError> {
+    if !definitions().iter().any(|t| t.name == name) {
+        return Err(McpError::invalid_params(
+            format!("unknown tool: {name}"),
+            None,
+        ));
+    }
+    if let Err(e) = session.begin_turn().await {
+        return Ok(tool_error(format!("the session cannot run: {e}")));
+    }
+    let result = match dispatch(runtime, session, name, args).await {
+        Ok(r) | Err(r) => r,
+    };
+    if let Err(e) = session.park().await {
+        tracing::warn!("[mcp] park failed: {e}");
+    }
+    Ok(result)
+}
+
+async fn dispatch(
+    runtime: &Runtime,
+    session: &mut Session,
+    name: &str,
+    args: JsonObject,
+) -> Result<CallToolResult, CallToolResult> {
+    let agent = session.agent().unwrap_or_default().to_string();
+    match name {
+        "bash" => {
+            let a: BashArgs = parse(name, args)?;
+            let mut request = RunRequest::new(a.command);
+            request.timeout = a.timeout_ms.map(Duration::from_millis);
+            let r = session
+                .run(request)
+                .await
+                .map_err(|e| tool_error(e.to_string()))?;
+            let mut body = r.stdout_text();
+            if !r.stderr.is_empty() {
+                if !body.is_empty() && !body.ends_with('\n') {
+                    body.push('\n');
+                }
+                body.push_str("[stderr]\n");
+                body.push_str(&r.stderr_text());
+            }
+            if !body.is_empty() && !body.ends_with('\n') {
+                body.push('\n');
+            }
+            body.push_str(&format!("[exit code: {}]", r.exit_code));
+            if r.truncated {
+                body.push_str(" [output truncated]");
+            }
+            let structured = json!({
+                "stdout": r.stdout_text(), "stderr": r.stderr_text(),
+                "exit_code": r.exit_code, "truncated": r.truncated, "timed_out": r.timed_out,
+            });
+            let mut result = if r.timed_out {
+                tool_error(format!("{body}\ncommand timed out"))
+            } else {
+                text(body)
+            };
+            result.structured_content = Some(structured);
+            Ok(result)
+        }
+        "read_file" => {
+            let a: ReadArgs = parse(name, args)?;
+            let sandbox = session.sandbox().ok_or_else(|| tool_error("no sandbox"))?;
+            let bytes = sandbox
+                .read_file(&a.path)
+                .await
+                .map_err(|e| tool_error(e.to_string()))?
+                .ok_or_else(|| tool_error(format!("{}: No such file or directory", a.path)))?;
+            let content = String::from_utf8_lossy(&bytes).into_owned();
+            if a.start_line.is_none() && a.end_line.is_none() {
+                return Ok(text(content));
+            }
+            let start = a.start_line.unwrap_or(1);
+            let end = a.end_line.unwrap_or(usize::MAX);
+            if end < start {
+                return Err(tool_error("end_line is before start_line"));
+            }
+            let lines: Vec<&str> = content
+                .split_inclusive('\n')
+                .skip(start - 1)
+                .take(end - start + 1)
+                .collect();
+            Ok(text(lines.concat()))
+        }
+        "write_file" => {
+            let a: WriteArgs = parse(name, args)?;
+            let sandbox = session.sandbox().ok_or_else(|| tool_error("no sandbox"))?;
+            sandbox
+                .write_file(&a.path, a.content.as_bytes())
+                .await
+                .map_err(|e| tool_error(e.to_string()))?;
+            Ok(text(format!(
+                "wrote {} bytes to {}",
+                a.content.len(),
+                a.path
+            )))
+        }
+        "mindlog_append" => {
+            let a: AppendArgs = parse(name, args)?;
+            let kind = match a.kind.as_str() {
+                "note" => Kind::Note,
+                "thought" => Kind::Thought,
+                other => {
+                    return Err(tool_error(format!(
+                        "kind must be note or thought, not {other:?}"
+                    )));
+                }
+            };
+            let log = runtime
+                .mindlog(&agent)
+                .map_err(|e| tool_error(e.to_string()))?;
+            match log
+                .append(kind, &a.text, Some(session.id()))
+                .map_err(|e| tool_error(e.to_string()))?
+            {
+                Some(entry) => Ok(text(serde_json::to_string(&entry).unwrap_or_default())),
+                None => Err(tool_error("blank text: nothing appended")),
+            }
+        }
+        "mindlog_read" | "mindlog_search" => {
+            let log = runtime
+                .mindlog(&agent)
+                .map_err(|e| tool_error(e.to_string()))?;
+            let entries = if name == "mindlog_read" {
+                let a: ReadLogArgs = parse(name, args)?;
+                log.read(a.limit.unwrap_or(20), None)
+            } else {
+                let a: SearchArgs = parse(name, args)?;
+                log.search(&a.query, a.limit.unwrap_or(20))
+            }
+            .map_err(|e| tool_error(e.to_string()))?;
+            let lines: Vec<String> = entries
+                .iter()
+                .map(|e| serde_json::to_string(e).unwrap_or_default())
+                .collect();
+            Ok(text(if lines.is_empty() {
+                "(no entries)".to_string()
+            } else {
+                lines.join("\n")
+            }))
+        }
+        _ => unreachable!("checked against the definitions"),
+    }
+}

@@ -1,0 +1,203 @@
+//! `sandkeep mcp` driven by a real MCP client nobody here wrote (the
+//! official Python SDK, installed into a virtualenv under target/ on first
+//! use), on both backends; and raw JSON-RPC abuse (malformed lines, unknown
+//! methods) that must get errors while the server keeps serving.
+
+mod docker_support;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn sandkeep() -> &'static str {
+    env!("CARGO_BIN_EXE_sandkeep")
+}
+
+/// A python with the `mcp` package: `$SANDKEEP_MCP_PYTHON`, or a virtualenv
+/// made under target/ (pip install mcp). `None` (test skipped, with the
+/// reason printed) when that cannot be had, unless CI demands docker-level
+/// completeness (`SANDKEEP_REQUIRE_DOCKER=1`), where it fails.
+fn mcp_python() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("SANDKEEP_MCP_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/mcp-venv");
+    let python = venv.join("bin/python");
+    let has_mcp = |py: &Path| {
+        Command::new(py)
+            .args(["-c", "import mcp"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !has_mcp(&python) {
+        let made = Command::new("python3")
+            .arg("-m")
+            .arg("venv")
+            .arg(&venv)
+            .status()
+            .is_ok_and(|s| s.success())
+            && Command::new(venv.join("bin/pip"))
+                .args(["install", "-q", "mcp"])
+                .status()
+                .is_ok_and(|s| s.success());
+        if !made || !has_mcp(&python) {
+            let reason = "could not install the MCP Python SDK (pip install mcp)";
+            assert!(!docker_support::docker_required(), "{reason}");
+            eprintln!("skipping: {reason}");
+            return None;
+        }
+    }
+    Some(python)
+}
+
+fn client(python: &Path, data: &Path, agent: &str, backend: &str, step: &str) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = Command::new(python)
+        .arg(script)
+        .args([sandkeep(), data.to_str().unwrap(), agent, backend, step])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "client failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default()).expect("client prints JSON")
+}
+
+#[test]
+fn the_official_python_client_uses_a_persistent_sandbox() {
+    let Some(python) = mcp_python() else { return };
+    let docker = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(docker_support::backend())
+        .is_some();
+    let backends: &[&str] = if docker {
+        &["local", "docker"]
+    } else {
+        &["local"]
+    };
+    for backend in backends {
+        let data = tempfile::tempdir().unwrap();
+        let w = client(&python, data.path(), "mcp-agent", backend, "write");
+        assert_eq!(w["server"], "sandkeep");
+        let tools: Vec<&str> = w["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                "bash",
+                "mindlog_append",
+                "mindlog_read",
+                "mindlog_search",
+                "read_file",
+                "write_file"
+            ]
+        );
+        assert_eq!(w["bash"], "17\n[exit code: 0]", "{backend}");
+        assert_eq!(w["bash_error"], false);
+        assert_eq!(w["append_error"], false);
+        assert_eq!(w["exit3"], "[exit code: 3]", "{backend}");
+        assert_eq!(w["timeout_error"], true, "{backend}");
+        assert_eq!(w["bad_args_error"], true);
+        assert!(
+            w["bad_args"]
+                .as_str()
+                .unwrap()
+                .contains("unknown field `cmd`")
+        );
+        assert!(
+            w["unknown_tool"]
+                .as_str()
+                .unwrap()
+                .contains("unknown tool: no_such_tool"),
+            "{}",
+            w["unknown_tool"]
+        );
+        assert_eq!(w["after_errors"], "still serving\n[exit code: 0]");
+
+        // A second server process for the same agent: a new session that restores.
+        let r = client(&python, data.path(), "mcp-agent", backend, "read");
+        assert_eq!(r["read"], "persisted-by-mcp\n", "{backend}");
+        assert_eq!(r["missing_error"], true);
+        assert!(
+            r["search"]
+                .as_str()
+                .unwrap()
+                .contains("the launch code is banana"),
+            "{}",
+            r["search"]
+        );
+    }
+}
+
+#[test]
+fn malformed_requests_get_json_rpc_errors_and_the_server_keeps_serving() {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = Command::new(sandkeep())
+        .args([
+            "-q",
+            "--data",
+            data.path().to_str().unwrap(),
+            "mcp",
+            "--agent",
+            "raw",
+            "--backend",
+            "local",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "this is not json",
+        r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bash","arguments":{"command":42}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt","start_line":3,"end_line":1}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo ok"}}}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for l in lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every reply is JSON"))
+        .collect();
+    let by_id = |id: i64| {
+        replies
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no reply {id}: {replies:?}"))
+    };
+    assert!(
+        replies
+            .iter()
+            .any(|r| r["id"].is_null() && r["error"]["code"] == -32700),
+        "{replies:?}"
+    );
+    assert_eq!(by_id(2)["error"]["code"], -32601);
+    assert_eq!(by_id(3)["result"]["isError"], true, "{}", by_id(3));
+    assert_eq!(by_id(4)["result"]["isError"], true, "{}", by_id(4));
+    assert!(by_id(5)["result"].is_object());
+    assert_eq!(
+        by_id(6)["result"]["content"][0]["text"],
+        "ok\n[exit code: 0]"
+    );
+}
