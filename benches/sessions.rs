@@ -95,11 +95,11 @@ fn text(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(len + 16);
     while out.len() < len {
         let r = rng.next();
-        if r % 7 == 0 {
+        if r.is_multiple_of(7) {
             out.extend_from_slice(format!("{:x} ", r >> 20).as_bytes());
         } else {
             out.extend_from_slice(WORDS[(r % WORDS.len() as u64) as usize].as_bytes());
-            out.push(if r % 11 == 0 { b'\n' } else { b' ' });
+            out.push(if r.is_multiple_of(11) { b'\n' } else { b' ' });
         }
     }
     out.truncate(len);

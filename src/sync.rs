@@ -2,7 +2,7 @@
 //! when a session starts and snapshots it when the session parks or
 //! completes.
 //!
-//! It talks to the sandbox only through the [`Sandbox`](crate::sandbox::Sandbox)
+//! It talks to the sandbox only through the [`Sandbox`]
 //! trait and runs the same shell commands on every backend ([`RESTORE_COMMAND`],
 //! [`PACK_COMMAND`]), so an archive kept by one backend restores on another.
 //! Every outcome is logged as `[workspace-sync] <session-id> <outcome>`:

@@ -112,16 +112,21 @@ async fn backend_benchmark() {
         .await
         .map(|d| Arc::new(d) as Arc<dyn Backend>);
     println!();
-    println!("| case | local (median ms) | docker (median ms) | local/docker |");
-    println!("|---|---:|---:|---:|");
+    println!("| case | local (median ms) | docker (median ms) | local/docker | speed-up |");
+    println!("|---|---:|---:|---:|---:|");
     for (i, bench) in BENCHES.iter().enumerate() {
         let l = measure(&local, i, bench.local_iters).await;
         match &docker {
             Some(d) => {
                 let d = measure(d, i, bench.docker_iters).await;
-                println!("| {} | {l:.3} | {d:.1} | {:.4} |", bench.name, l / d);
+                println!(
+                    "| {} | {l:.3} | {d:.1} | {:.1e} | {:.0}x |",
+                    bench.name,
+                    l / d,
+                    d / l
+                );
             }
-            None => println!("| {} | {l:.3} | (no daemon) | |", bench.name),
+            None => println!("| {} | {l:.3} | (no daemon) | | |", bench.name),
         }
     }
 }

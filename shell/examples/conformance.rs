@@ -25,12 +25,36 @@ use sandkeep_shell::{Determinism, Limits, RunOptions, Shell, ShellConfig};
 
 /// Cases that need a real process model or terminal; skipped with a reason.
 const SKIPS: &[(&str, &str, &str)] = &[
-    ("background.test.sh", "jobs", "job control: no job table without real processes"),
-    ("background.test.sh", "%job_spec", "job control: no job table without real processes"),
-    ("background.test.sh", "wait -n", "background jobs run to completion at once"),
-    ("background.test.sh", "Signal message", "no signals between in-process jobs"),
-    ("builtin-process.test.sh", "ulimit", "host resource limits are not the sandbox's"),
-    ("builtin-process.test.sh", "resource limit", "host resource limits are not the sandbox's"),
+    (
+        "background.test.sh",
+        "jobs",
+        "job control: no job table without real processes",
+    ),
+    (
+        "background.test.sh",
+        "%job_spec",
+        "job control: no job table without real processes",
+    ),
+    (
+        "background.test.sh",
+        "wait -n",
+        "background jobs run to completion at once",
+    ),
+    (
+        "background.test.sh",
+        "Signal message",
+        "no signals between in-process jobs",
+    ),
+    (
+        "builtin-process.test.sh",
+        "ulimit",
+        "host resource limits are not the sandbox's",
+    ),
+    (
+        "builtin-process.test.sh",
+        "resource limit",
+        "host resource limits are not the sandbox's",
+    ),
 ];
 
 fn skip_reason(file: &str, case: &str) -> Option<&'static str> {
@@ -67,13 +91,25 @@ fn args() -> Args {
         }
     }
     if run.is_some() {
-        return Args { dir: PathBuf::new(), run, filter, verbose, no_skip };
+        return Args {
+            dir: PathBuf::new(),
+            run,
+            filter,
+            verbose,
+            no_skip,
+        };
     }
     let dir = dir.unwrap_or_else(|| {
         eprintln!("usage: conformance DIR [--filter TEXT] [--verbose]");
         std::process::exit(2)
     });
-    Args { dir, run, filter, verbose, no_skip }
+    Args {
+        dir,
+        run,
+        filter,
+        verbose,
+        no_skip,
+    }
 }
 
 /// Runs one case in a child process (a stack overflow aborts the process),

@@ -24,7 +24,12 @@ struct Outcome {
 }
 
 fn bash_available() -> bool {
-    Command::new("bash").arg("-c").arg("exit 0").stdin(Stdio::null()).status().is_ok_and(|s| s.success())
+    Command::new("bash")
+        .arg("-c")
+        .arg("exit 0")
+        .stdin(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn temp_dir() -> PathBuf {
@@ -85,25 +90,40 @@ fn run_bash(script: &str) -> Outcome {
     let stdout = t_out.join().unwrap_or_default();
     let stderr = t_err.join().unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
-    Outcome { stdout, status, stderr }
+    Outcome {
+        stdout,
+        status,
+        stderr,
+    }
 }
 
 fn run_ours(script: &str) -> Outcome {
     let script = script.to_string();
     let result = std::panic::catch_unwind(move || {
         let shell = Shell::new(ShellConfig::default());
-        let opts = RunOptions { timeout: Some(Duration::from_secs(20)), ..RunOptions::default() };
+        let opts = RunOptions {
+            timeout: Some(Duration::from_secs(20)),
+            ..RunOptions::default()
+        };
         shell.run(&script, opts)
     });
     match result {
-        Ok(out) => Outcome { stdout: out.stdout, status: out.exit_code, stderr: out.stderr },
+        Ok(out) => Outcome {
+            stdout: out.stdout,
+            status: out.exit_code,
+            stderr: out.stderr,
+        },
         Err(p) => {
             let msg = p
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            Outcome { stdout: Vec::new(), status: -1, stderr: format!("PANIC: {msg}").into_bytes() }
+            Outcome {
+                stdout: Vec::new(),
+                status: -1,
+                stderr: format!("PANIC: {msg}").into_bytes(),
+            }
         }
     }
 }
@@ -124,7 +144,10 @@ fn builtins_differential() {
         eprintln!("builtins_diff: bash not found; checking our shell for panics only");
     }
     let cases = builtins_cases::CASES;
-    assert!(cases.len() >= 150, "the suite should keep at least 150 cases");
+    assert!(
+        cases.len() >= 150,
+        "the suite should keep at least 150 cases"
+    );
     let (mut passed, mut failed) = (0, 0);
     let mut report = String::new();
     for (name, script) in cases {
@@ -167,11 +190,23 @@ fn builtins_differential() {
 #[test]
 #[ignore]
 fn run_one() {
-    let Ok(script) = std::env::var("BUILTINS_SCRIPT") else { return };
+    let Ok(script) = std::env::var("BUILTINS_SCRIPT") else {
+        return;
+    };
     let ours = run_ours(&script);
     let theirs = run_bash(&script);
-    eprintln!("ours (status {}):\n{}stderr:\n{}", ours.status, show(&ours.stdout), show(&ours.stderr));
-    eprintln!("bash (status {}):\n{}stderr:\n{}", theirs.status, show(&theirs.stdout), show(&theirs.stderr));
+    eprintln!(
+        "ours (status {}):\n{}stderr:\n{}",
+        ours.status,
+        show(&ours.stdout),
+        show(&ours.stderr)
+    );
+    eprintln!(
+        "bash (status {}):\n{}stderr:\n{}",
+        theirs.status,
+        show(&theirs.stdout),
+        show(&theirs.stderr)
+    );
 }
 
 /// Rough timing of the variable hot path (run with `--release -- --ignored`):

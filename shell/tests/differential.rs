@@ -12,7 +12,8 @@
 //!
 //! Lines before the first `###` are a free-form header. A case's script is
 //! every line up to the next `###`, trailing blank lines removed.
-//! `DIFF_FILTER=substr` runs only cases whose file or name contains it.
+//! `DIFF_FILTER=substr` runs only cases whose file or name contains it;
+//! `DIFF_RUN_SKIPPED=1` runs the `#skip:` cases too.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::io::Read;
@@ -210,6 +211,8 @@ fn show(b: &[u8]) -> String {
 #[test]
 fn differential() {
     let filter = std::env::var("DIFF_FILTER").ok();
+    // DIFF_RUN_SKIPPED=1 also runs the cases marked `#skip:` (to see if they pass now).
+    let run_skipped = std::env::var_os("DIFF_RUN_SKIPPED").is_some();
     let cases = load_cases();
     assert!(
         !cases.is_empty(),
@@ -230,7 +233,9 @@ fn differential() {
         {
             continue;
         }
-        if let Some(reason) = &c.skip {
+        if let Some(reason) = &c.skip
+            && !run_skipped
+        {
             skipped += 1;
             skips.push_str(&format!("  skip {} :: {} ({reason})\n", c.file, c.name));
             continue;

@@ -29,7 +29,10 @@ fn cases() -> Vec<Case> {
     let mut out: Vec<Case> = Vec::new();
     for line in CASES.lines() {
         if let Some(name) = line.strip_prefix("### ") {
-            out.push(Case { name: name.trim().to_string(), script: String::new() });
+            out.push(Case {
+                name: name.trim().to_string(),
+                script: String::new(),
+            });
         } else if let Some(c) = out.last_mut() {
             c.script.push_str(line);
             c.script.push('\n');
@@ -39,7 +42,12 @@ fn cases() -> Vec<Case> {
 }
 
 fn bash_available() -> bool {
-    Command::new("bash").arg("-c").arg("exit 0").stdin(Stdio::null()).status().is_ok_and(|s| s.success())
+    Command::new("bash")
+        .arg("-c")
+        .arg("exit 0")
+        .stdin(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn temp_dir() -> PathBuf {
@@ -97,25 +105,40 @@ fn run_bash(script: &str) -> Outcome {
     let stdout = t_out.join().unwrap_or_default();
     let stderr = t_err.join().unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
-    Outcome { stdout, status, stderr }
+    Outcome {
+        stdout,
+        status,
+        stderr,
+    }
 }
 
 fn run_ours(script: &str) -> Outcome {
     let script = script.to_string();
     let result = std::panic::catch_unwind(move || {
         let shell = Shell::new(ShellConfig::default());
-        let opts = RunOptions { timeout: Some(Duration::from_secs(20)), ..RunOptions::default() };
+        let opts = RunOptions {
+            timeout: Some(Duration::from_secs(20)),
+            ..RunOptions::default()
+        };
         shell.run(&script, opts)
     });
     match result {
-        Ok(out) => Outcome { stdout: out.stdout, status: out.exit_code, stderr: out.stderr },
+        Ok(out) => Outcome {
+            stdout: out.stdout,
+            status: out.exit_code,
+            stderr: out.stderr,
+        },
         Err(p) => {
             let msg = p
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            Outcome { stdout: Vec::new(), status: -1, stderr: format!("PANIC: {msg}").into_bytes() }
+            Outcome {
+                stdout: Vec::new(),
+                status: -1,
+                stderr: format!("PANIC: {msg}").into_bytes(),
+            }
         }
     }
 }
@@ -132,12 +155,19 @@ fn show(b: &[u8]) -> String {
 fn expansion_matches_bash() {
     let filter = std::env::var("EXPAND_FILTER").ok();
     let all = cases();
-    assert!(all.len() >= 150, "expected at least 150 cases, found {}", all.len());
+    assert!(
+        all.len() >= 150,
+        "expected at least 150 cases, found {}",
+        all.len()
+    );
     let have_bash = bash_available();
     let (mut passed, mut failed) = (0, 0);
     let mut report = String::new();
     for c in &all {
-        if filter.as_ref().is_some_and(|f| !c.name.contains(f.as_str())) {
+        if filter
+            .as_ref()
+            .is_some_and(|f| !c.name.contains(f.as_str()))
+        {
             continue;
         }
         let ours = run_ours(&c.script);
@@ -169,7 +199,10 @@ fn expansion_matches_bash() {
     }
     eprintln!("{report}");
     eprintln!("expand_diff: {passed} passed, {failed} failed");
-    assert_eq!(failed, 0, "{failed} expansion cases differ from bash (see above)");
+    assert_eq!(
+        failed, 0,
+        "{failed} expansion cases differ from bash (see above)"
+    );
 }
 
 /// The cases: `### name`, then the script up to the next `###`.
@@ -578,4 +611,38 @@ unset u; echo ${u:-{a,b}} "${u:-}x"
 x="añb€c"; echo ${#x} ${x:1:3} ${x^^}
 ### long prefix removal performance
 s=$(printf 'x%.0s' {1..2000}); t=${s%%x*}; echo "[${t}]" ${#s}
+### glob backslash from expansion escapes
+touch 'a*b' axb 'q.\.t' 'q.*.t'; v='a\*b'; echo $v; v='a\*'; echo $v*; v='q.\*.t'; echo $v; v="\\" u='*.t'; echo q.$v$u
+### pattern backslash from expansion
+x='\*'; [[ '*' == $x ]] && echo lit; [[ 'a' == $x ]] || echo nomatch; v='[\f]'; p='\f'; echo ${v/$p/_} ${v/"$p"/_}
+### per element attribute transform
+declare -a a=(1 2 3); argv() { printf '<%s>' "$@"; echo; }; argv "${a[@]@a}"; argv "${a[*]@a}"; argv "${u[@]@a}"
+### ifs non-whitespace keeps empty elements of unquoted at
+set -- one '' two; IFS=x; printf '<%s>' $@; echo; printf '<%s>' $*; echo; IFS=; printf '<%s>' $@; echo
+### ifs x with empty params
+IFS=x; set -- "" "" ""; printf '<%s>' =$@=; echo; printf '<%s>' $*; echo
+### tilde in assignment-like word
+echo x=~ | grep -q "x=$HOME" && echo expanded; echo "x=~"
+### tilde in quoted default stays
+HOME=/h; echo ${u:-~} "${u:-~}" ${u:-"~"}; x=~:${u-~:~}; echo $x
+### quoted default with inner single quotes
+v='a b'; printf '<%s>' "${u:-'$v'}" "${u:-}" "${e:+}"; echo
+### right brace escape in quoted default
+echo "${u-\}}" "${u-'}'}"
+### replace slash pattern
+x='/a/b/'; echo ${x////_} ${x//'/'/-} ${x///}
+### replace star pattern whole
+v='a*b'; g='*'; echo ${v//"$g"/-} ${v//$g/-}
+### case folding keeps sharp s
+s=$'\u00df'; echo ${s^} ${s^^}
+### nameref cycle does not hang
+declare -n a=b; declare -n b=a; echo "[$a]"; x=y; y=x; echo ${!x}
+### nameref to positional name is plain
+set -- one; ref=1; declare -n ref; echo $ref
+### nameref to array all elements
+declare -n r='arr[@]'; arr=('A B' C); printf '<%s>' "$r"; echo
+### indirect assign default
+z=zz; zz=; echo ${!z:=foo} $zz
+### prompt transform
+p='x\ny'; echo "${p@P}"
 "##;

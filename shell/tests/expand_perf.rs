@@ -25,7 +25,8 @@ fn arithmetic_loop_is_fast() {
     }
     let m = median(times);
     println!("C2 median: {:.2} ms", m.as_secs_f64() * 1000.0);
-    let script = "f(){ if [ $1 -le 1 ]; then echo 1; else echo $(( $1 * $(f $(( $1 - 1 ))) )); fi; }; f 10";
+    let script =
+        "f(){ if [ $1 -le 1 ]; then echo 1; else echo $(( $1 * $(f $(( $1 - 1 ))) )); fi; }; f 10";
     let mut times = Vec::new();
     for _ in 0..50 {
         let t = Instant::now();

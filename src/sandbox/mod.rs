@@ -48,7 +48,10 @@ pub struct RunRequest {
 impl RunRequest {
     /// A request for `bash -c command` with defaults for everything else.
     pub fn new(command: impl Into<String>) -> RunRequest {
-        RunRequest { command: command.into(), ..RunRequest::default() }
+        RunRequest {
+            command: command.into(),
+            ..RunRequest::default()
+        }
     }
 
     /// Sets the timeout.
@@ -132,7 +135,10 @@ pub trait Sandbox: Send + Sync {
 
     /// A file as UTF-8 text (lossy), or `None` when it does not exist.
     async fn read_text(&self, path: &str) -> Result<Option<String>, SandboxError> {
-        Ok(self.read_file(path).await?.map(|b| String::from_utf8_lossy(&b).into_owned()))
+        Ok(self
+            .read_file(path)
+            .await?
+            .map(|b| String::from_utf8_lossy(&b).into_owned()))
     }
 
     /// Writes UTF-8 text to a file, creating its parent directories.

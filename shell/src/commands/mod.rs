@@ -11,8 +11,11 @@
 //! ```
 
 pub mod archive;
+pub mod awk;
 pub mod files;
+pub mod find;
 pub mod json;
+pub mod misc;
 pub mod shellutils;
 pub mod system;
 pub mod text;
@@ -92,6 +95,9 @@ const FAMILIES: &[&[(&str, CommandFn)]] =
     text::COMMANDS,
     shellutils::COMMANDS,
     json::COMMANDS,
+    awk::COMMANDS,
+    find::COMMANDS,
+    misc::COMMANDS,
 ];
 
 fn registry() -> &'static HashMap<&'static str, CommandFn> {

@@ -16,6 +16,8 @@
 
 mod eval;
 
+pub(crate) use eval::plain_decimal;
+
 use super::{Interp, Interrupt};
 
 /// Why an arithmetic evaluation failed.
@@ -67,7 +69,9 @@ impl Interp {
     /// Expands `$...`, `$(...)` and quotes in `expr` like bash does before
     /// arithmetic evaluation, then evaluates it. Prints nothing.
     pub fn try_eval_arith(&mut self, expr: &str) -> Result<i64, ArithFail> {
-        let needs_expansion = expr.bytes().any(|b| matches!(b, b'$' | b'`' | b'"' | b'\'' | b'\\'));
+        let needs_expansion = expr
+            .bytes()
+            .any(|b| matches!(b, b'$' | b'`' | b'"' | b'\'' | b'\\'));
         if needs_expansion {
             let text = self.expand_arith_text(expr)?;
             eval::evaluate(self, &text, 0)

@@ -48,7 +48,10 @@ impl Interp {
             U::ShellOptionEnabled => return self.option_enabled(s),
             U::ShellVariableIsSetAndAssigned => return self.var_is_set(s),
             U::ShellVariableIsSetAndNameRef => {
-                return self.vars.get(s).is_some_and(|v| v.attrs.has(Attrs::NAMEREF));
+                return self
+                    .vars
+                    .get(s)
+                    .is_some_and(|v| v.attrs.has(Attrs::NAMEREF));
             }
             U::FdIsOpenTerminal => return false,
             _ => {}
@@ -58,7 +61,10 @@ impl Interp {
         }
         let path = Fs::resolve(&self.cwd, s);
         if matches!(pred, U::FileExistsAndIsSymlink) {
-            return self.fs.symlink_metadata(&path).is_ok_and(|m| m.kind == FileKind::Symlink);
+            return self
+                .fs
+                .symlink_metadata(&path)
+                .is_ok_and(|m| m.kind == FileKind::Symlink);
         }
         let Ok(m) = self.fs.metadata(&path) else {
             return false;
@@ -68,7 +74,9 @@ impl Interp {
             U::FileExistsAndIsRegularFile => m.kind == FileKind::File,
             U::FileExistsAndIsDir => m.kind == FileKind::Dir,
             U::FileExistsAndIsCharSpecialFile => m.kind == FileKind::CharDevice,
-            U::FileExistsAndIsBlockSpecialFile | U::FileExistsAndIsFifo | U::FileExistsAndIsSocket => false,
+            U::FileExistsAndIsBlockSpecialFile
+            | U::FileExistsAndIsFifo
+            | U::FileExistsAndIsSocket => false,
             U::FileExistsAndIsNotZeroLength => m.size > 0,
             U::FileExistsAndIsReadable => m.mode & 0o444 != 0 || m.kind == FileKind::CharDevice,
             U::FileExistsAndIsWritable => m.mode & 0o222 != 0 || m.kind == FileKind::CharDevice,
@@ -76,7 +84,9 @@ impl Interp {
             U::FileExistsAndIsSetgid => m.mode & 0o2000 != 0,
             U::FileExistsAndIsSetuid => m.mode & 0o4000 != 0,
             U::FileExistsAndHasStickyBit => m.mode & 0o1000 != 0,
-            U::FileExistsAndOwnedByEffectiveGroupId | U::FileExistsAndOwnedByEffectiveUserId => true,
+            U::FileExistsAndOwnedByEffectiveGroupId | U::FileExistsAndOwnedByEffectiveUserId => {
+                true
+            }
             U::FileExistsAndModifiedSinceLastRead => false,
             _ => false,
         }
@@ -115,13 +125,21 @@ impl Interp {
         }
     }
 
-    fn binary_test(&mut self, pred: &BinaryPredicate, l: &Word, r: &Word) -> Result<bool, Interrupt> {
+    fn binary_test(
+        &mut self,
+        pred: &BinaryPredicate,
+        l: &Word,
+        r: &Word,
+    ) -> Result<bool, Interrupt> {
         use BinaryPredicate as B;
         let left = self.expand_string(&l.value)?;
         match pred {
             B::StringExactlyMatchesPattern | B::StringDoesNotExactlyMatchPattern => {
                 let pat = self.expand_pattern(&r.value)?;
-                let opts = MatchOptions { extglob: true, nocase: self.opts.nocasematch };
+                let opts = MatchOptions {
+                    extglob: true,
+                    nocase: self.opts.nocasematch,
+                };
                 let m = pattern::matches(&pat, &left, opts);
                 Ok(m == matches!(pred, B::StringExactlyMatchesPattern))
             }
@@ -140,7 +158,9 @@ impl Interp {
         use BinaryPredicate as B;
         match pred {
             B::StringExactlyMatchesString | B::StringExactlyMatchesPattern => left == right,
-            B::StringDoesNotExactlyMatchString | B::StringDoesNotExactlyMatchPattern => left != right,
+            B::StringDoesNotExactlyMatchString | B::StringDoesNotExactlyMatchPattern => {
+                left != right
+            }
             B::LeftSortsBeforeRight => left < right,
             B::LeftSortsAfterRight => left > right,
             B::ArithmeticEqualTo
@@ -168,7 +188,8 @@ impl Interp {
                     _ => false,
                 }
             }
-            B::LeftFileIsNewerOrExistsWhenRightDoesNot | B::LeftFileIsOlderOrDoesNotExistWhenRightDoes => {
+            B::LeftFileIsNewerOrExistsWhenRightDoesNot
+            | B::LeftFileIsOlderOrDoesNotExistWhenRightDoes => {
                 let (a, b) = (Fs::resolve(&self.cwd, left), Fs::resolve(&self.cwd, right));
                 let (ma, mb) = (self.fs.metadata(&a).ok(), self.fs.metadata(&b).ok());
                 let newer = matches!(pred, B::LeftFileIsNewerOrExistsWhenRightDoesNot);
@@ -211,7 +232,9 @@ impl Interp {
             if c.len() > 256 {
                 c.clear();
             }
-            c.entry(translated.clone()).or_insert_with(|| regex::Regex::new(&translated).ok()).clone()
+            c.entry(translated.clone())
+                .or_insert_with(|| regex::Regex::new(&translated).ok())
+                .clone()
         });
         let Some(re) = re else {
             return Ok(false);
@@ -220,13 +243,18 @@ impl Interp {
             Some(caps) => {
                 let mut m = std::collections::BTreeMap::new();
                 for (i, g) in caps.iter().enumerate() {
-                    m.insert(i as i64, g.map(|g| g.as_str().to_string()).unwrap_or_default());
+                    m.insert(
+                        i as i64,
+                        g.map(|g| g.as_str().to_string()).unwrap_or_default(),
+                    );
                 }
                 let _ = self.vars.set("BASH_REMATCH", Value::Indexed(m));
                 Ok(true)
             }
             None => {
-                let _ = self.vars.set("BASH_REMATCH", Value::Indexed(Default::default()));
+                let _ = self
+                    .vars
+                    .set("BASH_REMATCH", Value::Indexed(Default::default()));
                 Ok(false)
             }
         }
@@ -270,7 +298,9 @@ pub fn posix_ere_to_rust(re: &str) -> String {
             '\\' if i + 1 < c.len() => {
                 match c[i + 1] {
                     '<' | '>' => out.push_str("\\b"),
-                    n if n.is_ascii_alphanumeric() && !matches!(n, 'w' | 'W' | 's' | 'S' | 'd' | 'D' | 'b' | 'B') => {
+                    n if n.is_ascii_alphanumeric()
+                        && !matches!(n, 'w' | 'W' | 's' | 'S' | 'd' | 'D' | 'b' | 'B') =>
+                    {
                         out.push(n)
                     }
                     n => {
@@ -305,7 +335,9 @@ pub fn posix_ere_to_rust(re: &str) -> String {
                 // Literal unless closing a bound we kept.
                 let open = out.rfind('{');
                 let closed = out.rfind('}');
-                let in_bound = open.is_some_and(|o| (o == 0 || !out[..o].ends_with('\\')) && closed.is_none_or(|cl| cl < o));
+                let in_bound = open.is_some_and(|o| {
+                    (o == 0 || !out[..o].ends_with('\\')) && closed.is_none_or(|cl| cl < o)
+                });
                 out.push_str(if in_bound { "}" } else { "\\}" });
                 i += 1;
             }

@@ -228,7 +228,7 @@ impl Interp {
             }
         });
         let mut trap_result = Ok(0);
-        if let Some(trap) = self.traps.get("RETURN").cloned()
+        if let Some(trap) = self.active_trap("RETURN")
             && !trap.is_empty()
             && self.trap_depth == 0
         {
@@ -282,13 +282,21 @@ impl Interp {
     }
 
     /// A subshell: a copy of this shell whose traps are reset and whose
-    /// changes never reach the parent.
+    /// changes never reach the parent. (`trap` still lists the parent's
+    /// traps there, as bash does, but they do not run.)
     pub fn subshell(&self) -> Interp {
         let mut sub = self.clone();
         sub.subshell_depth += 1;
-        let errtrace = self.opts.get_set_option("errtrace") == Some(true);
-        sub.traps
-            .retain(|k, v| v.is_empty() || (errtrace && k == "ERR"));
+        if !self.traps.is_empty() {
+            let errtrace = self.opts.get_set_option("errtrace") == Some(true);
+            let mut inherited = (*self.inherited_traps).clone();
+            for (k, v) in &self.traps {
+                if !v.is_empty() && (!errtrace || k != "ERR") {
+                    inherited.insert(k.clone(), v.clone());
+                }
+            }
+            sub.inherited_traps = Arc::new(inherited);
+        }
         sub.last_bg_pid = None;
         sub.procsubs.clear();
         sub
@@ -307,11 +315,21 @@ impl Interp {
         Ok(self.last_status)
     }
 
+    /// The handler of `name` if it is set in this shell (not merely inherited
+    /// from a parent shell) and not empty.
+    pub(crate) fn active_trap(&self, name: &str) -> Option<String> {
+        let t = self.traps.get(name)?;
+        if t.is_empty() || self.inherited_traps.get(name) == Some(t) {
+            return None;
+        }
+        Some(t.clone())
+    }
+
     /// Runs the EXIT trap (once), keeping `$?` as the exit status unless the
     /// trap calls `exit`.
     pub(crate) fn run_exit_trap(&mut self) -> Result<(), Interrupt> {
-        if let Some(trap) = self.traps.remove("EXIT")
-            && !trap.is_empty()
+        if let Some(trap) = self.active_trap("EXIT")
+            && self.traps.remove("EXIT").is_some()
         {
             let saved = self.last_status;
             match self.run_source(&trap) {
@@ -418,7 +436,7 @@ impl Interp {
 
     /// A command failed outside a condition: run the ERR trap, then apply `set -e`.
     pub(crate) fn on_failure(&mut self, status: i32) -> Result<(), Interrupt> {
-        if let Some(trap) = self.traps.get("ERR").cloned()
+        if let Some(trap) = self.active_trap("ERR")
             && !trap.is_empty()
             && self.trap_depth == 0
             && (self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true))
@@ -437,13 +455,9 @@ impl Interp {
         if self.trap_depth > 0 {
             return Ok(());
         }
-        let Some(trap) = self.traps.get("DEBUG") else {
+        let Some(trap) = self.active_trap("DEBUG") else {
             return Ok(());
         };
-        if trap.is_empty() {
-            return Ok(());
-        }
-        let trap = trap.clone();
         let saved_errexit_quiet = std::mem::take(&mut self.errexit_quiet);
         let saved = self.last_status;
         self.trap_depth += 1;

@@ -138,6 +138,8 @@ pub struct Interp {
     /// The last failure came from a short-circuited `&&`/`||` list, which
     /// `set -e` ignores even when it ends a compound command.
     pub(crate) errexit_exempt: bool,
+    /// Traps a subshell inherited for display only: they do not run there.
+    pub inherited_traps: Arc<HashMap<String, String>>,
 }
 
 impl Interp {

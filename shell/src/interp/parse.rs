@@ -61,9 +61,9 @@ pub fn parse_whole(source: &str) -> Option<Program> {
 /// has blanks; the tokenizer splits it. Rejoins such words (in command
 /// position) from the source text.
 fn merge_subscripts(tokens: Vec<Token>, source: &str) -> Vec<Token> {
-    let needs = tokens.iter().any(|t| {
-        matches!(t, Token::Word(w, _) if opens_subscript(w))
-    });
+    let needs = tokens
+        .iter()
+        .any(|t| matches!(t, Token::Word(w, _) if opens_subscript(w)));
     if !needs {
         return tokens;
     }
@@ -101,7 +101,10 @@ fn merge_subscripts(tokens: Vec<Token>, source: &str) -> Vec<Token> {
                 && loc.start.index <= last.end.index
             {
                 let text: String = chars[loc.start.index..last.end.index].iter().collect();
-                let span = brush_parser::SourceSpan { start: loc.start.clone(), end: last.end.clone() };
+                let span = brush_parser::SourceSpan {
+                    start: loc.start.clone(),
+                    end: last.end.clone(),
+                };
                 out.push(Token::Word(text, span));
                 i = j + 1;
                 continue;
@@ -122,11 +125,13 @@ fn opens_subscript(w: &str) -> bool {
 }
 
 fn bracket_depth(w: &str) -> i32 {
-    w.chars().map(|c| match c {
-        '[' => 1,
-        ']' => -1,
-        _ => 0,
-    }).sum()
+    w.chars()
+        .map(|c| match c {
+            '[' => 1,
+            ']' => -1,
+            _ => 0,
+        })
+        .sum()
 }
 
 fn tokenize(source: &str) -> Result<Vec<Token>, String> {
@@ -317,6 +322,15 @@ impl Script {
     }
 
     fn eof_error(&self, tokens: &[Token]) -> SyntaxError {
+        if let Some(Token::Operator(op, l)) = tokens.last()
+            && is_redirect_op(op)
+        {
+            return SyntaxError {
+                line: l.start.line,
+                message: "syntax error near unexpected token `newline'".to_string(),
+                source_line: self.lines.get(l.start.line.wrapping_sub(1)).cloned(),
+            };
+        }
         if let Some(t) = tokens.last()
             && matches!(t.to_str(), "fi" | "done" | "esac" | "}" | ")" | ";;")
         {

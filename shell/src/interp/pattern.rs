@@ -18,8 +18,9 @@
 pub mod glob;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
+
+use super::vars::FastMap;
 
 /// How a pattern is matched.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -74,7 +75,10 @@ pub fn unescape(s: &str) -> String {
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 4);
     for c in s.chars() {
-        if matches!(c, '*' | '?' | '[' | ']' | '\\' | '(' | ')' | '|' | '!' | '@' | '+' | '^' | '-') {
+        if matches!(
+            c,
+            '*' | '?' | '[' | ']' | '\\' | '(' | ')' | '|' | '!' | '@' | '+' | '^' | '-'
+        ) {
             out.push('\\');
         }
         out.push(c);
@@ -83,21 +87,23 @@ pub fn escape(s: &str) -> String {
 }
 
 thread_local! {
-    static CACHE: RefCell<HashMap<(String, MatchOptions), Rc<Pattern>>> = RefCell::new(HashMap::new());
+    /// One cache per option combination, so lookups borrow the pattern.
+    static CACHE: RefCell<[FastMap<Rc<Pattern>>; 4]> = RefCell::new(Default::default());
 }
 
 /// The compiled form of `pattern`, from a per-thread cache.
 pub fn compiled(pattern: &str, options: MatchOptions) -> Rc<Pattern> {
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if let Some(p) = c.get(&(pattern.to_string(), options)) {
+        let cache = &mut c[options.extglob as usize * 2 + options.nocase as usize];
+        if let Some(p) = cache.get(pattern) {
             return p.clone();
         }
-        if c.len() > 512 {
-            c.clear();
+        if cache.len() > 512 {
+            cache.clear();
         }
         let p = Rc::new(Pattern::new(pattern, options));
-        c.insert((pattern.to_string(), options), p.clone());
+        cache.insert(pattern.to_string(), p.clone());
         p
     })
 }
@@ -227,7 +233,11 @@ impl Pattern {
         let mut i = 0;
         let toks = parse_seq(&chars, &mut i, options.extglob, false);
         let has_ext = toks.iter().any(|t| matches!(t, Tok::Ext(..)));
-        Pattern { toks, has_ext, nocase: options.nocase }
+        Pattern {
+            toks,
+            has_ext,
+            nocase: options.nocase,
+        }
     }
 
     /// True when the pattern is a plain literal (no wildcard at all).
@@ -259,8 +269,11 @@ impl Pattern {
     /// longest) prefix of `text` that the pattern matches.
     pub fn strip_prefix_len(&self, text: &[char], longest: bool) -> Option<usize> {
         if self.has_ext {
-            let range: Box<dyn Iterator<Item = usize>> =
-                if longest { Box::new((0..=text.len()).rev()) } else { Box::new(0..=text.len()) };
+            let range: Box<dyn Iterator<Item = usize>> = if longest {
+                Box::new((0..=text.len()).rev())
+            } else {
+                Box::new(0..=text.len())
+            };
             for j in range {
                 if match_bt(&self.toks, &text[..j], self.nocase) {
                     return Some(j);
@@ -269,7 +282,11 @@ impl Pattern {
             return None;
         }
         let ends = self.prefix_ends(text);
-        if longest { ends.last().copied() } else { ends.first().copied() }
+        if longest {
+            ends.last().copied()
+        } else {
+            ends.first().copied()
+        }
     }
 
     /// The number of characters of the shortest (`longest`: longest) suffix
@@ -277,8 +294,11 @@ impl Pattern {
     pub fn strip_suffix_len(&self, text: &[char], longest: bool) -> Option<usize> {
         let n = text.len();
         if self.has_ext {
-            let range: Box<dyn Iterator<Item = usize>> =
-                if longest { Box::new(0..=n) } else { Box::new((0..=n).rev()) };
+            let range: Box<dyn Iterator<Item = usize>> = if longest {
+                Box::new(0..=n)
+            } else {
+                Box::new((0..=n).rev())
+            };
             for i in range {
                 if match_bt(&self.toks, &text[i..], self.nocase) {
                     return Some(n - i);
@@ -290,7 +310,11 @@ impl Pattern {
         let rev_toks = reverse_toks(&self.toks);
         let rev: Vec<char> = text.iter().rev().copied().collect();
         let ends = nfa_prefix_ends(&rev_toks, &rev, self.nocase);
-        if longest { ends.last().copied() } else { ends.first().copied() }
+        if longest {
+            ends.last().copied()
+        } else {
+            ends.first().copied()
+        }
     }
 
     /// The leftmost match at or after `from`, longest at that position:
@@ -317,12 +341,14 @@ fn parse_seq(c: &[char], i: &mut usize, extglob: bool, in_group: bool) -> Vec<To
         if in_group && (ch == '|' || ch == ')') {
             break;
         }
-        if extglob && matches!(ch, '?' | '*' | '+' | '@' | '!') && c.get(*i + 1) == Some(&'(') {
-            if let Some((tok, next)) = parse_ext(c, *i, extglob) {
-                toks.push(tok);
-                *i = next;
-                continue;
-            }
+        if extglob
+            && matches!(ch, '?' | '*' | '+' | '@' | '!')
+            && c.get(*i + 1) == Some(&'(')
+            && let Some((tok, next)) = parse_ext(c, *i, extglob)
+        {
+            toks.push(tok);
+            *i = next;
+            continue;
         }
         match ch {
             '\\' => {
@@ -507,9 +533,8 @@ fn match_bt(toks: &[Tok], t: &[char], nocase: bool) -> bool {
             }
             (0..=t.len()).any(|k| match_bt(rest, &t[k..], nocase))
         }
-        Tok::Ext(kind, alts) => (0..=t.len()).any(|k| {
-            ext_matches(*kind, alts, &t[..k], nocase) && match_bt(rest, &t[k..], nocase)
-        }),
+        Tok::Ext(kind, alts) => (0..=t.len())
+            .any(|k| ext_matches(*kind, alts, &t[..k], nocase) && match_bt(rest, &t[k..], nocase)),
         tok => !t.is_empty() && single(tok, t[0], nocase) && match_bt(rest, &t[1..], nocase),
     }
 }

@@ -184,6 +184,7 @@ impl Interp {
         child.funcs.clear();
         child.aliases.clear();
         child.traps.clear();
+        child.inherited_traps = Default::default();
         child.opts = Default::default();
         child.call_stack.clear();
         child.dir_stack.clear();
@@ -216,6 +217,20 @@ impl Interp {
             }
         }
         super::run::set_identity(&mut vars);
+        // An exported SHELLOPTS carries `set -o` options into child shells.
+        if let Some(opts) = vars.get("SHELLOPTS").filter(|v| v.attrs.has(Attrs::EXPORT)) {
+            let names: Vec<String> = opts
+                .value
+                .as_ref()
+                .and_then(|v| v.as_scalar())
+                .unwrap_or("")
+                .split(':')
+                .map(str::to_string)
+                .collect();
+            for name in names {
+                child.opts.set_set_option(&name, true);
+            }
+        }
         child.vars = vars;
         child
     }
@@ -228,6 +243,10 @@ impl Interp {
         env: &[(String, String)],
     ) -> ExecResult {
         let name = &argv[0];
+        if path.split('/').any(|c| c.len() > 255) {
+            self.shell_error(format_args!("{name}: File name too long"));
+            return Ok(126);
+        }
         let meta = match self.fs.metadata(path) {
             Ok(m) => m,
             Err(e) => {

@@ -133,6 +133,7 @@ impl Interp {
             procsubs: Vec::new(),
             trap_depth: 0,
             errexit_exempt: false,
+            inherited_traps: Default::default(),
         }
     }
 }

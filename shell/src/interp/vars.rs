@@ -182,7 +182,9 @@ pub struct Vars {
 
 impl Default for Vars {
     fn default() -> Self {
-        Vars { scopes: vec![FastMap::default()] }
+        Vars {
+            scopes: vec![FastMap::default()],
+        }
     }
 }
 
@@ -224,13 +226,50 @@ fn apply_case_value(attrs: Attrs, v: Value) -> Value {
     }
     match v {
         Value::Str(s) => Value::Str(apply_case(attrs, s)),
-        Value::Indexed(a) => {
-            Value::Indexed(a.into_iter().map(|(k, s)| (k, apply_case(attrs, s))).collect())
-        }
-        Value::Assoc(a) => {
-            Value::Assoc(a.into_iter().map(|(k, s)| (k, apply_case(attrs, s))).collect())
-        }
+        Value::Indexed(a) => Value::Indexed(
+            a.into_iter()
+                .map(|(k, s)| (k, apply_case(attrs, s)))
+                .collect(),
+        ),
+        Value::Assoc(a) => Value::Assoc(
+            a.into_iter()
+                .map(|(k, s)| (k, apply_case(attrs, s)))
+                .collect(),
+        ),
     }
+}
+
+/// The bucket bash's hash table puts an associative-array key in: FNV-1
+/// over the bytes, 1024 buckets (bash's `ASSOC_HASH_BUCKETS`).
+fn assoc_bucket(key: &str) -> u32 {
+    let mut h: u32 = 2_166_136_261;
+    for b in key.bytes() {
+        h = h.wrapping_mul(16_777_619);
+        h ^= b as u32;
+    }
+    h & 1023
+}
+
+/// Inserts into an associative array keeping bash's iteration order
+/// (bucket by bucket, newest first within a bucket), so `${!m[@]}` and
+/// `declare -p` list keys exactly as bash does. An existing key keeps its place.
+pub fn assoc_insert(m: &mut IndexMap<String, String>, key: String, value: String) {
+    if let Some(v) = m.get_mut(&key) {
+        *v = value;
+        return;
+    }
+    let b = assoc_bucket(&key);
+    let pos = m.partition_point(|k, _| assoc_bucket(k) < b);
+    m.shift_insert(pos, key, value);
+}
+
+/// Rebuilds a map in bash's order (for values built elsewhere).
+pub fn assoc_reorder(m: IndexMap<String, String>) -> IndexMap<String, String> {
+    let mut out = IndexMap::with_capacity(m.len());
+    for (k, v) in m {
+        assoc_insert(&mut out, k, v);
+    }
+    out
 }
 
 /// An element key: an index of an indexed array or a key of an associative one.
@@ -288,9 +327,10 @@ impl Vars {
         let mut current = name.to_string();
         for _ in 0..MAX_NAMEREF_DEPTH {
             match self.get_raw(&current) {
-                Some(Var { value: Some(Value::Str(t)), attrs })
-                    if attrs.has(Attrs::NAMEREF) && !t.is_empty() =>
-                {
+                Some(Var {
+                    value: Some(Value::Str(t)),
+                    attrs,
+                }) if attrs.has(Attrs::NAMEREF) && !t.is_empty() => {
                     if t == &current {
                         break;
                     }
@@ -311,7 +351,10 @@ impl Vars {
         let mut current = name.to_string();
         for _ in 0..MAX_NAMEREF_DEPTH {
             match self.get_raw(&current) {
-                Some(Var { value: Some(Value::Str(t)), attrs }) if attrs.has(Attrs::NAMEREF) && !t.is_empty() => {
+                Some(Var {
+                    value: Some(Value::Str(t)),
+                    attrs,
+                }) if attrs.has(Attrs::NAMEREF) && !t.is_empty() => {
                     if seen.contains(t) {
                         return true;
                     }
@@ -346,7 +389,10 @@ impl Vars {
             if let (base, Some(sub)) = split_subscript(&target) {
                 return self.get_elem_literal(base, sub);
             }
-            return self.get(&target).and_then(|v| v.value.as_ref()).and_then(|v| v.as_scalar());
+            return self
+                .get(&target)
+                .and_then(|v| v.value.as_ref())
+                .and_then(|v| v.as_scalar());
         }
         var.value.as_ref().and_then(|v| v.as_scalar())
     }
@@ -357,7 +403,11 @@ impl Vars {
             Value::Assoc(m) => m.get(sub).map(|s| s.as_str()),
             Value::Indexed(a) => {
                 let i: i64 = sub.trim().parse().ok()?;
-                let i = if i < 0 { a.keys().next_back()? + 1 + i } else { i };
+                let i = if i < 0 {
+                    a.keys().next_back()? + 1 + i
+                } else {
+                    i
+                };
                 a.get(&i).map(|s| s.as_str())
             }
             Value::Str(s) => (sub.trim() == "0").then_some(s.as_str()),
@@ -371,7 +421,11 @@ impl Vars {
             (Value::Assoc(m), ElemKey::Key(k)) => m.get(k).map(|s| s.as_str()),
             (Value::Assoc(m), ElemKey::Index(i)) => m.get(&i.to_string()).map(|s| s.as_str()),
             (Value::Indexed(a), ElemKey::Index(i)) => {
-                let i = if *i < 0 { a.keys().next_back()? + 1 + i } else { *i };
+                let i = if *i < 0 {
+                    a.keys().next_back()? + 1 + i
+                } else {
+                    *i
+                };
                 a.get(&i).map(|s| s.as_str())
             }
             (Value::Indexed(a), ElemKey::Key(k)) => {
@@ -405,7 +459,13 @@ impl Vars {
         match self.get_raw_mut(name) {
             Some(var) => store(name, var, value),
             None => {
-                self.scopes[0].insert(name.to_string(), Var { value: Some(value), attrs: Attrs::default() });
+                self.scopes[0].insert(
+                    name.to_string(),
+                    Var {
+                        value: Some(value),
+                        attrs: Attrs::default(),
+                    },
+                );
                 Ok(())
             }
         }
@@ -432,7 +492,13 @@ impl Vars {
         match self.scopes[0].get_mut(name) {
             Some(var) => store(name, var, value),
             None => {
-                self.scopes[0].insert(name.to_string(), Var { value: Some(value), attrs: Attrs::default() });
+                self.scopes[0].insert(
+                    name.to_string(),
+                    Var {
+                        value: Some(value),
+                        attrs: Attrs::default(),
+                    },
+                );
                 Ok(())
             }
         }
@@ -446,7 +512,11 @@ impl Vars {
     /// Sets one element, turning a missing or scalar variable into an array
     /// (a scalar becomes element 0). Negative indices count from the end.
     pub fn set_elem(&mut self, name: &str, key: ElemKey, value: String) -> Result<(), VarError> {
-        let name = if self.needs_resolve(name) { self.resolve_name(name) } else { name.to_string() };
+        let name = if self.needs_resolve(name) {
+            self.resolve_name(name)
+        } else {
+            name.to_string()
+        };
         if self.get_raw(&name).is_none() {
             self.scopes[0].insert(name.clone(), Var::default());
         }
@@ -473,11 +543,11 @@ impl Vars {
         };
         let res = match (&mut new, key) {
             (Value::Assoc(m), ElemKey::Key(k)) => {
-                m.insert(k, value);
+                assoc_insert(m, k, value);
                 Ok(())
             }
             (Value::Assoc(m), ElemKey::Index(i)) => {
-                m.insert(i.to_string(), value);
+                assoc_insert(m, i.to_string(), value);
                 Ok(())
             }
             (Value::Indexed(a), key) => {
@@ -485,7 +555,11 @@ impl Vars {
                     ElemKey::Index(i) => i,
                     ElemKey::Key(k) => k.trim().parse().unwrap_or(0),
                 };
-                let idx = if i < 0 { a.keys().next_back().map_or(i, |m| m + 1 + i) } else { i };
+                let idx = if i < 0 {
+                    a.keys().next_back().map_or(i, |m| m + 1 + i)
+                } else {
+                    i
+                };
                 if idx < 0 {
                     Err(VarError::BadSubscript(format!("{name}[{i}]")))
                 } else {
@@ -501,7 +575,9 @@ impl Vars {
 
     /// Removes one element (`unset 'a[1]'`). Missing elements are fine.
     pub fn unset_elem(&mut self, name: &str, key: &ElemKey) -> Result<(), VarError> {
-        let Some(var) = self.get_mut(name) else { return Ok(()) };
+        let Some(var) = self.get_mut(name) else {
+            return Ok(());
+        };
         if var.attrs.has(Attrs::READONLY) {
             return Err(VarError::Readonly(name.to_string()));
         }
@@ -513,7 +589,11 @@ impl Vars {
                 m.shift_remove(&i.to_string());
             }
             (Some(Value::Indexed(a)), ElemKey::Index(i)) => {
-                let idx = if *i < 0 { a.keys().next_back().map_or(*i, |m| m + 1 + i) } else { *i };
+                let idx = if *i < 0 {
+                    a.keys().next_back().map_or(*i, |m| m + 1 + i)
+                } else {
+                    *i
+                };
                 if idx < 0 {
                     return Err(VarError::BadSubscript(format!("{name}[{i}]")));
                 }
@@ -547,7 +627,11 @@ impl Vars {
     /// readonly variables. A local of the current function stays declared but
     /// unset, so it keeps hiding outer variables, as in bash.
     pub fn unset(&mut self, name: &str) -> Result<(), VarError> {
-        let target = if self.needs_resolve(name) { self.resolve_name(name) } else { name.to_string() };
+        let target = if self.needs_resolve(name) {
+            self.resolve_name(name)
+        } else {
+            name.to_string()
+        };
         if let (base, Some(sub)) = split_subscript(&target) {
             let base = base.to_string();
             let key = self.literal_key(&base, sub)?;
@@ -616,8 +700,13 @@ impl Vars {
         if self.scopes.len() == 1 {
             return Vec::new();
         }
-        let mut v: Vec<(String, &Var)> =
-            self.scopes.last().expect("scope").iter().map(|(k, v)| (k.clone(), v)).collect();
+        let mut v: Vec<(String, &Var)> = self
+            .scopes
+            .last()
+            .expect("scope")
+            .iter()
+            .map(|(k, v)| (k.clone(), v))
+            .collect();
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v
     }
@@ -653,7 +742,7 @@ fn store(name: &str, var: &mut Var, value: Value) -> Result<(), VarError> {
             a.insert(0, s);
         }
         (Some(Value::Assoc(m)), Value::Str(s)) => {
-            m.insert("0".to_string(), s);
+            assoc_insert(m, "0".to_string(), s);
         }
         (slot @ None, Value::Str(s)) if var.attrs.has(Attrs::INDEXED) => {
             *slot = Some(Value::Indexed(BTreeMap::from([(0, s)])));
@@ -716,7 +805,13 @@ impl Interp {
                     if export {
                         attrs.insert(Attrs::EXPORT);
                     }
-                    self.vars.scopes[0].insert(name.to_string(), Var { value: Some(Value::Str(value.to_string())), attrs });
+                    self.vars.scopes[0].insert(
+                        name.to_string(),
+                        Var {
+                            value: Some(Value::Str(value.to_string())),
+                            attrs,
+                        },
+                    );
                     return Ok(());
                 }
             }
@@ -747,7 +842,11 @@ impl Interp {
             let mut n = self.eval_arith(value).map_err(VarError::Interrupted)?;
             if append {
                 let cur = self.vars.get_str(&target).unwrap_or("").to_string();
-                let c = if cur.is_empty() { 0 } else { self.eval_arith(&cur).map_err(VarError::Interrupted)? };
+                let c = if cur.is_empty() {
+                    0
+                } else {
+                    self.eval_arith(&cur).map_err(VarError::Interrupted)?
+                };
                 n = c.wrapping_add(n);
             }
             n.to_string()
@@ -771,10 +870,23 @@ impl Interp {
 
     /// Assigns `name[subscript]=value` (or `+=`). The subscript is already
     /// expanded; for an indexed array it is evaluated arithmetically.
-    pub fn assign_elem(&mut self, name: &str, sub: &str, value: &str, append: bool) -> Result<(), VarError> {
-        let name = if self.vars.needs_resolve(name) { self.vars.resolve_name(name) } else { name.to_string() };
+    pub fn assign_elem(
+        &mut self,
+        name: &str,
+        sub: &str,
+        value: &str,
+        append: bool,
+    ) -> Result<(), VarError> {
+        let name = if self.vars.needs_resolve(name) {
+            self.vars.resolve_name(name)
+        } else {
+            name.to_string()
+        };
         let (attrs, is_assoc) = match self.vars.get_raw(&name) {
-            Some(v) => (v.attrs, v.attrs.has(Attrs::ASSOC) || matches!(v.value, Some(Value::Assoc(_)))),
+            Some(v) => (
+                v.attrs,
+                v.attrs.has(Attrs::ASSOC) || matches!(v.value, Some(Value::Assoc(_))),
+            ),
             None => (Attrs::default(), false),
         };
         if attrs.has(Attrs::READONLY) {
@@ -786,14 +898,20 @@ impl Interp {
             ElemKey::Index(self.eval_arith(sub).map_err(VarError::Interrupted)?)
         };
         let mut new = if attrs.has(Attrs::INTEGER) {
-            self.eval_arith(value).map_err(VarError::Interrupted)?.to_string()
+            self.eval_arith(value)
+                .map_err(VarError::Interrupted)?
+                .to_string()
         } else {
             value.to_string()
         };
         if append {
             let cur = self.vars.get_elem(&name, &key).unwrap_or("").to_string();
             new = if attrs.has(Attrs::INTEGER) {
-                let c = if cur.is_empty() { 0 } else { self.eval_arith(&cur).map_err(VarError::Interrupted)? };
+                let c = if cur.is_empty() {
+                    0
+                } else {
+                    self.eval_arith(&cur).map_err(VarError::Interrupted)?
+                };
                 c.wrapping_add(new.parse::<i64>().unwrap_or(0)).to_string()
             } else {
                 cur + &new
@@ -818,10 +936,22 @@ impl Interp {
     /// Assigns a compound value `name=(...)` or `name+=(...)`. Elements with a
     /// subscript set that key; others take the next index (indexed arrays) or
     /// pair up as key/value (associative arrays, bash 5.1+).
-    pub fn assign_array(&mut self, name: &str, elems: Vec<ArrayElem>, append: bool) -> Result<(), VarError> {
-        let name = if self.vars.needs_resolve(name) { self.vars.resolve_name(name) } else { name.to_string() };
+    pub fn assign_array(
+        &mut self,
+        name: &str,
+        elems: Vec<ArrayElem>,
+        append: bool,
+    ) -> Result<(), VarError> {
+        let name = if self.vars.needs_resolve(name) {
+            self.vars.resolve_name(name)
+        } else {
+            name.to_string()
+        };
         let (attrs, is_assoc) = match self.vars.get_raw(&name) {
-            Some(v) => (v.attrs, v.attrs.has(Attrs::ASSOC) || matches!(v.value, Some(Value::Assoc(_)))),
+            Some(v) => (
+                v.attrs,
+                v.attrs.has(Attrs::ASSOC) || matches!(v.value, Some(Value::Assoc(_))),
+            ),
             None => (Attrs::default(), false),
         };
         if attrs.has(Attrs::READONLY) {
@@ -829,27 +959,41 @@ impl Interp {
         }
         let int = attrs.has(Attrs::INTEGER);
         if is_assoc {
-            let mut map = match (append, self.vars.get_raw(&name).and_then(|v| v.value.clone())) {
+            let mut map = match (
+                append,
+                self.vars.get_raw(&name).and_then(|v| v.value.clone()),
+            ) {
                 (true, Some(Value::Assoc(m))) => m,
                 _ => IndexMap::new(),
             };
+            // With any `[key]=value` element, bare words are ignored with a
+            // warning; without, the words pair up as key value (bash 5.1+).
+            let keyed = elems.iter().any(|(k, _)| k.is_some());
             let mut pending_key: Option<String> = None;
-            let mut error = None;
             for (k, v) in elems {
                 match k {
                     Some(k) => {
-                        let v = if int { self.eval_arith(&v).map_err(VarError::Interrupted)?.to_string() } else { v };
-                        if append && let Some(old) = map.get(&k).cloned() {
-                            map.insert(k, old + &v);
+                        let v = if int {
+                            self.eval_arith(&v)
+                                .map_err(VarError::Interrupted)?
+                                .to_string()
                         } else {
-                            map.insert(k, v);
+                            v
+                        };
+                        if append && let Some(old) = map.get(&k).cloned() {
+                            assoc_insert(&mut map, k, old + &v);
+                        } else {
+                            assoc_insert(&mut map, k, v);
                         }
                     }
+                    None if keyed => {
+                        self.shell_error(format_args!(
+                            "{name}: {v}: must use subscript when assigning associative array"
+                        ));
+                    }
                     None => {
-                        // Bash 5.1+: `m=(k1 v1 k2 v2)`; but mixing with
-                        // `[k]=v` elements is an error for the bare words.
                         if let Some(key) = pending_key.take() {
-                            map.insert(key, v);
+                            assoc_insert(&mut map, key, v);
                         } else {
                             pending_key = Some(v);
                         }
@@ -857,18 +1001,21 @@ impl Interp {
                 }
             }
             if let Some(k) = pending_key {
-                if map.is_empty() {
-                    map.insert(k, String::new());
-                } else {
-                    error = Some(VarError::NeedSubscript(name.clone(), k));
-                }
+                assoc_insert(&mut map, k, String::new());
             }
-            let v = self.vars.get_raw(&name).map(|v| v.attrs).unwrap_or_default();
+            let v = self
+                .vars
+                .get_raw(&name)
+                .map(|v| v.attrs)
+                .unwrap_or_default();
             let stored = apply_case_value(v, Value::Assoc(map));
             self.put_whole(&name, stored);
-            return error.map_or(Ok(()), Err);
+            return Ok(());
         }
-        let mut arr = match (append, self.vars.get_raw(&name).and_then(|v| v.value.clone())) {
+        let mut arr = match (
+            append,
+            self.vars.get_raw(&name).and_then(|v| v.value.clone()),
+        ) {
             (true, Some(Value::Indexed(a))) => a,
             (true, Some(Value::Str(s))) => BTreeMap::from([(0, s)]),
             _ => BTreeMap::new(),
@@ -890,11 +1037,21 @@ impl Interp {
                 }
                 None => next,
             };
-            let v = if int { self.eval_arith(&v).map_err(VarError::Interrupted)?.to_string() } else { v };
+            let v = if int {
+                self.eval_arith(&v)
+                    .map_err(VarError::Interrupted)?
+                    .to_string()
+            } else {
+                v
+            };
             arr.insert(idx, v);
             next = idx + 1;
         }
-        let a = self.vars.get_raw(&name).map(|v| v.attrs).unwrap_or_default();
+        let a = self
+            .vars
+            .get_raw(&name)
+            .map(|v| v.attrs)
+            .unwrap_or_default();
         let stored = apply_case_value(a, Value::Indexed(arr));
         self.put_whole(&name, stored);
         Ok(())
@@ -915,7 +1072,13 @@ impl Interp {
                 if export {
                     attrs.insert(Attrs::EXPORT);
                 }
-                self.vars.scopes[0].insert(name.to_string(), Var { value: Some(value), attrs });
+                self.vars.scopes[0].insert(
+                    name.to_string(),
+                    Var {
+                        value: Some(value),
+                        attrs,
+                    },
+                );
             }
         }
     }
@@ -952,11 +1115,7 @@ mod tests {
     #[test]
     fn nameref_reads_and_writes_target() {
         let mut v = Vars::default();
-        v.set(
-            "r",
-            Value::Str("x".into()),
-        )
-        .unwrap();
+        v.set("r", Value::Str("x".into())).unwrap();
         v.get_raw_mut("r").unwrap().attrs.insert(Attrs::NAMEREF);
         v.set_str("r", "5").unwrap();
         assert_eq!(v.get_str("x"), Some("5"));
@@ -968,7 +1127,11 @@ mod tests {
     #[test]
     fn scalar_into_array_sets_element_zero() {
         let mut v = Vars::default();
-        v.set("a", Value::Indexed(BTreeMap::from([(0, "x".into()), (1, "y".into())]))).unwrap();
+        v.set(
+            "a",
+            Value::Indexed(BTreeMap::from([(0, "x".into()), (1, "y".into())])),
+        )
+        .unwrap();
         v.set_str("a", "z").unwrap();
         assert_eq!(v.get_elem("a", &ElemKey::Index(1)), Some("y"));
         assert_eq!(v.get_elem("a", &ElemKey::Index(-1)), Some("y"));

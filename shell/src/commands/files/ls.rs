@@ -84,7 +84,8 @@ struct Opts {
     show_owner: bool,
     show_group: bool,
     deref: bool,
-    full_time: bool,
+    /// `strftime` formats for old and recent times (`--time-style`).
+    time_formats: (String, String),
     comma: bool,
     /// `-C` (Some(true), down columns) or `-x` (Some(false), across).
     columns: Option<bool>,
@@ -136,7 +137,7 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
         show_owner: !p.has("g"),
         show_group: !(p.has("G") || p.has("o")),
         deref: p.has("L"),
-        full_time: p.has("full-time"),
+        time_formats: ("%b %e  %Y".into(), "%b %e %H:%M".into()),
         comma: false,
         columns: None,
         width: 80,
@@ -205,6 +206,37 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
             }
             _ => {}
         }
+    }
+    let style = match p.last_of(&["full-time", "time-style"]) {
+        Some("full-time") => Some("full-iso".to_string()),
+        Some(_) => p.value("time-style").map(String::from),
+        None => None,
+    };
+    if let Some(style) = style {
+        let s = style.strip_prefix("posix-").unwrap_or(&style);
+        o.time_formats = match s {
+            "full-iso" => (
+                "%Y-%m-%d %H:%M:%S.%N %z".into(),
+                "%Y-%m-%d %H:%M:%S.%N %z".into(),
+            ),
+            "long-iso" => ("%Y-%m-%d %H:%M".into(), "%Y-%m-%d %H:%M".into()),
+            "iso" => ("%Y-%m-%d ".into(), "%m-%d %H:%M".into()),
+            "locale" => o.time_formats.clone(),
+            f if f.starts_with('+') => match f[1..].split_once('\n') {
+                Some((old, recent)) => (old.into(), recent.into()),
+                None => (f[1..].into(), f[1..].into()),
+            },
+            _ => {
+                let name = ctx.args[0].clone();
+                let _ = ctx.stdout.flush();
+                let _ = writeln!(
+                    ctx.stderr,
+                    "{name}: invalid argument {} for ‘time style’\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\nTry '{name} --help' for more information.",
+                    super::common::quote_locale(&style)
+                );
+                return 2;
+            }
+        };
     }
     let width_arg = p
         .value("w")
@@ -502,7 +534,7 @@ fn print_columns(texts: &[String], vertical: bool, width: usize, out: &mut Vec<u
     let mut best: (usize, Vec<usize>) = (1, vec![lens.iter().copied().max().unwrap_or(0)]);
     for cols in (1..=max_cols).rev() {
         let rows = n.div_ceil(cols);
-        let mut widths = vec![0usize; cols];
+        let mut widths = vec![MIN_COL; cols];
         for (k, len) in lens.iter().enumerate() {
             let col = if vertical { k / rows } else { k % cols };
             if col >= cols {
@@ -511,9 +543,7 @@ fn print_columns(texts: &[String], vertical: bool, width: usize, out: &mut Vec<u
             let w = len + if col == cols - 1 { 0 } else { 2 };
             widths[col] = widths[col].max(w);
         }
-        // With this many rows, fewer columns may be used (vertical layout).
-        let used = if vertical { n.div_ceil(rows) } else { cols };
-        let total: usize = widths[..used].iter().sum();
+        let total: usize = widths.iter().sum();
         if width == 0 || total < width || cols == 1 {
             best = (cols, widths);
             break;
@@ -606,15 +636,12 @@ fn indicator(e: &Entry, o: &Opts) -> &'static str {
 
 fn format_time(t: Timestamp, o: &Opts) -> String {
     let tm = from_epoch(t.secs, t.nanos);
-    if o.full_time {
-        return strftime("%Y-%m-%d %H:%M:%S.%N +0000", &tm);
-    }
     let six_months = 31_556_952 / 2;
     let recent = t.secs > o.now.secs - six_months && t <= o.now;
     if recent {
-        strftime("%b %e %H:%M", &tm)
+        strftime(&o.time_formats.1, &tm)
     } else {
-        strftime("%b %e  %Y", &tm)
+        strftime(&o.time_formats.0, &tm)
     }
 }
 

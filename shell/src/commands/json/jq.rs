@@ -4,6 +4,10 @@
 //! script's environment and `now` is the sandbox clock (jaq-std's own `env`
 //! and `now` read the host, so they are replaced).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, DataT, Lut, ValT, Vars, data::HasLut};
 use jaq_json::Val;
@@ -311,6 +315,86 @@ fn input_values(o: &Options, text: &[u8]) -> Vec<Result<Val, String>> {
     vals
 }
 
+/// The global variables every program gets, before the `--arg`-style ones.
+const GLOBALS: [&str; 3] = ["$ENV", "$__sandkeep_now", "$ARGS"];
+
+/// Compiles `code` (with the given `--arg`-style variable names), reusing a
+/// filter compiled earlier on this thread: parsing jq's standard library
+/// dominates a small `jq` call.
+fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>, Failure> {
+    thread_local! {
+        static FILTERS: RefCell<HashMap<(String, Vec<String>), Rc<jaq_core::Filter<JqData>>>> =
+            RefCell::new(HashMap::new());
+    }
+    let key = (code.to_string(), named.to_vec());
+    if let Some(f) = FILTERS.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok(f);
+    }
+    // `env` and `now` must see the sandbox, not the host.
+    let program = format!(
+        "def env: $ENV; def now: $__sandkeep_now; {JQ_COMPAT}\n{}",
+        rewrite_formats(code)
+    );
+    let defs = jaq_core::defs()
+        .chain(jaq_std::defs())
+        .chain(jaq_json::defs());
+    let funs = jaq_core::funs::<JqData>()
+        .chain(jaq_std::funs().filter(|(name, _, _)| *name != "env" && *name != "now"))
+        .chain(
+            jaq_std::input::funs()
+                .into_vec()
+                .into_iter()
+                .map(jaq_core::native::run),
+        )
+        .chain(jaq_json::funs());
+    let loader = Loader::new(defs);
+    let arena = Arena::default();
+    let modules = loader
+        .load(
+            &arena,
+            File {
+                code: program.as_str(),
+                path: (),
+            },
+        )
+        .map_err(|errs| {
+            fail(
+                3,
+                format!(
+                    "jq: error: syntax error in filter ({} error(s))\njq: 1 compile error",
+                    errs.len()
+                ),
+            )
+        })?;
+    let globals = GLOBALS
+        .iter()
+        .copied()
+        .chain(named.iter().map(|s| s.as_str()));
+    let filter = Compiler::default()
+        .with_funs(funs)
+        .with_global_vars(globals)
+        .compile(modules)
+        .map_err(|errs| {
+            let what: Vec<String> = errs
+                .iter()
+                .flat_map(|(_, es)| es.iter().map(|(name, _)| format!("{name} is not defined")))
+                .collect();
+            fail(
+                3,
+                format!("jq: error: {}\njq: 1 compile error", what.join(", ")),
+            )
+        })?;
+    let filter = Rc::new(filter);
+    FILTERS.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= 64 {
+            c.clear();
+        }
+        c.insert(key, filter.clone());
+    });
+    Ok(filter)
+}
+
 /// Definitions that make jaq behave like jq where they differ:
 /// - `halt_error` logs to the host in jaq: raise a marked error the driver
 ///   prints on the sandbox's stderr instead;
@@ -407,63 +491,8 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
         return Err(fail(2, USAGE));
     };
 
-    // `env` and `now` must see the sandbox, not the host.
-    let now = ctx.control.clock.now();
-    let prelude = format!(
-        "def env: $ENV; def now: {}.{:09}; {JQ_COMPAT}",
-        now.secs, now.nanos
-    );
-    let code = rewrite_formats(&code);
-    let program = format!("{prelude}\n{code}");
-    let defs = jaq_core::defs()
-        .chain(jaq_std::defs())
-        .chain(jaq_json::defs());
-    let funs = jaq_core::funs::<JqData>()
-        .chain(jaq_std::funs().filter(|(name, _, _)| *name != "env" && *name != "now"))
-        .chain(
-            jaq_std::input::funs()
-                .into_vec()
-                .into_iter()
-                .map(jaq_core::native::run),
-        )
-        .chain(jaq_json::funs());
-    let loader = Loader::new(defs);
-    let arena = Arena::default();
-    let modules = loader
-        .load(
-            &arena,
-            File {
-                code: program.as_str(),
-                path: (),
-            },
-        )
-        .map_err(|errs| {
-            fail(
-                3,
-                format!(
-                    "jq: error: syntax error in filter ({} error(s))\njq: 1 compile error",
-                    errs.len()
-                ),
-            )
-        })?;
-
-    let mut names: Vec<String> = vec!["$ENV".into(), "$__prog_args".into(), "$ARGS".into()];
-    names.extend(o.named.iter().map(|(n, _)| format!("${n}")));
-    let filter = Compiler::default()
-        .with_funs(funs)
-        .with_global_vars(names.iter().map(|s| s.as_str()))
-        .compile(modules)
-        .map_err(|errs| {
-            let what: Vec<String> = errs
-                .iter()
-                .flat_map(|(_, es)| es.iter().map(|(name, _)| format!("{name} is not defined")))
-                .collect();
-            fail(
-                3,
-                format!("jq: error: {}\njq: 1 compile error", what.join(", ")),
-            )
-        })?;
-
+    let names: Vec<String> = o.named.iter().map(|(n, _)| format!("${n}")).collect();
+    let filter = compile(&code, &names)?;
     let named = object(
         o.named
             .iter()
@@ -476,7 +505,9 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
         ),
         (Val::from("named".to_string()), named),
     ]);
-    let mut var_values = vec![env_object(ctx), Val::Null, args_obj];
+    let now = ctx.control.clock.now();
+    let now = Val::from(now.secs as f64 + f64::from(now.nanos) / 1e9);
+    let mut var_values = vec![env_object(ctx), now, args_obj];
     var_values.extend(o.named.iter().map(|(_, v)| v.clone()));
 
     let text = if o.null_input && o.files.is_empty() && !o.raw_input {

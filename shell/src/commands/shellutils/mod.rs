@@ -4,7 +4,6 @@
 //! Each is a thin wrapper over the builtin's own logic in
 //! [`crate::interp::builtins`], so `env echo -e` and `echo -e` agree.
 
-
 use super::{CommandCtx, CommandFn};
 use crate::interp::builtins::printf::{TimeCtx, format};
 use crate::interp::builtins::test::{FsEnv, evaluate};
@@ -48,7 +47,10 @@ fn printf(ctx: &mut CommandCtx<'_>) -> i32 {
 }
 
 fn run_test(ctx: &mut CommandCtx<'_>, args: &[String]) -> i32 {
-    let env = FsEnv { fs: ctx.fs, cwd: ctx.cwd };
+    let env = FsEnv {
+        fs: ctx.fs,
+        cwd: ctx.cwd,
+    };
     match evaluate(args, &env) {
         Ok(true) => 0,
         Ok(false) => 1,

@@ -14,7 +14,7 @@ const MAX_DEPTH: usize = 100;
 enum Op {
     Comma,
     Assign,
-    OpAssign(Bin),
+    Compound(Bin),
     Quest,
     Colon,
     LOr,
@@ -54,7 +54,10 @@ enum Tok {
     Eof,
     Num(i64),
     /// An identifier, with an optional subscript: byte ranges into the text.
-    Ident { name: (usize, usize), sub: Option<(usize, usize)> },
+    Ident {
+        name: (usize, usize),
+        sub: Option<(usize, usize)>,
+    },
     Op(Op),
 }
 
@@ -69,7 +72,17 @@ pub(super) fn evaluate(interp: &mut Interp, text: &str, depth: usize) -> Result<
             "{text}: expression recursion level exceeded (error token is \"{text}\")"
         )));
     }
-    let mut ev = Ev { interp, text, s: text.as_bytes(), pos: 0, lasttp: 0, tok: Tok::Eof, ntok: 0, noeval: 0, depth };
+    let mut ev = Ev {
+        interp,
+        text,
+        s: text.as_bytes(),
+        pos: 0,
+        lasttp: 0,
+        tok: Tok::Eof,
+        ntok: 0,
+        noeval: 0,
+        depth,
+    };
     ev.next()?;
     if ev.tok == Tok::Eof {
         return Ok(0);
@@ -82,7 +95,7 @@ pub(super) fn evaluate(interp: &mut Interp, text: &str, depth: usize) -> Result<
 }
 
 /// A decimal literal with optional surrounding blanks, without overflow.
-fn plain_decimal(text: &str) -> Option<i64> {
+pub(crate) fn plain_decimal(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     if b.is_empty() || b.len() > 18 {
         return None;
@@ -269,8 +282,8 @@ impl Ev<'_, '_> {
         let c1 = s.get(start + 1).copied().unwrap_or(0);
         let c2 = s.get(start + 2).copied().unwrap_or(0);
         let (op, len) = match (c, c1, c2) {
-            (b'<', b'<', b'=') => (Op::OpAssign(Bin::Shl), 3),
-            (b'>', b'>', b'=') => (Op::OpAssign(Bin::Shr), 3),
+            (b'<', b'<', b'=') => (Op::Compound(Bin::Shl), 3),
+            (b'>', b'>', b'=') => (Op::Compound(Bin::Shr), 3),
             (b'*', b'*', _) => (Op::Bin(Bin::Pow), 2),
             (b'<', b'<', _) => (Op::Bin(Bin::Shl), 2),
             (b'>', b'>', _) => (Op::Bin(Bin::Shr), 2),
@@ -282,14 +295,14 @@ impl Ev<'_, '_> {
             (b'|', b'|', _) => (Op::LOr, 2),
             (b'+', b'+', _) if self.var_follows(start + 2) => (Op::PreInc, 2),
             (b'-', b'-', _) if self.var_follows(start + 2) => (Op::PreDec, 2),
-            (b'*', b'=', _) => (Op::OpAssign(Bin::Mul), 2),
-            (b'/', b'=', _) => (Op::OpAssign(Bin::Div), 2),
-            (b'%', b'=', _) => (Op::OpAssign(Bin::Mod), 2),
-            (b'+', b'=', _) => (Op::OpAssign(Bin::Add), 2),
-            (b'-', b'=', _) => (Op::OpAssign(Bin::Sub), 2),
-            (b'&', b'=', _) => (Op::OpAssign(Bin::BAnd), 2),
-            (b'|', b'=', _) => (Op::OpAssign(Bin::BOr), 2),
-            (b'^', b'=', _) => (Op::OpAssign(Bin::BXor), 2),
+            (b'*', b'=', _) => (Op::Compound(Bin::Mul), 2),
+            (b'/', b'=', _) => (Op::Compound(Bin::Div), 2),
+            (b'%', b'=', _) => (Op::Compound(Bin::Mod), 2),
+            (b'+', b'=', _) => (Op::Compound(Bin::Add), 2),
+            (b'-', b'=', _) => (Op::Compound(Bin::Sub), 2),
+            (b'&', b'=', _) => (Op::Compound(Bin::BAnd), 2),
+            (b'|', b'=', _) => (Op::Compound(Bin::BOr), 2),
+            (b'^', b'=', _) => (Op::Compound(Bin::BXor), 2),
             (b'=', _, _) => (Op::Assign, 1),
             (b',', _, _) => (Op::Comma, 1),
             (b'?', _, _) => (Op::Quest, 1),
@@ -344,7 +357,7 @@ impl Ev<'_, '_> {
         let v = self.cond()?;
         let op = match self.tok {
             Tok::Op(Op::Assign) => None,
-            Tok::Op(Op::OpAssign(b)) => Some(b),
+            Tok::Op(Op::Compound(b)) => Some(b),
             _ => return Ok(v),
         };
         // The left side must have been a lone identifier.
@@ -438,15 +451,17 @@ impl Ev<'_, '_> {
         Ok(v)
     }
 
-    /// Left-associative binary levels from `|` (level 0) to `* / %` (level 7).
-    fn binary(&mut self, level: u8) -> Result<i64, ArithFail> {
-        if level > 7 {
-            return self.power();
-        }
-        let mut v = self.binary(level + 1)?;
+    /// Left-associative binary operators from `|` (level 0) to `* / %`
+    /// (level 7), by precedence climbing: one call per operand instead of
+    /// one per precedence level.
+    fn binary(&mut self, min_level: u8) -> Result<i64, ArithFail> {
+        let mut v = self.power()?;
         loop {
-            let b = match self.tok {
-                Tok::Op(Op::Bin(b)) if bin_level(b) == Some(level) => b,
+            let (b, level) = match self.tok {
+                Tok::Op(Op::Bin(b)) => match bin_level(b) {
+                    Some(l) if l >= min_level => (b, l),
+                    _ => return Ok(v),
+                },
                 _ => return Ok(v),
             };
             self.next()?;
@@ -497,7 +512,11 @@ impl Ev<'_, '_> {
                 };
                 let lv = Lvalue { name, sub };
                 let v = self.load(lv)?;
-                let nv = if op == Op::PreInc { v.wrapping_add(1) } else { v.wrapping_sub(1) };
+                let nv = if op == Op::PreInc {
+                    v.wrapping_add(1)
+                } else {
+                    v.wrapping_sub(1)
+                };
                 if self.noeval == 0 {
                     self.store(lv, nv)?;
                 }
@@ -543,7 +562,11 @@ impl Ev<'_, '_> {
                 // A plain `=` follows: the old value is not needed (and must
                 // not trip `set -u`); `op=` still reads it.
                 let plain_assign = self.s.get(i) == Some(&b'=') && self.s.get(i + 1) != Some(&b'=');
-                let v = if self.noeval > 0 || plain_assign { 0 } else { self.load(lv)? };
+                let v = if self.noeval > 0 || plain_assign {
+                    0
+                } else {
+                    self.load(lv)?
+                };
                 self.next()?;
                 Ok(v)
             }
@@ -574,7 +597,11 @@ impl Ev<'_, '_> {
                     }
                     return Err(self.err("division by 0"));
                 }
-                if b == Bin::Div { l.wrapping_div(r) } else { l.wrapping_rem(r) }
+                if b == Bin::Div {
+                    l.wrapping_div(r)
+                } else {
+                    l.wrapping_rem(r)
+                }
             }
             Bin::Pow => {
                 if r < 0 {
@@ -609,6 +636,11 @@ impl Ev<'_, '_> {
         }
         let text = self.text;
         let name = &text[lv.name.0..lv.name.1];
+        if lv.sub.is_none()
+            && let Some(n) = self.interp.plain_int_var(name)
+        {
+            return Ok(n);
+        }
         let value = match lv.sub {
             None => self.interp.arith_var(name)?,
             Some((a, b)) => self.interp.arith_element(name, &text[a..b])?,

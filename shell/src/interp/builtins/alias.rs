@@ -19,7 +19,12 @@ pub fn alias(interp: &mut Interp, args: &[String]) -> ExecResult {
                 break;
             }
             a if a.starts_with('-') && a.len() > 1 => {
-                return Ok(super::invalid_option(interp, "alias", &a[..2], "alias [-p] [name[=value] ... ]"));
+                return Ok(super::invalid_option(
+                    interp,
+                    "alias",
+                    &a[..2],
+                    "alias [-p] [name[=value] ... ]",
+                ));
             }
             _ => break,
         }
@@ -37,7 +42,10 @@ pub fn alias(interp: &mut Interp, args: &[String]) -> ExecResult {
     for a in rest {
         match a.split_once('=') {
             Some((n, v)) if !n.is_empty() => {
-                if n.contains(['/', '$', '`', '=', ' ', '\t', '\n', '\'', '"', '\\', '|', '&', ';', '(', ')', '<', '>']) {
+                if n.contains([
+                    '/', '$', '`', '=', ' ', '\t', '\n', '\'', '"', '\\', '|', '&', ';', '(', ')',
+                    '<', '>',
+                ]) {
                     err(interp, format!("alias: `{n}': invalid alias name"));
                     status = 1;
                     continue;

@@ -11,7 +11,11 @@ fn change_dir(interp: &mut Interp, shown: &str, dir: &str, physical: bool) -> Re
     // Like bash, `cd missing/..` fails: every directory a `..` climbs out
     // of must exist.
     if dir.split('/').any(|c| c == "..") {
-        let mut path = if dir.starts_with('/') { String::from("/") } else { interp.cwd.clone() };
+        let mut path = if dir.starts_with('/') {
+            String::from("/")
+        } else {
+            interp.cwd.clone()
+        };
         for comp in dir.split('/') {
             if comp == ".." {
                 match interp.fs.metadata(&path) {
@@ -24,14 +28,21 @@ fn change_dir(interp: &mut Interp, shown: &str, dir: &str, physical: bool) -> Re
         }
     }
     let target = Fs::resolve(&interp.cwd, dir);
-    let meta = interp.fs.metadata(&target).map_err(|e| format!("{shown}: {}", fs_msg(&e)))?;
+    let meta = interp
+        .fs
+        .metadata(&target)
+        .map_err(|e| format!("{shown}: {}", fs_msg(&e)))?;
     if meta.kind != FileKind::Dir {
         return Err(format!("{shown}: Not a directory"));
     }
     if meta.mode & 0o100 == 0 {
         return Err(format!("{shown}: Permission denied"));
     }
-    let new = if physical { interp.fs.canonicalize(&target).unwrap_or(target) } else { target };
+    let new = if physical {
+        interp.fs.canonicalize(&target).unwrap_or(target)
+    } else {
+        target
+    };
     let old = std::mem::replace(&mut interp.cwd, new.clone());
     for (name, value) in [("OLDPWD", old), ("PWD", new)] {
         if interp.vars.set_str(name, value).is_ok()
@@ -68,7 +79,12 @@ pub fn cd(interp: &mut Interp, args: &[String]) -> ExecResult {
             "-P" => physical = true,
             "-e" | "-@" | "-Pe" | "-eP" => {}
             a if a.starts_with('-') && a.len() > 1 => {
-                return Ok(super::invalid_option(interp, "cd", a, "cd [-L|[-P [-e]] [-@]] [dir]"));
+                return Ok(super::invalid_option(
+                    interp,
+                    "cd",
+                    a,
+                    "cd [-L|[-P [-e]] [-@]] [dir]",
+                ));
             }
             _ => break,
         }
@@ -98,13 +114,19 @@ pub fn cd(interp: &mut Interp, args: &[String]) -> ExecResult {
         Some(d) => (d.to_string(), false),
     };
     // CDPATH applies to relative names that do not start with `.` or `..`.
-    let relative = !dir.starts_with('/') && !dir.starts_with("./") && !dir.starts_with("../")
-        && dir != "." && dir != "..";
+    let relative = !dir.starts_with('/')
+        && !dir.starts_with("./")
+        && !dir.starts_with("../")
+        && dir != "."
+        && dir != "..";
     if relative && let Some(cdpath) = interp.vars.get_str("CDPATH").map(|s| s.to_string()) {
         for entry in cdpath.split(':') {
             let base = if entry.is_empty() { "." } else { entry };
             let candidate = Fs::resolve(&Fs::resolve(&interp.cwd, base), &dir);
-            if interp.fs.metadata(&candidate).is_ok_and(|m| m.kind == FileKind::Dir)
+            if interp
+                .fs
+                .metadata(&candidate)
+                .is_ok_and(|m| m.kind == FileKind::Dir)
                 && change_dir(interp, &dir, &candidate, physical).is_ok()
             {
                 if !entry.is_empty() {
@@ -144,8 +166,19 @@ pub fn pwd(interp: &mut Interp, args: &[String]) -> ExecResult {
             _ => {}
         }
     }
-    let dir = if physical { interp.fs.canonicalize(&interp.cwd).unwrap_or_else(|_| interp.cwd.clone()) } else { interp.cwd.clone() };
-    Ok(if out(interp, format!("{dir}\n")) { 0 } else { 1 })
+    let dir = if physical {
+        interp
+            .fs
+            .canonicalize(&interp.cwd)
+            .unwrap_or_else(|_| interp.cwd.clone())
+    } else {
+        interp.cwd.clone()
+    };
+    Ok(if out(interp, format!("{dir}\n")) {
+        0
+    } else {
+        1
+    })
 }
 
 /// Replaces a leading `$HOME` with `~` (what `dirs` shows without `-l`).
@@ -174,9 +207,16 @@ fn stack(interp: &Interp) -> Vec<String> {
 }
 
 fn print_stack(interp: &mut Interp, long: bool, per_line: bool, numbered: bool) -> bool {
-    let entries: Vec<String> = stack(interp).iter().map(|d| tilde(interp, d, long)).collect();
+    let entries: Vec<String> = stack(interp)
+        .iter()
+        .map(|d| tilde(interp, d, long))
+        .collect();
     let text = if numbered {
-        entries.iter().enumerate().map(|(i, d)| format!("{i:2}  {d}\n")).collect()
+        entries
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("{i:2}  {d}\n"))
+            .collect()
     } else if per_line {
         entries.iter().map(|d| format!("{d}\n")).collect()
     } else {
@@ -189,16 +229,27 @@ fn print_stack(interp: &mut Interp, long: bool, per_line: bool, numbered: bool) 
 pub fn dirs(interp: &mut Interp, args: &[String]) -> ExecResult {
     let (mut long, mut per_line, mut numbered) = (false, false, false);
     for a in &args[1..] {
-        if let Some(n) = a.strip_prefix('+').or_else(|| a.strip_prefix('-')).and_then(|n| n.parse::<usize>().ok()) {
+        if let Some(n) = a
+            .strip_prefix('+')
+            .or_else(|| a.strip_prefix('-'))
+            .and_then(|n| n.parse::<usize>().ok())
+        {
             let st = stack(interp);
-            let idx = if a.starts_with('+') { Some(n) } else { st.len().checked_sub(n + 1) };
+            let idx = if a.starts_with('+') {
+                Some(n)
+            } else {
+                st.len().checked_sub(n + 1)
+            };
             return match idx.and_then(|i| st.get(i)) {
                 Some(d) => {
                     let d = tilde(interp, d, long);
                     Ok(if out(interp, format!("{d}\n")) { 0 } else { 1 })
                 }
                 None => {
-                    err(interp, format!("dirs: {a}: directory stack index out of range"));
+                    err(
+                        interp,
+                        format!("dirs: {a}: directory stack index out of range"),
+                    );
                     Ok(1)
                 }
             };
@@ -215,11 +266,20 @@ pub fn dirs(interp: &mut Interp, args: &[String]) -> ExecResult {
                 numbered = true;
             }
             a => {
-                return Ok(super::invalid_option(interp, "dirs", a, "dirs [-clpv] [+N] [-N]"));
+                return Ok(super::invalid_option(
+                    interp,
+                    "dirs",
+                    a,
+                    "dirs [-clpv] [+N] [-N]",
+                ));
             }
         }
     }
-    Ok(if print_stack(interp, long, per_line, numbered) { 0 } else { 1 })
+    Ok(if print_stack(interp, long, per_line, numbered) {
+        0
+    } else {
+        1
+    })
 }
 
 /// `pushd [-n] [DIR | +N | -N]`
@@ -237,7 +297,12 @@ pub fn pushd(interp: &mut Interp, args: &[String]) -> ExecResult {
             && a.len() > 1
             && a[1..].parse::<usize>().is_err()
         {
-            return Ok(super::invalid_option(interp, "pushd", &a[..2], "pushd [-n] [+N | -N | dir]"));
+            return Ok(super::invalid_option(
+                interp,
+                "pushd",
+                &a[..2],
+                "pushd [-n] [+N | -N | dir]",
+            ));
         } else if target.is_none() {
             target = Some(a.clone());
         } else {
@@ -259,14 +324,23 @@ pub fn pushd(interp: &mut Interp, args: &[String]) -> ExecResult {
             }
             interp.dir_stack[0] = old;
         }
-        Some(t) if (t.starts_with('+') || t.starts_with('-')) && t[1..].parse::<usize>().is_ok() => {
+        Some(t)
+            if (t.starts_with('+') || t.starts_with('-')) && t[1..].parse::<usize>().is_ok() =>
+        {
             let n: usize = t[1..].parse().unwrap_or(0);
             let mut st = stack(interp);
             if n >= st.len() {
-                err(interp, format!("pushd: {t}: directory stack index out of range"));
+                err(
+                    interp,
+                    format!("pushd: {t}: directory stack index out of range"),
+                );
                 return Ok(1);
             }
-            let k = if t.starts_with('+') { n } else { st.len() - 1 - n };
+            let k = if t.starts_with('+') {
+                n
+            } else {
+                st.len() - 1 - n
+            };
             st.rotate_left(k);
             let dir = st[0].clone();
             if let Err(m) = change_dir(interp, &dir, &dir, false) {
@@ -289,7 +363,11 @@ pub fn pushd(interp: &mut Interp, args: &[String]) -> ExecResult {
             }
         }
     }
-    Ok(if print_stack(interp, false, false, false) { 0 } else { 1 })
+    Ok(if print_stack(interp, false, false, false) {
+        0
+    } else {
+        1
+    })
 }
 
 /// `popd [-n] [+N | -N]`
@@ -305,7 +383,12 @@ pub fn popd(interp: &mut Interp, args: &[String]) -> ExecResult {
         } else if (a.starts_with('+') || a.starts_with('-')) && a[1..].parse::<usize>().is_ok() {
             which = Some(a.clone());
         } else {
-            return Ok(super::invalid_option(interp, "popd", a, "popd [-n] [+N | -N]"));
+            return Ok(super::invalid_option(
+                interp,
+                "popd",
+                a,
+                "popd [-n] [+N | -N]",
+            ));
         }
     }
     if interp.dir_stack.is_empty() {
@@ -317,10 +400,17 @@ pub fn popd(interp: &mut Interp, args: &[String]) -> ExecResult {
             let n: usize = w[1..].parse().unwrap_or(0);
             let st = stack(interp);
             if n >= st.len() {
-                err(interp, format!("popd: {w}: directory stack index out of range"));
+                err(
+                    interp,
+                    format!("popd: {w}: directory stack index out of range"),
+                );
                 return Ok(1);
             }
-            let k = if w.starts_with('+') { n } else { st.len() - 1 - n };
+            let k = if w.starts_with('+') {
+                n
+            } else {
+                st.len() - 1 - n
+            };
             if k == 0 {
                 let top = interp.dir_stack.remove(0);
                 if !no_cd && let Err(m) = change_dir(interp, &top, &top, false) {
@@ -344,5 +434,9 @@ pub fn popd(interp: &mut Interp, args: &[String]) -> ExecResult {
             }
         }
     }
-    Ok(if print_stack(interp, false, false, false) { 0 } else { 1 })
+    Ok(if print_stack(interp, false, false, false) {
+        0
+    } else {
+        1
+    })
 }

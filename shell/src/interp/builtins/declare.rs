@@ -81,8 +81,12 @@ struct Flags {
 
 fn usage(kind: Kind, name: &str) -> &'static str {
     match kind {
-        Kind::Declare if name == "typeset" => "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]",
-        Kind::Declare => "declare [-aAfFgiIlnrtux] name[=value] ... or declare -p [-aAfFilnrtux] [name ...]",
+        Kind::Declare if name == "typeset" => {
+            "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]"
+        }
+        Kind::Declare => {
+            "declare [-aAfFgiIlnrtux] name[=value] ... or declare -p [-aAfFilnrtux] [name ...]"
+        }
         Kind::Local => "local [option] name[=value] ...",
         Kind::Export => "export [-fn] [name[=value] ...] or export -p",
         Kind::Readonly => "readonly [-aAf] [name[=value] ...] or readonly -p",
@@ -120,7 +124,12 @@ fn run(interp: &mut Interp, args: &[String], kind: Kind) -> ExecResult {
             };
             if !allowed.contains(c) {
                 let sign = if on { '-' } else { '+' };
-                return Ok(super::invalid_option(interp, &name, &format!("{sign}{c}"), usage(kind, &name)));
+                return Ok(super::invalid_option(
+                    interp,
+                    &name,
+                    &format!("{sign}{c}"),
+                    usage(kind, &name),
+                ));
             }
             match c {
                 'p' => f.print = true,
@@ -205,10 +214,12 @@ fn split_assignment(arg: &str) -> (&str, Option<(&str, bool)>) {
 fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<(), DeclErr> {
     let (lhs, assign) = split_assignment(arg);
     let (base, sub) = split_subscript(lhs);
-    if !is_valid_name(base) {
+    // `export`/`readonly` take whole variables only (`export a[1]=x` fails).
+    if !is_valid_name(base) || (sub.is_some() && matches!(kind, Kind::Export | Kind::Readonly)) {
         return Err(DeclErr::Msg(format!("`{arg}': not a valid identifier")));
     }
-    let local_scope = matches!(kind, Kind::Local | Kind::Declare) && !f.global && !interp.call_stack.is_empty();
+    let local_scope =
+        matches!(kind, Kind::Local | Kind::Declare) && !f.global && !interp.call_stack.is_empty();
     // Namerefs: `declare -n r=x` sets the reference itself; other
     // declarations act on the variable the reference points at.
     let nameref_op = f.add.has(Attrs::NAMEREF) || f.remove.has(Attrs::NAMEREF);
@@ -220,8 +231,18 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
     let target = split_subscript(&target).0.to_string();
 
     // Find or create the variable in the right scope.
-    let exists_here = if local_scope { interp.vars.is_in_current_scope(&target) } else { true };
-    if local_scope && !exists_here && interp.vars.get(&target).is_some_and(|v| v.attrs.has(Attrs::READONLY)) {
+    let exists_here = if local_scope {
+        interp.vars.is_in_current_scope(&target)
+    } else {
+        true
+    };
+    if local_scope
+        && !exists_here
+        && interp
+            .vars
+            .get(&target)
+            .is_some_and(|v| v.attrs.has(Attrs::READONLY))
+    {
         // A readonly variable cannot be shadowed by a local.
         return Err(DeclErr::Msg(format!("{target}: readonly variable")));
     }
@@ -236,16 +257,24 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
         interp.vars.get_raw(&target).cloned()
     };
     let cur = existing.clone().unwrap_or_default();
-    if cur.attrs.has(Attrs::READONLY) && (assign.is_some() || f.remove.has(Attrs::READONLY) || (f.add.0 & !cur.attrs.0) != 0) {
+    if cur.attrs.has(Attrs::READONLY)
+        && (assign.is_some() || f.remove.has(Attrs::READONLY) || (f.add.0 & !cur.attrs.0) != 0)
+    {
         return Err(DeclErr::Msg(format!("{target}: readonly variable")));
     }
-    let is_indexed = matches!(cur.value, Some(Value::Indexed(_))) || (cur.value.is_none() && cur.attrs.has(Attrs::INDEXED));
-    let is_assoc = matches!(cur.value, Some(Value::Assoc(_))) || (cur.value.is_none() && cur.attrs.has(Attrs::ASSOC));
+    let is_indexed = matches!(cur.value, Some(Value::Indexed(_)))
+        || (cur.value.is_none() && cur.attrs.has(Attrs::INDEXED));
+    let is_assoc = matches!(cur.value, Some(Value::Assoc(_)))
+        || (cur.value.is_none() && cur.attrs.has(Attrs::ASSOC));
     if f.add.has(Attrs::ASSOC) && is_indexed {
-        return Err(DeclErr::Msg(format!("{target}: cannot convert indexed to associative array")));
+        return Err(DeclErr::Msg(format!(
+            "{target}: cannot convert indexed to associative array"
+        )));
     }
     if f.add.has(Attrs::INDEXED) && is_assoc {
-        return Err(DeclErr::Msg(format!("{target}: cannot convert associative to indexed array")));
+        return Err(DeclErr::Msg(format!(
+            "{target}: cannot convert associative to indexed array"
+        )));
     }
     if f.add.has(Attrs::NAMEREF)
         && assign.is_none()
@@ -253,19 +282,20 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
         && !cur.attrs.has(Attrs::NAMEREF)
         && !is_valid_name(split_subscript(v).0)
     {
-        return Err(DeclErr::Msg(format!("`{v}': invalid variable name for name reference")));
+        return Err(DeclErr::Msg(format!(
+            "`{v}': invalid variable name for name reference"
+        )));
     }
-    if f.add.has(Attrs::NAMEREF) {
-        if let Some((v, _)) = assign {
-            if !is_valid_name(split_subscript(v).0) || v == target {
-                let msg = if v == target {
-                    format!("{target}: nameref variable self references not allowed")
-                } else {
-                    format!("`{v}': invalid variable name for name reference")
-                };
-                return Err(DeclErr::Msg(msg));
-            }
-        }
+    if f.add.has(Attrs::NAMEREF)
+        && let Some((v, _)) = assign
+        && (!is_valid_name(split_subscript(v).0) || v == target)
+    {
+        let msg = if v == target {
+            format!("{target}: nameref variable self references not allowed")
+        } else {
+            format!("`{v}': invalid variable name for name reference")
+        };
+        return Err(DeclErr::Msg(msg));
     }
     if existing.is_none() && !local_scope {
         interp.vars.global_entry(&target);
@@ -309,7 +339,8 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
             let var = slot(interp, &target, f.global);
             var.value = Some(Value::Str(value.to_string()));
         } else if sub.is_none() && is_compound(value) {
-            let elems = compound_elements(interp, &value[1..value.len() - 1]).map_err(DeclErr::Interrupt)?;
+            let elems = compound_elements(interp, &value[1..value.len() - 1])
+                .map_err(DeclErr::Interrupt)?;
             let name = target.clone();
             // A plain `declare a=(...)` makes an indexed array.
             {
@@ -328,8 +359,24 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
             // `declare -g` from a function: write the global itself.
             let v = value.to_string();
             let old = interp.vars.global_entry(&target).clone();
-            let new = if append { old.value.as_ref().and_then(|v| v.as_scalar()).unwrap_or("").to_string() + &v } else { v };
-            let n = if old.attrs.has(Attrs::INTEGER) { interp.eval_arith(&new).map_err(DeclErr::Interrupt)?.to_string() } else { new };
+            let new = if append {
+                old.value
+                    .as_ref()
+                    .and_then(|v| v.as_scalar())
+                    .unwrap_or("")
+                    .to_string()
+                    + &v
+            } else {
+                v
+            };
+            let n = if old.attrs.has(Attrs::INTEGER) {
+                interp
+                    .eval_arith(&new)
+                    .map_err(DeclErr::Interrupt)?
+                    .to_string()
+            } else {
+                new
+            };
             interp.vars.set_global(&target, Value::Str(n))?;
         } else {
             interp.assign(&target, value, append)?;
@@ -338,7 +385,9 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
         // `declare -a x` leaves an existing value; a new one stays unset.
     }
     if f.add.has(Attrs::READONLY) {
-        slot(interp, &target, f.global).attrs.insert(Attrs::READONLY);
+        slot(interp, &target, f.global)
+            .attrs
+            .insert(Attrs::READONLY);
     }
     Ok(())
 }
@@ -415,7 +464,11 @@ pub fn split_compound(text: &str) -> Vec<String> {
                 i = (i + 1).min(b.len());
             }
             b'$' if i + 1 < b.len() && (b[i + 1] == b'(' || b[i + 1] == b'{') => {
-                let (open, close) = if b[i + 1] == b'(' { (b'(', b')') } else { (b'{', b'}') };
+                let (open, close) = if b[i + 1] == b'(' {
+                    (b'(', b')')
+                } else {
+                    (b'{', b'}')
+                };
                 let mut depth = 0;
                 i += 1;
                 while i < b.len() {
@@ -453,12 +506,19 @@ pub fn compound_elements(interp: &mut Interp, inner: &str) -> Result<Vec<ArrayEl
             && (w[close + 1..].starts_with('=') || w[close + 1..].starts_with("+="))
         {
             let key = interp.expand_string(&w[1..close])?;
-            let eq = if w[close + 1..].starts_with('=') { close + 2 } else { close + 3 };
+            let eq = if w[close + 1..].starts_with('=') {
+                close + 2
+            } else {
+                close + 3
+            };
             let val = interp.expand_string(&w[eq..])?;
             elems.push((Some(key), val));
             continue;
         }
-        let fields = interp.expand_words(&[Word { value: w, loc: None }])?;
+        let fields = interp.expand_words(&[Word {
+            value: w,
+            loc: None,
+        }])?;
         elems.extend(fields.into_iter().map(|f| (None, f)));
     }
     Ok(elems)
@@ -494,8 +554,13 @@ fn list(interp: &mut Interp, kind: Kind, f: &Flags) -> ExecResult {
         }
         Kind::Declare if !f.print && filter == Attrs::default() => {
             for (n, v) in interp.vars.visible() {
-                if let Some(val) = &v.value {
-                    text.push_str(&format!("{n}={}\n", value_text(val)));
+                if !is_valid_name(&n) {
+                    continue;
+                }
+                match &v.value {
+                    Some(Value::Str(x)) => text.push_str(&format!("{n}={}\n", set_style_quote(x))),
+                    Some(val) => text.push_str(&format!("{n}={}\n", array_body(val))),
+                    None => {}
                 }
             }
         }
@@ -504,7 +569,8 @@ fn list(interp: &mut Interp, kind: Kind, f: &Flags) -> ExecResult {
                 if filter != Attrs::default() && !v.attrs.has(filter) {
                     continue;
                 }
-                if kind == Kind::Export && v.value.is_none() && false {
+                // Hidden shell state (getopts position, umask) is not a variable.
+                if !is_valid_name(&n) {
                     continue;
                 }
                 text.push_str(&decl_line(&n, v, true));
@@ -540,8 +606,14 @@ pub fn decl_line(name: &str, v: &Var, with_declare: bool) -> String {
     let mut flags = String::new();
     for (c, a) in ATTR_ORDER {
         let has = match *c {
-            'a' => matches!(v.value, Some(Value::Indexed(_))) || (v.value.is_none() && v.attrs.has(Attrs::INDEXED)),
-            'A' => matches!(v.value, Some(Value::Assoc(_))) || (v.value.is_none() && v.attrs.has(Attrs::ASSOC)),
+            'a' => {
+                matches!(v.value, Some(Value::Indexed(_)))
+                    || (v.value.is_none() && v.attrs.has(Attrs::INDEXED))
+            }
+            'A' => {
+                matches!(v.value, Some(Value::Assoc(_)))
+                    || (v.value.is_none() && v.attrs.has(Attrs::ASSOC))
+            }
             _ => v.attrs.has(*a),
         };
         if has {
@@ -551,7 +623,11 @@ pub fn decl_line(name: &str, v: &Var, with_declare: bool) -> String {
     if flags.is_empty() {
         flags.push('-');
     }
-    let prefix = if with_declare { format!("declare -{flags} ") } else { String::new() };
+    let prefix = if with_declare {
+        format!("declare -{flags} ")
+    } else {
+        String::new()
+    };
     match &v.value {
         None => format!("{prefix}{name}\n"),
         Some(val) => format!("{prefix}{name}={}\n", value_text(val)),
@@ -570,17 +646,21 @@ pub fn array_body(v: &Value) -> String {
     match v {
         Value::Str(s) => double_quote(s),
         Value::Indexed(a) => {
-            let parts: Vec<String> = a.iter().map(|(k, s)| format!("[{k}]={}", double_quote(s))).collect();
+            let parts: Vec<String> = a
+                .iter()
+                .map(|(k, s)| format!("[{k}]={}", double_quote(s)))
+                .collect();
             format!("({})", parts.join(" "))
         }
         Value::Assoc(m) => {
             let mut s = String::from("(");
             for (k, val) in m {
-                let key = if k.chars().any(|c| " \t\n\"'\\$`;&|()<>*?[]".contains(c)) || k.is_empty() {
-                    double_quote(k)
-                } else {
-                    k.clone()
-                };
+                let key =
+                    if k.chars().any(|c| " \t\n\"'\\$`;&|()<>*?[]".contains(c)) || k.is_empty() {
+                        double_quote(k)
+                    } else {
+                        k.clone()
+                    };
                 s.push_str(&format!("[{key}]={} ", double_quote(val)));
             }
             s.push(')');
@@ -636,7 +716,8 @@ pub fn set_style_quote(s: &str) -> String {
         return ansi_c_quote(s);
     }
     if !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:,+=@%^".contains(c) || !c.is_ascii())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:,+=@%^".contains(c) || !c.is_ascii())
     {
         return s.to_string();
     }
@@ -654,7 +735,7 @@ fn functions(interp: &mut Interp, name: &str, names: &[String], f: &Flags) -> Ex
         let mut all: Vec<String> = interp.funcs.keys().cloned().collect();
         all.sort();
         for n in all {
-            if f.func_names || f.print && f.func_names {
+            if f.func_names {
                 text.push_str(&format!("declare -f {n}\n"));
             } else if let Some(def) = interp.funcs.get(&n) {
                 text.push_str(&format!("{def}\n"));
@@ -704,14 +785,22 @@ pub fn unset(interp: &mut Interp, args: &[String]) -> ExecResult {
                 'v' => vars_only = true,
                 'n' => nameref = true,
                 _ => {
-                    return Ok(super::invalid_option(interp, "unset", &format!("-{c}"), "unset [-f] [-v] [-n] [name ...]"));
+                    return Ok(super::invalid_option(
+                        interp,
+                        "unset",
+                        &format!("-{c}"),
+                        "unset [-f] [-v] [-n] [name ...]",
+                    ));
                 }
             }
         }
         i += 1;
     }
     if funcs && vars_only {
-        err(interp, "unset: cannot simultaneously unset a function and a variable");
+        err(
+            interp,
+            "unset: cannot simultaneously unset a function and a variable",
+        );
         return Ok(1);
     }
     let mut status = 0;
@@ -777,7 +866,9 @@ fn unset_element(interp: &mut Interp, base: &str, sub: &str) -> Result<(), DeclE
     } else {
         match interp.try_eval_arith(sub) {
             Ok(i) => ElemKey::Index(i),
-            Err(crate::interp::arith::ArithFail::Interrupt(i)) => return Err(DeclErr::Interrupt(i)),
+            Err(crate::interp::arith::ArithFail::Interrupt(i)) => {
+                return Err(DeclErr::Interrupt(i));
+            }
             Err(crate::interp::arith::ArithFail::Error(m)) => return Err(DeclErr::Msg(m)),
         }
     };
@@ -800,9 +891,10 @@ mod tests {
 
     #[test]
     fn compound_split_honours_quotes() {
-        assert_eq!(split_compound(" a 'b c' \"d e\"  [k]=$(x y) ${a[@]} "), vec![
-            "a", "'b c'", "\"d e\"", "[k]=$(x y)", "${a[@]}"
-        ]);
+        assert_eq!(
+            split_compound(" a 'b c' \"d e\"  [k]=$(x y) ${a[@]} "),
+            vec!["a", "'b c'", "\"d e\"", "[k]=$(x y)", "${a[@]}"]
+        );
     }
 
     #[test]
@@ -811,7 +903,10 @@ mod tests {
         assert_eq!(double_quote("a\nb"), "$'a\\nb'");
         assert_eq!(set_style_quote("a b"), "'a b'");
         assert_eq!(set_style_quote("1"), "1");
-        let v = Var { value: Some(Value::Str("3".into())), attrs: Attrs(Attrs::INTEGER.0 | Attrs::EXPORT.0) };
+        let v = Var {
+            value: Some(Value::Str("3".into())),
+            attrs: Attrs(Attrs::INTEGER.0 | Attrs::EXPORT.0),
+        };
         assert_eq!(decl_line("i", &v, true), "declare -ix i=\"3\"\n");
     }
 }

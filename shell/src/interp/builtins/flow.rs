@@ -24,7 +24,10 @@ pub fn exit(interp: &mut Interp, args: &[String]) -> ExecResult {
         [n] => match numeric(n) {
             Some(v) => Err(Interrupt::Exit((v & 255) as i32)),
             None => {
-                err(interp, format!("{}: {n}: numeric argument required", args[0]));
+                err(
+                    interp,
+                    format!("{}: {n}: numeric argument required", args[0]),
+                );
                 Err(Interrupt::Exit(2))
             }
         },
@@ -34,7 +37,10 @@ pub fn exit(interp: &mut Interp, args: &[String]) -> ExecResult {
                 Ok(1)
             }
             None => {
-                err(interp, format!("{}: {n}: numeric argument required", args[0]));
+                err(
+                    interp,
+                    format!("{}: {n}: numeric argument required", args[0]),
+                );
                 Err(Interrupt::Exit(2))
             }
         },
@@ -44,7 +50,10 @@ pub fn exit(interp: &mut Interp, args: &[String]) -> ExecResult {
 /// `return [N]`
 pub fn return_(interp: &mut Interp, args: &[String]) -> ExecResult {
     if interp.call_stack.is_empty() {
-        err(interp, "return: can only `return' from a function or sourced script");
+        err(
+            interp,
+            "return: can only `return' from a function or sourced script",
+        );
         return Ok(2);
     }
     let mut rest = &args[1..];
@@ -79,7 +88,10 @@ fn loop_count(interp: &mut Interp, args: &[String]) -> Result<u32, i32> {
                 Err(1)
             }
             None => {
-                err(interp, format!("{}: {n}: numeric argument required", args[0]));
+                err(
+                    interp,
+                    format!("{}: {n}: numeric argument required", args[0]),
+                );
                 Err(1)
             }
         },
@@ -89,7 +101,10 @@ fn loop_count(interp: &mut Interp, args: &[String]) -> Result<u32, i32> {
 /// `break [N]`
 pub fn break_(interp: &mut Interp, args: &[String]) -> ExecResult {
     if interp.loop_depth == 0 {
-        err(interp, "break: only meaningful in a `for', `while', or `until' loop");
+        err(
+            interp,
+            "break: only meaningful in a `for', `while', or `until' loop",
+        );
         return Ok(0);
     }
     let out_of_range = args.get(1).and_then(|n| numeric(n)).is_some_and(|n| n < 1);
@@ -103,7 +118,10 @@ pub fn break_(interp: &mut Interp, args: &[String]) -> ExecResult {
 /// `continue [N]`
 pub fn continue_(interp: &mut Interp, args: &[String]) -> ExecResult {
     if interp.loop_depth == 0 {
-        err(interp, "continue: only meaningful in a `for', `while', or `until' loop");
+        err(
+            interp,
+            "continue: only meaningful in a `for', `while', or `until' loop",
+        );
         return Ok(0);
     }
     if args.get(1).and_then(|n| numeric(n)).is_some_and(|n| n < 1) {
@@ -154,7 +172,11 @@ pub fn caller(interp: &mut Interp, args: &[String]) -> ExecResult {
     let line = interp.lineno;
     let text = match args.get(1) {
         None => {
-            let name = if depth >= 2 { interp.call_stack[depth - 2].clone() } else { "NULL".to_string() };
+            let name = if depth >= 2 {
+                interp.call_stack[depth - 2].clone()
+            } else {
+                "NULL".to_string()
+            };
             format!("{line} {name}\n")
         }
         Some(n) => {
@@ -163,11 +185,14 @@ pub fn caller(interp: &mut Interp, args: &[String]) -> ExecResult {
                 return Ok(2);
             };
             let n = n as usize;
-            if n + 1 >= depth + 1 {
+            if n >= depth {
                 return Ok(1);
             }
-            let name =
-                if depth >= n + 2 { interp.call_stack[depth - n - 2].clone() } else { "main".to_string() };
+            let name = if depth >= n + 2 {
+                interp.call_stack[depth - n - 2].clone()
+            } else {
+                "main".to_string()
+            };
             format!("{line} {name} {}\n", interp.arg0)
         }
     };

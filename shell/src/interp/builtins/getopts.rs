@@ -30,12 +30,21 @@ pub struct Step {
 pub fn step(optstring: &str, args: &[String], optind: usize, charpos: usize) -> Step {
     let silent = optstring.starts_with(':');
     let spec = optstring.strip_prefix(':').unwrap_or(optstring);
-    let end = |optind| Step { status: 1, name: "?".into(), optarg: None, optind, charpos: 0, message: None };
+    let end = |optind| Step {
+        status: 1,
+        name: "?".into(),
+        optarg: None,
+        optind,
+        charpos: 0,
+        message: None,
+    };
     let mut optind = optind.max(1);
     let mut charpos = charpos;
     if charpos == 0 {
         // Past the end: bash leaves OPTIND just after the last argument.
-        let Some(arg) = args.get(optind - 1) else { return end(args.len() + 1) };
+        let Some(arg) = args.get(optind - 1) else {
+            return end(args.len() + 1);
+        };
         if arg == "--" {
             return end(optind + 1);
         }
@@ -44,7 +53,10 @@ pub fn step(optstring: &str, args: &[String], optind: usize, charpos: usize) -> 
         }
         charpos = 1;
     }
-    let word: Vec<char> = args.get(optind - 1).map(|a| a.chars().collect()).unwrap_or_default();
+    let word: Vec<char> = args
+        .get(optind - 1)
+        .map(|a| a.chars().collect())
+        .unwrap_or_default();
     if charpos >= word.len() {
         return end(optind);
     }
@@ -72,17 +84,45 @@ pub fn step(optstring: &str, args: &[String], optind: usize, charpos: usize) -> 
             optind += 1;
             charpos = 0;
         }
-        return Step { status: 0, name: c.to_string(), optarg: None, optind, charpos, message: None };
+        return Step {
+            status: 0,
+            name: c.to_string(),
+            optarg: None,
+            optind,
+            charpos,
+            message: None,
+        };
     }
     if !at_end {
         let rest: String = word[charpos..].iter().collect();
-        return Step { status: 0, name: c.to_string(), optarg: Some(rest), optind: optind + 1, charpos: 0, message: None };
+        return Step {
+            status: 0,
+            name: c.to_string(),
+            optarg: Some(rest),
+            optind: optind + 1,
+            charpos: 0,
+            message: None,
+        };
     }
     match args.get(optind) {
-        Some(a) => Step { status: 0, name: c.to_string(), optarg: Some(a.clone()), optind: optind + 2, charpos: 0, message: None },
+        Some(a) => Step {
+            status: 0,
+            name: c.to_string(),
+            optarg: Some(a.clone()),
+            optind: optind + 2,
+            charpos: 0,
+            message: None,
+        },
         None => {
             if silent {
-                Step { status: 0, name: ":".into(), optarg: Some(c.to_string()), optind: optind + 1, charpos: 0, message: None }
+                Step {
+                    status: 0,
+                    name: ":".into(),
+                    optarg: Some(c.to_string()),
+                    optind: optind + 1,
+                    charpos: 0,
+                    message: None,
+                }
             } else {
                 Step {
                     status: 0,
@@ -105,9 +145,18 @@ pub fn getopts(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     let optstring = &args[1];
     let name = &args[2];
-    let list: Vec<String> = if args.len() > 3 { args[3..].to_vec() } else { interp.positional.clone() };
+    let list: Vec<String> = if args.len() > 3 {
+        args[3..].to_vec()
+    } else {
+        interp.positional.clone()
+    };
     let optind_text = interp.vars.get_str("OPTIND").unwrap_or("1").to_string();
-    let optind: usize = optind_text.trim().parse::<i64>().ok().filter(|v| *v >= 1).map_or(1, |v| v as usize);
+    let optind: usize = optind_text
+        .trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|v| *v >= 1)
+        .map_or(1, |v| v as usize);
     // Resume inside a bundled word only if OPTIND was not changed meanwhile.
     let charpos = interp
         .vars
@@ -123,7 +172,9 @@ pub fn getopts(interp: &mut Interp, args: &[String]) -> ExecResult {
         err(interp, m);
     }
     let optind_s = s.optind.to_string();
-    let _ = interp.vars.set_str(STATE, format!("{optind_s}:{}", s.charpos));
+    let _ = interp
+        .vars
+        .set_str(STATE, format!("{optind_s}:{}", s.charpos));
     let _ = interp.assign("OPTIND", &optind_s, false);
     match s.optarg {
         Some(a) => {
@@ -158,7 +209,10 @@ mod tests {
         let s = step("ab:", &args, 1, 0);
         assert_eq!((s.name.as_str(), s.optind, s.charpos), ("a", 1, 2));
         let s = step("ab:", &args, s.optind, s.charpos);
-        assert_eq!((s.name.as_str(), s.optarg.as_deref(), s.optind), ("b", Some("foo"), 2));
+        assert_eq!(
+            (s.name.as_str(), s.optarg.as_deref(), s.optind),
+            ("b", Some("foo"), 2)
+        );
         let s = step("ab:", &args, s.optind, s.charpos);
         assert_eq!(s.status, 1);
     }
@@ -166,7 +220,10 @@ mod tests {
     #[test]
     fn errors_and_silent_mode() {
         let s = step(":ab:", &v(&["-b"]), 1, 0);
-        assert_eq!((s.name.as_str(), s.optarg.as_deref(), s.optind), (":", Some("b"), 2));
+        assert_eq!(
+            (s.name.as_str(), s.optarg.as_deref(), s.optind),
+            (":", Some("b"), 2)
+        );
         let s = step(":ab:", &v(&["-z"]), 1, 0);
         assert_eq!((s.name.as_str(), s.optarg.as_deref()), ("?", Some("z")));
         let s = step("a", &v(&["-z"]), 1, 0);

@@ -13,7 +13,8 @@ const USAGE: &str = "mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [
 pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
     let name0 = args[0].clone();
     let mut delim = b'\n';
-    let (mut count, mut origin, mut skip, mut trim, mut fd) = (0usize, None::<i64>, 0usize, false, 0i32);
+    let (mut count, mut origin, mut skip, mut trim, mut fd) =
+        (0usize, None::<i64>, 0usize, false, 0i32);
     let (mut callback, mut quantum) = (None::<String>, 5000usize);
     let mut i = 1;
     while i < args.len() {
@@ -40,7 +41,10 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
             i += 1;
             v.clone()
         } else {
-            err(interp, format!("{name0}: -{c}: option requires an argument"));
+            err(
+                interp,
+                format!("{name0}: -{c}: option requires an argument"),
+            );
             let _ = interp.write_fd(2, format!("{name0}: usage: {USAGE}\n").as_bytes());
             return Ok(2);
         };
@@ -71,16 +75,26 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
         i += 1;
     }
-    let array = args.get(i).cloned().unwrap_or_else(|| "MAPFILE".to_string());
+    let array = args
+        .get(i)
+        .cloned()
+        .unwrap_or_else(|| "MAPFILE".to_string());
     if !is_valid_name(&array) {
-        err(interp, format!("{name0}: `{array}': not a valid identifier"));
+        err(
+            interp,
+            format!("{name0}: `{array}': not a valid identifier"),
+        );
         return Ok(1);
     }
     // Read everything (or just enough lines) from the descriptor.
     let mut lines: Vec<Vec<u8>> = Vec::new();
     let mut cur = Vec::new();
     let mut buf = [0u8; 1];
-    let want = if count == 0 { usize::MAX } else { count.saturating_add(skip) };
+    let want = if count == 0 {
+        usize::MAX
+    } else {
+        count.saturating_add(skip)
+    };
     loop {
         if lines.len() >= want {
             break;
@@ -90,7 +104,10 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
             Ok(_) => {}
             Err(e) => {
                 if e.raw_os_error() == Some(9) {
-                    err(interp, format!("{name0}: {fd}: invalid file descriptor: Bad file descriptor"));
+                    err(
+                        interp,
+                        format!("{name0}: {fd}: invalid file descriptor: Bad file descriptor"),
+                    );
                     return Ok(1);
                 }
                 break;
@@ -104,13 +121,17 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
     if !cur.is_empty() && lines.len() < want {
         lines.push(cur);
     }
-    let mut arr = match (origin, interp.vars.get(&array).and_then(|v| v.value.clone())) {
+    let mut arr = match (
+        origin,
+        interp.vars.get(&array).and_then(|v| v.value.clone()),
+    ) {
         (Some(_), Some(Value::Indexed(a))) => a,
         (Some(_), Some(Value::Str(s))) => BTreeMap::from([(0, s)]),
         _ => BTreeMap::new(),
     };
-    let mut idx = origin.unwrap_or(0);
-    for (n, mut line) in lines.into_iter().skip(skip).enumerate() {
+    for (idx, (n, mut line)) in
+        (origin.unwrap_or(0)..).zip(lines.into_iter().skip(skip).enumerate())
+    {
         if trim && line.last() == Some(&delim) {
             line.pop();
         }
@@ -122,7 +143,6 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
             interp.run_source(&cmd)?;
         }
         arr.insert(idx, s);
-        idx += 1;
     }
     if let Some(v) = interp.vars.get(&array)
         && v.attrs.has(crate::interp::Attrs::READONLY)

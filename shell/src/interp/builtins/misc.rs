@@ -39,7 +39,11 @@ pub fn let_(interp: &mut Interp, args: &[String]) -> ExecResult {
 
 /// `times`: the shell and its children used no measurable CPU time.
 pub fn times(interp: &mut Interp, _: &[String]) -> ExecResult {
-    Ok(if out(interp, "0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n") { 0 } else { 1 })
+    Ok(if out(interp, "0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n") {
+        0
+    } else {
+        1
+    })
 }
 
 /// `wait [-n] [PID...]`: background jobs have already finished here.
@@ -64,7 +68,10 @@ pub fn wait(interp: &mut Interp, args: &[String]) -> ExecResult {
                 if a.starts_with('%') {
                     err(interp, format!("wait: {a}: no such job"));
                 } else {
-                    err(interp, format!("wait: pid {a} is not a child of this shell"));
+                    err(
+                        interp,
+                        format!("wait: pid {a} is not a child of this shell"),
+                    );
                 }
                 status = 127;
             }
@@ -124,11 +131,17 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
     // Skip the signal spec.
     if rest[0] == "-s" || rest[0] == "-n" {
         let Some(spec) = rest.get(1) else {
-            err(interp, format!("kill: {}: option requires an argument", rest[0]));
+            err(
+                interp,
+                format!("kill: {}: option requires an argument", rest[0]),
+            );
             return Ok(2);
         };
         if signal_number(spec).is_none() && spec != "0" {
-            err(interp, format!("kill: {spec}: invalid signal specification"));
+            err(
+                interp,
+                format!("kill: {spec}: invalid signal specification"),
+            );
             return Ok(1);
         }
         rest = &rest[2..];
@@ -137,7 +150,10 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
             rest = &rest[1..];
         } else {
             if signal_number(spec).is_none() && spec != "0" {
-                err(interp, format!("kill: {spec}: invalid signal specification"));
+                err(
+                    interp,
+                    format!("kill: {spec}: invalid signal specification"),
+                );
                 return Ok(1);
             }
             rest = &rest[1..];
@@ -153,7 +169,10 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
         } else if p.trim_start_matches('-').parse::<i64>().is_ok() {
             err(interp, format!("kill: ({p}) - No such process"));
         } else {
-            err(interp, format!("kill: {p}: arguments must be process or job IDs"));
+            err(
+                interp,
+                format!("kill: {p}: arguments must be process or job IDs"),
+            );
         }
     }
     Ok(1)
@@ -164,7 +183,11 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
 const UMASK: &str = "\u{1}umask";
 
 fn current_umask(interp: &Interp) -> u32 {
-    interp.vars.get_str(UMASK).and_then(|s| u32::from_str_radix(s, 8).ok()).unwrap_or(0o022)
+    interp
+        .vars
+        .get_str(UMASK)
+        .and_then(|s| u32::from_str_radix(s, 8).ok())
+        .unwrap_or(0o022)
 }
 
 fn symbolic(mask: u32) -> String {
@@ -233,7 +256,12 @@ pub fn umask(interp: &mut Interp, args: &[String]) -> ExecResult {
             "-S" => sym = true,
             "-p" => print = true,
             a if a.starts_with('-') && a.len() > 1 => {
-                return Ok(super::invalid_option(interp, "umask", &a[..2], "umask [-p] [-S] [mode]"));
+                return Ok(super::invalid_option(
+                    interp,
+                    "umask",
+                    &a[..2],
+                    "umask [-p] [-S] [mode]",
+                ));
             }
             a => mode = Some(a.to_string()),
         }
@@ -242,7 +270,11 @@ pub fn umask(interp: &mut Interp, args: &[String]) -> ExecResult {
     match mode {
         None => {
             let text = if sym {
-                format!("{}{}\n", if print { "umask -S " } else { "" }, symbolic(mask))
+                format!(
+                    "{}{}\n",
+                    if print { "umask -S " } else { "" },
+                    symbolic(mask)
+                )
             } else {
                 format!("{}{mask:04o}\n", if print { "umask " } else { "" })
             };
@@ -261,7 +293,13 @@ pub fn umask(interp: &mut Interp, args: &[String]) -> ExecResult {
                 match apply_symbolic(mask, &m) {
                     Some(v) => v,
                     None => {
-                        err(interp, format!("umask: `{}': invalid symbolic mode operator", m.chars().last().unwrap_or(' ')));
+                        err(
+                            interp,
+                            format!(
+                                "umask: `{}': invalid symbolic mode operator",
+                                m.chars().last().unwrap_or(' ')
+                            ),
+                        );
                         return Ok(1);
                     }
                 }
@@ -332,8 +370,14 @@ pub fn help(interp: &mut Interp, args: &[String]) -> ExecResult {
         ("getopts", "getopts optstring name [arg ...]"),
         ("local", "local [option] name[=value] ..."),
         ("printf", "printf [-v var] format [arguments]"),
-        ("read", "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]"),
-        ("set", "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"),
+        (
+            "read",
+            "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]",
+        ),
+        (
+            "set",
+            "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]",
+        ),
         ("shift", "shift [n]"),
         ("test", "test [expr]"),
         ("trap", "trap [-lp] [[arg] signal_spec ...]"),
@@ -341,7 +385,8 @@ pub fn help(interp: &mut Interp, args: &[String]) -> ExecResult {
         ("unset", "unset [-f] [-v] [-n] [name ...]"),
     ];
     if args.len() < 2 {
-        let mut text = String::from("sandkeep shell: bash builtins. Type `help name' for a synopsis.\n\n");
+        let mut text =
+            String::from("sandkeep shell: bash builtins. Type `help name' for a synopsis.\n\n");
         for n in super::names() {
             text.push_str(n);
             text.push('\n');
@@ -355,7 +400,12 @@ pub fn help(interp: &mut Interp, args: &[String]) -> ExecResult {
         } else if super::lookup(name).is_some() {
             out(interp, format!("{name}: {name} [arg ...]\n"));
         } else {
-            err(interp, format!("help: no help topics match `{name}'.  Try `help help' or `man -k {name}' or `info {name}'."));
+            err(
+                interp,
+                format!(
+                    "help: no help topics match `{name}'.  Try `help help' or `man -k {name}' or `info {name}'."
+                ),
+            );
             status = 1;
         }
     }

@@ -90,7 +90,10 @@ const BUILTINS: &[(&str, BuiltinFn)] = &[
 
 /// The builtin called `name`, if there is one.
 pub fn lookup(name: &str) -> Option<BuiltinFn> {
-    BUILTINS.binary_search_by(|(n, _)| n.cmp(&name)).ok().map(|i| BUILTINS[i].1)
+    BUILTINS
+        .binary_search_by(|(n, _)| n.cmp(&name))
+        .ok()
+        .map(|i| BUILTINS[i].1)
 }
 
 /// The names of all builtins, sorted.
@@ -103,8 +106,21 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 pub fn is_special(name: &str) -> bool {
     matches!(
         name,
-        "." | ":" | "break" | "continue" | "eval" | "exec" | "exit" | "export" | "readonly"
-            | "return" | "set" | "shift" | "source" | "times" | "trap" | "unset"
+        "." | ":"
+            | "break"
+            | "continue"
+            | "eval"
+            | "exec"
+            | "exit"
+            | "export"
+            | "readonly"
+            | "return"
+            | "set"
+            | "shift"
+            | "source"
+            | "times"
+            | "trap"
+            | "unset"
     )
 }
 

@@ -43,7 +43,8 @@ pub fn printf(interp: &mut Interp, args: &[String]) -> ExecResult {
             "-v" => {
                 let Some(v) = args.get(i + 1) else {
                     err(interp, "printf: -v: option requires an argument");
-                    let _ = interp.write_fd(2, b"printf: usage: printf [-v var] format [arguments]\n");
+                    let _ =
+                        interp.write_fd(2, b"printf: usage: printf [-v var] format [arguments]\n");
                     return Ok(2);
                 };
                 var = Some(v.clone());
@@ -144,7 +145,13 @@ fn next_arg<'a>(args: &'a [String], argi: &mut usize) -> Option<&'a str> {
     a
 }
 
-fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res: &mut Formatted) -> Pass {
+fn format_once(
+    fmt: &[u8],
+    args: &[String],
+    argi: &mut usize,
+    time: TimeCtx,
+    res: &mut Formatted,
+) -> Pass {
     let mut i = 0;
     while i < fmt.len() {
         let c = fmt[i];
@@ -222,7 +229,9 @@ fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res
                 i += 1;
             }
             if i > s {
-                spec.width = std::str::from_utf8(&fmt[s..i]).ok().and_then(|t| t.parse().ok());
+                spec.width = std::str::from_utf8(&fmt[s..i])
+                    .ok()
+                    .and_then(|t| t.parse().ok());
             }
         }
         if i < fmt.len() && fmt[i] == b'.' {
@@ -236,7 +245,12 @@ fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res
                 while i < fmt.len() && fmt[i].is_ascii_digit() {
                     i += 1;
                 }
-                spec.prec = Some(std::str::from_utf8(&fmt[s..i]).ok().and_then(|t| t.parse().ok()).unwrap_or(0));
+                spec.prec = Some(
+                    std::str::from_utf8(&fmt[s..i])
+                        .ok()
+                        .and_then(|t| t.parse().ok())
+                        .unwrap_or(0),
+                );
             }
         }
         // Length modifiers are accepted and ignored, as bash does.
@@ -305,7 +319,11 @@ fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res
                     _ => (format!("{u:X}"), if spec.alt && u != 0 { "0X" } else { "" }),
                 };
                 // `%#o` shows one leading zero, counted in the precision.
-                let digits = if conv == b'o' && spec.alt && u != 0 { format!("0{digits}") } else { digits };
+                let digits = if conv == b'o' && spec.alt && u != 0 {
+                    format!("0{digits}")
+                } else {
+                    digits
+                };
                 let prefix = if conv == b'o' { "" } else { prefix };
                 int_out(&mut res.output, "", prefix, &digits, &spec);
             }
@@ -322,7 +340,11 @@ fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res
                     ""
                 };
                 let finite = v.is_finite();
-                let s2 = Spec { zero: spec.zero && finite, prec: None, ..spec.clone() };
+                let s2 = Spec {
+                    zero: spec.zero && finite,
+                    prec: None,
+                    ..spec.clone()
+                };
                 int_out(&mut res.output, sign, "", &body, &s2);
             }
             b'(' => {
@@ -362,7 +384,8 @@ fn format_once(fmt: &[u8], args: &[String], argi: &mut usize, time: TimeCtx, res
                 pad(&mut res.output, s.as_bytes(), &spec, false);
             }
             other => {
-                res.errors.push(format!("`{}': invalid format character", other as char));
+                res.errors
+                    .push(format!("`{}': invalid format character", other as char));
                 res.status = 1;
                 return Pass::Stop;
             }
@@ -425,7 +448,9 @@ fn parse_int(a: &str, res: &mut Formatted) -> (i64, bool) {
         Err((v, kind)) => {
             match kind {
                 NumErr::Invalid => res.errors.push(format!("{a}: invalid number")),
-                NumErr::Range => res.errors.push(format!("warning: {a}: Numerical result out of range")),
+                NumErr::Range => res
+                    .errors
+                    .push(format!("warning: {a}: Numerical result out of range")),
             }
             if kind == NumErr::Invalid {
                 res.status = 1;
@@ -444,12 +469,20 @@ fn parse_uint(a: &str, res: &mut Formatted) -> u64 {
         Some(b'+') => (false, &t[1..]),
         _ => (false, t),
     };
-    let digits_only = !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit()) && !body.starts_with('0');
+    let digits_only =
+        !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit()) && !body.starts_with('0');
     if digits_only {
         return match body.parse::<u64>() {
-            Ok(v) => if neg { v.wrapping_neg() } else { v },
+            Ok(v) => {
+                if neg {
+                    v.wrapping_neg()
+                } else {
+                    v
+                }
+            }
             Err(_) => {
-                res.errors.push(format!("warning: {a}: Numerical result out of range"));
+                res.errors
+                    .push(format!("warning: {a}: Numerical result out of range"));
                 u64::MAX
             }
         };
@@ -489,18 +522,21 @@ pub fn parse_c_integer(a: &str) -> Result<i64, (i64, NumErr)> {
         }
         _ => false,
     };
-    let (radix, mut j) = if b.len() > i + 1 && b[i] == b'0' && (b[i + 1] == b'x' || b[i + 1] == b'X') {
-        (16, i + 2)
-    } else if b.len() > i && b[i] == b'0' {
-        (8, i)
-    } else {
-        (10, i)
-    };
+    let (radix, mut j) =
+        if b.len() > i + 1 && b[i] == b'0' && (b[i + 1] == b'x' || b[i + 1] == b'X') {
+            (16, i + 2)
+        } else if b.len() > i && b[i] == b'0' {
+            (8, i)
+        } else {
+            (10, i)
+        };
     let digits_start = j;
     let mut v: i128 = 0;
     let mut overflow = false;
     while j < b.len() {
-        let Some(d) = (b[j] as char).to_digit(radix) else { break };
+        let Some(d) = (b[j] as char).to_digit(radix) else {
+            break;
+        };
         v = v * radix as i128 + d as i128;
         if v > i64::MAX as i128 + 1 {
             overflow = true;
@@ -584,12 +620,20 @@ fn float_body(v: f64, conv: u8, spec: &Spec) -> String {
         _ => {
             let p = if p == 0 { 1 } else { p };
             if v == 0.0 {
-                let s = if spec.alt { format!("{:.*}", p - 1, 0.0) } else { "0".to_string() };
+                let s = if spec.alt {
+                    format!("{:.*}", p - 1, 0.0)
+                } else {
+                    "0".to_string()
+                };
                 return s;
             }
             // The exponent after rounding to p significant digits.
             let e_str = format!("{:.*e}", p - 1, v);
-            let x: i32 = e_str.split('e').nth(1).and_then(|e| e.parse().ok()).unwrap_or(0);
+            let x: i32 = e_str
+                .split('e')
+                .nth(1)
+                .and_then(|e| e.parse().ok())
+                .unwrap_or(0);
             let s = if x < -4 || x >= p as i32 {
                 exp_form(v, p - 1, spec.alt)
             } else {
@@ -606,7 +650,11 @@ fn exp_form(v: f64, p: usize, alt: bool) -> String {
     let s = format!("{v:.p$e}");
     let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
     let e: i32 = e.parse().unwrap_or(0);
-    let m = if alt && p == 0 { format!("{m}.") } else { m.to_string() };
+    let m = if alt && p == 0 {
+        format!("{m}.")
+    } else {
+        m.to_string()
+    };
     format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
 }
 
@@ -616,7 +664,11 @@ fn strip_zeros(s: &str) -> String {
         Some(i) => (&s[..i], &s[i..]),
         None => (s, ""),
     };
-    let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+    let m = if m.contains('.') {
+        m.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        m
+    };
     format!("{m}{e}")
 }
 
@@ -652,8 +704,27 @@ pub fn backslash_quote(s: &str) -> String {
     for (i, c) in s.chars().enumerate() {
         let special = matches!(
             c,
-            ' ' | '\'' | '"' | '\\' | '|' | '&' | ';' | '(' | ')' | '<' | '>' | '!' | '{' | '}'
-                | '*' | '[' | ']' | '?' | '^' | '$' | '`' | ','
+            ' ' | '\''
+                | '"'
+                | '\\'
+                | '|'
+                | '&'
+                | ';'
+                | '('
+                | ')'
+                | '<'
+                | '>'
+                | '!'
+                | '{'
+                | '}'
+                | '*'
+                | '['
+                | ']'
+                | '?'
+                | '^'
+                | '$'
+                | '`'
+                | ','
         ) || (i == 0 && (c == '#' || c == '~'));
         if special {
             out.push('\\');
@@ -663,10 +734,28 @@ pub fn backslash_quote(s: &str) -> String {
     out
 }
 
-const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
 const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-    "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
 
 /// Civil date from days since the epoch (Howard Hinnant's algorithm).
@@ -779,15 +868,38 @@ mod tests {
 
     #[test]
     fn conversions() {
-        assert_eq!(f("%5.2f|%-5s|%05d|%+d|% d|%x|%X|%o|%#x|%#o", &["3.14159", "ab", "42", "5", "5", "255", "255", "8", "255", "8"]).0,
-            " 3.14|ab   |00042|+5| 5|ff|FF|10|0xff|010");
-        assert_eq!(f("%e|%g|%g|%g|%G|%E", &["1234.5", "0.0001", "1234567", "100", "1e20", "12"]).0,
-            "1.234500e+03|0.0001|1.23457e+06|100|1E+20|1.200000E+01");
+        assert_eq!(
+            f(
+                "%5.2f|%-5s|%05d|%+d|% d|%x|%X|%o|%#x|%#o",
+                &[
+                    "3.14159", "ab", "42", "5", "5", "255", "255", "8", "255", "8"
+                ]
+            )
+            .0,
+            " 3.14|ab   |00042|+5| 5|ff|FF|10|0xff|010"
+        );
+        assert_eq!(
+            f(
+                "%e|%g|%g|%g|%G|%E",
+                &["1234.5", "0.0001", "1234567", "100", "1e20", "12"]
+            )
+            .0,
+            "1.234500e+03|0.0001|1.23457e+06|100|1E+20|1.200000E+01"
+        );
         assert_eq!(f("%s %s\n", &["a", "b", "c"]).0, "a b\nc \n");
-        assert_eq!(f("%.3s|%*d|%-*d|", &["abcdef", "5", "42", "4", "7"]).0, "abc|   42|7   |");
-        assert_eq!(f("%.2d|%5.3d|%-05d|", &["3", "4", "5"]).0, "03|  004|5    |");
+        assert_eq!(
+            f("%.3s|%*d|%-*d|", &["abcdef", "5", "42", "4", "7"]).0,
+            "abc|   42|7   |"
+        );
+        assert_eq!(
+            f("%.2d|%5.3d|%-05d|", &["3", "4", "5"]).0,
+            "03|  004|5    |"
+        );
         assert_eq!(f("%d", &["'A"]).0, "65");
-        assert_eq!(f("%i|%u|%x", &["-1", "-1", "-1"]).0, "-1|18446744073709551615|ffffffffffffffff");
+        assert_eq!(
+            f("%i|%u|%x", &["-1", "-1", "-1"]).0,
+            "-1|18446744073709551615|ffffffffffffffff"
+        );
         assert_eq!(f("x\n", &["a", "b"]).0, "x\n");
         assert_eq!(f("%b|", &["\\101", "\\0101"]).0, "A|A|");
         assert_eq!(f("\\101\\x41\\u00e9\\q\\\"", &[]).0, "AAé\\q\"");
@@ -798,7 +910,10 @@ mod tests {
         assert_eq!(f("%d %d", &["12abc", "3"]), ("12 3".into(), 1));
         assert_eq!(f("abc%", &[]), ("abc".into(), 1));
         assert_eq!(f("%y", &[]).1, 1);
-        assert_eq!(f("%d", &["99999999999999999999"]), ("9223372036854775807".into(), 0));
+        assert_eq!(
+            f("%d", &["99999999999999999999"]),
+            ("9223372036854775807".into(), 0)
+        );
     }
 
     #[test]
@@ -808,7 +923,13 @@ mod tests {
         assert_eq!(backslash_quote("#a"), "\\#a");
         assert_eq!(backslash_quote("a\tb"), "$'a\\tb'");
         assert_eq!(backslash_quote(""), "''");
-        assert_eq!(strftime("%Y-%m-%d %H:%M:%S %j %a %b %e %%", 0), "1970-01-01 00:00:00 001 Thu Jan  1 %");
-        assert_eq!(strftime("%F %T %A", 1_704_067_200), "2024-01-01 00:00:00 Monday");
+        assert_eq!(
+            strftime("%Y-%m-%d %H:%M:%S %j %a %b %e %%", 0),
+            "1970-01-01 00:00:00 001 Thu Jan  1 %"
+        );
+        assert_eq!(
+            strftime("%F %T %A", 1_704_067_200),
+            "2024-01-01 00:00:00 Monday"
+        );
     }
 }

@@ -19,7 +19,15 @@ struct Opts {
 
 /// `read`
 pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let mut o = Opts { raw: false, array: None, delim: Some(b'\n'), nchars: None, exact: false, fd: 0, timeout_zero: false };
+    let mut o = Opts {
+        raw: false,
+        array: None,
+        delim: Some(b'\n'),
+        nchars: None,
+        exact: false,
+        fd: 0,
+        timeout_zero: false,
+    };
     let mut i = 1;
     while i < args.len() {
         let a = &args[i];
@@ -66,14 +74,20 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
                         't' => match val.parse::<f64>() {
                             Ok(t) if t >= 0.0 => o.timeout_zero = t == 0.0,
                             _ => {
-                                err(interp, format!("read: {val}: invalid timeout specification"));
+                                err(
+                                    interp,
+                                    format!("read: {val}: invalid timeout specification"),
+                                );
                                 return Ok(1);
                             }
                         },
                         'u' => match val.parse::<i32>() {
                             Ok(fd) if fd >= 0 => o.fd = fd,
                             _ => {
-                                err(interp, format!("read: {val}: invalid file descriptor specification"));
+                                err(
+                                    interp,
+                                    format!("read: {val}: invalid file descriptor specification"),
+                                );
                                 return Ok(1);
                             }
                         },
@@ -83,7 +97,12 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
                     continue;
                 }
                 _ => {
-                    return Ok(super::invalid_option(interp, "read", &format!("-{c}"), USAGE));
+                    return Ok(super::invalid_option(
+                        interp,
+                        "read",
+                        &format!("-{c}"),
+                        USAGE,
+                    ));
                 }
             }
             k += 1;
@@ -124,7 +143,10 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
             Err(e) => {
                 if data.is_empty() {
                     let msg = if e.raw_os_error() == Some(9) {
-                        format!("read: {}: invalid file descriptor: Bad file descriptor", o.fd)
+                        format!(
+                            "read: {}: invalid file descriptor: Bad file descriptor",
+                            o.fd
+                        )
                     } else {
                         format!("read: read error: {}: {e}", o.fd)
                     };
@@ -164,7 +186,11 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
     // Finish a multi-byte character cut by -n.
     let status = if got_delim { 0 } else { 1 };
 
-    let ifs = interp.vars.get_str("IFS").map(|s| s.to_string()).unwrap_or_else(|| " \t\n".to_string());
+    let ifs = interp
+        .vars
+        .get_str("IFS")
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| " \t\n".to_string());
     let ifs = ifs.as_bytes();
     let is_ws = |b: u8| ifs.contains(&b) && matches!(b, b' ' | b'\t' | b'\n');
     let is_ifs = |b: u8| ifs.contains(&b);
@@ -177,7 +203,11 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
     let assign_result: Result<(), VarError> = (|| {
         if let Some(arr) = &o.array {
             let fields = split_fields(&data, &is_ws, &is_ifs, usize::MAX);
-            let map = fields.iter().enumerate().map(|(k, f)| (k as i64, to_string(f))).collect();
+            let map = fields
+                .iter()
+                .enumerate()
+                .map(|(k, f)| (k as i64, to_string(f)))
+                .collect();
             let _ = interp.vars.unset(arr);
             interp.vars.set(arr, Value::Indexed(map))?;
             return Ok(());
@@ -188,7 +218,11 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
             return interp.assign("REPLY", &s, false);
         }
         // `-N` assigns what it read as is, without IFS splitting.
-        let fields = if o.exact { vec![data.clone()] } else { split_fields(&data, &is_ws, &is_ifs, names.len()) };
+        let fields = if o.exact {
+            vec![data.clone()]
+        } else {
+            split_fields(&data, &is_ws, &is_ifs, names.len())
+        };
         for (k, n) in names.iter().enumerate() {
             let v = fields.get(k).map(|f| to_string(f)).unwrap_or_default();
             interp.assign(n, &v, false)?;
@@ -240,9 +274,7 @@ fn split_fields(
                 while k < rest.len() && ws(&rest[k]) {
                     k += 1;
                 }
-                if k < rest.len() && sep(&rest[k]) && !ws(&rest[k]) {
-                    k += 1;
-                } else if k == j {
+                if (k < rest.len() && sep(&rest[k]) && !ws(&rest[k])) || k == j {
                     k += 1;
                 }
                 while k < rest.len() && ws(&rest[k]) {

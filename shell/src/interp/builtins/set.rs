@@ -52,7 +52,11 @@ pub fn set(interp: &mut Interp, args: &[String]) -> ExecResult {
                         }
                     }
                     None => {
-                        let text = if on { list_set_o(&interp.opts) } else { list_set_plus_o(&interp.opts) };
+                        let text = if on {
+                            list_set_o(&interp.opts)
+                        } else {
+                            list_set_plus_o(&interp.opts)
+                        };
                         if !out(interp, text) {
                             return Ok(1);
                         }
@@ -66,7 +70,12 @@ pub fn set(interp: &mut Interp, args: &[String]) -> ExecResult {
                 }
                 None => {
                     let sign = if on { '-' } else { '+' };
-                    return Ok(super::invalid_option(interp, "set", &format!("{sign}{c}"), SET_USAGE));
+                    return Ok(super::invalid_option(
+                        interp,
+                        "set",
+                        &format!("{sign}{c}"),
+                        SET_USAGE,
+                    ));
                 }
             }
         }
@@ -100,6 +109,9 @@ fn list_set_plus_o(o: &Options) -> String {
 fn listing(interp: &Interp) -> String {
     let mut s = String::new();
     for (name, var) in interp.vars.visible() {
+        if !crate::interp::vars::is_valid_name(&name) {
+            continue;
+        }
         let Some(v) = &var.value else { continue };
         match v {
             Value::Str(x) => s.push_str(&format!("{name}={}\n", set_style_quote(x))),
@@ -133,18 +145,34 @@ pub fn shopt(interp: &mut Interp, args: &[String]) -> ExecResult {
                 'p' => print = true,
                 'q' => quiet = true,
                 'o' => set_o = true,
-                _ => return Ok(super::invalid_option(interp, "shopt", &format!("-{c}"), SHOPT_USAGE)),
+                _ => {
+                    return Ok(super::invalid_option(
+                        interp,
+                        "shopt",
+                        &format!("-{c}"),
+                        SHOPT_USAGE,
+                    ));
+                }
             }
         }
         i += 1;
     }
     if set && unset {
-        err(interp, "shopt: cannot set and unset shell options simultaneously");
+        err(
+            interp,
+            "shopt: cannot set and unset shell options simultaneously",
+        );
         return Ok(1);
     }
     let names = &args[i..];
     let table = if set_o { SET_O_OPTIONS } else { SHOPT_OPTIONS };
-    let get = |o: &Options, n: &str| if set_o { o.get_set_option(n) } else { o.get_shopt(n) };
+    let get = |o: &Options, n: &str| {
+        if set_o {
+            o.get_set_option(n)
+        } else {
+            o.get_shopt(n)
+        }
+    };
     let line = |n: &str, on: bool, print: bool| {
         if print {
             if set_o {
@@ -175,7 +203,11 @@ pub fn shopt(interp: &mut Interp, args: &[String]) -> ExecResult {
     for n in names {
         let known = get(&interp.opts, n);
         let Some(on) = known else {
-            let what = if set_o { "invalid option name" } else { "invalid shell option name" };
+            let what = if set_o {
+                "invalid option name"
+            } else {
+                "invalid shell option name"
+            };
             err(interp, format!("shopt: {n}: {what}"));
             status = 1;
             continue;

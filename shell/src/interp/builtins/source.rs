@@ -13,7 +13,12 @@ pub fn eval(interp: &mut Interp, args: &[String]) -> ExecResult {
         && a.starts_with('-')
         && a.len() > 1
     {
-        return Ok(super::invalid_option(interp, "eval", &a[..2], "eval [arg ...]"));
+        return Ok(super::invalid_option(
+            interp,
+            "eval",
+            &a[..2],
+            "eval [arg ...]",
+        ));
     }
     if rest.is_empty() {
         return Ok(0);
@@ -33,7 +38,11 @@ fn find(interp: &Interp, name: &str) -> Option<String> {
     {
         for dir in path.split(':').filter(|d| !d.is_empty()) {
             let p = Fs::resolve(&Fs::resolve(&interp.cwd, dir), name);
-            if interp.fs.metadata(&p).is_ok_and(|m| m.kind == FileKind::File) {
+            if interp
+                .fs
+                .metadata(&p)
+                .is_ok_and(|m| m.kind == FileKind::File)
+            {
                 return Some(p);
             }
         }
@@ -70,8 +79,14 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
     };
     let text = String::from_utf8_lossy(&data).into_owned();
-    let saved_positional =
-        if rest.len() > 1 { Some(std::mem::replace(&mut interp.positional, rest[1..].to_vec())) } else { None };
+    let saved_positional = if rest.len() > 1 {
+        Some(std::mem::replace(
+            &mut interp.positional,
+            rest[1..].to_vec(),
+        ))
+    } else {
+        None
+    };
     let saved_name = interp.script_name.replace(name.clone());
     let saved_line = interp.lineno;
     interp.call_stack.push("source".to_string());

@@ -60,18 +60,39 @@ struct InterpEnv<'a>(&'a Interp);
 
 impl TestEnv for InterpEnv<'_> {
     fn stat(&self, path: &str) -> Option<Metadata> {
-        FsEnv { fs: &self.0.fs, cwd: &self.0.cwd }.stat(path)
+        FsEnv {
+            fs: &self.0.fs,
+            cwd: &self.0.cwd,
+        }
+        .stat(path)
     }
     fn lstat(&self, path: &str) -> Option<Metadata> {
-        FsEnv { fs: &self.0.fs, cwd: &self.0.cwd }.lstat(path)
+        FsEnv {
+            fs: &self.0.fs,
+            cwd: &self.0.cwd,
+        }
+        .lstat(path)
     }
     fn var_set(&self, name: &str) -> bool {
         let (base, sub) = crate::interp::vars::split_subscript(name);
         match sub {
-            None => self.0.vars.get(base).is_some_and(|v| v.value.is_some()),
-            Some("@") | Some("*") => {
-                self.0.vars.get(base).and_then(|v| v.value.as_ref()).is_some_and(|v| !v.keys().is_empty())
-            }
+            // A whole variable is "set" when its element 0 is (bash).
+            None => self
+                .0
+                .vars
+                .get(base)
+                .and_then(|v| v.value.as_ref())
+                .is_some_and(|v| match v {
+                    crate::interp::Value::Str(_) => true,
+                    crate::interp::Value::Indexed(a) => a.contains_key(&0),
+                    crate::interp::Value::Assoc(m) => m.contains_key("0"),
+                }),
+            Some("@") | Some("*") => self
+                .0
+                .vars
+                .get(base)
+                .and_then(|v| v.value.as_ref())
+                .is_some_and(|v| !v.keys().is_empty()),
             Some(s) => {
                 let key = match self.0.vars.get(base).map(|v| &v.value) {
                     Some(Some(crate::interp::Value::Assoc(_))) => {
@@ -87,7 +108,10 @@ impl TestEnv for InterpEnv<'_> {
         }
     }
     fn is_nameref(&self, name: &str) -> bool {
-        self.0.vars.get_raw(name).is_some_and(|v| v.attrs.has(crate::interp::Attrs::NAMEREF))
+        self.0
+            .vars
+            .get_raw(name)
+            .is_some_and(|v| v.attrs.has(crate::interp::Attrs::NAMEREF))
     }
     fn option(&self, name: &str) -> Option<bool> {
         self.0.opts.get_set_option(name)
@@ -109,6 +133,13 @@ pub fn bracket(interp: &mut Interp, args: &[String]) -> ExecResult {
 }
 
 fn run(interp: &mut Interp, name: &str, args: &[String]) -> ExecResult {
+    let resolved;
+    let args = if args.iter().any(|a| a == "-v") {
+        resolved = resolve_v_operands(interp, args)?;
+        &resolved[..]
+    } else {
+        args
+    };
     let r = evaluate(args, &InterpEnv(interp));
     Ok(match r {
         Ok(true) => 0,
@@ -118,6 +149,61 @@ fn run(interp: &mut Interp, name: &str, args: &[String]) -> ExecResult {
             2
         }
     })
+}
+
+/// `-v 'a[EXPR]'`: bash evaluates the subscript when testing, so an
+/// indexed subscript is computed (`a[1+1]`) and an associative key expanded
+/// (`m[$key]`) before the evaluator sees the name.
+fn resolve_v_operands(
+    interp: &mut Interp,
+    args: &[String],
+) -> Result<Vec<String>, crate::interp::Interrupt> {
+    let mut out = args.to_vec();
+    for i in 0..out.len().saturating_sub(1) {
+        if args[i] != "-v" {
+            continue;
+        }
+        let operand = args[i + 1].clone();
+        let (base, Some(sub)) = crate::interp::vars::split_subscript(&operand) else {
+            continue;
+        };
+        if sub == "@" || sub == "*" {
+            continue;
+        }
+        let assoc = interp.vars.get(base).is_some_and(|v| {
+            v.attrs.has(crate::interp::Attrs::ASSOC)
+                || matches!(v.value, Some(crate::interp::Value::Assoc(_)))
+        });
+        let key = if assoc {
+            if sub.contains(['$', '"', '\'', '\\', '`']) {
+                interp.expand_string(sub)?
+            } else {
+                sub.to_string()
+            }
+        } else {
+            match interp.try_eval_arith(sub) {
+                Ok(n) => {
+                    // Negative indices count from the end.
+                    if n < 0 {
+                        let last = interp.vars.get(base).and_then(|v| match &v.value {
+                            Some(crate::interp::Value::Indexed(a)) => a.keys().next_back().copied(),
+                            _ => None,
+                        });
+                        match last {
+                            Some(l) => (l + 1 + n).to_string(),
+                            None => "x".to_string(),
+                        }
+                    } else {
+                        n.to_string()
+                    }
+                }
+                Err(crate::interp::arith::ArithFail::Interrupt(i)) => return Err(i),
+                Err(_) => "x".to_string(),
+            }
+        };
+        out[i + 1] = format!("{base}[{key}]");
+    }
+    Ok(out)
 }
 
 /// Evaluates a test expression; `Err` holds bash's message (status 2).
@@ -172,8 +258,30 @@ fn by_count(a: &[&str], env: &dyn TestEnv) -> Result<bool, String> {
 fn is_unary(op: &str) -> bool {
     matches!(
         op,
-        "-a" | "-b" | "-c" | "-d" | "-e" | "-f" | "-g" | "-h" | "-k" | "-p" | "-r" | "-s" | "-t"
-            | "-u" | "-w" | "-x" | "-G" | "-L" | "-N" | "-O" | "-S" | "-n" | "-z" | "-v" | "-o"
+        "-a" | "-b"
+            | "-c"
+            | "-d"
+            | "-e"
+            | "-f"
+            | "-g"
+            | "-h"
+            | "-k"
+            | "-p"
+            | "-r"
+            | "-s"
+            | "-t"
+            | "-u"
+            | "-w"
+            | "-x"
+            | "-G"
+            | "-L"
+            | "-N"
+            | "-O"
+            | "-S"
+            | "-n"
+            | "-z"
+            | "-v"
+            | "-o"
             | "-R"
     )
 }
@@ -181,8 +289,19 @@ fn is_unary(op: &str) -> bool {
 fn is_binary(op: &str) -> bool {
     matches!(
         op,
-        "=" | "==" | "!=" | "<" | ">" | "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "-nt"
-            | "-ot" | "-ef"
+        "=" | "=="
+            | "!="
+            | "<"
+            | ">"
+            | "-eq"
+            | "-ne"
+            | "-lt"
+            | "-le"
+            | "-gt"
+            | "-ge"
+            | "-nt"
+            | "-ot"
+            | "-ef"
     )
 }
 
@@ -314,7 +433,8 @@ fn parse_int(s: &str) -> Result<i64, String> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("{s}: integer expression expected"));
     }
-    t.parse::<i64>().map_err(|_| format!("{s}: integer expression expected"))
+    t.parse::<i64>()
+        .map_err(|_| format!("{s}: integer expression expected"))
 }
 
 fn binary(l: &str, op: &str, r: &str, env: &dyn TestEnv) -> Result<bool, String> {
@@ -385,7 +505,10 @@ mod tests {
         assert_eq!(t(&["!", "-z"]), Ok(false));
         assert_eq!(t(&["a", "=", "a", "-a", "b"]), Ok(true));
         assert_eq!(t(&["(", "a", ")"]), Ok(true));
-        assert_eq!(t(&["1", "-eq", "a"]), Err("a: integer expression expected".into()));
+        assert_eq!(
+            t(&["1", "-eq", "a"]),
+            Err("a: integer expression expected".into())
+        );
         assert_eq!(t(&["-q", "x"]), Err("-q: unary operator expected".into()));
         assert_eq!(t(&["a", "b"]), Err("a: unary operator expected".into()));
         assert_eq!(t(&["(", "a", "=", "b", ")", "-o", "b"]), Ok(true));
@@ -393,7 +516,10 @@ mod tests {
         assert_eq!(t(&["!", "!", "a"]), Ok(true));
         assert_eq!(t(&[")"]), Ok(true));
         assert_eq!(t(&["-e"]), Ok(true));
-        assert_eq!(t(&["1", "-eq", "2", "-o", "2", "-eq", "2", "-a", "3"]), Ok(true));
+        assert_eq!(
+            t(&["1", "-eq", "2", "-o", "2", "-eq", "2", "-a", "3"]),
+            Ok(true)
+        );
         assert_eq!(t(&["-v", "x"]), Ok(true));
         assert_eq!(t(&["a", "<", "b"]), Ok(true));
     }

@@ -8,9 +8,9 @@ use crate::interp::{ExecResult, Interp};
 /// Linux signal names by number (index 0 unused; 32 and 33 do not exist).
 pub fn signal_name(n: i64) -> Option<String> {
     const NAMES: [&str; 32] = [
-        "", "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
-        "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG",
-        "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+        "", "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV",
+        "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU",
+        "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
     ];
     match n {
         1..=31 => Some(NAMES[n as usize].to_string()),
@@ -37,7 +37,10 @@ pub fn signal_table() -> String {
     let nums: Vec<i64> = (1..=64).filter(|n| signal_name(*n).is_some()).collect();
     let mut s = String::new();
     for (i, n) in nums.iter().enumerate() {
-        s.push_str(&format!("{n:2}) SIG{}", signal_name(*n).unwrap_or_default()));
+        s.push_str(&format!(
+            "{n:2}) SIG{}",
+            signal_name(*n).unwrap_or_default()
+        ));
         s.push(if i % 5 == 4 { '\n' } else { '\t' });
     }
     if !s.ends_with('\n') {
@@ -85,11 +88,17 @@ fn listing(interp: &Interp, only: Option<&[String]>) -> String {
     let mut s = String::new();
     for k in keys {
         if let Some(only) = only
-            && !only.iter().any(|o| trap_key(o).as_deref() == Some(k.as_str()))
+            && !only
+                .iter()
+                .any(|o| trap_key(o).as_deref() == Some(k.as_str()))
         {
             continue;
         }
-        s.push_str(&format!("trap -- {} {}\n", quote(&interp.traps[k]), shown(k)));
+        s.push_str(&format!(
+            "trap -- {} {}\n",
+            quote(&interp.traps[k]),
+            shown(k)
+        ));
     }
     s
 }
@@ -110,7 +119,12 @@ pub fn trap(interp: &mut Interp, args: &[String]) -> ExecResult {
                 break;
             }
             a if a.starts_with('-') && a.len() > 1 && trap_key(&a[1..]).is_none() => {
-                return Ok(super::invalid_option(interp, "trap", &a[..2], "trap [-lp] [[arg] signal_spec ...]"));
+                return Ok(super::invalid_option(
+                    interp,
+                    "trap",
+                    &a[..2],
+                    "trap [-lp] [[arg] signal_spec ...]",
+                ));
             }
             _ => break,
         }
@@ -139,7 +153,10 @@ pub fn trap(interp: &mut Interp, args: &[String]) -> ExecResult {
                 }
             }
             None => {
-                err(interp, format!("trap: {spec}: invalid signal specification"));
+                err(
+                    interp,
+                    format!("trap: {spec}: invalid signal specification"),
+                );
                 status = 1;
             }
         }

@@ -42,12 +42,17 @@ fn path_matches(interp: &Interp, name: &str) -> Vec<String> {
 }
 
 fn function_text(interp: &Interp, name: &str) -> String {
-    interp.funcs.get(name).map(|f| format!("{f}")).unwrap_or_default()
+    interp
+        .funcs
+        .get(name)
+        .map(|f| format!("{f}"))
+        .unwrap_or_default()
 }
 
 /// `type [-afptP] NAME...`
 pub fn type_(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let (mut all, mut short, mut path_only, mut force_path, mut no_funcs) = (false, false, false, false, false);
+    let (mut all, mut short, mut path_only, mut force_path, mut no_funcs) =
+        (false, false, false, false, false);
     let mut i = 1;
     while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
         if args[i] == "--" {
@@ -61,7 +66,14 @@ pub fn type_(interp: &mut Interp, args: &[String]) -> ExecResult {
                 'p' => path_only = true,
                 'P' => force_path = true,
                 'f' => no_funcs = true,
-                _ => return Ok(super::invalid_option(interp, "type", &format!("-{c}"), "type [-afptP] name [name ...]")),
+                _ => {
+                    return Ok(super::invalid_option(
+                        interp,
+                        "type",
+                        &format!("-{c}"),
+                        "type [-afptP] name [name ...]",
+                    ));
+                }
             }
         }
         i += 1;
@@ -92,7 +104,10 @@ pub fn type_(interp: &mut Interp, args: &[String]) -> ExecResult {
                 if short {
                     text.push_str("function\n");
                 } else if !path_only {
-                    text.push_str(&format!("{name} is a function\n{}\n", function_text(interp, name)));
+                    text.push_str(&format!(
+                        "{name} is a function\n{}\n",
+                        function_text(interp, name)
+                    ));
                 }
             }
             if (!found || all) && super::lookup(name).is_some() {
@@ -145,7 +160,14 @@ pub fn command(interp: &mut Interp, args: &[String]) -> ExecResult {
                 'p' => default_path = true,
                 'v' => describe = true,
                 'V' => verbose = true,
-                _ => return Ok(super::invalid_option(interp, "command", &format!("-{c}"), "command [-pVv] command [arg ...]")),
+                _ => {
+                    return Ok(super::invalid_option(
+                        interp,
+                        "command",
+                        &format!("-{c}"),
+                        "command [-pVv] command [arg ...]",
+                    ));
+                }
             }
         }
         i += 1;
@@ -213,11 +235,17 @@ fn resolve_line(interp: &Interp, name: &str) -> Option<String> {
         return Some(format!("alias {name}='{}'\n", v.replace('\'', "'\\''")));
     }
     match interp.resolve_command(name) {
-        CommandKind::Keyword | CommandKind::Function | CommandKind::Builtin => Some(format!("{name}\n")),
+        CommandKind::Keyword | CommandKind::Function | CommandKind::Builtin => {
+            Some(format!("{name}\n"))
+        }
         _ => path_matches(interp, name).into_iter().next().map(|p| {
             // A name with a slash is shown as given; a PATH hit in a
             // relative directory is made absolute.
-            let shown = if p.starts_with('/') || name.contains('/') { p } else { Fs::resolve(&interp.cwd, &p) };
+            let shown = if p.starts_with('/') || name.contains('/') {
+                p
+            } else {
+                Fs::resolve(&interp.cwd, &p)
+            };
             format!("{shown}\n")
         }),
     }
@@ -225,8 +253,14 @@ fn resolve_line(interp: &Interp, name: &str) -> Option<String> {
 
 /// `builtin NAME [ARGS]`
 pub fn builtin(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let skip = if args.get(1).map(|s| s.as_str()) == Some("--") { 2 } else { 1 };
-    let Some(name) = args.get(skip) else { return Ok(0) };
+    let skip = if args.get(1).map(|s| s.as_str()) == Some("--") {
+        2
+    } else {
+        1
+    };
+    let Some(name) = args.get(skip) else {
+        return Ok(0);
+    };
     match super::lookup(name) {
         Some(f) => f(interp, &args[skip..]),
         None => {

@@ -32,7 +32,12 @@ impl Interp {
 
     /// `${name[sub]:=value}`; `sub` as written (expanded here for an
     /// associative array, evaluated arithmetically otherwise).
-    pub(crate) fn expansion_assign_elem(&mut self, name: &str, sub: &str, value: &str) -> Result<(), AssignFail> {
+    pub(crate) fn expansion_assign_elem(
+        &mut self,
+        name: &str,
+        sub: &str,
+        value: &str,
+    ) -> Result<(), AssignFail> {
         let sub = if self.is_assoc(name) {
             self.expand_string(sub).map_err(AssignFail::Interrupt)?
         } else {
@@ -59,8 +64,17 @@ impl Interp {
     }
 
     /// `((name[sub] = value))`; `sub` is already expanded.
-    pub(crate) fn arith_assign_element(&mut self, name: &str, sub: &str, value: i64) -> Result<(), ArithFail> {
-        let sub = if self.is_assoc(name) { super::special::unquote_key(sub) } else { sub };
+    pub(crate) fn arith_assign_element(
+        &mut self,
+        name: &str,
+        sub: &str,
+        value: i64,
+    ) -> Result<(), ArithFail> {
+        let sub = if self.is_assoc(name) {
+            super::special::unquote_key(sub)
+        } else {
+            sub
+        };
         let r = self.assign_elem(name, sub, &value.to_string(), false);
         r.map_err(|e| self.fatal_assign(e.into()))
     }

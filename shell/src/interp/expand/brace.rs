@@ -73,7 +73,11 @@ fn skip_backquote(b: &[u8], i: usize) -> usize {
 
 /// Skips a `{...}` or `(...)` group starting at `i` (nesting and quotes aware).
 fn skip_group(b: &[u8], i: usize) -> usize {
-    let (open, close) = if b[i] == b'{' { (b'{', b'}') } else { (b'(', b')') };
+    let (open, close) = if b[i] == b'{' {
+        (b'{', b'}')
+    } else {
+        (b'(', b')')
+    };
     let mut depth = 0;
     let mut j = i;
     while j < b.len() {
@@ -190,7 +194,11 @@ fn sequence(inner: &str) -> Option<Vec<String>> {
         } else {
             0
         };
-        let step = if step == 0 { 1 } else { step.unsigned_abs() as i64 };
+        let step = if step == 0 {
+            1
+        } else {
+            step.unsigned_abs() as i64
+        };
         let mut out = Vec::new();
         let mut v = a;
         loop {
@@ -214,7 +222,11 @@ fn sequence(inner: &str) -> Option<Vec<String>> {
     }
     let ca = single_letter(parts[0])?;
     let cb = single_letter(parts[1])?;
-    let step = if step == 0 { 1 } else { step.unsigned_abs() as u32 };
+    let step = if step == 0 {
+        1
+    } else {
+        step.unsigned_abs() as u32
+    };
     let (a, b) = (ca as u32, cb as u32);
     let mut out = Vec::new();
     let mut v = a;

@@ -25,13 +25,13 @@ mod tilde;
 mod word;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use brush_parser::ParserOptions;
 use brush_parser::ast::Word;
 use brush_parser::word::WordPieceWithSource;
 
+use super::vars::FastMap;
 use super::{Interp, Interrupt};
 
 pub use ansi::decode_ansi_c;
@@ -57,7 +57,7 @@ pub(crate) enum ParseMode {
 
 thread_local! {
     /// One cache per parse mode, so lookups borrow the word (no allocation).
-    static WORD_CACHE: RefCell<[HashMap<String, Pieces>; 4]> = RefCell::new(Default::default());
+    static WORD_CACHE: RefCell<[FastMap<Pieces>; 4]> = RefCell::new(Default::default());
 }
 
 /// Parses `word` into pieces, from the per-thread cache when possible.

@@ -4,7 +4,8 @@
 //! lists), applied to scalars and, element by element, to `$@` / `${a[@]}`.
 
 use brush_parser::word::{
-    Parameter, ParameterExpr, ParameterTestType, ParameterTransformOp, SpecialParameter, SubstringMatchKind,
+    Parameter, ParameterExpr, ParameterTestType, ParameterTransformOp, SpecialParameter,
+    SubstringMatchKind,
 };
 
 use super::word::Acc;
@@ -51,23 +52,89 @@ impl PVal {
 
 fn param_of(e: &ParameterExpr) -> (&Parameter, bool) {
     match e {
-        ParameterExpr::Parameter { parameter, indirect }
-        | ParameterExpr::UseDefaultValues { parameter, indirect, .. }
-        | ParameterExpr::AssignDefaultValues { parameter, indirect, .. }
-        | ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, .. }
-        | ParameterExpr::UseAlternativeValue { parameter, indirect, .. }
-        | ParameterExpr::ParameterLength { parameter, indirect }
-        | ParameterExpr::RemoveSmallestSuffixPattern { parameter, indirect, .. }
-        | ParameterExpr::RemoveLargestSuffixPattern { parameter, indirect, .. }
-        | ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect, .. }
-        | ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect, .. }
-        | ParameterExpr::Substring { parameter, indirect, .. }
-        | ParameterExpr::Transform { parameter, indirect, .. }
-        | ParameterExpr::UppercaseFirstChar { parameter, indirect, .. }
-        | ParameterExpr::UppercasePattern { parameter, indirect, .. }
-        | ParameterExpr::LowercaseFirstChar { parameter, indirect, .. }
-        | ParameterExpr::LowercasePattern { parameter, indirect, .. }
-        | ParameterExpr::ReplaceSubstring { parameter, indirect, .. } => (parameter, *indirect),
+        ParameterExpr::Parameter {
+            parameter,
+            indirect,
+        }
+        | ParameterExpr::UseDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::IndicateErrorIfNullOrUnset {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UseAlternativeValue {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::ParameterLength {
+            parameter,
+            indirect,
+        }
+        | ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::Substring {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::Transform {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UppercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UppercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::LowercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::LowercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::ReplaceSubstring {
+            parameter,
+            indirect,
+            ..
+        } => (parameter, *indirect),
         ParameterExpr::VariableNames { .. } | ParameterExpr::MemberKeys { .. } => {
             unreachable!("handled before")
         }
@@ -90,16 +157,28 @@ fn display_name(p: &Parameter) -> String {
 fn is_list_param(p: &Parameter) -> bool {
     matches!(
         p,
-        Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) | Parameter::NamedWithAllIndices { .. }
+        Parameter::Special(SpecialParameter::AllPositionalParameters { .. })
+            | Parameter::NamedWithAllIndices { .. }
     )
 }
 
 impl Interp {
     /// Expands one `${...}` / `$x` into `acc`.
-    pub(crate) fn expand_param(&mut self, e: &ParameterExpr, quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
+    pub(crate) fn expand_param(
+        &mut self,
+        e: &ParameterExpr,
+        quoted: bool,
+        acc: &mut Acc,
+    ) -> Result<(), Interrupt> {
         // Fast path: `$x` / `${x}` of a plain variable.
-        if let ParameterExpr::Parameter { parameter: Parameter::Named(name), indirect: false } = e
-            && !self.vars.get_raw(name).is_some_and(|v| v.attrs.has(Attrs::NAMEREF))
+        if let ParameterExpr::Parameter {
+            parameter: Parameter::Named(name),
+            indirect: false,
+        } = e
+            && !self
+                .vars
+                .get_raw(name)
+                .is_some_and(|v| v.attrs.has(Attrs::NAMEREF))
         {
             match self.var_scalar(name) {
                 Some(v) => acc.push_expansion(&v, quoted),
@@ -115,8 +194,16 @@ impl Interp {
             return Ok(());
         }
         let val = match e {
-            ParameterExpr::VariableNames { prefix, concatenate } => {
-                let names: Vec<String> = self.vars.names().into_iter().filter(|n| n.starts_with(prefix.as_str())).collect();
+            ParameterExpr::VariableNames {
+                prefix,
+                concatenate,
+            } => {
+                let names: Vec<String> = self
+                    .vars
+                    .names()
+                    .into_iter()
+                    .filter(|n| n.starts_with(prefix.as_str()))
+                    .collect();
                 // Unquoted `${!pre*}` with IFS='' is one word (bash quirk).
                 if *concatenate && !quoted && self.vars.get_str("IFS") == Some("") {
                     PVal::Str(names.concat())
@@ -124,7 +211,10 @@ impl Interp {
                     PVal::List(names, *concatenate)
                 }
             }
-            ParameterExpr::MemberKeys { variable_name, concatenate } => {
+            ParameterExpr::MemberKeys {
+                variable_name,
+                concatenate,
+            } => {
                 let keys = self.var_keys(variable_name);
                 // Unquoted `${!a[*]}` with IFS='' is one word joined by spaces.
                 if *concatenate && !quoted && self.vars.get_str("IFS") == Some("") {
@@ -175,7 +265,9 @@ impl Interp {
                 let sep = if quoted {
                     None
                 } else {
-                    self.vars.get_str("IFS").map_or(Some(' '), |s| s.chars().next())
+                    self.vars
+                        .get_str("IFS")
+                        .map_or(Some(' '), |s| s.chars().next())
                 };
                 for (i, s) in v.iter().enumerate() {
                     if i > 0 {
@@ -202,11 +294,17 @@ impl Interp {
                 PVal::Str(s) => s,
                 PVal::List(v, _) => v.join(" "),
                 PVal::Unset => {
-                    self.expansion_error(&format!("{}: invalid indirect expansion", display_name(p)));
+                    self.expansion_error(&format!(
+                        "{}: invalid indirect expansion",
+                        display_name(p)
+                    ));
                     return Err(Interrupt::Exit(1));
                 }
             };
-            let parsed = brush_parser::word::parse_parameter(&target, &brush_parser::ParserOptions::default());
+            let parsed = brush_parser::word::parse_parameter(
+                &target,
+                &brush_parser::ParserOptions::default(),
+            );
             return match parsed {
                 Ok(tp) => self.fetch(&tp, false),
                 Err(_) => {
@@ -224,19 +322,22 @@ impl Interp {
                 SpecialParameter::AllPositionalParameters { concatenate } => {
                     PVal::List(self.positional.clone(), *concatenate)
                 }
-                SpecialParameter::PositionalParameterCount => PVal::Str(self.positional.len().to_string()),
+                SpecialParameter::PositionalParameterCount => {
+                    PVal::Str(self.positional.len().to_string())
+                }
                 SpecialParameter::LastExitStatus => PVal::Str(self.last_status.to_string()),
                 SpecialParameter::CurrentOptionFlags => PVal::Str(self.option_flags()),
                 SpecialParameter::ProcessId => PVal::Str(super::special::SHELL_PID.to_string()),
-                SpecialParameter::LastBackgroundProcessId => match self.vars.get_str("!") {
-                    Some(v) => PVal::Str(v.to_string()),
+                SpecialParameter::LastBackgroundProcessId => match self.last_bg_pid {
+                    Some(pid) => PVal::Str(pid.to_string()),
                     None => PVal::Unset,
                 },
                 SpecialParameter::ShellName => PVal::Str(self.arg0.clone()),
             },
             Parameter::Named(n)
                 if let Some(t) = self.nameref_target(n)
-                    && let Some((base, sub @ ("@" | "*"))) = super::special::split_subscript(&t) =>
+                    && let Some((base, sub @ ("@" | "*"))) =
+                        super::special::split_subscript(&t) =>
             {
                 PVal::List(self.var_values(base).unwrap_or_default(), sub == "*")
             }
@@ -260,12 +361,20 @@ impl Interp {
     }
 
     fn pattern_opts(&self) -> MatchOptions {
-        MatchOptions { extglob: self.opts.extglob, nocase: false }
+        MatchOptions {
+            extglob: self.opts.extglob,
+            nocase: false,
+        }
     }
 
     /// Applies the operator of `e`; `None` when the operator already wrote
     /// its result into `acc` (`${x:-word}` with the word expanded in place).
-    fn apply_op(&mut self, e: &ParameterExpr, quoted: bool, acc: &mut Acc) -> Result<Option<PVal>, Interrupt> {
+    fn apply_op(
+        &mut self,
+        e: &ParameterExpr,
+        quoted: bool,
+        acc: &mut Acc,
+    ) -> Result<Option<PVal>, Interrupt> {
         let (p, indirect) = param_of(e);
         let val = self.fetch(p, indirect)?;
         let test = |val: &PVal, t: &ParameterTestType| match t {
@@ -273,7 +382,11 @@ impl Interp {
             ParameterTestType::Unset => val.is_unset(),
         };
         match e {
-            ParameterExpr::UseDefaultValues { test_type, default_value, .. } => {
+            ParameterExpr::UseDefaultValues {
+                test_type,
+                default_value,
+                ..
+            } => {
                 if test(&val, test_type) {
                     if quoted {
                         acc.push_literal("", true);
@@ -285,7 +398,11 @@ impl Interp {
                 }
                 return Ok(Some(val));
             }
-            ParameterExpr::UseAlternativeValue { test_type, alternative_value, .. } => {
+            ParameterExpr::UseAlternativeValue {
+                test_type,
+                alternative_value,
+                ..
+            } => {
                 if !test(&val, test_type) {
                     if quoted {
                         acc.push_literal("", true);
@@ -298,7 +415,11 @@ impl Interp {
                 }
                 return Ok(None);
             }
-            ParameterExpr::AssignDefaultValues { test_type, default_value, .. } => {
+            ParameterExpr::AssignDefaultValues {
+                test_type,
+                default_value,
+                ..
+            } => {
                 if !test(&val, test_type) {
                     return Ok(Some(val));
                 }
@@ -323,7 +444,10 @@ impl Interp {
                         self.expansion_assign_elem(name, index, &v)
                     }
                     _ => {
-                        self.expansion_error(&format!("${}: cannot assign in this way", display_name(p)));
+                        self.expansion_error(&format!(
+                            "${}: cannot assign in this way",
+                            display_name(p)
+                        ));
                         return Err(Interrupt::Exit(1));
                     }
                 };
@@ -337,7 +461,11 @@ impl Interp {
                 }
                 return Ok(Some(PVal::Str(v)));
             }
-            ParameterExpr::IndicateErrorIfNullOrUnset { test_type, error_message, .. } => {
+            ParameterExpr::IndicateErrorIfNullOrUnset {
+                test_type,
+                error_message,
+                ..
+            } => {
                 if !test(&val, test_type) {
                     return Ok(Some(val));
                 }
@@ -398,13 +526,20 @@ impl Interp {
                     }
                 })
             }
-            ParameterExpr::ReplaceSubstring { pattern, replacement, match_kind, .. } => {
+            ParameterExpr::ReplaceSubstring {
+                pattern,
+                replacement,
+                match_kind,
+                ..
+            } => {
                 // `${x////c}`: the parser reads an empty pattern and `/c`;
                 // bash reads the pattern `/` and the replacement `c`.
                 let (pattern, replacement) = match replacement {
                     Some(r) if pattern.is_empty() && r.starts_with('/') => {
                         ("/".to_string(), Some(r[1..].to_string()))
                     }
+                    // `${x///}`: delete every `/`.
+                    Some(r) if pattern.is_empty() && r.is_empty() => ("/".to_string(), None),
                     _ => (pattern.clone(), replacement.clone()),
                 };
                 let pat = self.expand_pattern(&pattern)?;
@@ -413,7 +548,10 @@ impl Interp {
                     None => String::new(),
                 };
                 let cp = compiled(&pat, self.pattern_opts());
-                let anchored = matches!(match_kind, SubstringMatchKind::Prefix | SubstringMatchKind::Suffix);
+                let anchored = matches!(
+                    match_kind,
+                    SubstringMatchKind::Prefix | SubstringMatchKind::Suffix
+                );
                 if pat.is_empty() && !anchored {
                     val
                 } else {
@@ -452,14 +590,22 @@ impl Interp {
                 let cp = compiled(&pat, self.pattern_opts());
                 let upper = matches!(
                     e,
-                    ParameterExpr::UppercaseFirstChar { .. } | ParameterExpr::UppercasePattern { .. }
+                    ParameterExpr::UppercaseFirstChar { .. }
+                        | ParameterExpr::UppercasePattern { .. }
                 );
-                let all = matches!(e, ParameterExpr::UppercasePattern { .. } | ParameterExpr::LowercasePattern { .. });
+                let all = matches!(
+                    e,
+                    ParameterExpr::UppercasePattern { .. } | ParameterExpr::LowercasePattern { .. }
+                );
                 val.map(|s| {
                     let mut out = String::with_capacity(s.len());
                     for (i, c) in s.chars().enumerate() {
                         if (all || i == 0) && cp.matches(c.encode_utf8(&mut [0; 4])) {
-                            out.push(if upper { to_upper_char(c) } else { to_lower_char(c) });
+                            out.push(if upper {
+                                to_upper_char(c)
+                            } else {
+                                to_lower_char(c)
+                            });
                         } else {
                             out.push(c);
                         }
@@ -484,7 +630,13 @@ impl Interp {
         }
     }
 
-    fn substring(&mut self, p: &Parameter, val: PVal, off: i64, len: Option<i64>) -> Result<PVal, Interrupt> {
+    fn substring(
+        &mut self,
+        p: &Parameter,
+        val: PVal,
+        off: i64,
+        len: Option<i64>,
+    ) -> Result<PVal, Interrupt> {
         match val {
             PVal::Unset => Ok(PVal::Unset),
             PVal::Str(s) => {
@@ -506,7 +658,9 @@ impl Interp {
                     }
                     Some(l) => (start + l).min(n),
                 };
-                Ok(PVal::Str(chars[start as usize..end as usize].iter().collect()))
+                Ok(PVal::Str(
+                    chars[start as usize..end as usize].iter().collect(),
+                ))
             }
             PVal::List(values, concat) => {
                 // Pairs of (position, value): positional parameters count
@@ -515,9 +669,16 @@ impl Interp {
                     Parameter::NamedWithAllIndices { name, .. } => {
                         let keys = self.var_keys(name);
                         if self.is_assoc(name) {
-                            values.into_iter().enumerate().map(|(i, v)| (i as i64, v)).collect()
+                            values
+                                .into_iter()
+                                .enumerate()
+                                .map(|(i, v)| (i as i64, v))
+                                .collect()
                         } else {
-                            keys.iter().map(|k| k.parse().unwrap_or(0)).zip(values).collect()
+                            keys.iter()
+                                .map(|k| k.parse().unwrap_or(0))
+                                .zip(values)
+                                .collect()
                         }
                     }
                     _ => std::iter::once(self.arg0.clone())
@@ -538,13 +699,23 @@ impl Interp {
                     return Err(Interrupt::Exit(1));
                 }
                 let take = len.map(|l| l as usize).unwrap_or(usize::MAX);
-                let out = pairs.into_iter().filter(|(k, _)| *k >= start).take(take).map(|(_, v)| v).collect();
+                let out = pairs
+                    .into_iter()
+                    .filter(|(k, _)| *k >= start)
+                    .take(take)
+                    .map(|(_, v)| v)
+                    .collect();
                 Ok(PVal::List(out, concat))
             }
         }
     }
 
-    fn transform(&mut self, p: &Parameter, val: PVal, op: &ParameterTransformOp) -> Result<PVal, Interrupt> {
+    fn transform(
+        &mut self,
+        p: &Parameter,
+        val: PVal,
+        op: &ParameterTransformOp,
+    ) -> Result<PVal, Interrupt> {
         Ok(match op {
             ParameterTransformOp::Quoted => {
                 if matches!(val, PVal::Unset) {
@@ -553,8 +724,12 @@ impl Interp {
                 val.map(quote::quote_for_reuse)
             }
             ParameterTransformOp::ExpandEscapeSequences => val.map(super::decode_ansi_c),
-            ParameterTransformOp::ToUpperCase => val.map(|s| s.chars().map(to_upper_char).collect()),
-            ParameterTransformOp::ToLowerCase => val.map(|s| s.chars().map(to_lower_char).collect()),
+            ParameterTransformOp::ToUpperCase => {
+                val.map(|s| s.chars().map(to_upper_char).collect())
+            }
+            ParameterTransformOp::ToLowerCase => {
+                val.map(|s| s.chars().map(to_lower_char).collect())
+            }
             ParameterTransformOp::CapitalizeInitial => val.map(|s| {
                 let mut c = s.chars();
                 match c.next() {
@@ -565,15 +740,23 @@ impl Interp {
             ParameterTransformOp::PromptExpand => val.map(|s| self.prompt_expand(s)),
             ParameterTransformOp::ToAttributeFlags => {
                 let name = match p {
-                    Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => n.clone(),
+                    Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => {
+                        n.clone()
+                    }
                     Parameter::NamedWithIndex { name, .. } => name.clone(),
                     _ => return Ok(PVal::Str(String::new())),
                 };
-                PVal::Str(self.attr_flags(&name))
+                let flags = self.attr_flags(&name);
+                match val {
+                    PVal::List(v, c) => PVal::List(v.iter().map(|_| flags.clone()).collect(), c),
+                    _ => PVal::Str(flags),
+                }
             }
             ParameterTransformOp::ToAssignmentLogic => {
                 let name = match p {
-                    Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => n.clone(),
+                    Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => {
+                        n.clone()
+                    }
                     _ => return Ok(val),
                 };
                 if matches!(val, PVal::Unset) {
@@ -584,13 +767,17 @@ impl Interp {
                 let value = self.vars.get(&name).and_then(|v| v.value.clone());
                 PVal::Str(match value {
                     Some(Value::Indexed(m)) if whole => {
-                        let items: Vec<String> =
-                            m.iter().map(|(k, v)| format!("[{k}]={}", quote::quote_double(v))).collect();
+                        let items: Vec<String> = m
+                            .iter()
+                            .map(|(k, v)| format!("[{k}]={}", quote::quote_double(v)))
+                            .collect();
                         format!("declare -{flags} {name}=({})", items.join(" "))
                     }
                     Some(Value::Assoc(m)) if whole => {
-                        let items: Vec<String> =
-                            m.iter().map(|(k, v)| format!("[{k}]={}", quote::quote_double(v))).collect();
+                        let items: Vec<String> = m
+                            .iter()
+                            .map(|(k, v)| format!("[{k}]={}", quote::quote_double(v)))
+                            .collect();
                         format!("declare -{flags} {name}=({})", items.join(" "))
                     }
                     _ => {
@@ -623,7 +810,11 @@ impl Interp {
                         out.push(format!("{k} {}", quote::quote_double(&v)));
                     }
                 }
-                if *separate_words { PVal::List(out, false) } else { PVal::Str(out.join(" ")) }
+                if *separate_words {
+                    PVal::List(out, false)
+                } else {
+                    PVal::Str(out.join(" "))
+                }
             }
         })
     }
@@ -678,7 +869,12 @@ fn to_lower_char(c: char) -> char {
 /// Applies `${x/pat/rep}` (and `//`, `/#`, `/%`) to `s`. `rep` is in pattern
 /// form: an unquoted `&` stands for the matched text (bash 5.2's
 /// `patsub_replacement`), backslash-escaped characters are literal.
-fn replace(cp: &crate::interp::pattern::Pattern, s: &str, rep: &str, kind: &SubstringMatchKind) -> String {
+fn replace(
+    cp: &crate::interp::pattern::Pattern,
+    s: &str,
+    rep: &str,
+    kind: &SubstringMatchKind,
+) -> String {
     let chars: Vec<char> = s.chars().collect();
     let render = |m: &[char]| -> String {
         let mut out = String::new();

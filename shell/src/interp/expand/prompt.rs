@@ -23,7 +23,9 @@ impl Interp {
                 'w' | 'W' => {
                     let pwd = self.vars.get_str("PWD").unwrap_or(&self.cwd).to_string();
                     let home = self.vars.get_str("HOME").unwrap_or("").to_string();
-                    let shown = if !home.is_empty() && (pwd == home || pwd.starts_with(&format!("{home}/"))) {
+                    let shown = if !home.is_empty()
+                        && (pwd == home || pwd.starts_with(&format!("{home}/")))
+                    {
                         format!("~{}", &pwd[home.len()..])
                     } else {
                         pwd

@@ -23,7 +23,9 @@ pub fn quote_ansi(s: &str) -> String {
             '\x1b' => out.push_str("\\E"),
             '\'' => out.push_str("\\'"),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() && (c as u32) < 0x100 => out.push_str(&format!("\\{:03o}", c as u32)),
+            c if c.is_control() && (c as u32) < 0x100 => {
+                out.push_str(&format!("\\{:03o}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -62,8 +64,28 @@ pub fn quote_backslash(s: &str) -> String {
     for (i, c) in s.chars().enumerate() {
         let special = matches!(
             c,
-            ' ' | '!' | '"' | '#' | '$' | '&' | '\'' | '(' | ')' | '*' | ',' | ';' | '<' | '>' | '?'
-                | '[' | '\\' | ']' | '^' | '`' | '{' | '|' | '}'
+            ' ' | '!'
+                | '"'
+                | '#'
+                | '$'
+                | '&'
+                | '\''
+                | '('
+                | ')'
+                | '*'
+                | ','
+                | ';'
+                | '<'
+                | '>'
+                | '?'
+                | '['
+                | '\\'
+                | ']'
+                | '^'
+                | '`'
+                | '{'
+                | '|'
+                | '}'
         ) || (c == '~' && i == 0);
         if special {
             out.push('\\');

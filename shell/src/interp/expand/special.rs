@@ -54,9 +54,28 @@ impl Interp {
                 (t.secs as u64) ^ ((t.nanos as u64) << 20) ^ 0x9e37_79b9_7f4a_7c15
             }) | 1;
         }
-        self.random_state =
-            self.random_state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.random_state = self
+            .random_state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.random_state >> 33) & 0x7fff) as u32
+    }
+
+    /// The value of an ordinary scalar variable holding a plain decimal
+    /// number, read without copying (the arithmetic hot path). `None`
+    /// sends the caller down the general path.
+    pub(crate) fn plain_int_var(&self, name: &str) -> Option<i64> {
+        if is_dynamic_name(name) {
+            return None;
+        }
+        let var = self.vars.get_raw(name)?;
+        if var.attrs.has(Attrs::NAMEREF) {
+            return None;
+        }
+        match var.value.as_ref()? {
+            Value::Str(s) => crate::interp::arith::plain_decimal(s),
+            _ => None,
+        }
     }
 
     /// Values computed on every read; `None` for ordinary names.
@@ -121,7 +140,10 @@ impl Interp {
                 Some(self.call_stack.iter().rev().cloned().collect())
             }
             "BASH_VERSINFO" if self.vars.get(name).is_none() => Some(
-                ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"].iter().map(|s| s.to_string()).collect(),
+                ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
             ),
             _ => None,
         }
@@ -143,16 +165,22 @@ impl Interp {
             return self.var_scalar(&t);
         }
         match self.vars.get(name) {
-            Some(v) => v.value.as_ref().and_then(|v| v.as_scalar()).map(|s| s.to_string()),
-            None => self.fallback_scalar(name).or_else(|| self.dynamic_array(name).and_then(|a| a.into_iter().next())),
+            Some(v) => v
+                .value
+                .as_ref()
+                .and_then(|v| v.as_scalar())
+                .map(|s| s.to_string()),
+            None => self
+                .fallback_scalar(name)
+                .or_else(|| self.dynamic_array(name).and_then(|a| a.into_iter().next())),
         }
     }
 
     /// True when `name` is an associative array.
     pub fn is_assoc(&self, name: &str) -> bool {
-        self.vars.get(name).is_some_and(|v| {
-            matches!(v.value, Some(Value::Assoc(_))) || v.attrs.has(Attrs::ASSOC)
-        })
+        self.vars
+            .get(name)
+            .is_some_and(|v| matches!(v.value, Some(Value::Assoc(_))) || v.attrs.has(Attrs::ASSOC))
     }
 
     /// Resolves an arithmetic index against indexed array `name` (negative
@@ -291,13 +319,19 @@ impl Interp {
         let v = self.var_scalar(name);
         if v.is_none() && self.opts.nounset {
             self.expansion_error(&format!("{name}: unbound variable"));
-            return Err(ArithFail::Interrupt(Interrupt::Exit(self.fatal_expansion_status())));
+            return Err(ArithFail::Interrupt(Interrupt::Exit(
+                self.fatal_expansion_status(),
+            )));
         }
         Ok(v)
     }
 
     /// Reads `name[sub]` for arithmetic; `sub` is already expanded.
-    pub(crate) fn arith_element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ArithFail> {
+    pub(crate) fn arith_element(
+        &mut self,
+        name: &str,
+        sub: &str,
+    ) -> Result<Option<String>, ArithFail> {
         if let Some(t) = self.nameref_target(name) {
             return self.arith_element(&t, sub);
         }
@@ -307,6 +341,22 @@ impl Interp {
         let i = crate::interp::arith::eval_sub(self, sub)?;
         Ok(self.indexed_get(name, i)?)
     }
+}
+
+/// True for the names [`Interp::dynamic_scalar`] computes.
+fn is_dynamic_name(name: &str) -> bool {
+    matches!(
+        name,
+        "RANDOM"
+            | "SRANDOM"
+            | "LINENO"
+            | "SECONDS"
+            | "BASHPID"
+            | "BASH_SUBSHELL"
+            | "EPOCHSECONDS"
+            | "EPOCHREALTIME"
+            | "FUNCNAME"
+    )
 }
 
 /// True when a nameref's value names a variable (`x`, `a[1]`): other values

@@ -12,17 +12,23 @@ impl Interp {
     /// The expansion of a tilde prefix; `None` keeps it literal.
     pub(crate) fn tilde_value(&mut self, t: &TildeExpr) -> Option<String> {
         match t {
-            TildeExpr::Home => {
-                Some(self.vars.get_str("HOME").map(|s| s.to_string()).unwrap_or_else(|| SANDBOX_HOME.to_string()))
-            }
+            TildeExpr::Home => Some(
+                self.vars
+                    .get_str("HOME")
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| SANDBOX_HOME.to_string()),
+            ),
             TildeExpr::UserHome(user) => match user.as_str() {
                 "sandbox" => Some(SANDBOX_HOME.to_string()),
                 "root" => Some("/root".to_string()),
                 _ => None,
             },
-            TildeExpr::WorkingDir => {
-                Some(self.vars.get_str("PWD").map(|s| s.to_string()).unwrap_or_else(|| self.cwd.clone()))
-            }
+            TildeExpr::WorkingDir => Some(
+                self.vars
+                    .get_str("PWD")
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| self.cwd.clone()),
+            ),
             TildeExpr::OldWorkingDir => self.vars.get_str("OLDPWD").map(|s| s.to_string()),
             TildeExpr::NthDirFromTopOfDirStack { n, .. } => {
                 if *n == 0 {
@@ -34,7 +40,9 @@ impl Interp {
             TildeExpr::NthDirFromBottomOfDirStack { n } => {
                 let mut all = vec![self.cwd.clone()];
                 all.extend(self.dir_stack.iter().cloned());
-                all.len().checked_sub(n + 1).and_then(|i| all.get(i).cloned())
+                all.len()
+                    .checked_sub(n + 1)
+                    .and_then(|i| all.get(i).cloned())
             }
         }
     }

@@ -44,6 +44,9 @@ pub(crate) struct Acc {
     extglob: bool,
     /// How operands of `${x:-word}` are parsed (tilde rules of the context).
     pub mode: ParseMode,
+    /// The last unquoted character was a backslash from an expansion: it
+    /// escapes the next one in the pattern form.
+    escaped: bool,
 }
 
 fn is_ifs_ws(c: char) -> bool {
@@ -57,10 +60,15 @@ impl Acc {
             cur: Field::default(),
             split,
             want_pat,
-            ifs: if split { ifs.unwrap_or(" \t\n").to_string() } else { String::new() },
+            ifs: if split {
+                ifs.unwrap_or(" \t\n").to_string()
+            } else {
+                String::new()
+            },
             delim: Delim::None,
             extglob,
             mode: ParseMode::Word,
+            escaped: false,
         }
     }
 
@@ -71,12 +79,22 @@ impl Acc {
         // `&` is escaped too: in a `${x/p/r}` replacement it means the match.
         // Extglob characters are escaped whether or not extglob is on:
         // `[[ ]]` matches with extglob enabled regardless.
-        let special = matches!(c, '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|' | '!' | '@' | '+');
-        if special && (quoted || c == '\\') {
-            self.cur.pat.push('\\');
-        } else if !quoted && matches!(c, '*' | '?' | '[') {
-            self.cur.glob = true;
-        } else if !quoted && self.extglob && matches!(c, '(') {
+        let special = matches!(
+            c,
+            '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|' | '!' | '@' | '+'
+        );
+        if quoted {
+            if special {
+                self.cur.pat.push('\\');
+            }
+            self.escaped = false;
+        } else if self.escaped {
+            // Escaped by a backslash from an unquoted expansion (bash 5.2:
+            // `v='*\*.txt'; echo $v` matches a literal `*`).
+            self.escaped = false;
+        } else if c == '\\' {
+            self.escaped = true;
+        } else if matches!(c, '*' | '?' | '[') || (self.extglob && c == '(') {
             self.cur.glob = true;
         }
         self.cur.pat.push(c);
@@ -118,7 +136,28 @@ impl Acc {
             }
             return;
         }
-        for c in s.chars() {
+        let mut rest = s;
+        while !rest.is_empty() {
+            // A run without IFS characters goes in at once.
+            let run = rest
+                .find(|c: char| self.ifs.contains(c))
+                .unwrap_or(rest.len());
+            if run > 0 {
+                let (seg, tail) = rest.split_at(run);
+                self.delim = Delim::None;
+                self.cur.started = true;
+                self.cur.text.push_str(seg);
+                if self.want_pat {
+                    for c in seg.chars() {
+                        self.push_pat_char(c, false);
+                    }
+                }
+                rest = tail;
+                continue;
+            }
+            let mut it = rest.chars();
+            let c = it.next().unwrap_or(' ');
+            rest = it.as_str();
             if self.ifs.contains(c) {
                 if is_ifs_ws(c) {
                     if self.cur.started || !self.cur.text.is_empty() {
@@ -149,6 +188,7 @@ impl Acc {
         let f = std::mem::take(&mut self.cur);
         self.fields.push(f);
         self.delim = Delim::None;
+        self.escaped = false;
     }
 
     fn finish_field_always(&mut self) {
@@ -191,12 +231,20 @@ impl Interp {
     }
 
     /// Expands one command word into `out` (brace, ..., globbing).
-    pub(crate) fn expand_word_into(&mut self, word: &str, out: &mut Vec<String>) -> Result<(), Interrupt> {
+    pub(crate) fn expand_word_into(
+        &mut self,
+        word: &str,
+        out: &mut Vec<String>,
+    ) -> Result<(), Interrupt> {
         if is_plain(word) {
             out.push(word.to_string());
             return Ok(());
         }
-        let braced = if word.contains('{') { super::brace_expand(word) } else { vec![word.to_string()] };
+        let braced = if word.contains('{') {
+            super::brace_expand(word)
+        } else {
+            vec![word.to_string()]
+        };
         for w in &braced {
             let ifs = self.ifs_value();
             let mut acc = Acc::new(true, true, ifs.as_deref(), self.opts.extglob);
@@ -206,7 +254,11 @@ impl Interp {
                 Some((p, r)) if r.contains('~') => (p, r),
                 _ => ("", w.as_str()),
             };
-            let mode = if prefix.is_empty() { ParseMode::Word } else { ParseMode::Assignment };
+            let mode = if prefix.is_empty() {
+                ParseMode::Word
+            } else {
+                ParseMode::Assignment
+            };
             acc.mode = mode;
             let pieces = self.parse_or_bad_subst(rest, mode)?;
             acc.push_literal(prefix, false);
@@ -237,7 +289,11 @@ impl Interp {
     }
 
     /// Parses a word, reporting `bad substitution` when it can't be parsed.
-    pub(crate) fn parse_or_bad_subst(&mut self, w: &str, mode: ParseMode) -> Result<super::Pieces, Interrupt> {
+    pub(crate) fn parse_or_bad_subst(
+        &mut self,
+        w: &str,
+        mode: ParseMode,
+    ) -> Result<super::Pieces, Interrupt> {
         match parse_word(w, mode) {
             Some(p) => Ok(p),
             None => {
@@ -256,7 +312,12 @@ impl Interp {
 
     /// Expands `word` to one string (no splitting, no globbing); with `pat`,
     /// returns the pattern form instead.
-    pub(crate) fn expand_nosplit(&mut self, word: &str, mode: ParseMode, pat: bool) -> Result<String, Interrupt> {
+    pub(crate) fn expand_nosplit(
+        &mut self,
+        word: &str,
+        mode: ParseMode,
+        pat: bool,
+    ) -> Result<String, Interrupt> {
         if is_plain(word) && mode != ParseMode::Heredoc {
             return Ok(word.to_string());
         }
@@ -265,7 +326,11 @@ impl Interp {
         acc.mode = mode;
         let quoted = mode == ParseMode::Heredoc;
         self.expand_pieces(&pieces, quoted, &mut acc)?;
-        let fields = acc.finish();
+        let mut fields = acc.finish();
+        if fields.len() == 1 {
+            let f = fields.pop().unwrap_or_default();
+            return Ok(if pat { f.pat } else { f.text });
+        }
         let mut s = String::new();
         for (i, f) in fields.into_iter().enumerate() {
             if i > 0 {
@@ -280,16 +345,30 @@ impl Interp {
     pub(crate) fn expand_one_piece(&mut self, piece: &WordPiece) -> Result<String, Interrupt> {
         let mut acc = Acc::new(false, false, None, self.opts.extglob);
         self.expand_piece(piece, false, &mut acc)?;
-        Ok(acc.finish().into_iter().map(|f| f.text).collect::<Vec<_>>().join(" "))
+        Ok(acc
+            .finish()
+            .into_iter()
+            .map(|f| f.text)
+            .collect::<Vec<_>>()
+            .join(" "))
     }
 
     /// Expands `word` (a parameter operand such as the `y` of `${x:-y}`)
     /// into `acc` in the given quoting context.
     /// Unquoted, its unquoted literal text is split too (`${u:-a b}` gives
     /// two fields), as it is part of an unquoted expansion.
-    pub(crate) fn expand_operand_into(&mut self, word: &str, quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
+    pub(crate) fn expand_operand_into(
+        &mut self,
+        word: &str,
+        quoted: bool,
+        acc: &mut Acc,
+    ) -> Result<(), Interrupt> {
         // No tilde expansion inside double quotes; otherwise the context's rules.
-        let mode = if quoted || acc.mode == ParseMode::Heredoc { ParseMode::NoTilde } else { acc.mode };
+        let mode = if quoted || acc.mode == ParseMode::Heredoc {
+            ParseMode::NoTilde
+        } else {
+            acc.mode
+        };
         let pieces = self.parse_or_bad_subst(word, mode)?;
         if quoted {
             return self.expand_pieces(&pieces, quoted, acc);
@@ -304,7 +383,12 @@ impl Interp {
     }
 
     /// Expands pieces into `acc`; `quoted` is true inside double quotes.
-    pub(crate) fn expand_pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
+    pub(crate) fn expand_pieces(
+        &mut self,
+        pieces: &[WordPieceWithSource],
+        quoted: bool,
+        acc: &mut Acc,
+    ) -> Result<(), Interrupt> {
         for (i, p) in pieces.iter().enumerate() {
             // The parser leaves a `${...}` it could not parse as the text `$`
             // followed by text starting with `{`: bash's "bad substitution".
@@ -322,7 +406,12 @@ impl Interp {
         Ok(())
     }
 
-    fn expand_piece(&mut self, piece: &WordPiece, quoted: bool, acc: &mut Acc) -> Result<(), Interrupt> {
+    fn expand_piece(
+        &mut self,
+        piece: &WordPiece,
+        quoted: bool,
+        acc: &mut Acc,
+    ) -> Result<(), Interrupt> {
         match piece {
             WordPiece::Text(s) => acc.push_literal(s, quoted),
             WordPiece::SingleQuotedText(s) => {
@@ -440,6 +529,11 @@ impl Interp {
                 other => self.expand_piece(other, true, &mut acc)?,
             }
         }
-        Ok(acc.finish().into_iter().map(|f| f.text).collect::<Vec<_>>().join(" "))
+        Ok(acc
+            .finish()
+            .into_iter()
+            .map(|f| f.text)
+            .collect::<Vec<_>>()
+            .join(" "))
     }
 }

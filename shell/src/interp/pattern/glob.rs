@@ -16,7 +16,10 @@ pub fn glob(interp: &Interp, pattern: &str) -> Vec<String> {
     let opts = GlobOpts {
         dotglob: interp.opts.dotglob,
         globstar: interp.opts.globstar,
-        m: MatchOptions { extglob: interp.opts.extglob, nocase: interp.opts.nocaseglob },
+        m: MatchOptions {
+            extglob: interp.opts.extglob,
+            nocase: interp.opts.nocaseglob,
+        },
     };
     glob_in(&interp.fs, &interp.cwd, pattern, opts)
 }
@@ -41,7 +44,11 @@ pub fn glob_in(fs: &Fs, cwd: &str, pattern: &str, opts: GlobOpts) -> Vec<String>
     };
     let comps = split_components(rest);
     let mut out = Vec::new();
-    let mut g = Globber { fs, opts, out: &mut out };
+    let mut g = Globber {
+        fs,
+        opts,
+        out: &mut out,
+    };
     g.walk(&base, &out_prefix, &comps);
     out.sort();
     out.dedup();
@@ -81,12 +88,19 @@ struct Globber<'a> {
 }
 
 fn join(dir: &str, name: &str) -> String {
-    if dir.ends_with('/') { format!("{dir}{name}") } else { format!("{dir}/{name}") }
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
 }
 
 impl Globber<'_> {
     fn is_dir(&self, path: &str) -> bool {
-        self.fs.metadata(path).map(|m| m.kind == FileKind::Dir).unwrap_or(false)
+        self.fs
+            .metadata(path)
+            .map(|m| m.kind == FileKind::Dir)
+            .unwrap_or(false)
     }
 
     /// Matches `comps` below directory `dir` (absolute); `prefix` is what the
@@ -186,7 +200,11 @@ impl Globber<'_> {
             let is_dir = e.kind == FileKind::Dir;
             if is_dir {
                 let p = format!("{prefix}{}/", e.name);
-                self.out.push(if dirs_only { p.clone() } else { format!("{prefix}{}", e.name) });
+                self.out.push(if dirs_only {
+                    p.clone()
+                } else {
+                    format!("{prefix}{}", e.name)
+                });
                 self.all_below(&join(dir, &e.name), &p, dirs_only);
             } else if !dirs_only {
                 self.out.push(format!("{prefix}{}", e.name));

@@ -2,8 +2,14 @@
 
 use super::{MatchOptions, Pattern, escape, has_glob_chars, matches, to_regex};
 
-const PLAIN: MatchOptions = MatchOptions { extglob: false, nocase: false };
-const EXT: MatchOptions = MatchOptions { extglob: true, nocase: false };
+const PLAIN: MatchOptions = MatchOptions {
+    extglob: false,
+    nocase: false,
+};
+const EXT: MatchOptions = MatchOptions {
+    extglob: true,
+    nocase: false,
+};
 
 #[test]
 fn wildcards_and_classes() {
@@ -40,7 +46,10 @@ fn escapes_are_literal() {
 
 #[test]
 fn nocase() {
-    let o = MatchOptions { extglob: false, nocase: true };
+    let o = MatchOptions {
+        extglob: false,
+        nocase: true,
+    };
     assert!(matches("ABC*", "abcdef", o));
     assert!(matches("[a-c]x", "BX", o));
 }

@@ -99,7 +99,8 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
                     Ok(d) => d,
                     Err(e) => {
                         common::err(ctx.stderr, name, format!("couldn't open file {v}: {e}"));
-                        return 1;
+                        // GNU treats an unreadable script file as a fatal I/O error.
+                        return 4;
                     }
                 };
                 script.extend_from_slice(&data);

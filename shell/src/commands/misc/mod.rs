@@ -1,0 +1,6 @@
+//! The misc family of commands.
+
+use super::CommandFn;
+
+/// The commands of this family.
+pub const COMMANDS: &[(&str, CommandFn)] = &[];
