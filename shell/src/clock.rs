@@ -35,10 +35,18 @@ impl Clock {
     pub fn now(&self) -> Timestamp {
         match self {
             Clock::Real => {
-                let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-                Timestamp { secs: d.as_secs() as i64, nanos: d.subsec_nanos() }
+                let d = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .unwrap_or_default();
+                Timestamp {
+                    secs: d.as_secs() as i64,
+                    nanos: d.subsec_nanos(),
+                }
             }
-            Clock::Fixed(secs) => Timestamp { secs: *secs, nanos: 0 },
+            Clock::Fixed(secs) => Timestamp {
+                secs: *secs,
+                nanos: 0,
+            },
         }
     }
 

@@ -1,8 +1,8 @@
 //! State shared by every thread of one run: the deadline, counters and
 //! cancellation, so a limit tripped in one pipeline stage stops them all.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::clock::Clock;
@@ -27,7 +27,12 @@ pub struct RunControl {
 
 impl RunControl {
     /// A control block for a run that started now.
-    pub fn new(limits: Limits, clock: Clock, deadline: Option<Instant>, seed: Option<u64>) -> RunControl {
+    pub fn new(
+        limits: Limits,
+        clock: Clock,
+        deadline: Option<Instant>,
+        seed: Option<u64>,
+    ) -> RunControl {
         RunControl {
             limits,
             clock,
@@ -88,6 +93,7 @@ impl RunControl {
 
     /// The time left before the deadline (`None`: no deadline).
     pub fn remaining(&self) -> Option<std::time::Duration> {
-        self.deadline.map(|d| d.saturating_duration_since(Instant::now()))
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
     }
 }

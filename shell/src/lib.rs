@@ -58,7 +58,10 @@ pub struct Determinism {
 impl Default for Determinism {
     fn default() -> Self {
         // 2024-01-01T00:00:00Z
-        Determinism { epoch_secs: 1_704_067_200, seed: 42 }
+        Determinism {
+            epoch_secs: 1_704_067_200,
+            seed: 42,
+        }
     }
 }
 

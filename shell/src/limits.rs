@@ -46,7 +46,11 @@ pub struct FsLimits {
 
 impl Default for FsLimits {
     fn default() -> Self {
-        FsLimits { max_total_bytes: 512 << 20, max_files: 200_000, max_file_size: 128 << 20 }
+        FsLimits {
+            max_total_bytes: 512 << 20,
+            max_files: 200_000,
+            max_file_size: 128 << 20,
+        }
     }
 }
 

@@ -55,7 +55,11 @@ pub struct CommandCtx<'a> {
 impl CommandCtx<'_> {
     /// The value of an environment variable.
     pub fn getenv(&self, name: &str) -> Option<&str> {
-        self.env.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Resolves a path argument against the working directory.
@@ -87,8 +91,7 @@ pub trait Exec {
 }
 
 /// Every command family's table, in lookup order.
-const FAMILIES: &[&[(&str, CommandFn)]] =
-    &[
+const FAMILIES: &[&[(&str, CommandFn)]] = &[
     files::COMMANDS,
     archive::COMMANDS,
     system::COMMANDS,

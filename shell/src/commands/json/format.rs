@@ -138,30 +138,30 @@ pub fn write_number(out: &mut Vec<u8>, f: f64) {
     let sci = format!("{:e}", f.abs());
     let (mantissa, exp) = sci.split_once('e').expect("scientific format");
     let exp: i32 = exp.parse().expect("exponent");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let digits: Vec<u8> = mantissa.bytes().filter(|c| *c != b'.').collect();
     let ndigits = digits.len() as i32;
     let decpt = exp + 1; // position of the decimal point relative to the digits
     if f < 0.0 {
         out.push(b'-');
     }
     if decpt <= -4 || decpt > ndigits + 15 {
-        out.extend_from_slice(digits[..1].as_bytes());
+        out.extend_from_slice(&digits[..1]);
         if ndigits > 1 {
             out.push(b'.');
-            out.extend_from_slice(digits[1..].as_bytes());
+            out.extend_from_slice(&digits[1..]);
         }
         let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
     } else if decpt <= 0 {
         out.extend_from_slice(b"0.");
         out.extend(std::iter::repeat_n(b'0', (-decpt) as usize));
-        out.extend_from_slice(digits.as_bytes());
+        out.extend_from_slice(&digits);
     } else if decpt >= ndigits {
-        out.extend_from_slice(digits.as_bytes());
+        out.extend_from_slice(&digits);
         out.extend(std::iter::repeat_n(b'0', (decpt - ndigits) as usize));
     } else {
-        out.extend_from_slice(digits[..decpt as usize].as_bytes());
+        out.extend_from_slice(&digits[..decpt as usize]);
         out.push(b'.');
-        out.extend_from_slice(digits[decpt as usize..].as_bytes());
+        out.extend_from_slice(&digits[decpt as usize..]);
     }
 }
 

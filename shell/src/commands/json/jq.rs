@@ -322,9 +322,9 @@ const GLOBALS: [&str; 3] = ["$ENV", "$__sandkeep_now", "$ARGS"];
 /// filter compiled earlier on this thread: parsing jq's standard library
 /// dominates a small `jq` call.
 fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>, Failure> {
+    type Cache = HashMap<(String, Vec<String>), Rc<jaq_core::Filter<JqData>>>;
     thread_local! {
-        static FILTERS: RefCell<HashMap<(String, Vec<String>), Rc<jaq_core::Filter<JqData>>>> =
-            RefCell::new(HashMap::new());
+        static FILTERS: RefCell<Cache> = RefCell::new(HashMap::new());
     }
     let key = (code.to_string(), named.to_vec());
     if let Some(f) = FILTERS.with(|c| c.borrow().get(&key).cloned()) {
