@@ -69,6 +69,22 @@ fn infinite_loop_hits_the_timeout() {
     assert_usable(&sh);
 }
 
+/// The message names the timeout in force for the run, not the sandbox default.
+#[test]
+fn per_run_timeout_is_named_in_the_message() {
+    let sh = shell(Limits::default());
+    let o = sh.run(
+        "while :; do :; done",
+        RunOptions {
+            timeout: Some(Duration::from_millis(200)),
+            ..RunOptions::default()
+        },
+    );
+    assert_eq!(o.exit_code, 124);
+    assert!(stderr(&o).contains("timeout exceeded (0.2s)"), "{}", stderr(&o));
+    assert_usable(&sh);
+}
+
 #[test]
 fn runaway_recursion_hits_the_call_depth() {
     let sh = shell(quick());

@@ -8,6 +8,7 @@ Prints one JSON object with what it saw; the Rust test asserts on it.
 """
 import asyncio
 import json
+import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters
@@ -22,6 +23,8 @@ async def main(sandkeep, data, agent, backend, step):
     params = StdioServerParameters(
         command=sandkeep,
         args=["-q", "--data", data, "mcp", "--agent", agent, "--backend", backend],
+        # The SDK passes only a safe subset of the environment: add the daemon's address.
+        env={k: v for k, v in os.environ.items() if k == "DOCKER_HOST" or k.startswith("SANDKEEP_")},
     )
     seen = {}
     async with stdio_client(params) as streams:

@@ -75,6 +75,16 @@ impl CommandCtx<'_> {
 
 /// Runs a program by name the way `execvp` would: a registry command, a
 /// script in the virtual tree, or `bash`/`sh` itself.
+///
+/// Three ways in:
+/// - [`Exec::exec`]: `env` is added on top of the calling shell's exported
+///   variables (`xargs`, `find -exec`).
+/// - [`Exec::exec_env`]: `env` is the COMPLETE environment the program sees,
+///   so variables can be hidden (`env -i CMD`, `env -u NAME CMD`).
+/// - [`Exec::exec_with_deadline`]: like `exec`, but the program is stopped at
+///   `deadline` and the call then returns 124, as `timeout(1)` does
+///   (`timeout DURATION CMD`). The run's own limits still apply: when the
+///   run's deadline comes first, the whole run ends as usual.
 pub trait Exec {
     /// Runs `argv` with extra environment `env`, in `cwd`, on the given streams;
     /// returns its exit status (127 when not found, 126 when not executable).
@@ -88,6 +98,40 @@ pub trait Exec {
         stdout: &mut dyn Write,
         stderr: &mut dyn Write,
     ) -> i32;
+
+    /// Runs `argv` with exactly the environment `env` (nothing inherited);
+    /// otherwise as [`Exec::exec`]. The default inherits, for implementations
+    /// that cannot hide variables.
+    #[allow(clippy::too_many_arguments)]
+    fn exec_env(
+        &mut self,
+        argv: &[String],
+        env: &[(String, String)],
+        cwd: &str,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> i32 {
+        self.exec(argv, env, cwd, stdin, stdout, stderr)
+    }
+
+    /// Runs `argv` as [`Exec::exec`] does, stopping it at `deadline`: returns
+    /// 124 when the deadline stopped it, else its exit status. The default
+    /// ignores the deadline.
+    #[allow(clippy::too_many_arguments)]
+    fn exec_with_deadline(
+        &mut self,
+        argv: &[String],
+        env: &[(String, String)],
+        cwd: &str,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+        deadline: std::time::Instant,
+    ) -> i32 {
+        let _ = deadline;
+        self.exec(argv, env, cwd, stdin, stdout, stderr)
+    }
 }
 
 /// Every command family's table, in lookup order.

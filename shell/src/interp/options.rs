@@ -53,6 +53,13 @@ pub struct Options {
     pub xpg_echo: bool,
     /// Options without a typed field, changed from their default.
     pub other: BTreeMap<String, bool>,
+    /// Completion specs stored by `complete`, by command name in the order
+    /// they were first defined, each as the `complete ...` line that
+    /// recreates it (kept here because specs are per-shell state copied into
+    /// subshells, like options).
+    pub completions: Vec<(String, String)>,
+    /// The history list (`history -s`, `history -r`): entries in order.
+    pub history: Vec<String>,
 }
 
 /// `set -o` option names in bash's listing order, with their defaults in a

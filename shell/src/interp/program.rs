@@ -466,8 +466,20 @@ struct ProgramRunner<'a> {
     base: &'a Interp,
 }
 
-impl Exec for ProgramRunner<'_> {
-    fn exec(
+/// How [`ProgramRunner::run_child`] sets up the program it runs.
+#[derive(Clone, Copy)]
+enum ChildMode {
+    /// `env` on top of the caller's exported variables.
+    Inherit,
+    /// `env` is the complete environment.
+    Complete,
+    /// As `Inherit`, stopped at this deadline.
+    Deadline(std::time::Instant),
+}
+
+impl ProgramRunner<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn run_child(
         &mut self,
         argv: &[String],
         env: &[(String, String)],
@@ -475,6 +487,7 @@ impl Exec for ProgramRunner<'_> {
         stdin: &mut dyn Read,
         stdout: &mut dyn Write,
         stderr: &mut dyn Write,
+        mode: ChildMode,
     ) -> i32 {
         if argv.is_empty() {
             return 0;
@@ -482,6 +495,8 @@ impl Exec for ProgramRunner<'_> {
         let input = Borrowed::reader(stdin);
         let output = Borrowed::writer(stdout);
         let errors = Borrowed::writer(stderr);
+        let parent = self.base.control.clone();
+        let mut nested = None;
         let status = {
             let mut child = self.base.clone();
             child.funcs.clear();
@@ -491,6 +506,30 @@ impl Exec for ProgramRunner<'_> {
             fds.set(1, Some(Handle::Borrowed(output.clone())));
             fds.set(2, Some(Handle::Borrowed(errors.clone())));
             child.fds = fds;
+            match mode {
+                ChildMode::Inherit => {}
+                ChildMode::Complete => {
+                    // Nothing the caller exported reaches the program.
+                    for name in child.vars.names() {
+                        if let Some(v) = child.vars.get_raw_mut(&name) {
+                            v.attrs.remove(Attrs::EXPORT);
+                        }
+                    }
+                }
+                ChildMode::Deadline(d) => {
+                    // A nested control block: same limits, clock and seed,
+                    // the earlier of the two deadlines.
+                    let deadline = parent.deadline.map_or(d, |p| p.min(d));
+                    let control = std::sync::Arc::new(crate::control::RunControl::new(
+                        parent.limits.clone(),
+                        parent.clock,
+                        Some(deadline),
+                        parent.seed,
+                    ));
+                    child.control = control.clone();
+                    nested = Some(control);
+                }
+            }
             for (k, v) in env {
                 let _ = child.vars.set(k, Value::Str(v.clone()));
                 if let Some(var) = child.vars.get_raw_mut(k) {
@@ -506,6 +545,56 @@ impl Exec for ProgramRunner<'_> {
         input.revoke();
         output.revoke();
         errors.revoke();
+        if let Some(control) = nested
+            && let Some(kind) = control.tripped()
+        {
+            // The nested deadline is the sub-command's own business; any
+            // other limit (or the run's deadline) ends the whole run.
+            if kind != crate::limits::LimitKind::Timeout || parent.check().is_err() {
+                parent.trip(kind);
+            }
+            return 124;
+        }
         status
+    }
+}
+
+impl Exec for ProgramRunner<'_> {
+    fn exec(
+        &mut self,
+        argv: &[String],
+        env: &[(String, String)],
+        cwd: &str,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> i32 {
+        self.run_child(argv, env, cwd, stdin, stdout, stderr, ChildMode::Inherit)
+    }
+
+    fn exec_env(
+        &mut self,
+        argv: &[String],
+        env: &[(String, String)],
+        cwd: &str,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> i32 {
+        self.run_child(argv, env, cwd, stdin, stdout, stderr, ChildMode::Complete)
+    }
+
+    fn exec_with_deadline(
+        &mut self,
+        argv: &[String],
+        env: &[(String, String)],
+        cwd: &str,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+        deadline: std::time::Instant,
+    ) -> i32 {
+        let mode = ChildMode::Deadline(deadline);
+        self.run_child(argv, env, cwd, stdin, stdout, stderr, mode)
     }
 }

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::fd::{ByteSource, Collector, FdTable, Handle};
 use super::vars::{Attrs, Value, Vars};
@@ -52,10 +52,12 @@ pub(crate) fn set_identity(vars: &mut Vars) {
 }
 
 /// What a limit prints when it ends the run.
-fn limit_message(kind: LimitKind, control: &RunControl) -> String {
+/// `timeout` is the wall-clock limit in force for this run (which
+/// `RunOptions::timeout` may set below or above the sandbox default).
+fn limit_message(kind: LimitKind, control: &RunControl, timeout: Duration) -> String {
     let l = &control.limits;
     let detail = match kind {
-        LimitKind::Timeout => format!("{:.1}s", l.timeout.as_secs_f64()),
+        LimitKind::Timeout => format!("{:.1}s", timeout.as_secs_f64()),
         LimitKind::Commands => format!("{} commands", l.max_commands),
         LimitKind::LoopIterations => format!("{} iterations", l.max_loop_iterations),
         LimitKind::CallDepth => format!("depth {}", l.max_call_depth),
@@ -200,7 +202,7 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
             );
             err.write_forced(marker.as_bytes());
         }
-        err.write_forced(limit_message(kind, &control).as_bytes());
+        err.write_forced(limit_message(kind, &control, timeout).as_bytes());
     }
     RunOutput {
         exit_code: status & 0xff,

@@ -152,8 +152,9 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
         ));
         return 127;
     }
+    // `env` is the complete environment: `-i` and `-u` hide variables.
     ctx.exec
-        .exec(&argv, &env, &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
+        .exec_env(&argv, &env, &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
 }
 
 /// `printenv [-0] [NAME]...`

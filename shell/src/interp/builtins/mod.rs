@@ -12,10 +12,12 @@
 
 mod alias;
 mod cd;
+mod complete;
 mod declare;
 mod echo;
 mod flow;
 mod getopts;
+mod history;
 mod mapfile;
 mod misc;
 pub mod printf;
@@ -42,10 +44,14 @@ const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("[", test::bracket),
     ("alias", alias::alias),
     ("break", flow::break_),
+    ("bind", history::bind),
     ("builtin", types::builtin),
     ("caller", flow::caller),
     ("cd", cd::cd),
     ("command", types::command),
+    ("compgen", complete::compgen),
+    ("complete", complete::complete),
+    ("compopt", complete::compopt),
     ("continue", flow::continue_),
     ("declare", declare::declare),
     ("dirs", cd::dirs),
@@ -55,9 +61,11 @@ const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("exit", flow::exit),
     ("export", declare::export),
     ("false", misc::false_),
+    ("fc", history::fc),
     ("getopts", getopts::getopts),
     ("hash", types::hash),
     ("help", misc::help),
+    ("history", history::history),
     ("kill", misc::kill),
     ("let", misc::let_),
     ("local", declare::local),

@@ -47,6 +47,17 @@ pub(crate) struct Acc {
     /// The last unquoted character was a backslash from an expansion: it
     /// escapes the next one in the pattern form.
     escaped: bool,
+    /// IFS as a byte table when it is all ASCII (the usual case): splitting
+    /// then scans bytes instead of searching IFS for every character.
+    ifs_table: Option<[bool; 128]>,
+}
+
+/// Bytes that need the character-by-character pattern-form path.
+fn is_pat_special(b: u8) -> bool {
+    matches!(
+        b,
+        b'*' | b'?' | b'[' | b']' | b'\\' | b'&' | b'(' | b')' | b'|' | b'!' | b'@' | b'+'
+    )
 }
 
 fn is_ifs_ws(c: char) -> bool {
@@ -55,7 +66,7 @@ fn is_ifs_ws(c: char) -> bool {
 
 impl Acc {
     pub(crate) fn new(split: bool, want_pat: bool, ifs: Option<&str>, extglob: bool) -> Acc {
-        Acc {
+        let mut acc = Acc {
             fields: Vec::new(),
             cur: Field::default(),
             split,
@@ -69,7 +80,16 @@ impl Acc {
             extglob,
             mode: ParseMode::Word,
             escaped: false,
+            ifs_table: None,
+        };
+        if split && acc.ifs.is_ascii() {
+            let mut t = [false; 128];
+            for b in acc.ifs.bytes() {
+                t[b as usize] = true;
+            }
+            acc.ifs_table = Some(t);
         }
+        acc
     }
 
     fn push_pat_char(&mut self, c: char, quoted: bool) {
@@ -139,17 +159,23 @@ impl Acc {
         let mut rest = s;
         while !rest.is_empty() {
             // A run without IFS characters goes in at once.
-            let run = rest
-                .find(|c: char| self.ifs.contains(c))
-                .unwrap_or(rest.len());
+            let run = match &self.ifs_table {
+                Some(t) => rest.bytes().position(|b| b < 128 && t[b as usize]),
+                None => rest.find(|c: char| self.ifs.contains(c)),
+            }
+            .unwrap_or(rest.len());
             if run > 0 {
                 let (seg, tail) = rest.split_at(run);
                 self.delim = Delim::None;
                 self.cur.started = true;
                 self.cur.text.push_str(seg);
                 if self.want_pat {
-                    for c in seg.chars() {
-                        self.push_pat_char(c, false);
+                    if self.escaped || seg.bytes().any(is_pat_special) {
+                        for c in seg.chars() {
+                            self.push_pat_char(c, false);
+                        }
+                    } else {
+                        self.cur.pat.push_str(seg);
                     }
                 }
                 rest = tail;

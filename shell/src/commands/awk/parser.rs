@@ -1,0 +1,895 @@
+//! The awk parser: tokens to a [`Program`], by recursive descent over awk's
+//! precedence levels (assignment, `?:`, `||`, `&&`, `in`, `~`, comparison,
+//! concatenation, additive, multiplicative, unary, `^`, `++ --`, `$`).
+
+use std::collections::HashMap;
+
+use super::ast::*;
+use super::lexer::{Tok, Token, lex};
+
+/// A syntax error: `(line, near)`.
+#[derive(Debug)]
+pub struct SyntaxError {
+    /// 1-based line.
+    pub line: usize,
+    /// The message (`syntax error at or near X`).
+    pub msg: String,
+}
+
+const MAX_DEPTH: usize = 200;
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    globals: HashMap<String, usize>,
+    prog: Program,
+    /// Parameters of the function being parsed.
+    locals: Option<Vec<String>>,
+    array_locals: Vec<bool>,
+    no_gt: bool,
+    no_in: bool,
+    depth: usize,
+}
+
+/// Parses an awk program.
+pub fn parse(src: &str) -> Result<Program, SyntaxError> {
+    let toks = lex(src).map_err(|(line, msg)| SyntaxError { line, msg })?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        globals: HashMap::new(),
+        prog: Program::default(),
+        locals: None,
+        array_locals: Vec::new(),
+        no_gt: false,
+        no_in: false,
+        depth: 0,
+    };
+    for n in special::NAMES {
+        p.global(n);
+    }
+    p.program()?;
+    Ok(p.prog)
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Num(n) => format!("{n}"),
+        Tok::Str(s) => format!("\"{s}\""),
+        Tok::Regex(s) => format!("/{s}/"),
+        Tok::Name(s) | Tok::FuncName(s) | Tok::Builtin(s) => s.clone(),
+        Tok::Kw(k) => k.to_string(),
+        Tok::Op(o) => o.to_string(),
+        Tok::Newline => "end of line".into(),
+        Tok::Eof => "end of file".into(),
+    }
+}
+
+type R<T> = Result<T, SyntaxError>;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos.min(self.toks.len() - 1)].tok
+    }
+    fn peek_at(&self, n: usize) -> &Tok {
+        &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
+    }
+    fn next(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+    fn err<T>(&self) -> R<T> {
+        let t = &self.toks[self.pos.min(self.toks.len() - 1)];
+        Err(SyntaxError { line: t.line, msg: format!("syntax error at or near {}", describe(&t.tok)) })
+    }
+    fn is_op(&self, o: &str) -> bool {
+        matches!(self.peek(), Tok::Op(x) if *x == o)
+    }
+    fn is_kw(&self, k: &str) -> bool {
+        matches!(self.peek(), Tok::Kw(x) if *x == k)
+    }
+    fn eat_op(&mut self, o: &str) -> bool {
+        if self.is_op(o) {
+            self.next();
+            true
+        } else {
+            false
+        }
+    }
+    fn expect_op(&mut self, o: &str) -> R<()> {
+        if self.eat_op(o) { Ok(()) } else { self.err() }
+    }
+    fn opt_newlines(&mut self) {
+        while *self.peek() == Tok::Newline {
+            self.next();
+        }
+    }
+    fn global(&mut self, name: &str) -> usize {
+        if let Some(i) = self.globals.get(name) {
+            return *i;
+        }
+        let i = self.prog.globals.len();
+        self.prog.globals.push(name.to_string());
+        self.globals.insert(name.to_string(), i);
+        i
+    }
+    fn var(&mut self, name: &str) -> Var {
+        if let Some(l) = &self.locals
+            && let Some(i) = l.iter().position(|p| p == name)
+        {
+            return Var::Local(i);
+        }
+        Var::Global(self.global(name))
+    }
+    fn array_var(&mut self, name: &str) -> Var {
+        let v = self.var(name);
+        if let Var::Local(i) = v {
+            self.array_locals[i] = true;
+        }
+        v
+    }
+    fn regex(&mut self, s: String) -> usize {
+        self.prog.regexes.push(s);
+        self.prog.regexes.len() - 1
+    }
+
+    fn program(&mut self) -> R<()> {
+        loop {
+            while matches!(self.peek(), Tok::Newline) || self.is_op(";") {
+                self.next();
+            }
+            match self.peek().clone() {
+                Tok::Eof => return Ok(()),
+                Tok::Kw("function") => self.function()?,
+                Tok::Kw("BEGIN") => {
+                    self.next();
+                    self.opt_newlines();
+                    if !self.is_op("{") {
+                        return self.err();
+                    }
+                    let a = self.block()?;
+                    self.prog.rules.push(Rule { pattern: Pattern::Begin, action: Some(a) });
+                }
+                Tok::Kw("END") => {
+                    self.next();
+                    self.opt_newlines();
+                    if !self.is_op("{") {
+                        return self.err();
+                    }
+                    let a = self.block()?;
+                    self.prog.rules.push(Rule { pattern: Pattern::End, action: Some(a) });
+                }
+                Tok::Op("{") => {
+                    let a = self.block()?;
+                    self.prog.rules.push(Rule { pattern: Pattern::All, action: Some(a) });
+                }
+                _ => {
+                    let e = self.expr()?;
+                    let pattern = if self.eat_op(",") {
+                        self.opt_newlines();
+                        let e2 = self.expr()?;
+                        self.prog.ranges += 1;
+                        Pattern::Range(e, e2, self.prog.ranges - 1)
+                    } else {
+                        Pattern::Expr(e)
+                    };
+                    let action = if self.is_op("{") { Some(self.block()?) } else { None };
+                    if action.is_none()
+                        && !matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op(";"))
+                    {
+                        return self.err();
+                    }
+                    self.prog.rules.push(Rule { pattern, action });
+                }
+            }
+        }
+    }
+
+    fn function(&mut self) -> R<()> {
+        self.next();
+        let name = match self.next() {
+            Tok::Name(n) | Tok::FuncName(n) => n,
+            _ => {
+                self.pos -= 1;
+                return self.err();
+            }
+        };
+        if self.prog.funcs.iter().any(|f| f.name == name) {
+            let line = self.toks[self.pos].line;
+            return Err(SyntaxError { line, msg: format!("function `{name}' redefined") });
+        }
+        self.expect_op("(")?;
+        let mut params = Vec::new();
+        self.opt_newlines();
+        while !self.is_op(")") {
+            match self.next() {
+                Tok::Name(n) => params.push(n),
+                _ => {
+                    self.pos -= 1;
+                    return self.err();
+                }
+            }
+            self.opt_newlines();
+            if !self.is_op(")") {
+                self.expect_op(",")?;
+                self.opt_newlines();
+            }
+        }
+        self.next();
+        self.opt_newlines();
+        let n = params.len();
+        self.locals = Some(params);
+        self.array_locals = vec![false; n];
+        // Register first so recursion and later calls resolve.
+        self.prog.funcs.push(Func { name: name.clone(), nparams: n, array_params: vec![], body: vec![] });
+        let body = self.block()?;
+        self.locals = None;
+        let f = self.prog.funcs.iter_mut().find(|f| f.name == name).expect("registered");
+        f.body = body;
+        f.array_params = std::mem::take(&mut self.array_locals);
+        Ok(())
+    }
+
+    fn block(&mut self) -> R<Vec<Stmt>> {
+        self.expect_op("{")?;
+        let mut v = Vec::new();
+        loop {
+            while matches!(self.peek(), Tok::Newline) || self.is_op(";") {
+                self.next();
+            }
+            if self.eat_op("}") {
+                return Ok(v);
+            }
+            if *self.peek() == Tok::Eof {
+                return self.err();
+            }
+            v.push(self.stmt()?);
+        }
+    }
+
+    /// Ends a simple statement: `;`, newline, or before `}`.
+    fn end_simple(&mut self) -> R<()> {
+        match self.peek() {
+            Tok::Newline | Tok::Op(";") => {
+                self.next();
+                Ok(())
+            }
+            Tok::Op("}") | Tok::Eof => Ok(()),
+            _ => self.err(),
+        }
+    }
+
+    fn simple_or_block(&mut self) -> R<Stmt> {
+        self.opt_newlines();
+        if self.is_op(";") {
+            self.next();
+            return Ok(Stmt::Block(vec![]));
+        }
+        self.stmt()
+    }
+
+    fn stmt(&mut self) -> R<Stmt> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err();
+        }
+        let r = self.stmt_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn stmt_inner(&mut self) -> R<Stmt> {
+        match self.peek().clone() {
+            Tok::Op("{") => Ok(Stmt::Block(self.block()?)),
+            Tok::Kw("if") => {
+                self.next();
+                self.expect_op("(")?;
+                let c = self.expr()?;
+                self.expect_op(")")?;
+                let then = self.simple_or_block()?;
+                // `else` may follow newlines or a `;`.
+                let save = self.pos;
+                while matches!(self.peek(), Tok::Newline) || self.is_op(";") {
+                    self.next();
+                }
+                if self.is_kw("else") {
+                    self.next();
+                    let els = self.simple_or_block()?;
+                    Ok(Stmt::If(c, Box::new(then), Some(Box::new(els))))
+                } else {
+                    self.pos = save;
+                    Ok(Stmt::If(c, Box::new(then), None))
+                }
+            }
+            Tok::Kw("while") => {
+                self.next();
+                self.expect_op("(")?;
+                let c = self.expr()?;
+                self.expect_op(")")?;
+                if self.is_op(";") {
+                    self.next();
+                    return Ok(Stmt::While(c, Box::new(Stmt::Block(vec![]))));
+                }
+                let body = self.simple_or_block()?;
+                Ok(Stmt::While(c, Box::new(body)))
+            }
+            Tok::Kw("do") => {
+                self.next();
+                let body = self.simple_or_block()?;
+                while matches!(self.peek(), Tok::Newline) || self.is_op(";") {
+                    self.next();
+                }
+                if !self.is_kw("while") {
+                    return self.err();
+                }
+                self.next();
+                self.expect_op("(")?;
+                let c = self.expr()?;
+                self.expect_op(")")?;
+                self.end_simple()?;
+                Ok(Stmt::Do(Box::new(body), c))
+            }
+            Tok::Kw("for") => {
+                self.next();
+                self.expect_op("(")?;
+                if let (Tok::Name(k), Tok::Kw("in"), Tok::Name(a), Tok::Op(")")) = (
+                    self.peek().clone(),
+                    self.peek_at(1).clone(),
+                    self.peek_at(2).clone(),
+                    self.peek_at(3).clone(),
+                ) {
+                    self.pos += 4;
+                    let kv = self.var(&k);
+                    let av = self.array_var(&a);
+                    let body = self.simple_or_block()?;
+                    return Ok(Stmt::ForIn(kv, av, Box::new(body)));
+                }
+                let init = if self.is_op(";") { None } else { Some(Box::new(self.simple_stmt()?)) };
+                self.expect_op(";")?;
+                self.opt_newlines();
+                let cond = if self.is_op(";") { None } else { Some(self.expr()?) };
+                self.expect_op(";")?;
+                self.opt_newlines();
+                let step = if self.is_op(")") { None } else { Some(Box::new(self.simple_stmt()?)) };
+                self.expect_op(")")?;
+                if self.is_op(";") {
+                    self.next();
+                    return Ok(Stmt::For(init, cond, step, Box::new(Stmt::Block(vec![]))));
+                }
+                let body = self.simple_or_block()?;
+                Ok(Stmt::For(init, cond, step, Box::new(body)))
+            }
+            Tok::Op(";") => {
+                self.next();
+                Ok(Stmt::Block(vec![]))
+            }
+            _ => {
+                let s = self.simple_stmt()?;
+                self.end_simple()?;
+                Ok(s)
+            }
+        }
+    }
+
+    fn simple_stmt(&mut self) -> R<Stmt> {
+        match self.peek().clone() {
+            Tok::Kw("print") | Tok::Kw("printf") => {
+                let is_printf = self.is_kw("printf");
+                self.next();
+                let args = self.print_args()?;
+                if is_printf && args.is_empty() {
+                    return self.err();
+                }
+                let redir = if self.eat_op(">") {
+                    Some(Redirect::File(self.concat_no_gt()?))
+                } else if self.eat_op(">>") {
+                    Some(Redirect::Append(self.concat_no_gt()?))
+                } else if self.eat_op("|") {
+                    Some(Redirect::Pipe(self.concat_no_gt()?))
+                } else {
+                    None
+                };
+                Ok(if is_printf { Stmt::Printf(args, redir) } else { Stmt::Print(args, redir) })
+            }
+            Tok::Kw("next") => {
+                self.next();
+                Ok(Stmt::Next)
+            }
+            Tok::Kw("nextfile") => {
+                self.next();
+                Ok(Stmt::NextFile)
+            }
+            Tok::Kw("break") => {
+                self.next();
+                Ok(Stmt::Break)
+            }
+            Tok::Kw("continue") => {
+                self.next();
+                Ok(Stmt::Continue)
+            }
+            Tok::Kw("exit") => {
+                self.next();
+                let e = if self.at_end() { None } else { Some(self.expr()?) };
+                Ok(Stmt::Exit(e))
+            }
+            Tok::Kw("return") => {
+                self.next();
+                let e = if self.at_end() { None } else { Some(self.expr()?) };
+                Ok(Stmt::Return(e))
+            }
+            Tok::Kw("delete") => {
+                self.next();
+                let name = match self.next() {
+                    Tok::Name(n) => n,
+                    _ => {
+                        self.pos -= 1;
+                        return self.err();
+                    }
+                };
+                let v = self.array_var(&name);
+                if self.eat_op("[") {
+                    let subs = self.expr_list_until("]")?;
+                    Ok(Stmt::Delete(v, Some(subs)))
+                } else {
+                    Ok(Stmt::Delete(v, None))
+                }
+            }
+            _ => Ok(Stmt::Expr(self.expr()?)),
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op(";") | Tok::Op("}"))
+    }
+
+    fn print_args(&mut self) -> R<Vec<Expr>> {
+        if self.at_end() || self.is_op(">") || self.is_op(">>") || self.is_op("|") {
+            return Ok(vec![]);
+        }
+        if self.is_op("(") {
+            let save = self.pos;
+            self.next();
+            let old = (self.no_gt, self.no_in);
+            self.no_gt = false;
+            self.no_in = false;
+            let list = self.expr_list_until(")");
+            self.no_gt = old.0;
+            self.no_in = old.1;
+            if let Ok(list) = list
+                && (self.at_end() || self.is_op(">") || self.is_op(">>") || self.is_op("|"))
+            {
+                return Ok(list);
+            }
+            self.pos = save;
+        }
+        let old = self.no_gt;
+        self.no_gt = true;
+        let mut v = vec![self.expr()?];
+        while self.eat_op(",") {
+            self.opt_newlines();
+            v.push(self.expr()?);
+        }
+        self.no_gt = old;
+        Ok(v)
+    }
+
+    fn concat_no_gt(&mut self) -> R<Expr> {
+        let old = self.no_gt;
+        self.no_gt = true;
+        let e = self.concat();
+        self.no_gt = old;
+        e
+    }
+
+    fn expr_list_until(&mut self, close: &str) -> R<Vec<Expr>> {
+        let old = (self.no_gt, self.no_in);
+        self.no_gt = false;
+        self.no_in = false;
+        let mut v = Vec::new();
+        self.opt_newlines();
+        if !self.is_op(close) {
+            loop {
+                v.push(self.expr()?);
+                self.opt_newlines();
+                if !self.eat_op(",") {
+                    break;
+                }
+                self.opt_newlines();
+            }
+        }
+        self.no_gt = old.0;
+        self.no_in = old.1;
+        self.expect_op(close)?;
+        Ok(v)
+    }
+
+    /// expr: assignment level.
+    pub fn expr(&mut self) -> R<Expr> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err();
+        }
+        let r = self.assign();
+        self.depth -= 1;
+        r
+    }
+
+    fn assign(&mut self) -> R<Expr> {
+        let lhs = self.ternary()?;
+        let op = match self.peek() {
+            Tok::Op("=") => None,
+            Tok::Op("+=") => Some(BinOp::Add),
+            Tok::Op("-=") => Some(BinOp::Sub),
+            Tok::Op("*=") => Some(BinOp::Mul),
+            Tok::Op("/=") => Some(BinOp::Div),
+            Tok::Op("%=") => Some(BinOp::Mod),
+            Tok::Op("^=") | Tok::Op("**=") => Some(BinOp::Pow),
+            _ => return Ok(lhs),
+        };
+        let Some(lv) = to_lvalue(&lhs) else {
+            return Ok(lhs);
+        };
+        self.next();
+        self.opt_newlines();
+        let rhs = self.expr()?;
+        Ok(Expr::Assign(op, Box::new(lv), Box::new(rhs)))
+    }
+
+    fn ternary(&mut self) -> R<Expr> {
+        let c = self.or()?;
+        if self.eat_op("?") {
+            self.opt_newlines();
+            let a = self.expr()?;
+            self.opt_newlines();
+            self.expect_op(":")?;
+            self.opt_newlines();
+            let b = self.expr()?;
+            return Ok(Expr::Cond(Box::new(c), Box::new(a), Box::new(b)));
+        }
+        Ok(c)
+    }
+
+    fn or(&mut self) -> R<Expr> {
+        let mut l = self.and()?;
+        while self.eat_op("||") {
+            self.opt_newlines();
+            let r = self.and()?;
+            l = Expr::Or(Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn and(&mut self) -> R<Expr> {
+        let mut l = self.in_expr()?;
+        while self.eat_op("&&") {
+            self.opt_newlines();
+            let r = self.in_expr()?;
+            l = Expr::And(Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn in_expr(&mut self) -> R<Expr> {
+        let mut l = self.matching()?;
+        while !self.no_in && self.is_kw("in") {
+            self.next();
+            let name = match self.next() {
+                Tok::Name(n) => n,
+                _ => {
+                    self.pos -= 1;
+                    return self.err();
+                }
+            };
+            let v = self.array_var(&name);
+            l = Expr::In(vec![l], v);
+        }
+        Ok(l)
+    }
+
+    fn matching(&mut self) -> R<Expr> {
+        let mut l = self.comparison()?;
+        loop {
+            let neg = if self.is_op("~") {
+                false
+            } else if self.is_op("!~") {
+                true
+            } else {
+                return Ok(l);
+            };
+            self.next();
+            let r = self.comparison()?;
+            l = Expr::Match(neg, Box::new(l), Box::new(regex_value(r)));
+        }
+    }
+
+    fn comparison(&mut self) -> R<Expr> {
+        let l = self.pipe_getline()?;
+        let op = match self.peek() {
+            Tok::Op("<") => CmpOp::Lt,
+            Tok::Op("<=") => CmpOp::Le,
+            Tok::Op("==") => CmpOp::Eq,
+            Tok::Op("!=") => CmpOp::Ne,
+            Tok::Op(">") if !self.no_gt => CmpOp::Gt,
+            Tok::Op(">=") => CmpOp::Ge,
+            _ => return Ok(l),
+        };
+        self.next();
+        let r = self.pipe_getline()?;
+        Ok(Expr::Cmp(op, Box::new(l), Box::new(r)))
+    }
+
+    fn pipe_getline(&mut self) -> R<Expr> {
+        let mut l = self.concat()?;
+        while self.is_op("|") && *self.peek_at(1) == Tok::Kw("getline") {
+            self.pos += 2;
+            let lv = self.opt_getline_lvalue()?;
+            l = Expr::Getline(GetlineSrc::Cmd(Box::new(l)), lv);
+        }
+        Ok(l)
+    }
+
+    fn opt_getline_lvalue(&mut self) -> R<Option<Box<LValue>>> {
+        match self.peek() {
+            Tok::Name(_) | Tok::Op("$") => {
+                let e = self.incdec()?;
+                match to_lvalue(&e) {
+                    Some(lv) => Ok(Some(Box::new(lv))),
+                    None => self.err(),
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn starts_operand(&self) -> bool {
+        match self.peek() {
+            Tok::Num(_) | Tok::Str(_) | Tok::Regex(_) | Tok::Name(_) | Tok::FuncName(_)
+            | Tok::Builtin(_) => true,
+            Tok::Op(o) => matches!(*o, "$" | "!" | "(" | "-" | "+" | "++" | "--"),
+            Tok::Kw("getline") => true,
+            _ => false,
+        }
+    }
+
+    fn concat(&mut self) -> R<Expr> {
+        let mut l = self.additive()?;
+        while self.starts_operand() && !(self.no_in && self.is_kw("in")) {
+            // `a -1` is subtraction (handled in additive); here only operands.
+            let r = self.additive()?;
+            l = Expr::Concat(Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn additive(&mut self) -> R<Expr> {
+        let mut l = self.mul()?;
+        loop {
+            let op = if self.is_op("+") {
+                BinOp::Add
+            } else if self.is_op("-") {
+                BinOp::Sub
+            } else {
+                return Ok(l);
+            };
+            self.next();
+            let r = self.mul()?;
+            l = Expr::Bin(op, Box::new(l), Box::new(r));
+        }
+    }
+
+    fn mul(&mut self) -> R<Expr> {
+        let mut l = self.unary()?;
+        loop {
+            let op = match self.peek() {
+                Tok::Op("*") => BinOp::Mul,
+                Tok::Op("/") => BinOp::Div,
+                Tok::Op("%") => BinOp::Mod,
+                _ => return Ok(l),
+            };
+            self.next();
+            let r = self.unary()?;
+            l = Expr::Bin(op, Box::new(l), Box::new(r));
+        }
+    }
+
+    fn unary(&mut self) -> R<Expr> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err();
+        }
+        let r = match self.peek() {
+            Tok::Op("!") => {
+                self.next();
+                self.unary().map(|e| Expr::Not(Box::new(e)))
+            }
+            Tok::Op("-") => {
+                self.next();
+                self.unary().map(|e| Expr::Neg(Box::new(e)))
+            }
+            Tok::Op("+") => {
+                self.next();
+                self.unary().map(|e| Expr::Plus(Box::new(e)))
+            }
+            _ => self.power(),
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn power(&mut self) -> R<Expr> {
+        let base = self.incdec()?;
+        if self.is_op("^") || self.is_op("**") {
+            self.next();
+            // Right associative; the exponent may carry a unary minus.
+            let exp = if self.is_op("-") || self.is_op("+") || self.is_op("!") {
+                self.unary()?
+            } else {
+                self.power()?
+            };
+            return Ok(Expr::Bin(BinOp::Pow, Box::new(base), Box::new(exp)));
+        }
+        Ok(base)
+    }
+
+    fn incdec(&mut self) -> R<Expr> {
+        if self.is_op("++") || self.is_op("--") {
+            let d = if self.is_op("++") { 1.0 } else { -1.0 };
+            self.next();
+            let e = self.incdec()?;
+            return match to_lvalue(&e) {
+                Some(lv) => Ok(Expr::IncDec(true, d, Box::new(lv))),
+                None => self.err(),
+            };
+        }
+        let e = self.primary()?;
+        if (self.is_op("++") || self.is_op("--"))
+            && let Some(lv) = to_lvalue(&e)
+        {
+            let d = if self.is_op("++") { 1.0 } else { -1.0 };
+            self.next();
+            return Ok(Expr::IncDec(false, d, Box::new(lv)));
+        }
+        Ok(e)
+    }
+
+    fn primary(&mut self) -> R<Expr> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err();
+        }
+        let r = self.primary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn primary_inner(&mut self) -> R<Expr> {
+        match self.next() {
+            Tok::Num(n) => Ok(Expr::Num(n)),
+            Tok::Str(s) => Ok(Expr::Str(s)),
+            Tok::Regex(s) => {
+                let i = self.regex(s);
+                Ok(Expr::Regex(i))
+            }
+            Tok::Op("$") => {
+                let e = if self.is_op("++") || self.is_op("--") {
+                    self.incdec()?
+                } else if self.is_op("-") {
+                    self.next();
+                    Expr::Neg(Box::new(self.primary()?))
+                } else {
+                    self.primary()?
+                };
+                Ok(Expr::Field(Box::new(e)))
+            }
+            Tok::Op("(") => {
+                let list = self.expr_list_until(")")?;
+                if list.len() > 1 {
+                    if !self.is_kw("in") {
+                        return self.err();
+                    }
+                    self.next();
+                    let name = match self.next() {
+                        Tok::Name(n) => n,
+                        _ => {
+                            self.pos -= 1;
+                            return self.err();
+                        }
+                    };
+                    let v = self.array_var(&name);
+                    return Ok(Expr::In(list, v));
+                }
+                match list.into_iter().next() {
+                    Some(e) => Ok(Expr::Group(Box::new(e))),
+                    None => {
+                        self.pos -= 1;
+                        self.err()
+                    }
+                }
+            }
+            Tok::Op("-") => Ok(Expr::Neg(Box::new(self.unary()?))),
+            Tok::Op("+") => Ok(Expr::Plus(Box::new(self.unary()?))),
+            Tok::Op("!") => Ok(Expr::Not(Box::new(self.unary()?))),
+            Tok::Name(n) => {
+                if self.eat_op("[") {
+                    let subs = self.expr_list_until("]")?;
+                    if subs.is_empty() {
+                        return self.err();
+                    }
+                    let v = self.array_var(&n);
+                    Ok(Expr::Index(v, subs))
+                } else {
+                    Ok(Expr::Var(self.var(&n)))
+                }
+            }
+            Tok::FuncName(n) => {
+                self.expect_op("(")?;
+                let args = self.expr_list_until(")")?;
+                // Bare names passed along may be arrays: mark locals.
+                Ok(Expr::Call(n, args))
+            }
+            Tok::Builtin(n) => {
+                if self.eat_op("(") {
+                    let args = self.expr_list_until(")")?;
+                    let args = if matches!(n.as_str(), "split" | "match" | "sub" | "gsub" | "gensub") {
+                        args.into_iter()
+                            .enumerate()
+                            .map(|(i, a)| if (n == "split" && i == 2) || (n != "split" && i == 0) { regex_value(a) } else { a })
+                            .collect()
+                    } else {
+                        args
+                    };
+                    if n == "split"
+                        && let Some(Expr::Var(Var::Local(i))) = args.get(1)
+                    {
+                        self.array_locals[*i] = true;
+                    }
+                    if n == "match"
+                        && let Some(Expr::Var(Var::Local(i))) = args.get(2)
+                    {
+                        self.array_locals[*i] = true;
+                    }
+                    Ok(Expr::Builtin(n, args))
+                } else if n == "length" {
+                    Ok(Expr::Builtin(n, vec![]))
+                } else {
+                    self.pos -= 1;
+                    self.err()
+                }
+            }
+            Tok::Kw("getline") => {
+                let lv = self.opt_getline_lvalue()?;
+                if self.eat_op("<") {
+                    let f = self.incdec()?;
+                    Ok(Expr::Getline(GetlineSrc::File(Box::new(f)), lv))
+                } else {
+                    Ok(Expr::Getline(GetlineSrc::Main, lv))
+                }
+            }
+            _ => {
+                self.pos -= 1;
+                self.err()
+            }
+        }
+    }
+}
+
+/// A regex literal in a value position stays a regex (for `~`, `split`, ...).
+fn regex_value(e: Expr) -> Expr {
+    match e {
+        Expr::Regex(i) => Expr::RegexLit(i, String::new()),
+        other => other,
+    }
+}
+
+fn to_lvalue(e: &Expr) -> Option<LValue> {
+    match e {
+        Expr::Var(v) => Some(LValue::Var(*v)),
+        Expr::Index(v, s) => Some(LValue::Index(*v, s.clone())),
+        Expr::Field(f) => Some(LValue::Field(f.clone())),
+        Expr::Group(g) => to_lvalue(g),
+        _ => None,
+    }
+}

@@ -1,0 +1,187 @@
+//! `split`: cut one input into files `PREFIXaa`, `PREFIXab`, ... by lines
+//! (`-l`, default 1000), bytes (`-b`) or a number of chunks (`-n N`,
+//! `-n l/N`), with alphabetic or numeric (`-d`) suffixes of length `-a`.
+
+use crate::commands::CommandCtx;
+use crate::commands::files::common::parse_size;
+use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
+
+const USAGE: &str = "\
+Usage: split [OPTION]... [FILE [PREFIX]]
+Output pieces of FILE to PREFIXaa, PREFIXab, ...;
+default size is 1000 lines, and default PREFIX is 'x'.
+
+  -a, --suffix-length=N   generate suffixes of length N (default 2)
+      --additional-suffix=SUFFIX  append an additional SUFFIX to file names
+  -b, --bytes=SIZE        put SIZE bytes per output file
+  -d                      use numeric suffixes starting at 0, not alphabetic
+  -l, --lines=NUMBER      put NUMBER lines/records per output file
+  -n, --number=CHUNKS     generate CHUNKS output files (N or l/N)
+      --help              display this help and exit
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("a", Some('a'), Some("suffix-length"), Arg::Required),
+    opt("add", None, Some("additional-suffix"), Arg::Required),
+    opt("b", Some('b'), Some("bytes"), Arg::Required),
+    opt("d", Some('d'), Some("numeric-suffixes"), Arg::Optional),
+    opt("l", Some('l'), Some("lines"), Arg::Required),
+    opt("n", Some('n'), Some("number"), Arg::Required),
+];
+
+/// How the input is cut.
+enum Mode {
+    Lines(u64),
+    Bytes(u64),
+    Chunks(u64),
+    LineChunks(u64),
+}
+
+/// The `i`th suffix of `len` characters, or `None` when exhausted.
+fn suffix(mut i: u64, len: usize, numeric: bool) -> Option<String> {
+    let base: u64 = if numeric { 10 } else { 26 };
+    let mut s = vec![0u8; len];
+    for slot in s.iter_mut().rev() {
+        let d = (i % base) as u8;
+        *slot = if numeric { b'0' + d } else { b'a' + d };
+        i /= base;
+    }
+    (i == 0).then(|| String::from_utf8(s).unwrap_or_default())
+}
+
+/// `split`
+pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    if p.operands.len() > 2 {
+        common::usage_err(
+            ctx.stderr,
+            "split",
+            &format!("extra operand '{}'", p.operands[2]),
+            "",
+        );
+        return 1;
+    }
+    let mut mode = Mode::Lines(1000);
+    for (id, v) in &p.opts {
+        let v = v.as_deref().unwrap_or("");
+        let parsed = match *id {
+            "l" => v.parse::<u64>().ok().filter(|n| *n > 0).map(Mode::Lines).ok_or("lines"),
+            "b" => parse_size(v).filter(|n| *n > 0).map(Mode::Bytes).ok_or("bytes"),
+            "n" => match v.strip_prefix("l/") {
+                Some(n) => n.parse().ok().filter(|n| *n > 0).map(Mode::LineChunks),
+                None => v.parse().ok().filter(|n| *n > 0).map(Mode::Chunks),
+            }
+            .ok_or("number of chunks"),
+            _ => continue,
+        };
+        match parsed {
+            Ok(m) => mode = m,
+            Err(what) => {
+                ctx.error(format!("invalid {what}: '{v}'"));
+                return 1;
+            }
+        }
+    }
+    let numeric = p.has("d");
+    let len = match p.last("a") {
+        Some(a) => match a.parse::<usize>() {
+            Ok(n) if n > 0 && n < 64 => n,
+            _ => {
+                ctx.error(format!("invalid suffix length: '{a}'"));
+                return 1;
+            }
+        },
+        None => 2,
+    };
+    let extra = p.last("add").unwrap_or("").to_string();
+    if extra.contains('/') {
+        ctx.error(format!("invalid suffix '{extra}', contains directory separator"));
+        return 1;
+    }
+    let input = p.operands.first().cloned().unwrap_or_else(|| "-".into());
+    let prefix = p.operands.get(1).cloned().unwrap_or_else(|| "x".into());
+    let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, &input) {
+        Ok(d) => d,
+        Err(e) => {
+            ctx.error(format!("{input}: {e}"));
+            return 1;
+        }
+    };
+    // Piece boundaries as byte offsets.
+    let mut pieces: Vec<(usize, usize)> = Vec::new();
+    let size = data.len();
+    match mode {
+        Mode::Lines(n) => {
+            let mut start = 0;
+            let mut count = 0;
+            for (i, b) in data.iter().enumerate() {
+                if *b == b'\n' {
+                    count += 1;
+                    if count == n {
+                        pieces.push((start, i + 1));
+                        start = i + 1;
+                        count = 0;
+                    }
+                }
+            }
+            if start < size {
+                pieces.push((start, size));
+            }
+        }
+        Mode::Bytes(n) => {
+            let n = n.min(usize::MAX as u64) as usize;
+            let mut start = 0;
+            while start < size {
+                let end = (start + n).min(size);
+                pieces.push((start, end));
+                start = end;
+            }
+        }
+        Mode::Chunks(n) | Mode::LineChunks(n) => {
+            if input == "-" {
+                ctx.error("-: cannot determine file size");
+                return 1;
+            }
+            let n = n as usize;
+            let cs = size / n;
+            let lines = matches!(mode, Mode::LineChunks(_));
+            let mut start = 0;
+            for k in 0..n {
+                let end = if k + 1 == n {
+                    size
+                } else if lines {
+                    let target = ((k + 1) * cs).max(1) - 1;
+                    if target < start {
+                        start
+                    } else {
+                        memchr::memchr(b'\n', &data[target..]).map_or(size, |i| target + i + 1)
+                    }
+                } else {
+                    (k + 1) * cs
+                };
+                let end = end.max(start);
+                pieces.push((start, end));
+                start = end;
+            }
+        }
+    }
+    for (i, (a, b)) in pieces.into_iter().enumerate() {
+        if ctx.control.check().is_err() {
+            return 1;
+        }
+        let Some(suf) = suffix(i as u64, len, numeric) else {
+            ctx.error("output file suffixes exhausted");
+            return 1;
+        };
+        let name = format!("{prefix}{suf}{extra}");
+        let path = ctx.path(&name);
+        if let Err(e) = ctx.fs.write(&path, &data[a..b]) {
+            ctx.error(format!("{name}: {e}"));
+            return 1;
+        }
+    }
+    0
+}

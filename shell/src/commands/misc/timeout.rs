@@ -1,0 +1,138 @@
+//! `timeout [-s SIG] [-k DUR] DURATION CMD...`: runs CMD in the sandbox and
+//! stops it when DURATION (seconds, or with an `s m h d` suffix) has passed,
+//! returning 124 (or `128+SIG` with `--preserve-status`). The stop is the
+//! nested deadline of [`crate::commands::Exec::exec_with_deadline`]; signals
+//! do not exist here, so `-s` and `-k` are checked and otherwise only choose
+//! the `--preserve-status` number.
+
+use std::time::{Duration, Instant};
+
+use crate::commands::CommandCtx;
+use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
+
+const USAGE: &str = "\
+Usage: timeout [OPTION] DURATION COMMAND [ARG]...
+Start COMMAND, and kill it if still running after DURATION.
+
+      --preserve-status  exit with the same status as COMMAND, even when the
+                         command times out
+      --foreground       (accepted; there are no process groups here)
+  -k, --kill-after=DURATION  (accepted)
+  -s, --signal=SIGNAL    specify the signal to be sent on timeout
+  -v, --verbose          diagnose to stderr any signal sent upon timeout
+      --help             display this help and exit
+
+DURATION is a floating point number with an optional suffix: 's' for seconds
+(the default), 'm' for minutes, 'h' for hours or 'd' for days.  A duration of
+0 disables the associated timeout.  Exit status is 124 if COMMAND times out,
+125 if timeout itself fails, 127 if COMMAND is not found.
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("p", None, Some("preserve-status"), Arg::None),
+    opt("fg", None, Some("foreground"), Arg::None),
+    opt("k", Some('k'), Some("kill-after"), Arg::Required),
+    opt("s", Some('s'), Some("signal"), Arg::Required),
+    opt("v", Some('v'), Some("verbose"), Arg::None),
+];
+
+const SIGNALS: &[(&str, i32)] = &[
+    ("HUP", 1),
+    ("INT", 2),
+    ("QUIT", 3),
+    ("KILL", 9),
+    ("USR1", 10),
+    ("USR2", 12),
+    ("ALRM", 14),
+    ("TERM", 15),
+];
+
+/// Parses a GNU duration (`1.5`, `2m`, `1d`) into seconds.
+pub fn parse_duration(s: &str) -> Option<f64> {
+    let (num, mult) = match s.chars().last()? {
+        's' => (&s[..s.len() - 1], 1.0),
+        'm' => (&s[..s.len() - 1], 60.0),
+        'h' => (&s[..s.len() - 1], 3600.0),
+        'd' => (&s[..s.len() - 1], 86400.0),
+        _ => (s, 1.0),
+    };
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let v: f64 = num.parse().ok()?;
+    Some(v * mult)
+}
+
+fn signal_number(s: &str) -> Option<i32> {
+    if let Ok(n) = s.parse::<i32>() {
+        return (0..=64).contains(&n).then_some(n);
+    }
+    let name = s.strip_prefix("SIG").unwrap_or(s).to_ascii_uppercase();
+    SIGNALS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+/// `timeout`
+pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
+    let mode = ParseMode {
+        stop_at_operand: true,
+        ..Default::default()
+    };
+    let p = match common::start(ctx, USAGE, SPEC, mode, 125) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let sig = match p.last("s") {
+        Some(s) => match signal_number(s) {
+            Some(n) => n,
+            None => {
+                ctx.error(format!("{s}: invalid signal"));
+                common::usage_err(ctx.stderr, "timeout", "", "");
+                return 125;
+            }
+        },
+        None => 15,
+    };
+    if let Some(k) = p.last("k")
+        && parse_duration(k).is_none()
+    {
+        ctx.error(format!("invalid time interval '{k}'"));
+        common::usage_err(ctx.stderr, "timeout", "", "");
+        return 125;
+    }
+    if p.operands.len() < 2 {
+        if p.operands.is_empty() {
+            ctx.error("missing operand");
+        }
+        common::usage_err(ctx.stderr, "timeout", "", "");
+        return 125;
+    }
+    let dur = &p.operands[0];
+    let Some(secs) = parse_duration(dur) else {
+        ctx.error(format!("invalid time interval '{dur}'"));
+        common::usage_err(ctx.stderr, "timeout", "", "");
+        return 125;
+    };
+    let argv = &p.operands[1..];
+    let cwd = ctx.cwd.to_string();
+    let status = if secs <= 0.0 {
+        ctx.exec.exec(argv, &[], &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
+    } else {
+        let d = Duration::from_secs_f64(secs.min(1e9));
+        let deadline = Instant::now() + d;
+        let s = ctx
+            .exec
+            .exec_with_deadline(argv, &[], &cwd, ctx.stdin, ctx.stdout, ctx.stderr, deadline);
+        if s == 124 && Instant::now() >= deadline {
+            if p.has("v") {
+                let name = SIGNALS
+                    .iter()
+                    .find(|(_, n)| *n == sig)
+                    .map_or_else(|| sig.to_string(), |(n, _)| n.to_string());
+                ctx.error(format!("sending signal {name} to command '{}'", argv[0]));
+            }
+            return if p.has("p") { 128 + sig } else { 124 };
+        }
+        s
+    };
+    status
+}

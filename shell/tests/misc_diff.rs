@@ -1,0 +1,377 @@
+//! Differential suite of the misc commands (`expr`, `truncate`, `shuf`,
+//! `split`, `du`, `tree`, `file`, `timeout`, host-only names): each case is a
+//! one-line script run by our shell (fresh virtual filesystem, cwd
+//! `/workspace`) and by the host's bash in a fresh temp dir with `LC_ALL=C`.
+//! Stdout and exit status must agree; when the host fails with a message,
+//! ours must print one too. Cases needing a host tool that is missing
+//! (`file`, `tree`) are skipped with a note.
+//!
+//! The cases avoid what legitimately differs: random output (`shuf` is
+//! compared after `sort` or by count) and directory listing order (`du`
+//! output is sorted; `tree` sorts itself).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+
+/// One case per line; blank lines and `#` comments are skipped.
+const CASES: &str = r#"
+# expr: arithmetic and precedence
+expr 1 + 2
+expr 2 + 3 \* 4
+expr \( 2 + 3 \) \* 4
+expr 10 / 3
+expr 10 % 3
+expr -10 / 3
+expr -5 % 3
+expr 5 - -3
+expr 007
+expr 007 + 0
+expr 0
+expr ''
+expr 1 - 1
+expr 99999999999999 \* 99999
+expr 7 / 0
+expr 7 % 0
+expr a + 1
+expr 1 +
+expr 1 2
+expr
+expr -- 5
+expr 3 \< 10
+expr a \< b
+expr b \< a
+expr 10 \> 9
+expr 10 \>= 10
+expr 3 \<= 2
+expr abc = abc
+expr 1 = 1.0
+expr 01 = 1
+expr '' = 0
+expr a != b
+expr 2 == 2
+expr 5 \> 3 = 1
+# expr: | and &
+expr 0 \| ''
+expr '' \| 0
+expr a \| b
+expr 0 \| b
+expr '' \& 1
+expr a \& b
+expr a \& 0
+expr 1 \| 1 \& 0
+# expr: strings and regex
+expr abc : 'a\(.\)'
+expr abc : 'x'
+expr abc : 'ab'
+expr abc : '.*'
+expr hello : 'h.*o'
+expr hello : '\(h.*\)l'
+expr foo.txt : '.*\.\(.*\)'
+expr abc : 'b'
+expr abc : '^a'
+expr aaa : 'a*'
+expr '' : 'a*'
+expr abc : '\('
+expr match abc 'a.*'
+expr match hello 'he\(l*\)'
+expr substr hello 2 3
+expr substr hello 0 2
+expr substr hello 4 10
+expr substr hello 6 1
+expr substr hello 1 0
+expr index hello lo
+expr index hello z
+expr index abc cba
+expr length hello
+expr length ''
+expr length
+expr + match
+expr + length
+expr - 1
+expr \( 1 + 2
+expr \( 1 \)
+expr length abc + 1
+expr x : x \& y
+expr 3 \* \( 4 - 1 \) / 2
+# truncate
+printf 'hello\n' > f; truncate -s 3 f; cat f; echo; wc -c < f
+printf 'hello\n' > f; truncate -s +3 f; wc -c < f
+printf 'hello\n' > f; truncate -s -2 f; cat f
+printf 'hello\n' > f; truncate -s -20 f; wc -c < f
+printf 'hello\n' > f; truncate -s %4 f; wc -c < f
+printf 'hello\n' > f; truncate -s /4 f; wc -c < f
+printf 'hello\n' > f; truncate -s '<3' f; wc -c < f
+printf 'hello\n' > f; truncate -s '>3' f; wc -c < f
+printf 'hello\n' > f; truncate -s '>30' f; wc -c < f
+truncate -s 10 new; wc -c < new; od -c new
+truncate -s 1K k; wc -c < k
+truncate -s 2KB k; wc -c < k
+truncate -c -s 5 nope; echo $?; ls
+truncate -s 5 a b; wc -c a b
+truncate f
+truncate -s abc f
+truncate -s 5
+truncate -s 5 d/x
+mkdir d; truncate -s 5 d
+truncate -s 0 f; wc -c < f
+printf 'abc' > f; truncate --size=1 f; cat f
+# shuf (random order: compare sorted or by count)
+shuf -e a b c | sort
+shuf -i 1-10 | sort -n
+shuf -i 1-10 | wc -l
+shuf -n 3 -i 1-100 | wc -l
+shuf -n 0 -e a
+shuf -e
+shuf -i 3-2
+shuf -i 5-3
+shuf -i a-3
+shuf -e a b -i 1-2
+shuf -n x -e a
+printf 'a\nb\nc\n' > f; shuf f | sort
+printf 'a\nb\nc' | shuf | sort
+printf 'a\nb\n' | shuf -n 5 | sort
+shuf -r -n 5 -e x | tr -d '\n'
+shuf -r -n 4 -i 7-7
+shuf -z -e a b | tr '\0' '\n' | sort
+shuf -i 1-5 -o out; sort -n out
+shuf nope
+shuf -n 2 -e a a a
+seq 100 | shuf | sort -n | md5sum
+# split
+seq 10 > s; split -l 3 s; ls; cat xab
+seq 10 > s; split -l 3 s p; cat pad
+seq 10 > s; split -n 3 s p; wc -c p*
+printf 'abcdefghijklmnopqrst' > b; split -n 3 b p; wc -c p*
+seq 10 > s; split -n l/3 s q; wc -c q*
+seq 2 > two; split -n 4 two r; wc -c r*
+seq 10 > s; split -d -l 4 s; ls x*; cat x02
+seq 10 > s; split -l 4 --additional-suffix=.txt s y; ls y*
+seq 10 > s; split -a 3 -l 5 s; ls x*
+seq 10 | split -l 6; cat xab
+printf 'abcdefgh' | split -b 3; cat xaa; echo; cat xac
+printf '%2500s' x > z; split -b 1K z; wc -c x*
+seq 5 > s; split -b 4 s; cat xab
+split -l 0 s
+seq 30 > s; split -a 1 -l 1 s z
+seq 3 | split -n 2
+split nope
+split -l 2 -d -a 3 <(seq 5) n; ls n*
+seq 3 > s; split s; cat xaa
+: > e; split e; ls
+seq 3 > s; split -l 1 s -; ls
+# du (ext4-like sizes; the host's /tmp is ext4)
+mkdir -p d/s; printf hello > d/a; du -b d/a
+mkdir -p d/s; printf hello > d/a; du -ab d | sort -k2
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du -a d | sort -k2
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du d | sort -k2
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du -s d
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du -sh d
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du -sb d
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du -ah d | sort -k2
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du -c d d/s
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du -d 0 d
+mkdir -p d/s/t; du --max-depth=1 d | sort -k2
+mkdir -p d/s/t; du -d 1 -a d | sort -k2
+mkdir -p d/s; printf hello > d/a; printf '%5000s' x > d/s/b; du --apparent-size -h d | sort -k2
+mkdir -p d/s; printf '%5000s' x > d/s/b; du -k d/s/b
+mkdir -p d/s; printf '%5000s' x > d/s/b; du -b d/s/b d/s | sort -k2
+mkdir -p d; : > d/e; du -a d | sort -k2
+mkdir -p d; printf '%4096s' x > d/x; du -a d | sort -k2
+mkdir -p d; printf '%4097s' x > d/x; du -ah d | sort -k2
+printf '%2000000s' x > big; du -h big
+printf '%2000000s' x > big; du -bh big
+du nope
+mkdir d; du -sa d
+mkdir d; du -s -d 1 d
+mkdir d; du -d x d
+mkdir d; cd d; du
+mkdir -p d/s; cd d; du | sort -k2
+printf x > f; du -c f f
+mkdir d; du d/
+# tree (tree 2.x)
+mkdir -p d/s; printf hello > d/a; : > d/s/b; tree d
+mkdir -p d/s; printf hello > d/a; : > d/s/b; tree
+mkdir -p d/s; printf hello > d/a; : > d/s/b; tree -a -f d
+mkdir -p d/s; printf hello > d/a; : > d/s/b; tree -d .
+mkdir -p d/s; printf hello > d/a; : > d/s/b; tree -L 1 .
+mkdir -p d/s; printf hello > d/a; : > d/s/b; tree -I 's*' d
+mkdir -p d/s; printf hello > d/a; : > d/s/b; tree --noreport d
+mkdir -p d/s; printf hello > d/a; : > d/s/b; tree -L 0 d
+mkdir -p d/s; printf hello > d/a; : > d/s/b; touch d/.h; tree d
+mkdir -p d/s; printf hello > d/a; : > d/s/b; touch d/.h; tree -a d
+mkdir -p d/s; : > d/a; ln -s a d/l; ln -s s d/ls; tree d
+mkdir -p d/s; : > d/a; ln -s a d/l; ln -s s d/ls; tree -d d
+tree nope
+: > f; tree f
+mkdir -p d/s; : > d/a; tree d/
+mkdir -p d/s d/t; : > d/s/x; : > d/t/y; tree d d/s
+mkdir -p a/b/c/d; : > a/b/c/d/e; tree a
+mkdir -p a/b/c/d; : > a/b/c/d/e; tree -L 2 a
+mkdir -p a/b c; : > a/b/x; : > a/y; : > c/z; tree
+mkdir -p d; : > d/b; : > d/a; : > d/C; : > d/_x; tree d
+mkdir -p d; : > d/x.log; : > d/y.txt; : > d/z.log; tree -I '*.log' d
+mkdir -p d; : > d/x.log; : > d/y.txt; : > d/z.md; tree -I '*.log|*.md' d
+mkdir -p d/e; tree --noreport -d d
+# file
+: > empty; file empty
+printf 'hello\n' > t; file t
+printf 'hello\n' > t; file -b t
+printf 'a\r\nb\r\n' > crlf; file crlf
+printf 'a\rb\r' > cr; file cr
+printf 'no newline' > nn; file nn
+printf 'h\303\251llo\n' > u; file u
+printf 'h\303\251llo' > u; file u
+printf '\351t\351\n' > lat; file lat
+printf '{"a":1}\n' > j.json; file j.json
+printf '[1,2]' > arr; file arr
+printf '{}' > eo; file eo
+printf '{"a":}' > bad; file bad
+printf '123\n' > num; file num
+printf '#!/bin/bash\necho hi\n' > s.sh; file s.sh
+printf '#!/usr/bin/env bash\nx\n' > s; file s
+printf '#!/bin/sh\necho\n' > s; file s
+printf '#!/usr/bin/env python3\nprint(1)\n' > p; file p
+printf '#!/usr/bin/python\nprint(1)\n' > p; file p
+printf '#!/usr/bin/perl\n' > pl; file pl
+printf '#!/usr/bin/env node\n' > nd; file nd
+printf '#!/bin/foo\n' > fo; file fo
+printf '#!/bin/bash\r\necho\r\n' > b; file b
+printf '<html>\n' > h; file h
+printf '\033[1m\n' > esc; file esc
+printf 'a\000b' > bin; file bin
+printf '\211PNG\r\n\032\n\000\000\000\rIHDR\000\000\000\001\000\000\000\001\010\006\000\000\000' > i.png; file i.png
+printf '\211PNG\r\n\032\n\000\000\000\rIHDR\000\000\002\000\000\000\001\000\010\002\000\000\001' > i.png; file i.png
+printf 'GIF89a\001\000\001\000\000' > g.gif; file g.gif
+printf 'GIF87a\040\000\020\000\000' > g.gif; file g.gif
+printf '%%PDF-1.4\n%%%%EOF\n' > d.pdf; file d.pdf
+printf 'hi\n' > t; tar cf x.tar t; file x.tar
+printf 'hi\n' > t; tar cf x.tar t; file --mime-type x.tar
+mkdir dd; file dd
+printf 'x\n' > t; ln -s t lt; file lt
+printf 'x\n' > t; ln -s t lt; file -L lt
+printf 'x\n' > t; ln -s t lt; file -h lt
+ln -s nope broken; file broken
+file nope; echo $?
+file
+printf 'x\n' > t; mkdir dd; : > empty; file t dd empty
+printf 'hello\n' > t; printf '{}' > j; printf '#!/bin/sh\n' > s; mkdir dd; : > e; file --mime-type t j s dd e
+printf '#!/usr/bin/env python3\n' > p; file --mime-type p
+printf 'a\000' > bin; file --mime-type bin
+printf 'hi\n' > t; file -i t
+printf 'hi' | file -
+printf 'hi\n' | file -b -
+# timeout
+timeout 5 echo hi
+timeout 5 true; echo $?
+timeout 5 false; echo $?
+timeout 5 sh -c 'exit 3'; echo $?
+timeout 0.2 sleep 3; echo $?
+timeout 0 echo zero
+timeout 1s echo s
+timeout 0.2 sleep 3 || echo timed out $?
+timeout --preserve-status 0.2 sleep 3; echo $?
+timeout -s KILL --preserve-status 0.2 sleep 3; echo $?
+timeout -s 9 0.2 sleep 3; echo $?
+timeout -k 1 5 echo k
+timeout; echo $?
+timeout 1; echo $?
+timeout x true; echo $?
+timeout -s NOPE 1 true; echo $?
+timeout 1 nosuchprogram; echo $?
+printf 'abc\n' | timeout 5 cat
+timeout 5 timeout 0.2 sleep 3; echo $?
+"#;
+
+/// Cases that need a host tool; skipped when it is missing.
+fn needs(case: &str) -> Option<&'static str> {
+    ["file", "tree"]
+        .into_iter()
+        .find(|t| case.split(|c: char| c == ';' || c == '|').any(|w| w.trim().starts_with(&format!("{t} ")) || w.trim() == *t))
+}
+
+fn host_has(tool: &str) -> bool {
+    Command::new("bash")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+static SEQ: AtomicUsize = AtomicUsize::new(0);
+
+fn host_run(script: &str) -> (Vec<u8>, Vec<u8>, i32) {
+    let dir: PathBuf = std::env::temp_dir().join(format!(
+        "misc_diff_{}_{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(&dir)
+        .env("LC_ALL", "C")
+        .output()
+        .expect("run bash");
+    let _ = std::fs::remove_dir_all(&dir);
+    (out.stdout, out.stderr, out.status.code().unwrap_or(128))
+}
+
+#[test]
+fn misc_commands_match_gnu() {
+    if !host_has("bash") {
+        eprintln!("skipping: no bash on the host");
+        return;
+    }
+    let have_file = host_has("file");
+    let have_tree = host_has("tree");
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    let mut skipped = 0;
+    for case in CASES.lines().map(str::trim) {
+        if case.is_empty() || case.starts_with('#') {
+            continue;
+        }
+        match needs(case) {
+            Some("file") if !have_file => {
+                skipped += 1;
+                continue;
+            }
+            Some("tree") if !have_tree => {
+                skipped += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let (hout, herr, hstatus) = host_run(case);
+        let shell = Shell::new(ShellConfig::default());
+        let ours = shell.run(case, RunOptions::default());
+        let mut problems = Vec::new();
+        if ours.stdout != hout {
+            problems.push(format!(
+                "stdout differs\n  ours: {:?}\n  gnu:  {:?}",
+                String::from_utf8_lossy(&ours.stdout),
+                String::from_utf8_lossy(&hout)
+            ));
+        }
+        if ours.exit_code != hstatus {
+            problems.push(format!("status ours {} gnu {hstatus}", ours.exit_code));
+        }
+        if hstatus != 0 && !herr.is_empty() && ours.stderr.is_empty() {
+            problems.push(format!(
+                "gnu printed an error, we did not: {:?}",
+                String::from_utf8_lossy(&herr)
+            ));
+        }
+        if problems.is_empty() {
+            passed += 1;
+        } else {
+            failures.push(format!("case: {case}\n  {}", problems.join("\n  ")));
+        }
+    }
+    eprintln!("misc_diff: {passed} passed, {} failed, {skipped} skipped", failures.len());
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
