@@ -114,12 +114,15 @@ fn args() -> Args {
 
 /// Runs one case in a child process (a stack overflow aborts the process),
 /// returning (stdout, status, stderr) or why it crashed.
-fn run_isolated(code: &str) -> Result<(Vec<u8>, i32, Vec<u8>), String> {
+/// `legacy_tmp`: the file says `## legacy_tmp_dir: yes`; the Oils harness
+/// then runs its cases in a directory that has a `_tmp` subdirectory.
+fn run_isolated(code: &str, legacy_tmp: bool) -> Result<(Vec<u8>, i32, Vec<u8>), String> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut child = Command::new(exe)
         .arg("--one")
+        .args(legacy_tmp.then_some("--legacy-tmp"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -150,7 +153,8 @@ fn run_one() {
     use std::io::{Read, Write};
     let mut code = String::new();
     let _ = std::io::stdin().read_to_string(&mut code);
-    match run_case(&code) {
+    let legacy_tmp = std::env::args().nth(2).as_deref() == Some("--legacy-tmp");
+    match run_case(&code, legacy_tmp) {
         Ok((out, status, err)) => {
             let _ = std::io::stdout().write_all(&out);
             let _ = std::io::stderr().write_all(&err);
@@ -163,7 +167,7 @@ fn run_one() {
 }
 
 /// Runs one case; returns (stdout, status) or a panic message.
-fn run_case(code: &str) -> Result<(Vec<u8>, i32, Vec<u8>), String> {
+fn run_case(code: &str, legacy_tmp: bool) -> Result<(Vec<u8>, i32, Vec<u8>), String> {
     let config = ShellConfig {
         limits: Limits {
             timeout: Duration::from_secs(5),
@@ -180,10 +184,15 @@ fn run_case(code: &str) -> Result<(Vec<u8>, i32, Vec<u8>), String> {
             catch_unwind(AssertUnwindSafe(|| {
                 let shell = Shell::new(config);
                 let _ = shell.fs().mkdir_all("/tmp/spec-tmp");
+                if legacy_tmp {
+                    let _ = shell.fs().mkdir_all("/workspace/_tmp/spec-tmp");
+                }
                 let opts = RunOptions {
                     env: vec![
                         ("SH".into(), "bash".into()),
                         ("TMP".into(), "/tmp/spec-tmp".into()),
+                        // The harness's checkout; legacy cases `cd` there.
+                        ("REPO_ROOT".into(), "/workspace".into()),
                     ],
                     ..RunOptions::default()
                 };
@@ -231,7 +240,7 @@ fn main() {
     }
     let args = args();
     if let Some(script) = &args.run {
-        match run_case(script) {
+        match run_case(script, false) {
             Ok((out, status, err)) => {
                 print!("{}", String::from_utf8_lossy(&out));
                 eprint!("{}", String::from_utf8_lossy(&err));
@@ -261,6 +270,7 @@ fn main() {
             .to_string();
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let (mut p, mut f, mut s) = (0, 0, 0);
+        let legacy_tmp = text.contains("\n## legacy_tmp_dir: yes");
         for case in spec::parse(&text) {
             let id = format!("{fname}: {}", case.name);
             if let Some(filter) = &args.filter
@@ -275,7 +285,7 @@ fn main() {
                 }
                 continue;
             }
-            match run_isolated(&case.code) {
+            match run_isolated(&case.code, legacy_tmp) {
                 Ok((stdout, status, stderr)) => {
                     let out_ok = case
                         .stdout

@@ -643,6 +643,48 @@ set -- one; ref=1; declare -n ref; echo $ref
 declare -n r='arr[@]'; arr=('A B' C); printf '<%s>' "$r"; echo
 ### indirect assign default
 z=zz; zz=; echo ${!z:=foo} $zz
+### bad substitution abandons only the command
+echo ${a b}; echo same
+echo after $?
+f() { echo ${a b}; echo inf; }; f
+(echo ${a b}; echo insub); echo sub $?
+x="a b"; echo ${!x}; echo same
+echo ${!u}; echo same
+echo next $?
+### arithmetic error abandons only the command
+echo $((1/0)); echo same
+echo after $?
+x=$((1+)); echo same
+echo after $?
+(echo $((1/0)); echo insub); echo sub $?
+x=abc; echo ${x:1/0}; echo ${x:1:-5}; echo same
+echo last $?
+### arithmetic readonly assignment
+readonly r=1; ((r=2)); echo same $?; let r=3; echo let $?
+echo $((r=2)); echo same
+echo after $?
+### failglob abandons only the command
+shopt -s failglob; echo /nonex*; echo same
+echo after $?
+### fatal expansion errors still exit
+echo ${u:?boom}
+echo not reached
+### nullglob keeps words without a bracket expression
+shopt -s nullglob; printf '<%s>' [ [abc "x"[ [\] [x"]" a]b[ \[a] [a] [] a*z; echo
+v='[x'; w='[x]'; printf '<%s>' $v $w; echo
+[ -d / ] && echo dir
+### errexit makes bad substitution exit
+set -e; echo $((1/0)); echo same
+x=abc; echo ${x:1:-5}
+echo after arith
+echo ${a b}
+echo not reached
+### errexit makes failglob exit
+set -e; shopt -s failglob; echo *.ZZ || echo or
+echo not reached
+### errexit makes invalid indirection exit
+set -e; echo ${!u}
+echo not reached
 ### prompt transform
 p='x\ny'; echo "${p@P}"
 "##;

@@ -81,7 +81,11 @@ fn per_run_timeout_is_named_in_the_message() {
         },
     );
     assert_eq!(o.exit_code, 124);
-    assert!(stderr(&o).contains("timeout exceeded (0.2s)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("timeout exceeded (0.2s)"),
+        "{}",
+        stderr(&o)
+    );
     assert_usable(&sh);
 }
 

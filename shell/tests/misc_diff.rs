@@ -1,7 +1,8 @@
 //! Differential suite of the misc commands (`expr`, `truncate`, `shuf`,
 //! `split`, `du`, `tree`, `file`, `timeout`, host-only names): each case is a
 //! one-line script run by our shell (fresh virtual filesystem, cwd
-//! `/workspace`) and by the host's bash in a fresh temp dir with `LC_ALL=C`.
+//! `/workspace`) and by the host's bash in a fresh temp dir with `LC_ALL=C`
+//! (`C.UTF-8` for `tree`, which draws its box characters only then).
 //! Stdout and exit status must agree; when the host fails with a message,
 //! ours must print one too. Cases needing a host tool that is missing
 //! (`file`, `tree`) are skipped with a note.
@@ -163,6 +164,9 @@ split -l 2 -d -a 3 <(seq 5) n; ls n*
 seq 3 > s; split s; cat xaa
 : > e; split e; ls
 seq 3 > s; split -l 1 s -; ls
+seq 700 | split -l 1; ls | sed -n '649,652p;675,678p'; ls | wc -l; cat xzaab
+seq 100 | split -d -l 1; ls | sed -n '89,92p'; cat x9000
+seq 30 | split -a 1 -d -l 3; ls
 # du (ext4-like sizes; the host's /tmp is ext4)
 mkdir -p d/s; printf hello > d/a; du -b d/a
 mkdir -p d/s; printf hello > d/a; du -ab d | sort -k2
@@ -264,6 +268,94 @@ printf 'a\000' > bin; file --mime-type bin
 printf 'hi\n' > t; file -i t
 printf 'hi' | file -
 printf 'hi\n' | file -b -
+# bc
+echo '1+2' | bc
+echo '2+3*4' | bc
+echo '(2+3)*4' | bc
+echo '10/3' | bc
+echo 'scale=2; 10/3' | bc
+echo 'scale=5; 1/3*3' | bc
+echo '2^100' | bc
+echo '2^400' | bc
+echo '2^10^2' | bc
+echo '-7%3' | bc
+echo 'scale=3; -7%3' | bc
+echo '0.5*3' | bc
+echo '1.50+1' | bc
+echo '1.0/3' | bc
+echo '-0.25' | bc
+echo '-(3)' | bc
+echo '-2^2' | bc
+echo '7/2*2' | bc
+echo 'x=5; x*2' | bc
+echo 'a=3; a+=2; a' | bc
+echo 'a=3; a++; a; --a' | bc
+echo 'sqrt(2)' | bc
+echo 'scale=10; sqrt(2)' | bc
+echo 'sqrt(16)' | bc
+echo 'scale=4; sqrt(0.25)' | bc
+echo '2^-1' | bc
+echo 'scale=3; 2^-2' | bc
+echo '3 > 2' | bc
+echo '3 < 2; 2 <= 2; 1 != 1' | bc
+echo '5 == 5.0' | bc
+echo '!0; 1 && 0; 0 || 3' | bc
+echo 'length(123.45)' | bc
+echo 'scale(1.230)' | bc
+echo 'obase=16; 255' | bc
+echo 'obase=2; 10' | bc
+echo 'ibase=2; 101' | bc
+echo 'ibase=16; FF' | bc
+echo '"hi"' | bc
+echo 'quit' | bc
+printf '1\n2\nquit\n3\n' | bc
+echo '1/0' | bc
+echo '1+' | bc
+echo 'x' | bc
+echo 'scale=20; 1/7' | bc
+echo '1/7' | bc -l
+echo '123456789*987654321' | bc
+echo '99999999999999999999+1' | bc
+echo '0.1+0.2' | bc
+echo '1.5*1.5' | bc
+echo 'scale=1; 1.55*1.55' | bc
+echo '-5/2' | bc
+echo 'scale=2; -5/2' | bc
+echo '.5' | bc
+echo '00012' | bc
+echo 'for (i=0; i<3; i++) i' | bc
+echo 'i=0; while (i<3) { i; i=i+1 }' | bc
+echo 'if (1 > 2) 5 else 6' | bc
+echo 'x=2; if (x == 2) { "two"; 2 }' | bc
+echo '/* c */ 4 # x' | bc
+echo 'scale=2; 3.14159 * 2' | bc
+echo '10 % 3; 10.5 % 3' | bc
+printf '1+1\n' > f; bc f < /dev/null
+echo '2^64' | bc
+echo 's(1)' | bc -l
+echo 'c(1)' | bc -l
+echo 'a(1)' | bc -l
+echo 'l(2)' | bc -l
+echo 'e(1)' | bc -l
+echo 'e(-1)' | bc -l
+echo 'l(10)' | bc -l
+echo 's(-2)' | bc -l
+echo 'c(0)' | bc -l
+echo 'a(-3)' | bc -l
+echo 'e(5)' | bc -l
+echo 'l(0.5)' | bc -l
+echo '4*a(1)' | bc -l
+echo 'e(0)' | bc -l
+echo 's(100)' | bc -l
+echo 'l(1)' | bc -l
+echo '10^67' | bc
+echo '10^68' | bc
+echo '-10^68' | bc
+echo '-2^3' | bc
+echo '2^-2^2' | bc
+echo '2*-3' | bc
+echo 'scale=50; sqrt(2)' | bc
+echo 'scale=100; 4*1/3' | bc
 # timeout
 timeout 5 echo hi
 timeout 5 true; echo $?
@@ -288,9 +380,10 @@ timeout 5 timeout 0.2 sleep 3; echo $?
 
 /// Cases that need a host tool; skipped when it is missing.
 fn needs(case: &str) -> Option<&'static str> {
-    ["file", "tree"]
-        .into_iter()
-        .find(|t| case.split(|c: char| c == ';' || c == '|').any(|w| w.trim().starts_with(&format!("{t} ")) || w.trim() == *t))
+    ["file", "tree"].into_iter().find(|t| {
+        case.split(|c: char| c == ';' || c == '|')
+            .any(|w| w.trim().starts_with(&format!("{t} ")) || w.trim() == *t)
+    })
 }
 
 fn host_has(tool: &str) -> bool {
@@ -302,7 +395,7 @@ fn host_has(tool: &str) -> bool {
 
 static SEQ: AtomicUsize = AtomicUsize::new(0);
 
-fn host_run(script: &str) -> (Vec<u8>, Vec<u8>, i32) {
+fn host_run(script: &str, locale: &str) -> (Vec<u8>, Vec<u8>, i32) {
     let dir: PathBuf = std::env::temp_dir().join(format!(
         "misc_diff_{}_{}",
         std::process::id(),
@@ -313,7 +406,7 @@ fn host_run(script: &str) -> (Vec<u8>, Vec<u8>, i32) {
         .arg("-c")
         .arg(script)
         .current_dir(&dir)
-        .env("LC_ALL", "C")
+        .env("LC_ALL", locale)
         .output()
         .expect("run bash");
     let _ = std::fs::remove_dir_all(&dir);
@@ -346,7 +439,13 @@ fn misc_commands_match_gnu() {
             }
             _ => {}
         }
-        let (hout, herr, hstatus) = host_run(case);
+        // tree draws its box characters only in a UTF-8 locale.
+        let locale = if needs(case) == Some("tree") {
+            "C.UTF-8"
+        } else {
+            "C"
+        };
+        let (hout, herr, hstatus) = host_run(case, locale);
         let shell = Shell::new(ShellConfig::default());
         let ours = shell.run(case, RunOptions::default());
         let mut problems = Vec::new();
@@ -372,6 +471,14 @@ fn misc_commands_match_gnu() {
             failures.push(format!("case: {case}\n  {}", problems.join("\n  ")));
         }
     }
-    eprintln!("misc_diff: {passed} passed, {} failed, {skipped} skipped", failures.len());
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    eprintln!(
+        "misc_diff: {passed} passed, {} failed, {skipped} skipped",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -8,8 +8,10 @@
 //! `(error token is "...")` suffix, which points at the last token read.
 //!
 //! Entry points:
-//! - [`Interp::eval_arith`]: `$(( ))` semantics (an error is fatal: message,
-//!   then `Interrupt::Exit(1)`).
+//! - [`Interp::eval_arith`]: assignment semantics (`a[1/0]=x`, `declare -i`:
+//!   an error is fatal: message, then `Interrupt::Exit(1)`).
+//! - [`Interp::eval_arith_subst`]: `$(( ))` semantics (message, then
+//!   `Interrupt::Discard(1)`: bash abandons only the current command).
 //! - [`Interp::eval_arith_cmd`]: `(( ))`, `let`, `[[ -eq ]]` semantics (the
 //!   error is printed with the command's name and the command fails with 1).
 //! - [`Interp::try_eval_arith`]: no printing; the caller decides.
@@ -52,6 +54,20 @@ impl Interp {
         }
     }
 
+    /// Evaluates the expression of `$(( ))`: an error prints bash's message
+    /// and abandons the current command (the script goes on with the next
+    /// one; a subshell ends), as bash does.
+    pub fn eval_arith_subst(&mut self, expr: &str) -> Result<i64, Interrupt> {
+        match self.try_eval_arith(expr) {
+            Ok(v) => Ok(v),
+            Err(ArithFail::Error(msg)) => {
+                self.expansion_error(&msg);
+                Err(Interrupt::Discard(1))
+            }
+            Err(ArithFail::Interrupt(i)) => Err(i),
+        }
+    }
+
     /// Evaluates `expr` for a command such as `((`, `let` or `[[`: an error is
     /// printed as `bash: line N: NAME: MESSAGE` and gives `Ok(None)` (the
     /// command then fails with status 1) instead of ending the shell.
@@ -62,6 +78,9 @@ impl Interp {
                 self.expansion_error(&format!("{name}: {msg}"));
                 Ok(None)
             }
+            // Assigning to a readonly variable (already reported): bash fails
+            // the `((`/`let` command and goes on with the same line.
+            Err(ArithFail::Interrupt(Interrupt::Discard(_))) => Ok(None),
             Err(ArithFail::Interrupt(i)) => Err(i),
         }
     }

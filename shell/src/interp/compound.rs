@@ -40,6 +40,7 @@ impl Interp {
             CompoundCommand::Arithmetic(a) => {
                 self.control.count_command().map_err(Interrupt::Limit)?;
                 self.set_line(a.loc.start.line);
+                self.debug_trap()?;
                 if self.opts.xtrace {
                     let t = format!("(( {} ))", a.expr.value.trim());
                     self.trace(&t);
@@ -170,6 +171,9 @@ impl Interp {
             let mut status = 0;
             for v in values {
                 sh.control.count_iteration().map_err(Interrupt::Limit)?;
+                // DEBUG runs before each assignment of the loop variable.
+                sh.set_line(f.loc.start.line);
+                sh.debug_trap()?;
                 if let Err(e) = sh.assign(&f.variable_name, &v, false) {
                     if let super::vars::VarError::Interrupted(i) = e {
                         return Err(i);
@@ -188,7 +192,11 @@ impl Interp {
     fn arith_step(
         &mut self,
         e: &Option<ast::UnexpandedArithmeticExpr>,
+        line: usize,
     ) -> Result<Option<i64>, Interrupt> {
+        // Each of the three expressions is a command for the DEBUG trap.
+        self.set_line(line);
+        self.debug_trap()?;
         match e {
             Some(e) if !e.value.trim().is_empty() => self.eval_arith_cmd(&e.value, "(("),
             _ => Ok(Some(1)),
@@ -196,15 +204,15 @@ impl Interp {
     }
 
     fn exec_arith_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> ExecResult {
-        self.set_line(f.loc.start.line);
-        if self.arith_step(&f.initializer)?.is_none() {
+        let line = f.loc.start.line;
+        if self.arith_step(&f.initializer, line)?.is_none() {
             return Ok(1);
         }
         self.looped(|sh| {
             let mut status = 0;
             loop {
                 sh.control.count_iteration().map_err(Interrupt::Limit)?;
-                match sh.arith_step(&f.condition)? {
+                match sh.arith_step(&f.condition, line)? {
                     None => return Ok(1),
                     Some(0) => break,
                     Some(_) => {}
@@ -212,7 +220,7 @@ impl Interp {
                 if let Flow::Stop = sh.loop_body(&f.body.list, &mut status)? {
                     break;
                 }
-                if sh.arith_step(&f.updater)?.is_none() {
+                if sh.arith_step(&f.updater, line)?.is_none() {
                     return Ok(1);
                 }
             }
@@ -222,6 +230,7 @@ impl Interp {
 
     fn exec_case(&mut self, c: &ast::CaseClauseCommand) -> ExecResult {
         self.set_line(c.loc.start.line);
+        self.debug_trap()?;
         let value = self.expand_string(&c.value.value)?;
         let opts = MatchOptions {
             extglob: true,

@@ -24,16 +24,29 @@ thread_local! {
 }
 
 impl Interp {
-    /// Evaluates a `[[ ]]` expression.
+    /// Evaluates a `[[ ]]` expression: true when its status is 0.
     pub fn eval_cond(&mut self, expr: &ExtendedTestExpr) -> Result<bool, Interrupt> {
+        Ok(self.eval_cond_status(expr)? == 0)
+    }
+
+    /// Evaluates a `[[ ]]` expression to bash's exit status: 0 true, 1 false,
+    /// 2 when an `=~` regex does not compile. Like bash, `&&` and `||` pass a
+    /// 2 through as a failure and `!` turns it into 0.
+    pub fn eval_cond_status(&mut self, expr: &ExtendedTestExpr) -> Result<i32, Interrupt> {
         match expr {
-            ExtendedTestExpr::And(a, b) => Ok(self.eval_cond(a)? && self.eval_cond(b)?),
-            ExtendedTestExpr::Or(a, b) => Ok(self.eval_cond(a)? || self.eval_cond(b)?),
-            ExtendedTestExpr::Not(a) => Ok(!self.eval_cond(a)?),
-            ExtendedTestExpr::Parenthesized(a) => self.eval_cond(a),
+            ExtendedTestExpr::And(a, b) => match self.eval_cond_status(a)? {
+                0 => self.eval_cond_status(b),
+                s => Ok(s),
+            },
+            ExtendedTestExpr::Or(a, b) => match self.eval_cond_status(a)? {
+                0 => Ok(0),
+                _ => self.eval_cond_status(b),
+            },
+            ExtendedTestExpr::Not(a) => Ok(i32::from(self.eval_cond_status(a)? == 0)),
+            ExtendedTestExpr::Parenthesized(a) => self.eval_cond_status(a),
             ExtendedTestExpr::UnaryTest(pred, w) => {
                 let s = self.expand_string(&w.value)?;
-                Ok(self.unary_test(pred, &s))
+                Ok(i32::from(!self.unary_test(pred, &s)))
             }
             ExtendedTestExpr::BinaryTest(pred, l, r) => self.binary_test(pred, l, r),
         }
@@ -130,7 +143,7 @@ impl Interp {
         pred: &BinaryPredicate,
         l: &Word,
         r: &Word,
-    ) -> Result<bool, Interrupt> {
+    ) -> Result<i32, Interrupt> {
         use BinaryPredicate as B;
         let left = self.expand_string(&l.value)?;
         match pred {
@@ -141,12 +154,14 @@ impl Interp {
                     nocase: self.opts.nocasematch,
                 };
                 let m = pattern::matches(&pat, &left, opts);
-                Ok(m == matches!(pred, B::StringExactlyMatchesPattern))
+                Ok(i32::from(
+                    m != matches!(pred, B::StringExactlyMatchesPattern),
+                ))
             }
             B::StringMatchesRegex | B::StringContainsSubstring => self.regex_test(&left, r),
             _ => {
                 let right = self.expand_string(&r.value)?;
-                Ok(self.binary_values(pred, &left, &right))
+                Ok(i32::from(!self.binary_values(pred, &left, &right)))
             }
         }
     }
@@ -222,8 +237,9 @@ impl Interp {
         }
     }
 
-    /// `[[ s =~ re ]]`: sets BASH_REMATCH.
-    fn regex_test(&mut self, left: &str, r: &Word) -> Result<bool, Interrupt> {
+    /// `[[ s =~ re ]]`: sets BASH_REMATCH. Status 0 on a match, 1 without
+    /// one, 2 when the regex does not compile (bash's status).
+    fn regex_test(&mut self, left: &str, r: &Word) -> Result<i32, Interrupt> {
         let re_src = self.expand_regex_operand(&r.value)?;
         let flags = if self.opts.nocasematch { "(?i)" } else { "" };
         let translated = format!("{flags}{}", posix_ere_to_rust(&re_src));
@@ -237,7 +253,7 @@ impl Interp {
                 .clone()
         });
         let Some(re) = re else {
-            return Ok(false);
+            return Ok(2);
         };
         match re.captures(left) {
             Some(caps) => {
@@ -249,13 +265,13 @@ impl Interp {
                     );
                 }
                 let _ = self.vars.set("BASH_REMATCH", Value::Indexed(m));
-                Ok(true)
+                Ok(0)
             }
             None => {
                 let _ = self
                     .vars
                     .set("BASH_REMATCH", Value::Indexed(Default::default()));
-                Ok(false)
+                Ok(1)
             }
         }
     }

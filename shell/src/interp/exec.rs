@@ -215,6 +215,9 @@ impl Interp {
             return Err(Interrupt::Limit(LimitKind::CallDepth));
         }
         let saved_args = std::mem::replace(&mut self.positional, args.to_vec());
+        // A function does not inherit the RETURN trap (unless `set -T`): it
+        // fires on return only when the function itself set it.
+        let return_trap_at_entry = self.traps.get("RETURN").cloned();
         self.call_stack.push(name.to_string());
         self.vars.push_scope();
         let r = self.nest(|sh| {
@@ -231,6 +234,8 @@ impl Interp {
         if let Some(trap) = self.active_trap("RETURN")
             && !trap.is_empty()
             && self.trap_depth == 0
+            && (self.opts.get_set_option("functrace") == Some(true)
+                || return_trap_at_entry.as_ref() != Some(&trap))
         {
             trap_result = self.run_trap(&trap);
         }
@@ -425,8 +430,16 @@ impl Interp {
         self.last_status = status;
         let exempt =
             self.errexit_exempt && p.seq.len() == 1 && matches!(p.seq[0], Command::Compound(..));
-        if status != 0 && last && !p.bang && self.errexit_quiet == 0 && !exempt {
-            self.on_failure(status)?;
+        if status != 0 && last && !p.bang && !exempt {
+            if self.errexit_quiet == 0 {
+                self.on_failure(status)?;
+            } else if self.opts.errexit
+                && self.errexit_quiet == self.errexit_bang_off
+                && self.trap_depth == 0
+            {
+                // `set -e` turned on inside `! f`: bash still exits.
+                return Err(Interrupt::Exit(status));
+            }
         }
         if self.broken_pipe && self.subshell_depth > 0 {
             return Err(Interrupt::Exit(141));
@@ -453,6 +466,10 @@ impl Interp {
     /// Runs the DEBUG trap before a command, if one is set.
     pub(crate) fn debug_trap(&mut self) -> Result<(), Interrupt> {
         if self.trap_depth > 0 {
+            return Ok(());
+        }
+        // Functions do not inherit the DEBUG trap unless `set -o functrace`.
+        if !self.call_stack.is_empty() && self.opts.get_set_option("functrace") != Some(true) {
             return Ok(());
         }
         let Some(trap) = self.active_trap("DEBUG") else {
@@ -495,6 +512,7 @@ impl Interp {
             Command::ExtendedTest(t, redirs) => {
                 self.control.count_command().map_err(Interrupt::Limit)?;
                 self.set_line(t.loc.start.line);
+                self.debug_trap()?;
                 let run = |sh: &mut Interp| -> ExecResult {
                     if sh.opts.xtrace {
                         let line = format!("[[ {} ]]", t.expr);

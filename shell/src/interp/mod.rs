@@ -138,6 +138,10 @@ pub struct Interp {
     /// The last failure came from a short-circuited `&&`/`||` list, which
     /// `set -e` ignores even when it ends a compound command.
     pub(crate) errexit_exempt: bool,
+    /// How many of the `errexit_quiet` levels are `!` pipelines entered
+    /// while `set -e` was off: a `set -e` run inside them (say in a
+    /// function) still ends the shell, as in bash.
+    pub(crate) errexit_bang_off: u32,
     /// Traps a subshell inherited for display only: they do not run there.
     pub inherited_traps: Arc<HashMap<String, String>>,
 }

@@ -60,6 +60,10 @@ pub struct Options {
     pub completions: Vec<(String, String)>,
     /// The history list (`history -s`, `history -r`): entries in order.
     pub history: Vec<String>,
+    /// Key bindings a script added with `bind` (key sequence, readline
+    /// function or shell command, is a `bind -x` command); an empty target
+    /// removes a default binding.
+    pub key_bindings: Vec<(String, String, bool)>,
 }
 
 /// `set -o` option names in bash's listing order, with their defaults in a

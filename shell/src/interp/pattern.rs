@@ -36,15 +36,20 @@ pub fn matches(pattern: &str, text: &str, options: MatchOptions) -> bool {
     compiled(pattern, options).matches(text)
 }
 
-/// True when `s` contains an unquoted `*`, `?` or `[` (or an extglob group
-/// when `extglob` is set): i.e. when it is a pattern rather than a literal.
+/// True when `s` contains an unquoted `*` or `?`, a `[` followed later by
+/// an unquoted `]`, or an extglob group when `extglob` is set: i.e. when it
+/// is a pattern rather than a literal. Like bash's `glob_pattern_p`, a lone
+/// `[` (as in `[ -d x ]`) or `[abc` is literal, so `nullglob` keeps it.
 pub fn has_glob_chars(s: &str, extglob: bool) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
+    let mut open = false;
     while i < b.len() {
         match b[i] {
             b'\\' => i += 1,
-            b'*' | b'?' | b'[' => return true,
+            b'*' | b'?' => return true,
+            b'[' => open = true,
+            b']' if open => return true,
             b'+' | b'@' | b'!' if extglob && b.get(i + 1) == Some(&b'(') => return true,
             _ => {}
         }

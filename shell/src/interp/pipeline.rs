@@ -24,8 +24,10 @@ impl Interp {
     /// Executes a pipeline and sets `PIPESTATUS`; returns its status.
     pub(crate) fn exec_pipeline(&mut self, p: &ast::Pipeline) -> ExecResult {
         let started = p.timed.as_ref().map(|_| Instant::now());
+        let bang_off = p.bang && !self.opts.errexit;
         if p.bang {
             self.errexit_quiet += 1;
+            self.errexit_bang_off += u32::from(bang_off);
         }
         let r = if p.seq.len() == 1 {
             self.exec_command(&p.seq[0]).map(|s| vec![s])
@@ -34,6 +36,7 @@ impl Interp {
         };
         if p.bang {
             self.errexit_quiet -= 1;
+            self.errexit_bang_off -= u32::from(bang_off);
         }
         let statuses = r?;
         let mut status = *statuses.last().unwrap_or(&0);

@@ -189,6 +189,7 @@ impl Interp {
         child.call_stack.clear();
         child.dir_stack.clear();
         child.errexit_quiet = 0;
+        child.errexit_bang_off = 0;
         child.loop_depth = 0;
         child.last_status = 0;
         child.subshell_depth += 1;

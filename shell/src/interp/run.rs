@@ -135,6 +135,7 @@ impl Interp {
             procsubs: Vec::new(),
             trap_depth: 0,
             errexit_exempt: false,
+            errexit_bang_off: 0,
             inherited_traps: Default::default(),
         }
     }

@@ -373,7 +373,9 @@ impl Interp {
         // Functions and builtins see the assignments as temporarily exported
         // variables; special builtins keep them (POSIX), others restore.
         let special = builtin.is_some() && builtins::is_special(name);
-        let _ = is_fn;
+        if is_fn && !special {
+            return self.call_with_temp_scope(argv, assigns);
+        }
         let mut saved = Vec::new();
         // Already traced with the command line.
         let xtrace = std::mem::replace(&mut self.opts.xtrace, false);
@@ -414,6 +416,60 @@ impl Interp {
                 }
             }
         }
+        r
+    }
+
+    /// `x=tmp f`: the bindings live in a scope of their own between the
+    /// caller and the function, so `unset x` in `f` reveals the caller's `x`
+    /// and nothing leaks out after the call.
+    fn call_with_temp_scope(
+        &mut self,
+        argv: &[String],
+        assigns: &[&ast::Assignment],
+    ) -> ExecResult {
+        let xtrace = std::mem::replace(&mut self.opts.xtrace, false);
+        self.vars.push_scope();
+        let mut failed = None;
+        for a in assigns {
+            let AssignmentName::VariableName(n) = &a.name else {
+                if let Err(e) = self.do_assignment(a) {
+                    failed = Some(e);
+                    break;
+                }
+                continue;
+            };
+            // Assign where bash would (so `x=$x:1` reads the visible `x`),
+            // then move the result into the temporary scope.
+            let in_temp = self.vars.is_in_current_scope(n);
+            let before = self.vars.get_raw(n).cloned();
+            if let Err(e) = self.do_assignment(a) {
+                failed = Some(e);
+                break;
+            }
+            if !in_temp {
+                let new = self.vars.get_raw(n).cloned().unwrap_or_default();
+                match before {
+                    Some(old) => {
+                        if let Some(cur) = self.vars.get_raw_mut(n) {
+                            *cur = old;
+                        }
+                    }
+                    None => {
+                        let _ = self.vars.unset_raw(n);
+                    }
+                }
+                *self.vars.declare_local(n) = new;
+            }
+            if let Some(v) = self.vars.get_raw_mut(n) {
+                v.attrs.insert(Attrs::EXPORT);
+            }
+        }
+        self.opts.xtrace = xtrace;
+        let r = match failed {
+            Some(e) => Err(e),
+            None => self.dispatch(argv, &[]),
+        };
+        self.vars.pop_scope();
         r
     }
 

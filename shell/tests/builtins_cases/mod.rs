@@ -3,6 +3,34 @@
 
 /// Every case, grouped by builtin.
 pub const CASES: &[(&str, &str)] = &[
+    (
+        "compgen words, prefix, filter, decoration",
+        r#"compgen -W 'alpha beta alps' al; echo "st=$?"; compgen -W 'ab ac' -X '!*b'; compgen -W 'a b' -P '<' -S '>'; compgen -W 'x y' zz; echo "st=$?"; IFS=':%'; compgen -W 'spam:eggs%ham cheese\:colon'"#,
+    ),
+    (
+        "compgen actions and functions",
+        r#"zfa() { :; }; zfb() { :; }; alias zal=1; zvar=1; compgen -A function zf; compgen -a za; compgen -v zv; compgen -k el; compgen -A shopt -P '[' -S ']' nu; compgen -b getop; f() { COMPREPLY=(one two); }; compgen -F f 2>/dev/null; compgen -A nope; echo "st=$?""#,
+    ),
+    (
+        "complete stores, prints and removes specs",
+        r#"complete; complete -W 'foo bar' mycmd; complete -p; complete -o default -o nospace -F fn git; complete -d -A function -W 'a b' -P x -X '*z' c2; complete; complete -r c2; complete -p c2; echo "st=$?"; complete -F f; echo "st=$?"; compopt -o filenames; echo "st=$?""#,
+    ),
+    (
+        "history list in a non-interactive shell",
+        r#"history; history -s echo one; history -s echo two; history; fc -l; fc -ln; history -d 1; history; history -d 9; echo "st=$?"; history -c; history; echo end"#,
+    ),
+    (
+        "bind without line editing",
+        r#"bind -q yank; echo "st=$?"; bind -q vi-subst; echo "st=$?"; bind -p | grep vi-subst; bind -x '"\C-o": echo foo'; bind -X; bind '"\C-o\C-s": yank'; bind -q yank"#,
+    ),
+    (
+        "kill and wait on background jobs",
+        r#"sleep 0 & p=$!; kill $p; echo "kill=$?"; wait $p; echo "wait=$?""#,
+    ),
+    (
+        "kill and wait on a job spec",
+        r#"sleep 0 & kill -9 %%; echo "kill=$?"; wait %%; echo "wait=$?"; wait %%; echo "wait=$?""#,
+    ),
     // ---- echo
     ("echo basic", r#"echo a b  c; echo; echo -n x; echo y"#),
     (

@@ -145,7 +145,12 @@ pub enum Stmt {
     /// `do ... while`
     Do(Box<Stmt>, Expr),
     /// `for (init; cond; step)`
-    For(Option<Box<Stmt>>, Option<Expr>, Option<Box<Stmt>>, Box<Stmt>),
+    For(
+        Option<Box<Stmt>>,
+        Option<Expr>,
+        Option<Box<Stmt>>,
+        Box<Stmt>,
+    ),
     /// `for (k in a)`
     ForIn(Var, Var, Box<Stmt>),
     /// `{ ... }`

@@ -33,9 +33,9 @@ const KEYWORDS: &[&str] = &[
 
 /// Builtin function names.
 pub const BUILTINS: &[&str] = &[
-    "length", "substr", "index", "split", "sub", "gsub", "match", "sprintf", "tolower",
-    "toupper", "sin", "cos", "atan2", "exp", "log", "sqrt", "int", "rand", "srand", "system",
-    "close", "fflush", "gensub", "strftime", "systime",
+    "length", "substr", "index", "split", "sub", "gsub", "match", "sprintf", "tolower", "toupper",
+    "sin", "cos", "atan2", "exp", "log", "sqrt", "int", "rand", "srand", "system", "close",
+    "fflush", "gensub", "strftime", "systime",
 ];
 
 const OPS: &[&str] = &[
@@ -135,7 +135,10 @@ pub fn lex(src: &str) -> Result<Vec<Token>, (usize, String)> {
             continue;
         }
         if ch == '\n' {
-            out.push(Token { tok: Tok::Newline, line });
+            out.push(Token {
+                tok: Tok::Newline,
+                line,
+            });
             line += 1;
             i += 1;
             continue;
@@ -166,7 +169,10 @@ pub fn lex(src: &str) -> Result<Vec<Token>, (usize, String)> {
                 }
             }
             i += 1;
-            out.push(Token { tok: Tok::Str(unescape(&s)), line: start_line });
+            out.push(Token {
+                tok: Tok::Str(unescape(&s)),
+                line: start_line,
+            });
             continue;
         }
         if ch == '/' && !operand_end(out.last().map(|t| &t.tok)) {
@@ -229,12 +235,16 @@ pub fn lex(src: &str) -> Result<Vec<Token>, (usize, String)> {
                 }
             }
             i += 1;
-            out.push(Token { tok: Tok::Regex(s), line: start_line });
+            out.push(Token {
+                tok: Tok::Regex(s),
+                line: start_line,
+            });
             continue;
         }
         if ch.is_ascii_digit() || (ch == '.' && c.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
             let st = i;
-            if ch == '0' && matches!(c.get(i + 1), Some('x' | 'X'))
+            if ch == '0'
+                && matches!(c.get(i + 1), Some('x' | 'X'))
                 && c.get(i + 2).is_some_and(|d| d.is_ascii_hexdigit())
             {
                 i += 2;
@@ -242,8 +252,13 @@ pub fn lex(src: &str) -> Result<Vec<Token>, (usize, String)> {
                     i += 1;
                 }
                 let s: String = c[st + 2..i].iter().collect();
-                let v = u64::from_str_radix(&s, 16).map(|v| v as f64).unwrap_or(f64::INFINITY);
-                out.push(Token { tok: Tok::Num(v), line });
+                let v = u64::from_str_radix(&s, 16)
+                    .map(|v| v as f64)
+                    .unwrap_or(f64::INFINITY);
+                out.push(Token {
+                    tok: Tok::Num(v),
+                    line,
+                });
                 continue;
             }
             while i < c.len() && c[i].is_ascii_digit() {
@@ -268,7 +283,19 @@ pub fn lex(src: &str) -> Result<Vec<Token>, (usize, String)> {
                 }
             }
             let s: String = c[st..i].iter().collect();
-            out.push(Token { tok: Tok::Num(s.parse().unwrap_or(0.0)), line });
+            // gawk reads a leading-zero integer as octal when all digits are.
+            let v = if s.len() > 1
+                && s.starts_with('0')
+                && s.bytes().all(|b| (b'0'..=b'7').contains(&b))
+            {
+                u64::from_str_radix(&s, 8).map(|v| v as f64).unwrap_or(0.0)
+            } else {
+                s.parse().unwrap_or(0.0)
+            };
+            out.push(Token {
+                tok: Tok::Num(v),
+                line,
+            });
             continue;
         }
         if ch.is_ascii_alphabetic() || ch == '_' {
@@ -292,12 +319,18 @@ pub fn lex(src: &str) -> Result<Vec<Token>, (usize, String)> {
         let rest: String = c[i..(i + 3).min(c.len())].iter().collect();
         match OPS.iter().find(|o| rest.starts_with(**o)) {
             Some(o) => {
-                out.push(Token { tok: Tok::Op(o), line });
+                out.push(Token {
+                    tok: Tok::Op(o),
+                    line,
+                });
                 i += o.chars().count();
             }
             None => return Err((line, format!("syntax error at or near {ch}"))),
         }
     }
-    out.push(Token { tok: Tok::Eof, line });
+    out.push(Token {
+        tok: Tok::Eof,
+        line,
+    });
     Ok(out)
 }

@@ -49,7 +49,115 @@ pub fn parse(src: &str) -> Result<Program, SyntaxError> {
         p.global(n);
     }
     p.program()?;
+    propagate_array_params(&mut p.prog);
     Ok(p.prog)
+}
+
+/// A parameter passed on to another function's array parameter is an array
+/// parameter too; iterate to a fixpoint.
+fn propagate_array_params(prog: &mut Program) {
+    let mut edges: Vec<Vec<(String, usize, usize)>> = Vec::new();
+    for f in &prog.funcs {
+        let mut e = Vec::new();
+        for st in &f.body {
+            walk_stmt(st, &mut e);
+        }
+        edges.push(e);
+    }
+    loop {
+        let mut changed = false;
+        for fi in 0..prog.funcs.len() {
+            for (callee, pos, local) in &edges[fi] {
+                let is_arr = prog
+                    .funcs
+                    .iter()
+                    .find(|f| &f.name == callee)
+                    .is_some_and(|f| f.array_params.get(*pos).copied().unwrap_or(false));
+                if is_arr && !prog.funcs[fi].array_params[*local] {
+                    prog.funcs[fi].array_params[*local] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+fn walk_stmt(s: &Stmt, out: &mut Vec<(String, usize, usize)>) {
+    match s {
+        Stmt::Expr(e) => walk_expr(e, out),
+        Stmt::Print(a, r) | Stmt::Printf(a, r) => {
+            a.iter().for_each(|e| walk_expr(e, out));
+            if let Some(Redirect::File(e) | Redirect::Append(e) | Redirect::Pipe(e)) = r {
+                walk_expr(e, out);
+            }
+        }
+        Stmt::If(c, a, b) => {
+            walk_expr(c, out);
+            walk_stmt(a, out);
+            if let Some(b) = b {
+                walk_stmt(b, out);
+            }
+        }
+        Stmt::While(c, b) | Stmt::Do(b, c) => {
+            walk_expr(c, out);
+            walk_stmt(b, out);
+        }
+        Stmt::For(i, c, st, b) => {
+            if let Some(i) = i {
+                walk_stmt(i, out);
+            }
+            if let Some(c) = c {
+                walk_expr(c, out);
+            }
+            if let Some(st) = st {
+                walk_stmt(st, out);
+            }
+            walk_stmt(b, out);
+        }
+        Stmt::ForIn(_, _, b) => walk_stmt(b, out),
+        Stmt::Block(v) => v.iter().for_each(|s| walk_stmt(s, out)),
+        Stmt::Exit(Some(e)) | Stmt::Return(Some(e)) => walk_expr(e, out),
+        Stmt::Delete(_, Some(v)) => v.iter().for_each(|e| walk_expr(e, out)),
+        _ => {}
+    }
+}
+
+fn walk_expr(e: &Expr, out: &mut Vec<(String, usize, usize)>) {
+    match e {
+        Expr::Call(name, args) => {
+            for (i, a) in args.iter().enumerate() {
+                if let Expr::Var(Var::Local(l)) = a {
+                    out.push((name.clone(), i, *l));
+                }
+                walk_expr(a, out);
+            }
+        }
+        Expr::Field(a) | Expr::Not(a) | Expr::Neg(a) | Expr::Plus(a) | Expr::Group(a) => {
+            walk_expr(a, out)
+        }
+        Expr::Index(_, v) | Expr::Builtin(_, v) | Expr::In(v, _) => {
+            v.iter().for_each(|e| walk_expr(e, out))
+        }
+        Expr::Assign(_, _, r) => walk_expr(r, out),
+        Expr::Cond(a, b, c) => {
+            walk_expr(a, out);
+            walk_expr(b, out);
+            walk_expr(c, out);
+        }
+        Expr::And(a, b)
+        | Expr::Or(a, b)
+        | Expr::Bin(_, a, b)
+        | Expr::Cmp(_, a, b)
+        | Expr::Concat(a, b)
+        | Expr::Match(_, a, b) => {
+            walk_expr(a, out);
+            walk_expr(b, out);
+        }
+        _ => {}
+    }
 }
 
 fn describe(t: &Tok) -> String {
@@ -83,7 +191,10 @@ impl Parser {
     }
     fn err<T>(&self) -> R<T> {
         let t = &self.toks[self.pos.min(self.toks.len() - 1)];
-        Err(SyntaxError { line: t.line, msg: format!("syntax error at or near {}", describe(&t.tok)) })
+        Err(SyntaxError {
+            line: t.line,
+            msg: format!("syntax error at or near {}", describe(&t.tok)),
+        })
     }
     fn is_op(&self, o: &str) -> bool {
         matches!(self.peek(), Tok::Op(x) if *x == o)
@@ -151,7 +262,10 @@ impl Parser {
                         return self.err();
                     }
                     let a = self.block()?;
-                    self.prog.rules.push(Rule { pattern: Pattern::Begin, action: Some(a) });
+                    self.prog.rules.push(Rule {
+                        pattern: Pattern::Begin,
+                        action: Some(a),
+                    });
                 }
                 Tok::Kw("END") => {
                     self.next();
@@ -160,11 +274,17 @@ impl Parser {
                         return self.err();
                     }
                     let a = self.block()?;
-                    self.prog.rules.push(Rule { pattern: Pattern::End, action: Some(a) });
+                    self.prog.rules.push(Rule {
+                        pattern: Pattern::End,
+                        action: Some(a),
+                    });
                 }
                 Tok::Op("{") => {
                     let a = self.block()?;
-                    self.prog.rules.push(Rule { pattern: Pattern::All, action: Some(a) });
+                    self.prog.rules.push(Rule {
+                        pattern: Pattern::All,
+                        action: Some(a),
+                    });
                 }
                 _ => {
                     let e = self.expr()?;
@@ -176,7 +296,11 @@ impl Parser {
                     } else {
                         Pattern::Expr(e)
                     };
-                    let action = if self.is_op("{") { Some(self.block()?) } else { None };
+                    let action = if self.is_op("{") {
+                        Some(self.block()?)
+                    } else {
+                        None
+                    };
                     if action.is_none()
                         && !matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op(";"))
                     {
@@ -199,7 +323,10 @@ impl Parser {
         };
         if self.prog.funcs.iter().any(|f| f.name == name) {
             let line = self.toks[self.pos].line;
-            return Err(SyntaxError { line, msg: format!("function `{name}' redefined") });
+            return Err(SyntaxError {
+                line,
+                msg: format!("function `{name}' redefined"),
+            });
         }
         self.expect_op("(")?;
         let mut params = Vec::new();
@@ -224,10 +351,20 @@ impl Parser {
         self.locals = Some(params);
         self.array_locals = vec![false; n];
         // Register first so recursion and later calls resolve.
-        self.prog.funcs.push(Func { name: name.clone(), nparams: n, array_params: vec![], body: vec![] });
+        self.prog.funcs.push(Func {
+            name: name.clone(),
+            nparams: n,
+            array_params: vec![],
+            body: vec![],
+        });
         let body = self.block()?;
         self.locals = None;
-        let f = self.prog.funcs.iter_mut().find(|f| f.name == name).expect("registered");
+        let f = self
+            .prog
+            .funcs
+            .iter_mut()
+            .find(|f| f.name == name)
+            .expect("registered");
         f.body = body;
         f.array_params = std::mem::take(&mut self.array_locals);
         Ok(())
@@ -347,13 +484,25 @@ impl Parser {
                     let body = self.simple_or_block()?;
                     return Ok(Stmt::ForIn(kv, av, Box::new(body)));
                 }
-                let init = if self.is_op(";") { None } else { Some(Box::new(self.simple_stmt()?)) };
+                let init = if self.is_op(";") {
+                    None
+                } else {
+                    Some(Box::new(self.simple_stmt()?))
+                };
                 self.expect_op(";")?;
                 self.opt_newlines();
-                let cond = if self.is_op(";") { None } else { Some(self.expr()?) };
+                let cond = if self.is_op(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect_op(";")?;
                 self.opt_newlines();
-                let step = if self.is_op(")") { None } else { Some(Box::new(self.simple_stmt()?)) };
+                let step = if self.is_op(")") {
+                    None
+                } else {
+                    Some(Box::new(self.simple_stmt()?))
+                };
                 self.expect_op(")")?;
                 if self.is_op(";") {
                     self.next();
@@ -392,7 +541,11 @@ impl Parser {
                 } else {
                     None
                 };
-                Ok(if is_printf { Stmt::Printf(args, redir) } else { Stmt::Print(args, redir) })
+                Ok(if is_printf {
+                    Stmt::Printf(args, redir)
+                } else {
+                    Stmt::Print(args, redir)
+                })
             }
             Tok::Kw("next") => {
                 self.next();
@@ -412,12 +565,20 @@ impl Parser {
             }
             Tok::Kw("exit") => {
                 self.next();
-                let e = if self.at_end() { None } else { Some(self.expr()?) };
+                let e = if self.at_end() {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 Ok(Stmt::Exit(e))
             }
             Tok::Kw("return") => {
                 self.next();
-                let e = if self.at_end() { None } else { Some(self.expr()?) };
+                let e = if self.at_end() {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 Ok(Stmt::Return(e))
             }
             Tok::Kw("delete") => {
@@ -442,7 +603,10 @@ impl Parser {
     }
 
     fn at_end(&self) -> bool {
-        matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op(";") | Tok::Op("}"))
+        matches!(
+            self.peek(),
+            Tok::Newline | Tok::Eof | Tok::Op(";") | Tok::Op("}")
+        )
     }
 
     fn print_args(&mut self) -> R<Vec<Expr>> {
@@ -646,7 +810,11 @@ impl Parser {
 
     fn starts_operand(&self) -> bool {
         match self.peek() {
-            Tok::Num(_) | Tok::Str(_) | Tok::Regex(_) | Tok::Name(_) | Tok::FuncName(_)
+            Tok::Num(_)
+            | Tok::Str(_)
+            | Tok::Regex(_)
+            | Tok::Name(_)
+            | Tok::FuncName(_)
             | Tok::Builtin(_) => true,
             Tok::Op(o) => matches!(*o, "$" | "!" | "(" | "-" | "+" | "++" | "--"),
             Tok::Kw("getline") => true,
@@ -833,14 +1001,21 @@ impl Parser {
             Tok::Builtin(n) => {
                 if self.eat_op("(") {
                     let args = self.expr_list_until(")")?;
-                    let args = if matches!(n.as_str(), "split" | "match" | "sub" | "gsub" | "gensub") {
-                        args.into_iter()
-                            .enumerate()
-                            .map(|(i, a)| if (n == "split" && i == 2) || (n != "split" && i == 0) { regex_value(a) } else { a })
-                            .collect()
-                    } else {
-                        args
-                    };
+                    let args =
+                        if matches!(n.as_str(), "split" | "match" | "sub" | "gsub" | "gensub") {
+                            args.into_iter()
+                                .enumerate()
+                                .map(|(i, a)| {
+                                    if (n == "split" && i == 2) || (n != "split" && i == 0) {
+                                        regex_value(a)
+                                    } else {
+                                        a
+                                    }
+                                })
+                                .collect()
+                        } else {
+                            args
+                        };
                     if n == "split"
                         && let Some(Expr::Var(Var::Local(i))) = args.get(1)
                     {

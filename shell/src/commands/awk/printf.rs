@@ -6,7 +6,7 @@ use super::value::Value;
 /// Formats one number with a single C conversion such as `%.6g`.
 pub fn format_number(fmt: &str, n: f64) -> String {
     let mut out = String::new();
-    format(fmt, &[Value::Num(n)], "%.6g", &mut out);
+    let _ = format(fmt, &[Value::Num(n)], "%.6g", &mut out);
     out
 }
 
@@ -77,7 +77,10 @@ fn fmt_g(x: f64, prec: usize, upper: bool, alt: bool) -> String {
         return s;
     }
     let es = format!("{:.*e}", p - 1, x);
-    let exp: i32 = es.split_once('e').map(|(_, e)| e.parse().unwrap_or(0)).unwrap_or(0);
+    let exp: i32 = es
+        .split_once('e')
+        .map(|(_, e)| e.parse().unwrap_or(0))
+        .unwrap_or(0);
     let mut s = if exp < -4 || exp >= p as i32 {
         fmt_e(x, p - 1, upper, alt)
     } else {
@@ -115,7 +118,11 @@ fn float_conv(c: char, x: f64, sp: &Spec) -> String {
     let a = x.abs();
     if !a.is_finite() {
         let s = if a.is_nan() { "nan" } else { "inf" };
-        let s = if c.is_ascii_uppercase() { s.to_ascii_uppercase() } else { s.to_string() };
+        let s = if c.is_ascii_uppercase() {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_string()
+        };
         return signed(x.is_sign_negative(), s, sp);
     }
     let prec = sp.prec.unwrap_or(6);
@@ -141,13 +148,17 @@ fn to_int(x: f64) -> i128 {
 }
 
 /// Formats `args` by `fmt` into `out`; `convfmt` turns numbers given to `%s`
-/// into strings.
-pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) {
+/// into strings. The error is gawk's: too few arguments for the format.
+pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) -> Result<(), String> {
     let f: Vec<char> = fmt.chars().collect();
     let mut ai = 0;
     let mut i = 0;
-    let mut next_arg = |ai: &mut usize| -> Value {
-        let v = args.get(*ai).cloned().unwrap_or(Value::Uninit);
+    let missing = std::cell::Cell::new(false);
+    let next_arg = |ai: &mut usize| -> Value {
+        let v = args.get(*ai).cloned().unwrap_or_else(|| {
+            missing.set(true);
+            Value::Uninit
+        });
         *ai += 1;
         v
     };
@@ -164,7 +175,15 @@ pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) {
             i += 1;
             continue;
         }
-        let mut sp = Spec { minus: false, plus: false, space: false, alt: false, zero: false, width: 0, prec: None };
+        let mut sp = Spec {
+            minus: false,
+            plus: false,
+            space: false,
+            alt: false,
+            zero: false,
+            width: 0,
+            prec: None,
+        };
         while let Some(&c) = f.get(i) {
             match c {
                 '-' => sp.minus = true,
@@ -195,7 +214,11 @@ pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) {
             if f.get(i) == Some(&'*') {
                 i += 1;
                 let v = next_arg(&mut ai).num() as i64;
-                sp.prec = if v < 0 { None } else { Some((v as usize).min(100_000)) };
+                sp.prec = if v < 0 {
+                    None
+                } else {
+                    Some((v as usize).min(100_000))
+                };
             } else {
                 while let Some(d) = f.get(i).and_then(|c| c.to_digit(10)) {
                     p = (p * 10 + d as usize).min(100_000);
@@ -213,11 +236,25 @@ pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) {
             break;
         };
         i += 1;
+        if conv == '%' {
+            out.push('%');
+            continue;
+        }
+        if missing.get() {
+            break;
+        }
         match conv {
             'd' | 'i' => {
                 let x = next_arg(&mut ai).num();
                 if !x.is_finite() {
-                    let s = float_conv('f', x, &Spec { prec: Some(0), ..sp });
+                    let s = float_conv(
+                        'f',
+                        x,
+                        &Spec {
+                            prec: Some(0),
+                            ..sp
+                        },
+                    );
                     pad(out, &s, &sp, false);
                     continue;
                 }
@@ -238,7 +275,11 @@ pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) {
             'o' | 'x' | 'X' | 'u' => {
                 let x = next_arg(&mut ai).num();
                 let n = to_int(x);
-                let u = if n < 0 { (n as i64) as u64 as u128 } else { n as u128 };
+                let u = if n < 0 {
+                    (n as i64) as u64 as u128
+                } else {
+                    n as u128
+                };
                 let mut digits = match conv {
                     'o' => format!("{u:o}"),
                     'x' => format!("{u:x}"),
@@ -272,8 +313,15 @@ pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) {
             'c' => {
                 let v = next_arg(&mut ai);
                 let s = match v {
-                    Value::Num(n) => char::from_u32(n as u32).map(String::from).unwrap_or_default(),
-                    other => other.str_with(convfmt).chars().next().map(String::from).unwrap_or_default(),
+                    Value::Num(n) => char::from_u32(n as u32)
+                        .map(String::from)
+                        .unwrap_or_default(),
+                    other => other
+                        .str_with(convfmt)
+                        .chars()
+                        .next()
+                        .map(String::from)
+                        .unwrap_or_default(),
                 };
                 pad(out, &s, &sp, false);
             }
@@ -291,4 +339,8 @@ pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) {
             }
         }
     }
+    if missing.get() {
+        return Err("fatal: not enough arguments to satisfy format string".into());
+    }
+    Ok(())
 }

@@ -49,7 +49,11 @@ pub fn str_to_num(s: &str) -> f64 {
         if ds > st {
             let low = rest.get(..3).map(|x| x.to_ascii_lowercase());
             if low.as_deref() == Some("inf") {
-                return if b[st] == b'-' { f64::NEG_INFINITY } else { f64::INFINITY };
+                return if b[st] == b'-' {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                };
             }
             if low.as_deref() == Some("nan") {
                 return f64::NAN;
@@ -124,17 +128,28 @@ pub fn looks_numeric(s: &str) -> bool {
 /// Formats a number as a string: integers as integers, others by `fmt`
 /// (CONVFMT or OFMT).
 pub fn num_to_string(n: f64, fmt: &str) -> String {
-    if n == n.trunc() && n.abs() < 1e16 {
+    if n.is_nan() {
+        return if n.is_sign_negative() {
+            "-nan".into()
+        } else {
+            "+nan".into()
+        };
+    }
+    if n.is_infinite() {
+        return if n < 0.0 {
+            "-inf".into()
+        } else {
+            "+inf".into()
+        };
+    }
+    if n == n.trunc() {
         if n == 0.0 {
             return "0".into();
         }
-        return format!("{}", n as i64);
-    }
-    if n.is_nan() {
-        return if n.is_sign_negative() { "-nan".into() } else { "nan".into() };
-    }
-    if n.is_infinite() {
-        return if n < 0.0 { "-inf".into() } else { "inf".into() };
+        if n.abs() < 1e18 {
+            return format!("{}", n as i64);
+        }
+        return format!("{n:.0}");
     }
     format_number(fmt, n)
 }

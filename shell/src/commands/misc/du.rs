@@ -12,7 +12,6 @@
 
 use std::collections::HashSet;
 
-
 use crate::commands::CommandCtx;
 use crate::commands::files::common::join;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
@@ -216,13 +215,15 @@ pub fn du(ctx: &mut CommandCtx<'_>) -> i32 {
         let path = w.ctx.path(name);
         match w.ctx.fs.symlink_metadata(&path) {
             Ok(m) => {
-                let shown = if name.len() > 1 {
-                    name.trim_end_matches('/')
+                // GNU prints the operand as given, trailing slashes
+                // squeezed to one (`d//` shows as `d/`, its children `d/s`).
+                let trimmed = name.trim_end_matches('/');
+                let shown = if trimmed.len() < name.len() {
+                    format!("{trimmed}/")
                 } else {
-                    name
+                    name.clone()
                 };
-                let shown = if shown.is_empty() { "/" } else { shown };
-                grand += w.walk(shown, &path, &m, 0);
+                grand += w.walk(&shown, &path, &m, 0);
             }
             Err(e) => {
                 let _ = w.ctx.stdout.write_all(&w.out);
@@ -295,7 +296,14 @@ pub fn df(ctx: &mut CommandCtx<'_>) -> i32 {
     let head = if human {
         ["Filesystem", "Size", "Used", "Avail", "Use%", "Mounted on"]
     } else {
-        ["Filesystem", "1K-blocks", "Used", "Available", "Use%", "Mounted on"]
+        [
+            "Filesystem",
+            "1K-blocks",
+            "Used",
+            "Available",
+            "Use%",
+            "Mounted on",
+        ]
     };
     let row = [
         "sandbox".to_string(),
@@ -315,7 +323,9 @@ pub fn df(ctx: &mut CommandCtx<'_>) -> i32 {
         s
     };
     let mut out = line(head);
-    out.push_str(&line([&row[0], &row[1], &row[2], &row[3], &row[4], &row[5]]));
+    out.push_str(&line([
+        &row[0], &row[1], &row[2], &row[3], &row[4], &row[5],
+    ]));
     if ctx.stdout.write_all(out.as_bytes()).is_err() {
         return 1;
     }

@@ -256,7 +256,9 @@ impl Parser<'_> {
                     return Ok(Val::Str(String::new()));
                 }
                 let take = n.min(len - p + 1) as usize;
-                Ok(Val::Str(s.chars().skip(p as usize - 1).take(take).collect()))
+                Ok(Val::Str(
+                    s.chars().skip(p as usize - 1).take(take).collect(),
+                ))
             }
             _ => self.primary(),
         }
@@ -301,7 +303,12 @@ fn matches(s: &str, re: &str) -> Result<Val, Fail> {
     let r = Regex::new(re.as_bytes(), opts).map_err(|e| Fail(e, 2))?;
     let mut slots = r.capture_slots();
     let hit = r.captures_at(s.as_bytes(), 0, &mut slots)
-        && slots.caps.first().copied().flatten().is_some_and(|(a, _)| a == 0);
+        && slots
+            .caps
+            .first()
+            .copied()
+            .flatten()
+            .is_some_and(|(a, _)| a == 0);
     if r.groups() > 0 {
         let g = if hit {
             slots

@@ -4,8 +4,6 @@
 //! their `#!` line, gzip, tar, zip, PNG, JPEG, GIF, PDF, ELF, directories
 //! and symbolic links; `--mime-type` gives the MIME type instead.
 
-
-
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::fs::FileKind;
@@ -76,7 +74,11 @@ fn magic(d: &[u8]) -> Option<Kind> {
                 6 => "RGBA",
                 _ => "unknown",
             };
-            let lace = if d.get(28) == Some(&1) { "interlaced" } else { "non-interlaced" };
+            let lace = if d.get(28) == Some(&1) {
+                "interlaced"
+            } else {
+                "non-interlaced"
+            };
             s = format!("{s}, {w} x {h}, {depth}-bit/color {color}, {lace}");
         }
         return Some(kind(s, "image/png"));
@@ -84,7 +86,10 @@ fn magic(d: &[u8]) -> Option<Kind> {
     if d.starts_with(b"GIF87a") || d.starts_with(b"GIF89a") {
         let (w, h) = (le16(d, 6, false), le16(d, 8, false));
         let v = String::from_utf8_lossy(&d[3..6]).into_owned();
-        return Some(kind(format!("GIF image data, version {v}, {w} x {h}"), "image/gif"));
+        return Some(kind(
+            format!("GIF image data, version {v}, {w} x {h}"),
+            "image/gif",
+        ));
     }
     if d.starts_with(b"\xff\xd8\xff") {
         return Some(kind("JPEG image data", "image/jpeg"));
@@ -95,7 +100,10 @@ fn magic(d: &[u8]) -> Option<Kind> {
             .take_while(|b| b.is_ascii_digit() || **b == b'.')
             .map(|b| *b as char)
             .collect();
-        return Some(kind(format!("PDF document, version {v}"), "application/pdf"));
+        return Some(kind(
+            format!("PDF document, version {v}"),
+            "application/pdf",
+        ));
     }
     if d.starts_with(b"\x1f\x8b") {
         return Some(kind(gzip_desc(d), "application/gzip"));
@@ -122,7 +130,11 @@ fn magic(d: &[u8]) -> Option<Kind> {
     }
     if d.len() >= 263 && &d[257..262] == b"ustar" {
         let gnu = &d[257..265] == b"ustar  \0";
-        let s = if gnu { "POSIX tar archive (GNU)" } else { "POSIX tar archive" };
+        let s = if gnu {
+            "POSIX tar archive (GNU)"
+        } else {
+            "POSIX tar archive"
+        };
         return Some(kind(s, "application/x-tar"));
     }
     if d.starts_with(b"\x7fELF") && d.len() >= 20 {
@@ -184,7 +196,10 @@ fn elf(d: &[u8]) -> Kind {
         _ => "SYSV",
     };
     kind(
-        format!("ELF {bits} {order} {what}, {machine}, version {} ({abi})", d[6]),
+        format!(
+            "ELF {bits} {order} {what}, {machine}, version {} ({abi})",
+            d[6]
+        ),
         mime,
     )
 }
@@ -212,7 +227,8 @@ fn script(first: &str) -> Option<(String, &'static str)> {
 
 /// Text classification: the encoding words, or `None` for binary data.
 fn text(d: &[u8]) -> Option<Kind> {
-    let printable = |b: u8| b >= 0x20 && b != 0x7f || matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x08 | 0x1b);
+    let printable =
+        |b: u8| b >= 0x20 && b != 0x7f || matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x08 | 0x1b);
     if !d.iter().all(|b| *b >= 0x80 || printable(*b)) {
         return None;
     }
@@ -247,7 +263,10 @@ fn text(d: &[u8]) -> Option<Kind> {
             charset,
         });
     } else if first.trim_start().to_ascii_lowercase().starts_with("<html")
-        || first.trim_start().to_ascii_lowercase().starts_with("<!doctype html")
+        || first
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("<!doctype html")
     {
         desc = format!("HTML document, {enc}");
         mime = "text/html";
@@ -361,7 +380,8 @@ impl JsonCheck<'_> {
                 }
                 let w = &self.d[start..self.i];
                 matches!(w, b"true" | b"false" | b"null")
-                    || (!w.is_empty() && std::str::from_utf8(w).is_ok_and(|s| s.parse::<f64>().is_ok()))
+                    || (!w.is_empty()
+                        && std::str::from_utf8(w).is_ok_and(|s| s.parse::<f64>().is_ok()))
             }
             None => false,
         }
@@ -391,7 +411,9 @@ pub fn file(ctx: &mut CommandCtx<'_>) -> i32 {
         Err(s) => return s,
     };
     if p.operands.is_empty() {
-        let _ = ctx.stderr.write_all(USAGE.lines().next().unwrap_or("").as_bytes());
+        let _ = ctx
+            .stderr
+            .write_all(USAGE.lines().next().unwrap_or("").as_bytes());
         let _ = ctx.stderr.write_all(b"\n");
         return 1;
     }
@@ -420,7 +442,11 @@ pub fn file(ctx: &mut CommandCtx<'_>) -> i32 {
         if p.has("b") {
             out.push_str(&format!("{text}\n"));
         } else {
-            out.push_str(&format!("{label}:{:w$}{text}\n", "", w = width - label.len() + 1));
+            out.push_str(&format!(
+                "{label}:{:w$}{text}\n",
+                "",
+                w = width - label.len() + 1
+            ));
         }
     }
     if ctx.stdout.write_all(out.as_bytes()).is_err() {
@@ -446,10 +472,7 @@ fn classify(ctx: &mut CommandCtx<'_>, name: &str, follow: bool) -> Kind {
         let meta = match meta {
             Ok(m) => m,
             Err(e) => {
-                return kind(
-                    format!("cannot open `{name}' ({e})"),
-                    "cannot open",
-                );
+                return kind(format!("cannot open `{name}' ({e})"), "cannot open");
             }
         };
         match meta.kind {

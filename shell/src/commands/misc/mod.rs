@@ -3,7 +3,7 @@
 //! names of host-only programs (`curl`, `python3`, ...) that explain they are
 //! not available in the local sandbox.
 
-
+pub mod bc;
 pub mod du;
 pub mod expr;
 
@@ -21,6 +21,7 @@ use super::CommandFn;
 /// The commands of this family.
 pub const COMMANDS: &[(&str, CommandFn)] = &[
     ("expr", expr::expr),
+    ("bc", bc::bc),
     ("truncate", truncate::truncate),
     ("shuf", shuf::shuf),
     ("split", split::split),

@@ -3,8 +3,6 @@
 //! of the file's bytes), else from the run's seed (deterministic runs),
 //! else from the clock.
 
-
-
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 
@@ -101,7 +99,12 @@ pub fn shuf(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         };
         if !p.operands.is_empty() {
-            common::usage_err(ctx.stderr, "shuf", &format!("extra operand '{}'", p.operands[0]), "");
+            common::usage_err(
+                ctx.stderr,
+                "shuf",
+                &format!("extra operand '{}'", p.operands[0]),
+                "",
+            );
             return 1;
         }
         if hi.saturating_sub(lo) > (ctx.control.limits.max_output_bytes as u64).max(1 << 20) {
@@ -113,7 +116,12 @@ pub fn shuf(ctx: &mut CommandCtx<'_>) -> i32 {
         p.operands.iter().map(|s| s.clone().into_bytes()).collect()
     } else {
         if p.operands.len() > 1 {
-            common::usage_err(ctx.stderr, "shuf", &format!("extra operand '{}'", p.operands[1]), "");
+            common::usage_err(
+                ctx.stderr,
+                "shuf",
+                &format!("extra operand '{}'", p.operands[1]),
+                "",
+            );
             return 1;
         }
         let (inputs, ok) = common::read_operands(ctx, &p.operands);

@@ -37,16 +37,36 @@ enum Mode {
     LineChunks(u64),
 }
 
-/// The `i`th suffix of `len` characters, or `None` when exhausted.
-fn suffix(mut i: u64, len: usize, numeric: bool) -> Option<String> {
+/// The `i`th suffix of `len` characters, or `None` when exhausted. With
+/// `widen` (no `-a` given) GNU never runs out: when the names starting with
+/// the last symbol would come, it prefixes that symbol and grows the width
+/// (`xyz` is followed by `xzaaa`, `x89` by `x9000`).
+fn suffix(i: u64, len: usize, numeric: bool, widen: bool) -> Option<String> {
     let base: u64 = if numeric { 10 } else { 26 };
-    let mut s = vec![0u8; len];
-    for slot in s.iter_mut().rev() {
-        let d = (i % base) as u8;
-        *slot = if numeric { b'0' + d } else { b'a' + d };
-        i /= base;
+    let sym = |d: u64| (if numeric { b'0' } else { b'a' } + d as u8) as char;
+    let digits = |mut i: u64, width: usize| {
+        let mut s = vec!['a'; width];
+        for slot in s.iter_mut().rev() {
+            *slot = sym(i % base);
+            i /= base;
+        }
+        (i == 0).then(|| s.into_iter().collect::<String>())
+    };
+    if !widen {
+        return digits(i, len);
     }
-    (i == 0).then(|| String::from_utf8(s).unwrap_or_default())
+    let (mut i, mut width, mut prefix) = (i, len, String::new());
+    loop {
+        let count = base
+            .checked_pow(width as u32 - 1)
+            .and_then(|p| p.checked_mul(base - 1))?;
+        if i < count {
+            return digits(i, width).map(|d| prefix + &d);
+        }
+        i -= count;
+        prefix.push(sym(base - 1));
+        width += 1;
+    }
 }
 
 /// `split`
@@ -68,8 +88,16 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
     for (id, v) in &p.opts {
         let v = v.as_deref().unwrap_or("");
         let parsed = match *id {
-            "l" => v.parse::<u64>().ok().filter(|n| *n > 0).map(Mode::Lines).ok_or("lines"),
-            "b" => parse_size(v).filter(|n| *n > 0).map(Mode::Bytes).ok_or("bytes"),
+            "l" => v
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .map(Mode::Lines)
+                .ok_or("lines"),
+            "b" => parse_size(v)
+                .filter(|n| *n > 0)
+                .map(Mode::Bytes)
+                .ok_or("bytes"),
             "n" => match v.strip_prefix("l/") {
                 Some(n) => n.parse().ok().filter(|n| *n > 0).map(Mode::LineChunks),
                 None => v.parse().ok().filter(|n| *n > 0).map(Mode::Chunks),
@@ -86,6 +114,7 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     let numeric = p.has("d");
+    let widen = !p.has("a") && matches!(mode, Mode::Lines(_) | Mode::Bytes(_));
     let len = match p.last("a") {
         Some(a) => match a.parse::<usize>() {
             Ok(n) if n > 0 && n < 64 => n,
@@ -98,7 +127,9 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let extra = p.last("add").unwrap_or("").to_string();
     if extra.contains('/') {
-        ctx.error(format!("invalid suffix '{extra}', contains directory separator"));
+        ctx.error(format!(
+            "invalid suffix '{extra}', contains directory separator"
+        ));
         return 1;
     }
     let input = p.operands.first().cloned().unwrap_or_else(|| "-".into());
@@ -172,7 +203,7 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
         if ctx.control.check().is_err() {
             return 1;
         }
-        let Some(suf) = suffix(i as u64, len, numeric) else {
+        let Some(suf) = suffix(i as u64, len, numeric, widen) else {
             ctx.error("output file suffixes exhausted");
             return 1;
         };

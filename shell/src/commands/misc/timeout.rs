@@ -114,14 +114,21 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let argv = &p.operands[1..];
     let cwd = ctx.cwd.to_string();
-    let status = if secs <= 0.0 {
-        ctx.exec.exec(argv, &[], &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
+    if secs <= 0.0 {
+        ctx.exec
+            .exec(argv, &[], &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
     } else {
         let d = Duration::from_secs_f64(secs.min(1e9));
         let deadline = Instant::now() + d;
-        let s = ctx
-            .exec
-            .exec_with_deadline(argv, &[], &cwd, ctx.stdin, ctx.stdout, ctx.stderr, deadline);
+        let s = ctx.exec.exec_with_deadline(
+            argv,
+            &[],
+            &cwd,
+            ctx.stdin,
+            ctx.stdout,
+            ctx.stderr,
+            deadline,
+        );
         if s == 124 && Instant::now() >= deadline {
             if p.has("v") {
                 let name = SIGNALS
@@ -130,9 +137,14 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
                     .map_or_else(|| sig.to_string(), |(n, _)| n.to_string());
                 ctx.error(format!("sending signal {name} to command '{}'", argv[0]));
             }
-            return if p.has("p") { 128 + sig } else { 124 };
+            // KILL is what the command dies of even without
+            // --preserve-status, and GNU then reports it (137).
+            return if p.has("p") || sig == 9 {
+                128 + sig
+            } else {
+                124
+            };
         }
         s
-    };
-    status
+    }
 }

@@ -1,10 +1,9 @@
 //! `tree`: list directories as an indented tree with tree 2.x's box drawing
-//! (`├── `, `└── `, `│   `) and its closing `N directories, M files` line.
-//! Entries sort bytewise (the C locale); hidden names show with `-a`.
+//! (`├── `, `└── `, `│  `) and its closing `N directories, M files` line.
+//! Like tree, the vertical continuation is `│` followed by two no-break
+//! spaces and a space. Entries sort bytewise (the C locale); hidden names show with `-a`.
 //! The count includes each root directory; a symlink counts as a directory
 //! when it points at one (it is shown, never followed).
-
-
 
 use crate::commands::CommandCtx;
 use crate::commands::files::common::join;
@@ -82,7 +81,7 @@ impl Tree<'_, '_> {
             if is_dir {
                 self.dirs += 1;
                 if meta.kind == FileKind::Dir && self.max.is_none_or(|m| depth < m) {
-                    let next = format!("{indent}{}", if last { "    " } else { "│   " });
+                    let next = format!("{indent}{}", if last { "    " } else { "│\u{a0}\u{a0} " });
                     if !self.list(&child_shown, &child_path, &next, depth + 1) {
                         return false;
                     }
@@ -160,19 +159,20 @@ pub fn tree(ctx: &mut CommandCtx<'_>) -> i32 {
                 }
             }
             Ok(_) => {
-                t.out.extend_from_slice(format!("{root}  [error opening dir]\n").as_bytes());
+                t.out
+                    .extend_from_slice(format!("{root}  [error opening dir]\n").as_bytes());
                 t.files += 1;
             }
             Err(_) => {
-                t.out.extend_from_slice(format!("{root}  [error opening dir]\n").as_bytes());
+                t.out
+                    .extend_from_slice(format!("{root}  [error opening dir]\n").as_bytes());
                 status = 2;
             }
         }
     }
     if !p.has("noreport") {
-        let plural = |n: u64, one: &str, many: &str| {
-            format!("{n} {}", if n == 1 { one } else { many })
-        };
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut report = format!("\n{}", plural(t.dirs, "directory", "directories"));
         if !t.dirs_only {
             report.push_str(&format!(", {}", plural(t.files, "file", "files")));

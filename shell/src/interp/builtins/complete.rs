@@ -11,7 +11,7 @@
 use brush_parser::ast::Word;
 
 use super::{err, out};
-use crate::fs::{Fs, FileKind};
+use crate::fs::{FileKind, Fs};
 use crate::interp::options::{SET_O_OPTIONS, SHOPT_OPTIONS};
 use crate::interp::pattern::{self, MatchOptions};
 use crate::interp::{ExecResult, Interp};
@@ -160,7 +160,11 @@ impl Spec {
 /// printing the error.
 fn parse(interp: &mut Interp, args: &[String], is_complete: bool) -> Result<Parsed, i32> {
     let name = args[0].as_str();
-    let usage = if is_complete { COMPLETE_USAGE } else { COMPGEN_USAGE };
+    let usage = if is_complete {
+        COMPLETE_USAGE
+    } else {
+        COMPGEN_USAGE
+    };
     let mut p = Parsed::default();
     let mut i = 1;
     while i < args.len() {
@@ -189,7 +193,8 @@ fn parse(interp: &mut Interp, args: &[String], is_complete: bool) -> Result<Pars
                         Some(v) => v.clone(),
                         None => {
                             err(interp, format!("{name}: -{c}: option requires an argument"));
-                            let _ = interp.write_fd(2, format!("{name}: usage: {usage}\n").as_bytes());
+                            let _ =
+                                interp.write_fd(2, format!("{name}: usage: {usage}\n").as_bytes());
                             return Err(2);
                         }
                     }
@@ -246,12 +251,24 @@ pub fn compgen(interp: &mut Interp, args: &[String]) -> ExecResult {
     };
     let word = p.operands.first().cloned().unwrap_or_default();
     if p.spec.function.is_some() {
-        err(interp, "compgen: warning: -F option may not work as you expect");
+        err(
+            interp,
+            "compgen: warning: -F option may not work as you expect",
+        );
     }
     if p.spec.command.is_some() {
-        err(interp, "compgen: warning: -C option may not work as you expect");
+        err(
+            interp,
+            "compgen: warning: -C option may not work as you expect",
+        );
     }
-    let found = generate(interp, &p.spec, &word)?;
+    // An expansion error in `-W` or in a `-F` function fails compgen only;
+    // the script goes on (bash returns 1 here).
+    let found = match generate(interp, &p.spec, &word) {
+        Ok(found) => found,
+        Err(crate::interp::Interrupt::Discard(_)) => return Ok(1),
+        Err(e) => return Err(e),
+    };
     if found.is_empty() {
         return Ok(1);
     }
@@ -265,7 +282,11 @@ pub fn compgen(interp: &mut Interp, args: &[String]) -> ExecResult {
 }
 
 /// The candidates `spec` generates for `word`, filtered and decorated.
-fn generate(interp: &mut Interp, spec: &Spec, word: &str) -> Result<Vec<String>, crate::interp::Interrupt> {
+fn generate(
+    interp: &mut Interp,
+    spec: &Spec,
+    word: &str,
+) -> Result<Vec<String>, crate::interp::Interrupt> {
     let mut found: Vec<String> = Vec::new();
     for action in ACTIONS {
         if !spec.actions.contains(action) {
@@ -275,7 +296,10 @@ fn generate(interp: &mut Interp, spec: &Spec, word: &str) -> Result<Vec<String>,
         found.append(&mut items);
     }
     if let Some(g) = &spec.glob {
-        let w = Word { value: g.clone(), loc: None };
+        let w = Word {
+            value: g.clone(),
+            loc: None,
+        };
         let items = interp.expand_words(&[w])?;
         for it in items {
             if it != *g || interp.fs.exists(&Fs::resolve(&interp.cwd, &it)) {
@@ -286,7 +310,10 @@ fn generate(interp: &mut Interp, spec: &Spec, word: &str) -> Result<Vec<String>,
     if let Some(list) = &spec.words {
         let ifs = interp.vars.get_str("IFS").unwrap_or(" \t\n").to_string();
         for piece in split_wordlist(list, &ifs) {
-            let w = Word { value: piece, loc: None };
+            let w = Word {
+                value: piece,
+                loc: None,
+            };
             for it in interp.expand_words(&[w])? {
                 if it.starts_with(word) {
                     found.push(it);
@@ -342,7 +369,9 @@ fn call_completion_function(
     found: &mut Vec<String>,
 ) -> Result<(), crate::interp::Interrupt> {
     use crate::interp::Value;
-    let _ = interp.vars.set("COMP_WORDS", Value::Indexed(Default::default()));
+    let _ = interp
+        .vars
+        .set("COMP_WORDS", Value::Indexed(Default::default()));
     let _ = interp.vars.set_str("COMP_CWORD", "-1");
     let _ = interp.vars.set_str("COMP_LINE", "");
     let _ = interp.vars.set_str("COMP_POINT", "0");
@@ -351,8 +380,8 @@ fn call_completion_function(
     let r = interp.call_function(func, &args);
     interp.opts.other.remove("__in_completion");
     r?;
-    if let Some(v) = interp.vars.get("COMPREPLY") {
-        found.extend(v.value.values());
+    if let Some(val) = interp.vars.get("COMPREPLY").and_then(|v| v.value.as_ref()) {
+        found.extend(val.values());
     }
     Ok(())
 }
@@ -392,10 +421,11 @@ fn split_wordlist(list: &str, ifs: &str) -> Vec<String> {
             cur.push(c);
             if c == q {
                 quote = None;
-            } else if c == '\\' && q == '"' {
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                }
+            } else if c == '\\'
+                && q == '"'
+                && let Some(n) = chars.next()
+            {
+                cur.push(n);
             }
             continue;
         }
@@ -453,12 +483,12 @@ fn file_items(interp: &Interp, word: &str, dirs_only: bool) -> Vec<String> {
         .filter(|e| e.name.starts_with(base))
         .filter(|e| {
             !dirs_only
-                || e.kind == FileKind::Directory
+                || e.kind == FileKind::Dir
                 || (e.kind == FileKind::Symlink
                     && interp
                         .fs
                         .metadata(&format!("{dir_path}/{}", e.name))
-                        .is_ok_and(|m| m.kind == FileKind::Directory))
+                        .is_ok_and(|m| m.kind == FileKind::Dir))
         })
         .map(|e| format!("{dir}{}", e.name))
         .collect();
@@ -488,7 +518,9 @@ fn action_items(interp: &mut Interp, action: &str, word: &str) -> Vec<String> {
                 .vars
                 .visible()
                 .into_iter()
-                .filter(|(n, v)| n.starts_with(word) && v.value.as_scalar().is_none())
+                .filter(|(n, v)| {
+                    n.starts_with(word) && v.value.as_ref().is_some_and(|x| x.as_scalar().is_none())
+                })
                 .map(|(n, _)| n)
                 .collect(),
         ),
@@ -496,7 +528,10 @@ fn action_items(interp: &mut Interp, action: &str, word: &str) -> Vec<String> {
         "command" => {
             let mut v = sorted(with_prefix(interp.aliases.keys().map(String::as_str), word));
             v.extend(with_prefix(KEYWORDS.iter().copied(), word));
-            v.extend(sorted(with_prefix(interp.funcs.keys().map(String::as_str), word)));
+            v.extend(sorted(with_prefix(
+                interp.funcs.keys().map(String::as_str),
+                word,
+            )));
             v.extend(with_prefix(super::names(), word));
             let path = interp.vars.get_str("PATH").unwrap_or("").to_string();
             for dir in path.split(':').filter(|d| !d.is_empty()) {
@@ -504,7 +539,7 @@ fn action_items(interp: &mut Interp, action: &str, word: &str) -> Vec<String> {
                 if let Ok(entries) = interp.fs.read_dir(&dir) {
                     let mut names: Vec<String> = entries
                         .into_iter()
-                        .filter(|e| e.name.starts_with(word) && e.kind != FileKind::Directory)
+                        .filter(|e| e.name.starts_with(word) && e.kind != FileKind::Dir)
                         .map(|e| e.name)
                         .collect();
                     names.sort();
@@ -530,11 +565,37 @@ fn action_items(interp: &mut Interp, action: &str, word: &str) -> Vec<String> {
         "shopt" => with_prefix(SHOPT_OPTIONS.iter().map(|(n, _)| *n), word),
         "signal" => with_prefix(
             [
-                "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
-                "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM",
-                "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU",
-                "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO",
-                "SIGPWR", "SIGSYS",
+                "SIGHUP",
+                "SIGINT",
+                "SIGQUIT",
+                "SIGILL",
+                "SIGTRAP",
+                "SIGABRT",
+                "SIGBUS",
+                "SIGFPE",
+                "SIGKILL",
+                "SIGUSR1",
+                "SIGSEGV",
+                "SIGUSR2",
+                "SIGPIPE",
+                "SIGALRM",
+                "SIGTERM",
+                "SIGSTKFLT",
+                "SIGCHLD",
+                "SIGCONT",
+                "SIGSTOP",
+                "SIGTSTP",
+                "SIGTTIN",
+                "SIGTTOU",
+                "SIGURG",
+                "SIGXCPU",
+                "SIGXFSZ",
+                "SIGVTALRM",
+                "SIGPROF",
+                "SIGWINCH",
+                "SIGIO",
+                "SIGPWR",
+                "SIGSYS",
             ],
             word,
         ),
@@ -584,7 +645,10 @@ pub fn complete(interp: &mut Interp, args: &[String]) -> ExecResult {
             let before = interp.opts.completions.len();
             interp.opts.completions.retain(|(k, _)| k != n);
             if interp.opts.completions.len() == before {
-                err(interp, format!("complete: {n}: no completion specification"));
+                err(
+                    interp,
+                    format!("complete: {n}: no completion specification"),
+                );
                 status = 1;
             }
         }
@@ -592,11 +656,14 @@ pub fn complete(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     if p.print || (!has_spec) {
         if names.is_empty() {
-            let text: String = interp
-                .opts
-                .completions
+            // bash lists its 256-bucket hash table in bucket order, newest
+            // first within a bucket.
+            let mut specs: Vec<(usize, &(String, String))> =
+                interp.opts.completions.iter().enumerate().collect();
+            specs.sort_by_key(|(i, (name, _))| (hash_bucket(name), std::cmp::Reverse(*i)));
+            let text: String = specs
                 .iter()
-                .map(|(_, line)| format!("{line}\n"))
+                .map(|(_, (_, line))| format!("{line}\n"))
                 .collect();
             out(interp, text);
             return Ok(0);
@@ -616,7 +683,10 @@ pub fn complete(interp: &mut Interp, args: &[String]) -> ExecResult {
                     out(interp, line);
                 }
                 None => {
-                    err(interp, format!("complete: {n}: no completion specification"));
+                    err(
+                        interp,
+                        format!("complete: {n}: no completion specification"),
+                    );
                     status = 1;
                 }
             }
@@ -632,6 +702,17 @@ pub fn complete(interp: &mut Interp, args: &[String]) -> ExecResult {
         store(interp, n, line);
     }
     Ok(0)
+}
+
+/// The bucket of bash's completion hash table (FNV-1, 256 buckets) that
+/// holds `name`: it decides the order `complete -p` lists specs in.
+fn hash_bucket(name: &str) -> u32 {
+    let mut h: u32 = 2_166_136_261;
+    for b in name.bytes() {
+        h = h.wrapping_mul(16_777_619);
+        h ^= u32::from(b);
+    }
+    h & 255
 }
 
 fn store(interp: &mut Interp, name: &str, line: String) {
@@ -670,7 +751,10 @@ pub fn compopt(interp: &mut Interp, args: &[String]) -> ExecResult {
     if interp.opts.other.contains_key("__in_completion") {
         return Ok(0);
     }
-    err(interp, "compopt: not currently executing completion function");
+    err(
+        interp,
+        "compopt: not currently executing completion function",
+    );
     Ok(1)
 }
 

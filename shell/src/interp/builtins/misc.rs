@@ -61,9 +61,19 @@ pub fn wait(interp: &mut Interp, args: &[String]) -> ExecResult {
             continue;
         }
         any = true;
-        let pid = a.trim_start_matches('%').parse::<u32>().ok();
+        let pid = resolve_job(&jobs, a);
         match pid.and_then(|p| jobs.iter().find(|(j, _)| *j == p)) {
-            Some((_, s)) => status = *s,
+            Some((p, s)) => {
+                status = *s;
+                // A waited-for job leaves the job table (`wait %%` twice
+                // fails the second time); its pid's status stays known.
+                if a.starts_with('%') {
+                    let p = *p;
+                    if let Ok(mut j) = interp.jobs.lock() {
+                        j.retain(|(q, _)| *q != p);
+                    }
+                }
+            }
             None => {
                 if a.starts_with('%') {
                     err(interp, format!("wait: {a}: no such job"));
@@ -129,6 +139,7 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(status);
     }
     // Skip the signal spec.
+    let mut sig = 15;
     if rest[0] == "-s" || rest[0] == "-n" {
         let Some(spec) = rest.get(1) else {
             err(
@@ -144,6 +155,7 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
             );
             return Ok(1);
         }
+        sig = signal_number(spec).unwrap_or(0);
         rest = &rest[2..];
     } else if let Some(spec) = rest[0].strip_prefix('-') {
         if rest[0] == "--" {
@@ -156,6 +168,7 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
                 );
                 return Ok(1);
             }
+            sig = signal_number(spec).unwrap_or(0);
             rest = &rest[1..];
         }
     }
@@ -163,7 +176,22 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
         let _ = interp.write_fd(2, format!("kill: usage: {KILL_USAGE}\n").as_bytes());
         return Ok(2);
     }
+    let mut status = 0;
     for p in rest {
+        // Background jobs run to completion when started; one still in the
+        // job table (not yet waited for) takes the signal as its status, as
+        // if it had been running: `sleep 1 & kill $!; wait $!` gives 143.
+        let jobs = interp.jobs.lock().map(|j| j.clone()).unwrap_or_default();
+        if let Some(pid) = resolve_job(&jobs, p).filter(|q| jobs.iter().any(|(j, _)| j == q)) {
+            if sig != 0
+                && let Ok(mut j) = interp.jobs.lock()
+                && let Some(entry) = j.iter_mut().find(|(q, _)| *q == pid)
+            {
+                entry.1 = 128 + sig as i32;
+            }
+            continue;
+        }
+        status = 1;
         if p.starts_with('%') {
             err(interp, format!("kill: {p}: no such job"));
         } else if p.trim_start_matches('-').parse::<i64>().is_ok() {
@@ -175,7 +203,27 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
             );
         }
     }
-    Ok(1)
+    Ok(status)
+}
+
+/// The pid a `wait`/`kill` operand names: a pid, or a job spec (`%%`, `%+`,
+/// `%` the current job, `%-` the previous one, `%N` job number N).
+fn resolve_job(jobs: &[(u32, i32)], spec: &str) -> Option<u32> {
+    let Some(js) = spec.strip_prefix('%') else {
+        return spec.parse().ok();
+    };
+    match js {
+        "" | "%" | "+" => jobs.last().map(|j| j.0),
+        "-" => jobs
+            .len()
+            .checked_sub(2)
+            .map_or(jobs.last(), |i| jobs.get(i))
+            .map(|j| j.0),
+        n => {
+            let n: usize = n.parse().ok()?;
+            jobs.get(n.checked_sub(1)?).map(|j| j.0)
+        }
+    }
 }
 
 /// Hidden variable holding the shell's file-creation mask (invisible to

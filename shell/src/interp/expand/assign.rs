@@ -83,7 +83,7 @@ impl Interp {
         match f {
             AssignFail::Message(m) => {
                 self.expansion_error(&m);
-                ArithFail::Interrupt(Interrupt::Exit(1))
+                ArithFail::Interrupt(self.expansion_abort())
             }
             AssignFail::Interrupt(i) => ArithFail::Interrupt(i),
         }

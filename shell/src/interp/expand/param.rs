@@ -298,7 +298,7 @@ impl Interp {
                         "{}: invalid indirect expansion",
                         display_name(p)
                     ));
-                    return Err(Interrupt::Exit(1));
+                    return Err(self.expansion_abort());
                 }
             };
             let parsed = brush_parser::word::parse_parameter(
@@ -309,7 +309,7 @@ impl Interp {
                 Ok(tp) => self.fetch(&tp, false),
                 Err(_) => {
                     self.expansion_error(&format!("{target}: invalid variable name"));
-                    Err(Interrupt::Exit(1))
+                    Err(self.expansion_abort())
                 }
             };
         }
@@ -448,14 +448,14 @@ impl Interp {
                             "${}: cannot assign in this way",
                             display_name(p)
                         ));
-                        return Err(Interrupt::Exit(1));
+                        return Err(self.expansion_abort());
                     }
                 };
                 match res {
                     Ok(()) => {}
                     Err(super::assign::AssignFail::Message(m)) => {
                         self.expansion_error(&m);
-                        return Err(Interrupt::Exit(1));
+                        return Err(self.expansion_abort());
                     }
                     Err(super::assign::AssignFail::Interrupt(i)) => return Err(i),
                 }
@@ -624,7 +624,7 @@ impl Interp {
             Ok(v) => Ok(v),
             Err(ArithFail::Error(m)) => {
                 self.expansion_error(&m);
-                Err(Interrupt::Exit(1))
+                Err(Interrupt::Discard(1))
             }
             Err(ArithFail::Interrupt(i)) => Err(i),
         }
@@ -652,7 +652,7 @@ impl Interp {
                         let e = n + l;
                         if e < start {
                             self.expansion_error(&format!("{l}: substring expression < 0"));
-                            return Err(Interrupt::Exit(1));
+                            return Err(Interrupt::Discard(1));
                         }
                         e
                     }
@@ -696,7 +696,7 @@ impl Interp {
                     && l < 0
                 {
                     self.expansion_error(&format!("{l}: substring expression < 0"));
-                    return Err(Interrupt::Exit(1));
+                    return Err(Interrupt::Discard(1));
                 }
                 let take = len.map(|l| l as usize).unwrap_or(usize::MAX);
                 let out = pairs

@@ -9,6 +9,7 @@ use brush_parser::word::{WordPiece, WordPieceWithSource};
 
 use super::{ParseMode, parse_word};
 use crate::interp::pattern::glob::glob;
+use crate::interp::pattern::has_glob_chars;
 use crate::interp::{Interp, Interrupt};
 
 /// One field under construction.
@@ -298,7 +299,9 @@ impl Interp {
 
     /// Pathname expansion of one field, then quote removal.
     fn glob_field(&mut self, f: Field, out: &mut Vec<String>) -> Result<(), Interrupt> {
-        if !f.glob || self.opts.noglob {
+        // `f.glob` only says an unquoted `*?[` was seen; a `[` without its
+        // `]` is literal (bash's `glob_pattern_p`), which matters to nullglob.
+        if !f.glob || self.opts.noglob || !has_glob_chars(&f.pat, self.opts.extglob) {
             out.push(f.text);
             return Ok(());
         }
@@ -307,11 +310,24 @@ impl Interp {
             out.extend(matches);
         } else if self.opts.failglob {
             self.expansion_error(&format!("no match: {}", f.text));
-            return Err(Interrupt::Exit(1));
+            return Err(self.expansion_abort());
         } else if !self.opts.nullglob {
             out.push(f.text);
         }
         Ok(())
+    }
+
+    /// How a non-arithmetic expansion error (bad substitution, invalid
+    /// indirection, failglob, assigning to a readonly variable) interrupts:
+    /// bash abandons the current command and goes on with the next one,
+    /// except under `set -e`, where it exits (arithmetic errors and negative
+    /// substring lengths always just abandon the command).
+    pub(crate) fn expansion_abort(&self) -> Interrupt {
+        if self.opts.errexit {
+            Interrupt::Exit(1)
+        } else {
+            Interrupt::Discard(1)
+        }
     }
 
     /// Parses a word, reporting `bad substitution` when it can't be parsed.
@@ -331,7 +347,7 @@ impl Interp {
                     None => w,
                 };
                 self.expansion_error(&format!("{shown}: bad substitution"));
-                Err(Interrupt::Exit(1))
+                Err(self.expansion_abort())
             }
         }
     }
@@ -425,7 +441,7 @@ impl Interp {
             {
                 let end = next.find('}').map(|e| e + 1).unwrap_or(next.len());
                 self.expansion_error(&format!("${}: bad substitution", &next[..end]));
-                return Err(Interrupt::Exit(1));
+                return Err(self.expansion_abort());
             }
             self.expand_piece(&p.piece, quoted, acc)?;
         }
@@ -490,7 +506,7 @@ impl Interp {
                 }
             }
             WordPiece::ArithmeticExpression(e) => {
-                let v = self.eval_arith(&e.value)?;
+                let v = self.eval_arith_subst(&e.value)?;
                 acc.push_expansion(&v.to_string(), quoted);
             }
         }

@@ -1,0 +1,1163 @@
+//! The awk interpreter: walks the AST over records, holding variables,
+//! arrays, fields, open files and pipes.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use indexmap::IndexMap;
+
+use super::ast::special::*;
+use super::ast::*;
+use super::fields::FieldSep;
+use super::io::{Reader, RecordSep};
+use super::regex::AwkRegex;
+use super::value::{Value, num_to_string};
+use crate::commands::CommandCtx;
+
+/// An awk array: insertion-ordered.
+pub type Array = IndexMap<String, Value>;
+
+/// A variable slot: a scalar or an array (shared by reference).
+#[derive(Clone, Debug)]
+pub enum Cell {
+    /// A scalar (or not yet used).
+    Val(Value),
+    /// An array.
+    Arr(Rc<RefCell<Array>>),
+}
+
+/// Non-local control flow.
+pub enum Flow {
+    /// Fall through.
+    Normal,
+    /// `break`
+    Break,
+    /// `continue`
+    Continue,
+    /// `next`
+    Next,
+    /// `nextfile`
+    NextFile,
+    /// `return`
+    Return(Value),
+    /// `exit`
+    Exit,
+}
+
+/// A fatal runtime error (message without the `awk: ` prefix).
+pub struct Fatal(pub String);
+
+/// Result of evaluation.
+pub type Res<T> = Result<T, Fatal>;
+
+/// An output stream opened by `print > file` or `print | cmd`.
+pub struct Output {
+    buf: Vec<u8>,
+    append: bool,
+    is_pipe: bool,
+    flushed_once: bool,
+}
+
+const MAX_CALL_DEPTH: usize = 10_000;
+const STACK_BUDGET: usize = 1 << 20;
+
+/// The interpreter state.
+pub struct Interp<'a, 'c> {
+    pub(super) ctx: &'a mut CommandCtx<'c>,
+    pub(super) prog: Rc<Program>,
+    pub(super) globals: Vec<Cell>,
+    pub(super) frames: Vec<Vec<Cell>>,
+    pub(super) regexes: Vec<Rc<AwkRegex>>,
+    pub(super) dyn_regex: HashMap<String, Rc<AwkRegex>>,
+    funcs: HashMap<String, usize>,
+    /// `$0`.
+    pub(super) record: String,
+    /// `$1..$NF` when split.
+    pub(super) fields: Vec<String>,
+    pub(super) split_done: bool,
+    fs_cache: Option<(Rc<FieldSep>, bool)>,
+    rs_cache: Option<Rc<RecordSep>>,
+    recs: u32,
+    /// stdout buffer.
+    pub(super) out: Vec<u8>,
+    pub(super) outputs: IndexMap<String, Output>,
+    pub(super) readers: HashMap<String, Reader>,
+    main: Option<Reader>,
+    arg_index: usize,
+    main_done: bool,
+    used_file: bool,
+    range_active: Vec<bool>,
+    pub(super) exit_code: i32,
+    pub(super) rand_state: u64,
+    pub(super) prev_seed: f64,
+    iter: u32,
+    convfmt: String,
+    in_end: bool,
+    /// Address of a local in the entry point: the stack's start.
+    pub(super) stack_base: usize,
+}
+
+impl<'a, 'c> Interp<'a, 'c> {
+    /// A new interpreter for `prog`.
+    pub fn new(ctx: &'a mut CommandCtx<'c>, prog: Program) -> Interp<'a, 'c> {
+        let mut globals = vec![Cell::Val(Value::Uninit); prog.globals.len()];
+        let s = |x: &str| Cell::Val(Value::Str(x.to_string()));
+        globals[FS] = s(" ");
+        globals[OFS] = s(" ");
+        globals[ORS] = s("\n");
+        globals[RS] = s("\n");
+        globals[SUBSEP] = s("\x1c");
+        globals[CONVFMT] = s("%.6g");
+        globals[OFMT] = s("%.6g");
+        globals[NR] = Cell::Val(Value::Num(0.0));
+        globals[FNR] = Cell::Val(Value::Num(0.0));
+        globals[RSTART] = Cell::Val(Value::Num(0.0));
+        globals[RLENGTH] = Cell::Val(Value::Num(-1.0));
+        let mut env = Array::new();
+        for (k, v) in ctx.env {
+            env.insert(k.clone(), Value::StrNum(v.clone()));
+        }
+        globals[ENVIRON] = Cell::Arr(Rc::new(RefCell::new(env)));
+        let funcs = prog
+            .funcs
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i))
+            .collect();
+        let seed = ctx.control.seed.unwrap_or(0);
+        Interp {
+            ctx,
+            globals,
+            frames: Vec::new(),
+            regexes: Vec::new(),
+            dyn_regex: HashMap::new(),
+            funcs,
+            record: String::new(),
+            fields: Vec::new(),
+            split_done: true,
+            fs_cache: None,
+            rs_cache: None,
+            recs: 0,
+            out: Vec::with_capacity(64 * 1024),
+            outputs: IndexMap::new(),
+            readers: HashMap::new(),
+            main: None,
+            arg_index: 1,
+            main_done: false,
+            used_file: false,
+            range_active: vec![false; prog.ranges],
+            exit_code: 0,
+            rand_state: seed ^ 0x853c_49e6_748f_ea9b,
+            prev_seed: 1.0,
+            iter: 0,
+            convfmt: "%.6g".into(),
+            in_end: false,
+            stack_base: 0,
+            prog: Rc::new(prog),
+        }
+    }
+
+    /// Compiles the program's regex literals.
+    pub fn compile_regexes(&mut self) -> Result<(), String> {
+        for r in &self.prog.regexes {
+            self.regexes.push(Rc::new(AwkRegex::new(r)?));
+        }
+        Ok(())
+    }
+
+    /// Sets ARGV/ARGC.
+    pub fn set_argv(&mut self, argv: &[String]) {
+        let mut a = Array::new();
+        for (i, v) in argv.iter().enumerate() {
+            a.insert(i.to_string(), Value::StrNum(v.clone()));
+        }
+        self.globals[ARGV] = Cell::Arr(Rc::new(RefCell::new(a)));
+        self.globals[ARGC] = Cell::Val(Value::Num(argv.len() as f64));
+    }
+
+    /// Assigns a global by name (`-v`, operands), as input text.
+    pub fn assign_global(&mut self, name: &str, val: String) {
+        if let Some(i) = self.prog.globals.iter().position(|g| g == name) {
+            let _ = self.set_var(Var::Global(i), Value::StrNum(val));
+        }
+    }
+
+    // ---- output ----
+
+    /// Writes buffered stdout.
+    pub fn flush_stdout(&mut self) -> Res<()> {
+        if !self.out.is_empty() {
+            let r = self.ctx.stdout.write_all(&self.out);
+            self.out.clear();
+            if r.is_err() {
+                return Err(Fatal("write error".into()));
+            }
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, redir: &Option<Redirect>, data: &[u8]) -> Res<()> {
+        match redir {
+            None => {
+                self.out.extend_from_slice(data);
+                if self.out.len() >= 64 * 1024 {
+                    self.flush_stdout()?;
+                }
+                Ok(())
+            }
+            Some(r) => {
+                let (e, append, pipe) = match r {
+                    Redirect::File(e) => (e, false, false),
+                    Redirect::Append(e) => (e, true, false),
+                    Redirect::Pipe(e) => (e, false, true),
+                };
+                let name = self.eval_str(e)?;
+                if !pipe && (name == "/dev/stdout" || name == "-") {
+                    self.out.extend_from_slice(data);
+                    return Ok(());
+                }
+                if !pipe && name == "/dev/stderr" {
+                    self.flush_stdout()?;
+                    let _ = self.ctx.stderr.write_all(data);
+                    return Ok(());
+                }
+                let o = self.outputs.entry(name).or_insert(Output {
+                    buf: Vec::new(),
+                    append,
+                    is_pipe: pipe,
+                    flushed_once: false,
+                });
+                o.buf.extend_from_slice(data);
+                Ok(())
+            }
+        }
+    }
+
+    /// Flushes (and for pipes, runs) output `name`; closes it when `close`.
+    pub fn flush_output(&mut self, name: &str, close: bool) -> i32 {
+        let Some(o) = self.outputs.get_mut(name) else {
+            return -1;
+        };
+        if o.is_pipe {
+            if !close {
+                return 0;
+            }
+            let o = self.outputs.shift_remove(name).expect("present");
+            let _ = self.flush_stdout();
+            let argv = ["bash".to_string(), "-c".to_string(), name.to_string()];
+            let mut input: &[u8] = &o.buf;
+            let ctx = &mut *self.ctx;
+            return ctx
+                .exec
+                .exec(&argv, &[], ctx.cwd, &mut input, ctx.stdout, ctx.stderr);
+        }
+        let path = self.ctx.path(name);
+        let data = std::mem::take(&mut o.buf);
+        let r = if o.flushed_once || o.append {
+            self.ctx.fs.append(&path, &data)
+        } else {
+            self.ctx.fs.write(&path, &data)
+        };
+        o.flushed_once = true;
+        if close {
+            self.outputs.shift_remove(name);
+        }
+        match r {
+            Ok(()) => 0,
+            Err(e) => {
+                let _ = writeln!(self.ctx.stderr, "awk: can't redirect to `{name}' ({e})");
+                -1
+            }
+        }
+    }
+
+    /// Flushes and closes every output, at exit.
+    pub fn close_all(&mut self) {
+        let names: Vec<String> = self.outputs.keys().cloned().collect();
+        for n in names {
+            self.flush_output(&n, true);
+        }
+        let _ = self.flush_stdout();
+    }
+
+    // ---- variables ----
+
+    fn cell(&mut self, v: Var) -> &mut Cell {
+        match v {
+            Var::Global(i) => &mut self.globals[i],
+            Var::Local(i) => {
+                let f = self.frames.last_mut().expect("in a function");
+                &mut f[i]
+            }
+        }
+    }
+
+    pub(super) fn get_var(&mut self, v: Var) -> Res<Value> {
+        if v == Var::Global(NF) {
+            self.ensure_split();
+            return Ok(Value::Num(self.fields.len() as f64));
+        }
+        match self.cell(v) {
+            Cell::Val(x) => Ok(x.clone()),
+            Cell::Arr(_) => Err(Fatal("attempt to use array in a scalar context".into())),
+        }
+    }
+
+    pub(super) fn set_var(&mut self, v: Var, val: Value) -> Res<()> {
+        if let Var::Global(i) = v {
+            match i {
+                NF => {
+                    self.ensure_split();
+                    let n = val.num().max(0.0) as usize;
+                    if n > 1_000_000 {
+                        return Err(Fatal("NF set to an absurd value".into()));
+                    }
+                    self.fields.resize(n, String::new());
+                    self.rebuild_record()?;
+                    return Ok(());
+                }
+                CONVFMT => self.convfmt = val.str_with("%.6g"),
+                FS => self.fs_cache = None,
+                RS => {
+                    self.fs_cache = None;
+                    self.rs_cache = None;
+                }
+                _ => {}
+            }
+        }
+        match self.cell(v) {
+            c @ Cell::Val(_) => {
+                *c = Cell::Val(val);
+                Ok(())
+            }
+            Cell::Arr(_) => Err(Fatal("attempt to use array in a scalar context".into())),
+        }
+    }
+
+    pub(super) fn array(&mut self, v: Var) -> Res<Rc<RefCell<Array>>> {
+        let c = self.cell(v);
+        match c {
+            Cell::Arr(a) => Ok(a.clone()),
+            Cell::Val(Value::Uninit) => {
+                let a = Rc::new(RefCell::new(Array::new()));
+                *c = Cell::Arr(a.clone());
+                Ok(a)
+            }
+            Cell::Val(_) => Err(Fatal("attempt to use a scalar value as array".into())),
+        }
+    }
+
+    pub(super) fn special_str(&self, i: usize) -> String {
+        match &self.globals[i] {
+            Cell::Val(v) => v.str_with(&self.convfmt),
+            Cell::Arr(_) => String::new(),
+        }
+    }
+
+    fn subscript(&mut self, subs: &[Expr]) -> Res<String> {
+        if subs.len() == 1 {
+            return self.eval_str(&subs[0]);
+        }
+        let sep = self.special_str(SUBSEP);
+        let mut s = String::new();
+        for (i, e) in subs.iter().enumerate() {
+            if i > 0 {
+                s.push_str(&sep);
+            }
+            s.push_str(&self.eval_str(e)?);
+        }
+        Ok(s)
+    }
+
+    // ---- fields ----
+
+    pub(super) fn set_record(&mut self, rec: String) {
+        self.record = rec;
+        self.split_done = false;
+    }
+
+    pub(super) fn ensure_split(&mut self) {
+        if self.split_done {
+            return;
+        }
+        self.split_done = true;
+        let (sep, para) = match &self.fs_cache {
+            Some((sep, para)) => (sep.clone(), *para),
+            None => {
+                let fs = self.special_str(FS);
+                let sep = Rc::new(FieldSep::new(&fs).unwrap_or(FieldSep::Blank));
+                let para = self.special_str(RS).is_empty();
+                self.fs_cache = Some((sep.clone(), para));
+                (sep, para)
+            }
+        };
+        let mut f = std::mem::take(&mut self.fields);
+        sep.split(&self.record, &mut f, para);
+        self.fields = f;
+    }
+
+    fn rebuild_record(&mut self) -> Res<()> {
+        let ofs = self.special_str(OFS);
+        self.record = self.fields.join(&ofs);
+        Ok(())
+    }
+
+    pub(super) fn get_field(&mut self, i: usize) -> Value {
+        if i == 0 {
+            return Value::StrNum(self.record.clone());
+        }
+        self.ensure_split();
+        match self.fields.get(i - 1) {
+            Some(s) => Value::StrNum(s.clone()),
+            None => Value::Uninit,
+        }
+    }
+
+    fn field_index(&mut self, e: &Expr) -> Res<usize> {
+        let n = self.eval_num(e)?;
+        if n < 0.0 {
+            return Err(Fatal(format!("attempt to access field {}", n as i64)));
+        }
+        if n > 10_000_000.0 {
+            return Err(Fatal("field index too large".into()));
+        }
+        Ok(n as usize)
+    }
+
+    pub(super) fn set_field(&mut self, i: usize, s: String) -> Res<()> {
+        if i == 0 {
+            self.set_record(s);
+            return Ok(());
+        }
+        self.ensure_split();
+        if i > self.fields.len() {
+            self.fields.resize(i, String::new());
+        }
+        self.fields[i - 1] = s;
+        self.rebuild_record()
+    }
+
+    // ---- lvalues ----
+
+    pub(super) fn get_lv(&mut self, lv: &LValue) -> Res<Value> {
+        match lv {
+            LValue::Var(v) => self.get_var(*v),
+            LValue::Index(v, subs) => {
+                let k = self.subscript(subs)?;
+                let a = self.array(*v)?;
+                let mut a = a.borrow_mut();
+                Ok(a.entry(k).or_insert(Value::Uninit).clone())
+            }
+            LValue::Field(e) => {
+                let i = self.field_index(e)?;
+                Ok(self.get_field(i))
+            }
+        }
+    }
+
+    pub(super) fn set_lv(&mut self, lv: &LValue, val: Value) -> Res<()> {
+        match lv {
+            LValue::Var(v) => self.set_var(*v, val),
+            LValue::Index(v, subs) => {
+                let k = self.subscript(subs)?;
+                let a = self.array(*v)?;
+                a.borrow_mut().insert(k, val);
+                Ok(())
+            }
+            LValue::Field(e) => {
+                let i = self.field_index(e)?;
+                let s = val.str_with(&self.convfmt);
+                self.set_field(i, s)
+            }
+        }
+    }
+
+    // ---- regexes ----
+
+    pub(super) fn dyn_regex(&mut self, src: &str) -> Res<Rc<AwkRegex>> {
+        if let Some(r) = self.dyn_regex.get(src) {
+            return Ok(r.clone());
+        }
+        let r = Rc::new(
+            AwkRegex::new(src).map_err(|e| Fatal(format!("regular expression /{src}/: {e}")))?,
+        );
+        if self.dyn_regex.len() > 500 {
+            self.dyn_regex.clear();
+        }
+        self.dyn_regex.insert(src.to_string(), r.clone());
+        Ok(r)
+    }
+
+    /// The regex an expression denotes (a literal, or a string's value).
+    pub(super) fn regex_of(&mut self, e: &Expr) -> Res<Rc<AwkRegex>> {
+        match e {
+            Expr::RegexLit(i, _) | Expr::Regex(i) => Ok(self.regexes[*i].clone()),
+            other => {
+                let s = self.eval_str(other)?;
+                self.dyn_regex(&s)
+            }
+        }
+    }
+
+    // ---- evaluation ----
+
+    pub(super) fn tick(&mut self) -> Res<()> {
+        self.iter = self.iter.wrapping_add(1);
+        if self.iter % 1024 == 0
+            && let Err(k) = self.ctx.control.check()
+        {
+            return Err(Fatal(format!("{k} exceeded")));
+        }
+        Ok(())
+    }
+
+    pub(super) fn eval_str(&mut self, e: &Expr) -> Res<String> {
+        match e {
+            Expr::Str(s) => Ok(s.clone()),
+            _ => {
+                let v = self.eval(e)?;
+                Ok(v.str_with(&self.convfmt))
+            }
+        }
+    }
+
+    pub(super) fn eval_num(&mut self, e: &Expr) -> Res<f64> {
+        match e {
+            Expr::Num(n) => Ok(*n),
+            Expr::Field(i) => {
+                let i = self.field_index(i)?;
+                if i == 0 {
+                    return Ok(super::value::str_to_num(&self.record));
+                }
+                self.ensure_split();
+                Ok(self
+                    .fields
+                    .get(i - 1)
+                    .map(|s| super::value::str_to_num(s))
+                    .unwrap_or(0.0))
+            }
+            Expr::Var(Var::Global(g)) if *g != NF => match &self.globals[*g] {
+                Cell::Val(v) => Ok(v.num()),
+                Cell::Arr(_) => Err(Fatal("attempt to use array in a scalar context".into())),
+            },
+            _ => Ok(self.eval(e)?.num()),
+        }
+    }
+
+    pub(super) fn eval_bool(&mut self, e: &Expr) -> Res<bool> {
+        match e {
+            Expr::Regex(i) => {
+                let re = self.regexes[*i].clone();
+                Ok(re.is_match(&self.record))
+            }
+            _ => Ok(self.eval(e)?.truthy()),
+        }
+    }
+
+    fn compare(&mut self, op: CmpOp, a: &Value, b: &Value) -> bool {
+        use std::cmp::Ordering;
+        let ord = if a.is_numeric() && b.is_numeric() {
+            let (x, y) = (a.num(), b.num());
+            match x.partial_cmp(&y) {
+                Some(o) => o,
+                None => return matches!(op, CmpOp::Ne),
+            }
+        } else {
+            let (x, y) = (a.str_with(&self.convfmt), b.str_with(&self.convfmt));
+            x.as_bytes().cmp(y.as_bytes())
+        };
+        match op {
+            CmpOp::Lt => ord == Ordering::Less,
+            CmpOp::Le => ord != Ordering::Greater,
+            CmpOp::Eq => ord == Ordering::Equal,
+            CmpOp::Ne => ord != Ordering::Equal,
+            CmpOp::Gt => ord == Ordering::Greater,
+            CmpOp::Ge => ord != Ordering::Less,
+        }
+    }
+
+    fn arith(op: BinOp, x: f64, y: f64) -> Res<f64> {
+        Ok(match op {
+            BinOp::Add => x + y,
+            BinOp::Sub => x - y,
+            BinOp::Mul => x * y,
+            BinOp::Div => {
+                if y == 0.0 {
+                    return Err(Fatal("division by zero".into()));
+                }
+                x / y
+            }
+            BinOp::Mod => {
+                if y == 0.0 {
+                    return Err(Fatal("division by zero in %".into()));
+                }
+                x % y
+            }
+            BinOp::Pow => x.powf(y),
+        })
+    }
+
+    /// Evaluates an expression.
+    pub(super) fn eval(&mut self, e: &Expr) -> Res<Value> {
+        Ok(match e {
+            Expr::Num(n) => Value::Num(*n),
+            Expr::Str(s) => Value::Str(s.clone()),
+            Expr::Regex(i) => {
+                let re = self.regexes[*i].clone();
+                Value::Num(re.is_match(&self.record) as i32 as f64)
+            }
+            Expr::RegexLit(i, _) => {
+                let re = self.regexes[*i].clone();
+                Value::Num(re.is_match(&self.record) as i32 as f64)
+            }
+            Expr::Field(i) => {
+                let i = self.field_index(i)?;
+                self.get_field(i)
+            }
+            Expr::Var(v) => self.get_var(*v)?,
+            Expr::Index(v, subs) => {
+                let k = self.subscript(subs)?;
+                let a = self.array(*v)?;
+                let mut a = a.borrow_mut();
+                a.entry(k).or_insert(Value::Uninit).clone()
+            }
+            Expr::Group(g) => self.eval(g)?,
+            Expr::Assign(op, lv, rhs) => {
+                let val = match op {
+                    None => match self.eval(rhs)? {
+                        Value::Uninit => Value::Uninit,
+                        v => v,
+                    },
+                    Some(op) => {
+                        let y = self.eval_num(rhs)?;
+                        let x = self.get_lv(lv)?.num();
+                        Value::Num(Self::arith(*op, x, y)?)
+                    }
+                };
+                self.set_lv(lv, val.clone())?;
+                val
+            }
+            Expr::Cond(c, a, b) => {
+                if self.eval_bool(c)? {
+                    self.eval(a)?
+                } else {
+                    self.eval(b)?
+                }
+            }
+            Expr::And(a, b) => Value::Num((self.eval_bool(a)? && self.eval_bool(b)?) as i32 as f64),
+            Expr::Or(a, b) => Value::Num((self.eval_bool(a)? || self.eval_bool(b)?) as i32 as f64),
+            Expr::Not(a) => Value::Num((!self.eval_bool(a)?) as i32 as f64),
+            Expr::Neg(a) => Value::Num(-self.eval_num(a)?),
+            Expr::Plus(a) => Value::Num(self.eval_num(a)?),
+            Expr::Bin(op, a, b) => {
+                let x = self.eval_num(a)?;
+                let y = self.eval_num(b)?;
+                Value::Num(Self::arith(*op, x, y)?)
+            }
+            Expr::Cmp(op, a, b) => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                Value::Num(self.compare(*op, &x, &y) as i32 as f64)
+            }
+            Expr::Concat(a, b) => {
+                let mut x = self.eval_str(a)?;
+                let y = self.eval_str(b)?;
+                x.push_str(&y);
+                Value::Str(x)
+            }
+            Expr::Match(neg, a, b) => {
+                let s = self.eval_str(a)?;
+                let re = self.regex_of(b)?;
+                Value::Num((re.is_match(&s) != *neg) as i32 as f64)
+            }
+            Expr::In(subs, v) => {
+                let k = self.subscript(subs)?;
+                let a = self.array(*v)?;
+                let r = a.borrow().contains_key(&k);
+                Value::Num(r as i32 as f64)
+            }
+            Expr::IncDec(pre, d, lv) => {
+                let old = self.get_lv(lv)?.num();
+                self.set_lv(lv, Value::Num(old + d))?;
+                Value::Num(if *pre { old + d } else { old })
+            }
+            Expr::Call(name, args) => self.call(name, args)?,
+            Expr::Builtin(name, args) => self.builtin(name, args)?,
+            Expr::Getline(src, lv) => self.getline(src, lv.as_deref())?,
+        })
+    }
+
+    fn call(&mut self, name: &str, args: &[Expr]) -> Res<Value> {
+        let Some(&fi) = self.funcs.get(name) else {
+            return Err(Fatal(format!("function `{name}' not defined")));
+        };
+        let prog = self.prog.clone();
+        let f = &prog.funcs[fi];
+        if args.len() > f.nparams {
+            return Err(Fatal(format!(
+                "function `{name}' called with more arguments than declared"
+            )));
+        }
+        // Bound recursion by the stack actually used (frames are much larger
+        // in debug builds), so deep recursion errs instead of overflowing.
+        let here = &prog as *const _ as usize;
+        if self.frames.len() >= MAX_CALL_DEPTH || self.stack_base.abs_diff(here) > STACK_BUDGET {
+            return Err(Fatal(format!(
+                "function `{name}': call nesting too deep ({} levels)",
+                self.frames.len()
+            )));
+        }
+        let mut frame = Vec::with_capacity(f.nparams);
+        for (i, a) in args.iter().enumerate() {
+            let by_ref = match a {
+                Expr::Var(v) => {
+                    let is_arr = matches!(self.cell(*v), Cell::Arr(_));
+                    let uninit = matches!(self.cell(*v), Cell::Val(Value::Uninit));
+                    if is_arr || (uninit && f.array_params[i]) {
+                        Some(self.array(*v)?)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
+            frame.push(match by_ref {
+                Some(a) => Cell::Arr(a),
+                None => Cell::Val(self.eval(a)?),
+            });
+        }
+        frame.resize(f.nparams, Cell::Val(Value::Uninit));
+        self.frames.push(frame);
+        let r = self.exec_block(&f.body);
+        self.frames.pop();
+        match r? {
+            Flow::Return(v) => Ok(v),
+            Flow::Exit => Err(Fatal("\u{0}exit".into())),
+            Flow::Next => Err(Fatal("\u{0}next".into())),
+            Flow::NextFile => Err(Fatal("\u{0}nextfile".into())),
+            _ => Ok(Value::Uninit),
+        }
+    }
+
+    // ---- statements ----
+
+    pub(super) fn exec_block(&mut self, b: &[Stmt]) -> Res<Flow> {
+        for s in b {
+            match self.exec(s)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn exec(&mut self, s: &Stmt) -> Res<Flow> {
+        match s {
+            Stmt::Expr(e) => {
+                self.eval(e)?;
+            }
+            Stmt::Print(args, redir) => {
+                let mut line = String::new();
+                if args.is_empty() {
+                    line.push_str(&self.record);
+                } else {
+                    let ofs = self.special_str(OFS);
+                    for (i, a) in args.iter().enumerate() {
+                        if i > 0 {
+                            line.push_str(&ofs);
+                        }
+                        let a = match a {
+                            Expr::Group(g) => g,
+                            x => x,
+                        };
+                        match self.eval(a)? {
+                            Value::Num(n) => {
+                                let ofmt = self.special_str(OFMT);
+                                line.push_str(&num_to_string(n, &ofmt));
+                            }
+                            v => line.push_str(&v.str_with(&self.convfmt)),
+                        }
+                    }
+                }
+                line.push_str(&self.special_str(ORS));
+                self.emit(redir, line.as_bytes())?;
+            }
+            Stmt::Printf(args, redir) => {
+                let fmt = self.eval_str(&args[0])?;
+                let mut vals = Vec::with_capacity(args.len());
+                for a in &args[1..] {
+                    vals.push(self.eval(a)?);
+                }
+                let mut out = String::new();
+                super::printf::format(&fmt, &vals, &self.convfmt, &mut out).map_err(Fatal)?;
+                self.emit(redir, out.as_bytes())?;
+            }
+            Stmt::If(c, a, b) => {
+                if self.eval_bool(c)? {
+                    return self.exec(a);
+                } else if let Some(b) = b {
+                    return self.exec(b);
+                }
+            }
+            Stmt::While(c, body) => {
+                while self.eval_bool(c)? {
+                    self.tick()?;
+                    match self.exec(body)? {
+                        Flow::Break => break,
+                        Flow::Normal | Flow::Continue => {}
+                        other => return Ok(other),
+                    }
+                }
+            }
+            Stmt::Do(body, c) => loop {
+                self.tick()?;
+                match self.exec(body)? {
+                    Flow::Break => break,
+                    Flow::Normal | Flow::Continue => {}
+                    other => return Ok(other),
+                }
+                if !self.eval_bool(c)? {
+                    break;
+                }
+            },
+            Stmt::For(init, cond, step, body) => {
+                if let Some(i) = init {
+                    self.exec(i)?;
+                }
+                loop {
+                    if let Some(c) = cond
+                        && !self.eval_bool(c)?
+                    {
+                        break;
+                    }
+                    self.tick()?;
+                    match self.exec(body)? {
+                        Flow::Break => break,
+                        Flow::Normal | Flow::Continue => {}
+                        other => return Ok(other),
+                    }
+                    if let Some(s) = step {
+                        self.exec(s)?;
+                    }
+                }
+            }
+            Stmt::ForIn(k, a, body) => {
+                let arr = self.array(*a)?;
+                let keys: Vec<String> = arr.borrow().keys().cloned().collect();
+                for key in keys {
+                    if !arr.borrow().contains_key(&key) {
+                        continue;
+                    }
+                    self.tick()?;
+                    self.set_var(*k, Value::StrNum(key))?;
+                    match self.exec(body)? {
+                        Flow::Break => break,
+                        Flow::Normal | Flow::Continue => {}
+                        other => return Ok(other),
+                    }
+                }
+            }
+            Stmt::Block(b) => return self.exec_block(b),
+            Stmt::Next => {
+                if self.in_end {
+                    return Err(Fatal("`next' used in END action".into()));
+                }
+                return Ok(Flow::Next);
+            }
+            Stmt::NextFile => return Ok(Flow::NextFile),
+            Stmt::Exit(e) => {
+                if let Some(e) = e {
+                    self.exit_code = self.eval_num(e)? as i32 & 0xff;
+                }
+                return Ok(Flow::Exit);
+            }
+            Stmt::Return(e) => {
+                let v = match e {
+                    Some(e) => self.eval(e)?,
+                    None => Value::Uninit,
+                };
+                return Ok(Flow::Return(v));
+            }
+            Stmt::Break => return Ok(Flow::Break),
+            Stmt::Continue => return Ok(Flow::Continue),
+            Stmt::Delete(v, subs) => {
+                let a = self.array(*v)?;
+                match subs {
+                    Some(s) => {
+                        let k = self.subscript(s)?;
+                        a.borrow_mut().shift_remove(&k);
+                    }
+                    None => a.borrow_mut().clear(),
+                }
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    // ---- main input ----
+
+    fn rs(&self) -> Res<RecordSep> {
+        let rs = self.special_str(RS);
+        let mut it = rs.chars();
+        Ok(match (it.next(), it.next()) {
+            (None, _) => RecordSep::Paragraph,
+            (Some(c), None) if (c as u32) < 256 => RecordSep::Byte(c as u32 as u8),
+            _ => RecordSep::Regex(AwkRegex::new(&rs).map_err(Fatal)?),
+        })
+    }
+
+    /// Reads the next main-input record into `$0`, bumping NR/FNR; false at
+    /// the end of all input.
+    pub(super) fn next_main(&mut self, set_record: Option<&LValue>) -> Res<bool> {
+        let rs = match &self.rs_cache {
+            Some(r) => r.clone(),
+            None => {
+                let r = Rc::new(self.rs()?);
+                self.rs_cache = Some(r.clone());
+                r
+            }
+        };
+        loop {
+            if self.main_done {
+                return Ok(false);
+            }
+            if self.main.is_none() && !self.open_next_file()? {
+                self.main_done = true;
+                return Ok(false);
+            }
+            let reader = self.main.as_mut().expect("open");
+            match reader.next(&rs, self.ctx.stdin) {
+                Some((rec, rt)) => {
+                    self.recs = self.recs.wrapping_add(1);
+                    if self.recs % 256 == 0
+                        && let Err(k) = self.ctx.control.check()
+                    {
+                        return Err(Fatal(format!("{k} exceeded")));
+                    }
+                    let nr = self.get_var(Var::Global(NR))?.num() + 1.0;
+                    self.globals[NR] = Cell::Val(Value::Num(nr));
+                    let fnr = self.get_var(Var::Global(FNR))?.num() + 1.0;
+                    self.globals[FNR] = Cell::Val(Value::Num(fnr));
+                    if !matches!(*rs, RecordSep::Byte(_)) {
+                        self.globals[RT] = Cell::Val(Value::Str(rt));
+                    }
+                    match set_record {
+                        None => self.set_record(rec),
+                        Some(lv) => self.set_lv(lv, Value::StrNum(rec))?,
+                    }
+                    return Ok(true);
+                }
+                None => self.main = None,
+            }
+        }
+    }
+
+    /// Skips the rest of the current input file.
+    pub(super) fn skip_file(&mut self) {
+        self.main = None;
+    }
+
+    fn open_next_file(&mut self) -> Res<bool> {
+        loop {
+            let argc = self.get_var(Var::Global(ARGC))?.num() as usize;
+            if self.arg_index >= argc {
+                // No file operands at all: read stdin once.
+                if !self.used_file {
+                    self.used_file = true;
+                    self.main = Some(Reader::stdin());
+                    self.globals[FNR] = Cell::Val(Value::Num(0.0));
+                    return Ok(true);
+                }
+                return Ok(false);
+            }
+            let i = self.arg_index;
+            self.arg_index += 1;
+            let argv = self.array(Var::Global(ARGV))?;
+            let arg = argv
+                .borrow()
+                .get(&i.to_string())
+                .map(|v| v.str_with("%.6g"));
+            let Some(arg) = arg else { continue };
+            if arg.is_empty() {
+                continue;
+            }
+            if let Some((name, val)) = arg.split_once('=')
+                && is_name(name)
+            {
+                let val = super::lexer::unescape(val);
+                self.assign_global_dyn(name, val)?;
+                continue;
+            }
+            self.used_file = true;
+            self.globals[FNR] = Cell::Val(Value::Num(0.0));
+            self.globals[FILENAME] = Cell::Val(Value::Str(arg.clone()));
+            if arg == "-" || arg == "/dev/stdin" {
+                self.main = Some(Reader::stdin());
+                return Ok(true);
+            }
+            let path = self.ctx.path(&arg);
+            match self.ctx.fs.read_shared(&path) {
+                Ok(d) => {
+                    self.main = Some(Reader::bytes(d.to_vec()));
+                    return Ok(true);
+                }
+                Err(e) => {
+                    let _ = self.flush_stdout();
+                    let _ = writeln!(
+                        self.ctx.stderr,
+                        "awk: cannot open \"{arg}\" ({})",
+                        describe_fs_error(&e.to_string())
+                    );
+                    self.exit_code = 2;
+                }
+            }
+        }
+    }
+
+    fn assign_global_dyn(&mut self, name: &str, val: String) -> Res<()> {
+        match self.prog.globals.iter().position(|g| g == name) {
+            Some(i) => self.set_var(Var::Global(i), Value::StrNum(val)),
+            None => Ok(()),
+        }
+    }
+
+    // ---- the program ----
+
+    /// Runs BEGIN, the main loop and END; returns the exit status.
+    pub fn run(&mut self) -> i32 {
+        let marker = 0u8;
+        self.stack_base = &marker as *const u8 as usize;
+        let r = self.run_inner();
+        let status = match r {
+            Ok(()) => self.exit_code,
+            Err(Fatal(m)) => {
+                let _ = self.flush_stdout();
+                let _ = writeln!(self.ctx.stderr, "awk: {}", m.trim_start_matches('\u{0}'));
+                2
+            }
+        };
+        self.close_all();
+        status
+    }
+
+    fn rules_of(&self, begin: bool) -> Vec<usize> {
+        self.prog
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                matches!(
+                    (&r.pattern, begin),
+                    (Pattern::Begin, true) | (Pattern::End, false)
+                )
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    fn run_inner(&mut self) -> Res<()> {
+        let prog = self.prog.clone();
+        let mut exiting = false;
+        for i in self.rules_of(true) {
+            if let Some(a) = &prog.rules[i].action {
+                match self.exec_block(a).or_else(catch_flow)? {
+                    Flow::Exit => {
+                        exiting = true;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let has_main = prog
+            .rules
+            .iter()
+            .any(|r| !matches!(r.pattern, Pattern::Begin | Pattern::End));
+        let has_end = prog.rules.iter().any(|r| matches!(r.pattern, Pattern::End));
+        if !exiting && (has_main || has_end) {
+            'records: while self.next_main(None)? {
+                for rule in &prog.rules {
+                    let matched = match &rule.pattern {
+                        Pattern::Begin | Pattern::End => continue,
+                        Pattern::All => true,
+                        Pattern::Expr(e) => self.eval_bool(e)?,
+                        Pattern::Range(a, b, idx) => {
+                            if self.range_active[*idx] {
+                                if self.eval_bool(b)? {
+                                    self.range_active[*idx] = false;
+                                }
+                                true
+                            } else if self.eval_bool(a)? {
+                                if !self.eval_bool(b)? {
+                                    self.range_active[*idx] = true;
+                                }
+                                true
+                            } else {
+                                false
+                            }
+                        }
+                    };
+                    if !matched {
+                        continue;
+                    }
+                    let flow = match &rule.action {
+                        None => {
+                            let mut line = self.record.clone();
+                            line.push_str(&self.special_str(ORS));
+                            self.emit(&None, line.as_bytes())?;
+                            Flow::Normal
+                        }
+                        Some(a) => self.exec_block(a).or_else(catch_flow)?,
+                    };
+                    match flow {
+                        Flow::Next => continue 'records,
+                        Flow::NextFile => {
+                            self.skip_file();
+                            continue 'records;
+                        }
+                        Flow::Exit => {
+                            exiting = true;
+                            break 'records;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let _ = exiting;
+        self.in_end = true;
+        for i in self.rules_of(false) {
+            if let Some(a) = &prog.rules[i].action {
+                if let Flow::Exit = self.exec_block(a).or_else(catch_flow)? {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Turns `exit`/`next` raised inside a function back into control flow.
+fn catch_flow(f: Fatal) -> Res<Flow> {
+    match f.0.as_str() {
+        "\u{0}exit" => Ok(Flow::Exit),
+        "\u{0}next" => Ok(Flow::Next),
+        "\u{0}nextfile" => Ok(Flow::NextFile),
+        _ => Err(f),
+    }
+}
+
+fn is_name(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(x) if x.is_ascii_alphabetic() || x == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+fn describe_fs_error(e: &str) -> String {
+    if e.to_lowercase().contains("not found") || e.contains("No such") {
+        "No such file or directory".into()
+    } else {
+        e.to_string()
+    }
+}

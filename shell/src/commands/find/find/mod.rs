@@ -1,0 +1,487 @@
+//! `find`: parses the expression into a tree of predicates and actions, then
+//! walks the virtual tree (directory before contents, or after with `-depth`)
+//! evaluating it on each entry.
+
+mod parse;
+
+use parse::{Cmp, Expr, Options};
+
+use super::super::CommandCtx;
+use crate::fs::{FileKind, Metadata};
+
+/// State shared by the whole walk.
+struct Walk<'c, 'a> {
+    ctx: &'c mut CommandCtx<'a>,
+    opts: Options,
+    status: i32,
+    quit: bool,
+    /// Paths collected for `-exec ... {} +`, per `-exec` node id.
+    batches: Vec<(Vec<String>, Vec<String>)>,
+    now: i64,
+}
+
+/// One visited entry.
+struct Entry<'e> {
+    path: &'e str,
+    meta: &'e Metadata,
+    depth: usize,
+}
+
+/// Runs `find`.
+pub fn find(ctx: &mut CommandCtx<'_>) -> i32 {
+    let args: Vec<String> = ctx.args[1..].to_vec();
+    let mtime_of = |f: &str| -> Result<(i64, u32, u64), String> {
+        let abs = ctx.path(f);
+        ctx.fs
+            .metadata(&abs)
+            .map(|m| (m.mtime.secs, m.mtime.nanos, m.ino))
+            .map_err(|e| format!("\u{2018}{f}\u{2019}: {e}"))
+    };
+    let parsed = parse::parse(&args, &mtime_of);
+    let (opts, mut paths, expr) = match parsed {
+        Ok(v) => v,
+        Err(msg) => {
+            ctx.error(msg);
+            return 1;
+        }
+    };
+    for w in &opts.warnings {
+        ctx.error(w);
+    }
+    if paths.is_empty() {
+        paths.push(".".into());
+    }
+    let nbatch = opts.nbatch;
+    let now = ctx.fs.clock().now().secs;
+    let mut walk = Walk {
+        ctx,
+        opts,
+        status: 0,
+        quit: false,
+        batches: vec![(Vec::new(), Vec::new()); nbatch],
+        now,
+    };
+    for p in &paths {
+        if walk.quit {
+            break;
+        }
+        let abs = walk.ctx.path(p);
+        let meta = if walk.opts.follow_roots {
+            walk.ctx
+                .fs
+                .metadata(&abs)
+                .or_else(|_| walk.ctx.fs.symlink_metadata(&abs))
+        } else {
+            walk.ctx.fs.symlink_metadata(&abs)
+        };
+        match meta {
+            Ok(m) => {
+                if walk.visit(&expr, p, &abs, &m, 0).is_err() {
+                    return 1;
+                }
+            }
+            Err(e) => {
+                walk.ctx.error(format!("\u{2018}{p}\u{2019}: {e}"));
+                walk.status = 1;
+            }
+        }
+    }
+    walk.flush_batches(&expr);
+    walk.status
+}
+
+impl Walk<'_, '_> {
+    /// Visits `path` (as displayed) at `abs`, then its children.
+    fn visit(
+        &mut self,
+        expr: &Expr,
+        path: &str,
+        abs: &str,
+        meta: &Metadata,
+        depth: usize,
+    ) -> Result<(), ()> {
+        if self.ctx.control.check().is_err() {
+            return Err(());
+        }
+        let in_range = depth >= self.opts.mindepth;
+        let mut prune = false;
+        if !self.opts.depth && in_range {
+            let e = Entry { path, meta, depth };
+            self.eval(expr, &e, &mut prune);
+        }
+        if self.quit {
+            return Ok(());
+        }
+        let is_dir = meta.kind == FileKind::Dir;
+        if is_dir && !prune && self.opts.maxdepth.is_none_or(|m| depth < m) {
+            match self.ctx.fs.read_dir_metadata(abs) {
+                Ok(list) => {
+                    for (name, m) in list {
+                        let m = if self.opts.follow_all && m.kind == FileKind::Symlink {
+                            let child = join(abs, &name);
+                            self.ctx.fs.metadata(&child).unwrap_or(m)
+                        } else {
+                            m
+                        };
+                        let child_path = join(path, &name);
+                        let child_abs = join(abs, &name);
+                        self.visit(expr, &child_path, &child_abs, &m, depth + 1)?;
+                        if self.quit {
+                            return Ok(());
+                        }
+                    }
+                }
+                Err(e) => {
+                    self.ctx.error(format!("\u{2018}{path}\u{2019}: {e}"));
+                    self.status = 1;
+                }
+            }
+        }
+        if self.opts.depth && in_range && !self.quit {
+            let e = Entry { path, meta, depth };
+            self.eval(expr, &e, &mut prune);
+        }
+        Ok(())
+    }
+
+    fn eval(&mut self, expr: &Expr, e: &Entry<'_>, prune: &mut bool) -> bool {
+        if self.quit {
+            return false;
+        }
+        match expr {
+            Expr::And(a, b) => self.eval(a, e, prune) && self.eval(b, e, prune),
+            Expr::Or(a, b) => self.eval(a, e, prune) || self.eval(b, e, prune),
+            Expr::Comma(a, b) => {
+                self.eval(a, e, prune);
+                self.eval(b, e, prune)
+            }
+            Expr::Not(a) => !self.eval(a, e, prune),
+            Expr::Const(b) => *b,
+            Expr::Name(p, nocase) => {
+                let base = base_name(e.path);
+                glob(p, base, *nocase)
+            }
+            Expr::Path(p, nocase) => glob(p, e.path, *nocase),
+            Expr::Regex(re) => re.is_match(e.path),
+            Expr::Type(kinds) => kinds.contains(&type_char(e.meta.kind)),
+            Expr::Empty => match e.meta.kind {
+                FileKind::File => e.meta.size == 0,
+                FileKind::Dir => {
+                    let abs = self.ctx.path(e.path);
+                    self.ctx
+                        .fs
+                        .read_dir(&abs)
+                        .map(|l| l.is_empty())
+                        .unwrap_or(false)
+                }
+                _ => false,
+            },
+            Expr::Size(cmp, n, unit) => {
+                let size = e.meta.size;
+                let v = if *unit == 1 {
+                    size
+                } else {
+                    size.div_ceil(*unit)
+                };
+                cmp.test(v as i64, *n)
+            }
+            Expr::Mtime(cmp, n, secs_per) => {
+                let age = self.now - e.meta.mtime.secs;
+                let v = if *secs_per == 60 {
+                    // -mmin rounds up partial minutes like GNU.
+                    (age + 59).div_euclid(60)
+                } else {
+                    age.div_euclid(*secs_per)
+                };
+                if *secs_per == 60 {
+                    match cmp {
+                        Cmp::Eq => v == *n,
+                        Cmp::Gt => age > *n * 60,
+                        Cmp::Lt => age < *n * 60,
+                    }
+                } else {
+                    cmp.test(v, *n)
+                }
+            }
+            Expr::Newer(t) => {
+                let m = &e.meta.mtime;
+                (m.secs, m.nanos) > *t
+            }
+            Expr::Perm(kind, mode) => {
+                let m = e.meta.mode & 0o7777;
+                match kind {
+                    '=' => m == *mode,
+                    '-' => m & mode == *mode,
+                    _ => *mode == 0 || m & mode != 0,
+                }
+            }
+            Expr::SameFile(ino) => e.meta.ino == *ino,
+            Expr::Links(cmp, n) => cmp.test(e.meta.nlink as i64, *n),
+            Expr::Inum(cmp, n) => cmp.test(e.meta.ino as i64, *n),
+            Expr::Prune => {
+                if !self.opts.depth {
+                    *prune = true;
+                }
+                true
+            }
+            Expr::Quit => {
+                self.quit = true;
+                true
+            }
+            Expr::Print(term) => {
+                let _ = write!(self.ctx.stdout, "{}{}", e.path, term);
+                true
+            }
+            Expr::Printf(fmt) => {
+                let s = self.printf(fmt, e);
+                let _ = self.ctx.stdout.write_all(s.as_bytes());
+                true
+            }
+            Expr::Delete => {
+                let abs = self.ctx.path(e.path);
+                if e.path == "." {
+                    return true;
+                }
+                let r = if e.meta.kind == FileKind::Dir {
+                    self.ctx.fs.remove_dir(&abs)
+                } else {
+                    self.ctx.fs.remove_file(&abs)
+                };
+                match r {
+                    Ok(()) => true,
+                    Err(err) => {
+                        self.ctx
+                            .error(format!("cannot delete \u{2018}{}\u{2019}: {err}", e.path));
+                        self.status = 1;
+                        false
+                    }
+                }
+            }
+            Expr::Exec {
+                argv,
+                plus,
+                dir,
+                id,
+            } => {
+                let (arg_path, cwd) = if *dir {
+                    let abs = self.ctx.path(e.path);
+                    let parent = match abs.rfind('/') {
+                        Some(0) => "/".to_string(),
+                        Some(i) => abs[..i].to_string(),
+                        None => self.ctx.cwd.to_string(),
+                    };
+                    (format!("./{}", base_name(e.path)), parent)
+                } else {
+                    (e.path.to_string(), self.ctx.cwd.to_string())
+                };
+                if *plus {
+                    let b = &mut self.batches[*id];
+                    b.0 = argv.clone();
+                    b.1.push(arg_path);
+                    return true;
+                }
+                let full: Vec<String> = argv.iter().map(|a| a.replace("{}", &arg_path)).collect();
+                self.run(&full, &cwd) == 0
+            }
+        }
+    }
+
+    fn run(&mut self, argv: &[String], cwd: &str) -> i32 {
+        let ctx = &mut *self.ctx;
+        let mut empty: &[u8] = &[];
+        ctx.exec
+            .exec(argv, &[], cwd, &mut empty, ctx.stdout, ctx.stderr)
+    }
+
+    fn flush_batches(&mut self, _expr: &Expr) {
+        let batches = std::mem::take(&mut self.batches);
+        for (argv, paths) in batches {
+            if paths.is_empty() {
+                continue;
+            }
+            let mut full = Vec::new();
+            for a in &argv {
+                if a == "{}" {
+                    full.extend(paths.iter().cloned());
+                } else {
+                    full.push(a.clone());
+                }
+            }
+            let cwd = self.ctx.cwd.to_string();
+            if self.run(&full, &cwd) != 0 {
+                self.status = 1;
+            }
+        }
+    }
+
+    fn printf(&mut self, fmt: &str, e: &Entry<'_>) -> String {
+        let mut out = String::new();
+        let mut it = fmt.chars().peekable();
+        while let Some(c) = it.next() {
+            match c {
+                '\\' => match it.next() {
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some('0') => out.push('\0'),
+                    Some('\\') => out.push('\\'),
+                    Some(o) => {
+                        out.push('\\');
+                        out.push(o);
+                    }
+                    None => out.push('\\'),
+                },
+                '%' => {
+                    let mut spec = String::new();
+                    while let Some(&d) = it.peek() {
+                        if d == '-' || d.is_ascii_digit() || d == '.' {
+                            spec.push(d);
+                            it.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    let Some(d) = it.next() else {
+                        out.push('%');
+                        break;
+                    };
+                    let val = match d {
+                        '%' => "%".to_string(),
+                        'p' => e.path.to_string(),
+                        'f' => base_name(e.path).to_string(),
+                        'h' => match e.path.rfind('/') {
+                            Some(0) => "/".into(),
+                            Some(i) => e.path[..i].to_string(),
+                            None => ".".into(),
+                        },
+                        'P' => {
+                            // Path relative to the starting point.
+                            let mut p = e.path;
+                            for _ in 0..e.depth {
+                                p = p.rsplit_once('/').map(|x| x.0).unwrap_or("");
+                            }
+                            let rest = &e.path[p.len()..];
+                            rest.trim_start_matches('/').to_string()
+                        }
+                        's' => e.meta.size.to_string(),
+                        'd' => e.depth.to_string(),
+                        'm' => format!("{:o}", e.meta.mode & 0o7777),
+                        'M' => super::super::files::common::mode_string(e.meta),
+                        'y' => type_char(e.meta.kind).to_string(),
+                        'u' | 'g' => "sandbox".into(),
+                        'U' | 'G' => "1000".into(),
+                        'i' => e.meta.ino.to_string(),
+                        'n' => e.meta.nlink.to_string(),
+                        // GNU counts allocated 4 KiB blocks, in KiB.
+                        'k' => (e.meta.size.div_ceil(4096) * 4).to_string(),
+                        'l' => {
+                            if e.meta.kind == FileKind::Symlink {
+                                let abs = self.ctx.path(e.path);
+                                self.ctx.fs.read_link(&abs).unwrap_or_default()
+                            } else {
+                                String::new()
+                            }
+                        }
+                        'T' | 't' if d == 't' => format!("{}", e.meta.mtime.secs),
+                        'T' => match it.next() {
+                            Some('@') => {
+                                format!("{}.{:09}0", e.meta.mtime.secs, e.meta.mtime.nanos)
+                            }
+                            Some(k) => time_part(e.meta.mtime.secs, k),
+                            None => String::new(),
+                        },
+                        other => format!("%{other}"),
+                    };
+                    out.push_str(&pad(&spec, &val));
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    }
+}
+
+/// Applies a printf width spec (`-10`, `5`) to a value.
+fn pad(spec: &str, val: &str) -> String {
+    let (left, w) = match spec.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, spec),
+    };
+    let w: usize = w
+        .split('.')
+        .next()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0);
+    if left {
+        format!("{val:<w$}")
+    } else {
+        format!("{val:>w$}")
+    }
+}
+
+/// One field of a UTC broken-down time, `%T<k>` in `-printf`.
+fn time_part(secs: i64, k: char) -> String {
+    let days = secs.div_euclid(86400);
+    let rem = secs.rem_euclid(86400);
+    let (y, m, d) = civil(days);
+    match k {
+        'Y' => format!("{y:04}"),
+        'm' => format!("{m:02}"),
+        'd' => format!("{d:02}"),
+        'H' => format!("{:02}", rem / 3600),
+        'M' => format!("{:02}", rem / 60 % 60),
+        'S' => format!("{:02}", rem % 60),
+        'T' => format!("{:02}:{:02}:{:02}", rem / 3600, rem / 60 % 60, rem % 60),
+        'F' => format!("{y:04}-{m:02}-{d:02}"),
+        _ => String::new(),
+    }
+}
+
+/// Days since the epoch to (year, month, day), proleptic Gregorian.
+fn civil(z: i64) -> (i64, u32, u32) {
+    let z = z + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z.rem_euclid(146097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+fn type_char(k: FileKind) -> char {
+    match k {
+        FileKind::File => 'f',
+        FileKind::Dir => 'd',
+        FileKind::Symlink => 'l',
+        FileKind::CharDevice => 'c',
+    }
+}
+
+fn glob(pat: &str, text: &str, nocase: bool) -> bool {
+    if nocase {
+        let p = pat.to_lowercase();
+        let t = text.to_lowercase();
+        super::super::text::common::fnmatch(p.as_bytes(), t.as_bytes())
+    } else {
+        super::super::text::common::fnmatch(pat.as_bytes(), text.as_bytes())
+    }
+}
+
+/// The last component of a displayed path (`a/b/` → `b`, `/` → `/`).
+fn base_name(p: &str) -> &str {
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        return if p.is_empty() { "" } else { "/" };
+    }
+    t.rsplit('/').next().unwrap_or(t)
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}

@@ -1,0 +1,306 @@
+//! `xargs`: reads items from stdin (or `-a FILE`), builds command lines and
+//! runs them in the sandbox through [`crate::commands::Exec`].
+
+use super::super::CommandCtx;
+
+/// How input is split into items.
+enum Split {
+    /// Blanks and newlines, with quotes and backslashes (the default).
+    Shell,
+    /// One byte delimiter (`-0`, `-d`).
+    Delim(u8),
+}
+
+/// Runs `xargs`.
+pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
+    let args: Vec<String> = ctx.args[1..].to_vec();
+    let mut split = Split::Shell;
+    let mut max_args: Option<usize> = None;
+    let mut max_lines: Option<usize> = None;
+    let mut replace: Option<String> = None;
+    let mut no_run_empty = false;
+    let mut trace = false;
+    let mut eof: Option<String> = None;
+    let mut file: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        let need = |i: &mut usize, inline: &str| -> Option<String> {
+            if !inline.is_empty() {
+                Some(inline.to_string())
+            } else {
+                *i += 1;
+                args.get(*i).cloned()
+            }
+        };
+        let (flag, inline) = if a.starts_with("--") {
+            match a.split_once('=') {
+                Some((f, v)) => (f.to_string(), v.to_string()),
+                None => (a.to_string(), String::new()),
+            }
+        } else {
+            (a[..2].to_string(), a[2..].to_string())
+        };
+        match flag.as_str() {
+            "-0" | "--null" => split = Split::Delim(0),
+            "-r" | "--no-run-if-empty" => no_run_empty = true,
+            "-t" | "--verbose" => trace = true,
+            "-p" | "-x" => {}
+            "-d" | "--delimiter" => {
+                let Some(d) = need(&mut i, &inline) else {
+                    return missing(ctx, "d");
+                };
+                split = Split::Delim(parse_delim(&d));
+            }
+            "-n" | "--max-args" | "-L" | "--max-lines" | "-P" | "--max-procs" | "-s"
+            | "--max-chars" => {
+                let Some(v) = need(&mut i, &inline) else {
+                    return missing(ctx, &flag[1..]);
+                };
+                let Ok(n) = v.parse::<usize>() else {
+                    ctx.error(format!(
+                        "invalid number \"{v}\" for -{} option",
+                        &flag[1..2]
+                    ));
+                    return 1;
+                };
+                match flag.as_str() {
+                    "-n" | "--max-args" => max_args = Some(n.max(1)),
+                    "-L" | "--max-lines" => max_lines = Some(n.max(1)),
+                    _ => {}
+                }
+            }
+            "-I" | "--replace" | "-i" => {
+                let r = if flag == "-I" {
+                    match need(&mut i, &inline) {
+                        Some(r) => r,
+                        None => return missing(ctx, "I"),
+                    }
+                } else if inline.is_empty() {
+                    "{}".to_string()
+                } else {
+                    inline.clone()
+                };
+                replace = Some(r);
+                max_lines = Some(1);
+            }
+            "-E" | "-e" | "--eof" => {
+                let Some(v) = need(&mut i, &inline) else {
+                    return missing(ctx, "E");
+                };
+                eof = Some(v);
+            }
+            "-a" | "--arg-file" => {
+                let Some(v) = need(&mut i, &inline) else {
+                    return missing(ctx, "a");
+                };
+                file = Some(v);
+            }
+            _ => {
+                ctx.error(format!("invalid option -- '{}'", a.trim_start_matches('-')));
+                let _ = writeln!(ctx.stderr, "Try 'xargs --help' for more information.");
+                return 1;
+            }
+        }
+        i += 1;
+    }
+    let mut command: Vec<String> = args[i..].to_vec();
+    if command.is_empty() {
+        command.push("echo".into());
+    }
+    let input = match &file {
+        Some(f) => match ctx.fs.read(&ctx.path(f)) {
+            Ok(d) => d,
+            Err(e) => {
+                ctx.error(format!("{f}: {e}"));
+                return 1;
+            }
+        },
+        None => {
+            let mut d = Vec::new();
+            let _ = ctx.stdin.read_to_end(&mut d);
+            d
+        }
+    };
+    // Items grouped by input line (for -L / -I).
+    let lines = match split {
+        Split::Delim(d) => {
+            let mut v: Vec<Vec<String>> = input
+                .split(|b| *b == d)
+                .map(|s| vec![String::from_utf8_lossy(s).into_owned()])
+                .collect();
+            if input.last() == Some(&d) || input.is_empty() {
+                v.pop();
+            }
+            v
+        }
+        Split::Shell => match shell_items(&input, replace.is_some()) {
+            Ok(v) => v,
+            Err(msg) => {
+                ctx.error(msg);
+                return 1;
+            }
+        },
+    };
+    let mut lines = lines;
+    if let Some(e) = &eof
+        && let Some(pos) = lines.iter().position(|l| l.first() == Some(e))
+    {
+        lines.truncate(pos);
+    }
+    let mut batches: Vec<Vec<String>> = Vec::new();
+    if let Some(r) = &replace {
+        for l in &lines {
+            let item = l.join(" ");
+            batches.push(
+                command
+                    .iter()
+                    .map(|a| a.replace(r.as_str(), &item))
+                    .collect(),
+            );
+        }
+        command = Vec::new();
+    } else if let Some(n) = max_lines {
+        for chunk in lines.chunks(n) {
+            batches.push(chunk.iter().flatten().cloned().collect());
+        }
+    } else {
+        let items: Vec<String> = lines.into_iter().flatten().collect();
+        match max_args {
+            Some(n) => batches.extend(items.chunks(n).map(|c| c.to_vec())),
+            None => {
+                if !items.is_empty() {
+                    batches.push(items)
+                }
+            }
+        }
+    }
+    if let (Some(n), None) = (max_args, &replace)
+        && max_lines.is_some()
+    {
+        let flat: Vec<String> = batches.into_iter().flatten().collect();
+        batches = flat.chunks(n).map(|c| c.to_vec()).collect();
+    }
+    if batches.is_empty() && !no_run_empty && replace.is_none() {
+        batches.push(Vec::new());
+    }
+    let mut status = 0;
+    for b in batches {
+        if ctx.control.check().is_err() {
+            return 1;
+        }
+        let mut argv = command.clone();
+        argv.extend(b);
+        if trace {
+            let _ = writeln!(ctx.stderr, "{}", argv.join(" "));
+        }
+        let mut empty: &[u8] = &[];
+        let cwd = ctx.cwd.to_string();
+        let rc = ctx
+            .exec
+            .exec(&argv, &[], &cwd, &mut empty, ctx.stdout, ctx.stderr);
+        match rc {
+            0 => {}
+            255 => {
+                ctx.error(format!("{}: exited with status 255; aborting", argv[0]));
+                return 124;
+            }
+            126 | 127 => return rc,
+            1..=125 => status = 123,
+            _ => return 125,
+        }
+    }
+    status
+}
+
+fn missing(ctx: &mut CommandCtx<'_>, opt: &str) -> i32 {
+    ctx.error(format!("option requires an argument -- '{opt}'"));
+    let _ = writeln!(ctx.stderr, "Try 'xargs --help' for more information.");
+    1
+}
+
+fn parse_delim(d: &str) -> u8 {
+    match d {
+        "\\n" => b'\n',
+        "\\t" => b'\t',
+        "\\0" => 0,
+        "\\\\" => b'\\',
+        _ => d.as_bytes().first().copied().unwrap_or(b'\n'),
+    }
+}
+
+/// Splits input the way xargs' default parser does: blanks separate items,
+/// quotes and backslashes protect them. With `-I` each line is one item
+/// (leading blanks removed). Returns the items of each input line.
+fn shell_items(input: &[u8], whole_lines: bool) -> Result<Vec<Vec<String>>, String> {
+    let text = String::from_utf8_lossy(input);
+    let mut lines = Vec::new();
+    let mut cur_line: Vec<String> = Vec::new();
+    let mut item = String::new();
+    let mut have = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => {
+                if have {
+                    cur_line.push(std::mem::take(&mut item));
+                    have = false;
+                }
+                if !cur_line.is_empty() {
+                    lines.push(std::mem::take(&mut cur_line));
+                }
+            }
+            ' ' | '\t' if !whole_lines || !have => {
+                if have {
+                    cur_line.push(std::mem::take(&mut item));
+                    have = false;
+                }
+            }
+            '\'' | '"' => {
+                have = true;
+                loop {
+                    match chars.next() {
+                        Some(q) if q == c => break,
+                        Some('\n') | None => {
+                            let kind = if c == '\'' { "single" } else { "double" };
+                            return Err(format!(
+                                "unmatched {kind} quote; by default quotes are special to xargs unless you use the -0 option"
+                            ));
+                        }
+                        Some(o) => item.push(o),
+                    }
+                }
+            }
+            '\\' => {
+                have = true;
+                if let Some(n) = chars.next() {
+                    item.push(n);
+                }
+            }
+            c => {
+                have = true;
+                item.push(c);
+            }
+        }
+    }
+    if have {
+        cur_line.push(item);
+    }
+    if !cur_line.is_empty() {
+        lines.push(cur_line);
+    }
+    if whole_lines {
+        for l in &mut lines {
+            let s = l.join(" ");
+            *l = vec![s];
+        }
+    }
+    Ok(lines)
+}

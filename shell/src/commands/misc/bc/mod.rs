@@ -1,0 +1,696 @@
+//! `bc`: an arbitrary-precision calculator, the common core of GNU bc:
+//! numbers with `scale`, `+ - * / % ^`, unary minus, parentheses,
+//! comparisons and `! && ||`, variables with `= += -= *= /= %= ^=` and
+//! `++`/`--`, `ibase`/`obase` (integers), `sqrt length scale`, strings,
+//! `{ }` blocks, `if`/`else`, `while`, `for`, `break`, `quit`, `/* */` and
+//! `#` comments. Output lines wrap at 70 characters with a backslash, as
+//! GNU bc does. `-l` sets `scale=20` and provides the math library's `s c a
+//! l e` ([`mathlib`]; not `j`). User functions (`define`) are not supported.
+
+mod mathlib;
+mod num;
+
+use std::collections::HashMap;
+
+use crate::commands::CommandCtx;
+use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
+use num::Num;
+
+const USAGE: &str = "\
+usage: bc [options] [file ...]
+  -h  --help         print this usage and exit
+  -l  --mathlib      use the predefined math routines (sets scale=20)
+  -q  --quiet        don't print initial banner
+  -s  --standard     non-standard bc constructs are errors
+  -w  --warn         warn about non-standard bc constructs
+";
+
+const SPEC: &[OptSpec] = &[
+    opt("l", Some('l'), Some("mathlib"), Arg::None),
+    opt("q", Some('q'), Some("quiet"), Arg::None),
+    opt("s", Some('s'), Some("standard"), Arg::None),
+    opt("w", Some('w'), Some("warn"), Arg::None),
+    opt("h", Some('h'), None, Arg::None),
+];
+
+/// The largest `scale` honoured (the digit-by-digit division makes huge
+/// scales slow; GNU allows more).
+const MAX_SCALE: usize = 1000;
+
+/// The largest power result computed, in digits.
+const MAX_DIGITS: usize = 50_000;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Num(String),
+    Name(String),
+    Str(String),
+    Op(&'static str),
+    Newline,
+}
+
+const OPS: &[&str] = &[
+    "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "==", "!=", "<=", ">=", "&&", "||", "+", "-",
+    "*", "/", "%", "^", "=", "<", ">", "!", "(", ")", "{", "}", ";", ",", "[", "]",
+];
+
+fn lex(src: &str) -> Result<Vec<(Tok, usize)>, (String, usize)> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut line = 1;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            out.push((Tok::Newline, line));
+            line += 1;
+            i += 1;
+        } else if c == b' ' || c == b'\t' || c == b'\r' {
+            i += 1;
+        } else if c == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            i += 2;
+            line += 1;
+        } else if c == b'#' {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if src[i..].starts_with("/*") {
+            match src[i + 2..].find("*/") {
+                Some(e) => {
+                    line += src[i..i + 2 + e].matches('\n').count();
+                    i += e + 4;
+                }
+                None => return Err(("comment end missing".into(), line)),
+            }
+        } else if c == b'"' {
+            let Some(e) = src[i + 1..].find('"') else {
+                return Err(("string end missing".into(), line));
+            };
+            let s = &src[i + 1..i + 1 + e];
+            out.push((Tok::Str(s.to_string()), line));
+            line += s.matches('\n').count();
+            i += e + 2;
+        } else if c.is_ascii_digit() || c.is_ascii_uppercase() || c == b'.' {
+            let start = i;
+            while i < b.len()
+                && (b[i].is_ascii_digit() || b[i].is_ascii_uppercase() || b[i] == b'.')
+            {
+                i += 1;
+            }
+            out.push((Tok::Num(src[start..i].to_string()), line));
+        } else if c.is_ascii_lowercase() {
+            let start = i;
+            while i < b.len()
+                && (b[i].is_ascii_lowercase() || b[i].is_ascii_digit() || b[i] == b'_')
+            {
+                i += 1;
+            }
+            out.push((Tok::Name(src[start..i].to_string()), line));
+        } else if let Some(op) = OPS.iter().find(|o| src[i..].starts_with(**o)) {
+            out.push((Tok::Op(op), line));
+            i += op.len();
+        } else {
+            return Err((format!("illegal character: {}", c as char), line));
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Debug)]
+enum Expr {
+    Num(String),
+    Var(String),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Bin(&'static str, Box<Expr>, Box<Expr>),
+    Assign(&'static str, String, Box<Expr>),
+    /// `++x` / `--x` (pre) and `x++` / `x--` (post).
+    Step(String, i64, bool),
+    Call(String, Box<Expr>),
+}
+
+#[derive(Clone, Debug)]
+enum Stmt {
+    Expr(Expr),
+    Str(String),
+    Block(Vec<Stmt>),
+    If(Expr, Box<Stmt>, Option<Box<Stmt>>),
+    While(Expr, Box<Stmt>),
+    For(Option<Expr>, Option<Expr>, Option<Expr>, Box<Stmt>),
+    Break,
+    Quit,
+    Empty,
+}
+
+struct Parser {
+    toks: Vec<(Tok, usize)>,
+    pos: usize,
+}
+
+type PResult<T> = Result<T, usize>;
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|t| &t.0)
+    }
+
+    fn line(&self) -> usize {
+        self.toks
+            .get(self.pos)
+            .or(self.toks.last())
+            .map_or(1, |t| t.1 + usize::from(self.pos >= self.toks.len()))
+    }
+
+    fn is_op(&self, op: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Op(o)) if *o == op)
+    }
+
+    fn eat(&mut self, op: &str) -> bool {
+        if self.is_op(op) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, op: &str) -> PResult<()> {
+        if self.eat(op) {
+            Ok(())
+        } else {
+            Err(self.line())
+        }
+    }
+
+    fn skip_newlines(&mut self) {
+        while matches!(self.peek(), Some(Tok::Newline)) || self.is_op(";") {
+            self.pos += 1;
+        }
+    }
+
+    fn stmt(&mut self) -> PResult<Stmt> {
+        match self.peek().cloned() {
+            None | Some(Tok::Newline) => Ok(Stmt::Empty),
+            Some(Tok::Op(";")) => Ok(Stmt::Empty),
+            Some(Tok::Str(s)) => {
+                self.pos += 1;
+                Ok(Stmt::Str(s))
+            }
+            Some(Tok::Op("{")) => {
+                self.pos += 1;
+                let mut v = Vec::new();
+                loop {
+                    self.skip_newlines();
+                    if self.eat("}") {
+                        return Ok(Stmt::Block(v));
+                    }
+                    if self.peek().is_none() {
+                        return Err(self.line());
+                    }
+                    v.push(self.stmt()?);
+                }
+            }
+            Some(Tok::Name(n)) if n == "quit" || n == "halt" => {
+                self.pos += 1;
+                Ok(Stmt::Quit)
+            }
+            Some(Tok::Name(n)) if n == "break" => {
+                self.pos += 1;
+                Ok(Stmt::Break)
+            }
+            Some(Tok::Name(n)) if n == "if" => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr()?;
+                self.expect(")")?;
+                self.skip_nl_only();
+                let t = self.stmt()?;
+                let save = self.pos;
+                self.skip_newlines();
+                if matches!(self.peek(), Some(Tok::Name(n)) if n == "else") {
+                    self.pos += 1;
+                    self.skip_nl_only();
+                    let e = self.stmt()?;
+                    return Ok(Stmt::If(c, Box::new(t), Some(Box::new(e))));
+                }
+                self.pos = save;
+                Ok(Stmt::If(c, Box::new(t), None))
+            }
+            Some(Tok::Name(n)) if n == "while" => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr()?;
+                self.expect(")")?;
+                self.skip_nl_only();
+                Ok(Stmt::While(c, Box::new(self.stmt()?)))
+            }
+            Some(Tok::Name(n)) if n == "for" => {
+                self.pos += 1;
+                self.expect("(")?;
+                let a = if self.is_op(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                self.expect(";")?;
+                let b = if self.is_op(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                self.expect(";")?;
+                let c = if self.is_op(")") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                self.expect(")")?;
+                self.skip_nl_only();
+                Ok(Stmt::For(a, b, c, Box::new(self.stmt()?)))
+            }
+            Some(Tok::Name(n)) if n == "define" || n == "auto" || n == "return" => Err(self.line()),
+            _ => Ok(Stmt::Expr(self.expr()?)),
+        }
+    }
+
+    fn skip_nl_only(&mut self) {
+        while matches!(self.peek(), Some(Tok::Newline)) {
+            self.pos += 1;
+        }
+    }
+
+    fn expr(&mut self) -> PResult<Expr> {
+        let mut l = self.and()?;
+        while self.eat("||") {
+            l = Expr::Bin("||", Box::new(l), Box::new(self.and()?));
+        }
+        Ok(l)
+    }
+
+    fn and(&mut self) -> PResult<Expr> {
+        let mut l = self.not()?;
+        while self.eat("&&") {
+            l = Expr::Bin("&&", Box::new(l), Box::new(self.not()?));
+        }
+        Ok(l)
+    }
+
+    fn not(&mut self) -> PResult<Expr> {
+        if self.eat("!") {
+            return Ok(Expr::Not(Box::new(self.not()?)));
+        }
+        self.rel()
+    }
+
+    fn rel(&mut self) -> PResult<Expr> {
+        let l = self.assign()?;
+        for op in ["==", "!=", "<=", ">=", "<", ">"] {
+            if self.eat(op) {
+                return Ok(Expr::Bin(op, Box::new(l), Box::new(self.assign()?)));
+            }
+        }
+        Ok(l)
+    }
+
+    fn assign(&mut self) -> PResult<Expr> {
+        if let (Some(Tok::Name(n)), Some((Tok::Op(op), _))) =
+            (self.peek().cloned(), self.toks.get(self.pos + 1).cloned())
+            && matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "^=")
+        {
+            self.pos += 2;
+            let r = self.assign()?;
+            return Ok(Expr::Assign(op, n, Box::new(r)));
+        }
+        self.add()
+    }
+
+    fn add(&mut self) -> PResult<Expr> {
+        let mut l = self.mul()?;
+        loop {
+            let op = if self.eat("+") {
+                "+"
+            } else if self.eat("-") {
+                "-"
+            } else {
+                return Ok(l);
+            };
+            l = Expr::Bin(op, Box::new(l), Box::new(self.mul()?));
+        }
+    }
+
+    fn mul(&mut self) -> PResult<Expr> {
+        let mut l = self.unary()?;
+        loop {
+            let op = if self.eat("*") {
+                "*"
+            } else if self.eat("/") {
+                "/"
+            } else if self.eat("%") {
+                "%"
+            } else {
+                return Ok(l);
+            };
+            l = Expr::Bin(op, Box::new(l), Box::new(self.unary()?));
+        }
+    }
+
+    /// `^` (right associative) over a possibly negated operand: bc's
+    /// unary minus binds tighter than `^` (`-2^2` is 4).
+    fn unary(&mut self) -> PResult<Expr> {
+        let base = self.negated()?;
+        if self.eat("^") {
+            let e = self.unary()?;
+            return Ok(Expr::Bin("^", Box::new(base), Box::new(e)));
+        }
+        Ok(base)
+    }
+
+    fn negated(&mut self) -> PResult<Expr> {
+        if self.eat("-") {
+            return Ok(Expr::Neg(Box::new(self.negated()?)));
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let line = self.line();
+        let Some(t) = self.peek().cloned() else {
+            return Err(line);
+        };
+        self.pos += 1;
+        match t {
+            Tok::Num(n) => Ok(Expr::Num(n)),
+            Tok::Op("(") => {
+                let e = self.expr()?;
+                self.expect(")")?;
+                Ok(e)
+            }
+            Tok::Op(op @ ("++" | "--")) => match self.peek().cloned() {
+                Some(Tok::Name(n)) => {
+                    self.pos += 1;
+                    Ok(Expr::Step(n, if op == "++" { 1 } else { -1 }, true))
+                }
+                _ => Err(line),
+            },
+            Tok::Name(n) => {
+                if self.eat("(") {
+                    let arg = self.expr()?;
+                    self.expect(")")?;
+                    return Ok(Expr::Call(n, Box::new(arg)));
+                }
+                if self.eat("++") {
+                    return Ok(Expr::Step(n, 1, false));
+                }
+                if self.eat("--") {
+                    return Ok(Expr::Step(n, -1, false));
+                }
+                Ok(Expr::Var(n))
+            }
+            _ => Err(line),
+        }
+    }
+}
+
+/// Why evaluation stopped early.
+enum Flow {
+    Break,
+    Quit,
+    Error(String),
+}
+
+struct Machine<'c, 'a> {
+    ctx: &'c mut CommandCtx<'a>,
+    vars: HashMap<String, Num>,
+    scale: usize,
+    ibase: u32,
+    obase: u32,
+    /// `-l`: the math library's functions exist.
+    mathlib: bool,
+    out: String,
+}
+
+impl Machine<'_, '_> {
+    fn get(&self, name: &str) -> Num {
+        match name {
+            "scale" => Num::from_i64(self.scale as i64),
+            "ibase" => Num::from_i64(self.ibase as i64),
+            "obase" => Num::from_i64(self.obase as i64),
+            _ => self.vars.get(name).cloned().unwrap_or_default(),
+        }
+    }
+
+    fn set(&mut self, name: &str, v: Num) {
+        let small = v.to_i64().unwrap_or(i64::MAX);
+        match name {
+            "scale" => self.scale = small.clamp(0, MAX_SCALE as i64) as usize,
+            "ibase" => self.ibase = small.clamp(2, 16) as u32,
+            "obase" => self.obase = small.clamp(2, 999) as u32,
+            _ => {
+                self.vars.insert(name.to_string(), v);
+            }
+        }
+    }
+
+    fn eval(&mut self, e: &Expr) -> Result<Num, Flow> {
+        Ok(match e {
+            Expr::Num(n) => Num::parse(n, self.ibase),
+            Expr::Var(n) => self.get(n),
+            Expr::Neg(x) => self.eval(x)?.neg(),
+            Expr::Not(x) => Num::from_i64(self.eval(x)?.is_zero() as i64),
+            Expr::Bin(op, a, b) => {
+                let x = self.eval(a)?;
+                if *op == "&&" && x.is_zero() {
+                    return Ok(Num::zero());
+                }
+                if *op == "||" && !x.is_zero() {
+                    return Ok(Num::from_i64(1));
+                }
+                let y = self.eval(b)?;
+                self.binary(op, &x, &y)?
+            }
+            Expr::Assign(op, name, r) => {
+                let v = self.eval(r)?;
+                let v = if *op == "=" {
+                    v
+                } else {
+                    let cur = self.get(name);
+                    self.binary(&op[..1], &cur, &v)?
+                };
+                self.set(name, v);
+                self.get(name)
+            }
+            Expr::Step(name, d, pre) => {
+                let cur = self.get(name);
+                let next = cur.add(&Num::from_i64(*d));
+                self.set(name, next);
+                if *pre { self.get(name) } else { cur }
+            }
+            Expr::Call(f, arg) => {
+                let v = self.eval(arg)?;
+                match f.as_str() {
+                    "sqrt" => v
+                        .sqrt(self.scale)
+                        .ok_or_else(|| Flow::Error("Square root of a negative number".into()))?,
+                    "length" => Num::from_i64(v.length() as i64),
+                    "scale" => Num::from_i64(v.scale as i64),
+                    "s" if self.mathlib => mathlib::sin(&v, self.scale),
+                    "c" if self.mathlib => mathlib::cos(&v, self.scale),
+                    "a" if self.mathlib => mathlib::atan(&v, self.scale),
+                    "e" if self.mathlib => mathlib::exp(&v, self.scale),
+                    "l" if self.mathlib => mathlib::ln(&v, self.scale)
+                        .ok_or_else(|| Flow::Error("logarithm of a non-positive number".into()))?,
+                    _ => return Err(Flow::Error(format!("Function {f} not defined."))),
+                }
+            }
+        })
+    }
+
+    fn binary(&mut self, op: &str, x: &Num, y: &Num) -> Result<Num, Flow> {
+        let zero = || Flow::Error("Divide by zero".into());
+        let b = |t: bool| Num::from_i64(t as i64);
+        Ok(match op {
+            "+" => x.add(y),
+            "-" => x.sub(y),
+            "*" => x.mul(y, self.scale),
+            "/" => x.div(y, self.scale).ok_or_else(zero)?,
+            "%" => x.rem(y, self.scale).ok_or_else(zero)?,
+            "^" => {
+                let e = y
+                    .to_i64()
+                    .ok_or_else(|| Flow::Error("exponent too large".into()))?;
+                // Keep results printable in a sandbox run: at most ~50k digits.
+                if x.length().saturating_mul(e.unsigned_abs() as usize) > MAX_DIGITS {
+                    return Err(Flow::Error("exponent too large".into()));
+                }
+                x.pow(e, self.scale).ok_or_else(zero)?
+            }
+            "==" => b(x.cmp(y).is_eq()),
+            "!=" => b(!x.cmp(y).is_eq()),
+            "<" => b(x.cmp(y).is_lt()),
+            "<=" => b(x.cmp(y).is_le()),
+            ">" => b(x.cmp(y).is_gt()),
+            ">=" => b(x.cmp(y).is_ge()),
+            "&&" => b(!x.is_zero() && !y.is_zero()),
+            _ => b(!x.is_zero() || !y.is_zero()),
+        })
+    }
+
+    fn print_num(&mut self, n: &Num) {
+        let s = n.format(self.obase);
+        let chars: Vec<char> = s.chars().collect();
+        let mut i = 0;
+        while chars.len() - i > 68 {
+            self.out.extend(&chars[i..i + 68]);
+            self.out.push_str("\\\n");
+            i += 68;
+        }
+        self.out.extend(&chars[i..]);
+        self.out.push('\n');
+    }
+
+    fn run(&mut self, s: &Stmt) -> Result<(), Flow> {
+        if self.ctx.control.check().is_err() {
+            return Err(Flow::Quit);
+        }
+        match s {
+            Stmt::Empty => {}
+            Stmt::Quit => return Err(Flow::Quit),
+            Stmt::Break => return Err(Flow::Break),
+            Stmt::Str(t) => self.out.push_str(&unescape(t)),
+            Stmt::Expr(e) => {
+                let v = self.eval(e)?;
+                if !matches!(e, Expr::Assign(..)) {
+                    self.print_num(&v);
+                    self.vars.insert("last".into(), v);
+                }
+            }
+            Stmt::Block(v) => {
+                for s in v {
+                    self.run(s)?;
+                }
+            }
+            Stmt::If(c, t, e) => {
+                if !self.eval(c)?.is_zero() {
+                    self.run(t)?;
+                } else if let Some(e) = e {
+                    self.run(e)?;
+                }
+            }
+            Stmt::While(c, body) => {
+                while !self.eval(c)?.is_zero() {
+                    match self.run(body) {
+                        Err(Flow::Break) => break,
+                        r => r?,
+                    }
+                }
+            }
+            Stmt::For(a, c, step, body) => {
+                if let Some(a) = a {
+                    self.eval(a)?;
+                }
+                while match c {
+                    Some(c) => !self.eval(c)?.is_zero(),
+                    None => true,
+                } {
+                    match self.run(body) {
+                        Err(Flow::Break) => break,
+                        r => r?,
+                    }
+                    if let Some(s) = step {
+                        self.eval(s)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// bc strings print as written (GNU bc has no escapes in strings).
+fn unescape(s: &str) -> String {
+    s.to_string()
+}
+
+/// `bc`
+pub fn bc(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    if p.has("h") {
+        let _ = ctx.stdout.write_all(USAGE.as_bytes());
+        return 0;
+    }
+    let mut sources = Vec::new();
+    for f in &p.operands {
+        match common::read_file(ctx.fs, ctx.cwd, f) {
+            Ok(d) => sources.push(String::from_utf8_lossy(&d).into_owned()),
+            Err(e) => {
+                ctx.error(format!("File {f} is unavailable: {e}"));
+                return 1;
+            }
+        }
+    }
+    sources.push(String::from_utf8_lossy(&common::read_stdin(ctx.stdin)).into_owned());
+    let mut m = Machine {
+        ctx,
+        vars: HashMap::new(),
+        scale: if p.has("l") { 20 } else { 0 },
+        ibase: 10,
+        obase: 10,
+        mathlib: p.has("l"),
+        out: String::new(),
+    };
+    'files: for src in &sources {
+        let toks = match lex(src) {
+            Ok(t) => t,
+            Err((msg, line)) => {
+                let _ = writeln!(m.ctx.stderr, "(standard_in) {line}: {msg}");
+                continue;
+            }
+        };
+        let mut parser = Parser { toks, pos: 0 };
+        loop {
+            parser.skip_newlines();
+            if parser.peek().is_none() {
+                break;
+            }
+            let stmt = match parser.stmt() {
+                Ok(s) => s,
+                Err(line) => {
+                    let _ = writeln!(m.ctx.stderr, "(standard_in) {line}: syntax error");
+                    // Resynchronise at the next line, as bc does.
+                    while !matches!(parser.peek(), None | Some(Tok::Newline)) {
+                        parser.pos += 1;
+                    }
+                    continue;
+                }
+            };
+            if !matches!(
+                parser.peek(),
+                None | Some(Tok::Newline) | Some(Tok::Op(";"))
+            ) {
+                let line = parser.line();
+                let _ = writeln!(m.ctx.stderr, "(standard_in) {line}: syntax error");
+                while !matches!(parser.peek(), None | Some(Tok::Newline)) {
+                    parser.pos += 1;
+                }
+                continue;
+            }
+            match m.run(&stmt) {
+                Ok(()) | Err(Flow::Break) => {}
+                Err(Flow::Quit) => break 'files,
+                Err(Flow::Error(msg)) => {
+                    let out = std::mem::take(&mut m.out);
+                    let _ = m.ctx.stdout.write_all(out.as_bytes());
+                    let _ = writeln!(m.ctx.stderr, "Runtime error (func=(main), adr=0): {msg}");
+                }
+            }
+        }
+    }
+    let out = std::mem::take(&mut m.out);
+    if m.ctx.stdout.write_all(out.as_bytes()).is_err() {
+        return 1;
+    }
+    0
+}
