@@ -62,6 +62,27 @@ const CASES: &[Case] = &[
         fresh: false,
     },
     Case {
+        name: "A1",
+        what: "awk '{s+=$1} END{print s}' over 1M lines",
+        setup: "seq 1 1000000 > n.txt",
+        script: "awk '{s+=$1} END{print s}' n.txt",
+        fresh: false,
+    },
+    Case {
+        name: "J1",
+        what: "jq length over a 5 MB JSON array",
+        setup: "seq 1 700000 | awk 'BEGIN{printf \"[\"} NR>1{printf \",\"} {printf \"%d\", $1} END{print \"]\"}' > a.json",
+        script: "jq length a.json",
+        fresh: false,
+    },
+    Case {
+        name: "F1",
+        what: "find over 10,000 files | wc -l",
+        setup: "mkdir -p t && for d in $(seq 1 100); do mkdir t/d$d; for f in $(seq 1 100); do : > t/d$d/f$f; done; done",
+        script: "find t -type f | wc -l",
+        fresh: false,
+    },
+    Case {
         name: "C7",
         what: "recursive f 10 with $( )",
         setup: "",

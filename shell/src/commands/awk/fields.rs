@@ -38,7 +38,7 @@ impl FieldSep {
         match self {
             FieldSep::Blank => {
                 out.extend(
-                    s.split(|c| c == ' ' || c == '\t' || c == '\n')
+                    s.split([' ', '\t', '\n'])
                         .filter(|x| !x.is_empty())
                         .map(str::to_string),
                 );

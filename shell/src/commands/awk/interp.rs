@@ -504,7 +504,7 @@ impl<'a, 'c> Interp<'a, 'c> {
 
     pub(super) fn tick(&mut self) -> Res<()> {
         self.iter = self.iter.wrapping_add(1);
-        if self.iter % 1024 == 0
+        if self.iter.is_multiple_of(1024)
             && let Err(k) = self.ctx.control.check()
         {
             return Err(Fatal(format!("{k} exceeded")));
@@ -930,7 +930,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             match reader.next(&rs, self.ctx.stdin) {
                 Some((rec, rt)) => {
                     self.recs = self.recs.wrapping_add(1);
-                    if self.recs % 256 == 0
+                    if self.recs.is_multiple_of(256)
                         && let Err(k) = self.ctx.control.check()
                     {
                         return Err(Fatal(format!("{k} exceeded")));
@@ -1060,14 +1060,11 @@ impl<'a, 'c> Interp<'a, 'c> {
         let prog = self.prog.clone();
         let mut exiting = false;
         for i in self.rules_of(true) {
-            if let Some(a) = &prog.rules[i].action {
-                match self.exec_block(a).or_else(catch_flow)? {
-                    Flow::Exit => {
-                        exiting = true;
-                        break;
-                    }
-                    _ => {}
-                }
+            if let Some(a) = &prog.rules[i].action
+                && let Flow::Exit = self.exec_block(a).or_else(catch_flow)?
+            {
+                exiting = true;
+                break;
             }
         }
         let has_main = prog
@@ -1128,10 +1125,10 @@ impl<'a, 'c> Interp<'a, 'c> {
         let _ = exiting;
         self.in_end = true;
         for i in self.rules_of(false) {
-            if let Some(a) = &prog.rules[i].action {
-                if let Flow::Exit = self.exec_block(a).or_else(catch_flow)? {
-                    break;
-                }
+            if let Some(a) = &prog.rules[i].action
+                && let Flow::Exit = self.exec_block(a).or_else(catch_flow)?
+            {
+                break;
             }
         }
         Ok(())

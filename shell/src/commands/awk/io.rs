@@ -103,30 +103,26 @@ impl Reader {
                     self.pos = b.len();
                     return None;
                 }
-                let mut e = p;
-                loop {
-                    match memchr::memmem::find(&b[e..], b"\n\n") {
-                        Some(i) => {
-                            let end = e + i;
-                            let mut q = end;
-                            while q < b.len() && b[q] == b'\n' {
-                                q += 1;
-                            }
-                            let rec = String::from_utf8_lossy(&b[p..end]).into_owned();
-                            let rt = String::from_utf8_lossy(&b[end..q]).into_owned();
-                            self.pos = q;
-                            return Some((rec, rt));
+                match memchr::memmem::find(&b[p..], b"\n\n") {
+                    Some(i) => {
+                        let end = p + i;
+                        let mut q = end;
+                        while q < b.len() && b[q] == b'\n' {
+                            q += 1;
                         }
-                        None => {
-                            e = b.len();
-                            let mut end = e;
-                            while end > p && b[end - 1] == b'\n' {
-                                end -= 1;
-                            }
-                            let rec = String::from_utf8_lossy(&b[p..end]).into_owned();
-                            self.pos = b.len();
-                            return Some((rec, "\n".into()));
+                        let rec = String::from_utf8_lossy(&b[p..end]).into_owned();
+                        let rt = String::from_utf8_lossy(&b[end..q]).into_owned();
+                        self.pos = q;
+                        Some((rec, rt))
+                    }
+                    None => {
+                        let mut end = b.len();
+                        while end > p && b[end - 1] == b'\n' {
+                            end -= 1;
                         }
+                        let rec = String::from_utf8_lossy(&b[p..end]).into_owned();
+                        self.pos = b.len();
+                        Some((rec, "\n".into()))
                     }
                 }
             }

@@ -66,8 +66,8 @@ fn propagate_array_params(prog: &mut Program) {
     }
     loop {
         let mut changed = false;
-        for fi in 0..prog.funcs.len() {
-            for (callee, pos, local) in &edges[fi] {
+        for (fi, fedges) in edges.iter().enumerate() {
+            for (callee, pos, local) in fedges {
                 let is_arr = prog
                     .funcs
                     .iter()

@@ -113,8 +113,7 @@ fn signed(neg: bool, body: String, sp: &Spec) -> String {
 }
 
 fn float_conv(c: char, x: f64, sp: &Spec) -> String {
-    let neg = x.is_sign_negative() && !(x == 0.0 && !x.is_sign_negative());
-    let neg = neg && !x.is_nan();
+    let neg = x.is_sign_negative() && !x.is_nan();
     let a = x.abs();
     if !a.is_finite() {
         let s = if a.is_nan() { "nan" } else { "inf" };
