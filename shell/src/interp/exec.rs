@@ -518,7 +518,7 @@ impl Interp {
                         let line = format!("[[ {} ]]", t.expr);
                         sh.trace(&line);
                     }
-                    sh.eval_cond(&t.expr).map(|ok| if ok { 0 } else { 1 })
+                    sh.eval_cond_status(&t.expr)
                 };
                 match redirs {
                     Some(r) if !r.0.is_empty() => {
