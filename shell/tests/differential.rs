@@ -61,11 +61,12 @@ fn parse_cases(file: &str, text: &str) -> Vec<Case> {
             continue;
         }
         let Some(c) = current.as_mut() else { continue };
-        if c.script.is_empty() && c.skip.is_none() {
-            if let Some(reason) = line.strip_prefix("#skip:") {
-                c.skip = Some(reason.trim().to_string());
-                continue;
-            }
+        if c.script.is_empty()
+            && c.skip.is_none()
+            && let Some(reason) = line.strip_prefix("#skip:")
+        {
+            c.skip = Some(reason.trim().to_string());
+            continue;
         }
         c.script.push_str(line);
         c.script.push('\n');

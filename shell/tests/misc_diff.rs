@@ -381,7 +381,7 @@ timeout 5 timeout 0.2 sleep 3; echo $?
 /// Cases that need a host tool; skipped when it is missing.
 fn needs(case: &str) -> Option<&'static str> {
     ["file", "tree"].into_iter().find(|t| {
-        case.split(|c: char| c == ';' || c == '|')
+        case.split([';', '|'])
             .any(|w| w.trim().starts_with(&format!("{t} ")) || w.trim() == *t)
     })
 }
