@@ -32,6 +32,10 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
             i += 1;
             break;
         }
+        if a == "--help" {
+            let _ = ctx.stdout.write_all(USAGE.as_bytes());
+            return 0;
+        }
         let need = |i: &mut usize, inline: &str| -> Option<String> {
             if !inline.is_empty() {
                 Some(inline.to_string())
@@ -225,6 +229,19 @@ fn missing(ctx: &mut CommandCtx<'_>, opt: &str) -> i32 {
     let _ = writeln!(ctx.stderr, "Try 'xargs --help' for more information.");
     1
 }
+
+const USAGE: &str = "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\n\
+Run COMMAND with arguments INITIAL-ARGS and more arguments read from input.\n\n\
+  -0, --null                   items are separated by a null, not whitespace\n\
+  -a, --arg-file=FILE          read arguments from FILE, not standard input\n\
+  -d, --delimiter=CHARACTER    items in input stream are separated by CHARACTER\n\
+  -E END                       set logical EOF string\n\
+  -I R                         replace R in INITIAL-ARGS with names read from input\n\
+  -L, --max-lines=MAX-LINES    use at most MAX-LINES non-blank input lines per command line\n\
+  -n, --max-args=MAX-ARGS      use at most MAX-ARGS arguments per command line\n\
+  -P, --max-procs=MAX-PROCS    accepted; commands run one after another\n\
+  -r, --no-run-if-empty        if there are no arguments, then do not run COMMAND\n\
+  -t, --verbose                print commands before executing them\n";
 
 fn parse_delim(d: &str) -> u8 {
     match d {

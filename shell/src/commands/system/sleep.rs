@@ -96,6 +96,19 @@ pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// `yes [STRING]...`: repeats its arguments (or `y`) until the write fails.
 pub fn yes(ctx: &mut CommandCtx<'_>) -> i32 {
+    match ctx.args.get(1).map(String::as_str) {
+        Some("--help") => {
+            let _ = ctx.stdout.write_all(
+                b"Usage: yes [STRING]...\n  or:  yes OPTION\nRepeatedly output a line with all specified STRING(s), or 'y'.\n",
+            );
+            return 0;
+        }
+        Some("--version") => {
+            let _ = ctx.stdout.write_all(b"yes (sandkeep)\n");
+            return 0;
+        }
+        _ => {}
+    }
     let line = if ctx.args.len() > 1 {
         ctx.args[1..].join(" ")
     } else {
