@@ -136,10 +136,81 @@ fn bracket_depth(w: &str) -> i32 {
 
 fn tokenize(source: &str) -> Result<Vec<Token>, String> {
     match catch_unwind(|| brush_parser::tokenize_str(source)) {
-        Ok(Ok(t)) => Ok(t),
+        Ok(Ok(t)) => Ok(split_arith_for_semicolons(restore_braced_text(t, source))),
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("tokenizer failure".to_string()),
     }
+}
+
+/// The tokenizer rebuilds the inside of `${...}` from sub-tokens, dropping
+/// blanks after operators and newlines (`${x#*> }` became `${x#*>}`). A word
+/// token is its source text, so a word with `${` takes its text back from
+/// the source when the two differ only in blanks (a here-doc body's span
+/// also covers its end tag; line continuations are removed from the token).
+fn restore_braced_text(mut tokens: Vec<Token>, source: &str) -> Vec<Token> {
+    if !source.contains("${") {
+        return tokens;
+    }
+    let chars: Vec<char> = source.chars().collect();
+    for t in &mut tokens {
+        let Token::Word(w, span) = t else { continue };
+        if !w.contains("${") {
+            continue;
+        }
+        let (start, end) = (span.start.index, span.end.index);
+        if start > end || end > chars.len() {
+            continue;
+        }
+        let text: String = chars[start..end].iter().collect();
+        let squeezed = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        if text != *w && !text.contains("\\\n") && squeezed(&text) == squeezed(w) {
+            *w = text;
+        }
+    }
+    tokens
+}
+
+/// The tokenizer reads the `;;` of `for ((;;))` as a case terminator; the
+/// arithmetic-for grammar needs two `;`. Splits it between `for ((` and `))`.
+fn split_arith_for_semicolons(tokens: Vec<Token>) -> Vec<Token> {
+    let is_op = |t: Option<&Token>, s: &str| matches!(t, Some(Token::Operator(o, _)) if o == s);
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut in_header = false;
+    for (i, t) in tokens.iter().enumerate() {
+        if let Token::Word(w, _) = t
+            && w == "for"
+            && is_op(tokens.get(i + 1), "(")
+            && is_op(tokens.get(i + 2), "(")
+        {
+            in_header = true;
+        }
+        match t {
+            Token::Operator(o, span) if in_header && o == ";;" => {
+                let mid = Arc::new(brush_parser::SourcePosition {
+                    index: span.start.index + 1,
+                    line: span.start.line,
+                    column: span.start.column + 1,
+                });
+                let first = brush_parser::SourceSpan {
+                    start: span.start.clone(),
+                    end: mid.clone(),
+                };
+                let second = brush_parser::SourceSpan {
+                    start: mid,
+                    end: span.end.clone(),
+                };
+                out.push(Token::Operator(";".to_string(), first));
+                out.push(Token::Operator(";".to_string(), second));
+                continue;
+            }
+            Token::Operator(o, _) if in_header && o == ")" && is_op(tokens.get(i + 1), ")") => {
+                in_header = false;
+            }
+            _ => {}
+        }
+        out.push(t.clone());
+    }
+    out
 }
 
 fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {

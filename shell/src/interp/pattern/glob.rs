@@ -12,16 +12,43 @@ use crate::interp::Interp;
 /// interpreter's glob options. Returns the matching paths sorted like bash in
 /// the C locale (bytewise), or an empty vector when nothing matches (the
 /// caller then applies nullglob/failglob or keeps the word).
+///
+/// A non-empty `GLOBIGNORE` (colon-separated patterns) removes the paths it
+/// matches, always drops `.` and `..`, and turns dotglob on, as in bash.
 pub fn glob(interp: &Interp, pattern: &str) -> Vec<String> {
-    let opts = GlobOpts {
-        dotglob: interp.opts.dotglob,
-        globstar: interp.opts.globstar,
-        m: MatchOptions {
-            extglob: interp.opts.extglob,
-            nocase: interp.opts.nocaseglob,
-        },
+    let ignore = interp.vars.get_str("GLOBIGNORE").filter(|g| !g.is_empty());
+    let m = MatchOptions {
+        extglob: interp.opts.extglob,
+        nocase: interp.opts.nocaseglob,
     };
-    glob_in(&interp.fs, &interp.cwd, pattern, opts)
+    let opts = GlobOpts {
+        dotglob: interp.opts.dotglob || ignore.is_some(),
+        globstar: interp.opts.globstar,
+        m,
+    };
+    let mut found = glob_in(&interp.fs, &interp.cwd, pattern, opts);
+    if let Some(ignore) = ignore {
+        found.retain(|path| !ignored(ignore, path, m));
+    }
+    found
+}
+
+/// Whether `GLOBIGNORE` drops `path`. Its patterns match the whole path with
+/// `/` matched only by `/` (bash's FNM_PATHNAME).
+fn ignored(globignore: &str, path: &str, m: MatchOptions) -> bool {
+    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    if last == "." || last == ".." {
+        return true;
+    }
+    let names: Vec<&str> = path.split('/').collect();
+    globignore.split(':').filter(|p| !p.is_empty()).any(|p| {
+        let comps: Vec<&str> = p.split('/').collect();
+        comps.len() == names.len()
+            && comps
+                .iter()
+                .zip(&names)
+                .all(|(c, n)| compiled(c, m).matches(n))
+    })
 }
 
 /// Glob options.
