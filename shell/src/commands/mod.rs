@@ -16,6 +16,7 @@ pub mod files;
 pub mod find;
 pub mod json;
 pub mod misc;
+pub mod options;
 pub mod shellutils;
 pub mod system;
 pub mod text;

@@ -3,11 +3,11 @@
 use super::common::GnuError;
 use std::io::Write;
 
-use super::common::{Opt, flag, parse_or_usage};
+use super::common::{OptSpec, flag, parse_or_usage};
 use super::input::{Source, for_each_chunk, open};
 use crate::commands::CommandCtx;
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('A', Some("show-all"), "A"),
     flag('b', Some("number-nonblank"), "b"),
     flag('e', None, "e"),

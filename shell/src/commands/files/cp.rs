@@ -4,12 +4,13 @@
 use super::chmod::UMASK;
 use super::common::GnuError;
 use super::common::{
-    Opt, base_name, flag, join, long_flag, long_opt, parse_or_usage, quote, usage_error, with_arg,
+    OptSpec, base_name, flag, join, long_flag, long_opt, parse_or_usage, quote, usage_error,
+    with_arg,
 };
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError, Metadata};
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('r', Some("recursive"), "r"),
     flag('R', None, "r"),
     flag('a', Some("archive"), "a"),
@@ -148,7 +149,7 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
         remove_dest: p.has("remove-destination"),
         parents: p.has("parents"),
     };
-    let Some((srcs, dest, into_dir)) = targets(ctx, &p.operands, p.value("t"), p.has("T")) else {
+    let Some((srcs, dest, into_dir)) = targets(ctx, &p.operands, p.last("t"), p.has("T")) else {
         return 1;
     };
     let mut status = 0;

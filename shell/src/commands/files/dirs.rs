@@ -3,12 +3,12 @@
 use super::chmod::{UMASK, apply_mode};
 use super::common::GnuError;
 use super::common::{
-    Opt, flag, long_flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
+    OptSpec, flag, long_flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
 };
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError};
 
-const MKDIR_SPEC: &[Opt] = &[
+const MKDIR_SPEC: &[OptSpec] = &[
     flag('p', Some("parents"), "p"),
     flag('v', Some("verbose"), "v"),
     with_arg(Some('m'), Some("mode"), "m"),
@@ -24,7 +24,7 @@ pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
         usage_error(ctx, "missing operand");
         return 1;
     }
-    let mode = match p.value("m") {
+    let mode = match p.last("m") {
         Some(m) => match apply_mode(m, 0o777, true, 0) {
             Some(v) => Some(v),
             None => {
@@ -131,7 +131,7 @@ pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
     status
 }
 
-const RMDIR_SPEC: &[Opt] = &[
+const RMDIR_SPEC: &[OptSpec] = &[
     flag('p', Some("parents"), "p"),
     flag('v', Some("verbose"), "v"),
     long_flag("ignore-fail-on-non-empty", "ignore"),

@@ -2,12 +2,12 @@
 //! filesystem models as copies carrying the same content, mode and mtime.
 
 use super::common::GnuError;
-use super::common::{Opt, base_name, flag, join, parse_or_usage, quote, usage_error, with_arg};
+use super::common::{OptSpec, base_name, flag, join, parse_or_usage, quote, usage_error, with_arg};
 use super::paths::{Missing, canonical, relative_path};
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('s', Some("symbolic"), "s"),
     flag('f', Some("force"), "f"),
     flag('n', Some("no-dereference"), "n"),
@@ -28,7 +28,7 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let symbolic = p.has("s");
     let ops = &p.operands;
-    let (targets, dest, into_dir): (Vec<String>, String, bool) = if let Some(t) = p.value("t") {
+    let (targets, dest, into_dir): (Vec<String>, String, bool) = if let Some(t) = p.last("t") {
         (ops.clone(), t.to_string(), true)
     } else {
         match ops.len() {

@@ -4,7 +4,9 @@
 use super::common::GnuError;
 use std::io::Write;
 
-use super::common::{Opt, flag, long_flag, long_opt, mode_string, parse_or_usage, quote, with_arg};
+use super::common::{
+    OptSpec, flag, long_flag, long_opt, mode_string, parse_or_usage, quote, with_arg,
+};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::commands::system::calendar::{from_epoch, strftime};
@@ -15,7 +17,7 @@ pub const OWNER: &str = "sandbox";
 /// The fixed numeric id of [`OWNER`].
 pub const OWNER_ID: u32 = 1000;
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('1', None, "1"),
     flag('a', Some("all"), "a"),
     flag('A', Some("almost-all"), "A"),
@@ -209,7 +211,7 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     let style = match p.last_of(&["full-time", "time-style"]) {
         Some("full-time") => Some("full-iso".to_string()),
-        Some(_) => p.value("time-style").map(String::from),
+        Some(_) => p.last("time-style").map(String::from),
         None => None,
     };
     if let Some(style) = style {
@@ -239,13 +241,13 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
         };
     }
     let width_arg = p
-        .value("w")
+        .last("w")
         .map(String::from)
         .or_else(|| ctx.getenv("COLUMNS").map(String::from));
     if let Some(w) = width_arg {
         match w.parse::<usize>() {
             Ok(n) => o.width = n,
-            Err(_) if p.value("w").is_some() => {
+            Err(_) if p.last("w").is_some() => {
                 ctx.gnu_error(format_args!(
                     "invalid line width: {}",
                     super::common::quote_locale(&w)

@@ -2,11 +2,11 @@
 //! the run's seed when it is fixed (reproducible runs), else from the clock.
 
 use super::common::GnuError;
-use super::common::{Opt, flag, long_opt, parse_or_usage, quote_locale, usage_error, with_arg};
+use super::common::{OptSpec, flag, long_opt, parse_or_usage, quote_locale, usage_error, with_arg};
 use crate::commands::CommandCtx;
 use crate::fs::FsError;
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('d', Some("directory"), "d"),
     flag('u', Some("dry-run"), "u"),
     flag('q', Some("quiet"), "q"),
@@ -49,13 +49,13 @@ pub fn mktemp(ctx: &mut CommandCtx<'_>) -> i32 {
     let (template, dir): (String, Option<String>) = match p.operands.first() {
         None => (
             "tmp.XXXXXXXXXX".into(),
-            Some(p.value("p").map(String::from).unwrap_or(tmpdir_env)),
+            Some(p.last("p").map(String::from).unwrap_or(tmpdir_env)),
         ),
         Some(t) => {
             let use_dir = p.has("t") || p.opts.iter().any(|(k, _)| *k == "p");
             let dir = if use_dir {
                 Some(
-                    p.value("p")
+                    p.last("p")
                         .filter(|s| !s.is_empty())
                         .map(String::from)
                         .unwrap_or(tmpdir_env),
@@ -73,15 +73,15 @@ pub fn mktemp(ctx: &mut CommandCtx<'_>) -> i32 {
             (t.clone(), dir)
         }
     };
-    let mut suffix = p.value("suffix").unwrap_or("").to_string();
+    let mut suffix = p.last("suffix").unwrap_or("").to_string();
     let mut base = template.clone();
-    if p.value("suffix").is_none() && !base.ends_with('X') {
+    if p.last("suffix").is_none() && !base.ends_with('X') {
         // GNU: the X's need not be last; what follows the last X run is a suffix.
         if let Some(last_x) = base.rfind('X') {
             suffix = base[last_x + 1..].to_string();
             base.truncate(last_x + 1);
         }
-    } else if p.value("suffix").is_some() && suffix.contains('/') {
+    } else if p.last("suffix").is_some() && suffix.contains('/') {
         ctx.gnu_error(format_args!(
             "invalid suffix {}, contains directory separator",
             quote_locale(&suffix)

@@ -1,12 +1,12 @@
 //! `mv`: move and rename files and directories.
 
 use super::common::GnuError;
-use super::common::{Opt, base_name, flag, join, parse_or_usage, quote, with_arg};
+use super::common::{OptSpec, base_name, flag, join, parse_or_usage, quote, with_arg};
 use super::cp::targets;
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('f', Some("force"), "f"),
     flag('i', Some("interactive"), "i"),
     flag('n', Some("no-clobber"), "n"),
@@ -23,7 +23,7 @@ pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     };
     let mode = p.last_of(&["f", "i", "n"]);
-    let Some((srcs, dest, into_dir)) = targets(ctx, &p.operands, p.value("t"), p.has("T")) else {
+    let Some((srcs, dest, into_dir)) = targets(ctx, &p.operands, p.last("t"), p.has("T")) else {
         return 1;
     };
     let mut status = 0;

@@ -2,7 +2,7 @@
 //! the symlink-aware canonicalisation they share with `ln -r`.
 
 use super::common::GnuError;
-use super::common::{Opt, flag, parse_or_usage, quote_locale, usage_error, with_arg};
+use super::common::{OptSpec, flag, parse_or_usage, quote_locale, usage_error, with_arg};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Fs, FsError};
 
@@ -128,7 +128,7 @@ pub fn relative_path(target: &str, base: &str) -> String {
     }
 }
 
-const READLINK_SPEC: &[Opt] = &[
+const READLINK_SPEC: &[OptSpec] = &[
     flag('f', Some("canonicalize"), "f"),
     flag('e', Some("canonicalize-existing"), "e"),
     flag('m', Some("canonicalize-missing"), "m"),
@@ -191,7 +191,7 @@ pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
     status
 }
 
-const REALPATH_SPEC: &[Opt] = &[
+const REALPATH_SPEC: &[OptSpec] = &[
     flag('e', Some("canonicalize-existing"), "e"),
     flag('m', Some("canonicalize-missing"), "m"),
     flag('E', None, "E"),
@@ -200,10 +200,10 @@ const REALPATH_SPEC: &[Opt] = &[
     flag('q', Some("quiet"), "q"),
     flag('s', Some("strip"), "s"),
     flag('z', Some("zero"), "z"),
-    Opt {
+    OptSpec {
         short: None,
         long: Some("no-symlinks"),
-        arg: super::common::HasArg::No,
+        arg: super::common::Arg::None,
         id: "s",
     },
     with_arg(None, Some("relative-to"), "relative-to"),
@@ -229,7 +229,7 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
         let path = ctx.path(name);
         canonical(ctx.fs, &path, mode, follow).and_then(|r| dir_if_slash(ctx, name, r, mode))
     };
-    let rel_to = match p.value("relative-to") {
+    let rel_to = match p.last("relative-to") {
         Some(d) => match resolve(ctx, d, mode) {
             Ok(r) => Some(r),
             Err(e) => {
@@ -239,7 +239,7 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
         },
         None => None,
     };
-    let rel_base = match p.value("relative-base") {
+    let rel_base = match p.last("relative-base") {
         Some(d) => match resolve(ctx, d, mode) {
             Ok(r) => Some(r),
             Err(e) => {
@@ -282,7 +282,7 @@ fn under_dir(p: &str, base: &str) -> bool {
     base == "/" || p == base || p.starts_with(&format!("{base}/"))
 }
 
-const BASENAME_SPEC: &[Opt] = &[
+const BASENAME_SPEC: &[OptSpec] = &[
     flag('a', Some("multiple"), "a"),
     with_arg(Some('s'), Some("suffix"), "s"),
     flag('z', Some("zero"), "z"),
@@ -313,7 +313,7 @@ pub fn basename(ctx: &mut CommandCtx<'_>) -> i32 {
     let term = if p.has("z") { "\0" } else { "\n" };
     let multi = p.has("a") || p.has("s");
     let (names, suffix): (Vec<&String>, Option<&str>) = if multi {
-        (p.operands.iter().collect(), p.value("s"))
+        (p.operands.iter().collect(), p.last("s"))
     } else {
         if p.operands.len() > 2 {
             usage_error(

@@ -2,11 +2,13 @@
 //! `..` as GNU does. `-i` prompts on stderr and reads the answer from stdin.
 
 use super::common::GnuError;
-use super::common::{Opt, base_name, flag, join, long_flag, parse_or_usage, quote, usage_error};
+use super::common::{
+    OptSpec, base_name, flag, join, long_flag, parse_or_usage, quote, usage_error,
+};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError, Metadata};
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('f', Some("force"), "f"),
     flag('i', None, "i"),
     flag('I', None, "I"),

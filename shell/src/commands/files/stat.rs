@@ -2,14 +2,14 @@
 //! formats.
 
 use super::common::GnuError;
-use super::common::{Opt, flag, mode_string, parse_or_usage, quote, usage_error, with_arg};
+use super::common::{OptSpec, flag, mode_string, parse_or_usage, quote, usage_error, with_arg};
 use super::ls::{OWNER, OWNER_ID, display_size};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::commands::system::calendar::{from_epoch, strftime};
 use crate::fs::{FileKind, Metadata};
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('L', Some("dereference"), "L"),
     with_arg(Some('c'), Some("format"), "c"),
     with_arg(None, Some("printf"), "printf"),
@@ -249,9 +249,9 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
         } else {
             None
         };
-        let text = if let Some(f) = p.value("printf") {
+        let text = if let Some(f) = p.last("printf") {
             format(&unescape(f), name, &meta, link.as_deref())
-        } else if let Some(f) = p.value("c") {
+        } else if let Some(f) = p.last("c") {
             format!("{}\n", format(f, name, &meta, link.as_deref()))
         } else if p.has("t") {
             format!(

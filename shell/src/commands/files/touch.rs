@@ -1,13 +1,13 @@
 //! `touch`: create files and set modification times (`-d`, `-t`, `-r`).
 
 use super::common::GnuError;
-use super::common::{Opt, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg};
+use super::common::{OptSpec, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::commands::system::calendar::{from_epoch, to_epoch};
 use crate::commands::system::dateparse::parse_date;
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('a', None, "a"),
     flag('m', None, "m"),
     flag('c', Some("no-create"), "c"),
@@ -60,7 +60,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     let now = ctx.control.clock.now();
     let mut when: Timestamp = now;
-    if let Some(r) = p.value("r") {
+    if let Some(r) = p.last("r") {
         match ctx.fs.metadata(&ctx.path(r)) {
             Ok(m) => when = m.mtime,
             Err(e) => {
@@ -72,7 +72,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    if let Some(d) = p.value("d") {
+    if let Some(d) = p.last("d") {
         match parse_date(d, when.secs) {
             Some((s, ns)) => when = Timestamp { secs: s, nanos: ns },
             None => {
@@ -81,7 +81,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    if let Some(t) = p.value("t") {
+    if let Some(t) = p.last("t") {
         match parse_stamp(t, now.secs) {
             Some(s) => when = Timestamp { secs: s, nanos: 0 },
             None => {
@@ -91,8 +91,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     // Only the access time was asked for: the sandbox keeps no atime.
-    let only_atime =
-        p.has("a") && !p.has("m") && p.value("time").is_none_or(|t| t.starts_with('a'));
+    let only_atime = p.has("a") && !p.has("m") && p.last("time").is_none_or(|t| t.starts_with('a'));
     let mut status = 0;
     for name in &p.operands {
         if name == "-" {

@@ -4,12 +4,12 @@
 use super::common::GnuError;
 use std::io::Write;
 
-use super::common::{Opt, flag, long_opt, parse_or_usage};
+use super::common::{OptSpec, flag, long_opt, parse_or_usage};
 use super::input::{for_each_chunk, open};
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     flag('l', Some("lines"), "l"),
     flag('w', Some("words"), "w"),
     flag('c', Some("bytes"), "c"),
@@ -165,7 +165,7 @@ pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
     } else {
         p.operands.clone()
     };
-    let total_mode = p.value("total").unwrap_or("auto").to_string();
+    let total_mode = p.last("total").unwrap_or("auto").to_string();
     // GNU sizes the columns from the regular files' total size; any other input
     // (a pipe) forces a width of at least 7. One count of one input: no padding.
     let mut width = 1;

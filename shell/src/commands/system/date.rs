@@ -5,25 +5,25 @@ use super::dateparse::parse_date;
 use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{
-    HasArg, Opt, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
+    Arg, OptSpec, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
 };
 
-const SPEC: &[Opt] = &[
+const SPEC: &[OptSpec] = &[
     with_arg(Some('d'), Some("date"), "d"),
     with_arg(Some('r'), Some("reference"), "r"),
     with_arg(Some('f'), Some("file"), "f"),
     flag('u', Some("utc"), "u"),
-    Opt {
+    OptSpec {
         short: None,
         long: Some("universal"),
-        arg: HasArg::No,
+        arg: Arg::None,
         id: "u",
     },
     flag('R', Some("rfc-email"), "R"),
-    Opt {
+    OptSpec {
         short: Some('I'),
         long: Some("iso-8601"),
-        arg: HasArg::Optional,
+        arg: Arg::Optional,
         id: "I",
     },
     with_arg(None, Some("rfc-3339"), "rfc-3339"),
@@ -91,7 +91,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    if let Some(v) = p.value("rfc-3339") {
+    if let Some(v) = p.last("rfc-3339") {
         fmt = Some(
             match v {
                 "date" => "%Y-%m-%d",
@@ -114,7 +114,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
     let fmt = fmt.unwrap_or_else(|| "%a %b %e %H:%M:%S %Z %Y".into());
     let now = ctx.control.clock.now();
     let mut times = Vec::new();
-    if let Some(r) = p.value("r") {
+    if let Some(r) = p.last("r") {
         match ctx.fs.metadata(&ctx.path(r)) {
             Ok(m) => times.push((m.mtime.secs, m.mtime.nanos)),
             Err(e) => {
@@ -122,7 +122,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
                 return 1;
             }
         }
-    } else if let Some(d) = p.value("d") {
+    } else if let Some(d) = p.last("d") {
         match parse_date(d, now.secs) {
             Some(t) => times.push(t),
             None => {
@@ -130,7 +130,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
                 return 1;
             }
         }
-    } else if let Some(f) = p.value("f") {
+    } else if let Some(f) = p.last("f") {
         let data = match super::super::files::input::open(ctx, f) {
             Ok(src) => super::super::files::input::read_all(ctx.stdin, &src),
             Err(e) => {

@@ -3,7 +3,7 @@
 
 use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
-use crate::commands::files::common::{Opt, flag, parse_or_usage, quote_locale, usage_error};
+use crate::commands::files::common::{OptSpec, flag, parse_or_usage, quote_locale, usage_error};
 
 /// The sandbox user's name.
 pub const USER: &str = "sandbox";
@@ -96,7 +96,7 @@ pub fn hostname(ctx: &mut CommandCtx<'_>) -> i32 {
     say(ctx, HOSTNAME)
 }
 
-const UNAME_SPEC: &[Opt] = &[
+const UNAME_SPEC: &[OptSpec] = &[
     flag('a', Some("all"), "a"),
     flag('s', Some("kernel-name"), "s"),
     flag('n', Some("nodename"), "n"),
@@ -146,7 +146,7 @@ pub fn uname(ctx: &mut CommandCtx<'_>) -> i32 {
     say(ctx, &out.join(" "))
 }
 
-const ID_SPEC: &[Opt] = &[
+const ID_SPEC: &[OptSpec] = &[
     flag('u', Some("user"), "u"),
     flag('g', Some("group"), "g"),
     flag('G', Some("groups"), "G"),

@@ -1,6 +1,6 @@
 //! Unit tests of the system commands.
 
-use crate::commands::files::common::Opt;
+use crate::commands::files::common::OptSpec;
 
 fn run(name: &str, args: &[&str]) -> (i32, String, String) {
     let fs = crate::commands::files::testutil::new_fs();
@@ -13,7 +13,7 @@ fn run(name: &str, args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn seq_matches_gnu() {
-    let _: Option<Opt> = None;
+    let _: Option<OptSpec> = None;
     assert_eq!(run("seq", &["3"]).1, "1\n2\n3\n");
     assert_eq!(
         run("seq", &["1", "0.5", "3"]).1,
