@@ -17,6 +17,8 @@ pub mod find;
 pub mod json;
 pub mod misc;
 pub mod options;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod shellutils;
 pub mod system;
 pub mod text;

@@ -321,65 +321,20 @@ fn bracket(pat: &[u8], c: u8) -> Option<(bool, usize)> {
 /// Test support: runs a text command over a filesystem with in-memory streams.
 #[cfg(test)]
 pub mod testing {
-    use std::io::{Read, Write};
-
-    use crate::clock::Clock;
-    use crate::commands::{CommandCtx, CommandFn, Exec};
-    use crate::control::RunControl;
+    use crate::commands::CommandFn;
+    use crate::commands::testing::{control, new_fs, run_cmd};
     use crate::fs::Fs;
-    use crate::limits::Limits;
 
-    struct NoExec;
-
-    impl Exec for NoExec {
-        fn exec(
-            &mut self,
-            _argv: &[String],
-            _env: &[(String, String)],
-            _cwd: &str,
-            _stdin: &mut dyn Read,
-            _stdout: &mut dyn Write,
-            _stderr: &mut dyn Write,
-        ) -> i32 {
-            127
-        }
-    }
-
-    /// Runs `f` with `args` over `fs` (or a fresh one) in `/workspace`;
-    /// returns (status, stdout, stderr).
+    /// Runs `f` with `args` over `fs` in `/workspace`; returns (status,
+    /// stdout, stderr).
     pub fn run_fs(fs: &Fs, f: CommandFn, args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, Vec<u8>) {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
-        let control = RunControl::new(
-            Limits::default(),
-            Clock::fixed(1_704_067_200),
-            None,
-            Some(42),
-        );
-        let mut input = stdin;
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut exec = NoExec;
-        let status = {
-            let mut ctx = CommandCtx {
-                args: &args,
-                env: &env,
-                cwd: "/workspace",
-                fs,
-                stdin: &mut input,
-                stdout: &mut out,
-                stderr: &mut err,
-                control: &control,
-                exec: &mut exec,
-            };
-            f(&mut ctx)
-        };
-        (status, out, err)
+        let o = run_cmd(fs, f, args, &mut &stdin[..], &control());
+        (o.status, o.stdout, o.stderr)
     }
 
     /// Runs `f` on stdin only; returns (status, stdout as text).
     pub fn run(f: CommandFn, args: &[&str], stdin: &str) -> (i32, String) {
-        let fs = Fs::new(Limits::default().fs, Clock::fixed(1_704_067_200));
-        let (s, o, _) = run_fs(&fs, f, args, stdin.as_bytes());
+        let (s, o, _) = run_fs(&new_fs(), f, args, stdin.as_bytes());
         (s, String::from_utf8_lossy(&o).into_owned())
     }
 }

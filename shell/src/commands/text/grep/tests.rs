@@ -2,6 +2,7 @@
 //! grep lives in `shell/tests/text_diff.rs`.
 
 use super::grep;
+use crate::commands::testing::{control, new_fs, run_cmd};
 use crate::commands::text::common::testing::run;
 
 #[test]
@@ -137,44 +138,8 @@ impl std::io::Read for Trickle<'_> {
 }
 
 fn run_trickle(args: &[&str], input: &[u8], step: usize) -> (i32, Vec<u8>) {
-    use crate::clock::Clock;
-    use crate::commands::CommandCtx;
-    use crate::control::RunControl;
-    use crate::fs::Fs;
-    use crate::limits::Limits;
-    struct NoExec;
-    impl crate::commands::Exec for NoExec {
-        fn exec(
-            &mut self,
-            _: &[String],
-            _: &[(String, String)],
-            _: &str,
-            _: &mut dyn std::io::Read,
-            _: &mut dyn std::io::Write,
-            _: &mut dyn std::io::Write,
-        ) -> i32 {
-            127
-        }
-    }
-    let fs = Fs::new(Limits::default().fs, Clock::fixed(0));
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let control = RunControl::new(Limits::default(), Clock::fixed(0), None, None);
-    let mut inp = Trickle(input, step);
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut ex = NoExec;
-    let mut ctx = CommandCtx {
-        args: &args,
-        env: &[],
-        cwd: "/workspace",
-        fs: &fs,
-        stdin: &mut inp,
-        stdout: &mut out,
-        stderr: &mut err,
-        control: &control,
-        exec: &mut ex,
-    };
-    let s = grep(&mut ctx);
-    (s, out)
+    let o = run_cmd(&new_fs(), grep, args, &mut Trickle(input, step), &control());
+    (o.status, o.stdout)
 }
 
 #[test]
@@ -223,47 +188,13 @@ fn endless_stdin_stops_at_max_count() {
             Ok(buf.len() & !1)
         }
     }
-    use crate::clock::Clock;
-    use crate::commands::CommandCtx;
-    use crate::control::RunControl;
-    use crate::fs::Fs;
-    use crate::limits::Limits;
-    struct NoExec;
-    impl crate::commands::Exec for NoExec {
-        fn exec(
-            &mut self,
-            _: &[String],
-            _: &[(String, String)],
-            _: &str,
-            _: &mut dyn std::io::Read,
-            _: &mut dyn std::io::Write,
-            _: &mut dyn std::io::Write,
-        ) -> i32 {
-            127
-        }
-    }
-    let fs = Fs::new(Limits::default().fs, Clock::fixed(0));
+    let fs = new_fs();
     for args in [
         vec!["grep", "-m2", "y"],
         vec!["grep", "-q", "y"],
         vec!["grep", "-l", "y"],
     ] {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let control = RunControl::new(Limits::default(), Clock::fixed(0), None, None);
-        let mut inp = Yes;
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut ex = NoExec;
-        let mut ctx = CommandCtx {
-            args: &args,
-            env: &[],
-            cwd: "/workspace",
-            fs: &fs,
-            stdin: &mut inp,
-            stdout: &mut out,
-            stderr: &mut err,
-            control: &control,
-            exec: &mut ex,
-        };
-        assert_eq!(grep(&mut ctx), 0, "{args:?}");
+        let o = run_cmd(&fs, grep, &args, &mut Yes, &control());
+        assert_eq!(o.status, 0, "{args:?}");
     }
 }

@@ -1,0 +1,88 @@
+//! Test support shared by every command family: runs one command function
+//! over a filesystem with in-memory streams, a fixed clock and seed, and an
+//! [`Exec`] that records what it was asked to run instead of running it.
+
+use std::io::{Read, Write};
+
+use crate::clock::Clock;
+use crate::commands::{CommandCtx, CommandFn, Exec};
+use crate::control::RunControl;
+use crate::fs::Fs;
+use crate::limits::Limits;
+
+/// The clock every test run sees: 2024-01-01T00:00:00Z.
+pub const EPOCH: i64 = 1_704_067_200;
+
+/// What a test run produced.
+pub struct Out {
+    /// Exit status.
+    pub status: i32,
+    /// Captured stdout.
+    pub stdout: Vec<u8>,
+    /// Captured stderr.
+    pub stderr: Vec<u8>,
+}
+
+/// Prints `exec [argv] [env]` instead of running a command, so tests of
+/// `env`, `timeout` or `xargs` can see what would have run.
+struct EchoExec;
+
+impl Exec for EchoExec {
+    fn exec(
+        &mut self,
+        argv: &[String],
+        env: &[(String, String)],
+        _cwd: &str,
+        _stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        _stderr: &mut dyn Write,
+    ) -> i32 {
+        let _ = writeln!(stdout, "exec {argv:?} {env:?}");
+        0
+    }
+}
+
+/// A fresh filesystem on the test clock.
+pub fn new_fs() -> Fs {
+    Fs::new(Limits::default().fs, Clock::fixed(EPOCH))
+}
+
+/// The control block of a test run: default limits, test clock, seed 42.
+pub fn control() -> RunControl {
+    RunControl::new(Limits::default(), Clock::fixed(EPOCH), None, Some(42))
+}
+
+/// Runs `f` with argv `args` in `/workspace` reading `stdin`, under `control`.
+pub fn run_cmd(
+    fs: &Fs,
+    f: CommandFn,
+    args: &[&str],
+    stdin: &mut dyn Read,
+    control: &RunControl,
+) -> Out {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let env = vec![
+        (
+            "PATH".to_string(),
+            "/usr/local/bin:/usr/bin:/bin".to_string(),
+        ),
+        ("HOME".to_string(), "/workspace".to_string()),
+    ];
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let status = f(&mut CommandCtx {
+        args: &args,
+        env: &env,
+        cwd: "/workspace",
+        fs,
+        stdin,
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+        control,
+        exec: &mut EchoExec,
+    });
+    Out {
+        status,
+        stdout,
+        stderr,
+    }
+}
