@@ -17,10 +17,10 @@ pub mod find;
 pub mod json;
 pub mod misc;
 pub mod options;
-#[cfg(test)]
-pub(crate) mod testing;
 pub mod shellutils;
 pub mod system;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod text;
 
 use std::collections::HashMap;
