@@ -4,12 +4,14 @@
 //! selection. Skips with a printed reason when no daemon answers, unless
 //! `SANDKEEP_REQUIRE_DOCKER=1`.
 
+mod common;
 mod docker_support;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::sandbox as scenario;
 use docker_support::{backend, backend_with, containers_of, sandbox, teardown, test_config};
 use sandkeep::sandbox::docker::{DockerBackend, DockerConfig, PullPolicy};
 use sandkeep::sandbox::select::{BackendChoice, choose_backend};
@@ -24,16 +26,7 @@ async fn runs_bash_with_exit_codes_and_separate_streams() {
     };
     let sb = sandbox(&backend, "streams").await;
     assert_eq!(sb.backend(), BackendKind::Docker);
-
-    let r = sb
-        .run(RunRequest::new("echo out; echo err >&2; exit 3"))
-        .await
-        .unwrap();
-    assert_eq!(
-        (r.exit_code, r.stdout_text(), r.stderr_text()),
-        (3, "out\n".into(), "err\n".into())
-    );
-    assert!(!r.truncated && !r.timed_out);
+    scenario::runs_are_fresh_shells_over_one_tree(sb.as_ref()).await;
 
     let r = sb
         .run(RunRequest::new("no_such_command_xyz"))
@@ -51,20 +44,6 @@ async fn runs_bash_with_exit_codes_and_separate_streams() {
         .await
         .unwrap();
     assert_eq!(r.stdout_text(), "42 bash\n/workspace\nsandbox\n");
-
-    // Files persist across runs; variables and cwd do not.
-    let r = sb
-        .run(RunRequest::new(
-            "x=1; cd /tmp; echo kept > /workspace/k.txt",
-        ))
-        .await
-        .unwrap();
-    assert_eq!(r.exit_code, 0);
-    let r = sb
-        .run(RunRequest::new("echo \"[$x]\"; pwd; cat k.txt"))
-        .await
-        .unwrap();
-    assert_eq!(r.stdout_text(), "[]\n/workspace\nkept\n");
     teardown(&backend, sb).await;
 }
 
@@ -152,15 +131,9 @@ async fn a_timeout_kills_the_command_and_its_children() {
         .await
         .unwrap();
     assert_eq!(r.stdout_text().trim(), "0", "leftover processes");
-    let r = sb.run(RunRequest::new("echo alive")).await.unwrap();
-    assert_eq!((r.exit_code, r.stdout_text().as_str()), (0, "alive\n"));
 
-    // A busy loop ends too.
-    let r = sb
-        .run(RunRequest::new("while true; do :; done").timeout(Duration::from_millis(500)))
-        .await
-        .unwrap();
-    assert!(r.timed_out && r.exit_code == 124);
+    // A busy loop ends too, and the sandbox stays usable.
+    scenario::a_busy_loop_times_out(sb.as_ref(), Duration::from_millis(500)).await;
     teardown(&backend, sb).await;
 }
 
@@ -309,17 +282,8 @@ async fn stop_removes_the_container_and_later_calls_say_gone() {
     };
     let sb = backend.create(&spec).await.unwrap();
     assert_eq!(containers_of(&backend, &spec.session_id).await.len(), 1);
-    sb.stop().await.unwrap();
-    sb.stop().await.unwrap(); // idempotent
+    scenario::stopped_means_gone(sb.as_ref()).await;
     assert!(containers_of(&backend, &spec.session_id).await.is_empty());
-    assert!(matches!(
-        sb.run(RunRequest::new("true")).await,
-        Err(SandboxError::Gone(_))
-    ));
-    assert!(matches!(
-        sb.read_file("x").await,
-        Err(SandboxError::Gone(_))
-    ));
 }
 
 #[tokio::test]

@@ -1,8 +1,12 @@
 //! The local backend through the `Sandbox` trait: runs, files, paths,
 //! timeouts and stop.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::sandbox as scenario;
 
 use sandkeep::sandbox::local::LocalBackend;
 use sandkeep::sandbox::{
@@ -20,26 +24,7 @@ async fn sandbox() -> Arc<dyn Sandbox> {
 async fn runs_are_fresh_shells_over_one_tree() {
     let sb = sandbox().await;
     assert_eq!(sb.backend(), BackendKind::Local);
-    let r = sb
-        .run(RunRequest::new("echo out; echo err >&2; exit 3"))
-        .await
-        .unwrap();
-    assert_eq!(
-        (r.exit_code, r.stdout_text(), r.stderr_text()),
-        (3, "out\n".into(), "err\n".into())
-    );
-    let r = sb
-        .run(RunRequest::new(
-            "x=1; cd /tmp; echo kept > /workspace/k.txt",
-        ))
-        .await
-        .unwrap();
-    assert_eq!(r.exit_code, 0);
-    let r = sb
-        .run(RunRequest::new("echo \"[$x]\"; pwd; cat k.txt"))
-        .await
-        .unwrap();
-    assert_eq!(r.stdout_text(), "[]\n/workspace\nkept\n");
+    scenario::runs_are_fresh_shells_over_one_tree(sb.as_ref()).await;
 }
 
 #[tokio::test]
@@ -117,36 +102,14 @@ async fn files_through_the_trait() {
 #[tokio::test]
 async fn timeout_gives_124_and_the_sandbox_stays_usable() {
     let sb = sandbox().await;
-    let started = Instant::now();
-    let r = sb
-        .run(RunRequest::new("while true; do :; done").timeout(Duration::from_millis(300)))
-        .await
-        .unwrap();
-    assert!(r.timed_out);
-    assert_eq!(r.exit_code, 124);
-    assert!(started.elapsed() < Duration::from_secs(5));
-    let r = sb.run(RunRequest::new("echo alive")).await.unwrap();
-    assert_eq!(r.stdout_text(), "alive\n");
+    scenario::a_busy_loop_times_out(sb.as_ref(), Duration::from_millis(300)).await;
 }
 
 #[tokio::test]
 async fn stopped_sandboxes_are_gone() {
     let sb = sandbox().await;
     sb.write_file("a", b"1").await.unwrap();
-    sb.stop().await.unwrap();
-    assert!(matches!(
-        sb.run(RunRequest::new("true")).await,
-        Err(SandboxError::Gone(_))
-    ));
-    assert!(matches!(
-        sb.read_file("a").await,
-        Err(SandboxError::Gone(_))
-    ));
-    assert!(matches!(
-        sb.write_file("a", b"").await,
-        Err(SandboxError::Gone(_))
-    ));
-    sb.stop().await.unwrap();
+    scenario::stopped_means_gone(sb.as_ref()).await;
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 
 mod docker_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
@@ -17,9 +17,53 @@ fn sandkeep(data: &Path) -> Command {
     cmd
 }
 
-fn write(dir: &Path, name: &str, text: &str) {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join(name), text).unwrap();
+/// A temp dir holding a schedules dir and a data dir.
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    /// The schedules dir.
+    dir: PathBuf,
+    /// The `--data` dir.
+    data: PathBuf,
+}
+
+/// A fixture whose schedules dir holds `files` (name, text).
+fn fixture(files: &[(&str, &str)]) -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, data) = (tmp.path().join("schedules"), tmp.path().join("data"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    Fixture {
+        _tmp: tmp,
+        dir,
+        data,
+    }
+}
+
+impl Fixture {
+    /// `sandkeep --data DATA schedule ARGS... DIR`.
+    fn schedule(&self, args: &[&str]) -> Command {
+        let mut cmd = sandkeep(&self.data);
+        cmd.arg("schedule").args(args).arg(&self.dir);
+        cmd
+    }
+
+    /// Starts the scheduler on `backend`, its output piped.
+    fn start(&self, backend: &str) -> Child {
+        self.schedule(&["--backend", backend])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Runs the scheduler on the local backend for `wait`, then stops it.
+    fn run_for(&self, wait: Duration) -> Output {
+        let child = self.start("local");
+        std::thread::sleep(wait);
+        terminate(child)
+    }
 }
 
 /// The backends to test: local always, docker when a daemon and the image
@@ -53,18 +97,10 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn every_fire_is_a_new_session_that_remembers_the_last() {
     for backend in backends() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (dir, data) = (tmp.path().join("schedules"), tmp.path().join("data"));
-        write(&dir, "fires.md", FIRES);
-        let child = sandkeep(&data)
-            .args(["schedule", "--backend", backend])
-            .arg(&dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let fx = fixture(&[("fires.md", FIRES)]);
+        let child = fx.start(backend);
         // Wait for three fires (each fire completes its session before the next).
-        let fires = data.join("agents/counter/mindlog.jsonl");
+        let fires = fx.data.join("agents/counter/mindlog.jsonl");
         let deadline = std::time::Instant::now()
             + Duration::from_secs(if backend == "docker" { 60 } else { 20 });
         while std::time::Instant::now() < deadline {
@@ -120,35 +156,29 @@ fn every_fire_is_a_new_session_that_remembers_the_last() {
 
 #[test]
 fn once_fires_now_and_exits_with_the_status() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, data) = (tmp.path().join("s"), tmp.path().join("data"));
-    write(&dir, "ok.md", FIRES);
-    write(
-        &dir,
-        "bad.md",
-        "---\ncron: \"@daily\"\n---\n```bash\necho half; exit 3\n```\n",
-    );
+    let fx = fixture(&[
+        ("ok.md", FIRES),
+        (
+            "bad.md",
+            "---\ncron: \"@daily\"\n---\n```bash\necho half; exit 3\n```\n",
+        ),
+    ]);
     for expected in ["[ok] FIRES=1\n", "[ok] FIRES=2\n"] {
-        let out = sandkeep(&data)
-            .args(["schedule", "--backend", "local", "--once", "ok"])
-            .arg(&dir)
+        let out = fx
+            .schedule(&["--backend", "local", "--once", "ok"])
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert_eq!(text(&out.stdout), expected);
     }
-    let out = sandkeep(&data)
+    let out = sandkeep(&fx.data)
         .args(["-q", "schedule", "--backend", "local", "--once", "bad"])
-        .arg(&dir)
+        .arg(&fx.dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(text(&out.stdout), "[bad] half\n");
-    let out = sandkeep(&data)
-        .args(["schedule", "--once", "nope"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = fx.schedule(&["--once", "nope"]).output().unwrap();
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("no schedule named \"nope\""),
@@ -159,18 +189,11 @@ fn once_fires_now_and_exits_with_the_status() {
 
 #[test]
 fn list_prints_each_schedule_with_its_next_three_fires() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("s");
-    write(
-        &dir,
+    let fx = fixture(&[(
         "hourly.md",
         "---\ncron: \"@hourly\"\nagent: owl\n---\n```bash\ntrue\n```\n",
-    );
-    let out = sandkeep(tmp.path())
-        .args(["schedule", "--list"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    )]);
+    let out = fx.schedule(&["--list"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let line = stdout.lines().next().unwrap();
@@ -187,22 +210,11 @@ fn list_prints_each_schedule_with_its_next_three_fires() {
 
 #[test]
 fn overlap_skip_skips_fires_while_the_previous_session_runs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, data) = (tmp.path().join("s"), tmp.path().join("data"));
-    write(
-        &dir,
+    let fx = fixture(&[(
         "slow.md",
         "---\ncron: \"* * * * * *\"\n---\n```bash\necho start >> runs.txt; sleep 2.5; echo RUNS=$(wc -l < runs.txt)\n```\n",
-    );
-    let child = sandkeep(&data)
-        .args(["schedule", "--backend", "local"])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(4500));
-    let out = terminate(child);
+    )]);
+    let out = fx.run_for(Duration::from_millis(4500));
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(
         stderr.contains("slow skipped: the previous session is still running"),
@@ -214,25 +226,14 @@ fn overlap_skip_skips_fires_while_the_previous_session_runs() {
 
 #[test]
 fn shutdown_lets_the_running_fire_keep_its_work() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, data) = (tmp.path().join("s"), tmp.path().join("data"));
-    write(
-        &dir,
+    let fx = fixture(&[(
         "late.md",
         "---\ncron: \"* * * * * *\"\nagent: late\n---\n```bash\nsleep 1.5; echo done > finished.txt\n```\n",
-    );
-    let child = sandkeep(&data)
-        .args(["schedule", "--backend", "local"])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    )]);
     // Stop while the first fire is sleeping.
-    std::thread::sleep(Duration::from_millis(1800));
-    let out = terminate(child);
+    let out = fx.run_for(Duration::from_millis(1800));
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let ls = sandkeep(&data)
+    let ls = sandkeep(&fx.data)
         .args(["archive", "ls", "--agent", "late"])
         .output()
         .unwrap();
@@ -246,25 +247,16 @@ fn shutdown_lets_the_running_fire_keep_its_work() {
 
 #[test]
 fn bad_files_are_named_and_the_others_still_run() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, data) = (tmp.path().join("s"), tmp.path().join("data"));
-    write(&dir, "good.md", FIRES);
-    write(
-        &dir,
-        "badcron.md",
-        "---\ncron: \"99 * * * *\"\n---\n```bash\ntrue\n```\n",
-    );
-    write(&dir, "nofront.md", "just text\n");
-    write(
-        &dir,
-        "nocode.md",
-        "---\ncron: \"@daily\"\n---\nonly prose\n",
-    );
-    let out = sandkeep(&data)
-        .args(["schedule", "--list"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let fx = fixture(&[
+        ("good.md", FIRES),
+        (
+            "badcron.md",
+            "---\ncron: \"99 * * * *\"\n---\n```bash\ntrue\n```\n",
+        ),
+        ("nofront.md", "just text\n"),
+        ("nocode.md", "---\ncron: \"@daily\"\n---\nonly prose\n"),
+    ]);
+    let out = fx.schedule(&["--list"]).output().unwrap();
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("badcron.md:2: invalid cron expression"),
@@ -280,9 +272,8 @@ fn bad_files_are_named_and_the_others_still_run() {
         text(&out.stdout)
     );
     // A schedule with no code block and no custom agent fails when fired, by name.
-    let out = sandkeep(&data)
-        .args(["schedule", "--backend", "local", "--once", "nocode"])
-        .arg(&dir)
+    let out = fx
+        .schedule(&["--backend", "local", "--once", "nocode"])
         .output()
         .unwrap();
     assert!(!out.status.success());

@@ -4,9 +4,9 @@
 //! Comparisons against the host's GNU tools are in `archive_gnu.rs`.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-mod archive_support;
+mod support;
 
-use archive_support::*;
+use support::archive::*;
 
 #[test]
 fn sync_pair_round_trip() {

@@ -4,9 +4,9 @@
 //! skips with a message when the host tool is missing.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-mod archive_support;
+mod support;
 
-use archive_support::*;
+use support::archive::*;
 
 /// Copies a virtual directory onto the host.
 fn export(fs: &Fs, vdir: &str, host_dir: &Path) {
@@ -341,12 +341,7 @@ fn gzip_interoperates_with_gnu_gzip() {
 
 /// `path kind detail` lines for everything below a host directory.
 fn host_tree(dir: &Path, prefix: &str, out: &mut Vec<String>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
+    for e in read_dir_sorted(dir) {
         let name = format!("{prefix}{}", e.file_name().to_string_lossy());
         let ft = e.file_type().unwrap();
         if ft.is_symlink() {

@@ -1,16 +1,12 @@
 //! Differential suite of `diff`: each case runs after a common setup script
 //! (a few files and two directory trees) in our shell and in the host's bash
 //! in a fresh temp dir with `LC_ALL=C`. Stdout and exit status must agree;
-//! when GNU prints an error, ours must print one too. Output whose order is
-//! Unified headers carry host mtimes, so most `-u` cases drop them
-//! (`tail -n +3`) or set `--label`.
-#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+//! when GNU prints an error, ours must print one too. Unified headers carry
+//! host mtimes, so most `-u` cases drop them (`tail -n +3`) or set `--label`.
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod support;
 
-use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+use support::suite::Suite;
 
 const SETUP: &str = "printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n' > a; printf '1\\n2\\nthree\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n11\\n' > b; \
 printf 'x\\ny' > nonl; printf 'x\\ny\\n' > nl; printf 'A  b\\nc\\n' > s1; printf 'a b\\n\\nc\\n' > s2; : > empty; \
@@ -93,67 +89,9 @@ diff a missing 2>/dev/null; echo $?
 cmp a a; echo $?
 "#;
 
-static SEQ: AtomicUsize = AtomicUsize::new(0);
-
-fn host_run(script: &str) -> (Vec<u8>, Vec<u8>, i32) {
-    let dir: PathBuf = std::env::temp_dir().join(format!(
-        "diff_diff_{}_{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(&dir)
-        .env("LC_ALL", "C")
-        .output()
-        .expect("run bash");
-    let _ = std::fs::remove_dir_all(&dir);
-    (out.stdout, out.stderr, out.status.code().unwrap_or(128))
-}
-
 #[test]
 fn diff_matches_gnu() {
-    let mut failures = Vec::new();
-    let mut passed = 0;
-    for case in CASES.lines().map(str::trim) {
-        if case.is_empty() || case.starts_with('#') {
-            continue;
-        }
-        let script = format!("{SETUP}{case}");
-        let (hout, herr, hstatus) = host_run(&script);
-        let shell = Shell::new(ShellConfig::default());
-        let ours = shell.run(&script, RunOptions::default());
-        let mut problems = Vec::new();
-        if ours.stdout != hout {
-            problems.push(format!(
-                "stdout differs\n  ours: {:?}\n  gnu:  {:?}\n  our stderr: {:?}",
-                String::from_utf8_lossy(&ours.stdout),
-                String::from_utf8_lossy(&hout),
-                String::from_utf8_lossy(&ours.stderr)
-            ));
-        }
-        if ours.exit_code != hstatus {
-            problems.push(format!("status ours {} gnu {hstatus}", ours.exit_code));
-        }
-        if hstatus != 0 && !herr.is_empty() && ours.stderr.is_empty() {
-            problems.push(format!(
-                "gnu printed an error, we did not: {:?}",
-                String::from_utf8_lossy(&herr)
-            ));
-        }
-        if problems.is_empty() {
-            passed += 1;
-        } else {
-            failures.push(format!("case: {case}\n  {}", problems.join("\n  ")));
-        }
-    }
-    eprintln!("diff_diff: {passed} passed, {} failed", failures.len());
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    let mut suite = Suite::of_gnu_tools("diff_diff");
+    suite.run_lines(SETUP, CASES);
+    suite.finish();
 }

@@ -3,206 +3,23 @@
 //! in real bash (`bash -c`) inside a fresh temp directory; stdout and exit
 //! status must match. Cases live in `CASES` below (`### name` then the
 //! script). `EXPAND_FILTER=substr` runs only the cases whose name contains it.
-#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+mod support;
 
-use sandkeep_shell::{RunOptions, Shell, ShellConfig};
-
-struct Case {
-    name: String,
-    script: String,
-}
-
-#[derive(Debug)]
-struct Outcome {
-    stdout: Vec<u8>,
-    status: i32,
-    stderr: Vec<u8>,
-}
-
-fn cases() -> Vec<Case> {
-    let mut out: Vec<Case> = Vec::new();
-    for line in CASES.lines() {
-        if let Some(name) = line.strip_prefix("### ") {
-            out.push(Case {
-                name: name.trim().to_string(),
-                script: String::new(),
-            });
-        } else if let Some(c) = out.last_mut() {
-            c.script.push_str(line);
-            c.script.push('\n');
-        }
-    }
-    out
-}
-
-fn bash_available() -> bool {
-    Command::new("bash")
-        .arg("-c")
-        .arg("exit 0")
-        .stdin(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn temp_dir() -> PathBuf {
-    static N: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "sandkeep-expand-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn run_bash(script: &str) -> Outcome {
-    let dir = temp_dir();
-    let mut child = Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(&dir)
-        .env_clear()
-        .env("HOME", &dir)
-        .env("PATH", "/usr/bin:/bin")
-        .env("LANG", "C.UTF-8")
-        .env("TZ", "UTC")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn bash");
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s.code().unwrap_or(128);
-        }
-        if start.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            let _ = child.wait();
-            break 124;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
-    let stdout = t_out.join().unwrap_or_default();
-    let stderr = t_err.join().unwrap_or_default();
-    let _ = std::fs::remove_dir_all(&dir);
-    Outcome {
-        stdout,
-        status,
-        stderr,
-    }
-}
-
-fn run_ours(script: &str) -> Outcome {
-    let script = script.to_string();
-    let result = std::panic::catch_unwind(move || {
-        let shell = Shell::new(ShellConfig::default());
-        let opts = RunOptions {
-            timeout: Some(Duration::from_secs(20)),
-            ..RunOptions::default()
-        };
-        shell.run(&script, opts)
-    });
-    match result {
-        Ok(out) => Outcome {
-            stdout: out.stdout,
-            status: out.exit_code,
-            stderr: out.stderr,
-        },
-        Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            Outcome {
-                stdout: Vec::new(),
-                status: -1,
-                stderr: format!("PANIC: {msg}").into_bytes(),
-            }
-        }
-    }
-}
-
-fn show(b: &[u8]) -> String {
-    let s = String::from_utf8_lossy(b);
-    if s.is_empty() {
-        return "    (empty)\n".to_string();
-    }
-    s.lines().map(|l| format!("    |{l}\n")).collect()
-}
+use support::cases;
+use support::suite::Suite;
 
 #[test]
 fn expansion_matches_bash() {
-    let filter = std::env::var("EXPAND_FILTER").ok();
-    let all = cases();
+    let all = cases::parse("expand", CASES);
     assert!(
         all.len() >= 150,
         "expected at least 150 cases, found {}",
         all.len()
     );
-    let have_bash = bash_available();
-    let (mut passed, mut failed) = (0, 0);
-    let mut report = String::new();
-    for c in &all {
-        if filter
-            .as_ref()
-            .is_some_and(|f| !c.name.contains(f.as_str()))
-        {
-            continue;
-        }
-        let ours = run_ours(&c.script);
-        let ok = if have_bash {
-            let theirs = run_bash(&c.script);
-            let same = ours.stdout == theirs.stdout && ours.status == theirs.status;
-            if !same {
-                report.push_str(&format!(
-                    "\n=== MISMATCH: {}\n--- script:\n{}--- bash (status {}):\n{}--- bash stderr:\n{}--- ours (status {}):\n{}--- ours stderr:\n{}",
-                    c.name,
-                    show(c.script.as_bytes()),
-                    theirs.status,
-                    show(&theirs.stdout),
-                    show(&theirs.stderr),
-                    ours.status,
-                    show(&ours.stdout),
-                    show(&ours.stderr),
-                ));
-            }
-            same
-        } else {
-            ours.status >= 0
-        };
-        if ok {
-            passed += 1;
-        } else {
-            failed += 1;
-        }
-    }
-    eprintln!("{report}");
-    eprintln!("expand_diff: {passed} passed, {failed} failed");
-    assert_eq!(
-        failed, 0,
-        "{failed} expansion cases differ from bash (see above)"
-    );
+    let mut suite = Suite::new("expand_diff").filter_from("EXPAND_FILTER");
+    suite.run_cases(&all);
+    suite.finish();
 }
 
 /// The cases: `### name`, then the script up to the next `###`.

@@ -10,13 +10,12 @@
 //! The cases avoid what legitimately differs: random output (`shuf` is
 //! compared after `sort` or by count) and directory listing order (`du`
 //! output is sorted; `tree` sorts itself).
-#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod support;
 
-use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+use support::cases;
+use support::host::{HostBash, host_has};
+use support::suite::Suite;
 
 /// One case per line; blank lines and `#` comments are skipped.
 const CASES: &str = r#"
@@ -386,99 +385,24 @@ fn needs(case: &str) -> Option<&'static str> {
     })
 }
 
-fn host_has(tool: &str) -> bool {
-    Command::new("bash")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-static SEQ: AtomicUsize = AtomicUsize::new(0);
-
-fn host_run(script: &str, locale: &str) -> (Vec<u8>, Vec<u8>, i32) {
-    let dir: PathBuf = std::env::temp_dir().join(format!(
-        "misc_diff_{}_{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(&dir)
-        .env("LC_ALL", locale)
-        .output()
-        .expect("run bash");
-    let _ = std::fs::remove_dir_all(&dir);
-    (out.stdout, out.stderr, out.status.code().unwrap_or(128))
-}
-
 #[test]
 fn misc_commands_match_gnu() {
-    if !host_has("bash") {
-        eprintln!("skipping: no bash on the host");
-        return;
-    }
-    let have_file = host_has("file");
-    let have_tree = host_has("tree");
-    let mut failures = Vec::new();
-    let mut passed = 0;
-    let mut skipped = 0;
-    for case in CASES.lines().map(str::trim) {
-        if case.is_empty() || case.starts_with('#') {
-            continue;
-        }
-        match needs(case) {
-            Some("file") if !have_file => {
-                skipped += 1;
-                continue;
-            }
-            Some("tree") if !have_tree => {
-                skipped += 1;
-                continue;
-            }
-            _ => {}
-        }
-        // tree draws its box characters only in a UTF-8 locale.
-        let locale = if needs(case) == Some("tree") {
-            "C.UTF-8"
+    let mut suite = Suite::of_gnu_tools("misc_diff");
+    // tree draws its box characters only in a UTF-8 locale.
+    let utf8 = HostBash::new().env("LC_ALL", "C.UTF-8");
+    for case in cases::lines(CASES) {
+        let label = format!("misc_diff :: {case}");
+        let tool = needs(case);
+        if let Some(tool) = tool
+            && suite.have_bash()
+            && !host_has(tool)
+        {
+            suite.skip(&label, &format!("no {tool} on this host"));
+        } else if tool == Some("tree") {
+            suite.run_with(&label, case, &utf8);
         } else {
-            "C"
-        };
-        let (hout, herr, hstatus) = host_run(case, locale);
-        let shell = Shell::new(ShellConfig::default());
-        let ours = shell.run(case, RunOptions::default());
-        let mut problems = Vec::new();
-        if ours.stdout != hout {
-            problems.push(format!(
-                "stdout differs\n  ours: {:?}\n  gnu:  {:?}",
-                String::from_utf8_lossy(&ours.stdout),
-                String::from_utf8_lossy(&hout)
-            ));
-        }
-        if ours.exit_code != hstatus {
-            problems.push(format!("status ours {} gnu {hstatus}", ours.exit_code));
-        }
-        if hstatus != 0 && !herr.is_empty() && ours.stderr.is_empty() {
-            problems.push(format!(
-                "gnu printed an error, we did not: {:?}",
-                String::from_utf8_lossy(&herr)
-            ));
-        }
-        if problems.is_empty() {
-            passed += 1;
-        } else {
-            failures.push(format!("case: {case}\n  {}", problems.join("\n  ")));
+            suite.run(&label, case);
         }
     }
-    eprintln!(
-        "misc_diff: {passed} passed, {} failed, {skipped} skipped",
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    suite.finish();
 }

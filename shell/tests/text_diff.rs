@@ -21,28 +21,15 @@
 //! the content of file F afterwards; `<<< text` feeds `text` plus a newline.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use std::io::{Read, Write};
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use sandkeep_shell::commands::{self, CommandCtx, Exec};
-use sandkeep_shell::{Clock, Fs, Limits, RunControl, RunOptions, Shell, ShellConfig};
-
-struct NoExec;
-
-impl Exec for NoExec {
-    fn exec(
-        &mut self,
-        _argv: &[String],
-        _env: &[(String, String)],
-        _cwd: &str,
-        _stdin: &mut dyn Read,
-        _stdout: &mut dyn Write,
-        _stderr: &mut dyn Write,
-    ) -> i32 {
-        127
-    }
-}
+use sandkeep_shell::{Clock, Fs, Limits, RunControl};
+use support::Outcome;
+use support::host::{HostBash, TempDir, host_has, read_dir_sorted};
+use support::ours::{self, Call};
+use support::suite::{Compare, Suite};
 
 /// One parsed case.
 struct Case {
@@ -177,12 +164,7 @@ fn generated() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 fn collect(dir: &Path, rel: &str, out: &mut Vec<(String, Option<Vec<u8>>)>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
+    for e in read_dir_sorted(dir) {
         let name = e.file_name().to_string_lossy().into_owned();
         let r = if rel.is_empty() {
             name.clone()
@@ -207,31 +189,9 @@ fn fixture_list() -> Vec<(String, Option<Vec<u8>>)> {
     v
 }
 
-/// A host temp directory removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
+/// A host directory holding the fixtures.
 fn host_dir(files: &[(String, Option<Vec<u8>>)]) -> TempDir {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    let p = std::env::temp_dir().join(format!(
-        "sandkeep-text-diff-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&p).unwrap();
-    let t = TempDir(p);
+    let t = TempDir::new("text-diff");
     for (n, d) in files {
         let p = t.path().join(n);
         match d {
@@ -242,8 +202,8 @@ fn host_dir(files: &[(String, Option<Vec<u8>>)]) -> TempDir {
     t
 }
 
-fn our_fs(files: &[(String, Option<Vec<u8>>)]) -> Fs {
-    let fs = Fs::new(Limits::default().fs, Clock::fixed(1_704_067_200));
+/// Writes the fixtures into `fs` under `/workspace`.
+fn fill(fs: &Fs, files: &[(String, Option<Vec<u8>>)]) {
     for (n, d) in files {
         let p = format!("/workspace/{n}");
         match d {
@@ -251,47 +211,31 @@ fn our_fs(files: &[(String, Option<Vec<u8>>)]) -> Fs {
             Some(d) => fs.write(&p, d).unwrap(),
         }
     }
+}
+
+fn our_fs(files: &[(String, Option<Vec<u8>>)]) -> Fs {
+    let fs = Fs::new(Limits::default().fs, Clock::fixed(1_704_067_200));
+    fill(&fs, files);
     fs
 }
 
-struct Outcome {
-    status: i32,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    file: Option<Vec<u8>>,
+/// The content of the `[check:F]` file of `case` in our tree.
+fn checked_file(fs: &Fs, case: &Case) -> Option<Vec<u8>> {
+    let f = case.check.as_ref()?;
+    fs.read(&format!("/workspace/{f}")).ok()
 }
 
-/// Runs a `[shell]` case through the interpreter over a sandbox holding the fixtures.
-fn run_shell(files: &[(String, Option<Vec<u8>>)], case: &Case) -> Outcome {
-    let shell = Shell::new(ShellConfig::default());
-    for (n, d) in files {
-        let p = format!("/workspace/{n}");
-        match d {
-            None => shell.fs().mkdir_all(&p).unwrap(),
-            Some(d) => shell.fs().write(&p, d).unwrap(),
-        }
-    }
-    let opts = RunOptions {
-        env: vec![("LC_ALL".to_string(), "C".to_string())],
-        ..RunOptions::default()
-    };
-    let o = shell.run(&case.line, opts);
-    let file = case
-        .check
-        .as_ref()
-        .and_then(|c| shell.fs().read(&format!("/workspace/{c}")).ok());
-    Outcome {
-        status: o.exit_code,
-        stdout: o.stdout,
-        stderr: o.stderr,
-        file,
-    }
+/// Runs a `[shell]` case through the interpreter over a sandbox holding the
+/// fixtures; returns its outcome and the checked file.
+fn run_shell(files: &[(String, Option<Vec<u8>>)], case: &Case) -> (Outcome, Option<Vec<u8>>) {
+    let shell = ours::shell();
+    fill(shell.fs(), files);
+    let o = ours::run_script(&shell, &case.line, &[("LC_ALL", "C")]);
+    (o, checked_file(shell.fs(), case))
 }
 
-fn run_ours(fs: &Fs, case: &Case) -> Outcome {
-    let Some(f) = commands::lookup(&case.argv[0]) else {
-        panic!("no command {}", case.argv[0]);
-    };
+/// Calls the case's command directly over `fs`.
+fn run_ours(fs: &Fs, case: &Case) -> (Outcome, Option<Vec<u8>>) {
     let env = vec![("LC_ALL".to_string(), "C".to_string())];
     let control = RunControl::new(
         Limits::default(),
@@ -304,87 +248,48 @@ fn run_ours(fs: &Fs, case: &Case) -> Outcome {
         Stdin::Text(t) => t.clone().into_bytes(),
         Stdin::File(f) => fs.read(&format!("/workspace/{f}")).unwrap(),
     };
-    let mut inp: &[u8] = &input;
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut exec = NoExec;
-    let status = {
-        let mut ctx = CommandCtx {
-            args: &case.argv,
-            env: &env,
-            cwd: "/workspace",
-            fs,
-            stdin: &mut inp,
-            stdout: &mut out,
-            stderr: &mut err,
-            control: &control,
-            exec: &mut exec,
-        };
-        f(&mut ctx)
+    let call = Call {
+        env: &env,
+        stdin: &input,
+        ..Call::new(&case.argv)
     };
-    let file = case
-        .check
-        .as_ref()
-        .and_then(|c| fs.read(&format!("/workspace/{c}")).ok());
-    Outcome {
-        status,
-        stdout: out,
-        stderr: err,
-        file,
-    }
+    (ours::call(fs, &control, call), checked_file(fs, case))
 }
 
-fn run_host(dir: &Path, case: &Case) -> Outcome {
-    let mut cmd = Command::new("bash");
-    cmd.arg("-c")
-        .arg(&case.line)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .env("POSIXLY_CORRECT_UNSET", "1");
-    cmd.env_remove("POSIXLY_CORRECT");
-    cmd.stdin(std::process::Stdio::null());
-    let o = cmd.output().expect("bash runs");
+/// Runs the case's line in host bash in `dir`.
+fn run_host(dir: &Path, case: &Case) -> (Outcome, Option<Vec<u8>>) {
+    let o = HostBash::new().env("LC_ALL", "C").run_in(dir, &case.line);
     let file = case
         .check
         .as_ref()
         .and_then(|c| std::fs::read(dir.join(c)).ok());
-    Outcome {
-        status: o.status.code().unwrap_or(-1),
-        stdout: o.stdout,
-        stderr: o.stderr,
-        file,
+    (o, file)
+}
+
+/// The cases of one `.cases` file, as (line number, text): a case continues
+/// over several lines while a single quote is open.
+fn case_lines(text: &str) -> Vec<(usize, String)> {
+    let mut joined: Vec<(usize, String)> = Vec::new();
+    let mut open = false;
+    for (ln, line) in text.lines().enumerate() {
+        if open {
+            let last = joined.last_mut().unwrap();
+            last.1.push('\n');
+            last.1.push_str(line);
+        } else {
+            joined.push((ln + 1, line.to_string()));
+        }
+        if line.matches('\'').count() % 2 == 1 {
+            open = !open;
+        }
     }
+    joined
 }
 
-/// Whether the host has the GNU tool (the suite skips cases it cannot compare).
-fn host_has(tool: &str) -> bool {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    static SEEN: Mutex<Option<HashMap<String, bool>>> = Mutex::new(None);
-    let mut g = SEEN.lock().unwrap();
-    *g.get_or_insert_with(HashMap::new)
-        .entry(tool.to_string())
-        .or_insert_with(|| {
-            Command::new("bash")
-                .arg("-c")
-                .arg(format!("command -v {tool}"))
-                .output()
-                .map(|o| o.status.success())
-                .unwrap_or(false)
-        })
-}
-
-fn norm(data: &[u8], sorted: bool) -> Vec<u8> {
-    if !sorted {
-        return data.to_vec();
-    }
-    let mut lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
-    lines.sort();
-    lines.join(&b'\n')
-}
-
-/// Runs every case of the `.cases` files whose name starts with `prefix`;
-/// returns (cases run, failure descriptions).
-fn run_suite(prefix: &str) -> (usize, Vec<String>) {
+/// Runs every case of the `.cases` files whose name starts with `prefix`
+/// (`TEXT_DIFF_FILTER=substr`: only lines containing it) and checks that at
+/// least `min_cases` ran.
+fn check(prefix: &str, min_cases: usize) {
     let files = fixture_list();
     let shared_host = host_dir(&files);
     let shared_fs = our_fs(&files);
@@ -395,104 +300,67 @@ fn run_suite(prefix: &str) -> (usize, Vec<String>) {
         .filter(|n| n.ends_with(".cases") && n.starts_with(prefix))
         .collect();
     names.sort();
-    let filter = std::env::var("TEXT_DIFF_FILTER").ok();
-    let mut count = 0;
-    let mut failures = Vec::new();
+    let mut suite = Suite::new(prefix).filter_from("TEXT_DIFF_FILTER");
     for n in names {
         let text = std::fs::read_to_string(cases_dir.join(&n)).unwrap();
-        // A case continues over several lines while a single quote is open.
-        let mut joined: Vec<(usize, String)> = Vec::new();
-        let mut open = false;
-        for (ln, line) in text.lines().enumerate() {
-            if open {
-                let last = joined.last_mut().unwrap();
-                last.1.push('\n');
-                last.1.push_str(line);
-            } else {
-                joined.push((ln, line.to_string()));
-            }
-            if line.matches('\'').count() % 2 == 1 {
-                open = !open;
-            }
-        }
-        for (ln, line) in joined {
+        for (ln, line) in case_lines(&text) {
             let t = line.trim();
-            if t.is_empty() || t.starts_with('#') {
-                continue;
-            }
-            if filter.as_ref().is_some_and(|f| !t.contains(f.as_str())) {
+            if t.is_empty() || t.starts_with('#') || !suite.selects(&[t]) {
                 continue;
             }
             let case = parse_line(t);
+            let label = format!("{n}:{ln}: {}", case.line);
             if !case.shell && !host_has(&case.argv[0]) {
-                eprintln!("skipped (no {} on this host): {}", case.argv[0], case.line);
+                suite.skip(&label, &format!("no {} on this host", case.argv[0]));
                 continue;
             }
-            count += 1;
-            let (ours, host) = if case.shell {
+            // Cases that write (`[shell]`, `[check:F]`) get trees of their own.
+            let ((ours, our_file), host) = if case.shell {
                 let d = host_dir(&files);
-                (run_shell(&files, &case), run_host(d.path(), &case))
+                (
+                    run_shell(&files, &case),
+                    suite.have_bash().then(|| run_host(d.path(), &case)),
+                )
             } else if case.check.is_some() {
                 let d = host_dir(&files);
                 let fs = our_fs(&files);
-                (run_ours(&fs, &case), run_host(d.path(), &case))
+                (
+                    run_ours(&fs, &case),
+                    suite.have_bash().then(|| run_host(d.path(), &case)),
+                )
             } else {
                 (
                     run_ours(&shared_fs, &case),
-                    run_host(shared_host.path(), &case),
+                    suite
+                        .have_bash()
+                        .then(|| run_host(shared_host.path(), &case)),
                 )
             };
-            let mut problems = Vec::new();
-            if ours.status != host.status {
-                problems.push(format!("status ours {} gnu {}", ours.status, host.status));
-            }
-            if norm(&ours.stdout, case.sorted) != norm(&host.stdout, case.sorted) {
+            let Some((theirs, their_file)) = host else {
+                suite.record(&label, &case.line, &ours, None, Vec::new());
+                continue;
+            };
+            let compare = Compare {
+                sorted_lines: case.sorted,
+                ..Compare::WITH_ERRORS
+            };
+            let mut problems = compare.problems(&ours, &theirs);
+            if our_file != their_file {
                 problems.push(format!(
-                    "stdout differs\n  ours: {:?}\n  gnu:  {:?}",
-                    String::from_utf8_lossy(&ours.stdout),
-                    String::from_utf8_lossy(&host.stdout)
-                ));
-            }
-            if host.status != 0 && !host.stderr.is_empty() && ours.stderr.is_empty() {
-                problems.push(format!(
-                    "no error message (gnu: {:?})",
-                    String::from_utf8_lossy(&host.stderr)
-                ));
-            }
-            if ours.file != host.file {
-                problems.push(format!(
-                    "file {:?} differs\n  ours: {:?}\n  gnu:  {:?}",
+                    "file {:?} differs\n      ours: {:?}\n      gnu:  {:?}",
                     case.check,
-                    ours.file.as_deref().map(String::from_utf8_lossy),
-                    host.file.as_deref().map(String::from_utf8_lossy)
+                    our_file.as_deref().map(String::from_utf8_lossy),
+                    their_file.as_deref().map(String::from_utf8_lossy)
                 ));
             }
-            if !problems.is_empty() {
-                failures.push(format!(
-                    "{n}:{}: {}\n  {}\n  (our stderr: {:?})",
-                    ln + 1,
-                    case.line,
-                    problems.join("\n  "),
-                    String::from_utf8_lossy(&ours.stderr)
-                ));
-            }
+            suite.record(&label, &case.line, &ours, Some(&theirs), problems);
         }
     }
-    (count, failures)
-}
-
-fn check(prefix: &str, min_cases: usize) {
-    let (count, failures) = run_suite(prefix);
-    for f in &failures {
-        eprintln!("{f}\n");
-    }
-    eprintln!("{prefix}: {} cases, {} failed", count, failures.len());
-    assert!(
-        failures.is_empty(),
-        "{} of {count} cases differ from GNU",
-        failures.len()
-    );
-    if std::env::var("TEXT_DIFF_FILTER").is_err() {
+    let (passed, failed, _) = suite.counts();
+    let filtered = suite.filtered();
+    suite.finish();
+    let count = passed + failed;
+    if !filtered {
         assert!(
             count >= min_cases,
             "expected at least {min_cases} cases, found {count}"

@@ -2,53 +2,27 @@
 //! scripts (drawn mostly from regex and sed metacharacters) must give an
 //! exit status, never a panic. The number of cases comes from
 //! `PROPTEST_CASES` (default 2,000; a manual run can ask for a million).
-#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+#![allow(clippy::disallowed_methods)] // test knobs come from the environment
 
-use std::io::{Read, Write};
+mod support;
+
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use sandkeep_shell::commands::{self, CommandCtx, Exec};
 use sandkeep_shell::{Clock, Fs, Limits, RunControl};
-
-struct NoExec;
-
-impl Exec for NoExec {
-    fn exec(
-        &mut self,
-        _argv: &[String],
-        _env: &[(String, String)],
-        _cwd: &str,
-        _stdin: &mut dyn Read,
-        _stdout: &mut dyn Write,
-        _stderr: &mut dyn Write,
-    ) -> i32 {
-        127
-    }
-}
+use support::ours::{Call, call};
 
 const INPUT: &[u8] = b"abc\naab ba\n\nxyz (1) {2} [3]\nfoo.bar\\baz\na\tb\n0123456789\nAbC";
 
 fn run(fs: &Fs, args: &[String]) -> i32 {
-    let f = commands::lookup(&args[0]).expect("command exists");
     // A short deadline bounds scripts that loop (`:a;ba`).
     let deadline = Some(Instant::now() + Duration::from_millis(200));
     let control = RunControl::new(Limits::default(), Clock::fixed(0), deadline, Some(1));
-    let mut input = INPUT;
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut exec = NoExec;
-    let mut ctx = CommandCtx {
-        args,
-        env: &[],
-        cwd: "/workspace",
-        fs,
-        stdin: &mut input,
-        stdout: &mut out,
-        stderr: &mut err,
-        control: &control,
-        exec: &mut exec,
+    let input = Call {
+        stdin: INPUT,
+        ..Call::new(args)
     };
-    f(&mut ctx)
+    call(fs, &control, input).status
 }
 
 fn cases() -> u32 {

@@ -1,9 +1,11 @@
 //! The tree every sandbox starts with: `/workspace` (HOME and cwd), `/tmp`,
-//! `/dev`, a `/usr/bin` listing the available commands, `/bin -> usr/bin`,
+//! `/dev` (`null`, `zero`, `full`, `random`, `urandom` and the descriptor
+//! names), a `/usr/bin` listing the available commands, `/bin -> usr/bin`,
 //! and an `/etc` with nothing taken from the host.
 
 use std::sync::{Arc, OnceLock};
 
+use super::device::Device;
 use super::tree::{ROOT, Tree};
 use crate::clock::Clock;
 use crate::limits::FsLimits;
@@ -65,7 +67,15 @@ fn populate(t: &mut Tree) -> super::FsResult<()> {
     let dev = t.lookup("/dev", false)?;
     t.pin(dev);
     t.pin(ROOT);
-    t.add_device("/dev/null", 0o666)?;
+    for (name, device) in [
+        ("/dev/null", Device::Null),
+        ("/dev/zero", Device::Zero),
+        ("/dev/full", Device::Full),
+        ("/dev/random", Device::Random),
+        ("/dev/urandom", Device::Urandom),
+    ] {
+        t.add_device(name, 0o666, device)?;
+    }
     for name in [
         "/dev/stdin",
         "/dev/stdout",
@@ -74,7 +84,7 @@ fn populate(t: &mut Tree) -> super::FsResult<()> {
         "/dev/fd/1",
         "/dev/fd/2",
     ] {
-        t.add_device(name, 0o620)?;
+        t.add_device(name, 0o620, Device::Descriptor)?;
     }
     t.symlink("usr/bin", "/bin")?;
     t.add_shared_file("/etc/hostname", &Arc::new(b"sandbox\n".to_vec()), 0o644)?;

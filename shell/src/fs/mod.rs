@@ -6,10 +6,15 @@
 //! the root stays at the root and symlinks, absolute or relative, resolve
 //! inside the virtual tree: nothing here can name a host path.
 //!
-//! The tree itself is an inode slab behind one mutex ([`tree`]); every method
+//! The tree itself is an inode slab behind one mutex (`tree.rs`); every method
 //! here locks it once and never calls out while holding it. Hosts that speak
 //! the `vfs` crate's [`vfs::FileSystem`] trait can use [`VfsAdapter`].
+//!
+//! Character devices ([`Device`]) live in `/dev`. `/dev/zero`, `/dev/full`
+//! and the random devices are endless: [`Fs::open_read`] streams them, while
+//! the whole-file readers refuse them with `File too large`.
 
+mod device;
 mod error;
 mod init;
 mod path;
@@ -19,9 +24,11 @@ mod vfs_adapter;
 #[cfg(test)]
 mod tests;
 
+pub use device::{Device, FileReader};
 pub use error::FsError;
 pub use vfs_adapter::VfsAdapter;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tree::Tree;
@@ -77,6 +84,9 @@ pub struct DirEntry {
 pub struct Fs {
     tree: Arc<Mutex<Tree>>,
     clock: Clock,
+    /// Random-device opens so far: each open's generator gets its own seed,
+    /// so two reads of `/dev/urandom` in one run differ, reproducibly.
+    random_opens: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Fs {
@@ -90,13 +100,15 @@ impl std::fmt::Debug for Fs {
 }
 
 impl Fs {
-    /// A new tree: `/workspace`, `/tmp`, `/dev/{null,stdin,stdout,stderr}`,
+    /// A new tree: `/workspace`, `/tmp`,
+    /// `/dev/{null,zero,full,random,urandom,stdin,stdout,stderr}`,
     /// `/usr/bin` (one entry per available command), `/bin -> usr/bin`.
     pub fn new(limits: FsLimits, clock: Clock) -> Fs {
         let tree = init::standard_tree(limits, clock);
         Fs {
             tree: Arc::new(Mutex::new(tree)),
             clock,
+            random_opens: Arc::default(),
         }
     }
 
@@ -106,6 +118,7 @@ impl Fs {
         Fs {
             tree: Arc::new(Mutex::new(Tree::new(limits, clock))),
             clock,
+            random_opens: Arc::default(),
         }
     }
 
@@ -136,15 +149,48 @@ impl Fs {
         self.metadata(path).is_ok()
     }
 
-    /// A file's whole content.
+    /// A file's whole content. `/dev/null` and the descriptor nodes read
+    /// empty; the endless devices (`/dev/zero`, `/dev/full`, `/dev/random`,
+    /// `/dev/urandom`) have no whole content and fail with
+    /// [`FsError::FileTooLarge`] at once: stream them with [`Fs::open_read`].
     pub fn read(&self, path: &str) -> FsResult<Vec<u8>> {
         self.read_shared(path).map(|d| d.to_vec())
     }
 
     /// A file's whole content without copying it (a snapshot: later writes do
-    /// not change the returned bytes).
+    /// not change the returned bytes). Devices as in [`Fs::read`].
     pub fn read_shared(&self, path: &str) -> FsResult<Arc<Vec<u8>>> {
         self.lock().read_shared(path)
+    }
+
+    /// Opens `path` for streaming: a regular file reads its snapshot (see
+    /// [`FileReader::snapshot`] to keep a whole-buffer path), a device reads
+    /// its stream, endless for `/dev/zero`, `/dev/full` and the random
+    /// devices. `seed` is the run's seed ([`crate::RunControl::seed`]): with
+    /// one, the random devices give the same bytes for the same sequence of
+    /// opens; without one they are seeded from the clock and per-process
+    /// entropy (no host file is read). Directories are `IsADirectory`.
+    pub fn open_read(&self, path: &str, seed: Option<u64>) -> FsResult<FileReader> {
+        let found = self.lock().open_read(path)?;
+        Ok(match found {
+            Ok(data) => FileReader::bytes(data),
+            Err(device) => {
+                let stream_seed = match device {
+                    Device::Random | Device::Urandom => {
+                        let n = self.random_opens.fetch_add(1, Ordering::Relaxed);
+                        device::stream_seed(seed, n)
+                    }
+                    _ => 0,
+                };
+                FileReader::device(device, stream_seed)
+            }
+        })
+    }
+
+    /// The device at `path` (following symlinks), or `None` for any other
+    /// node or a missing path.
+    pub fn device(&self, path: &str) -> Option<Device> {
+        self.lock().device(path)
     }
 
     /// Creates or truncates a regular file (mode `0o644` when created) and
@@ -258,6 +304,13 @@ impl Fs {
     /// Bytes of file content and number of nodes in the tree.
     pub fn usage(&self) -> (u64, u64) {
         self.lock().usage()
+    }
+
+    /// The largest file this filesystem accepts; also the most a command
+    /// may buffer from a stream it reads whole (`sort`, `tac`, `od`), so
+    /// `yes | sort` fails with `File too large` instead of exhausting memory.
+    pub fn max_file_size(&self) -> u64 {
+        self.lock().max_file_size()
     }
 
     /// The clock that stamps mtimes.

@@ -30,7 +30,16 @@ fn standard_tree() {
     let bash = fs.metadata("/bin/bash").unwrap();
     assert_eq!((bash.kind, bash.mode), (FileKind::File, 0o755));
     assert!(fs.exists("/usr/bin/sh"));
-    for d in ["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"] {
+    for d in [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/stdin",
+        "/dev/stdout",
+        "/dev/stderr",
+    ] {
         assert_eq!(fs.metadata(d).unwrap().kind, FileKind::CharDevice, "{d}");
     }
     assert_eq!(fs.metadata("/dev/fd").unwrap().kind, FileKind::Dir);
@@ -100,6 +109,94 @@ fn dev_null_discards() {
     assert_eq!(fs.metadata("/dev/null").unwrap().kind, FileKind::CharDevice);
     assert_eq!(fs.remove_all("/dev"), Err(FsError::Busy));
     assert_eq!(fs.remove_all("/"), Err(FsError::Busy));
+}
+
+#[test]
+fn stream_devices() {
+    use std::io::Read;
+    let fs = fs();
+    for (path, dev) in [
+        ("/dev/null", Device::Null),
+        ("/dev/zero", Device::Zero),
+        ("/dev/full", Device::Full),
+        ("/dev/random", Device::Random),
+        ("/dev/urandom", Device::Urandom),
+        ("/dev/stdin", Device::Descriptor),
+    ] {
+        let m = fs.metadata(path).unwrap();
+        assert_eq!((m.kind, fs.device(path)), (FileKind::CharDevice, Some(dev)));
+        assert_eq!(m.size, 0, "{path}");
+    }
+    assert_eq!(fs.metadata("/dev/zero").unwrap().mode, 0o666);
+    assert_eq!(fs.device("/dev"), None);
+    assert_eq!(fs.device("/workspace/none"), None);
+    assert_eq!(Device::Urandom.numbers(), (1, 9));
+    // Whole-file reads of an endless device fail at once instead of looping.
+    for path in ["/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"] {
+        assert_eq!(fs.read(path), Err(FsError::FileTooLarge), "{path}");
+        assert_eq!(fs.read_shared(path), Err(FsError::FileTooLarge), "{path}");
+    }
+    // Streams: zeros, random bytes, a regular file's snapshot.
+    let mut buf = [7u8; 4096];
+    let mut z = fs.open_read("/dev/zero", None).unwrap();
+    z.read_exact(&mut buf).unwrap();
+    assert!(buf.iter().all(|&b| b == 0) && z.is_endless());
+    let mut r = fs.open_read("/dev/urandom", Some(1)).unwrap();
+    r.read_exact(&mut buf).unwrap();
+    assert!(buf.iter().filter(|&&b| b == 0).count() < 100);
+    fs.write("/tmp/f", b"abc").unwrap();
+    let mut f = fs.open_read("/tmp/f", None).unwrap();
+    assert_eq!(f.snapshot().map(|d| d.to_vec()), Some(b"abc".to_vec()));
+    let mut s = String::new();
+    f.read_to_string(&mut s).unwrap();
+    assert_eq!(s, "abc");
+    let n = fs.open_read("/dev/null", None).unwrap();
+    assert_eq!(n.snapshot().map(|d| d.len()), Some(0));
+    assert_eq!(
+        fs.open_read("/workspace", None).err(),
+        Some(FsError::IsADirectory)
+    );
+    // Symlinks to devices stream too.
+    fs.symlink("/dev/zero", "/tmp/z").unwrap();
+    assert!(fs.open_read("/tmp/z", None).unwrap().is_endless());
+}
+
+#[test]
+fn random_devices_follow_the_seed() {
+    use std::io::Read;
+    let grab = |fs: &Fs, path: &str, seed: Option<u64>| {
+        let mut v = vec![0u8; 64];
+        fs.open_read(path, seed)
+            .unwrap()
+            .read_exact(&mut v)
+            .unwrap();
+        v
+    };
+    let (a, b) = (fs(), fs());
+    let first = grab(&a, "/dev/urandom", Some(42));
+    assert_eq!(first, grab(&b, "/dev/urandom", Some(42)), "same history");
+    let second = grab(&a, "/dev/random", Some(42));
+    assert_ne!(first, second, "each open has its own stream");
+    assert_eq!(second, grab(&b, "/dev/random", Some(42)));
+    assert_ne!(
+        grab(&a, "/dev/urandom", None),
+        grab(&b, "/dev/urandom", None)
+    );
+}
+
+#[test]
+fn dev_full_refuses_writes() {
+    let fs = fs();
+    assert_eq!(fs.write("/dev/full", b"x"), Err(FsError::NoSpace));
+    assert_eq!(fs.append("/dev/full", b"x"), Err(FsError::NoSpace));
+    assert_eq!(fs.write_at("/dev/full", 0, b"x"), Err(FsError::NoSpace));
+    // Opening it (a truncating write of nothing) works, as on Linux.
+    fs.write("/dev/full", b"").unwrap();
+    fs.append("/dev/full", b"").unwrap();
+    for path in ["/dev/zero", "/dev/urandom", "/dev/random"] {
+        fs.write(path, b"swallowed").unwrap();
+    }
+    assert_eq!(fs.metadata("/dev/full").unwrap().kind, FileKind::CharDevice);
 }
 
 #[test]

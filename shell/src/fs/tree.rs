@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::device::Device;
 use super::path::{has_trailing_slash, split_parent};
 use super::{DirEntry, FileKind, FsError, FsResult, Metadata};
 use crate::clock::{Clock, Timestamp};
@@ -46,10 +47,10 @@ pub(crate) enum NodeKind {
     /// writers copy on write through `Arc::make_mut`.
     File(Arc<Vec<u8>>),
     Symlink(String),
-    /// A character device: `/dev/null`, and the stream nodes (`/dev/stdin`,
-    /// `/dev/fd/1`, ...) that the interpreter special-cases in redirections.
-    /// Through the tree every one reads empty and swallows writes.
-    Device,
+    /// A character device: `/dev/null`, `/dev/zero`, ..., and the
+    /// descriptor nodes (`/dev/stdin`, `/dev/fd/1`, ...) that the interpreter
+    /// special-cases in redirections. [`Device`] says how each reads and writes.
+    Device(Device),
 }
 
 /// One inode.
@@ -67,7 +68,7 @@ impl Node {
             NodeKind::Dir(_) => FileKind::Dir,
             NodeKind::File(_) => FileKind::File,
             NodeKind::Symlink(_) => FileKind::Symlink,
-            NodeKind::Device => FileKind::CharDevice,
+            NodeKind::Device(_) => FileKind::CharDevice,
         }
     }
 
@@ -386,7 +387,7 @@ impl Tree {
             NodeKind::Dir(_) => DIR_SIZE,
             NodeKind::File(d) => d.len() as u64,
             NodeKind::Symlink(t) => t.len() as u64,
-            NodeKind::Device => 0,
+            NodeKind::Device(_) => 0,
         };
         Metadata {
             kind: n.file_kind(),
@@ -403,8 +404,28 @@ impl Tree {
         match &self.node(ino).kind {
             NodeKind::File(d) => Ok(Arc::clone(d)),
             NodeKind::Dir(_) => Err(FsError::IsADirectory),
-            NodeKind::Device => Ok(Arc::new(Vec::new())),
+            NodeKind::Device(d) => d.whole_content(),
             NodeKind::Symlink(_) => Err(FsError::TooManyLinks),
+        }
+    }
+
+    /// What `open_read` of `path` finds: a regular file's content, or a device.
+    pub(crate) fn open_read(&self, path: &str) -> FsResult<Result<Arc<Vec<u8>>, Device>> {
+        let ino = self.lookup(path, true)?;
+        match &self.node(ino).kind {
+            NodeKind::File(d) => Ok(Ok(Arc::clone(d))),
+            NodeKind::Dir(_) => Err(FsError::IsADirectory),
+            NodeKind::Device(d) => Ok(Err(*d)),
+            NodeKind::Symlink(_) => Err(FsError::TooManyLinks),
+        }
+    }
+
+    /// The device at `path` (following symlinks), if it is one.
+    pub(crate) fn device(&self, path: &str) -> Option<Device> {
+        let ino = self.lookup(path, true).ok()?;
+        match &self.node(ino).kind {
+            NodeKind::Device(d) => Some(*d),
+            _ => None,
         }
     }
 
@@ -455,6 +476,10 @@ impl Tree {
         (self.bytes, self.count)
     }
 
+    pub(crate) fn max_file_size(&self) -> u64 {
+        self.limits.max_file_size
+    }
+
     // ----- file content -------------------------------------------------------
 
     /// Creates a new node named `name` in `parent`.
@@ -494,7 +519,8 @@ impl Tree {
     }
 
     /// Applies `edit` to a file's content after checking that its new length
-    /// `new_len` fits; directories refuse, devices swallow.
+    /// `new_len` fits; directories refuse, devices do what [`Device::write`]
+    /// says (most swallow, `/dev/full` refuses).
     fn edit_file(
         &mut self,
         ino: Ino,
@@ -504,7 +530,7 @@ impl Tree {
         let old = match &self.node(ino).kind {
             NodeKind::File(d) => d.len() as u64,
             NodeKind::Dir(_) => return Err(FsError::IsADirectory),
-            NodeKind::Device => return Ok(()),
+            NodeKind::Device(d) => return d.write(new_len(0)),
             NodeKind::Symlink(_) => return Err(FsError::TooManyLinks),
         };
         let new = new_len(old);
@@ -906,9 +932,9 @@ impl Tree {
     }
 
     /// Adds a device node (used while building the initial tree).
-    pub(crate) fn add_device(&mut self, path: &str, mode: u32) -> FsResult<()> {
+    pub(crate) fn add_device(&mut self, path: &str, mode: u32, device: Device) -> FsResult<()> {
         let (parent, name) = self.walk_parent(ROOT, path, &mut 0)?;
-        self.add_entry(parent, name, NodeKind::Device, mode)?;
+        self.add_entry(parent, name, NodeKind::Device(device), mode)?;
         Ok(())
     }
 

@@ -4,18 +4,35 @@
 //! (for builtins, functions and compound commands as for programs), except
 //! for `exec >file` which keeps them. Files are files of the virtual tree;
 //! `/dev/null`, `/dev/stdin|stdout|stderr` and `/dev/fd/N` name the shell's
-//! own descriptors. `<(cmd)` runs `cmd` to completion first and exposes its
+//! own descriptors; the endless devices (`< /dev/zero`, `< /dev/urandom`)
+//! are streamed through a pipe, and writes to `/dev/full` fail.
+//! `<(cmd)` runs `cmd` to completion first and exposes its
 //! output as `/dev/fd/N` (in the fd table, and as a file of that name so
 //! commands reading paths see it too); `>(cmd)` collects what is written to
 //! `/dev/fd/N` and feeds it to `cmd` once the command is done.
 
+use std::io::Read;
 use std::sync::{Arc, Mutex};
 
 use brush_parser::ast::{self, IoFileRedirectKind, IoFileRedirectTarget, ProcessSubstitutionKind};
 
 use super::fd::{ByteSource, FileHandle, FileMode, Handle};
+use super::pipe::pipe;
 use super::{ExecResult, Interp, Interrupt};
-use crate::fs::{FileKind, Fs};
+use crate::fs::{Device, FileKind, FileReader, Fs};
+
+/// Bytes a device's helper thread writes into its pipe at a time.
+const DEVICE_CHUNK: usize = 16 * 1024;
+
+/// A write handle on a device: `/dev/full` goes through the tree, whose
+/// writes fail with `ENOSPC` (`echo hi > /dev/full`); every other device
+/// swallows what it gets.
+fn device_writer(fs: Fs, abs: String, mode: FileMode, dev: Device) -> Handle {
+    match dev {
+        Device::Full => Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None))),
+        _ => Handle::Null,
+    }
+}
 
 /// A redirection and, for `{name}>file`, the variable that gets the fd.
 pub(crate) type RedirRef<'a> = (&'a ast::IoRedirect, Option<&'a str>);
@@ -340,13 +357,16 @@ impl Interp {
         let fail =
             |sh: &mut Interp, e: crate::fs::FsError| sh.redir_error(path, e).map(|_| Handle::Null);
         match mode {
-            FileMode::Read => match fs.read_shared(&abs) {
-                Ok(data) => Ok(Handle::File(Arc::new(FileHandle::new(
-                    fs,
-                    abs,
-                    mode,
-                    Some(data),
-                )))),
+            FileMode::Read => match fs.open_read(&abs, self.control.seed) {
+                Ok(reader) => match reader.snapshot() {
+                    Some(data) => Ok(Handle::File(Arc::new(FileHandle::new(
+                        fs,
+                        abs,
+                        mode,
+                        Some(Arc::clone(data)),
+                    )))),
+                    None => self.device_stream(path, reader),
+                },
                 Err(e) => fail(self, e),
             },
             FileMode::Write => {
@@ -357,10 +377,8 @@ impl Interp {
                 {
                     self.redir_error(path, "cannot overwrite existing file")?;
                 }
-                if let Ok(m) = fs.metadata(&abs)
-                    && m.kind == FileKind::CharDevice
-                {
-                    return Ok(Handle::Null);
+                if let Some(dev) = fs.device(&abs) {
+                    return Ok(device_writer(fs, abs, mode, dev));
                 }
                 match fs.write(&abs, b"") {
                     Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
@@ -368,13 +386,18 @@ impl Interp {
                 }
             }
             FileMode::Append => {
-                if let Ok(m) = fs.metadata(&abs)
-                    && m.kind == FileKind::CharDevice
-                {
-                    return Ok(Handle::Null);
+                if let Some(dev) = fs.device(&abs) {
+                    return Ok(device_writer(fs, abs, mode, dev));
                 }
                 match fs.append(&abs, b"") {
                     Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
+                    Err(e) => fail(self, e),
+                }
+            }
+            FileMode::ReadWrite if fs.device(&abs).is_some_and(Device::is_endless) => {
+                // `<>` on an endless device: its reads are what matters.
+                match fs.open_read(&abs, self.control.seed) {
+                    Ok(reader) => self.device_stream(path, reader),
                     Err(e) => fail(self, e),
                 }
             }
@@ -382,6 +405,44 @@ impl Interp {
                 Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
                 Err(e) => fail(self, e),
             },
+        }
+    }
+
+    /// A read handle over an endless device (`< /dev/zero`, `< /dev/urandom`).
+    /// The fd table holds finite handles and pipe ends, so a helper thread
+    /// streams the device into a bounded pipe: readers take what they need
+    /// (`head -c 16 < /dev/urandom`), and the thread ends when the last
+    /// reader closes (the pipe's `EPIPE`), when the run's deadline passes or
+    /// a limit trips, whichever comes first; it never buffers more than the
+    /// pipe holds.
+    fn device_stream(
+        &mut self,
+        path: &str,
+        mut reader: FileReader,
+    ) -> Result<Handle, Result<Failed, Interrupt>> {
+        let (r, w) = pipe(self.control.clone());
+        let control = self.control.clone();
+        let spawned = std::thread::Builder::new()
+            .name("sandkeep-device".into())
+            .spawn(move || {
+                // Small first writes, so `head -c 4 < /dev/urandom` makes
+                // little more than it takes; then full chunks.
+                let mut buf = vec![0u8; 1024];
+                while control.check().is_ok() {
+                    match reader.read(&mut buf) {
+                        Ok(n) if n > 0 && w.write_all(&buf[..n]).is_ok() => {}
+                        _ => break,
+                    }
+                    if buf.len() < DEVICE_CHUNK {
+                        buf.resize(buf.len() * 4, 0);
+                    }
+                }
+            });
+        match spawned {
+            Ok(_) => Ok(Handle::PipeRead(Arc::new(r))),
+            Err(_) => self
+                .redir_error(path, "Resource temporarily unavailable")
+                .map(|_| Handle::Null),
         }
     }
 

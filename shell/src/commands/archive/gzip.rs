@@ -3,6 +3,7 @@
 //! overwrite without `-f`, and its messages and exit statuses (1 for errors,
 //! 2 for warnings).
 
+use crate::commands::text::common::read_stdin;
 use std::io::Read;
 
 use flate2::bufread::GzDecoder;
@@ -196,12 +197,14 @@ fn msg(ctx: &mut CommandCtx<'_>, text: impl std::fmt::Display) {
 }
 
 fn do_stdin(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status) {
-    let mut data = Vec::new();
-    if let Err(e) = ctx.stdin.read_to_end(&mut data) {
-        msg(ctx, format_args!("stdin: {e}"));
-        st.error();
-        return;
-    }
+    let data = match read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
+        Ok(d) => d,
+        Err(e) => {
+            msg(ctx, format_args!("stdin: {e}"));
+            st.error();
+            return;
+        }
+    };
     if o.decompress {
         match decompress(&data) {
             Ok((out, garbage)) => {

@@ -178,6 +178,10 @@ pub enum Pattern {
     Begin,
     /// `END`
     End,
+    /// gawk's `BEGINFILE`: before each input file.
+    BeginFile,
+    /// gawk's `ENDFILE`: after each input file.
+    EndFile,
     /// Every record.
     All,
     /// An expression.
@@ -227,8 +231,27 @@ pub struct Program {
 pub mod special {
     /// Names, in index order.
     pub const NAMES: &[&str] = &[
-        "NR", "NF", "FNR", "FS", "OFS", "ORS", "RS", "FILENAME", "SUBSEP", "RSTART", "RLENGTH",
-        "CONVFMT", "OFMT", "ENVIRON", "ARGC", "ARGV", "RT",
+        "NR",
+        "NF",
+        "FNR",
+        "FS",
+        "OFS",
+        "ORS",
+        "RS",
+        "FILENAME",
+        "SUBSEP",
+        "RSTART",
+        "RLENGTH",
+        "CONVFMT",
+        "OFMT",
+        "ENVIRON",
+        "ARGC",
+        "ARGV",
+        "RT",
+        "IGNORECASE",
+        "PROCINFO",
+        "FPAT",
+        "ERRNO",
     ];
     /// NR
     pub const NR: usize = 0;
@@ -264,4 +287,12 @@ pub mod special {
     pub const ARGV: usize = 15;
     /// RT
     pub const RT: usize = 16;
+    /// IGNORECASE (gawk)
+    pub const IGNORECASE: usize = 17;
+    /// PROCINFO (gawk)
+    pub const PROCINFO: usize = 18;
+    /// FPAT (gawk)
+    pub const FPAT: usize = 19;
+    /// ERRNO (gawk)
+    pub const ERRNO: usize = 20;
 }

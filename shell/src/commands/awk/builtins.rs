@@ -1,10 +1,10 @@
 //! awk's builtin functions and the `getline` forms.
 
-use std::io::Write;
 use std::rc::Rc;
 
 use super::ast::special::*;
 use super::ast::*;
+use super::fields::{FieldSep, split_with_seps};
 use super::interp::{Fatal, Interp, Res};
 use super::io::{Reader, RecordSep};
 use super::regex::{AwkRegex, slice};
@@ -106,8 +106,12 @@ impl Interp<'_, '_> {
             }
             "index" => {
                 self.want(name, args, 2, 2)?;
-                let s = self.arg_str(args, 0)?;
-                let t = self.arg_str(args, 1)?;
+                let mut s = self.arg_str(args, 0)?;
+                let mut t = self.arg_str(args, 1)?;
+                if self.ignorecase {
+                    s.make_ascii_lowercase();
+                    t.make_ascii_lowercase();
+                }
                 num(match s.find(&t) {
                     Some(i) => i as f64 + 1.0,
                     None => 0.0,
@@ -119,31 +123,41 @@ impl Interp<'_, '_> {
                 let Some(Expr::Var(av)) = args.get(1) else {
                     return Err(Fatal("split: second argument is not an array".into()));
                 };
-                let mut parts = Vec::new();
-                match args.get(2) {
+                let sep = match args.get(2) {
                     None => {
                         let fs = self.special_str(FS);
-                        let sep = super::fields::FieldSep::new(&fs).map_err(Fatal)?;
-                        sep.split(&s, &mut parts, false);
+                        FieldSep::with_case(&fs, self.ignorecase).map_err(Fatal)?
                     }
-                    Some(Expr::RegexLit(i, _)) => {
-                        let re = self.regexes[*i].clone();
-                        let sep = super::fields::FieldSep::Regex(re);
-                        sep.split(&s, &mut parts, false);
-                    }
+                    Some(Expr::RegexLit(i, _)) => FieldSep::Regex(self.lit_regex(*i)),
                     Some(e) => {
                         let fs = self.eval_str(e)?;
-                        let sep = super::fields::FieldSep::new(&fs).map_err(Fatal)?;
+                        FieldSep::with_case(&fs, self.ignorecase).map_err(Fatal)?
+                    }
+                };
+                let (parts, seps) = match args.get(3) {
+                    None => {
+                        let mut parts = Vec::new();
                         sep.split(&s, &mut parts, false);
+                        (parts, None)
+                    }
+                    Some(Expr::Var(sv)) => {
+                        let (p, sp) = split_with_seps(&sep, &s);
+                        (p, Some((*sv, sp)))
+                    }
+                    Some(_) => {
+                        return Err(Fatal("split: fourth argument is not an array".into()));
+                    }
+                };
+                self.fill_array(*av, parts)?;
+                if let Some((sv, sp)) = seps {
+                    let a = self.array(sv)?;
+                    let mut a = a.borrow_mut();
+                    a.clear();
+                    for (i, t) in sp {
+                        a.insert(i.to_string(), Value::StrNum(t));
                     }
                 }
-                let a = self.array(*av)?;
-                let mut a = a.borrow_mut();
-                a.clear();
-                let n = parts.len();
-                for (i, p) in parts.into_iter().enumerate() {
-                    a.insert((i + 1).to_string(), Value::StrNum(p));
-                }
+                let n = self.array(*av)?.borrow().len();
                 num(n as f64)
             }
             "sub" | "gsub" => {
@@ -282,8 +296,16 @@ impl Interp<'_, '_> {
             }
             "systime" => num(self.ctx.control.clock.now().secs as f64),
             "strftime" => {
+                self.want(name, args, 0, 3)?;
                 let fmt = if args.is_empty() {
-                    "%a %b %e %H:%M:%S %Z %Y".to_string()
+                    match &self.globals[PROCINFO] {
+                        super::interp::Cell::Arr(p) => p
+                            .borrow()
+                            .get("strftime")
+                            .map(|v| v.str_with("%.6g"))
+                            .unwrap_or_default(),
+                        _ => String::new(),
+                    }
                 } else {
                     self.arg_str(args, 0)?
                 };
@@ -292,41 +314,171 @@ impl Interp<'_, '_> {
                 } else {
                     self.ctx.control.clock.now().secs
                 };
-                Value::Str(strftime(&fmt, t))
+                let utc = match args.get(2) {
+                    Some(e) => self.eval(e)?.truthy(),
+                    None => false,
+                };
+                Value::Str(super::time::strftime(&fmt, t, utc))
             }
+            "mktime" => {
+                self.want(name, args, 1, 2)?;
+                num(super::time::mktime(&self.arg_str(args, 0)?))
+            }
+            "asort" | "asorti" => return self.asort(name == "asorti", args),
+            "typeof" => {
+                self.want(name, args, 1, 1)?;
+                let t = match &args[0] {
+                    Expr::Var(v) if self.is_array(*v) => "array",
+                    e => type_name(&self.eval(e)?),
+                };
+                Value::Str(t.to_string())
+            }
+            "strtonum" => {
+                self.want(name, args, 1, 1)?;
+                let v = self.eval(&args[0])?;
+                num(match v {
+                    Value::Num(n) => n,
+                    other => strtonum(&other.str_with("%.6g")),
+                })
+            }
+            "and" | "or" | "xor" => {
+                if args.len() < 2 {
+                    return Err(Fatal(format!(
+                        "{name}: called with less than two arguments"
+                    )));
+                }
+                let mut acc = self.bit_arg(name, args, 0)?;
+                for i in 1..args.len() {
+                    let x = self.bit_arg(name, args, i)?;
+                    acc = match name {
+                        "and" => acc & x,
+                        "or" => acc | x,
+                        _ => acc ^ x,
+                    };
+                }
+                num(acc as f64)
+            }
+            "lshift" | "rshift" => {
+                self.want(name, args, 2, 2)?;
+                let x = self.bit_arg(name, args, 0)?;
+                let n = self.bit_arg(name, args, 1)?.min(63) as u32;
+                num(if name == "lshift" { x << n } else { x >> n } as f64)
+            }
+            "compl" => {
+                self.want(name, args, 1, 1)?;
+                // gawk works on 53-bit integers.
+                let x = self.bit_arg(name, args, 0)?;
+                num((!x & ((1u64 << 53) - 1)) as f64)
+            }
+            "patsplit" => return self.patsplit(args),
             "system" => {
                 let cmd = self.arg_str(args, 0)?;
-                self.flush_stdout()?;
+                // gawk flushes stdout and open files first, so the command's
+                // output lands after what was printed before.
+                self.flush_all()?;
                 let argv = ["bash".to_string(), "-c".to_string(), cmd];
                 let ctx = &mut *self.ctx;
-                let mut empty: &[u8] = &[];
                 let st = ctx
                     .exec
-                    .exec(&argv, &[], ctx.cwd, &mut empty, ctx.stdout, ctx.stderr);
+                    .exec(&argv, &[], ctx.cwd, ctx.stdin, ctx.stdout, ctx.stderr);
                 num(st as f64)
             }
             "close" => {
+                self.want(name, args, 1, 2)?;
                 let n = self.arg_str(args, 0)?;
+                self.flush_stdout()?;
                 let mut r = -1;
-                if self.readers.remove(&n).is_some() {
-                    r = 0;
+                if let Some((_, status)) = self.readers.remove(&n) {
+                    r = status;
                 }
                 if self.outputs.contains_key(&n) {
-                    r = self.flush_output(&n, true);
+                    r = self.close_output(&n);
                 }
                 num(r as f64)
             }
             "fflush" => {
-                self.flush_stdout()?;
-                if let Some(e) = args.first() {
-                    let n = self.eval_str(e)?;
-                    self.flush_output(&n, false);
+                self.want(name, args, 0, 1)?;
+                let which = match args.first() {
+                    Some(e) => self.eval_str(e)?,
+                    None => String::new(),
+                };
+                if which.is_empty() {
+                    self.flush_all()?;
+                    num(0.0)
+                } else {
+                    let r = self.flush_one(&which)?;
+                    if r < 0 {
+                        let _ = writeln!(
+                            self.ctx.stderr,
+                            "awk: warning: fflush: `{which}' is not an open file, pipe or co-process"
+                        );
+                    }
+                    num(r as f64)
                 }
-                let _ = self.ctx.stdout.flush();
-                num(0.0)
             }
             _ => return Err(Fatal(format!("function `{name}' not defined"))),
         })
+    }
+
+    /// An argument of the bit functions: a non-negative integer.
+    fn bit_arg(&mut self, name: &str, args: &[Expr], i: usize) -> Res<u64> {
+        let x = self.arg_num(args, i)?;
+        if x < 0.0 {
+            return Err(Fatal(format!("{name}: negative values are not allowed")));
+        }
+        Ok(x as u64)
+    }
+
+    /// Replaces array `v`'s contents with `parts` at 1..=n.
+    fn fill_array(&mut self, v: Var, parts: Vec<String>) -> Res<()> {
+        let a = self.array(v)?;
+        let mut a = a.borrow_mut();
+        a.clear();
+        for (i, p) in parts.into_iter().enumerate() {
+            a.insert((i + 1).to_string(), Value::StrNum(p));
+        }
+        Ok(())
+    }
+
+    /// Whether variable `v` holds an array.
+    fn is_array(&self, v: Var) -> bool {
+        let cell = match v {
+            Var::Global(i) => self.globals.get(i),
+            Var::Local(i) => self.frames.last().and_then(|f| f.get(i)),
+        };
+        matches!(cell, Some(super::interp::Cell::Arr(_)))
+    }
+
+    /// gawk's `patsplit(s, parts [, regex [, seps]])`: the fields are the
+    /// regex's matches (default FPAT), the separators the text between.
+    fn patsplit(&mut self, args: &[Expr]) -> Res<Value> {
+        self.want("patsplit", args, 2, 4)?;
+        let s = self.arg_str(args, 0)?;
+        let Some(Expr::Var(av)) = args.get(1) else {
+            return Err(Fatal("patsplit: second argument is not an array".into()));
+        };
+        let re = match args.get(2) {
+            Some(e) => self.regex_of(e)?,
+            None => {
+                let fpat = self.special_str(FPAT);
+                self.dyn_regex(&fpat)?
+            }
+        };
+        let (parts, seps) = split_with_seps(&FieldSep::Pattern(re), &s);
+        let n = parts.len();
+        self.fill_array(*av, parts)?;
+        if let Some(e) = args.get(3) {
+            let Expr::Var(sv) = e else {
+                return Err(Fatal("patsplit: fourth argument is not an array".into()));
+            };
+            let a = self.array(*sv)?;
+            let mut a = a.borrow_mut();
+            a.clear();
+            for (i, t) in seps {
+                a.insert(i.to_string(), Value::StrNum(t));
+            }
+        }
+        Ok(num(n as f64))
     }
 
     /// Runs a `getline` form: 1 read, 0 end of input, -1 error.
@@ -340,14 +492,16 @@ impl Interp<'_, '_> {
                 let is_cmd = matches!(src, GetlineSrc::Cmd(_));
                 let name = self.eval_str(e)?;
                 if !self.readers.contains_key(&name) {
+                    // The command runs to its end now; `close()` returns its
+                    // status. It reads awk's own stdin, as in gawk.
+                    let mut status = 0;
                     let data = if is_cmd {
-                        self.flush_stdout()?;
                         let argv = ["bash".to_string(), "-c".to_string(), name.clone()];
                         let mut out = Vec::new();
                         let ctx = &mut *self.ctx;
-                        let mut empty: &[u8] = &[];
-                        ctx.exec
-                            .exec(&argv, &[], ctx.cwd, &mut empty, &mut out, ctx.stderr);
+                        status =
+                            ctx.exec
+                                .exec(&argv, &[], ctx.cwd, ctx.stdin, &mut out, ctx.stderr);
                         out
                     } else if name == "-" || name == "/dev/stdin" {
                         let mut v = Vec::new();
@@ -360,16 +514,19 @@ impl Interp<'_, '_> {
                             Err(_) => return Ok(num(-1.0)),
                         }
                     };
-                    self.readers.insert(name.clone(), Reader::bytes(data));
+                    self.readers
+                        .insert(name.clone(), (Reader::bytes(data), status));
                 }
                 let rs = self.special_str(RS);
                 let mut it = rs.chars();
                 let sep = match (it.next(), it.next()) {
                     (None, _) => RecordSep::Paragraph,
                     (Some(c), None) if (c as u32) < 256 => RecordSep::Byte(c as u32 as u8),
-                    _ => RecordSep::Regex(AwkRegex::new(&rs).map_err(Fatal)?),
+                    _ => {
+                        RecordSep::Regex(AwkRegex::with_case(&rs, self.ignorecase).map_err(Fatal)?)
+                    }
                 };
-                let reader = self.readers.get_mut(&name).expect("inserted");
+                let (reader, _) = self.readers.get_mut(&name).expect("inserted");
                 let mut empty: &[u8] = &[];
                 match reader.next(&sep, &mut empty) {
                     Some((rec, _)) => {
@@ -546,99 +703,26 @@ fn gensub(re: &AwkRegex, s: &str, repl: &str, which: usize) -> String {
     out
 }
 
-/// A small strftime in UTC.
-fn strftime(fmt: &str, t: i64) -> String {
-    let days = t.div_euclid(86400);
-    let secs = t.rem_euclid(86400);
-    let (h, mi, se) = (secs / 3600, secs % 3600 / 60, secs % 60);
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    let wd = (days + 4).rem_euclid(7);
-    const WD: [&str; 7] = [
-        "Sunday",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-    ];
-    const MN: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let cum = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
-    let yday = cum[(m - 1) as usize] + d + if leap && m > 2 { 1 } else { 0 };
-    let mut out = String::new();
-    let mut it = fmt.chars();
-    while let Some(c) = it.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('Y') => out.push_str(&y.to_string()),
-            Some('y') => out.push_str(&format!("{:02}", y % 100)),
-            Some('m') => out.push_str(&format!("{m:02}")),
-            Some('d') => out.push_str(&format!("{d:02}")),
-            Some('e') => out.push_str(&format!("{d:2}")),
-            Some('H') => out.push_str(&format!("{h:02}")),
-            Some('I') => out.push_str(&format!("{:02}", if h % 12 == 0 { 12 } else { h % 12 })),
-            Some('M') => out.push_str(&format!("{mi:02}")),
-            Some('S') => out.push_str(&format!("{se:02}")),
-            Some('p') => out.push_str(if h < 12 { "AM" } else { "PM" }),
-            Some('j') => out.push_str(&format!("{yday:03}")),
-            Some('a') => out.push_str(&WD[wd as usize][..3]),
-            Some('A') => out.push_str(WD[wd as usize]),
-            Some('b') | Some('h') => out.push_str(&MN[(m - 1) as usize][..3]),
-            Some('B') => out.push_str(MN[(m - 1) as usize]),
-            Some('u') => out.push_str(&(if wd == 0 { 7 } else { wd }).to_string()),
-            Some('w') => out.push_str(&wd.to_string()),
-            Some('Z') => out.push_str("UTC"),
-            Some('z') => out.push_str("+0000"),
-            Some('s') => out.push_str(&t.to_string()),
-            Some('F') => out.push_str(&format!("{y}-{m:02}-{d:02}")),
-            Some('T') => out.push_str(&format!("{h:02}:{mi:02}:{se:02}")),
-            Some('D') => out.push_str(&format!("{m:02}/{d:02}/{:02}", y % 100)),
-            Some('R') => out.push_str(&format!("{h:02}:{mi:02}")),
-            Some('c') => out.push_str(&format!(
-                "{} {} {d:2} {h:02}:{mi:02}:{se:02} {y}",
-                &WD[wd as usize][..3],
-                &MN[(m - 1) as usize][..3]
-            )),
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('%') => out.push('%'),
-            Some(o) => {
-                out.push('%');
-                out.push(o);
-            }
-            None => out.push('%'),
-        }
+/// gawk's `typeof()` name of a scalar value.
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Uninit => "untyped",
+        Value::Num(_) => "number",
+        Value::Str(_) => "string",
+        Value::StrNum(s) if super::value::looks_numeric(s) => "strnum",
+        Value::StrNum(_) => "string",
     }
-    out
 }
 
-#[allow(dead_code)]
-fn _w(w: &mut dyn Write) {
-    let _ = w.flush();
+/// gawk's `strtonum()`: `0x` hex and leading-0 octal, else decimal.
+fn strtonum(s: &str) -> f64 {
+    if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        let d: String = hex.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+        u64::from_str_radix(&d, 16).map_or(0.0, |x| x as f64)
+    } else if s.starts_with('0') && s[1..].starts_with(|c: char| c.is_ascii_digit()) {
+        let d: String = s.chars().take_while(|c| ('0'..='7').contains(c)).collect();
+        u64::from_str_radix(&d, 8).map_or(0.0, |x| x as f64)
+    } else {
+        super::value::str_to_num(s)
+    }
 }

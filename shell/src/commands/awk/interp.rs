@@ -51,14 +51,6 @@ pub struct Fatal(pub String);
 /// Result of evaluation.
 pub type Res<T> = Result<T, Fatal>;
 
-/// An output stream opened by `print > file` or `print | cmd`.
-pub struct Output {
-    buf: Vec<u8>,
-    append: bool,
-    is_pipe: bool,
-    flushed_once: bool,
-}
-
 const MAX_CALL_DEPTH: usize = 10_000;
 const STACK_BUDGET: usize = 1 << 20;
 
@@ -70,23 +62,32 @@ pub struct Interp<'a, 'c> {
     pub(super) frames: Vec<Vec<Cell>>,
     pub(super) regexes: Vec<Rc<AwkRegex>>,
     pub(super) dyn_regex: HashMap<String, Rc<AwkRegex>>,
+    /// gawk's `IGNORECASE` is non-zero: regexes, `index()` and string
+    /// comparisons ignore case.
+    pub(super) ignorecase: bool,
+    /// FPAT (not FS) splits records: it was assigned last.
+    fpat_mode: bool,
+    /// Case-insensitive versions of `regexes`, compiled on first use.
+    regexes_icase: Vec<Option<Rc<AwkRegex>>>,
+    dyn_regex_icase: HashMap<String, Rc<AwkRegex>>,
     funcs: HashMap<String, usize>,
     /// `$0`.
     pub(super) record: String,
     /// `$1..$NF` when split.
     pub(super) fields: Vec<String>,
     pub(super) split_done: bool,
-    fs_cache: Option<(Rc<FieldSep>, bool)>,
-    rs_cache: Option<Rc<RecordSep>>,
-    recs: u32,
+    pub(super) fs_cache: Option<(Rc<FieldSep>, bool)>,
+    pub(super) rs_cache: Option<Rc<RecordSep>>,
+    pub(super) recs: u32,
     /// stdout buffer.
     pub(super) out: Vec<u8>,
-    pub(super) outputs: IndexMap<String, Output>,
-    pub(super) readers: HashMap<String, Reader>,
-    main: Option<Reader>,
-    arg_index: usize,
-    main_done: bool,
-    used_file: bool,
+    pub(super) outputs: IndexMap<String, super::output::Output>,
+    /// Open `getline` sources, with a command's exit status for `close()`.
+    pub(super) readers: HashMap<String, (Reader, i32)>,
+    pub(super) main: Option<Reader>,
+    pub(super) arg_index: usize,
+    pub(super) main_done: bool,
+    pub(super) used_file: bool,
     range_active: Vec<bool>,
     pub(super) exit_code: i32,
     pub(super) rand_state: u64,
@@ -114,11 +115,22 @@ impl<'a, 'c> Interp<'a, 'c> {
         globals[FNR] = Cell::Val(Value::Num(0.0));
         globals[RSTART] = Cell::Val(Value::Num(0.0));
         globals[RLENGTH] = Cell::Val(Value::Num(-1.0));
+        globals[FPAT] = s("[^[:space:]]+");
         let mut env = Array::new();
         for (k, v) in ctx.env {
             env.insert(k.clone(), Value::StrNum(v.clone()));
         }
         globals[ENVIRON] = Cell::Arr(Rc::new(RefCell::new(env)));
+        let mut procinfo = Array::new();
+        for (k, v) in [
+            ("version", "5.2.1"),
+            ("platform", "posix"),
+            ("FS", "FS"),
+            ("strftime", "%a %b %e %H:%M:%S %Z %Y"),
+        ] {
+            procinfo.insert(k.to_string(), Value::Str(v.to_string()));
+        }
+        globals[PROCINFO] = Cell::Arr(Rc::new(RefCell::new(procinfo)));
         let funcs = prog
             .funcs
             .iter()
@@ -132,6 +144,10 @@ impl<'a, 'c> Interp<'a, 'c> {
             frames: Vec::new(),
             regexes: Vec::new(),
             dyn_regex: HashMap::new(),
+            ignorecase: false,
+            fpat_mode: false,
+            regexes_icase: Vec::new(),
+            dyn_regex_icase: HashMap::new(),
             funcs,
             record: String::new(),
             fields: Vec::new(),
@@ -163,6 +179,7 @@ impl<'a, 'c> Interp<'a, 'c> {
         for r in &self.prog.regexes {
             self.regexes.push(Rc::new(AwkRegex::new(r)?));
         }
+        self.regexes_icase = vec![None; self.regexes.len()];
         Ok(())
     }
 
@@ -181,104 +198,6 @@ impl<'a, 'c> Interp<'a, 'c> {
         if let Some(i) = self.prog.globals.iter().position(|g| g == name) {
             let _ = self.set_var(Var::Global(i), Value::StrNum(val));
         }
-    }
-
-    // ---- output ----
-
-    /// Writes buffered stdout.
-    pub fn flush_stdout(&mut self) -> Res<()> {
-        if !self.out.is_empty() {
-            let r = self.ctx.stdout.write_all(&self.out);
-            self.out.clear();
-            if r.is_err() {
-                return Err(Fatal("write error".into()));
-            }
-        }
-        Ok(())
-    }
-
-    fn emit(&mut self, redir: &Option<Redirect>, data: &[u8]) -> Res<()> {
-        match redir {
-            None => {
-                self.out.extend_from_slice(data);
-                if self.out.len() >= 64 * 1024 {
-                    self.flush_stdout()?;
-                }
-                Ok(())
-            }
-            Some(r) => {
-                let (e, append, pipe) = match r {
-                    Redirect::File(e) => (e, false, false),
-                    Redirect::Append(e) => (e, true, false),
-                    Redirect::Pipe(e) => (e, false, true),
-                };
-                let name = self.eval_str(e)?;
-                if !pipe && (name == "/dev/stdout" || name == "-") {
-                    self.out.extend_from_slice(data);
-                    return Ok(());
-                }
-                if !pipe && name == "/dev/stderr" {
-                    self.flush_stdout()?;
-                    let _ = self.ctx.stderr.write_all(data);
-                    return Ok(());
-                }
-                let o = self.outputs.entry(name).or_insert(Output {
-                    buf: Vec::new(),
-                    append,
-                    is_pipe: pipe,
-                    flushed_once: false,
-                });
-                o.buf.extend_from_slice(data);
-                Ok(())
-            }
-        }
-    }
-
-    /// Flushes (and for pipes, runs) output `name`; closes it when `close`.
-    pub fn flush_output(&mut self, name: &str, close: bool) -> i32 {
-        let Some(o) = self.outputs.get_mut(name) else {
-            return -1;
-        };
-        if o.is_pipe {
-            if !close {
-                return 0;
-            }
-            let o = self.outputs.shift_remove(name).expect("present");
-            let _ = self.flush_stdout();
-            let argv = ["bash".to_string(), "-c".to_string(), name.to_string()];
-            let mut input: &[u8] = &o.buf;
-            let ctx = &mut *self.ctx;
-            return ctx
-                .exec
-                .exec(&argv, &[], ctx.cwd, &mut input, ctx.stdout, ctx.stderr);
-        }
-        let path = self.ctx.path(name);
-        let data = std::mem::take(&mut o.buf);
-        let r = if o.flushed_once || o.append {
-            self.ctx.fs.append(&path, &data)
-        } else {
-            self.ctx.fs.write(&path, &data)
-        };
-        o.flushed_once = true;
-        if close {
-            self.outputs.shift_remove(name);
-        }
-        match r {
-            Ok(()) => 0,
-            Err(e) => {
-                let _ = writeln!(self.ctx.stderr, "awk: can't redirect to `{name}' ({e})");
-                -1
-            }
-        }
-    }
-
-    /// Flushes and closes every output, at exit.
-    pub fn close_all(&mut self) {
-        let names: Vec<String> = self.outputs.keys().cloned().collect();
-        for n in names {
-            self.flush_output(&n, true);
-        }
-        let _ = self.flush_stdout();
     }
 
     // ---- variables ----
@@ -318,7 +237,16 @@ impl<'a, 'c> Interp<'a, 'c> {
                     return Ok(());
                 }
                 CONVFMT => self.convfmt = val.str_with("%.6g"),
-                FS => self.fs_cache = None,
+                FS | FPAT => {
+                    // Whichever of FS and FPAT was assigned last splits.
+                    self.fpat_mode = i == FPAT;
+                    self.fs_cache = None;
+                }
+                IGNORECASE => {
+                    self.ignorecase = val.truthy();
+                    self.fs_cache = None;
+                    self.rs_cache = None;
+                }
                 RS => {
                     self.fs_cache = None;
                     self.rs_cache = None;
@@ -385,8 +313,16 @@ impl<'a, 'c> Interp<'a, 'c> {
         let (sep, para) = match &self.fs_cache {
             Some((sep, para)) => (sep.clone(), *para),
             None => {
-                let fs = self.special_str(FS);
-                let sep = Rc::new(FieldSep::new(&fs).unwrap_or(FieldSep::Blank));
+                let sep = if self.fpat_mode {
+                    let fpat = self.special_str(FPAT);
+                    match AwkRegex::with_case(&fpat, self.ignorecase) {
+                        Ok(re) => Rc::new(FieldSep::Pattern(Rc::new(re))),
+                        Err(_) => Rc::new(FieldSep::Blank),
+                    }
+                } else {
+                    let fs = self.special_str(FS);
+                    Rc::new(FieldSep::with_case(&fs, self.ignorecase).unwrap_or(FieldSep::Blank))
+                };
                 let para = self.special_str(RS).is_empty();
                 self.fs_cache = Some((sep.clone(), para));
                 (sep, para)
@@ -476,23 +412,46 @@ impl<'a, 'c> Interp<'a, 'c> {
     // ---- regexes ----
 
     pub(super) fn dyn_regex(&mut self, src: &str) -> Res<Rc<AwkRegex>> {
-        if let Some(r) = self.dyn_regex.get(src) {
+        let icase = self.ignorecase;
+        let cache = if icase {
+            &mut self.dyn_regex_icase
+        } else {
+            &mut self.dyn_regex
+        };
+        if let Some(r) = cache.get(src) {
             return Ok(r.clone());
         }
         let r = Rc::new(
-            AwkRegex::new(src).map_err(|e| Fatal(format!("regular expression /{src}/: {e}")))?,
+            AwkRegex::with_case(src, icase)
+                .map_err(|e| Fatal(format!("regular expression /{src}/: {e}")))?,
         );
-        if self.dyn_regex.len() > 500 {
-            self.dyn_regex.clear();
+        if cache.len() > 500 {
+            cache.clear();
         }
-        self.dyn_regex.insert(src.to_string(), r.clone());
+        cache.insert(src.to_string(), r.clone());
         Ok(r)
+    }
+
+    /// Regex literal `i`, honouring `IGNORECASE`.
+    pub(super) fn lit_regex(&mut self, i: usize) -> Rc<AwkRegex> {
+        if !self.ignorecase {
+            return self.regexes[i].clone();
+        }
+        if let Some(r) = &self.regexes_icase[i] {
+            return r.clone();
+        }
+        let r = Rc::new(
+            AwkRegex::with_case(&self.prog.regexes[i], true)
+                .expect("compiled case-sensitively already"),
+        );
+        self.regexes_icase[i] = Some(r.clone());
+        r
     }
 
     /// The regex an expression denotes (a literal, or a string's value).
     pub(super) fn regex_of(&mut self, e: &Expr) -> Res<Rc<AwkRegex>> {
         match e {
-            Expr::RegexLit(i, _) | Expr::Regex(i) => Ok(self.regexes[*i].clone()),
+            Expr::RegexLit(i, _) | Expr::Regex(i) => Ok(self.lit_regex(*i)),
             other => {
                 let s = self.eval_str(other)?;
                 self.dyn_regex(&s)
@@ -548,7 +507,7 @@ impl<'a, 'c> Interp<'a, 'c> {
     pub(super) fn eval_bool(&mut self, e: &Expr) -> Res<bool> {
         match e {
             Expr::Regex(i) => {
-                let re = self.regexes[*i].clone();
+                let re = self.lit_regex(*i);
                 Ok(re.is_match(&self.record))
             }
             _ => Ok(self.eval(e)?.truthy()),
@@ -565,7 +524,11 @@ impl<'a, 'c> Interp<'a, 'c> {
             }
         } else {
             let (x, y) = (a.str_with(&self.convfmt), b.str_with(&self.convfmt));
-            x.as_bytes().cmp(y.as_bytes())
+            if self.ignorecase {
+                x.to_ascii_lowercase().cmp(&y.to_ascii_lowercase())
+            } else {
+                x.as_bytes().cmp(y.as_bytes())
+            }
         };
         match op {
             CmpOp::Lt => ord == Ordering::Less,
@@ -604,11 +567,11 @@ impl<'a, 'c> Interp<'a, 'c> {
             Expr::Num(n) => Value::Num(*n),
             Expr::Str(s) => Value::Str(s.clone()),
             Expr::Regex(i) => {
-                let re = self.regexes[*i].clone();
+                let re = self.lit_regex(*i);
                 Value::Num(re.is_match(&self.record) as i32 as f64)
             }
             Expr::RegexLit(i, _) => {
-                let re = self.regexes[*i].clone();
+                let re = self.lit_regex(*i);
                 Value::Num(re.is_match(&self.record) as i32 as f64)
             }
             Expr::Field(i) => {
@@ -727,6 +690,34 @@ impl<'a, 'c> Interp<'a, 'c> {
                 None => Cell::Val(self.eval(a)?),
             });
         }
+        self.run_function(fi, frame)
+    }
+
+    /// Calls user function `name` with scalar arguments (the comparison
+    /// functions of `PROCINFO["sorted_in"]` and `asort()`).
+    pub(super) fn call_values(&mut self, name: &str, vals: Vec<Value>) -> Res<Value> {
+        let Some(&fi) = self.funcs.get(name) else {
+            return Err(Fatal(format!(
+                "sort comparison function `{name}' is not defined"
+            )));
+        };
+        let mut frame: Vec<Cell> = vals.into_iter().map(Cell::Val).collect();
+        frame.truncate(self.prog.funcs[fi].nparams);
+        self.run_function(fi, frame)
+    }
+
+    /// Runs function `fi` on `frame` (padded to its parameter count).
+    fn run_function(&mut self, fi: usize, mut frame: Vec<Cell>) -> Res<Value> {
+        let prog = self.prog.clone();
+        let f = &prog.funcs[fi];
+        let here = &prog as *const _ as usize;
+        if self.frames.len() >= MAX_CALL_DEPTH || self.stack_base.abs_diff(here) > STACK_BUDGET {
+            return Err(Fatal(format!(
+                "function `{}': call nesting too deep ({} levels)",
+                f.name,
+                self.frames.len()
+            )));
+        }
         frame.resize(f.nparams, Cell::Val(Value::Uninit));
         self.frames.push(frame);
         let r = self.exec_block(&f.body);
@@ -844,7 +835,10 @@ impl<'a, 'c> Interp<'a, 'c> {
             }
             Stmt::ForIn(k, a, body) => {
                 let arr = self.array(*a)?;
-                let keys: Vec<String> = arr.borrow().keys().cloned().collect();
+                let keys: Vec<String> = match self.sorted_in() {
+                    Some(how) => self.sorted_keys(&arr, &how)?,
+                    None => arr.borrow().keys().cloned().collect(),
+                };
                 for key in keys {
                     if !arr.borrow().contains_key(&key) {
                         continue;
@@ -893,133 +887,6 @@ impl<'a, 'c> Interp<'a, 'c> {
             }
         }
         Ok(Flow::Normal)
-    }
-
-    // ---- main input ----
-
-    fn rs(&self) -> Res<RecordSep> {
-        let rs = self.special_str(RS);
-        let mut it = rs.chars();
-        Ok(match (it.next(), it.next()) {
-            (None, _) => RecordSep::Paragraph,
-            (Some(c), None) if (c as u32) < 256 => RecordSep::Byte(c as u32 as u8),
-            _ => RecordSep::Regex(AwkRegex::new(&rs).map_err(Fatal)?),
-        })
-    }
-
-    /// Reads the next main-input record into `$0`, bumping NR/FNR; false at
-    /// the end of all input.
-    pub(super) fn next_main(&mut self, set_record: Option<&LValue>) -> Res<bool> {
-        let rs = match &self.rs_cache {
-            Some(r) => r.clone(),
-            None => {
-                let r = Rc::new(self.rs()?);
-                self.rs_cache = Some(r.clone());
-                r
-            }
-        };
-        loop {
-            if self.main_done {
-                return Ok(false);
-            }
-            if self.main.is_none() && !self.open_next_file()? {
-                self.main_done = true;
-                return Ok(false);
-            }
-            let reader = self.main.as_mut().expect("open");
-            match reader.next(&rs, self.ctx.stdin) {
-                Some((rec, rt)) => {
-                    self.recs = self.recs.wrapping_add(1);
-                    if self.recs.is_multiple_of(256)
-                        && let Err(k) = self.ctx.control.check()
-                    {
-                        return Err(Fatal(format!("{k} exceeded")));
-                    }
-                    let nr = self.get_var(Var::Global(NR))?.num() + 1.0;
-                    self.globals[NR] = Cell::Val(Value::Num(nr));
-                    let fnr = self.get_var(Var::Global(FNR))?.num() + 1.0;
-                    self.globals[FNR] = Cell::Val(Value::Num(fnr));
-                    if !matches!(*rs, RecordSep::Byte(_)) {
-                        self.globals[RT] = Cell::Val(Value::Str(rt));
-                    }
-                    match set_record {
-                        None => self.set_record(rec),
-                        Some(lv) => self.set_lv(lv, Value::StrNum(rec))?,
-                    }
-                    return Ok(true);
-                }
-                None => self.main = None,
-            }
-        }
-    }
-
-    /// Skips the rest of the current input file.
-    pub(super) fn skip_file(&mut self) {
-        self.main = None;
-    }
-
-    fn open_next_file(&mut self) -> Res<bool> {
-        loop {
-            let argc = self.get_var(Var::Global(ARGC))?.num() as usize;
-            if self.arg_index >= argc {
-                // No file operands at all: read stdin once.
-                if !self.used_file {
-                    self.used_file = true;
-                    self.main = Some(Reader::stdin());
-                    self.globals[FNR] = Cell::Val(Value::Num(0.0));
-                    return Ok(true);
-                }
-                return Ok(false);
-            }
-            let i = self.arg_index;
-            self.arg_index += 1;
-            let argv = self.array(Var::Global(ARGV))?;
-            let arg = argv
-                .borrow()
-                .get(&i.to_string())
-                .map(|v| v.str_with("%.6g"));
-            let Some(arg) = arg else { continue };
-            if arg.is_empty() {
-                continue;
-            }
-            if let Some((name, val)) = arg.split_once('=')
-                && is_name(name)
-            {
-                let val = super::lexer::unescape(val);
-                self.assign_global_dyn(name, val)?;
-                continue;
-            }
-            self.used_file = true;
-            self.globals[FNR] = Cell::Val(Value::Num(0.0));
-            self.globals[FILENAME] = Cell::Val(Value::Str(arg.clone()));
-            if arg == "-" || arg == "/dev/stdin" {
-                self.main = Some(Reader::stdin());
-                return Ok(true);
-            }
-            let path = self.ctx.path(&arg);
-            match self.ctx.fs.read_shared(&path) {
-                Ok(d) => {
-                    self.main = Some(Reader::bytes(d.to_vec()));
-                    return Ok(true);
-                }
-                Err(e) => {
-                    let _ = self.flush_stdout();
-                    let _ = writeln!(
-                        self.ctx.stderr,
-                        "awk: cannot open \"{arg}\" ({})",
-                        describe_fs_error(&e.to_string())
-                    );
-                    self.exit_code = 2;
-                }
-            }
-        }
-    }
-
-    fn assign_global_dyn(&mut self, name: &str, val: String) -> Res<()> {
-        match self.prog.globals.iter().position(|g| g == name) {
-            Some(i) => self.set_var(Var::Global(i), Value::StrNum(val)),
-            None => Ok(()),
-        }
     }
 
     // ---- the program ----
@@ -1071,12 +938,25 @@ impl<'a, 'c> Interp<'a, 'c> {
             .rules
             .iter()
             .any(|r| !matches!(r.pattern, Pattern::Begin | Pattern::End));
+        let has_main = has_main || self.has_file_rules();
         let has_end = prog.rules.iter().any(|r| matches!(r.pattern, Pattern::End));
         if !exiting && (has_main || has_end) {
-            'records: while self.next_main(None)? {
+            'records: loop {
+                match self.next_main(None) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    // `exit` in a BEGINFILE/ENDFILE rule.
+                    Err(f) => {
+                        catch_flow(f)?;
+                        exiting = true;
+                        break;
+                    }
+                }
                 for rule in &prog.rules {
                     let matched = match &rule.pattern {
-                        Pattern::Begin | Pattern::End => continue,
+                        Pattern::Begin | Pattern::End | Pattern::BeginFile | Pattern::EndFile => {
+                            continue;
+                        }
                         Pattern::All => true,
                         Pattern::Expr(e) => self.eval_bool(e)?,
                         Pattern::Range(a, b, idx) => {
@@ -1110,7 +990,11 @@ impl<'a, 'c> Interp<'a, 'c> {
                     match flow {
                         Flow::Next => continue 'records,
                         Flow::NextFile => {
-                            self.skip_file();
+                            if let Err(f) = self.skip_file() {
+                                catch_flow(f)?;
+                                exiting = true;
+                                break 'records;
+                            }
                             continue 'records;
                         }
                         Flow::Exit => {
@@ -1136,25 +1020,11 @@ impl<'a, 'c> Interp<'a, 'c> {
 }
 
 /// Turns `exit`/`next` raised inside a function back into control flow.
-fn catch_flow(f: Fatal) -> Res<Flow> {
+pub(super) fn catch_flow(f: Fatal) -> Res<Flow> {
     match f.0.as_str() {
         "\u{0}exit" => Ok(Flow::Exit),
         "\u{0}next" => Ok(Flow::Next),
         "\u{0}nextfile" => Ok(Flow::NextFile),
         _ => Err(f),
-    }
-}
-
-fn is_name(s: &str) -> bool {
-    let mut c = s.chars();
-    matches!(c.next(), Some(x) if x.is_ascii_alphabetic() || x == '_')
-        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
-}
-
-fn describe_fs_error(e: &str) -> String {
-    if e.to_lowercase().contains("not found") || e.contains("No such") {
-        "No such file or directory".into()
-    } else {
-        e.to_string()
     }
 }

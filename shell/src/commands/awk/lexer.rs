@@ -27,15 +27,36 @@ pub enum Tok {
 }
 
 const KEYWORDS: &[&str] = &[
-    "BEGIN", "END", "function", "func", "if", "else", "while", "for", "do", "break", "continue",
-    "next", "nextfile", "exit", "return", "delete", "in", "getline", "print", "printf",
+    "BEGIN",
+    "END",
+    "BEGINFILE",
+    "ENDFILE",
+    "function",
+    "func",
+    "if",
+    "else",
+    "while",
+    "for",
+    "do",
+    "break",
+    "continue",
+    "next",
+    "nextfile",
+    "exit",
+    "return",
+    "delete",
+    "in",
+    "getline",
+    "print",
+    "printf",
 ];
 
 /// Builtin function names.
 pub const BUILTINS: &[&str] = &[
     "length", "substr", "index", "split", "sub", "gsub", "match", "sprintf", "tolower", "toupper",
     "sin", "cos", "atan2", "exp", "log", "sqrt", "int", "rand", "srand", "system", "close",
-    "fflush", "gensub", "strftime", "systime",
+    "fflush", "gensub", "strftime", "systime", "mktime", "asort", "asorti", "patsplit", "typeof",
+    "strtonum", "and", "or", "xor", "lshift", "rshift", "compl",
 ];
 
 const OPS: &[&str] = &[

@@ -1,6 +1,9 @@
 //! The awk family of commands: a POSIX awk with the common gawk extensions
-//! (`gensub`, `strftime`, regex RS, 3-argument `match`), over the virtual
-//! filesystem. Lexer → parser (AST as plain data) → tree-walking interpreter.
+//! (`gensub`, `strftime`/`mktime`, regex RS, 3-argument `match`,
+//! `IGNORECASE`, `asort`/`asorti`, `PROCINFO["sorted_in"]`, BEGINFILE /
+//! ENDFILE, FPAT, `patsplit`, `typeof`, bit functions), over the virtual
+//! filesystem. Lexer → parser (AST as plain data) → tree-walking interpreter;
+//! output ordering follows gawk's buffering (see [`output`]).
 //!
 //! ```
 //! use sandkeep_shell::commands::awk::run_program;
@@ -10,12 +13,16 @@
 pub mod ast;
 pub mod builtins;
 pub mod fields;
+pub mod input;
 pub mod interp;
 pub mod io;
 pub mod lexer;
+pub mod output;
 pub mod parser;
 pub mod printf;
 pub mod regex;
+pub mod sort;
+pub mod time;
 pub mod value;
 
 use super::{CommandCtx, CommandFn};
@@ -154,11 +161,8 @@ pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     it.set_argv(&argv);
     if let Some(fs) = fs {
-        let fs = if fs == "t" {
-            "\t".to_string()
-        } else {
-            lexer::unescape(&fs)
-        };
+        // gawk takes `-Ft` literally (POSIX awks read it as a tab).
+        let fs = lexer::unescape(&fs);
         it.assign_global("FS", fs);
     }
     for (n, v) in assigns {

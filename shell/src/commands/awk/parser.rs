@@ -1,6 +1,8 @@
 //! The awk parser: tokens to a [`Program`], by recursive descent over awk's
 //! precedence levels (assignment, `?:`, `||`, `&&`, `in`, `~`, comparison,
-//! concatenation, additive, multiplicative, unary, `^`, `++ --`, `$`).
+//! concatenation, additive, multiplicative, unary, `^`, `++ --`, `$`); the
+//! plain left-associative binary levels are one table ([`LEVELS`]) climbed
+//! by a single function.
 
 use std::collections::HashMap;
 
@@ -175,6 +177,91 @@ fn describe(t: &Tok) -> String {
 
 type R<T> = Result<T, SyntaxError>;
 
+/// The node a binary operator builds.
+#[derive(Clone, Copy)]
+enum Node {
+    Or,
+    And,
+    /// `~` (false) or `!~` (true).
+    Match(bool),
+    Arith(BinOp),
+}
+
+impl Node {
+    fn build(self, l: Expr, r: Expr) -> Expr {
+        let (l, r) = (Box::new(l), Box::new(r));
+        match self {
+            Node::Or => Expr::Or(l, r),
+            Node::And => Expr::And(l, r),
+            Node::Match(neg) => Expr::Match(neg, l, Box::new(regex_value(*r))),
+            Node::Arith(op) => Expr::Bin(op, l, r),
+        }
+    }
+}
+
+/// What a binary level's operands are: the next level of [`LEVELS`], or
+/// one of the levels with their own rules (`in`, non-associative
+/// comparison with `| getline` and concatenation, unary operators).
+#[derive(Clone, Copy)]
+enum Operand {
+    Next,
+    In,
+    Comparison,
+    Unary,
+}
+
+/// A left-associative binary precedence level.
+struct Level {
+    ops: &'static [(&'static str, Node)],
+    /// A newline may follow the operator (`||`, `&&`).
+    newlines: bool,
+    operand: Operand,
+}
+
+/// awk's left-associative binary levels, loosest first; `in`, comparison,
+/// `| getline` and concatenation sit between `~` and `+` (see
+/// [`Operand`]).
+const LEVELS: &[Level] = &[
+    Level {
+        ops: &[("||", Node::Or)],
+        newlines: true,
+        operand: Operand::Next,
+    },
+    Level {
+        ops: &[("&&", Node::And)],
+        newlines: true,
+        operand: Operand::In,
+    },
+    Level {
+        ops: &[("~", Node::Match(false)), ("!~", Node::Match(true))],
+        newlines: false,
+        operand: Operand::Comparison,
+    },
+    Level {
+        ops: &[
+            ("+", Node::Arith(BinOp::Add)),
+            ("-", Node::Arith(BinOp::Sub)),
+        ],
+        newlines: false,
+        operand: Operand::Next,
+    },
+    Level {
+        ops: &[
+            ("*", Node::Arith(BinOp::Mul)),
+            ("/", Node::Arith(BinOp::Div)),
+            ("%", Node::Arith(BinOp::Mod)),
+        ],
+        newlines: false,
+        operand: Operand::Unary,
+    },
+];
+/// `||`: the loosest binary level.
+const OR: usize = 0;
+/// `~ !~`
+const MATCH: usize = 2;
+/// `+ -`
+const ADDITIVE: usize = 3;
+
 impl Parser {
     fn peek(&self) -> &Tok {
         &self.toks[self.pos.min(self.toks.len() - 1)].tok
@@ -255,27 +342,21 @@ impl Parser {
             match self.peek().clone() {
                 Tok::Eof => return Ok(()),
                 Tok::Kw("function") => self.function()?,
-                Tok::Kw("BEGIN") => {
+                Tok::Kw(k @ ("BEGIN" | "END" | "BEGINFILE" | "ENDFILE")) => {
                     self.next();
                     self.opt_newlines();
                     if !self.is_op("{") {
                         return self.err();
                     }
                     let a = self.block()?;
+                    let pattern = match k {
+                        "BEGIN" => Pattern::Begin,
+                        "END" => Pattern::End,
+                        "BEGINFILE" => Pattern::BeginFile,
+                        _ => Pattern::EndFile,
+                    };
                     self.prog.rules.push(Rule {
-                        pattern: Pattern::Begin,
-                        action: Some(a),
-                    });
-                }
-                Tok::Kw("END") => {
-                    self.next();
-                    self.opt_newlines();
-                    if !self.is_op("{") {
-                        return self.err();
-                    }
-                    let a = self.block()?;
-                    self.prog.rules.push(Rule {
-                        pattern: Pattern::End,
+                        pattern,
                         action: Some(a),
                     });
                 }
@@ -409,13 +490,30 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> R<Stmt> {
+        self.nested(Self::stmt_inner)
+    }
+
+    /// Runs `f` one nesting level deeper: too deep a nesting is a syntax
+    /// error, never a stack overflow.
+    fn nested<T>(&mut self, f: fn(&mut Self) -> R<T>) -> R<T> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return self.err();
         }
-        let r = self.stmt_inner();
+        let r = f(self);
         self.depth -= 1;
         r
+    }
+
+    /// An array name (after `in` or `delete`).
+    fn array_name(&mut self) -> R<Var> {
+        match self.next() {
+            Tok::Name(n) => Ok(self.array_var(&n)),
+            _ => {
+                self.pos -= 1;
+                self.err()
+            }
+        }
     }
 
     fn stmt_inner(&mut self) -> R<Stmt> {
@@ -547,50 +645,31 @@ impl Parser {
                     Stmt::Print(args, redir)
                 })
             }
-            Tok::Kw("next") => {
+            Tok::Kw(k @ ("next" | "nextfile" | "break" | "continue")) => {
                 self.next();
-                Ok(Stmt::Next)
+                Ok(match k {
+                    "next" => Stmt::Next,
+                    "nextfile" => Stmt::NextFile,
+                    "break" => Stmt::Break,
+                    _ => Stmt::Continue,
+                })
             }
-            Tok::Kw("nextfile") => {
-                self.next();
-                Ok(Stmt::NextFile)
-            }
-            Tok::Kw("break") => {
-                self.next();
-                Ok(Stmt::Break)
-            }
-            Tok::Kw("continue") => {
-                self.next();
-                Ok(Stmt::Continue)
-            }
-            Tok::Kw("exit") => {
+            Tok::Kw(k @ ("exit" | "return")) => {
                 self.next();
                 let e = if self.at_end() {
                     None
                 } else {
                     Some(self.expr()?)
                 };
-                Ok(Stmt::Exit(e))
-            }
-            Tok::Kw("return") => {
-                self.next();
-                let e = if self.at_end() {
-                    None
+                Ok(if k == "exit" {
+                    Stmt::Exit(e)
                 } else {
-                    Some(self.expr()?)
-                };
-                Ok(Stmt::Return(e))
+                    Stmt::Return(e)
+                })
             }
             Tok::Kw("delete") => {
                 self.next();
-                let name = match self.next() {
-                    Tok::Name(n) => n,
-                    _ => {
-                        self.pos -= 1;
-                        return self.err();
-                    }
-                };
-                let v = self.array_var(&name);
+                let v = self.array_name()?;
                 if self.eat_op("[") {
                     let subs = self.expr_list_until("]")?;
                     Ok(Stmt::Delete(v, Some(subs)))
@@ -672,13 +751,7 @@ impl Parser {
 
     /// expr: assignment level.
     pub fn expr(&mut self) -> R<Expr> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return self.err();
-        }
-        let r = self.assign();
-        self.depth -= 1;
-        r
+        self.nested(Self::assign)
     }
 
     fn assign(&mut self) -> R<Expr> {
@@ -703,7 +776,7 @@ impl Parser {
     }
 
     fn ternary(&mut self) -> R<Expr> {
-        let c = self.or()?;
+        let c = self.binary(OR)?;
         if self.eat_op("?") {
             self.opt_newlines();
             let a = self.expr()?;
@@ -716,57 +789,42 @@ impl Parser {
         Ok(c)
     }
 
-    fn or(&mut self) -> R<Expr> {
-        let mut l = self.and()?;
-        while self.eat_op("||") {
-            self.opt_newlines();
-            let r = self.and()?;
-            l = Expr::Or(Box::new(l), Box::new(r));
-        }
-        Ok(l)
-    }
-
-    fn and(&mut self) -> R<Expr> {
-        let mut l = self.in_expr()?;
-        while self.eat_op("&&") {
-            self.opt_newlines();
-            let r = self.in_expr()?;
-            l = Expr::And(Box::new(l), Box::new(r));
-        }
-        Ok(l)
-    }
-
-    fn in_expr(&mut self) -> R<Expr> {
-        let mut l = self.matching()?;
-        while !self.no_in && self.is_kw("in") {
-            self.next();
-            let name = match self.next() {
-                Tok::Name(n) => n,
-                _ => {
-                    self.pos -= 1;
-                    return self.err();
-                }
-            };
-            let v = self.array_var(&name);
-            l = Expr::In(vec![l], v);
-        }
-        Ok(l)
-    }
-
-    fn matching(&mut self) -> R<Expr> {
-        let mut l = self.comparison()?;
+    /// A left-associative binary level of [`LEVELS`] (precedence climbing
+    /// over the table: each level's operands are the next tighter level).
+    fn binary(&mut self, level: usize) -> R<Expr> {
+        let lv = &LEVELS[level];
+        let mut l = self.operand(level)?;
         loop {
-            let neg = if self.is_op("~") {
-                false
-            } else if self.is_op("!~") {
-                true
-            } else {
+            let Some(&(_, node)) = lv.ops.iter().find(|(o, _)| self.is_op(o)) else {
                 return Ok(l);
             };
             self.next();
-            let r = self.comparison()?;
-            l = Expr::Match(neg, Box::new(l), Box::new(regex_value(r)));
+            if lv.newlines {
+                self.opt_newlines();
+            }
+            let r = self.operand(level)?;
+            l = node.build(l, r);
         }
+    }
+
+    /// The operand of binary level `level`.
+    fn operand(&mut self, level: usize) -> R<Expr> {
+        match LEVELS[level].operand {
+            Operand::Next => self.binary(level + 1),
+            Operand::In => self.in_expr(),
+            Operand::Comparison => self.comparison(),
+            Operand::Unary => self.unary(),
+        }
+    }
+
+    fn in_expr(&mut self) -> R<Expr> {
+        let mut l = self.binary(MATCH)?;
+        while !self.no_in && self.is_kw("in") {
+            self.next();
+            let v = self.array_name()?;
+            l = Expr::In(vec![l], v);
+        }
+        Ok(l)
     }
 
     fn comparison(&mut self) -> R<Expr> {
@@ -823,52 +881,21 @@ impl Parser {
     }
 
     fn concat(&mut self) -> R<Expr> {
-        let mut l = self.additive()?;
+        let mut l = self.binary(ADDITIVE)?;
         while self.starts_operand() && !(self.no_in && self.is_kw("in")) {
             // `a -1` is subtraction (handled in additive); here only operands.
-            let r = self.additive()?;
+            let r = self.binary(ADDITIVE)?;
             l = Expr::Concat(Box::new(l), Box::new(r));
         }
         Ok(l)
     }
 
-    fn additive(&mut self) -> R<Expr> {
-        let mut l = self.mul()?;
-        loop {
-            let op = if self.is_op("+") {
-                BinOp::Add
-            } else if self.is_op("-") {
-                BinOp::Sub
-            } else {
-                return Ok(l);
-            };
-            self.next();
-            let r = self.mul()?;
-            l = Expr::Bin(op, Box::new(l), Box::new(r));
-        }
-    }
-
-    fn mul(&mut self) -> R<Expr> {
-        let mut l = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Tok::Op("*") => BinOp::Mul,
-                Tok::Op("/") => BinOp::Div,
-                Tok::Op("%") => BinOp::Mod,
-                _ => return Ok(l),
-            };
-            self.next();
-            let r = self.unary()?;
-            l = Expr::Bin(op, Box::new(l), Box::new(r));
-        }
-    }
-
     fn unary(&mut self) -> R<Expr> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return self.err();
-        }
-        let r = match self.peek() {
+        self.nested(Self::unary_inner)
+    }
+
+    fn unary_inner(&mut self) -> R<Expr> {
+        match self.peek() {
             Tok::Op("!") => {
                 self.next();
                 self.unary().map(|e| Expr::Not(Box::new(e)))
@@ -882,9 +909,7 @@ impl Parser {
                 self.unary().map(|e| Expr::Plus(Box::new(e)))
             }
             _ => self.power(),
-        };
-        self.depth -= 1;
-        r
+        }
     }
 
     fn power(&mut self) -> R<Expr> {
@@ -924,13 +949,7 @@ impl Parser {
     }
 
     fn primary(&mut self) -> R<Expr> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return self.err();
-        }
-        let r = self.primary_inner();
-        self.depth -= 1;
-        r
+        self.nested(Self::primary_inner)
     }
 
     fn primary_inner(&mut self) -> R<Expr> {
@@ -959,14 +978,7 @@ impl Parser {
                         return self.err();
                     }
                     self.next();
-                    let name = match self.next() {
-                        Tok::Name(n) => n,
-                        _ => {
-                            self.pos -= 1;
-                            return self.err();
-                        }
-                    };
-                    let v = self.array_var(&name);
+                    let v = self.array_name()?;
                     return Ok(Expr::In(list, v));
                 }
                 match list.into_iter().next() {
@@ -1001,30 +1013,30 @@ impl Parser {
             Tok::Builtin(n) => {
                 if self.eat_op("(") {
                     let args = self.expr_list_until(")")?;
-                    let args =
-                        if matches!(n.as_str(), "split" | "match" | "sub" | "gsub" | "gensub") {
-                            args.into_iter()
-                                .enumerate()
-                                .map(|(i, a)| {
-                                    if (n == "split" && i == 2) || (n != "split" && i == 0) {
-                                        regex_value(a)
-                                    } else {
-                                        a
-                                    }
-                                })
-                                .collect()
-                        } else {
-                            args
-                        };
-                    if n == "split"
-                        && let Some(Expr::Var(Var::Local(i))) = args.get(1)
-                    {
-                        self.array_locals[*i] = true;
-                    }
-                    if n == "match"
-                        && let Some(Expr::Var(Var::Local(i))) = args.get(2)
-                    {
-                        self.array_locals[*i] = true;
+                    // Which argument is a regex, and which are arrays.
+                    let (regex_arg, array_args): (Option<usize>, &[usize]) = match n.as_str() {
+                        "split" => (Some(2), &[1, 3]),
+                        "patsplit" => (Some(2), &[1, 3]),
+                        "match" => (Some(1), &[2]),
+                        "sub" | "gsub" | "gensub" => (Some(0), &[]),
+                        "asort" | "asorti" => (None, &[0, 1]),
+                        _ => (None, &[]),
+                    };
+                    let args: Vec<Expr> = args
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, a)| {
+                            if Some(i) == regex_arg {
+                                regex_value(a)
+                            } else {
+                                a
+                            }
+                        })
+                        .collect();
+                    for &ai in array_args {
+                        if let Some(Expr::Var(Var::Local(i))) = args.get(ai) {
+                            self.array_locals[*i] = true;
+                        }
                     }
                     Ok(Expr::Builtin(n, args))
                 } else if n == "length" {

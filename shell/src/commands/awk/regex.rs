@@ -64,9 +64,16 @@ fn translate(src: &str) -> Vec<u8> {
 impl AwkRegex {
     /// Compiles an awk ERE; the error is the regex library's message.
     pub fn new(src: &str) -> Result<AwkRegex, String> {
+        AwkRegex::with_case(src, false)
+    }
+
+    /// Compiles an awk ERE, case-insensitive when `icase` (gawk's
+    /// `IGNORECASE`).
+    pub fn with_case(src: &str, icase: bool) -> Result<AwkRegex, String> {
         let opts = RegexOptions {
             syntax: Syntax::Extended,
             flavor: Flavor::Sed,
+            icase,
             ..Default::default()
         };
         let re = Regex::new(&translate(src), opts)?;

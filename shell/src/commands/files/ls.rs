@@ -108,6 +108,8 @@ struct Entry {
     meta: Metadata,
     /// For a symlink: its target text and the target's metadata, if it resolves.
     link: Option<(String, Option<Metadata>)>,
+    /// For a device: its major and minor numbers (shown where the size goes).
+    device: Option<(u32, u32)>,
 }
 
 impl Entry {
@@ -325,29 +327,25 @@ fn make_entry(
     lmeta: Metadata,
     deref: bool,
 ) -> Entry {
-    if lmeta.kind == FileKind::Symlink {
+    let (meta, link) = if lmeta.kind == FileKind::Symlink {
         let target = ctx.fs.read_link(&path).unwrap_or_default();
         let tmeta = ctx.fs.metadata(&path).ok();
-        if deref && let Some(m) = tmeta {
-            return Entry {
-                name,
-                path,
-                meta: m,
-                link: None,
-            };
+        match tmeta {
+            Some(m) if deref => (m, None),
+            _ => (lmeta, Some((target, tmeta))),
         }
-        return Entry {
-            name,
-            path,
-            meta: lmeta,
-            link: Some((target, tmeta)),
-        };
-    }
+    } else {
+        (lmeta, None)
+    };
+    let device = (meta.kind == FileKind::CharDevice)
+        .then(|| ctx.fs.device(&path).map(|d| d.numbers()))
+        .flatten();
     Entry {
         name,
         path,
-        meta: lmeta,
-        link: None,
+        meta,
+        link,
+        device,
     }
 }
 
@@ -388,6 +386,7 @@ fn list_dir(
                     path,
                     meta: m,
                     link: None,
+                    device: None,
                 });
             }
         }
@@ -425,6 +424,7 @@ fn list_dir(
                     path: e.path.clone(),
                     meta: e.meta.clone(),
                     link: None,
+                    device: None,
                 };
                 status = status.max(list_dir(ctx, &sub, o, true, first, out, false));
             }
@@ -746,8 +746,8 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
     let sizes: Vec<String> = entries
         .iter()
         .map(|e| {
-            if e.meta.kind == FileKind::CharDevice {
-                "1, 3".to_string()
+            if let Some((major, minor)) = e.device {
+                format!("{major}, {minor}")
             } else if o.human {
                 human(display_size(&e.meta))
             } else {
@@ -797,6 +797,7 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
                         path: String::new(),
                         meta: m.clone(),
                         link: None,
+                        device: None,
                     };
                     out.extend_from_slice(indicator(&t, o).as_bytes());
                 }

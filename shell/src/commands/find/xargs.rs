@@ -1,6 +1,7 @@
 //! `xargs`: reads items from stdin (or `-a FILE`), builds command lines and
 //! runs them in the sandbox through [`crate::commands::Exec`].
 
+use crate::commands::text::common::read_stdin;
 use super::super::CommandCtx;
 
 /// How input is split into items.
@@ -127,11 +128,13 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
                 return 1;
             }
         },
-        None => {
-            let mut d = Vec::new();
-            let _ = ctx.stdin.read_to_end(&mut d);
-            d
-        }
+        None => match read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
+            Ok(d) => d,
+            Err(e) => {
+                ctx.error(format!("standard input: {e}"));
+                return 1;
+            }
+        },
     };
     // Items grouped by input line (for -L / -I).
     let lines = match split {

@@ -4,6 +4,7 @@
 //! their `#!` line, gzip, tar, zip, PNG, JPEG, GIF, PDF, ELF, directories
 //! and symbolic links; `--mime-type` gives the MIME type instead.
 
+use std::io::Read;
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::fs::FileKind;
@@ -461,7 +462,11 @@ fn shown(name: &str) -> &str {
 
 fn classify(ctx: &mut CommandCtx<'_>, name: &str, follow: bool) -> Kind {
     let data = if name == "-" {
-        common::read_stdin(ctx.stdin)
+        // Like GNU file, classify from the first bytes only (its
+        // `bytes` parameter), so `yes | file -` ends.
+        let mut head = Vec::new();
+        let _ = Read::take(&mut *ctx.stdin, 1 << 20).read_to_end(&mut head);
+        head
     } else {
         let path = ctx.path(name);
         let meta = if follow {

@@ -4,6 +4,7 @@
 //! else from the clock.
 
 use crate::commands::CommandCtx;
+use crate::commands::files::input;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 
 const USAGE: &str = "\
@@ -136,7 +137,9 @@ pub fn shuf(ctx: &mut CommandCtx<'_>) -> i32 {
         v
     };
     let seed = if let Some(src) = p.last("src") {
-        match common::read_file(ctx.fs, ctx.cwd, src) {
+        // GNU reads only the bytes it needs; 64 KiB seeds any permutation
+        // and keeps `--random-source=/dev/urandom` finite.
+        match input::read_prefix(ctx, src, Some(1 << 16)) {
             Ok(d) => fnv(&d),
             Err(e) => {
                 ctx.error(format!("{src}: {e}"));

@@ -91,16 +91,22 @@ pub fn read_operands(ctx: &mut CommandCtx<'_>, operands: &[String]) -> (Vec<Oper
     (v, ok)
 }
 
-/// Reads the whole of a command's stdin.
-pub fn read_stdin(stdin: &mut dyn Read) -> Vec<u8> {
+/// Reads the whole of a command's stdin; past `cap` bytes (an endless
+/// producer such as `yes`) it stops with `File too large`.
+pub fn read_stdin(stdin: &mut dyn Read, cap: u64) -> Result<Vec<u8>, FsError> {
     let mut v = Vec::new();
-    let _ = stdin.read_to_end(&mut v);
-    v
+    let mut limited = Read::take(stdin, cap.saturating_add(1));
+    let _ = limited.read_to_end(&mut v);
+    if v.len() as u64 > cap {
+        return Err(FsError::FileTooLarge);
+    }
+    Ok(v)
 }
 
 /// Opens an operand for reading its whole content: `-` is stdin (read to the
 /// end), anything else a file in the virtual tree. A directory is an error
-/// (`Is a directory`) like GNU's `read(2)` gives.
+/// (`Is a directory`) like GNU's `read(2)` gives; an endless device or a
+/// stream longer than the filesystem's file-size limit is `File too large`.
 pub fn read_input(
     fs: &Fs,
     cwd: &str,
@@ -108,7 +114,7 @@ pub fn read_input(
     name: &str,
 ) -> Result<Arc<Vec<u8>>, FsError> {
     if name == "-" {
-        return Ok(Arc::new(read_stdin(stdin)));
+        return Ok(Arc::new(read_stdin(stdin, fs.max_file_size())?));
     }
     read_file(fs, cwd, name)
 }
@@ -116,14 +122,8 @@ pub fn read_input(
 /// Reads a file operand from the virtual tree (never stdin).
 pub fn read_file(fs: &Fs, cwd: &str, name: &str) -> Result<Arc<Vec<u8>>, FsError> {
     let path = Fs::resolve(cwd, name);
-    match fs.metadata(&path) {
-        Ok(m) if m.kind == FileKind::Dir => return Err(FsError::IsADirectory),
-        Ok(m) if m.kind == FileKind::CharDevice => {
-            // `/dev/null` and friends read as empty.
-            return Ok(Arc::new(Vec::new()));
-        }
-        Ok(_) => {}
-        Err(e) => return Err(e),
+    if fs.metadata(&path)?.kind == FileKind::Dir {
+        return Err(FsError::IsADirectory);
     }
     fs.read_shared(&path)
 }

@@ -68,9 +68,16 @@ pub fn paste(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut datas: Vec<Arc<Vec<u8>>> = Vec::new();
     for n in &names {
         let data = if n == "-" {
-            stdin_data
-                .get_or_insert_with(|| Arc::new(common::read_stdin(ctx.stdin)))
-                .clone()
+            match &stdin_data {
+                Some(d) => d.clone(),
+                None => match common::read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
+                    Ok(d) => stdin_data.insert(Arc::new(d)).clone(),
+                    Err(e) => {
+                        common::err(ctx.stderr, "paste", format!("-: {e}"));
+                        return 1;
+                    }
+                },
+            }
         } else {
             match common::read_file(ctx.fs, ctx.cwd, n) {
                 Ok(d) => d,

@@ -8,6 +8,7 @@
 //! with `..` are created only at the end, after an empty placeholder (as GNU
 //! does), so a later member can't be written through them.
 
+use crate::commands::text::common::read_stdin;
 use std::io::Read;
 
 use super::listing::{LineInfo, Listing};
@@ -61,12 +62,13 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
             }
         },
         None => {
-            let mut v = Vec::new();
-            if let Err(e) = ctx.stdin.read_to_end(&mut v) {
-                warn(ctx, format_args!("-: Cannot read: {e}"));
-                return Err(Fatal);
+            match read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
+                Ok(v) => std::sync::Arc::new(v),
+                Err(e) => {
+                    warn(ctx, format_args!("-: Cannot read: {e}"));
+                    return Err(Fatal);
+                }
             }
-            std::sync::Arc::new(v)
         }
     };
     let mut ex = Extractor {

@@ -5,6 +5,7 @@
 mod format;
 mod lcs;
 
+use crate::commands::text::common::read_stdin;
 use super::super::CommandCtx;
 use crate::fs::FileKind;
 
@@ -221,9 +222,13 @@ impl Differ<'_, '_> {
             return Some(Vec::new());
         }
         if p == "-" {
-            let mut v = Vec::new();
-            let _ = self.ctx.stdin.read_to_end(&mut v);
-            return Some(v);
+            return match read_stdin(self.ctx.stdin, self.ctx.fs.max_file_size()) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    self.ctx.error(format!("-: {e}"));
+                    None
+                }
+            };
         }
         match self.ctx.fs.read(&self.ctx.path(p)) {
             Ok(d) => Some(d),

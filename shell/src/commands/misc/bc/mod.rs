@@ -631,7 +631,13 @@ pub fn bc(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    sources.push(String::from_utf8_lossy(&common::read_stdin(ctx.stdin)).into_owned());
+    match common::read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
+        Ok(d) => sources.push(String::from_utf8_lossy(&d).into_owned()),
+        Err(e) => {
+            ctx.error(format!("stdin: {e}"));
+            return 1;
+        }
+    }
     let mut m = Machine {
         ctx,
         vars: HashMap::new(),

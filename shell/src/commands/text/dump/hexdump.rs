@@ -84,7 +84,7 @@ pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         }
     };
-    let data = match read_all(ctx, &p.operands) {
+    let data = match read_all(ctx, &p.operands, len.map(|n| (skip + n) as u64)) {
         Ok(d) => d,
         Err(s) => return s,
     };

@@ -8,14 +8,34 @@ pub mod xxd;
 
 use super::common;
 use crate::commands::CommandCtx;
+use crate::commands::files::input;
 
-/// Reads the operands (stdin when none) as one stream, as the dumpers do.
-pub fn read_all(ctx: &mut CommandCtx<'_>, operands: &[String]) -> Result<Vec<u8>, i32> {
-    let (inputs, ok) = common::read_operands(ctx, operands);
-    if !ok {
-        return Err(1);
+/// Reads the operands (stdin when none) as one stream, as the dumpers do,
+/// stopping after `max` bytes (`od -N`, `xxd -l`, `hexdump -n`) so that
+/// `od -N4 /dev/urandom` ends.
+pub fn read_all(
+    ctx: &mut CommandCtx<'_>,
+    operands: &[String],
+    max: Option<u64>,
+) -> Result<Vec<u8>, i32> {
+    let stdin = ["-".to_string()];
+    let names = if operands.is_empty() { &stdin[..] } else { operands };
+    let mut data = Vec::new();
+    let mut ok = true;
+    for name in names {
+        let left = max.map(|m| m.saturating_sub(data.len() as u64));
+        if left == Some(0) {
+            break;
+        }
+        match input::read_prefix(ctx, name, left) {
+            Ok(d) => data.extend_from_slice(&d),
+            Err(e) => {
+                common::err(ctx.stderr, &ctx.args[0], format!("{name}: {e}"));
+                ok = false;
+            }
+        }
     }
-    Ok(inputs.into_iter().flat_map(|(_, d)| d.to_vec()).collect())
+    if ok { Ok(data) } else { Err(1) }
 }
 
 /// Formats `data` in lines of `width` bytes with `line(offset, bytes)`,

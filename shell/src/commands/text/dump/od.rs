@@ -262,7 +262,7 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
             z: false,
         });
     }
-    let data = match read_all(ctx, &p.operands) {
+    let data = match read_all(ctx, &p.operands, limit.map(|n| skip.saturating_add(n))) {
         Ok(d) => d,
         Err(s) => return s,
     };

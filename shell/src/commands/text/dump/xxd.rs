@@ -64,7 +64,9 @@ pub fn xxd(ctx: &mut CommandCtx<'_>) -> i32 {
     let plain = p.has("p");
     let upper = p.has("u");
     let input: Vec<String> = p.operands.iter().take(1).cloned().collect();
-    let data = match read_all(ctx, &input) {
+    // Reading stops after -s + -l bytes (not with -r, which reads a dump).
+    let max = len.filter(|_| !p.has("r")).map(|l| seek.saturating_add(l));
+    let data = match read_all(ctx, &input, max) {
         Ok(d) => d,
         Err(s) => return s,
     };

@@ -1,7 +1,9 @@
-//! Helpers shared by the archive test files: running a command over a
-//! virtual tree with a minimal [`CommandCtx`], host tools, temp dirs, and
-//! hand-made tar archives.
-#![allow(dead_code, clippy::disallowed_methods, clippy::disallowed_types)]
+//! Fixtures of the archive tests (`archive.rs`, `archive_gnu.rs`): `tar` and
+//! `gzip` called directly over a virtual tree, host GNU tools, a small
+//! workspace to pack, and hand-made tar archives. The `pub use`s are the
+//! archive tests' prelude (`use support::archive::*`); other test binaries
+//! leave them unused.
+#![allow(unused_imports)]
 
 pub use std::io::{Read, Write};
 pub use std::path::{Path, PathBuf};
@@ -13,23 +15,12 @@ pub use sandkeep_shell::fs::{FileKind, Fs};
 pub use sandkeep_shell::limits::{FsLimits, Limits};
 pub use sandkeep_shell::{Clock, RunControl};
 
-pub const EPOCH: i64 = 1_704_067_200; // 2024-01-01T00:00:00Z
+pub use super::host::{TempDir, read_dir_sorted};
+pub use super::ours::NoExec;
+use super::ours::{self, Call};
 
-pub struct NoExec;
-
-impl Exec for NoExec {
-    fn exec(
-        &mut self,
-        _argv: &[String],
-        _env: &[(String, String)],
-        _cwd: &str,
-        _stdin: &mut dyn Read,
-        _stdout: &mut dyn Write,
-        _stderr: &mut dyn Write,
-    ) -> i32 {
-        127
-    }
-}
+/// The fixed clock of the virtual tree: 2024-01-01T00:00:00Z.
+pub const EPOCH: i64 = 1_704_067_200;
 
 /// What a command run produced.
 pub struct Out {
@@ -39,72 +30,43 @@ pub struct Out {
     pub stderr: String,
 }
 
+/// An empty virtual filesystem on the fixed clock.
 pub fn new_fs() -> Fs {
     Fs::new(FsLimits::default(), Clock::fixed(EPOCH))
 }
 
 /// Runs registry command `args[0]` in `cwd` over `fs`.
 pub fn run_in(fs: &Fs, cwd: &str, args: &[&str], stdin: &[u8]) -> Out {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let args = ours::args(args);
     let control = RunControl::new(Limits::default(), Clock::fixed(EPOCH), None, None);
-    let mut input = stdin;
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut exec = NoExec;
-    let f = commands::lookup(&args[0]).expect("command registered");
-    let code = {
-        let mut ctx = CommandCtx {
-            args: &args,
-            env: &[],
+    let o = ours::call(
+        fs,
+        &control,
+        Call {
             cwd,
-            fs,
-            stdin: &mut input,
-            stdout: &mut out,
-            stderr: &mut err,
-            control: &control,
-            exec: &mut exec,
-        };
-        f(&mut ctx)
-    };
+            stdin,
+            ..Call::new(&args)
+        },
+    );
     Out {
-        code,
-        stdout: String::from_utf8_lossy(&out).into_owned(),
-        stdout_bytes: out,
-        stderr: String::from_utf8_lossy(&err).into_owned(),
+        code: o.status,
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stdout_bytes: o.stdout,
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
 }
 
+/// Runs registry command `args[0]` in `/workspace` with empty stdin.
 pub fn run(fs: &Fs, args: &[&str]) -> Out {
     run_in(fs, "/workspace", args, b"")
 }
 
+/// Whether the host has `tool`.
 pub fn has(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    super::host::host_has(tool)
 }
 
-/// A fresh host temp dir, removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let p =
-            std::env::temp_dir().join(format!("sandkeep-archive-{tag}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
+/// Runs host program `cmd` in `cwd` (UTC, C locale).
 pub fn host(cmd: &str, args: &[&str], cwd: &Path) -> std::process::Output {
     Command::new(cmd)
         .args(args)
@@ -140,6 +102,7 @@ pub fn populate(fs: &Fs) {
     .unwrap();
 }
 
+/// The lines of `s`.
 pub fn lines(s: &str) -> Vec<&str> {
     s.lines().collect()
 }

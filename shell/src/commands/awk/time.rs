@@ -1,0 +1,53 @@
+//! gawk's time functions over the sandbox clock, always in UTC (the sandbox
+//! has no time zones): `strftime()` formatting and `mktime()` parsing.
+
+use crate::commands::system::calendar;
+
+/// `strftime(fmt, t, utc)` in the C locale, by the shared GNU formatter;
+/// `utc` only changes `%Z` (`GMT` from gmtime, `UTC` as the sandbox's local
+/// zone).
+pub fn strftime(fmt: &str, t: i64, utc: bool) -> String {
+    // Drop the E and O modifiers (the C locale has no alternative forms)
+    // and, for `utc`, swap `%Z` (not `%%Z`) for a literal GMT.
+    let mut f = String::with_capacity(fmt.len());
+    let mut it = fmt.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '%' {
+            f.push(c);
+            continue;
+        }
+        if matches!(it.peek(), Some('E' | 'O')) {
+            it.next();
+        }
+        match it.next() {
+            Some('Z') if utc => f.push_str("GMT"),
+            Some(o) => {
+                f.push('%');
+                f.push(o);
+            }
+            None => f.push('%'),
+        }
+    }
+    calendar::strftime(&f, &calendar::from_epoch(t, 0))
+}
+
+/// `mktime("YYYY MM DD HH MM SS [DST]")`: seconds since the epoch, fields
+/// out of range normalized as mktime(3) does; -1 when malformed.
+pub fn mktime(spec: &str) -> f64 {
+    let f: Vec<i64> = match spec
+        .split_whitespace()
+        .map(|w| w.parse::<i64>())
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(f) if (6..=7).contains(&f.len()) => f,
+        _ => return -1.0,
+    };
+    let (y, mon0) = (f[0], f[1] - 1);
+    let (y, mon) = (y + mon0.div_euclid(12), mon0.rem_euclid(12) + 1);
+    if !(-1_000_000..=1_000_000).contains(&y) {
+        return -1.0;
+    }
+    let days = calendar::days_from_civil(y, mon as u32, 1) + f[2] - 1;
+    let t = days * 86400 + f[3] * 3600 + f[4] * 60 + f[5];
+    t as f64
+}

@@ -1,0 +1,71 @@
+//! Scenarios of the `Sandbox` trait itself, generic over the backend: each
+//! takes a live sandbox, so the same contract is checked on the local backend
+//! (`tests/local_backend.rs`) and on docker (`tests/docker.rs`).
+
+use std::time::{Duration, Instant};
+
+use sandkeep::sandbox::{RunRequest, Sandbox, SandboxError};
+
+/// Stdout, stderr and the exit status come back apart; every run is a fresh
+/// shell (variables and cwd do not carry over) over one tree (files do).
+pub async fn runs_are_fresh_shells_over_one_tree(sb: &dyn Sandbox) {
+    let r = sb
+        .run(RunRequest::new("echo out; echo err >&2; exit 3"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (r.exit_code, r.stdout_text(), r.stderr_text()),
+        (3, "out\n".into(), "err\n".into())
+    );
+    assert!(!r.truncated && !r.timed_out);
+
+    let r = sb
+        .run(RunRequest::new(
+            "x=1; cd /tmp; echo kept > /workspace/k.txt",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.exit_code, 0);
+    let r = sb
+        .run(RunRequest::new("echo \"[$x]\"; pwd; cat k.txt"))
+        .await
+        .unwrap();
+    assert_eq!(r.stdout_text(), "[]\n/workspace\nkept\n");
+}
+
+/// A busy loop past its timeout ends with status 124, flagged, promptly; the
+/// sandbox still runs the next command.
+pub async fn a_busy_loop_times_out(sb: &dyn Sandbox, timeout: Duration) {
+    let started = Instant::now();
+    let r = sb
+        .run(RunRequest::new("while true; do :; done").timeout(timeout))
+        .await
+        .unwrap();
+    assert!(r.timed_out);
+    assert_eq!(r.exit_code, 124);
+    assert!(
+        started.elapsed() < timeout + Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    let r = sb.run(RunRequest::new("echo alive")).await.unwrap();
+    assert_eq!((r.exit_code, r.stdout_text().as_str()), (0, "alive\n"));
+}
+
+/// `stop` is idempotent, and afterwards runs and file calls say `Gone`.
+pub async fn stopped_means_gone(sb: &dyn Sandbox) {
+    sb.stop().await.unwrap();
+    sb.stop().await.unwrap();
+    assert!(matches!(
+        sb.run(RunRequest::new("true")).await,
+        Err(SandboxError::Gone(_))
+    ));
+    assert!(matches!(
+        sb.read_file("a").await,
+        Err(SandboxError::Gone(_))
+    ));
+    assert!(matches!(
+        sb.write_file("a", b"").await,
+        Err(SandboxError::Gone(_))
+    ));
+}
