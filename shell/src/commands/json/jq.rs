@@ -2,7 +2,8 @@
 //!
 //! The filter sees the sandbox, never the host: `$ENV` and `env` are the
 //! script's environment and `now` is the sandbox clock (jaq-std's own `env`
-//! and `now` read the host, so they are replaced).
+//! and `now` read the host, so they are replaced; so are `localtime`, which
+//! reads the host's time zone, and `debug`/`stderr`, which log to the host).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,6 +15,7 @@ use jaq_json::Val;
 use jaq_std::input::{HasInputs, Inputs, RcIter};
 
 use super::format::{Layout, write_string, write_value};
+use super::prelude::JQ_COMPAT;
 use crate::commands::CommandCtx;
 
 const USAGE: &str = "Usage:\tjq [OPTIONS] FILTER [FILES...]\n\
@@ -37,8 +39,13 @@ Options:\n\
   --argjson a v    set $a to the JSON value v;\n\
   --slurpfile a f  set $a to an array of the JSON texts in file f;\n\
   --rawfile a f    set $a to the contents of file f;\n\
+  --argfile a f    set $a to the JSON value(s) in file f;\n\
+  -f file          read the filter from file;\n\
   --args           remaining arguments are string arguments ($ARGS.positional);\n\
-  --jsonargs       remaining arguments are JSON arguments.\n";
+  --jsonargs       remaining arguments are JSON arguments;\n\
+  --stream         read inputs as streams of [path, leaf] events;\n\
+  --seq            write a record separator before each output;\n\
+  --version        print the version.\n";
 
 /// The data a running filter can reach: the lookup table and the inputs.
 struct JqData;
@@ -51,6 +58,66 @@ impl DataT for JqData {
 struct Data<'a> {
     lut: &'a Lut<JqData>,
     inputs: Inputs<'a, Val>,
+    /// What `debug` and `stderr` wrote, for the sandbox's stderr.
+    stderr: RefCell<Vec<u8>>,
+}
+
+/// jaq-std natives that would reach the host (its logger, its time zone):
+/// replaced by [`sandbox_funs`] and the prelude.
+const HOST_FUNS: &[&str] = &[
+    "env",
+    "now",
+    "debug_empty",
+    "stderr_empty",
+    "localtime",
+    "strflocaltime",
+];
+
+/// Where `debug` and `stderr` write.
+trait HasStderr {
+    fn stderr(&self) -> &RefCell<Vec<u8>>;
+}
+
+impl HasStderr for &Data<'_> {
+    fn stderr(&self) -> &RefCell<Vec<u8>> {
+        &self.stderr
+    }
+}
+
+/// `debug` and `stderr` write on the sandbox's stderr, as jq 1.6 does.
+fn sandbox_funs<D>() -> impl Iterator<Item = jaq_core::native::Fun<D>>
+where
+    D: for<'a> DataT<V<'a> = Val>,
+    for<'a> D::Data<'a>: HasStderr,
+{
+    sandbox_base()
+        .into_vec()
+        .into_iter()
+        .map(jaq_core::native::run)
+}
+
+fn sandbox_base<D>() -> Box<[jaq_core::native::Filter<jaq_core::RunPtr<D>>]>
+where
+    D: for<'a> DataT<V<'a> = Val>,
+    for<'a> D::Data<'a>: HasStderr,
+{
+    Box::new([
+        ("debug_empty", jaq_core::native::v(0), |cv| {
+            let mut err = cv.0.data().stderr().borrow_mut();
+            err.extend_from_slice(b"[\"DEBUG:\",");
+            err.extend_from_slice(super::values::to_json(&cv.1).as_bytes());
+            err.extend_from_slice(b"]\n");
+            Box::new(std::iter::empty())
+        }),
+        ("stderr_empty", jaq_core::native::v(0), |cv| {
+            let json = super::values::to_json(&cv.1);
+            cv.0.data()
+                .stderr()
+                .borrow_mut()
+                .extend_from_slice(json.as_bytes());
+            Box::new(std::iter::empty())
+        }),
+    ])
 }
 
 impl<'a> HasLut<'a, JqData> for &'a Data<'a> {
@@ -76,6 +143,14 @@ struct Options {
     raw_output: bool,
     join_output: bool,
     exit_status: bool,
+    /// `--version`: print the jq version this one answers like.
+    version: bool,
+    /// `-f FILE`: read the filter from FILE.
+    from_file: Option<String>,
+    /// `--stream`: each input as its `[path, leaf]` / `[path]` events.
+    stream: bool,
+    /// `--seq`: each output after an ASCII record separator.
+    seq: bool,
     layout: Layout,
     named: Vec<(String, Val)>,
     positional: Vec<Val>,
@@ -159,7 +234,12 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
                 o.named.push((args[i + 1].clone(), v));
                 i += 3;
             }
-            "--slurpfile" | "--rawfile" => {
+            "--from-file" => {
+                need(i, 1, a)?;
+                o.from_file = Some(args[i + 1].clone());
+                i += 2;
+            }
+            "--slurpfile" | "--rawfile" | "--argfile" => {
                 need(i, 2, a)?;
                 let path = ctx.path(&args[i + 2]);
                 let bytes = ctx.fs.read(&path).map_err(|e| {
@@ -169,12 +249,15 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
                     Val::from(String::from_utf8_lossy(&bytes).into_owned())
                 } else {
                     let vals: Result<Vec<Val>, _> = jaq_json::read::parse_many(&bytes).collect();
-                    Val::from_iter(vals.map_err(|e| {
-                        fail(
-                            2,
-                            format!("jq: Bad JSON in --slurpfile {}: {e}", args[i + 1]),
-                        )
-                    })?)
+                    let mut vals = vals.map_err(|e| {
+                        fail(2, format!("jq: Bad JSON in {a} {}: {e}", args[i + 1]))
+                    })?;
+                    // jq 1.6's `--argfile`: a file of one value is that value.
+                    if a == "--argfile" && vals.len() == 1 {
+                        vals.pop().unwrap_or_default()
+                    } else {
+                        Val::from_iter(vals)
+                    }
                 };
                 o.named.push((args[i + 1].clone(), v));
                 i += 3;
@@ -212,13 +295,18 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
             "--ascii-output" => (o.layout.ascii, i) = (true, i + 1),
             "--exit-status" => (o.exit_status, i) = (true, i + 1),
             "--color-output" | "--monochrome-output" => i += 1,
+            "--version" => (o.version, i) = (true, i + 1),
+            "--stream" => (o.stream, i) = (true, i + 1),
+            "--seq" => (o.seq, i) = (true, i + 1),
             "-" => {
                 o.files.push(a.to_string());
                 i += 1;
             }
             s if s.starts_with('-') && !s.starts_with("--") && s.len() > 1 => {
+                let mut takes_file = false;
                 for c in s[1..].chars() {
                     match c {
+                        'f' => takes_file = true,
                         'n' => o.null_input = true,
                         'R' => o.raw_input = true,
                         's' => o.slurp = true,
@@ -235,6 +323,11 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
                         'h' => return Ok(None),
                         _ => return Err(fail(2, format!("jq: Unknown option: {s}\n{USAGE}"))),
                     }
+                }
+                if takes_file {
+                    need(i, 1, "-f")?;
+                    o.from_file = Some(args[i + 1].clone());
+                    i += 1;
                 }
                 i += 1;
             }
@@ -260,24 +353,48 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
     if o.join_output {
         o.raw_output = true;
     }
+    // `-f FILE`: the filter is the file's text, and what looked like the
+    // filter is the first input file (or positional argument).
+    if let Some(path) = o.from_file.clone() {
+        let bytes = ctx
+            .fs
+            .read(&ctx.path(&path))
+            .map_err(|e| fail(2, format!("jq: error: Could not open {path}: {e}")))?;
+        if let Some(first) = o
+            .filter
+            .replace(String::from_utf8_lossy(&bytes).into_owned())
+        {
+            match rest_are_args {
+                Some(true) => o
+                    .positional
+                    .insert(0, parse_json(first.as_bytes(), "--jsonargs")?),
+                Some(false) => o.positional.insert(0, Val::from(first)),
+                None => o.files.insert(0, first),
+            }
+        }
+    }
+    // The first `--arg` of a name wins, as in jq.
+    let mut seen = std::collections::HashSet::new();
+    o.named.retain(|(name, _)| seen.insert(name.clone()));
     Ok(Some(o))
 }
 
-/// The whole input text: the named files concatenated, or stdin.
-fn read_input(ctx: &mut CommandCtx<'_>, files: &[String]) -> Result<Vec<u8>, Failure> {
-    if files.is_empty() {
+/// The input sources: each one's name (for `input_filename`) and text.
+fn read_input(ctx: &mut CommandCtx<'_>, files: &[String]) -> Result<Vec<(Val, Vec<u8>)>, Failure> {
+    let stdin = |ctx: &mut CommandCtx<'_>| {
         let mut buf = Vec::new();
         ctx.stdin
             .read_to_end(&mut buf)
             .map_err(|e| fail(2, format!("jq: error: {e}")))?;
-        return Ok(buf);
+        Ok((Val::from("<stdin>".to_string()), buf))
+    };
+    if files.is_empty() {
+        return Ok(vec![stdin(ctx)?]);
     }
-    let mut buf = Vec::new();
+    let mut sources = Vec::new();
     for f in files {
         if f == "-" {
-            ctx.stdin
-                .read_to_end(&mut buf)
-                .map_err(|e| fail(2, format!("jq: error: {e}")))?;
+            sources.push(stdin(ctx)?);
             continue;
         }
         let path = ctx.path(f);
@@ -285,38 +402,96 @@ fn read_input(ctx: &mut CommandCtx<'_>, files: &[String]) -> Result<Vec<u8>, Fai
             .fs
             .read_shared(&path)
             .map_err(|e| fail(2, format!("jq: error: Could not open {f}: {e}")))?;
-        buf.extend_from_slice(&data);
+        sources.push((Val::from(f.clone()), data.to_vec()));
     }
-    Ok(buf)
+    Ok(sources)
 }
 
-/// Input values as jq would produce them from the raw text.
-fn input_values(o: &Options, text: &[u8]) -> Vec<Result<Val, String>> {
+/// Input values as jq would produce them from the sources, each with the
+/// name of the source it came from.
+fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> Vec<(Result<Val, String>, Val)> {
+    let last_name = sources.last().map(|(n, _)| n.clone()).unwrap_or_default();
     if o.raw_input {
-        let s = String::from_utf8_lossy(text);
         if o.slurp {
-            return vec![Ok(Val::from(s.into_owned()))];
+            let text: Vec<u8> = sources.into_iter().flat_map(|(_, t)| t).collect();
+            let s = String::from_utf8_lossy(&text).into_owned();
+            return vec![(Ok(Val::from(s)), last_name)];
         }
-        return s.lines().map(|l| Ok(Val::from(l.to_string()))).collect();
+        let mut out = Vec::new();
+        for (name, text) in sources {
+            let s = String::from_utf8_lossy(&text);
+            out.extend(
+                s.lines()
+                    .map(|l| (Ok(Val::from(l.to_string())), name.clone())),
+            );
+        }
+        return out;
     }
-    let vals: Vec<Result<Val, String>> = jaq_json::read::parse_many(text)
-        .map(|r| r.map_err(|e| e.to_string()))
-        .collect();
-    if o.slurp {
-        let mut arr = Vec::new();
-        for v in vals {
-            match v {
-                Ok(v) => arr.push(v),
-                Err(e) => return vec![Err(e)],
+    let mut vals = Vec::new();
+    'sources: for (name, text) in sources {
+        for v in jaq_json::read::parse_many(&text) {
+            let failed = v.is_err();
+            vals.push((v.map_err(|e| e.to_string()), name.clone()));
+            if failed {
+                break 'sources;
             }
         }
-        return vec![Ok(Val::from_iter(arr))];
+    }
+    if o.stream {
+        let mut events = Vec::new();
+        for (v, name) in vals {
+            match v {
+                Ok(v) => {
+                    let mut evs = Vec::new();
+                    stream_events(&v, &mut Vec::new(), &mut evs);
+                    events.extend(evs.into_iter().map(|e| (Ok(e), name.clone())));
+                }
+                Err(e) => events.push((Err(e), name)),
+            }
+        }
+        vals = events;
+    }
+    if o.slurp {
+        let mut arr = Vec::new();
+        for (v, name) in vals {
+            match v {
+                Ok(v) => arr.push(v),
+                Err(e) => return vec![(Err(e), name)],
+            }
+        }
+        return vec![(Ok(Val::from_iter(arr)), last_name)];
     }
     vals
 }
 
+/// `--stream`'s events for `v` at `path`: `[path, leaf]` for each scalar or
+/// empty container, and `[path]` after the last child of each container.
+fn stream_events(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>) {
+    let children: Vec<(Val, &Val)> = match v {
+        Val::Arr(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (Val::from(i as isize), c))
+            .collect(),
+        Val::Obj(o) => o.iter().map(|(k, c)| (k.clone(), c)).collect(),
+        _ => Vec::new(),
+    };
+    let Some(last) = children.last().map(|(k, _)| k.clone()) else {
+        let p = Val::from_iter(path.iter().cloned());
+        out.push(Val::from_iter([p, v.clone()]));
+        return;
+    };
+    for (k, c) in children {
+        path.push(k);
+        stream_events(c, path, out);
+        path.pop();
+    }
+    let p = Val::from_iter(path.iter().cloned().chain([last]));
+    out.push(Val::from_iter([p]));
+}
+
 /// The global variables every program gets, before the `--arg`-style ones.
-const GLOBALS: [&str; 3] = ["$ENV", "$__sandkeep_now", "$ARGS"];
+const GLOBALS: [&str; 4] = ["$ENV", "$__sandkeep_now", "$ARGS", "$__sk_filename"];
 
 /// Compiles `code` (with the given `--arg`-style variable names), reusing a
 /// filter compiled earlier on this thread: parsing jq's standard library
@@ -330,23 +505,44 @@ fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>,
     if let Some(f) = FILTERS.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(f);
     }
+    // The rewrite prints from jaq's own syntax tree, so its output always
+    // parses; should it ever not compile, the filter as written still may.
+    let filter = match super::rewrite::rewrite(code) {
+        Some(user) => build(&user, named).or_else(|_| build(code, named))?,
+        None => build(code, named)?,
+    };
+    let filter = Rc::new(filter);
+    FILTERS.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= 64 {
+            c.clear();
+        }
+        c.insert(key, filter.clone());
+    });
+    Ok(filter)
+}
+
+/// Loads and compiles the user's filter `user` after the prelude.
+fn build(user: &str, named: &[String]) -> Result<jaq_core::Filter<JqData>, Failure> {
     // `env` and `now` must see the sandbox, not the host.
-    let program = format!(
-        "def env: $ENV; def now: $__sandkeep_now; {JQ_COMPAT}\n{}",
-        rewrite_formats(code)
-    );
+    let program = format!("def env: $ENV; def now: $__sandkeep_now; {JQ_COMPAT}\n{user}");
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
         .chain(jaq_json::defs());
     let funs = jaq_core::funs::<JqData>()
-        .chain(jaq_std::funs().filter(|(name, _, _)| *name != "env" && *name != "now"))
+        .chain(jaq_std::funs().filter(|(name, _, _)| !HOST_FUNS.contains(name)))
         .chain(
             jaq_std::input::funs()
                 .into_vec()
                 .into_iter()
                 .map(jaq_core::native::run),
         )
-        .chain(jaq_json::funs());
+        .chain(jaq_json::funs())
+        .chain(super::paths::funs())
+        .chain(super::values::funs())
+        .chain(super::regex::funs())
+        .chain(super::errors::funs())
+        .chain(sandbox_funs());
     let loader = Loader::new(defs);
     let arena = Arena::default();
     let modules = loader
@@ -370,7 +566,7 @@ fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>,
         .iter()
         .copied()
         .chain(named.iter().map(|s| s.as_str()));
-    let filter = Compiler::default()
+    Compiler::default()
         .with_funs(funs)
         .with_global_vars(globals)
         .compile(modules)
@@ -383,76 +579,7 @@ fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>,
                 3,
                 format!("jq: error: {}\njq: 1 compile error", what.join(", ")),
             )
-        })?;
-    let filter = Rc::new(filter);
-    FILTERS.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= 64 {
-            c.clear();
-        }
-        c.insert(key, filter.clone());
-    });
-    Ok(filter)
-}
-
-/// Definitions that make jaq behave like jq where they differ:
-/// - `halt_error` logs to the host in jaq: raise a marked error the driver
-///   prints on the sandbox's stderr instead;
-/// - `del`/`delpaths` delete all paths at once (jaq deletes one after the
-///   other, so `del(.[0,2])` removed the wrong element);
-/// - `input` fails when the inputs are exhausted; `ltrimstr`/`rtrimstr`
-///   ignore non-strings; `leaf_paths`, `tostream`, `@csv`, `@tsv` exist.
-const JQ_COMPAT: &str = r#"
-def halt_error($code): error({"__sandkeep_halt_error": ., "code": $code});
-def halt_error: halt_error(5);
-def delpaths($ps): reduce ($ps | unique | reverse)[] as $p (.; getpath($p) |= empty);
-def del(f): delpaths([path(f)]);
-def input: [limit(1; inputs)] | if length == 0 then error("No more inputs") else .[0] end;
-def ltrimstr($x): if type == "string" and ($x | type) == "string" and startswith($x) then .[($x | length):] else . end;
-def rtrimstr($x): if type == "string" and ($x | type) == "string" and endswith($x) and ($x | length) > 0 then .[:length - ($x | length)] else . end;
-def leaf_paths: paths(scalars);
-def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
-def __sandkeep_csv: map(if type == "string" then "\"" + gsub("\""; "\"\"") + "\"" elif type == "null" then "" elif type == "number" or type == "boolean" then tostring else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",");
-def __sandkeep_tsv: map(if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r") elif type == "null" then "" elif type == "number" or type == "boolean" then tostring else error("\(type) (\(tojson)) is not valid in a tsv row") end) | join("\t");
-"#;
-
-/// Replaces the `@csv`/`@tsv` formats (outside string literals) with the
-/// definitions in [`JQ_COMPAT`], which jaq lacks.
-fn rewrite_formats(code: &str) -> String {
-    let mut out = String::with_capacity(code.len());
-    let mut in_string = false;
-    let mut chars = code.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if in_string {
-            out.push(c);
-            if c == '\\' {
-                if let Some((_, n)) = chars.next() {
-                    out.push(n);
-                }
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '@' if code[i..].starts_with("@csv") || code[i..].starts_with("@tsv") => {
-                out.push_str(if code[i..].starts_with("@csv") {
-                    "__sandkeep_csv"
-                } else {
-                    "__sandkeep_tsv"
-                });
-                for _ in 0..3 {
-                    chars.next();
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+        })
 }
 
 /// The marker key of the error value our `halt_error` raises.
@@ -487,6 +614,10 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
         let _ = ctx.stdout.write_all(USAGE.as_bytes());
         return Ok(0);
     };
+    if o.version {
+        let _ = ctx.stdout.write_all(b"jq-1.6\n");
+        return Ok(0);
+    }
     let Some(code) = o.filter.clone() else {
         return Err(fail(2, USAGE));
     };
@@ -507,35 +638,61 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
     ]);
     let now = ctx.control.clock.now();
     let now = Val::from(now.secs as f64 + f64::from(now.nanos) / 1e9);
-    let mut var_values = vec![env_object(ctx), now, args_obj];
-    var_values.extend(o.named.iter().map(|(_, v)| v.clone()));
+    let var_values = [env_object(ctx), now, args_obj];
 
-    let text = if o.null_input && o.files.is_empty() && !o.raw_input {
+    let sources = if o.null_input && o.files.is_empty() && !o.raw_input {
         // `-n` still lets `input`/`inputs` read stdin.
         read_input(ctx, &o.files).unwrap_or_default()
     } else {
         read_input(ctx, &o.files)?
     };
-    let values = input_values(&o, &text);
-    let iter: Box<dyn Iterator<Item = Result<Val, String>>> = Box::new(values.into_iter());
+    let values = input_values(&o, sources);
+    // The source of the input read last, for `input_filename`.
+    let current = Rc::new(RefCell::new(Val::Null));
+    let iter: Box<dyn Iterator<Item = Result<Val, String>>> = Box::new({
+        let current = current.clone();
+        values.into_iter().map(move |(v, name)| {
+            *current.borrow_mut() = name;
+            v
+        })
+    });
     let inputs = RcIter::new(iter);
     let data = Data {
         lut: &filter.lut,
         inputs: &inputs,
+        stderr: RefCell::new(Vec::new()),
     };
 
     let mut last: Option<Val> = None;
     let mut status = 0;
     let mut out = Vec::new();
     let mut run_one = |input: Val, out: &mut Vec<u8>| -> Result<(), Failure> {
-        let vars = Vars::new(var_values.iter().cloned());
+        // As in jq, the exit status follows the last input's run.
+        status = 0;
+        let filename = if o.null_input {
+            Val::Null
+        } else {
+            current.borrow().clone()
+        };
+        let globals = var_values.iter().cloned().chain([filename]);
+        let vars = Vars::new(globals.chain(o.named.iter().map(|(_, v)| v.clone())));
         let jctx = Ctx::<JqData>::new(&data, vars);
         for y in filter.id.run((jctx, input)) {
             if ctx.control.check().is_err() {
                 return Err(fail(124, ""));
             }
+            {
+                let mut err = data.stderr.borrow_mut();
+                if !err.is_empty() {
+                    let _ = ctx.stderr.write_all(&err);
+                    err.clear();
+                }
+            }
             match y {
                 Ok(v) => {
+                    if o.seq {
+                        out.push(0x1e);
+                    }
                     match &v {
                         Val::TStr(s) | Val::BStr(s) if o.raw_output => out.extend_from_slice(s),
                         _ => write_value(out, &o.layout, &v),
@@ -574,23 +731,21 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
                         }
                         return Err(fail(code, ""));
                     }
-                    let msg = match &err {
-                        Val::TStr(s) | Val::BStr(s) => String::from_utf8_lossy(s).into_owned(),
-                        v => {
-                            let mut b = Vec::new();
-                            write_value(
-                                &mut b,
-                                &Layout {
-                                    indent: None,
-                                    ..Layout::default()
-                                },
-                                v,
-                            );
-                            format!("{} (not a string)", String::from_utf8_lossy(&b))
+                    let _ = match &err {
+                        Val::TStr(s) | Val::BStr(s) => {
+                            let msg = String::from_utf8_lossy(s);
+                            let msg = super::errors::jq_message(&msg).unwrap_or(msg.into_owned());
+                            writeln!(ctx.stderr, "jq: error (at <stdin>:0): {msg}")
                         }
+                        v => writeln!(
+                            ctx.stderr,
+                            "jq: error (at <stdin>:0) (not a string): {}",
+                            super::values::to_json(v)
+                        ),
                     };
-                    let _ = writeln!(ctx.stderr, "jq: error (at <stdin>:0): {msg}");
+                    // An error ends the run on this input, as in jq.
                     status = 5;
+                    return Ok(());
                 }
             }
             if out.len() > 1 << 16 {

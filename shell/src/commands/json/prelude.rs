@@ -1,0 +1,91 @@
+//! The jq definitions every filter starts with: where jaq's standard library
+//! differs from jq (1.6 output, 1.7 behaviour where 1.6 is buggy), these
+//! redefine the builtin in jq itself or on the natives of [`super::paths`].
+
+/// Definitions that make jaq behave like jq where they differ:
+/// - `halt_error` logs to the host in jaq: raise a marked error the driver
+///   prints on the sandbox's stderr instead;
+/// - paths: `setpath` creates what's missing (`null | setpath(["a",1]; 2)`),
+///   `delpaths`/`del` delete all paths at once, and `__sk_assign`/
+///   `__sk_modify` are what [`super::rewrite`] turns `=`/`|=`/`+=` into;
+/// - `tojson`, `tostring` and the formats print numbers as jq (`1.0` is
+///   `1`); `@base64d` takes unpadded text; `join` prints null as nothing;
+/// - `limit` with a negative count yields everything, `walk` is bottom-up
+///   and keeps key order, `from_entries` takes jq's key spellings, and
+///   `test`/`match`/`capture` take `[re, flags]` and null flags, and all
+///   regex builtins share one dialect with look-around and back-references;
+/// - `contains`/`inside` reject values of different types, `flatten`
+///   flattens objects' values, `gamma` is `lgamma`; `IN`, `INDEX`,
+///   `recurse_down`, `@base32`, `@base32d` exist;
+/// - `input` fails when the inputs are exhausted; `ltrimstr`/`rtrimstr`
+///   ignore non-strings; `leaf_paths`, `tostream`, `fromstream`,
+///   `truncate_stream`, `@csv`, `@tsv` exist.
+pub(super) const JQ_COMPAT: &str = r#"
+def tojson: __sk_tojson;
+def tostring: __sk_tostring;
+def @text: __sk_tostring;
+def @json: __sk_tojson;
+def @html: __sk_tostring | escape_html;
+def @uri: __sk_tostring | encode_uri;
+def @base64: __sk_tostring | encode_base64;
+def @base64d: __sk_tostring | . + ("=" * ((4 - length % 4) % 4) // "") | decode_base64;
+def __sk_sh: if type == "string" then "'" + escape_sh + "'" elif type == "array" or type == "object" then error("\(type) (\(tojson)) can not be escaped for shell") else tojson end;
+def @sh: if type == "array" then map(__sk_sh) | join(" ") else __sk_sh end;
+def @base32: __sk_base32;
+def @base32d: __sk_base32d;
+def join($x): reduce .[] as $i (null; (if . == null then "" else . + $x end) + ($i | if type == "boolean" or type == "number" then tojson elif . == null then "" else . end)) // "";
+def __sk_contains(b): contains(b);
+def contains($b): if type == ($b | type) then __sk_contains($b) else error("\(type) (\(tojson)) and \($b | type) (\($b | tojson)) cannot have their containment checked") end;
+def inside(xs): . as $x | xs | contains($x);
+def __sk_flatten($d): reduce .[] as $i ([]; if ($i | type) == "array" and $d != 0 then . + ($i | __sk_flatten($d - 1)) else . + [$i] end);
+def flatten($d): if $d < 0 then error("flatten depth must not be negative") else __sk_flatten($d) end;
+def flatten: __sk_flatten(-1);
+def IN(s): any(s == .; .);
+def IN(src; s): any(src == s; .);
+def INDEX(stream; idx_expr): reduce stream as $row ({}; .[$row | idx_expr | tostring] |= $row);
+def INDEX(idx_expr): INDEX(.[]; idx_expr);
+def recurse_down: recurse;
+def gamma: lgamma;
+def __sk_limit($n; f): limit($n; f);
+def limit($n; f): if $n >= 0 then __sk_limit($n; f) else f end;
+def halt_error($code): error({"__sandkeep_halt_error": ., "code": $code});
+def halt_error: halt_error(5);
+def setpath($p; $v): __sk_setpath($p; $v);
+def delpaths($ps): __sk_delpaths($ps);
+def del(f): __sk_delpaths([path(f)]);
+def __sk_assign(paths; $v): __sk_setpaths([path(paths)]; $v);
+def __sk_modify(paths; f): __sk_update([path(paths)]; f);
+def walk(f): def w: if type == "object" then map_values(w) elif type == "array" then map(w) else . end | f; w;
+def from_entries: reduce .[] as $x ({}; . + {($x | if .key == null then .k // .name // .Name // .K // .Key else .key end | if type == "string" then . else tojson end): ($x | if has("value") then .value else .v end)});
+def with_entries(f): to_entries | map(f) | from_entries;
+def fromstream(f): {x: null, e: false} as $init | foreach f as $i ($init; if .e then $init else . end | if $i | length == 2 then setpath(["e"]; $i[0] | length == 0) | setpath(["x"] + $i[0]; $i[1]) else setpath(["e"]; $i[0] | length == 1) end; if .e then .x else empty end);
+def truncate_stream(stream): . as $n | null | stream | . as $input | if (.[0] | length) > $n then setpath([0]; .[0][$n:]) else empty end;
+def match($re; $flags): __sk_match($re; $flags)[];
+def match($v): if ($v | type) == "array" then match($v[0]; $v[1]) else match($v; null) end;
+def test($re; $flags): __sk_match($re; $flags) | length > 0;
+def test($v): if ($v | type) == "array" then test($v[0]; $v[1]) else test($v; null) end;
+def capture($re; $flags): match($re; $flags) | [.captures[] | select(.name != null) | {key: .name, value: .string}] | from_entries;
+def capture($v): if ($v | type) == "array" then capture($v[0]; $v[1]) else capture($v; null) end;
+def scan($re; $flags): match($re; "g" + $flags) | if (.captures | length) > 0 then [.captures[].string] else .string end;
+def scan($re): scan($re; null);
+def __sk_capobj: [.captures[] | select(.name != null) | {key: .name, value: .string}] | from_entries;
+def sub($re; str; $flags): [match($re; $flags)] as $ms | if $ms == [] then . else ([$ms[] | __sk_capobj | [str]] | combinations) as $reps | __sk_splice($ms; $reps) end;
+def sub($re; str): sub($re; str; "");
+def gsub($re; str; $flags): sub($re; str; $flags + "g");
+def gsub($re; str): sub($re; str; "g");
+def split($re; $flags): __sk_split_at([match($re; "g" + $flags)]);
+def splits($re; $flags): split($re; $flags)[];
+def splits($re): splits($re; null);
+def localtime: gmtime;
+def strflocaltime($f): strftime($f);
+def todate: if type == "number" then floor end | strftime("%Y-%m-%dT%H:%M:%SZ");
+def todateiso8601: todate;
+def input_filename: $__sk_filename;
+def input: [limit(1; inputs)] | if length == 0 then error("No more inputs") else .[0] end;
+def ltrimstr($x): if type == "string" and ($x | type) == "string" and startswith($x) then .[($x | length):] else . end;
+def rtrimstr($x): if type == "string" and ($x | type) == "string" and endswith($x) and ($x | length) > 0 then .[:length - ($x | length)] else . end;
+def leaf_paths: paths(scalars);
+def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
+def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only an array can be") else map(if type == "string" then "\"" + gsub("\""; "\"\"") + "\"" elif type == "null" then "" elif type == "number" or type == "boolean" then tojson else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",") end;
+def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be") else map(if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r") elif type == "null" then "" elif type == "number" or type == "boolean" then tojson else error("\(type) (\(tojson)) is not valid in a tsv row") end) | join("\t") end;
+"#;
