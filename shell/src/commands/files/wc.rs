@@ -57,10 +57,15 @@ impl Counter {
                 0xf0..=0xf7 => 4,
                 _ => 1,
             };
-            if i + len > data.len() {
+            // A sequence cut by the chunk's end waits for the next chunk, but
+            // only while what follows the lead byte could continue it: in
+            // `\xe0\n` the newline still counts. Left pending at the end of
+            // input, its bytes are invalid ones and count as nothing.
+            if i + len > data.len() && data[i + 1..].iter().all(|b| b & 0xc0 == 0x80) {
                 self.pending = data[i..].to_vec();
                 break;
             }
+            let len = len.min(data.len() - i);
             match std::str::from_utf8(&data[i..i + len]) {
                 Ok(s) => {
                     let ch = s.chars().next().unwrap_or(' ');
