@@ -292,11 +292,11 @@ fn cut_last_lines(data: &[u8], n: u64, delim: u8) -> usize {
     pos
 }
 
-fn tail_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> bool {
-    let data = read_all(ctx.stdin, src);
-    let start = match (o.count, o.bytes) {
+/// Where the output of `tail` starts in `data`, the whole input.
+fn tail_start(data: &[u8], o: &Opts, delim: u8) -> usize {
+    match (o.count, o.bytes) {
         (Count::Plain(n), true) => data.len().saturating_sub(n as usize),
-        (Count::Plain(n), false) => cut_last_lines(&data, n, delim),
+        (Count::Plain(n), false) => cut_last_lines(data, n, delim),
         (Count::Signed(n), true) => (n.saturating_sub(1) as usize).min(data.len()),
         (Count::Signed(n), false) => {
             let mut line = 1;
@@ -316,9 +316,76 @@ fn tail_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> bool
             }
             start
         }
-    };
+    }
+}
+
+fn tail_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> bool {
+    if matches!(src, Source::Stdin) {
+        return tail_stream(ctx, o, delim);
+    }
+    let data = read_all(ctx.stdin, src);
+    let start = tail_start(&data, o, delim);
     ctx.stdout.write_all(&data[start..]).is_ok()
 }
+
+/// `tail` of standard input without holding all of it: `-n N` / `-c N`
+/// keep a window that is trimmed to the last N lines or bytes as it grows
+/// (so `seq 1 100000000 | tail -1` runs in constant memory), `+N` skips
+/// the start and copies the rest through.
+fn tail_stream(ctx: &mut CommandCtx<'_>, o: &Opts, delim: u8) -> bool {
+    let out = &mut *ctx.stdout;
+    let mut ok = true;
+    let read_ok = match o.count {
+        Count::Signed(n) => {
+            let mut to_skip = n.saturating_sub(1);
+            for_each_chunk(ctx.stdin, &Source::Stdin, |chunk| {
+                let mut from = 0;
+                if to_skip > 0 {
+                    if o.bytes {
+                        from = (to_skip as usize).min(chunk.len());
+                        to_skip -= from as u64;
+                    } else {
+                        for (k, &b) in chunk.iter().enumerate() {
+                            from = k + 1;
+                            if b == delim {
+                                to_skip -= 1;
+                                if to_skip == 0 {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    if to_skip > 0 {
+                        return true;
+                    }
+                }
+                ok = out.write_all(&chunk[from..]).is_ok();
+                ok
+            })
+        }
+        Count::Plain(_) => {
+            let mut window: Vec<u8> = Vec::new();
+            let mut trim_at = TAIL_WINDOW;
+            let read_ok = for_each_chunk(ctx.stdin, &Source::Stdin, |chunk| {
+                window.extend_from_slice(chunk);
+                if window.len() >= trim_at {
+                    let start = tail_start(&window, o, delim);
+                    window.drain(..start);
+                    // Amortised: trim again once the window has doubled.
+                    trim_at = (window.len() * 2).max(TAIL_WINDOW);
+                }
+                true
+            });
+            let start = tail_start(&window, o, delim);
+            ok = out.write_all(&window[start..]).is_ok();
+            read_ok
+        }
+    };
+    read_ok && ok
+}
+
+/// How much standard input `tail` gathers before trimming its window.
+const TAIL_WINDOW: usize = 1 << 20;
 
 /// `head [-n [-]N | -c [-]N] [-qvz] [FILE]...`
 pub fn head(ctx: &mut CommandCtx<'_>) -> i32 {
