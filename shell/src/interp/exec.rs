@@ -115,6 +115,7 @@ impl Interp {
             sub.opts.errexit = false;
         }
         sub.fds.set(1, Some(Handle::Capture(buf.clone())));
+        sub.line_base = self.lineno.saturating_sub(1);
         let r = sub.nest(|sh| sh.run_source_inner(source));
         let status = sub.finish_subshell(r)?;
         drop(sub);
@@ -219,6 +220,10 @@ impl Interp {
         // fires on return only when the function itself set it.
         let return_trap_at_entry = self.traps.get("RETURN").cloned();
         self.call_stack.push(name.to_string());
+        self.call_lines.push(self.lineno);
+        let saved_line = self.lineno;
+        // The body's lines are the script's own.
+        let saved_base = std::mem::take(&mut self.line_base);
         self.vars.push_scope();
         let r = self.nest(|sh| {
             let body = &f.body;
@@ -241,6 +246,10 @@ impl Interp {
         }
         self.vars.pop_scope();
         self.call_stack.pop();
+        self.call_lines.pop();
+        // `$LINENO` (say in an ERR trap for the call) is the caller's again.
+        self.lineno = saved_line;
+        self.line_base = saved_base;
         self.positional = saved_args;
         if let Err(e @ (Interrupt::Exit(_) | Interrupt::Limit(_))) = trap_result {
             return Err(e);
@@ -432,7 +441,15 @@ impl Interp {
             self.errexit_exempt && p.seq.len() == 1 && matches!(p.seq[0], Command::Compound(..));
         if status != 0 && last && !p.bang && !exempt {
             if self.errexit_quiet == 0 {
-                self.on_failure(status)?;
+                // The ERR trap already ran for the failing command inside a
+                // loop, `if`, `case` or `{ }`; bash does not run it again for
+                // the compound command (it does for `( )` and `(( ))`).
+                let inner_reported = p.seq.len() == 1
+                    && matches!(&p.seq[0], Command::Compound(c, _) if !matches!(
+                        c,
+                        ast::CompoundCommand::Subshell(_) | ast::CompoundCommand::Arithmetic(_)
+                    ));
+                self.on_failure(status, !inner_reported)?;
             } else if self.opts.errexit
                 && self.errexit_quiet == self.errexit_bang_off
                 && self.trap_depth == 0
@@ -447,15 +464,23 @@ impl Interp {
         Ok(status)
     }
 
-    /// A command failed outside a condition: run the ERR trap, then apply `set -e`.
-    pub(crate) fn on_failure(&mut self, status: i32) -> Result<(), Interrupt> {
-        if let Some(trap) = self.active_trap("ERR")
+    /// A command failed outside a condition: run the ERR trap (when
+    /// `run_trap`), then apply `set -e`.
+    pub(crate) fn on_failure(&mut self, status: i32, run_trap: bool) -> Result<(), Interrupt> {
+        if run_trap
+            && let Some(trap) = self.active_trap("ERR")
             && !trap.is_empty()
             && self.trap_depth == 0
             && (self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true))
         {
-            self.run_trap(&trap)?;
+            // Unlike other traps, `set -e` applies inside the ERR handler
+            // (a failing command there ends the shell); it does not re-run
+            // the ERR trap itself.
+            self.trap_depth += 1;
+            let r = self.run_source(&trap);
+            self.trap_depth -= 1;
             self.last_status = status;
+            r?;
         }
         if self.opts.errexit {
             return Err(Interrupt::Exit(status));

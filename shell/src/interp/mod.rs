@@ -96,6 +96,18 @@ pub struct Interp {
     pub traps: HashMap<String, String>,
     /// Names of the functions being executed, innermost last (`FUNCNAME`).
     pub call_stack: Vec<String>,
+    /// The line each entry of `call_stack` was called from (`BASH_LINENO`).
+    pub call_lines: Vec<u32>,
+    /// Added to the line numbers of the text being run: the text of `eval`
+    /// and `$(...)` counts its lines from the command that runs it, as bash
+    /// reports them (0 for a script, a sourced file, a function body).
+    pub(crate) line_base: u32,
+    /// This shell process runs a `bash -c` string (not a script file or
+    /// stdin): a fatal expansion error then ends it with 127, not 1.
+    pub dash_c: bool,
+    /// `subshell_depth` when this shell process started: deeper means a
+    /// subshell of it.
+    pub process_depth: u32,
     /// Nesting of subshells (`BASH_SUBSHELL`).
     pub subshell_depth: u32,
     /// `pushd`/`popd` stack (without the cwd itself).
@@ -147,19 +159,30 @@ pub struct Interp {
 }
 
 impl Interp {
-    /// The prefix of the shell's own error messages: `bash` for `bash -c`,
-    /// `PATH: line N` in a script file. Builtins print `{prefix}: NAME: message`.
+    /// The prefix of the shell's own error messages, as bash 5.2 prints
+    /// it: `bash: line N` for `bash -c` (`$0` in place of `bash`),
+    /// `PATH: line N` in a script file or a sourced one. In a function of a
+    /// `bash -c` script bash names the source `environment` (`main` for a
+    /// script read from stdin). Builtins print `{prefix}: NAME: message`.
     pub fn err_prefix(&self) -> String {
-        match &self.script_name {
-            None => "bash".to_string(),
-            Some(p) => format!("{p}: line {}", self.lineno),
-        }
+        let source = match &self.script_name {
+            Some(p) => p.as_str(),
+            None if self.call_stack.iter().any(|f| f != "source") => {
+                if self.dash_c {
+                    "environment"
+                } else {
+                    "main"
+                }
+            }
+            None => self.arg0.as_str(),
+        };
+        format!("{source}: line {}", self.lineno)
     }
 
     /// Records the line of the command about to run (`LINENO`).
     pub(crate) fn set_line(&mut self, line: usize) {
         if self.trap_depth == 0 {
-            self.lineno = line as u32;
+            self.lineno = line as u32 + self.line_base;
         }
     }
 

@@ -80,8 +80,20 @@ fn merge_subscripts(tokens: Vec<Token>, source: &str) -> Vec<Token> {
             let mut j = i + 1;
             let mut end = None;
             while j < tokens.len() {
-                let Token::Word(next, _) = &tokens[j] else {
-                    break;
+                // Arithmetic operators inside the subscript (`a[5&3]=x`,
+                // `a[(1+2)*3]=x`) come out as operator tokens.
+                let next = match &tokens[j] {
+                    Token::Word(w, _) => w,
+                    Token::Operator(o, _)
+                        if matches!(
+                            o.as_str(),
+                            "&" | "|" | "(" | ")" | "<" | ">" | "<<" | ">>"
+                        ) =>
+                    {
+                        j += 1;
+                        continue;
+                    }
+                    Token::Operator(..) => break,
                 };
                 let before = depth;
                 depth += bracket_depth(next);

@@ -131,7 +131,13 @@ impl Interp {
                     stage.fds.set(0, Some(r));
                 }
                 let r = stage.exec_command(last);
-                stage.finish_subshell(r)
+                // `$LINENO` after a pipeline (in an ERR trap, say) is its line.
+                let line = stage.lineno;
+                let r = stage.finish_subshell(r);
+                if self.trap_depth == 0 {
+                    self.lineno = line;
+                }
+                r
             };
             match r {
                 Ok(st) => statuses[n - 1] = st,

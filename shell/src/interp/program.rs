@@ -187,12 +187,16 @@ impl Interp {
         child.inherited_traps = Default::default();
         child.opts = Default::default();
         child.call_stack.clear();
+        child.call_lines.clear();
+        child.line_base = 0;
         child.dir_stack.clear();
         child.errexit_quiet = 0;
         child.errexit_bang_off = 0;
         child.loop_depth = 0;
         child.last_status = 0;
         child.subshell_depth += 1;
+        child.process_depth = child.subshell_depth;
+        child.dash_c = false;
         child.source_depth = 0;
         let mut vars = super::vars::Vars::default();
         for (k, v) in self.program_env(env) {
@@ -218,6 +222,20 @@ impl Interp {
             }
         }
         super::run::set_identity(&mut vars);
+        // bash gives a shell started without them (`env -i bash`) a default
+        // `PATH` and an exported `PWD`.
+        if vars.get("PATH").is_none() {
+            let _ = vars.set(
+                "PATH",
+                Value::Str("/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.".into()),
+            );
+        }
+        if vars.get("PWD").is_none() {
+            let _ = vars.set("PWD", Value::Str(self.cwd.clone()));
+            if let Some(var) = vars.get_raw_mut("PWD") {
+                var.attrs.insert(Attrs::EXPORT);
+            }
+        }
         // An exported SHELLOPTS carries `set -o` options into child shells.
         if let Some(opts) = vars.get("SHELLOPTS").filter(|v| v.attrs.has(Attrs::EXPORT)) {
             let names: Vec<String> = opts
@@ -419,6 +437,7 @@ impl Interp {
             child.arg0 = rest.get(1).cloned().unwrap_or_else(|| argv[0].clone());
             child.positional = rest.iter().skip(2).cloned().collect();
             child.script_name = None;
+            child.dash_c = true;
             return Ok(child.run_as_process(script));
         }
         if !read_stdin && let Some(file) = rest.first() {

@@ -42,12 +42,16 @@ const SHELL_VARS: &[(&str, &str)] = &[
     ("SHLVL", "1"),
 ];
 
-/// `UID`, `EUID` and `PPID` are fixed and readonly in every shell.
+/// `UID`, `EUID` and `PPID` are fixed and readonly in every shell; `$_`
+/// starts as the shell's path (so `set -u` can read it at once).
 pub(crate) fn set_identity(vars: &mut Vars) {
     for (k, v) in [("UID", "1000"), ("EUID", "1000"), ("PPID", "1")] {
         let var = vars.global_entry(k);
         var.value = Some(Value::Str(v.to_string()));
         var.attrs.insert(Attrs::READONLY);
+    }
+    if vars.get("_").is_none() {
+        let _ = vars.set("_", Value::Str("/bin/bash".to_string()));
     }
 }
 
@@ -116,6 +120,10 @@ impl Interp {
             last_status: 0,
             traps: HashMap::new(),
             call_stack: Vec::new(),
+            call_lines: Vec::new(),
+            line_base: 0,
+            dash_c: true,
+            process_depth: 0,
             subshell_depth: 0,
             dir_stack: Vec::new(),
             random_state: seed,

@@ -163,10 +163,10 @@ impl Interp {
         if argv.is_empty() {
             return self.exec_assignments_only(assigns, redirs);
         }
-        if argv.len() == 1 && argv[0] == "exec" {
+        if argv[0] == "exec" && (argv.len() == 1 || (argv.len() == 2 && argv[1] == "--")) {
             // `exec >file`: the redirections stay.
             if self.opts.xtrace {
-                self.trace("exec");
+                self.trace(&argv.join(" "));
             }
             return match self.open_redirects(redirs) {
                 Ok(_) => Ok(0),
@@ -178,11 +178,16 @@ impl Interp {
             self.trace_command(&argv, assigns);
         }
         let r = self.with_redirects(redirs, |sh| sh.exec_argv_with_assigns(&argv, assigns));
-        // `$_`: the last argument of the previous command.
-        if let Some(last) = argv.last()
-            && self.vars.get_str("_") != Some(last.as_str())
-        {
-            let _ = self.vars.set_str("_", last.clone());
+        // `$_`: the last argument of the previous command (`declare a=(1 2)`
+        // leaves the name alone).
+        if let Some(last) = argv.last() {
+            let last = match last.split_once("=(") {
+                Some((name, _)) if is_declaration(&argv[0]) => name,
+                _ => last.as_str(),
+            };
+            if self.vars.get_str("_") != Some(last) {
+                let _ = self.vars.set_str("_", last.to_string());
+            }
         }
         r
     }
@@ -328,6 +333,10 @@ impl Interp {
             }
         }
         let cmdsub = self.last_cmdsub_status.take();
+        // A command of assignments only leaves `$_` empty.
+        if self.vars.get_str("_").is_some_and(|v| !v.is_empty()) {
+            let _ = self.vars.set_str("_", String::new());
+        }
         if !redirs.is_empty() {
             // Redirections without a command: files are created/truncated.
             match self.open_redirects(redirs) {
@@ -337,7 +346,12 @@ impl Interp {
             }
         }
         if !ok {
-            // bash abandons the rest of the current command line.
+            // bash abandons the rest of the current command line; under
+            // `set -e` the failed assignment ends the shell, even in a
+            // condition.
+            if self.opts.errexit {
+                return Err(Interrupt::Exit(1));
+            }
             return Err(Interrupt::Discard(1));
         }
         Ok(cmdsub.unwrap_or(0))
@@ -390,9 +404,10 @@ impl Interp {
                 failed = Some(e);
                 break;
             }
+            // `exec` is special but hands its bindings to the new program.
             if let AssignmentName::VariableName(n) = &a.name
                 && let Some(v) = self.vars.get_raw_mut(n)
-                && !special
+                && (!special || name == "exec")
             {
                 v.attrs.insert(Attrs::EXPORT);
             }

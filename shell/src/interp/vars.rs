@@ -817,7 +817,8 @@ impl Interp {
             }
         }
         if let (base, Some(sub)) = split_subscript(name) {
-            return self.assign_elem(base, sub, value, append);
+            let sub = self.lvalue_key(base, sub)?;
+            return self.assign_elem(base, &sub, value, append);
         }
         let target = if self.vars.needs_resolve(name) {
             if self.vars.is_circular(name) {
@@ -829,6 +830,7 @@ impl Interp {
         };
         if let (base, Some(sub)) = split_subscript(&target) {
             let (base, sub) = (base.to_string(), sub.to_string());
+            let sub = self.lvalue_key(&base, &sub)?;
             return self.assign_elem(&base, &sub, value, append);
         }
         let (attrs, current) = match self.vars.get_raw(&target) {
@@ -866,6 +868,22 @@ impl Interp {
             v.attrs.insert(Attrs::EXPORT);
         }
         Ok(())
+    }
+
+    /// The key of `A[sub]` named by a string (`printf -v 'A["k"]'`, a
+    /// nameref to `A[$key]`): bash expands it for an associative array
+    /// (quotes removed, `$key` read); an indexed subscript is left to the
+    /// arithmetic evaluation.
+    fn lvalue_key<'s>(
+        &mut self,
+        base: &str,
+        sub: &'s str,
+    ) -> Result<std::borrow::Cow<'s, str>, VarError> {
+        if sub.contains(['$', '\'', '"', '\\', '`']) && self.is_assoc(base) {
+            let key = self.expand_string(sub).map_err(VarError::Interrupted)?;
+            return Ok(std::borrow::Cow::Owned(key));
+        }
+        Ok(std::borrow::Cow::Borrowed(sub))
     }
 
     /// Assigns `name[subscript]=value` (or `+=`). The subscript is already

@@ -1,8 +1,8 @@
 //! `xargs`: reads items from stdin (or `-a FILE`), builds command lines and
 //! runs them in the sandbox through [`crate::commands::Exec`].
 
-use crate::commands::text::common::read_stdin;
 use super::super::CommandCtx;
+use crate::commands::text::common::read_stdin;
 
 /// How input is split into items.
 enum Split {

@@ -4,10 +4,10 @@
 //! their `#!` line, gzip, tar, zip, PNG, JPEG, GIF, PDF, ELF, directories
 //! and symbolic links; `--mime-type` gives the MIME type instead.
 
-use std::io::Read;
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::fs::FileKind;
+use std::io::Read;
 
 const USAGE: &str = "\
 Usage: file [-bhiL] [--mime-type] [--] <file> ...

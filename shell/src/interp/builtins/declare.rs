@@ -4,6 +4,7 @@
 use brush_parser::ast::Word;
 
 use super::{err, out};
+use crate::interp::expand::quote::{quote_double, quote_set_style};
 use crate::interp::vars::{ArrayElem, ElemKey, VarError, is_valid_name, split_subscript};
 use crate::interp::{Attrs, ExecResult, Interp, Interrupt, Value, Var};
 
@@ -257,8 +258,13 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
         interp.vars.get_raw(&target).cloned()
     };
     let cur = existing.clone().unwrap_or_default();
+    // bash lets `export`/`declare -x -i -l -u -t` add attributes to a
+    // readonly variable; only a value, `+r`, or a change of kind is refused.
+    let kind_change = Attrs::INDEXED.0 | Attrs::ASSOC.0 | Attrs::NAMEREF.0;
     if cur.attrs.has(Attrs::READONLY)
-        && (assign.is_some() || f.remove.has(Attrs::READONLY) || (f.add.0 & !cur.attrs.0) != 0)
+        && (assign.is_some()
+            || f.remove.has(Attrs::READONLY)
+            || (f.add.0 & !cur.attrs.0 & kind_change) != 0)
     {
         return Err(DeclErr::Msg(format!("{target}: readonly variable")));
     }
@@ -558,7 +564,7 @@ fn list(interp: &mut Interp, kind: Kind, f: &Flags) -> ExecResult {
                     continue;
                 }
                 match &v.value {
-                    Some(Value::Str(x)) => text.push_str(&format!("{n}={}\n", set_style_quote(x))),
+                    Some(Value::Str(x)) => text.push_str(&format!("{n}={}\n", quote_set_style(x))),
                     Some(val) => text.push_str(&format!("{n}={}\n", array_body(val))),
                     None => {}
                 }
@@ -636,7 +642,7 @@ pub fn decl_line(name: &str, v: &Var, with_declare: bool) -> String {
 
 fn value_text(val: &Value) -> String {
     match val {
-        Value::Str(s) => double_quote(s),
+        Value::Str(s) => quote_double(s),
         _ => array_body(val),
     }
 }
@@ -644,11 +650,11 @@ fn value_text(val: &Value) -> String {
 /// `([0]="a" [1]="b")` / `([k]="v" )`, as `declare -p` prints arrays.
 pub fn array_body(v: &Value) -> String {
     match v {
-        Value::Str(s) => double_quote(s),
+        Value::Str(s) => quote_double(s),
         Value::Indexed(a) => {
             let parts: Vec<String> = a
                 .iter()
-                .map(|(k, s)| format!("[{k}]={}", double_quote(s)))
+                .map(|(k, s)| format!("[{k}]={}", quote_double(s)))
                 .collect();
             format!("({})", parts.join(" "))
         }
@@ -657,74 +663,16 @@ pub fn array_body(v: &Value) -> String {
             for (k, val) in m {
                 let key =
                     if k.chars().any(|c| " \t\n\"'\\$`;&|()<>*?[]".contains(c)) || k.is_empty() {
-                        double_quote(k)
+                        quote_double(k)
                     } else {
                         k.clone()
                     };
-                s.push_str(&format!("[{key}]={} ", double_quote(val)));
+                s.push_str(&format!("[{key}]={} ", quote_double(val)));
             }
             s.push(')');
             s
         }
     }
-}
-
-/// `"..."` with `"`, `\`, `$` and backquote escaped; `$'...'` when the
-/// string holds control characters (as bash 5.2 prints them).
-pub fn double_quote(s: &str) -> String {
-    if s.chars().any(|c| c.is_control()) {
-        return ansi_c_quote(s);
-    }
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        if matches!(c, '"' | '\\' | '$' | '`') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
-}
-
-/// `$'...'` quoting with C escapes.
-pub fn ansi_c_quote(s: &str) -> String {
-    let mut out = String::from("$'");
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0b' => out.push_str("\\v"),
-            '\x0c' => out.push_str("\\f"),
-            '\x1b' => out.push_str("\\E"),
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-/// Quoting as `set` prints values: bare when safe, else `'...'`.
-pub fn set_style_quote(s: &str) -> String {
-    if s.chars().any(|c| c.is_control()) {
-        return ansi_c_quote(s);
-    }
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./:,+=@%^".contains(c) || !c.is_ascii())
-    {
-        return s.to_string();
-    }
-    if s.is_empty() {
-        return String::new();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// `declare -f/-F`, `export -f`, `readonly -f`.
@@ -768,34 +716,21 @@ fn functions(interp: &mut Interp, name: &str, names: &[String], f: &Flags) -> Ex
 
 /// `unset [-fvn] NAME...`
 pub fn unset(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let (mut funcs, mut vars_only, mut nameref) = (false, false, false);
-    let mut i = 1;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if !a.starts_with('-') || a.len() == 1 {
-            break;
-        }
-        for c in a[1..].chars() {
-            match c {
-                'f' => funcs = true,
-                'v' => vars_only = true,
-                'n' => nameref = true,
-                _ => {
-                    return Ok(super::invalid_option(
-                        interp,
-                        "unset",
-                        &format!("-{c}"),
-                        "unset [-f] [-v] [-n] [name ...]",
-                    ));
-                }
-            }
-        }
-        i += 1;
-    }
+    let (flags, i) = match super::flag_letters(
+        interp,
+        "unset",
+        args,
+        "fvn",
+        "unset [-f] [-v] [-n] [name ...]",
+    ) {
+        Ok(parsed) => parsed,
+        Err(status) => return Ok(status),
+    };
+    let (funcs, vars_only, nameref) = (
+        flags.contains('f'),
+        flags.contains('v'),
+        flags.contains('n'),
+    );
     if funcs && vars_only {
         err(
             interp,
@@ -899,10 +834,6 @@ mod tests {
 
     #[test]
     fn declare_p_quoting() {
-        assert_eq!(double_quote("q\"$`\\"), "\"q\\\"\\$\\`\\\\\"");
-        assert_eq!(double_quote("a\nb"), "$'a\\nb'");
-        assert_eq!(set_style_quote("a b"), "'a b'");
-        assert_eq!(set_style_quote("1"), "1");
         let v = Var {
             value: Some(Value::Str("3".into())),
             attrs: Attrs(Attrs::INTEGER.0 | Attrs::EXPORT.0),

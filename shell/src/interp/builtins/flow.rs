@@ -3,6 +3,17 @@
 use super::err;
 use crate::interp::{ExecResult, Interp, Interrupt};
 
+/// A usage error that makes bash jump back to its top level (`exit 1 2`,
+/// `break x`): a `bash -c` shell ends there, a script goes on with its next
+/// command.
+fn abandon(interp: &Interp, status: i32) -> Interrupt {
+    if interp.dash_c {
+        Interrupt::Exit(status)
+    } else {
+        Interrupt::Discard(status)
+    }
+}
+
 /// Parses a numeric argument of a flow builtin (`exit 3`, `break 2`).
 fn numeric(s: &str) -> Option<i64> {
     let t = s.trim_matches([' ', '\t', '\n']);
@@ -34,7 +45,7 @@ pub fn exit(interp: &mut Interp, args: &[String]) -> ExecResult {
         [n, ..] => match numeric(n) {
             Some(_) => {
                 err(interp, format!("{}: too many arguments", args[0]));
-                Ok(1)
+                Err(abandon(interp, 1))
             }
             None => {
                 err(
@@ -71,13 +82,19 @@ pub fn return_(interp: &mut Interp, args: &[String]) -> ExecResult {
         },
         _ => {
             err(interp, "return: too many arguments");
-            Err(Interrupt::Return(1))
+            Err(abandon(interp, 1))
         }
     }
 }
 
-fn loop_count(interp: &mut Interp, args: &[String]) -> Result<u32, i32> {
-    match args.get(1) {
+/// The loop count of `break`/`continue`. A bad count is reported; a
+/// non-number or extra arguments abandon the command line (status 128 or 1).
+fn loop_count(interp: &mut Interp, args: &[String]) -> Result<Result<u32, i32>, Interrupt> {
+    if args.len() > 2 {
+        err(interp, format!("{}: too many arguments", args[0]));
+        return Err(abandon(interp, 1));
+    }
+    Ok(match args.get(1) {
         None => Ok(1),
         Some(n) => match numeric(n) {
             Some(v) if v >= 1 => Ok(v.min(u32::MAX as i64) as u32),
@@ -92,10 +109,10 @@ fn loop_count(interp: &mut Interp, args: &[String]) -> Result<u32, i32> {
                     interp,
                     format!("{}: {n}: numeric argument required", args[0]),
                 );
-                Err(1)
+                return Err(abandon(interp, 128));
             }
         },
-    }
+    })
 }
 
 /// `break [N]`
@@ -108,7 +125,7 @@ pub fn break_(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(0);
     }
     let out_of_range = args.get(1).and_then(|n| numeric(n)).is_some_and(|n| n < 1);
-    match loop_count(interp, args) {
+    match loop_count(interp, args)? {
         Ok(n) => Err(Interrupt::Break(n)),
         Err(_) if out_of_range => Err(Interrupt::Break(1)),
         Err(st) => Ok(st),
@@ -126,12 +143,12 @@ pub fn continue_(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     if args.get(1).and_then(|n| numeric(n)).is_some_and(|n| n < 1) {
         // `continue 0` leaves the loop, like `break`.
-        return match loop_count(interp, args) {
+        return match loop_count(interp, args)? {
             Ok(n) => Err(Interrupt::Continue(n)),
             Err(_) => Err(Interrupt::Break(1)),
         };
     }
-    match loop_count(interp, args) {
+    match loop_count(interp, args)? {
         Ok(n) => Err(Interrupt::Continue(n)),
         Err(st) => Ok(st),
     }
@@ -139,6 +156,10 @@ pub fn continue_(interp: &mut Interp, args: &[String]) -> ExecResult {
 
 /// `shift [N]`
 pub fn shift(interp: &mut Interp, args: &[String]) -> ExecResult {
+    if args.len() > 2 {
+        err(interp, "shift: too many arguments");
+        return Err(abandon(interp, 1));
+    }
     let n = match args.get(1) {
         None => 1,
         Some(a) => match numeric(a) {
@@ -169,9 +190,11 @@ pub fn caller(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(1);
     }
     let depth = interp.call_stack.len();
-    let line = interp.lineno;
+    // The line frame `n` (0 = innermost) was called from.
+    let line_of = |n: usize| interp.call_lines.get(depth - 1 - n).copied().unwrap_or(0);
     let text = match args.get(1) {
         None => {
+            let line = line_of(0);
             let name = if depth >= 2 {
                 interp.call_stack[depth - 2].clone()
             } else {
@@ -188,6 +211,7 @@ pub fn caller(interp: &mut Interp, args: &[String]) -> ExecResult {
             if n >= depth {
                 return Ok(1);
             }
+            let line = line_of(n);
             let name = if depth >= n + 2 {
                 interp.call_stack[depth - n - 2].clone()
             } else {

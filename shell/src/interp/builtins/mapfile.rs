@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::err;
-use super::printf::backslash_quote;
+use crate::interp::expand::quote::quote_backslash;
 use crate::interp::vars::is_valid_name;
 use crate::interp::{ExecResult, Interp, Value};
 
@@ -135,11 +135,15 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
         if trim && line.last() == Some(&delim) {
             line.pop();
         }
+        // bash's strings end at a NUL byte (`mapfile -d ''` keeps none).
+        if let Some(nul) = line.iter().position(|&b| b == 0) {
+            line.truncate(nul);
+        }
         let s = String::from_utf8_lossy(&line).into_owned();
         if let Some(cb) = &callback
             && (n + 1) % quantum == 0
         {
-            let cmd = format!("{cb} {idx} {}", backslash_quote(&s));
+            let cmd = format!("{cb} {idx} {}", quote_backslash(&s));
             interp.run_source(&cmd)?;
         }
         arr.insert(idx, s);

@@ -61,6 +61,11 @@ pub fn wait(interp: &mut Interp, args: &[String]) -> ExecResult {
             continue;
         }
         any = true;
+        if !a.starts_with('%') && (a.is_empty() || !a.bytes().all(|b| b.is_ascii_digit())) {
+            err(interp, format!("wait: `{a}': not a pid or valid job spec"));
+            status = 1;
+            continue;
+        }
         let pid = resolve_job(&jobs, a);
         match pid.and_then(|p| jobs.iter().find(|(j, _)| *j == p)) {
             Some((p, s)) => {

@@ -143,6 +143,39 @@ pub(crate) fn err(interp: &mut Interp, message: impl Display) {
     interp.shell_error(message);
 }
 
+/// Parses the clustered one-letter options of a builtin that take no value
+/// (`unset -fv`, `shopt -pq`); `--` or the first operand ends them. Returns
+/// the letters seen and the index of the first operand, or, for a letter
+/// not in `allowed`, the status of bash's invalid-option report.
+pub(crate) fn flag_letters(
+    interp: &mut Interp,
+    name: &str,
+    args: &[String],
+    allowed: &str,
+    usage: &str,
+) -> Result<(String, usize), i32> {
+    let mut seen = String::new();
+    let mut i = 1;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') || a.len() == 1 {
+            break;
+        }
+        for c in a[1..].chars() {
+            if !allowed.contains(c) {
+                return Err(invalid_option(interp, name, &format!("-{c}"), usage));
+            }
+            seen.push(c);
+        }
+        i += 1;
+    }
+    Ok((seen, i))
+}
+
 /// Reports an invalid option the way bash does and returns status 2.
 pub(crate) fn invalid_option(interp: &mut Interp, name: &str, opt: &str, usage: &str) -> i32 {
     err(interp, format!("{name}: {opt}: invalid option"));

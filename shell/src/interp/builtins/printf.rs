@@ -8,6 +8,7 @@
 
 use super::echo::{EscapeMode, unescape};
 use super::{err, out};
+use crate::interp::expand::quote::quote_backslash;
 use crate::interp::{ExecResult, Interp};
 
 /// The result of formatting.
@@ -288,7 +289,7 @@ fn format_once(
             }
             b'q' => {
                 let a = next_arg(args, argi).unwrap_or("");
-                let q = backslash_quote(a);
+                let q = quote_backslash(a);
                 pad(&mut res.output, q.as_bytes(), &spec, false);
             }
             b'c' => {
@@ -672,68 +673,6 @@ fn strip_zeros(s: &str) -> String {
     format!("{m}{e}")
 }
 
-/// Quotes `s` so the shell reads it back as one word, the way `printf %q`
-/// does: backslashes before special characters, `$'...'` for control
-/// characters, `''` for the empty string.
-pub fn backslash_quote(s: &str) -> String {
-    if s.is_empty() {
-        return "''".to_string();
-    }
-    if s.chars().any(|c| c.is_control()) {
-        let mut out = String::from("$'");
-        for c in s.chars() {
-            match c {
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\r' => out.push_str("\\r"),
-                '\x07' => out.push_str("\\a"),
-                '\x08' => out.push_str("\\b"),
-                '\x0b' => out.push_str("\\v"),
-                '\x0c' => out.push_str("\\f"),
-                '\x1b' => out.push_str("\\E"),
-                '\'' => out.push_str("\\'"),
-                '\\' => out.push_str("\\\\"),
-                c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
-                c => out.push(c),
-            }
-        }
-        out.push('\'');
-        return out;
-    }
-    let mut out = String::with_capacity(s.len() + 4);
-    for (i, c) in s.chars().enumerate() {
-        let special = matches!(
-            c,
-            ' ' | '\''
-                | '"'
-                | '\\'
-                | '|'
-                | '&'
-                | ';'
-                | '('
-                | ')'
-                | '<'
-                | '>'
-                | '!'
-                | '{'
-                | '}'
-                | '*'
-                | '['
-                | ']'
-                | '?'
-                | '^'
-                | '$'
-                | '`'
-                | ','
-        ) || (i == 0 && (c == '#' || c == '~'));
-        if special {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
 const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
@@ -917,12 +856,7 @@ mod tests {
     }
 
     #[test]
-    fn quoting_and_time() {
-        assert_eq!(backslash_quote("a b"), "a\\ b");
-        assert_eq!(backslash_quote("a=b,#c"), "a=b\\,#c");
-        assert_eq!(backslash_quote("#a"), "\\#a");
-        assert_eq!(backslash_quote("a\tb"), "$'a\\tb'");
-        assert_eq!(backslash_quote(""), "''");
+    fn strftime_formats() {
         assert_eq!(
             strftime("%Y-%m-%d %H:%M:%S %j %a %b %e %%", 0),
             "1970-01-01 00:00:00 001 Thu Jan  1 %"

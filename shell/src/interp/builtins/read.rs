@@ -111,7 +111,12 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     let names: Vec<String> = args[i..].to_vec();
     for n in names.iter().chain(o.array.iter()) {
-        if !is_valid_name(n) {
+        // `read 'A[$k]'` names an element (its subscript is expanded later).
+        let base = match n.split_once('[') {
+            Some((b, rest)) if rest.ends_with(']') && o.array.as_ref() != Some(n) => b,
+            _ => n.as_str(),
+        };
+        if !is_valid_name(base) {
             err(interp, format!("read: `{n}': not a valid identifier"));
             return Ok(1);
         }

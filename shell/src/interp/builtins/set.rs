@@ -1,8 +1,8 @@
 //! `set` (flags, `-o NAME`, positional parameters, the variable listing)
 //! and `shopt`.
 
-use super::declare::set_style_quote;
 use super::{err, out};
+use crate::interp::expand::quote::quote_set_style;
 use crate::interp::options::{Options, SET_O_OPTIONS, SHOPT_OPTIONS};
 use crate::interp::{ExecResult, Interp, Value};
 
@@ -114,7 +114,7 @@ fn listing(interp: &Interp) -> String {
         }
         let Some(v) = &var.value else { continue };
         match v {
-            Value::Str(x) => s.push_str(&format!("{name}={}\n", set_style_quote(x))),
+            Value::Str(x) => s.push_str(&format!("{name}={}\n", quote_set_style(x))),
             Value::Indexed(_) | Value::Assoc(_) => {
                 s.push_str(&format!("{name}={}\n", super::declare::array_body(v)));
             }
@@ -127,36 +127,12 @@ const SHOPT_USAGE: &str = "shopt [-pqsu] [-o] [optname ...]";
 
 /// `shopt`
 pub fn shopt(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let (mut set, mut unset, mut print, mut quiet, mut set_o) = (false, false, false, false, false);
-    let mut i = 1;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if !a.starts_with('-') || a.len() == 1 {
-            break;
-        }
-        for c in a[1..].chars() {
-            match c {
-                's' => set = true,
-                'u' => unset = true,
-                'p' => print = true,
-                'q' => quiet = true,
-                'o' => set_o = true,
-                _ => {
-                    return Ok(super::invalid_option(
-                        interp,
-                        "shopt",
-                        &format!("-{c}"),
-                        SHOPT_USAGE,
-                    ));
-                }
-            }
-        }
-        i += 1;
-    }
+    let (flags, i) = match super::flag_letters(interp, "shopt", args, "supqo", SHOPT_USAGE) {
+        Ok(parsed) => parsed,
+        Err(status) => return Ok(status),
+    };
+    let [set, unset, print, quiet, set_o] =
+        [b's', b'u', b'p', b'q', b'o'].map(|c| flags.contains(c as char));
     if set && unset {
         err(
             interp,

@@ -24,7 +24,18 @@ pub fn eval(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(0);
     }
     let text = rest.join(" ");
-    interp.run_source(&text)
+    // The eval'd text counts its lines from the eval command's.
+    let saved_base = interp.line_base;
+    interp.line_base = interp.lineno.saturating_sub(1);
+    let r = interp.run_source(&text);
+    interp.line_base = saved_base;
+    match r {
+        // An error that abandons the current command (assigning to a
+        // readonly variable, a bad arithmetic expansion) ends only the
+        // eval'd text: `eval` then fails.
+        Err(Interrupt::Discard(n)) => Ok(n),
+        r => r,
+    }
 }
 
 /// Finds the file `source NAME` reads: a name with a slash as is, otherwise
@@ -89,11 +100,15 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     };
     let saved_name = interp.script_name.replace(name.clone());
     let saved_line = interp.lineno;
+    let saved_base = std::mem::take(&mut interp.line_base);
     interp.call_stack.push("source".to_string());
+    interp.call_lines.push(saved_line);
     let r = interp.run_source(&text);
     interp.call_stack.pop();
+    interp.call_lines.pop();
     interp.script_name = saved_name;
     interp.lineno = saved_line;
+    interp.line_base = saved_base;
     if let Some(p) = saved_positional {
         interp.positional = p;
     }

@@ -118,11 +118,18 @@ pub fn trap(interp: &mut Interp, args: &[String]) -> ExecResult {
                 rest = &rest[1..];
                 break;
             }
-            a if a.starts_with('-') && a.len() > 1 && trap_key(&a[1..]).is_none() => {
+            a if a.starts_with('-') && a.len() > 1 => {
+                // bash names a bad numeric option whole (`-1`), else by
+                // its first letter (`-I` for `-INT`).
+                let bad = if a.as_bytes()[1].is_ascii_digit() {
+                    a
+                } else {
+                    &a[..a.char_indices().nth(2).map_or(a.len(), |(i, _)| i)]
+                };
                 return Ok(super::invalid_option(
                     interp,
                     "trap",
-                    &a[..2],
+                    bad,
                     "trap [-lp] [[arg] signal_spec ...]",
                 ));
             }

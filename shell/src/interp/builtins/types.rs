@@ -133,8 +133,9 @@ pub fn type_(interp: &mut Interp, args: &[String]) -> ExecResult {
                 }
             }
         }
-        if !text.is_empty() {
-            out(interp, text);
+        if !text.is_empty() && !out(interp, text) {
+            // A failed write (a full disk) fails `type`.
+            status = 1;
         }
         if !found {
             if !short && !path_only && !force_path {

@@ -64,7 +64,15 @@ pub fn decode_ansi_c(s: &str) -> String {
                 if i < c.len() {
                     let x = c[i];
                     i += 1;
-                    char::from_u32((x.to_ascii_uppercase() as u32) ^ 0x40).unwrap_or('?')
+                    // Control characters: the low five bits (`\c0` is 0x10,
+                    // `\c-` is `\r`), except `\c?` for DEL.
+                    if x == '?' {
+                        '\x7f'
+                    } else if x.is_ascii() {
+                        char::from_u32((x as u32) & 0x1f).unwrap_or('?')
+                    } else {
+                        x
+                    }
                 } else {
                     out.push('\\');
                     'c'

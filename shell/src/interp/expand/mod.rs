@@ -129,7 +129,7 @@ impl Interp {
     /// Writes `bash: line N: MSG` to stderr, the shape of bash's expansion
     /// errors (`bad substitution`, `unbound variable`, arithmetic errors).
     pub fn expansion_error(&mut self, msg: &str) {
-        let line = format!("{}: line {}: {}\n", self.arg0, self.lineno, msg);
+        let line = format!("{}: {msg}\n", self.err_prefix());
         let _ = self.write_fd(2, line.as_bytes());
     }
 }

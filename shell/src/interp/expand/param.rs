@@ -162,6 +162,18 @@ fn is_list_param(p: &Parameter) -> bool {
     )
 }
 
+/// `$*` or `${a[*]}`: a list joined into one word when quoted.
+fn is_star_param(p: &Parameter) -> bool {
+    matches!(
+        p,
+        Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: true })
+            | Parameter::NamedWithAllIndices {
+                concatenate: true,
+                ..
+            }
+    )
+}
+
 impl Interp {
     /// Expands one `${...}` / `$x` into `acc`.
     pub(crate) fn expand_param(
@@ -377,8 +389,18 @@ impl Interp {
     ) -> Result<Option<PVal>, Interrupt> {
         let (p, indirect) = param_of(e);
         let val = self.fetch(p, indirect)?;
+        // Quoted, `"${a[*]:-x}"` and `"${*:-x}"` test the elements joined
+        // by IFS's first character: with IFS='', several empty elements are
+        // null too. (Unquoted, or through `${!ref}`, bash tests them unjoined.)
+        let empty_ifs = quoted
+            && !indirect
+            && matches!(&val, PVal::List(v, true) if v.len() > 1)
+            && self.vars.get_str("IFS") == Some("");
         let test = |val: &PVal, t: &ParameterTestType| match t {
-            ParameterTestType::UnsetOrNull => val.is_null(),
+            ParameterTestType::UnsetOrNull => match val {
+                PVal::List(v, true) if empty_ifs => v.iter().all(|s| s.is_empty()),
+                _ => val.is_null(),
+            },
             ParameterTestType::Unset => val.is_unset(),
         };
         match e {
@@ -410,7 +432,8 @@ impl Interp {
                     if let Some(w) = alternative_value {
                         self.expand_operand_into(w, quoted, acc)?;
                     }
-                } else if quoted && !is_list_param(p) {
+                } else if quoted && (!is_list_param(p) || is_star_param(p)) {
+                    // `"${a[*]:+x}"` is one (empty) word, `"${a[@]:+x}"` none.
                     acc.push_literal("", true);
                 }
                 return Ok(None);

@@ -1,7 +1,9 @@
 //! Quoting a string so the shell reads it back as the same word:
-//! `${x@Q}` ([`quote_for_reuse`]), `printf %q` ([`quote_backslash`]) and
-//! `declare -p` ([`quote_double`]). Strings with control characters use
-//! `$'...'` in all three, as bash does.
+//! `${x@Q}` ([`quote_for_reuse`]), `printf %q` and `mapfile -C`
+//! ([`quote_backslash`]), `declare -p` ([`quote_double`]) and `set`
+//! ([`quote_set_style`]). Strings with control characters use `$'...'`
+//! ([`quote_ansi`]) in all of them, as bash does. This is the one place
+//! the builtins get their quoting from.
 
 /// True when `s` needs the `$'...'` form (control characters).
 fn needs_ansi(s: &str) -> bool {
@@ -23,9 +25,9 @@ pub fn quote_ansi(s: &str) -> String {
             '\x1b' => out.push_str("\\E"),
             '\'' => out.push_str("\\'"),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() && (c as u32) < 0x100 => {
-                out.push_str(&format!("\\{:03o}", c as u32))
-            }
+            // `is_control` is only true below U+00A0, so three octal
+            // digits always suffice.
+            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
             c => out.push(c),
         }
     }
@@ -62,11 +64,12 @@ pub fn quote_backslash(s: &str) -> String {
     }
     let mut out = String::with_capacity(s.len() + 4);
     for (i, c) in s.chars().enumerate() {
+        // `#` starts a comment and `~` a tilde expansion only at the start
+        // of a word; bash leaves them bare elsewhere (`a#b`, `a~`).
         let special = matches!(
             c,
             ' ' | '!'
                 | '"'
-                | '#'
                 | '$'
                 | '&'
                 | '\''
@@ -86,7 +89,7 @@ pub fn quote_backslash(s: &str) -> String {
                 | '{'
                 | '|'
                 | '}'
-        ) || (c == '~' && i == 0);
+        ) || (i == 0 && matches!(c, '#' | '~'));
         if special {
             out.push('\\');
         }
@@ -112,6 +115,23 @@ pub fn quote_double(s: &str) -> String {
     out
 }
 
+/// Quoting as `set` prints values: bare when every character is safe
+/// unquoted, else `'...'` (nothing at all for the empty string).
+pub fn quote_set_style(s: &str) -> String {
+    if needs_ansi(s) {
+        return quote_ansi(s);
+    }
+    if s.is_empty() {
+        return String::new();
+    }
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_-./:,+=@%^".contains(c) || !c.is_ascii())
+    {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,11 +154,22 @@ mod tests {
         assert_eq!(quote_backslash("a=b"), "a=b");
         assert_eq!(quote_backslash("a,b"), r"a\,b");
         assert_eq!(quote_backslash("\t"), r"$'\t'");
+        assert_eq!(quote_backslash("a=b,#c"), r"a=b\,#c");
+        assert_eq!(quote_backslash("#a"), r"\#a");
+    }
+
+    #[test]
+    fn set_quoting_matches_bash() {
+        assert_eq!(quote_set_style("a b"), "'a b'");
+        assert_eq!(quote_set_style("it's"), r"'it'\''s'");
+        assert_eq!(quote_set_style("1"), "1");
+        assert_eq!(quote_set_style(""), "");
     }
 
     #[test]
     fn declare_quoting_matches_bash() {
         assert_eq!(quote_double("a b'c"), "\"a b'c\"");
         assert_eq!(quote_double("a$b`c\"d\\e"), r#""a\$b\`c\"d\\e""#);
+        assert_eq!(quote_double("a\nb"), r"$'a\nb'");
     }
 }

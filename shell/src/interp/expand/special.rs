@@ -139,6 +139,12 @@ impl Interp {
                 }
                 Some(self.call_stack.iter().rev().cloned().collect())
             }
+            "BASH_LINENO" => {
+                if self.call_lines.is_empty() {
+                    return None;
+                }
+                Some(self.call_lines.iter().rev().map(u32::to_string).collect())
+            }
             "BASH_VERSINFO" if self.vars.get(name).is_none() => Some(
                 ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"]
                     .iter()
@@ -283,10 +289,14 @@ impl Interp {
     }
 
     /// The status a fatal expansion error (`${x:?}`, `set -u`) ends the
-    /// shell with: 127 for the top-level `bash -c` shell, 1 in a subshell
-    /// (measured on bash 5.2).
+    /// shell with: 127 for a `bash -c` shell, 1 in a subshell, a script
+    /// file, or under `set -e` (measured on bash 5.2).
     pub fn fatal_expansion_status(&self) -> i32 {
-        if self.subshell_depth > 0 { 1 } else { 127 }
+        if self.dash_c && self.subshell_depth == self.process_depth && !self.opts.errexit {
+            127
+        } else {
+            1
+        }
     }
 
     /// `$-`: the single-letter options in effect.
@@ -335,6 +345,16 @@ impl Interp {
         if let Some(t) = self.nameref_target(name) {
             return self.arith_element(&t, sub);
         }
+        // `set -u`: an unset array is fatal (a missing element reads as 0).
+        if self.opts.nounset
+            && self.vars.get(name).and_then(|v| v.value.as_ref()).is_none()
+            && self.dynamic_array(name).is_none()
+        {
+            self.expansion_error(&format!("{name}: unbound variable"));
+            return Err(ArithFail::Interrupt(Interrupt::Exit(
+                self.fatal_expansion_status(),
+            )));
+        }
         if self.is_assoc(name) {
             return Ok(self.assoc_get(name, unquote_key(sub)));
         }
@@ -356,6 +376,7 @@ fn is_dynamic_name(name: &str) -> bool {
             | "EPOCHSECONDS"
             | "EPOCHREALTIME"
             | "FUNCNAME"
+            | "BASH_LINENO"
     )
 }
 

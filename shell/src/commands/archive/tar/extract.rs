@@ -61,15 +61,13 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
                 return Err(Fatal);
             }
         },
-        None => {
-            match read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
-                Ok(v) => std::sync::Arc::new(v),
-                Err(e) => {
-                    warn(ctx, format_args!("-: Cannot read: {e}"));
-                    return Err(Fatal);
-                }
+        None => match read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
+            Ok(v) => std::sync::Arc::new(v),
+            Err(e) => {
+                warn(ctx, format_args!("-: Cannot read: {e}"));
+                return Err(Fatal);
             }
-        }
+        },
     };
     let mut ex = Extractor {
         base: String::new(),

@@ -5,8 +5,8 @@
 mod format;
 mod lcs;
 
-use crate::commands::text::common::read_stdin;
 use super::super::CommandCtx;
+use crate::commands::text::common::read_stdin;
 use crate::fs::FileKind;
 
 /// Parsed options.

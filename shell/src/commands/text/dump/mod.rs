@@ -19,7 +19,11 @@ pub fn read_all(
     max: Option<u64>,
 ) -> Result<Vec<u8>, i32> {
     let stdin = ["-".to_string()];
-    let names = if operands.is_empty() { &stdin[..] } else { operands };
+    let names = if operands.is_empty() {
+        &stdin[..]
+    } else {
+        operands
+    };
     let mut data = Vec::new();
     let mut ok = true;
     for name in names {

@@ -127,6 +127,15 @@ impl Matcher {
         }
     }
 
+    /// Where the first match at or after `start` begins (its end is not
+    /// needed to pick the line, and is dearer under POSIX longest-match).
+    fn find_start_at(&self, hay: &[u8], start: usize) -> Option<usize> {
+        match self {
+            Matcher::Posix(re) => re.find_start_at(hay, start),
+            _ => self.find_at(hay, start).map(|m| m.0),
+        }
+    }
+
     fn line_by_line(&self) -> bool {
         match self {
             Matcher::Posix(re) => re.is_backtracking(),
@@ -204,14 +213,14 @@ impl<'a> Searcher<'a> {
             let mut p = pos;
             while p < data.len() {
                 let e = memchr(eol, &data[p..]).map(|i| p + i).unwrap_or(data.len());
-                if self.m.find_at(&data[p..e], 0).is_some() {
+                if self.m.find_start_at(&data[p..e], 0).is_some() {
                     return Some((p, e));
                 }
                 p = e + 1;
             }
             return None;
         }
-        let (s, _) = self.m.find_at(data, pos)?;
+        let s = self.m.find_start_at(data, pos)?;
         if s >= data.len() && (data.is_empty() || data[data.len() - 1] == eol) {
             return None;
         }

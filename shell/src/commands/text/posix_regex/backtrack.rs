@@ -1,7 +1,10 @@
 //! A backtracking matcher over the POSIX syntax tree, used only for
 //! patterns with back-references (`\(.\)\1`), which the `regex` crate does
-//! not support. Greedy, leftmost; a step budget bounds pathological patterns
-//! (a search that exhausts it reports no match rather than running away).
+//! not support. Leftmost; greedy, or longest when the pattern can tell the
+//! two apart (every path from the leftmost start is explored and the longest
+//! end kept, POSIX's rule). A step budget bounds pathological patterns (a
+//! search that exhausts it reports what it found so far, or no match, rather
+//! than running away).
 
 use super::parse::Node;
 use super::{Captures, Flavor, RegexOptions};
@@ -18,6 +21,8 @@ pub struct Prog {
     multiline: bool,
     grep: bool,
     eol: u8,
+    /// Explore every path for the longest match instead of taking the first.
+    longest: bool,
 }
 
 struct Run<'h> {
@@ -33,8 +38,9 @@ fn is_word(b: u8) -> bool {
 }
 
 impl Prog {
-    /// Prepares `node` (with `groups` capture groups) for matching.
-    pub fn new(node: Node, groups: usize, opts: RegexOptions) -> Prog {
+    /// Prepares `node` (with `groups` capture groups) for matching; `longest`
+    /// asks for POSIX's longest match rather than the first greedy one.
+    pub fn new(node: Node, groups: usize, opts: RegexOptions, longest: bool) -> Prog {
         Prog {
             node,
             groups,
@@ -46,11 +52,18 @@ impl Prog {
             } else {
                 b'\n'
             },
+            longest,
         }
     }
 
     /// Searches from `start`; on success `caps` holds the match and groups.
     pub fn search(&self, h: &[u8], start: usize, caps: &mut Captures) -> bool {
+        self.search_with(h, start, caps, self.longest)
+    }
+
+    /// Like [`Prog::search`], but takes the first greedy match unless
+    /// `longest`: enough when only the match's start or existence matters.
+    pub fn search_with(&self, h: &[u8], start: usize, caps: &mut Captures, longest: bool) -> bool {
         let mut run = Run {
             h,
             steps: 0,
@@ -59,11 +72,27 @@ impl Prog {
         for s in start..=h.len() {
             caps.clear();
             caps.resize(self.groups + 1, None);
+            let mut best: Option<Captures> = None;
             let mut done = |_: &mut Run<'_>, e: usize, c: &mut Captures| {
                 c[0] = Some((s, e));
-                true
+                if !longest {
+                    return true;
+                }
+                if best
+                    .as_ref()
+                    .is_none_or(|b| b[0].is_some_and(|(_, be)| e > be))
+                {
+                    best = Some(c.clone());
+                }
+                // Nothing can be longer than a match reaching the end.
+                e == h.len()
             };
-            if run.m(&self.node, s, caps, &mut done) {
+            let hit = run.m(&self.node, s, caps, &mut done);
+            if let Some(b) = best {
+                *caps = b;
+                return true;
+            }
+            if hit {
                 return true;
             }
             if run.steps > BUDGET {

@@ -5,6 +5,8 @@
 //! `regex` crate's syntax ([`emit`]), which runs it in linear time. The regex
 //! crate has no back-references; patterns that use them run on a small
 //! backtracking matcher over the same tree ([`backtrack`]), with a step budget.
+//! Matches are POSIX leftmost-longest: where the crate's leftmost-first rule
+//! could pick a shorter match (`a|ab`), [`longest`] extends it.
 //!
 //! ```
 //! use sandkeep_shell::commands::text::posix_regex::{Flavor, Regex, RegexOptions, Syntax};
@@ -16,9 +18,13 @@
 
 mod backtrack;
 mod emit;
+mod longest;
 pub mod parse;
 
 use regex::bytes::{CaptureLocations, Regex as ByteRegex, RegexBuilder};
+use regex_automata::util::captures::Captures as MetaCaptures;
+
+use longest::LazyLongest;
 
 /// Basic or extended syntax.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -68,8 +74,12 @@ impl RegexOptions {
 #[derive(Clone, Debug)]
 pub struct Regex {
     engine: Engine,
+    /// Set when leftmost-first may pick a shorter match than POSIX wants:
+    /// the fast engine then only finds where the match starts.
+    longest: Option<Box<LazyLongest>>,
     groups: usize,
-    warnings: Vec<String>,
+    /// Boxed slice, not Vec: keeps `Regex` small for enums that hold one.
+    warnings: Box<[String]>,
     /// Set when the whole expression is one byte matched anywhere (grep's
     /// `grep -c 7`), which a byte scan decides faster than any regex.
     single_byte: Option<u8>,
@@ -103,15 +113,28 @@ impl Regex {
     /// Compiles `pattern`; the error is glibc's message (`Unmatched ( or \(`).
     pub fn new(pattern: &[u8], opts: RegexOptions) -> Result<Regex, String> {
         let parsed = parse::parse(pattern, opts.syntax, opts.flavor, opts.eol())?;
+        let differ = longest::may_differ(&parsed.node);
+        let mut longest = None;
         let engine = if parsed.node.has_backref() {
-            Engine::Backtrack(backtrack::Prog::new(parsed.node, parsed.groups, opts))
+            Engine::Backtrack(backtrack::Prog::new(
+                parsed.node,
+                parsed.groups,
+                opts,
+                differ,
+            ))
         } else {
-            Engine::Fast(Self::build(&emit::emit(&parsed.node, opts), opts)?)
+            let src = emit::emit(&parsed.node, opts);
+            let re = Self::build(&src, opts)?;
+            if differ {
+                longest = Some(Box::new(LazyLongest::new(src, opts)));
+            }
+            Engine::Fast(re)
         };
         Ok(Regex {
             engine,
+            longest,
             groups: parsed.groups,
-            warnings: parsed.warnings,
+            warnings: parsed.warnings.into(),
             single_byte: None,
         })
     }
@@ -153,15 +176,20 @@ impl Regex {
             };
             nodes.push((node, g));
         }
+        let differ = nodes.len() > 1 || nodes.iter().any(|(n, _)| longest::may_differ(n));
         if nodes.iter().any(|(n, _)| n.has_backref()) {
             let progs = nodes
                 .into_iter()
-                .map(|(n, g)| backtrack::Prog::new(n, g, opts))
+                .map(|(n, g)| {
+                    let d = longest::may_differ(&n);
+                    backtrack::Prog::new(n, g, opts, d)
+                })
                 .collect();
             return Ok(Regex {
                 engine: Engine::Multi(progs),
+                longest: None,
                 groups: 0,
-                warnings,
+                warnings: warnings.into(),
                 single_byte: None,
             });
         }
@@ -180,10 +208,12 @@ impl Regex {
             src.join("|")
         };
         let re = Self::build(&src, opts)?;
+        let longest = differ.then(|| Box::new(LazyLongest::new(src, opts)));
         Ok(Regex {
             engine: Engine::Fast(re),
+            longest,
             groups,
-            warnings,
+            warnings: warnings.into(),
             single_byte,
         })
     }
@@ -231,7 +261,16 @@ impl Regex {
     /// by anchors and word boundaries).
     pub fn find_at(&self, hay: &[u8], start: usize) -> Option<(usize, usize)> {
         match &self.engine {
-            Engine::Fast(re) => re.find_at(hay, start).map(|m| (m.start(), m.end())),
+            Engine::Fast(re) => {
+                let m = re.find_at(hay, start)?;
+                let end = match self.longest.as_ref().and_then(|l| l.get()) {
+                    Some(l) => l
+                        .end_from(hay, m.start())
+                        .map_or(m.end(), |e| e.max(m.end())),
+                    None => m.end(),
+                };
+                Some((m.start(), end))
+            }
             Engine::Backtrack(p) => {
                 let mut caps = Vec::new();
                 p.search(hay, start, &mut caps).then(|| caps[0].unwrap())
@@ -252,11 +291,35 @@ impl Regex {
         }
     }
 
+    /// Where the first match at or after `start` begins: [`Regex::find_at`]
+    /// without the cost of finding the longest end (grep's line search).
+    pub fn find_start_at(&self, hay: &[u8], start: usize) -> Option<usize> {
+        match &self.engine {
+            Engine::Fast(re) => re.find_at(hay, start).map(|m| m.start()),
+            Engine::Backtrack(p) => {
+                let mut caps = Vec::new();
+                p.search_with(hay, start, &mut caps, false)
+                    .then(|| caps[0].unwrap().0)
+            }
+            Engine::Multi(progs) => {
+                let mut caps = Vec::new();
+                let mut best: Option<usize> = None;
+                for p in progs {
+                    if p.search_with(hay, start, &mut caps, false) {
+                        let s = caps[0].unwrap().0;
+                        best = Some(best.map_or(s, |b| b.min(s)));
+                    }
+                }
+                best
+            }
+        }
+    }
+
     /// True when the expression matches somewhere in `hay`.
     pub fn is_match(&self, hay: &[u8]) -> bool {
         match &self.engine {
             Engine::Fast(re) => re.is_match(hay),
-            _ => self.find_at(hay, 0).is_some(),
+            _ => self.find_start_at(hay, 0).is_some(),
         }
     }
 
@@ -267,6 +330,11 @@ impl Regex {
                 Engine::Fast(re) => Some(re.capture_locations()),
                 _ => None,
             },
+            longest: self
+                .longest
+                .as_ref()
+                .and_then(|l| l.get())
+                .map(|l| l.new_captures()),
             caps: Vec::new(),
         }
     }
@@ -277,6 +345,17 @@ impl Regex {
         slots.caps.clear();
         match &self.engine {
             Engine::Fast(re) => {
+                let l = self.longest.as_ref().and_then(|l| l.get());
+                if let (Some(l), Some(scratch)) = (l, slots.longest.as_mut()) {
+                    // The leftmost start is the same under both rules; the
+                    // cheap search finds it, the anchored one the longest end.
+                    let Some(m) = re.find_at(hay, start) else {
+                        return false;
+                    };
+                    if l.captures_from(hay, m.start(), scratch, &mut slots.caps) {
+                        return true;
+                    }
+                }
                 let locs: &mut CaptureLocations = slots.locs.as_mut().expect("slots of this regex");
                 if re.captures_read_at(locs, hay, start).is_none() {
                     return false;
@@ -302,6 +381,7 @@ impl Regex {
 #[derive(Debug)]
 pub struct Slots {
     locs: Option<CaptureLocations>,
+    longest: Option<MetaCaptures>,
     /// Positions of the last match (index 0) and its groups.
     pub caps: Captures,
 }
