@@ -67,6 +67,9 @@ pub enum LimitKind {
     CallDepth,
     /// The number of output bytes.
     Output,
+    /// The bytes one command substitution may hold in memory (the
+    /// filesystem's file-size limit): `x=$(yes)`.
+    Memory,
 }
 
 impl fmt::Display for LimitKind {
@@ -77,6 +80,7 @@ impl fmt::Display for LimitKind {
             LimitKind::LoopIterations => "loop iteration limit",
             LimitKind::CallDepth => "call depth limit",
             LimitKind::Output => "output limit",
+            LimitKind::Memory => "memory limit",
         })
     }
 }

@@ -229,8 +229,6 @@ fn full_refuses_writes_and_reads_zeros() {
 
 /// Write errors on `/dev/full` as bash and coreutils report them.
 #[test]
-#[ignore = "write errors are not reported yet: builtins' `out` and the final \
-            flush of a command's stdout (interp/program.rs) drop them"]
 fn full_write_error_messages() {
     let sh = shell();
     for (script, stderr) in [

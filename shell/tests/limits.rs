@@ -245,3 +245,39 @@ fn garbage_never_panics() {
         assert_ne!(o.exit_code, 0, "{s}");
     }
 }
+
+#[test]
+fn endless_streams_into_memory_end_at_the_file_size_limit() {
+    let limits = Limits {
+        fs: FsLimits {
+            max_file_size: 1 << 20,
+            ..FsLimits::default()
+        },
+        ..quick()
+    };
+    let sh = shell(limits);
+    // A command substitution holds at most one file's worth.
+    let o = run(&sh, "x=$(yes); echo never ${#x}");
+    assert_eq!(o.limit, Some(LimitKind::Memory), "{}", stderr(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("never"));
+    assert!(
+        stderr(&o).contains("memory limit exceeded (1048576 bytes captured)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_usable(&sh);
+    // Commands that must read a stream whole fail instead of growing.
+    let o = run(
+        &sh,
+        "yes | sort > /dev/null; echo sort=$?; tac < /dev/zero; echo tac=$?",
+    );
+    assert_eq!(o.limit, None, "{}", stderr(&o));
+    assert_eq!(o.stdout, b"sort=2\ntac=1\n", "{}", stderr(&o));
+    assert!(stderr(&o).contains("File too large"), "{}", stderr(&o));
+    // Streaming consumers are not limited by it.
+    let o = run(
+        &sh,
+        "yes | head -c 3000000 | tail -c 4; seq 1 400000 | tail -n 1",
+    );
+    assert_eq!(o.stdout, b"y\ny\n400000\n", "{}", stderr(&o));
+}

@@ -10,7 +10,7 @@
 //! Pipelines live in `pipeline.rs`, compound commands in `compound.rs`,
 //! simple commands in `simple.rs`, programs and scripts in `program.rs`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use brush_parser::ast::{self, Command, CompoundList, SeparatorOperator};
 
@@ -18,6 +18,7 @@ use super::fd::Handle;
 use super::parse::{Script, Step};
 use super::redirect::RedirRef;
 use super::{ExecResult, Interp, Interrupt};
+use crate::interp::fd::Capture;
 use crate::limits::LimitKind;
 use crate::{RunOptions, RunOutput, Shell};
 
@@ -109,7 +110,7 @@ impl Interp {
         if let Some(data) = self.read_file_substitution(source)? {
             return Ok(data);
         }
-        let buf = Arc::new(Mutex::new(Vec::new()));
+        let buf = Capture::new(self.control.clone());
         let mut sub = self.subshell();
         if !sub.opts.inherit_errexit {
             sub.opts.errexit = false;
@@ -121,8 +122,7 @@ impl Interp {
         drop(sub);
         self.last_status = status;
         self.last_cmdsub_status = Some(status);
-        let out = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
-        Ok(out)
+        Ok(buf.take())
     }
 
     /// `$(< file)`: the file's contents, without running a command.
@@ -186,10 +186,12 @@ impl Interp {
         match self.fds.get(fd) {
             Some(h) => {
                 let r = h.write(data);
-                if let Err(e) = &r
-                    && e.kind() == std::io::ErrorKind::BrokenPipe
-                {
-                    self.broken_pipe = true;
+                match &r {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.broken_pipe = true,
+                    Err(e) if self.write_error.is_none() => {
+                        self.write_error = Some(io_error_message(e));
+                    }
+                    _ => {}
                 }
                 r
             }
@@ -574,5 +576,15 @@ impl Interp {
         };
         let line = format!("{ps4}{text}\n");
         let _ = self.write_fd(2, line.as_bytes());
+    }
+}
+
+/// An I/O error as the C library words it: `No space left on device`,
+/// without Rust's ` (os error 28)` suffix.
+pub(crate) fn io_error_message(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
     }
 }

@@ -30,12 +30,48 @@ pub enum Handle {
     PipeRead(Arc<PipeReader>),
     /// The write end of a pipe.
     PipeWrite(Arc<PipeWriter>),
-    /// A growing buffer (`$(...)` output).
-    Capture(Arc<Mutex<Vec<u8>>>),
+    /// A growing buffer (`$(...)` and `<(...)` output).
+    Capture(Arc<Capture>),
     /// `/dev/null`.
     Null,
     /// A stream lent by a running command (see [`Borrowed`]).
     Borrowed(Arc<Borrowed>),
+}
+
+/// What a command substitution's commands wrote, held in memory up to the
+/// filesystem's file-size limit: `x=$(yes)` trips the run's output limit
+/// instead of growing until the host runs out of memory.
+pub struct Capture {
+    data: Mutex<Vec<u8>>,
+    cap: usize,
+    control: Arc<RunControl>,
+}
+
+impl Capture {
+    /// An empty capture that holds at most `control`'s file-size limit.
+    pub fn new(control: Arc<RunControl>) -> Arc<Capture> {
+        let cap = usize::try_from(control.limits.fs.max_file_size).unwrap_or(usize::MAX);
+        Arc::new(Capture {
+            data: Mutex::new(Vec::new()),
+            cap,
+            control,
+        })
+    }
+
+    fn write(&self, data: &[u8]) -> io::Result<()> {
+        let mut held = self.data.lock().unwrap_or_else(|e| e.into_inner());
+        if held.len().saturating_add(data.len()) > self.cap {
+            self.control.trip(LimitKind::Memory);
+            return Err(io::Error::from_raw_os_error(27)); // EFBIG
+        }
+        held.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// Takes what was captured so far.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.data.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 fn ebadf() -> io::Error {
@@ -49,12 +85,7 @@ impl Handle {
             Handle::Out(c) => c.write(data),
             Handle::File(f) => f.write(data),
             Handle::PipeWrite(p) => p.write_all(data),
-            Handle::Capture(c) => {
-                c.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .extend_from_slice(data);
-                Ok(())
-            }
+            Handle::Capture(c) => c.write(data),
             Handle::Null => Ok(()),
             Handle::Borrowed(b) => b.write(data),
             Handle::Bytes(_) | Handle::PipeRead(_) => Err(ebadf()),

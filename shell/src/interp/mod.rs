@@ -136,6 +136,9 @@ pub struct Interp {
     pub last_bg_pid: Option<u32>,
     /// Set when a write hit a closed pipe: the shell then ends like SIGPIPE would.
     pub broken_pipe: bool,
+    /// The first failed write of the running builtin other than a closed
+    /// pipe (`echo hi > /dev/full`), reported as bash's `write error`.
+    pub(crate) write_error: Option<String>,
     /// Native-stack hops taken for deep recursion (see `Interp::nest`).
     pub(crate) stack_hops: u32,
     /// Nesting of `eval`/`source`/`bash -c` sources being run.

@@ -174,6 +174,15 @@ impl Interp {
             self.broken_pipe = true;
             return 141;
         }
+        if let Err(e) = flushed {
+            // GNU tools report a failed final write (`cat f > /dev/full`).
+            let message = super::exec::io_error_message(&e);
+            let _ = self.write_fd(
+                2,
+                format!("{}: write error: {message}\n", argv[0]).as_bytes(),
+            );
+            return if status == 0 { 1 } else { status };
+        }
         status
     }
 

@@ -12,7 +12,7 @@
 //! `/dev/fd/N` and feeds it to `cmd` once the command is done.
 
 use std::io::Read;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use brush_parser::ast::{self, IoFileRedirectKind, IoFileRedirectTarget, ProcessSubstitutionKind};
 
@@ -20,6 +20,7 @@ use super::fd::{ByteSource, FileHandle, FileMode, Handle};
 use super::pipe::pipe;
 use super::{ExecResult, Interp, Interrupt};
 use crate::fs::{Device, FileKind, FileReader, Fs};
+use crate::interp::fd::Capture;
 
 /// Bytes a device's helper thread writes into its pipe at a time.
 const DEVICE_CHUNK: usize = 16 * 1024;
@@ -48,7 +49,7 @@ pub(crate) struct Saved {
 pub(crate) struct ProcSub {
     fd: i32,
     path: String,
-    writer: Option<(Arc<Mutex<Vec<u8>>>, ast::SubshellCommand)>,
+    writer: Option<(Arc<Capture>, ast::SubshellCommand)>,
 }
 
 /// Why opening a redirection failed (already reported).
@@ -458,13 +459,13 @@ impl Interp {
         let path = format!("/dev/fd/{fd}");
         match kind {
             ProcessSubstitutionKind::Read => {
-                let buf = Arc::new(Mutex::new(Vec::new()));
+                let buf = Capture::new(self.control.clone());
                 let mut child = self.subshell();
                 child.fds.set(1, Some(Handle::Capture(buf.clone())));
                 let r = child.nest(|sh| sh.exec_list(&sub.list));
                 let _ = child.finish_subshell(r)?;
                 drop(child);
-                let data = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
+                let data = buf.take();
                 let _ = self.fs.write(&path, &data);
                 self.fds
                     .set(fd, Some(Handle::Bytes(Arc::new(ByteSource::new(data)))));
@@ -475,7 +476,7 @@ impl Interp {
                 });
             }
             ProcessSubstitutionKind::Write => {
-                let buf = Arc::new(Mutex::new(Vec::new()));
+                let buf = Capture::new(self.control.clone());
                 let _ = self.fs.write(&path, b"");
                 self.fds.set(fd, Some(Handle::Capture(buf.clone())));
                 self.procsubs.push(ProcSub {
@@ -499,7 +500,7 @@ impl Interp {
             let from_file = self.fs.read(&p.path).unwrap_or_default();
             let _ = self.fs.remove_file(&p.path);
             if let Some((buf, cmd)) = p.writer {
-                let mut data = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
+                let mut data = buf.take();
                 if data.is_empty() {
                     data = from_file;
                 }

@@ -66,6 +66,7 @@ fn limit_message(kind: LimitKind, control: &RunControl, timeout: Duration) -> St
         LimitKind::LoopIterations => format!("{} iterations", l.max_loop_iterations),
         LimitKind::CallDepth => format!("depth {}", l.max_call_depth),
         LimitKind::Output => format!("{} bytes", l.max_output_bytes),
+        LimitKind::Memory => format!("{} bytes captured", l.fs.max_file_size),
     };
     format!("bash: {kind} exceeded ({detail})\n")
 }
@@ -137,6 +138,7 @@ impl Interp {
             jobs: Default::default(),
             last_bg_pid: None,
             broken_pipe: false,
+            write_error: None,
             stack_hops: 0,
             source_depth: 0,
             last_cmdsub_status: None,

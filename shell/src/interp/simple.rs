@@ -110,7 +110,7 @@ impl Interp {
             return self.call_function(name, &argv[1..]);
         }
         if let Some(b) = builtins::lookup(name) {
-            return b(self, argv);
+            return self.run_builtin(b, argv);
         }
         self.run_program(argv, &[])
     }
@@ -488,6 +488,21 @@ impl Interp {
         r
     }
 
+    /// Runs builtin `b`; a write that failed (other than on a closed pipe)
+    /// gets bash's `bash: echo: write error: ...` and status 1.
+    fn run_builtin(&mut self, b: builtins::BuiltinFn, argv: &[String]) -> ExecResult {
+        let outer = self.write_error.take();
+        let r = b(self, argv);
+        if let Some(e) = std::mem::replace(&mut self.write_error, outer) {
+            let _ = self.write_fd(
+                2,
+                format!("bash: {}: write error: {e}\n", argv[0]).as_bytes(),
+            );
+            return r.map(|s| if s == 0 { 1 } else { s });
+        }
+        r
+    }
+
     /// Runs an expanded command line by bash's lookup order.
     fn dispatch(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
         let name = argv[0].as_str();
@@ -495,7 +510,7 @@ impl Interp {
             return self.call_function(name, &argv[1..]);
         }
         if let Some(b) = builtins::lookup(name) {
-            return b(self, argv);
+            return self.run_builtin(b, argv);
         }
         self.run_program(argv, env)
     }
