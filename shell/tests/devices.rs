@@ -234,11 +234,11 @@ fn full_write_error_messages() {
     for (script, stderr) in [
         (
             "echo hi > /dev/full",
-            "bash: echo: write error: No space left on device\n",
+            "bash: line 1: echo: write error: No space left on device\n",
         ),
         (
             "printf x > /dev/full",
-            "bash: printf: write error: No space left on device\n",
+            "bash: line 1: printf: write error: No space left on device\n",
         ),
         (
             "cat /etc/hostname > /dev/full",

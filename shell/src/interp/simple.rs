@@ -489,15 +489,12 @@ impl Interp {
     }
 
     /// Runs builtin `b`; a write that failed (other than on a closed pipe)
-    /// gets bash's `bash: echo: write error: ...` and status 1.
+    /// gets bash's `bash: line N: echo: write error: ...` and status 1.
     fn run_builtin(&mut self, b: builtins::BuiltinFn, argv: &[String]) -> ExecResult {
         let outer = self.write_error.take();
         let r = b(self, argv);
         if let Some(e) = std::mem::replace(&mut self.write_error, outer) {
-            let _ = self.write_fd(
-                2,
-                format!("bash: {}: write error: {e}\n", argv[0]).as_bytes(),
-            );
+            self.shell_error(format!("{}: write error: {e}", argv[0]));
             return r.map(|s| if s == 0 { 1 } else { s });
         }
         r
