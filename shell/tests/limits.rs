@@ -274,6 +274,13 @@ fn endless_streams_into_memory_end_at_the_file_size_limit() {
     assert_eq!(o.limit, None, "{}", stderr(&o));
     assert_eq!(o.stdout, b"sort=2\ntac=1\n", "{}", stderr(&o));
     assert!(stderr(&o).contains("File too large"), "{}", stderr(&o));
+    // printf builds a field in memory before writing it: huge widths fail.
+    let o = run(
+        &sh,
+        "printf '%*s' 2000000000 '' | wc -c; echo ${PIPESTATUS[0]}",
+    );
+    assert_eq!(o.stdout, b"0\n1\n", "{}", stderr(&o));
+    assert!(stderr(&o).contains("too large"), "{}", stderr(&o));
     // Streaming consumers are not limited by it.
     let o = run(
         &sh,

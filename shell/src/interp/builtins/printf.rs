@@ -11,6 +11,9 @@ use super::{err, out};
 use crate::interp::expand::quote::quote_backslash;
 use crate::interp::{ExecResult, Interp};
 
+/// The widest field (width or precision) printf builds: 64 MiB.
+const MAX_FIELD: usize = 1 << 26;
+
 /// The result of formatting.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Formatted {
@@ -261,6 +264,15 @@ fn format_once(
         if i >= fmt.len() {
             let d = String::from_utf8_lossy(&fmt[dstart..]).into_owned();
             res.errors.push(format!("`{d}': missing format character"));
+            res.status = 1;
+            return Pass::Stop;
+        }
+        // A field is built in memory before it is written: bound it, so
+        // `printf '%*s' 2000000000 ''` cannot take the host's memory.
+        if spec.width.max(spec.prec).is_some_and(|n| n > MAX_FIELD) {
+            let d = String::from_utf8_lossy(&fmt[dstart..=i]).into_owned();
+            res.errors
+                .push(format!("`{d}': field width or precision too large"));
             res.status = 1;
             return Pass::Stop;
         }
