@@ -41,3 +41,14 @@ pub enum FsError {
     #[error("Device or resource busy")]
     Busy,
 }
+
+/// An I/O error as the C library's `strerror` words it (`No space left on
+/// device`), without Rust's ` (os error 28)` suffix: what a command prints
+/// after `NAME: `.
+pub fn strerror(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}

@@ -25,7 +25,7 @@ mod vfs_adapter;
 mod tests;
 
 pub use device::{Device, FileReader};
-pub use error::FsError;
+pub use error::{FsError, strerror};
 pub use vfs_adapter::VfsAdapter;
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -189,7 +189,7 @@ impl Interp {
                 match &r {
                     Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.broken_pipe = true,
                     Err(e) if self.write_error.is_none() => {
-                        self.write_error = Some(io_error_message(e));
+                        self.write_error = Some(crate::fs::strerror(e));
                     }
                     _ => {}
                 }
@@ -576,15 +576,5 @@ impl Interp {
         };
         let line = format!("{ps4}{text}\n");
         let _ = self.write_fd(2, line.as_bytes());
-    }
-}
-
-/// An I/O error as the C library words it: `No space left on device`,
-/// without Rust's ` (os error 28)` suffix.
-pub(crate) fn io_error_message(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
     }
 }

@@ -176,7 +176,7 @@ impl Interp {
         }
         if let Err(e) = flushed {
             // GNU tools report a failed final write (`cat f > /dev/full`).
-            let message = super::exec::io_error_message(&e);
+            let message = crate::fs::strerror(&e);
             let _ = self.write_fd(
                 2,
                 format!("{}: write error: {message}\n", argv[0]).as_bytes(),

@@ -125,7 +125,7 @@ pub fn yes(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         if let Err(e) = ctx.stdout.write_all(&chunk) {
             if e.kind() != std::io::ErrorKind::BrokenPipe {
-                ctx.gnu_error(format_args!("standard output: {e}"));
+                ctx.gnu_error(format_args!("standard output: {}", crate::fs::strerror(&e)));
             }
             return 1;
         }

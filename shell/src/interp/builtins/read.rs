@@ -153,7 +153,7 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
                             o.fd
                         )
                     } else {
-                        format!("read: read error: {}: {e}", o.fd)
+                        format!("read: read error: {}: {}", o.fd, crate::fs::strerror(&e))
                     };
                     err(interp, msg);
                     return Ok(1);
