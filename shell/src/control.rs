@@ -1,8 +1,12 @@
 //! State shared by every thread of one run: the deadline, counters and
 //! cancellation, so a limit tripped in one pipeline stage stops them all.
+//!
+//! A background job (`cmd &`) gets a control block of its own, linked to the
+//! run's ([`RunControl::for_job`]): the run's limits and counters still apply
+//! to it, and `kill` can stop the job alone.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::clock::Clock;
@@ -23,6 +27,10 @@ pub struct RunControl {
     loop_iterations: AtomicU64,
     cancelled: AtomicBool,
     tripped: Mutex<Option<LimitKind>>,
+    /// The run's control block when this one is a background job's.
+    parent: Option<Arc<RunControl>>,
+    /// The signal `kill` sent this job (0: none).
+    signal: AtomicI32,
 }
 
 impl RunControl {
@@ -42,11 +50,49 @@ impl RunControl {
             loop_iterations: AtomicU64::new(0),
             cancelled: AtomicBool::new(false),
             tripped: Mutex::new(None),
+            parent: None,
+            signal: AtomicI32::new(0),
+        }
+    }
+
+    /// The control block of a background job started under `parent`: same
+    /// limits, clock, deadline and seed; commands and loop iterations count
+    /// against the run, a tripped limit ends the whole run, and
+    /// [`RunControl::kill`] ends only the job.
+    pub fn for_job(parent: &Arc<RunControl>) -> Arc<RunControl> {
+        let mut job = RunControl::new(
+            parent.limits.clone(),
+            parent.clock,
+            parent.deadline,
+            parent.seed,
+        );
+        job.parent = Some(parent.clone());
+        Arc::new(job)
+    }
+
+    /// Stops a background job as signal `signal` would: its commands see
+    /// cancellation at their next check.
+    pub fn kill(&self, signal: i32) {
+        let _ = self
+            .signal
+            .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
+        self.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    /// The signal [`RunControl::kill`] sent, if any.
+    pub fn killed_by(&self) -> Option<i32> {
+        match self.signal.load(Ordering::SeqCst) {
+            0 => None,
+            s => Some(s),
         }
     }
 
     /// Records that `kind` was exceeded and cancels the run.
     pub fn trip(&self, kind: LimitKind) {
+        if let Some(run) = &self.parent {
+            run.trip(kind);
+            return;
+        }
         let mut t = self.tripped.lock().unwrap();
         if t.is_none() {
             *t = Some(kind);
@@ -56,11 +102,17 @@ impl RunControl {
 
     /// The limit that ended the run, if any.
     pub fn tripped(&self) -> Option<LimitKind> {
-        *self.tripped.lock().unwrap()
+        match &self.parent {
+            Some(run) => run.tripped(),
+            None => *self.tripped.lock().unwrap(),
+        }
     }
 
     /// Checks cancellation and the deadline; cheap enough to call per command.
     pub fn check(&self) -> Result<(), LimitKind> {
+        if let Some(run) = &self.parent {
+            run.check()?;
+        }
         if self.cancelled.load(Ordering::Relaxed) {
             return Err(self.tripped().unwrap_or(LimitKind::Timeout));
         }
@@ -75,6 +127,10 @@ impl RunControl {
 
     /// Counts one simple command against the limits.
     pub fn count_command(&self) -> Result<(), LimitKind> {
+        if let Some(run) = &self.parent {
+            run.count_command()?;
+            return self.check();
+        }
         if self.commands.fetch_add(1, Ordering::Relaxed) >= self.limits.max_commands {
             self.trip(LimitKind::Commands);
             return Err(LimitKind::Commands);
@@ -84,6 +140,10 @@ impl RunControl {
 
     /// Counts one loop iteration against the limits.
     pub fn count_iteration(&self) -> Result<(), LimitKind> {
+        if let Some(run) = &self.parent {
+            run.count_iteration()?;
+            return self.check();
+        }
         if self.loop_iterations.fetch_add(1, Ordering::Relaxed) >= self.limits.max_loop_iterations {
             self.trip(LimitKind::LoopIterations);
             return Err(LimitKind::LoopIterations);

@@ -18,6 +18,7 @@ use super::fd::Handle;
 use super::parse::{Script, Step};
 use super::redirect::RedirRef;
 use super::{ExecResult, Interp, Interrupt};
+use crate::control::RunControl;
 use crate::interp::fd::Capture;
 use crate::limits::LimitKind;
 use crate::{RunOptions, RunOutput, Shell};
@@ -314,6 +315,7 @@ impl Interp {
             sub.inherited_traps = Arc::new(inherited);
         }
         sub.last_bg_pid = None;
+        sub.jobs = Default::default();
         sub.procsubs.clear();
         sub
     }
@@ -371,19 +373,46 @@ impl Interp {
         Ok(status)
     }
 
-    /// `cmd &`: runs to completion in a subshell now (there is no job
-    /// control in the sandbox) and records its status for `wait` and `$!`.
+    /// `cmd &`: runs `and_or` in a subshell on its own thread and records
+    /// it for `wait`, `kill` and `$!`. Its stdin is `/dev/null`, as without
+    /// job control in bash, unless this shell reads a pipe (`echo hi | {
+    /// cat & wait; }` prints `hi`). A deterministic run (fixed seed) runs
+    /// the job to completion here instead, so the same script always writes
+    /// the same bytes.
     fn exec_background(&mut self, and_or: &ast::AndOrList) -> ExecResult {
         let mut sub = self.subshell();
-        sub.fds.set(0, Some(Handle::Null));
-        let r = sub.exec_and_or(and_or);
-        let status = sub.finish_subshell(r)?;
-        drop(sub);
-        let pid = {
-            let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-            let pid = 10_000 + jobs.len() as u32 * 7;
-            jobs.push((pid, status));
-            pid
+        if !matches!(self.fds.get(0), Some(Handle::PipeRead(_))) {
+            sub.fds.set(0, Some(Handle::Null));
+        }
+        let pid = if self.control.seed.is_some() {
+            let r = sub.exec_and_or(and_or);
+            let status = sub.finish_subshell(r)?;
+            drop(sub);
+            self.jobs.record(status)
+        } else {
+            let control = RunControl::for_job(&self.control);
+            sub.control = control.clone();
+            let and_or = and_or.clone();
+            let body = move || {
+                let r = sub.exec_and_or(&and_or);
+                let r = sub.finish_subshell(r);
+                let killed = sub.control.killed_by();
+                drop(sub);
+                match (killed, r) {
+                    (Some(signal), _) => 128 + signal,
+                    (None, Ok(status)) => status,
+                    // A limit of the run: the run itself reports it.
+                    (None, Err(_)) => 124,
+                }
+            };
+            match self.jobs.start(control, super::pipeline::STAGE_STACK, body) {
+                Ok(pid) => pid,
+                Err(e) => {
+                    let msg = format!("bash: fork: {}\n", crate::fs::strerror(&e));
+                    let _ = self.write_fd(2, msg.as_bytes());
+                    return Ok(254);
+                }
+            }
         };
         self.last_bg_pid = Some(pid);
         // `$!` is read from the variable `!`.

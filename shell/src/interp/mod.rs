@@ -17,6 +17,7 @@ pub mod cond;
 pub mod exec;
 pub mod expand;
 pub mod fd;
+pub mod jobs;
 pub mod options;
 pub mod parse;
 pub mod pattern;
@@ -130,8 +131,8 @@ pub struct Interp {
     pub extra_commands: Arc<HashMap<String, CommandFn>>,
     /// Parsed `$(...)`/`eval` sources, shared by every shell of the run.
     pub parse_cache: parse::ParseCache,
-    /// Exit statuses of finished background jobs by pseudo pid (`$!`, `wait`).
-    pub jobs: Arc<std::sync::Mutex<Vec<(u32, i32)>>>,
+    /// This shell's background jobs (`$!`, `wait`, `kill`).
+    pub jobs: Arc<jobs::JobTable>,
     /// The pseudo pid of the last background job (`$!`).
     pub last_bg_pid: Option<u32>,
     /// Set when a write hit a closed pipe: the shell then ends like SIGPIPE would.

@@ -18,7 +18,7 @@ use super::vars::Value;
 use super::{ExecResult, Interp, Interrupt};
 
 /// Native stack of a pipeline stage's thread.
-const STAGE_STACK: usize = 64 << 20;
+pub(crate) const STAGE_STACK: usize = 64 << 20;
 
 impl Interp {
     /// Executes a pipeline and sets `PIPESTATUS`; returns its status.

@@ -4,7 +4,7 @@
 
 use super::trap::{signal_name, signal_number, signal_table};
 use super::{err, out};
-use crate::interp::{ExecResult, Interp, Interrupt};
+use crate::interp::{ExecResult, Interp, Interrupt, Value};
 
 /// `:`
 pub fn colon(_: &mut Interp, _: &[String]) -> ExecResult {
@@ -46,54 +46,66 @@ pub fn times(interp: &mut Interp, _: &[String]) -> ExecResult {
     })
 }
 
-/// `wait [-n] [PID...]`: background jobs have already finished here.
+/// `wait [-fn] [-p VAR] [ID...]`: waits for background jobs (all of them
+/// without operands, the next one to end with `-n`) and returns the last
+/// one's status.
 pub fn wait(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let jobs = interp.jobs.lock().map(|j| j.clone()).unwrap_or_default();
+    let mut next = false;
+    let mut pid_var = None;
+    let mut ids = Vec::new();
+    let mut rest = args[1..].iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "-n" => next = true,
+            "-p" => pid_var = rest.next().cloned(),
+            "--" => ids.extend(rest.by_ref().cloned()),
+            s if s.starts_with('-') && s.len() > 1 && ids.is_empty() => {}
+            _ => ids.push(a.clone()),
+        }
+    }
+    if next {
+        let control = interp.control.clone();
+        let Some((pid, status)) = interp.jobs.wait_next(|| control.check().is_ok()) else {
+            return Ok(127);
+        };
+        if let Some(var) = pid_var {
+            let _ = interp.vars.set(&var, Value::Str(pid.to_string()));
+        }
+        return Ok(status);
+    }
+    if ids.is_empty() {
+        interp.jobs.wait_all();
+        return Ok(0);
+    }
     let mut status = 0;
-    let mut any = false;
-    for a in &args[1..] {
-        if a == "-n" {
-            status = jobs.last().map_or(127, |(_, s)| *s);
-            any = true;
-            continue;
-        }
-        if a.starts_with('-') {
-            continue;
-        }
-        any = true;
+    for a in &ids {
         if !a.starts_with('%') && (a.is_empty() || !a.bytes().all(|b| b.is_ascii_digit())) {
             err(interp, format!("wait: `{a}': not a pid or valid job spec"));
             status = 1;
             continue;
         }
-        let pid = resolve_job(&jobs, a);
-        match pid.and_then(|p| jobs.iter().find(|(j, _)| *j == p)) {
+        let pid = resolve_job(&interp.jobs.pids(), a);
+        match pid.and_then(|p| interp.jobs.wait(p).map(|s| (p, s))) {
             Some((p, s)) => {
-                status = *s;
+                status = s;
                 // A waited-for job leaves the job table (`wait %%` twice
                 // fails the second time); its pid's status stays known.
                 if a.starts_with('%') {
-                    let p = *p;
-                    if let Ok(mut j) = interp.jobs.lock() {
-                        j.retain(|(q, _)| *q != p);
-                    }
+                    interp.jobs.remove(p);
                 }
             }
+            None if a.starts_with('%') => {
+                err(interp, format!("wait: {a}: no such job"));
+                status = 127;
+            }
             None => {
-                if a.starts_with('%') {
-                    err(interp, format!("wait: {a}: no such job"));
-                } else {
-                    err(
-                        interp,
-                        format!("wait: pid {a} is not a child of this shell"),
-                    );
-                }
+                err(
+                    interp,
+                    format!("wait: pid {a} is not a child of this shell"),
+                );
                 status = 127;
             }
         }
-    }
-    if !any {
-        status = 0;
     }
     Ok(status)
 }
@@ -183,18 +195,18 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     let mut status = 0;
     for p in rest {
-        // Background jobs run to completion when started; one still in the
-        // job table (not yet waited for) takes the signal as its status, as
-        // if it had been running: `sleep 1 & kill $!; wait $!` gives 143.
-        let jobs = interp.jobs.lock().map(|j| j.clone()).unwrap_or_default();
-        if let Some(pid) = resolve_job(&jobs, p).filter(|q| jobs.iter().any(|(j, _)| j == q)) {
-            if sig != 0
-                && let Ok(mut j) = interp.jobs.lock()
-                && let Some(entry) = j.iter_mut().find(|(q, _)| *q == pid)
-            {
-                entry.1 = 128 + sig as i32;
+        let pid = resolve_job(&interp.jobs.pids(), p);
+        match pid.and_then(|pid| interp.jobs.kill(pid, sig as i32)) {
+            Some(true) => continue,
+            Some(false) => {
+                err(
+                    interp,
+                    format!("kill: ({}) - No such process", pid.unwrap_or(0)),
+                );
+                status = 1;
+                continue;
             }
-            continue;
+            None => {}
         }
         status = 1;
         if p.starts_with('%') {
@@ -213,20 +225,20 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
 
 /// The pid a `wait`/`kill` operand names: a pid, or a job spec (`%%`, `%+`,
 /// `%` the current job, `%-` the previous one, `%N` job number N).
-fn resolve_job(jobs: &[(u32, i32)], spec: &str) -> Option<u32> {
+fn resolve_job(jobs: &[u32], spec: &str) -> Option<u32> {
     let Some(js) = spec.strip_prefix('%') else {
         return spec.parse().ok();
     };
     match js {
-        "" | "%" | "+" => jobs.last().map(|j| j.0),
+        "" | "%" | "+" => jobs.last().copied(),
         "-" => jobs
             .len()
             .checked_sub(2)
             .map_or(jobs.last(), |i| jobs.get(i))
-            .map(|j| j.0),
+            .copied(),
         n => {
             let n: usize = n.parse().ok()?;
-            jobs.get(n.checked_sub(1)?).map(|j| j.0)
+            jobs.get(n.checked_sub(1)?).copied()
         }
     }
 }

@@ -1,0 +1,175 @@
+//! Background jobs (`cmd &`) and the table `wait`, `kill` and `$!` read.
+//!
+//! A job runs in a subshell on its own thread, concurrently with the shell
+//! that started it, under a control block of its own (see
+//! [`RunControl::for_job`]) so `kill` can stop it alone. Nothing outlives
+//! its shell: dropping the last handle on a table joins the jobs still
+//! running, as a pipe read to its end waits for every writer (`x=$(sleep 1
+//! & echo hi)` takes a second in bash too). A deterministic run records a
+//! job as finished where it starts instead, so its output never interleaves.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::control::RunControl;
+
+/// The pseudo pid of the first job; later ones step by 7, like pids do on a
+/// quiet machine.
+const FIRST_PID: u32 = 10_000;
+
+/// One shell's background jobs, in the order they started.
+#[derive(Default)]
+pub struct JobTable {
+    jobs: Mutex<Vec<Job>>,
+    started: Mutex<u32>,
+}
+
+struct Job {
+    pid: u32,
+    control: Option<Arc<RunControl>>,
+    state: State,
+}
+
+enum State {
+    Running(JoinHandle<i32>),
+    /// Being joined by `wait` (the handle is out of the table meanwhile).
+    Joining,
+    Done(i32),
+}
+
+impl JobTable {
+    /// Starts `body` on a thread as a job under `control`; returns its pid,
+    /// or the error when the host cannot start a thread.
+    pub fn start<F>(&self, control: Arc<RunControl>, stack: usize, body: F) -> std::io::Result<u32>
+    where
+        F: FnOnce() -> i32 + Send + 'static,
+    {
+        let handle = std::thread::Builder::new().stack_size(stack).spawn(body)?;
+        let pid = self.next_pid();
+        self.lock().push(Job {
+            pid,
+            control: Some(control),
+            state: State::Running(handle),
+        });
+        Ok(pid)
+    }
+
+    /// Records a job that already finished with `status`; returns its pid.
+    pub fn record(&self, status: i32) -> u32 {
+        let pid = self.next_pid();
+        self.lock().push(Job {
+            pid,
+            control: None,
+            state: State::Done(status),
+        });
+        pid
+    }
+
+    /// The pids in the table, oldest first.
+    pub fn pids(&self) -> Vec<u32> {
+        self.lock().iter().map(|j| j.pid).collect()
+    }
+
+    /// Waits for job `pid` to end; its exit status, or `None` when no such
+    /// job is in the table.
+    pub fn wait(&self, pid: u32) -> Option<i32> {
+        let handle = {
+            let mut jobs = self.lock();
+            let job = jobs.iter_mut().find(|j| j.pid == pid)?;
+            match std::mem::replace(&mut job.state, State::Joining) {
+                State::Running(h) => h,
+                other => {
+                    job.state = other;
+                    return match job.state {
+                        State::Done(s) => Some(s),
+                        _ => None,
+                    };
+                }
+            }
+        };
+        let status = handle.join().unwrap_or(1);
+        if let Some(job) = self.lock().iter_mut().find(|j| j.pid == pid) {
+            job.state = State::Done(status);
+        }
+        Some(status)
+    }
+
+    /// Waits for every running job.
+    pub fn wait_all(&self) {
+        for pid in self.pids() {
+            self.wait(pid);
+        }
+    }
+
+    /// `wait -n`: waits for the next running job to end and returns its pid
+    /// and status; `None` when none is running. `check` is polled between
+    /// looks so a limit or `kill` of the waiting shell still ends the wait.
+    pub fn wait_next(&self, check: impl Fn() -> bool) -> Option<(u32, i32)> {
+        loop {
+            let (finished, running) = {
+                let jobs = self.lock();
+                let finished = jobs.iter().find_map(|j| match &j.state {
+                    State::Running(h) if h.is_finished() => Some(j.pid),
+                    _ => None,
+                });
+                let running = jobs.iter().any(|j| matches!(j.state, State::Running(_)));
+                (finished, running)
+            };
+            if let Some(pid) = finished {
+                return self.wait(pid).map(|s| (pid, s));
+            }
+            if !running || !check() {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Sends `signal` to job `pid`. `Some(true)` when it was running (0
+    /// only asks whether it is), `Some(false)` when it already ended, `None`
+    /// when no such job is in the table. A job recorded as finished where it
+    /// started (deterministic runs) takes the signal as its status, as if it
+    /// had still been running.
+    pub fn kill(&self, pid: u32, signal: i32) -> Option<bool> {
+        let mut jobs = self.lock();
+        let job = jobs.iter_mut().find(|j| j.pid == pid)?;
+        match (&job.state, &job.control) {
+            (State::Running(h), Some(control)) if !h.is_finished() => {
+                if signal != 0 {
+                    control.kill(signal);
+                }
+                Some(true)
+            }
+            (State::Done(_), None) => {
+                if signal != 0 {
+                    job.state = State::Done(128 + signal);
+                }
+                Some(true)
+            }
+            _ => Some(false),
+        }
+    }
+
+    /// Forgets job `pid` (`wait %1` takes a job out of the table).
+    pub fn remove(&self, pid: u32) {
+        self.wait(pid);
+        self.lock().retain(|j| j.pid != pid);
+    }
+
+    fn next_pid(&self) -> u32 {
+        let mut n = self.started.lock().unwrap_or_else(PoisonError::into_inner);
+        *n += 1;
+        FIRST_PID + (*n - 1) * 7
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Job>> {
+        self.jobs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for JobTable {
+    fn drop(&mut self) {
+        self.wait_all();
+    }
+}
