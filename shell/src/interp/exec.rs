@@ -315,7 +315,7 @@ impl Interp {
             sub.inherited_traps = Arc::new(inherited);
         }
         sub.last_bg_pid = None;
-        sub.jobs = Default::default();
+        sub.jobs = Arc::new(super::jobs::JobTable::child_of(&self.jobs));
         sub.procsubs.clear();
         sub
     }
@@ -388,13 +388,13 @@ impl Interp {
             let r = sub.exec_and_or(and_or);
             let status = sub.finish_subshell(r)?;
             drop(sub);
-            self.jobs.record(status)
+            self.jobs.record(and_or.to_string(), status)
         } else {
             let control = RunControl::for_job(&self.control);
             sub.control = control.clone();
-            let and_or = and_or.clone();
+            let owned = and_or.clone();
             let body = move || {
-                let r = sub.exec_and_or(&and_or);
+                let r = sub.exec_and_or(&owned);
                 let r = sub.finish_subshell(r);
                 let killed = sub.control.killed_by();
                 drop(sub);
@@ -405,7 +405,11 @@ impl Interp {
                     (None, Err(_)) => 124,
                 }
             };
-            match self.jobs.start(control, super::pipeline::STAGE_STACK, body) {
+            let command = and_or.to_string();
+            match self
+                .jobs
+                .start(command, control, super::pipeline::STAGE_STACK, body)
+            {
                 Ok(pid) => pid,
                 Err(e) => {
                     let msg = format!("bash: fork: {}\n", crate::fs::strerror(&e));

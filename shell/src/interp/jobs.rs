@@ -8,7 +8,7 @@
 //! & echo hi)` takes a second in bash too). A deterministic run records a
 //! job as finished where it starts instead, so its output never interleaves.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -23,12 +23,31 @@ const FIRST_PID: u32 = 10_000;
 pub struct JobTable {
     jobs: Mutex<Vec<Job>>,
     started: Mutex<u32>,
+    /// The table of the shell this subshell was copied from: `jobs` and
+    /// `kill` in a subshell see its jobs (`kill $(jobs -p)`), `wait` does
+    /// not (they are not its children). Weak, so a job's own subshell does
+    /// not keep the table that joins it alive.
+    parent: Weak<JobTable>,
 }
 
 struct Job {
     pid: u32,
+    /// The command as `jobs` shows it.
+    command: String,
     control: Option<Arc<RunControl>>,
     state: State,
+    /// `disown`ed: gone from `jobs` and job specs, still joined at the end.
+    disowned: bool,
+}
+
+/// One line of `jobs`: a job still running.
+pub struct JobEntry {
+    /// The job's number (`%N`).
+    pub number: usize,
+    /// Its pseudo pid.
+    pub pid: u32,
+    /// The command that started it.
+    pub command: String,
 }
 
 enum State {
@@ -39,9 +58,35 @@ enum State {
 }
 
 impl JobTable {
+    /// The empty table of a subshell of the shell that owns `parent`.
+    pub fn child_of(parent: &Arc<JobTable>) -> JobTable {
+        JobTable {
+            jobs: Mutex::default(),
+            started: Mutex::default(),
+            parent: Arc::downgrade(parent),
+        }
+    }
+
+    /// The table `jobs` and job specs read: this one, or while it is
+    /// empty, the parent shell's.
+    fn visible(self: &Arc<Self>) -> Arc<JobTable> {
+        if self.lock().iter().all(|j| j.disowned)
+            && let Some(parent) = self.parent.upgrade()
+        {
+            return parent.visible();
+        }
+        self.clone()
+    }
+
     /// Starts `body` on a thread as a job under `control`; returns its pid,
     /// or the error when the host cannot start a thread.
-    pub fn start<F>(&self, control: Arc<RunControl>, stack: usize, body: F) -> std::io::Result<u32>
+    pub fn start<F>(
+        &self,
+        command: String,
+        control: Arc<RunControl>,
+        stack: usize,
+        body: F,
+    ) -> std::io::Result<u32>
     where
         F: FnOnce() -> i32 + Send + 'static,
     {
@@ -49,26 +94,60 @@ impl JobTable {
         let pid = self.next_pid();
         self.lock().push(Job {
             pid,
+            command,
             control: Some(control),
             state: State::Running(handle),
+            disowned: false,
         });
         Ok(pid)
     }
 
     /// Records a job that already finished with `status`; returns its pid.
-    pub fn record(&self, status: i32) -> u32 {
+    pub fn record(&self, command: String, status: i32) -> u32 {
         let pid = self.next_pid();
         self.lock().push(Job {
             pid,
+            command,
             control: None,
             state: State::Done(status),
+            disowned: false,
         });
         pid
     }
 
-    /// The pids in the table, oldest first.
-    pub fn pids(&self) -> Vec<u32> {
-        self.lock().iter().map(|j| j.pid).collect()
+    /// The pids of the jobs job specs (`%1`, `%%`) count, oldest first.
+    pub fn pids(self: &Arc<Self>) -> Vec<u32> {
+        self.visible()
+            .lock()
+            .iter()
+            .filter(|j| !j.disowned)
+            .map(|j| j.pid)
+            .collect()
+    }
+
+    /// The jobs still running, for `jobs`. A job that ended is not listed:
+    /// a shell without job control reaps it silently.
+    pub fn running(self: &Arc<Self>) -> Vec<JobEntry> {
+        self.visible()
+            .lock()
+            .iter()
+            .filter(|j| !j.disowned)
+            .enumerate()
+            .filter(|(_, j)| matches!(&j.state, State::Running(h) if !h.is_finished()))
+            .map(|(i, j)| JobEntry {
+                number: i + 1,
+                pid: j.pid,
+                command: j.command.clone(),
+            })
+            .collect()
+    }
+
+    /// `disown`: job `pid` leaves `jobs` and job specs (it still ends with
+    /// the run).
+    pub fn disown(&self, pid: u32) {
+        if let Some(job) = self.lock().iter_mut().find(|j| j.pid == pid) {
+            job.disowned = true;
+        }
     }
 
     /// Waits for job `pid` to end; its exit status, or `None` when no such
@@ -97,7 +176,8 @@ impl JobTable {
 
     /// Waits for every running job.
     pub fn wait_all(&self) {
-        for pid in self.pids() {
+        let own: Vec<u32> = self.lock().iter().map(|j| j.pid).collect();
+        for pid in own {
             self.wait(pid);
         }
     }
@@ -133,7 +213,10 @@ impl JobTable {
     /// had still been running.
     pub fn kill(&self, pid: u32, signal: i32) -> Option<bool> {
         let mut jobs = self.lock();
-        let job = jobs.iter_mut().find(|j| j.pid == pid)?;
+        let Some(job) = jobs.iter_mut().find(|j| j.pid == pid) else {
+            drop(jobs);
+            return self.parent.upgrade()?.kill(pid, signal);
+        };
         match (&job.state, &job.control) {
             (State::Running(h), Some(control)) if !h.is_finished() => {
                 if signal != 0 {

@@ -18,6 +18,7 @@ mod echo;
 mod flow;
 mod getopts;
 mod history;
+mod jobs;
 mod mapfile;
 mod misc;
 pub mod printf;
@@ -43,6 +44,7 @@ const BUILTINS: &[(&str, BuiltinFn)] = &[
     (":", misc::colon),
     ("[", test::bracket),
     ("alias", alias::alias),
+    ("bg", jobs::fg_bg),
     ("bind", history::bind),
     ("break", flow::break_),
     ("builtin", types::builtin),
@@ -55,6 +57,7 @@ const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("continue", flow::continue_),
     ("declare", declare::declare),
     ("dirs", cd::dirs),
+    ("disown", jobs::disown),
     ("echo", echo::echo),
     ("eval", source::eval),
     ("exec", misc::exec),
@@ -62,11 +65,13 @@ const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("export", declare::export),
     ("false", misc::false_),
     ("fc", history::fc),
+    ("fg", jobs::fg_bg),
     ("getopts", getopts::getopts),
     ("hash", types::hash),
     ("help", misc::help),
     ("history", history::history),
-    ("kill", misc::kill),
+    ("jobs", jobs::jobs),
+    ("kill", jobs::kill),
     ("let", misc::let_),
     ("local", declare::local),
     ("logout", flow::exit),
@@ -93,7 +98,7 @@ const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("umask", misc::umask),
     ("unalias", alias::unalias),
     ("unset", declare::unset),
-    ("wait", misc::wait),
+    ("wait", jobs::wait),
 ];
 
 /// The builtin called `name`, if there is one.
