@@ -103,12 +103,17 @@ pub fn encode(s: &str) -> Cow<'_, [u8]> {
     }
     let mut out = Vec::with_capacity(s.len());
     for c in s.chars() {
-        match raw_byte(c) {
-            Some(b) => out.push(b),
-            None => out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes()),
-        }
+        push_encoded(&mut out, c);
     }
     Cow::Owned(out)
+}
+
+/// Appends the bytes `c` stands for: its raw byte or its UTF-8.
+pub fn push_encoded(out: &mut Vec<u8>, c: char) {
+    match raw_byte(c) {
+        Some(b) => out.push(b),
+        None => out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes()),
+    }
 }
 
 /// [`encode`] of an owned string, without a copy when there is nothing to do.
@@ -128,8 +133,9 @@ mod tests {
         for s in ["", "abc", "é", "a😀b\n", "\u{10FEFF}"] {
             assert_eq!(decode(s.as_bytes()), s);
             assert_eq!(decode_vec(s.as_bytes().to_vec()), s);
-            assert!(matches!(encode(s), Cow::Borrowed(b) if b == s.as_bytes()));
+            assert_eq!(&*encode(s), s.as_bytes());
         }
+        assert!(matches!(encode("é😀"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -173,7 +173,11 @@ mod tests {
 
     #[test]
     fn raw_bytes_are_printed_as_bytes() {
-        let v = vec![crate::bytes::decode(b"\xff\xc3\xa9"), "-e\\xfe".into()];
+        let v: [String; 3] = [
+            crate::bytes::decode(b"\xff\xc3\xa9"),
+            "-e".into(),
+            "\\xfe".into(),
+        ];
         assert_eq!(echo_bytes(&v[..1], false), b"\xff\xc3\xa9\n");
         assert_eq!(echo_bytes(&v[1..], false), b"\xfe\n");
     }

@@ -1,6 +1,8 @@
 //! Backslash escapes of `$'...'` strings (also `${x@E}`, `echo -e`-like
 //! decoding for whoever needs it).
 
+use crate::bytes::push_encoded;
+
 /// Decodes the escapes of an ANSI-C quoted string body (`$'...'` without the
 /// quotes): `\n \t \\ \' \" \? \a \b \e \E \f \r \v \NNN \xHH \uHHHH
 /// \UHHHHHHHH \cX`. Decoding stops at a NUL, as bash's strings do.
@@ -14,7 +16,7 @@ pub fn decode_ansi_c(s: &str) -> String {
     let mut i = 0;
     while i < c.len() {
         if c[i] != '\\' || i + 1 >= c.len() {
-            push_char(&mut out, c[i]);
+            push_encoded(&mut out, c[i]);
             i += 1;
             continue;
         }
@@ -62,7 +64,7 @@ pub fn decode_ansi_c(s: &str) -> String {
                 }
                 if n == 0 {
                     out.push(b'\\');
-                    push_char(&mut out, e);
+                    push_encoded(&mut out, e);
                     continue;
                 }
                 if e == 'x' {
@@ -99,16 +101,8 @@ pub fn decode_ansi_c(s: &str) -> String {
             Some(0) => break,
             Some(b) => out.push(b),
             None if ch == '\0' => break,
-            None => push_char(&mut out, ch),
+            None => push_encoded(&mut out, ch),
         }
     }
     crate::bytes::decode_vec(out)
-}
-
-/// Appends `c` as the bytes it stands for (an escape char as its raw byte).
-fn push_char(out: &mut Vec<u8>, c: char) {
-    match crate::bytes::raw_byte(c) {
-        Some(b) => out.push(b),
-        None => out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes()),
-    }
 }
