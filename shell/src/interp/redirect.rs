@@ -266,14 +266,14 @@ impl Interp {
                     body = self.expand_heredoc(&body).map_err(Err)?;
                 }
                 let target_fd = self.target_fd(*fd, var, 0, saved)?;
-                let h = Handle::Bytes(Arc::new(ByteSource::new(body.into_bytes())));
+                let h = Handle::Bytes(Arc::new(ByteSource::new(crate::bytes::encode_string(body))));
                 self.install(target_fd, Some(h), saved);
             }
             ast::IoRedirect::HereString(fd, w) => {
                 let mut s = self.expand_redir_word(w)?;
                 s.push('\n');
                 let target_fd = self.target_fd(*fd, var, 0, saved)?;
-                let h = Handle::Bytes(Arc::new(ByteSource::new(s.into_bytes())));
+                let h = Handle::Bytes(Arc::new(ByteSource::new(crate::bytes::encode_string(s))));
                 self.install(target_fd, Some(h), saved);
             }
             ast::IoRedirect::OutputAndError(w, append) => {

@@ -2,6 +2,7 @@
 //! `printf %b`.
 
 use super::out;
+use crate::bytes::encode;
 use crate::interp::{ExecResult, Interp};
 
 /// `echo`
@@ -10,7 +11,8 @@ pub fn echo(interp: &mut Interp, args: &[String]) -> ExecResult {
     Ok(if out(interp, &data) { 0 } else { 1 })
 }
 
-/// What `echo ARGS` prints (`args` without the command name). Leading
+/// What `echo ARGS` prints (`args` without the command name), as bytes
+/// ([`encode`]: a raw byte of a value is printed as that byte). Leading
 /// arguments made only of `n`, `e`, `E` after a `-` are options; `--` is
 /// printed literally. `escapes_default` is `shopt xpg_echo`.
 pub fn echo_bytes(args: &[String], escapes_default: bool) -> Vec<u8> {
@@ -37,11 +39,11 @@ pub fn echo_bytes(args: &[String], escapes_default: bool) -> Vec<u8> {
             outb.push(b' ');
         }
         if escapes {
-            if unescape(a.as_bytes(), EscapeMode::Echo, &mut outb) {
+            if unescape(&encode(a), EscapeMode::Echo, &mut outb) {
                 return outb;
             }
         } else {
-            outb.extend_from_slice(a.as_bytes());
+            outb.extend_from_slice(&encode(a));
         }
     }
     if newline {
@@ -167,6 +169,17 @@ mod tests {
     fn e(args: &[&str]) -> String {
         let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         String::from_utf8(echo_bytes(&v, false)).unwrap()
+    }
+
+    #[test]
+    fn raw_bytes_are_printed_as_bytes() {
+        let v: [String; 3] = [
+            crate::bytes::decode(b"\xff\xc3\xa9"),
+            "-e".into(),
+            "\\xfe".into(),
+        ];
+        assert_eq!(echo_bytes(&v[..1], false), b"\xff\xc3\xa9\n");
+        assert_eq!(echo_bytes(&v[1..], false), b"\xfe\n");
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
         };
         let num = |v: &str| v.parse::<i64>().ok().filter(|n| *n >= 0);
         match c {
-            'd' => delim = val.bytes().next().unwrap_or(0),
+            'd' => delim = crate::bytes::encode(&val).first().copied().unwrap_or(0),
             'C' => callback = Some(val),
             'n' | 'O' | 's' | 'u' | 'c' => {
                 let Some(n) = num(&val) else {
@@ -139,7 +139,7 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
         if let Some(nul) = line.iter().position(|&b| b == 0) {
             line.truncate(nul);
         }
-        let s = String::from_utf8_lossy(&line).into_owned();
+        let s = crate::bytes::decode_vec(line);
         if let Some(cb) = &callback
             && (n + 1) % quantum == 0
         {

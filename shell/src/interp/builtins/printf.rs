@@ -8,6 +8,7 @@
 
 use super::echo::{EscapeMode, unescape};
 use super::{err, out};
+use crate::bytes::encode;
 use crate::interp::expand::quote::quote_backslash;
 use crate::interp::{ExecResult, Interp};
 
@@ -88,7 +89,7 @@ pub fn printf(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     match var {
         Some(v) => {
-            let s = String::from_utf8_lossy(&f.output).into_owned();
+            let s = crate::bytes::decode(&f.output);
             if let Err(e) = interp.assign(&v, &s, false) {
                 if let crate::interp::vars::VarError::Interrupted(i) = e {
                     return Err(i);
@@ -121,7 +122,8 @@ struct Spec {
 /// Formats `fmt` with `args`, reusing the format while arguments remain.
 pub fn format(fmt: &str, args: &[String], time: TimeCtx) -> Formatted {
     let mut res = Formatted::default();
-    let fmt = fmt.as_bytes();
+    let fmt = crate::bytes::encode(fmt);
+    let fmt = &fmt[..];
     let mut argi = 0;
     loop {
         let start_argi = argi;
@@ -280,8 +282,8 @@ fn format_once(
         i += 1;
         match conv {
             b's' => {
-                let a = next_arg(args, argi).unwrap_or("");
-                let mut b = a.as_bytes();
+                let a = encode(next_arg(args, argi).unwrap_or(""));
+                let mut b = &a[..];
                 if let Some(p) = spec.prec {
                     b = &b[..p.min(b.len())];
                 }
@@ -290,7 +292,7 @@ fn format_once(
             b'b' => {
                 let a = next_arg(args, argi).unwrap_or("");
                 let mut tmp = Vec::new();
-                let stop = unescape(a.as_bytes(), EscapeMode::PrintfB, &mut tmp);
+                let stop = unescape(&encode(a), EscapeMode::PrintfB, &mut tmp);
                 if let Some(p) = spec.prec {
                     tmp.truncate(p);
                 }
@@ -305,8 +307,8 @@ fn format_once(
                 pad(&mut res.output, q.as_bytes(), &spec, false);
             }
             b'c' => {
-                let a = next_arg(args, argi).unwrap_or("");
-                let b = &a.as_bytes()[..a.len().min(1)];
+                let a = encode(next_arg(args, argi).unwrap_or(""));
+                let b = &a[..a.len().min(1)];
                 pad(&mut res.output, b, &spec, false);
             }
             b'd' | b'i' => {

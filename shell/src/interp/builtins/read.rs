@@ -2,6 +2,7 @@
 //! descriptor, split on `IFS` into variables the way bash does it.
 
 use super::err;
+use crate::bytes::encode;
 use crate::interp::vars::{VarError, is_valid_name};
 use crate::interp::{ExecResult, Interp, Value};
 
@@ -60,7 +61,7 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
                     };
                     match c {
                         'a' => o.array = Some(val),
-                        'd' => o.delim = Some(val.bytes().next().unwrap_or(0)),
+                        'd' => o.delim = Some(encode(&val).first().copied().unwrap_or(0)),
                         'n' | 'N' => match val.parse::<usize>() {
                             Ok(n) => {
                                 o.nchars = Some(n);
@@ -196,13 +197,13 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
         .get_str("IFS")
         .map(|s| s.to_string())
         .unwrap_or_else(|| " \t\n".to_string());
-    let ifs = ifs.as_bytes();
+    let ifs = encode(&ifs);
     let is_ws = |b: u8| ifs.contains(&b) && matches!(b, b' ' | b'\t' | b'\n');
     let is_ifs = |b: u8| ifs.contains(&b);
 
     let to_string = |v: &[(u8, bool)]| -> String {
         let bytes: Vec<u8> = v.iter().map(|(b, _)| *b).collect();
-        String::from_utf8_lossy(&bytes).into_owned()
+        crate::bytes::decode_vec(bytes)
     };
 
     let assign_result: Result<(), VarError> = (|| {
@@ -328,7 +329,7 @@ mod tests {
         let is_ifs = move |b: u8| ifs2.contains(&b);
         split_fields(&data, &is_ws, &is_ifs, max)
             .into_iter()
-            .map(|f| String::from_utf8(f.into_iter().map(|(b, _)| b).collect()).unwrap())
+            .map(|f| crate::bytes::decode_vec(f.into_iter().map(|(b, _)| b).collect()))
             .collect()
     }
 

@@ -89,7 +89,7 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
             return Ok(1);
         }
     };
-    let text = String::from_utf8_lossy(&data).into_owned();
+    let text = crate::bytes::decode_vec(data);
     let saved_positional = if rest.len() > 1 {
         Some(std::mem::replace(
             &mut interp.positional,

@@ -1,22 +1,30 @@
 //! Backslash escapes of `$'...'` strings (also `${x@E}`, `echo -e`-like
 //! decoding for whoever needs it).
 
+use crate::bytes::push_encoded;
+
 /// Decodes the escapes of an ANSI-C quoted string body (`$'...'` without the
 /// quotes): `\n \t \\ \' \" \? \a \b \e \E \f \r \v \NNN \xHH \uHHHH
 /// \UHHHHHHHH \cX`. Decoding stops at a NUL, as bash's strings do.
+///
+/// `\xHH` and `\NNN` give bytes, not chars (bash's `$'\xc3\xa9'` is `é`):
+/// the result is built as bytes and read back by [`crate::bytes::decode`],
+/// so a byte that is no UTF-8 stays one raw byte.
 pub fn decode_ansi_c(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = Vec::with_capacity(s.len());
     let c: Vec<char> = s.chars().collect();
     let mut i = 0;
     while i < c.len() {
         if c[i] != '\\' || i + 1 >= c.len() {
-            out.push(c[i]);
+            push_encoded(&mut out, c[i]);
             i += 1;
             continue;
         }
         i += 1;
         let e = c[i];
         i += 1;
+        // Set by `\NNN` and `\xHH`, which give a byte rather than a char.
+        let mut byte = None;
         let ch = match e {
             'a' => '\x07',
             'b' => '\x08',
@@ -38,7 +46,8 @@ pub fn decode_ansi_c(s: &str) -> String {
                     i += 1;
                     n += 1;
                 }
-                char::from_u32(v & 0xff).unwrap_or('?')
+                byte = Some((v & 0xff) as u8);
+                '\0'
             }
             'x' | 'u' | 'U' => {
                 let max = match e {
@@ -54,11 +63,16 @@ pub fn decode_ansi_c(s: &str) -> String {
                     n += 1;
                 }
                 if n == 0 {
-                    out.push('\\');
-                    out.push(e);
+                    out.push(b'\\');
+                    push_encoded(&mut out, e);
                     continue;
                 }
-                char::from_u32(v).unwrap_or('\u{fffd}')
+                if e == 'x' {
+                    byte = Some(v as u8);
+                    '\0'
+                } else {
+                    char::from_u32(v).unwrap_or('\u{fffd}')
+                }
             }
             'c' => {
                 if i < c.len() {
@@ -74,19 +88,21 @@ pub fn decode_ansi_c(s: &str) -> String {
                         x
                     }
                 } else {
-                    out.push('\\');
+                    out.push(b'\\');
                     'c'
                 }
             }
             other => {
-                out.push('\\');
+                out.push(b'\\');
                 other
             }
         };
-        if ch == '\0' {
-            break;
+        match byte {
+            Some(0) => break,
+            Some(b) => out.push(b),
+            None if ch == '\0' => break,
+            None => push_encoded(&mut out, ch),
         }
-        out.push(ch);
     }
-    out
+    crate::bytes::decode_vec(out)
 }

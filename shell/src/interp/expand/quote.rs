@@ -5,9 +5,11 @@
 //! ([`quote_ansi`]) in all of them, as bash does. This is the one place
 //! the builtins get their quoting from.
 
-/// True when `s` needs the `$'...'` form (control characters).
+/// True when `s` needs the `$'...'` form (control characters, raw bytes
+/// that are no UTF-8: see [`crate::bytes`]).
 fn needs_ansi(s: &str) -> bool {
-    s.chars().any(|c| c.is_control())
+    s.chars()
+        .any(|c| c.is_control() || crate::bytes::raw_byte(c).is_some())
 }
 
 /// The `$'...'` form of `s`.
@@ -28,7 +30,10 @@ pub fn quote_ansi(s: &str) -> String {
             // `is_control` is only true below U+00A0, so three octal
             // digits always suffice.
             c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
-            c => out.push(c),
+            c => match crate::bytes::raw_byte(c) {
+                Some(b) => out.push_str(&format!("\\{b:03o}")),
+                None => out.push(c),
+            },
         }
     }
     out.push('\'');
@@ -142,6 +147,9 @@ mod tests {
         assert_eq!(quote_for_reuse(""), "''");
         assert_eq!(quote_for_reuse("a\nb"), r"$'a\nb'");
         assert_eq!(quote_for_reuse("\x01z"), r"$'\001z'");
+        let raw = crate::bytes::decode(b"\xff\xc3\xa9");
+        assert_eq!(quote_for_reuse(&raw), r"$'\377é'");
+        assert_eq!(quote_backslash(&raw), r"$'\377é'");
     }
 
     #[test]

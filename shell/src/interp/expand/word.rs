@@ -515,11 +515,13 @@ impl Interp {
 
     /// Runs a command substitution and strips its trailing newlines.
     pub(crate) fn run_substitution(&mut self, src: &str) -> Result<String, Interrupt> {
-        let bytes = self.command_substitution(src)?;
-        let mut s = match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        };
+        let mut bytes = self.command_substitution(src)?;
+        if bytes.contains(&0) {
+            // bash's strings end at a NUL, so it drops them (with a warning).
+            bytes.retain(|&b| b != 0);
+            self.shell_error("warning: command substitution: ignored null byte in input");
+        }
+        let mut s = crate::bytes::decode_vec(bytes);
         while s.ends_with('\n') {
             s.pop();
         }
