@@ -339,6 +339,66 @@ fn gzip_interoperates_with_gnu_gzip() {
     assert_eq!((d.code, d.stdout_bytes), (0, text));
 }
 
+#[test]
+fn gzip_option_errors_match_gnu_gzip() {
+    if !has("gzip") {
+        eprintln!("skipped: no gzip on the host");
+        return;
+    }
+    let fs = new_fs();
+    let tmp = TempDir::new("gzopts");
+    // Abbreviations, ambiguities with GNU's list of possibilities, digit
+    // options, missing and unwanted arguments; gunzip and zcat report as gzip.
+    let cases: &[&[&str]] = &[
+        &["gzip", "-x"],
+        &["gzip", "-10"],
+        &["gzip", "-0"],
+        &["gzip", "--bogus"],
+        &["gzip", "-S"],
+        &["gzip", "--suffix"],
+        &["gzip", "--f"],
+        &["gzip", "--n"],
+        &["gzip", "--s"],
+        &["gzip", "--l"],
+        &["gzip", "--b"],
+        &["gzip", "--fast=3"],
+        &["gzip", "--stdout=x"],
+        &["gzip", "--u", "-x"],
+        &["gzip", "--", "-x"],
+        &["gunzip", "--bogus"],
+        &["gunzip", "-cS"],
+        &["zcat", "-x"],
+        &["zcat", "--un", "--q", "-x"],
+    ];
+    for args in cases {
+        let gnu = host(args[0], &args[1..], &tmp.0);
+        let ours = run(&fs, args);
+        assert_eq!(
+            (ours.code, ours.stderr.as_str()),
+            (
+                gnu.status.code().unwrap(),
+                &*String::from_utf8_lossy(&gnu.stderr)
+            ),
+            "{args:?}"
+        );
+    }
+    // Spellings that compress: GNU gzip reads what they write.
+    let text = b"some text\n".repeat(100);
+    let spellings: &[&[&str]] = &[
+        &["gzip", "--fa", "--to"],
+        &["gzip", "-19", "--st"],
+        &["gzip", "--silent", "--best"],
+        &["gzip", "-c2", "--no-n", "--na"],
+    ];
+    for args in spellings {
+        let ours = run_in(&fs, "/workspace", args, &text);
+        assert_eq!((ours.code, ours.stderr.as_str()), (0, ""), "{args:?}");
+        std::fs::write(tmp.0.join("o.gz"), &ours.stdout_bytes).unwrap();
+        let o = host("gzip", &["-dc", "o.gz"], &tmp.0);
+        assert_eq!(o.stdout, text, "{args:?}");
+    }
+}
+
 /// `path kind detail` lines for everything below a host directory.
 fn host_tree(dir: &Path, prefix: &str, out: &mut Vec<String>) {
     for e in read_dir_sorted(dir) {

@@ -87,6 +87,50 @@ diff a b > /dev/null; echo $?
 diff a a > /dev/null; echo $?
 diff a missing 2>/dev/null; echo $?
 cmp a a; echo $?
+# option spellings: -NUM (digits of adjacent options run together), -U's
+# and --unified's lengths as strtoimax reads them, abbreviations, errors
+diff -5 a b
+diff -2u long1 long2 | tail -n +3
+diff -u2 long1 long2 | tail -n +3
+diff -1 -2 -u long1 long2 | tail -n +3
+diff -u -1 long1 long2 | tail -n +3
+diff -U 1 -5 long1 long2 | tail -n +3
+diff -5 -U 1 long1 long2 | tail -n +3
+diff -U 6 -U 1 long1 long2 | tail -n +3
+diff -u -U 1 long1 long2 | tail -n +3
+diff --unified -1 long1 long2 | tail -n +3
+diff --unified=1 -U 4 long1 long2 | tail -n +3
+diff -0u long1 long2 | tail -n +3
+diff -U '' long1 long2 | tail -n +3
+diff -U +2 long1 long2 | tail -n +3
+diff -U ' 2' long1 long2 | tail -n +3
+diff -U -0 long1 long2 | tail -n +3
+diff -U 99999999999999999999 long1 long2 | tail -n +3
+diff -99999999999999999999u long1 long2 | tail -n +3
+diff --unif a b | tail -n +3
+diff --rec --bri d1 d2
+diff --ignore-c s1 s2
+diff --te a b
+diff -r -U 1 d1 d2 | grep '^diff'
+diff -r -- d1 d2 | grep '^diff'
+diff -r d1 -u1 d2 | grep '^diff'
+diff d1/sub d2/sub
+diff --bogus a b 2>&1; echo $?
+diff -U 2>&1; echo $?
+diff -U x a b 2>&1; echo $?
+diff -U -1 a b 2>&1; echo $?
+diff -U ' ' a b 2>&1; echo $?
+diff --unified=x a b 2>&1; echo $?
+diff --un a b 2>&1; echo $?
+diff --i a b 2>&1; echo $?
+diff --normal=3 a b 2>&1; echo $?
+diff -u --normal a b 2>&1; echo $?
+diff --normal -U 2 a b 2>&1; echo $?
+diff -U x --normal a b 2>&1; echo $?
+diff --label 2>&1; echo $?
+diff 2>&1; echo $?
+diff a 2>&1; echo $?
+diff a b c 2>&1; echo $?
 "#;
 
 #[test]

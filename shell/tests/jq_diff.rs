@@ -7,21 +7,13 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use sandkeep_shell::commands::{self, CommandCtx, Exec};
+use sandkeep_shell::commands::{self, CommandCtx, Exec, ExecRequest};
 use sandkeep_shell::{Clock, Fs, Limits, RunControl};
 
 struct NoExec;
 
 impl Exec for NoExec {
-    fn exec(
-        &mut self,
-        _: &[String],
-        _: &[(String, String)],
-        _: &str,
-        _: &mut dyn std::io::Read,
-        _: &mut dyn std::io::Write,
-        _: &mut dyn std::io::Write,
-    ) -> i32 {
+    fn exec(&mut self, _: ExecRequest<'_>) -> i32 {
         127
     }
 }

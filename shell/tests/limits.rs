@@ -274,6 +274,20 @@ fn endless_streams_into_memory_end_at_the_file_size_limit() {
     assert_eq!(o.limit, None, "{}", stderr(&o));
     assert_eq!(o.stdout, b"sort=2\ntac=1\n", "{}", stderr(&o));
     assert!(stderr(&o).contains("File too large"), "{}", stderr(&o));
+    // So do `head -n -N` and `date -f -`, with GNU's read error naming stdin.
+    let o = run(
+        &sh,
+        "yes | head -n -1 > /dev/null; echo head=$?; \
+         yes 2024-01-01 | date -f - > /dev/null; echo date=$?; \
+         seq 1 5 | head -n -3",
+    );
+    assert_eq!(o.limit, None, "{}", stderr(&o));
+    assert_eq!(o.stdout, b"head=1\ndate=1\n1\n2\n", "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "head: error reading 'standard input': File too large\n\
+         date: 'standard input': File too large\n"
+    );
     // printf builds a field in memory before writing it: huge widths fail.
     let o = run(
         &sh,

@@ -77,64 +77,78 @@ impl CommandCtx<'_> {
 }
 
 /// Runs a program by name the way `execvp` would: a registry command, a
-/// script in the virtual tree, or `bash`/`sh` itself.
+/// script in the virtual tree, or `bash`/`sh` itself. Commands that run other
+/// commands (`xargs`, `find -exec`, `env`, `timeout`, awk's `system()`) build
+/// an [`ExecRequest`] and hand it over.
 ///
-/// Three ways in:
-/// - [`Exec::exec`]: `env` is added on top of the calling shell's exported
-///   variables (`xargs`, `find -exec`).
-/// - [`Exec::exec_env`]: `env` is the COMPLETE environment the program sees,
-///   so variables can be hidden (`env -i CMD`, `env -u NAME CMD`).
-/// - [`Exec::exec_with_deadline`]: like `exec`, but the program is stopped at
-///   `deadline` and the call then returns 124, as `timeout(1)` does
-///   (`timeout DURATION CMD`). The run's own limits still apply: when the
-///   run's deadline comes first, the whole run ends as usual.
+/// ```
+/// use std::io::Write;
+/// use sandkeep_shell::commands::{Exec, ExecMode, ExecRequest};
+///
+/// /// Prints what it was asked to run instead of running it.
+/// struct Echo;
+///
+/// impl Exec for Echo {
+///     fn exec(&mut self, req: ExecRequest<'_>) -> i32 {
+///         let _ = writeln!(req.stdout, "{}", req.argv.join(" "));
+///         0
+///     }
+/// }
+///
+/// let argv = ["ls".to_string(), "-l".to_string()];
+/// let mut out = Vec::new();
+/// let status = Echo.exec(ExecRequest {
+///     argv: &argv,
+///     env: &[],
+///     cwd: "/workspace",
+///     stdin: &mut std::io::empty(),
+///     stdout: &mut out,
+///     stderr: &mut std::io::sink(),
+///     mode: ExecMode::Inherit,
+/// });
+/// assert_eq!((status, out), (0, b"ls -l\n".to_vec()));
+/// ```
 pub trait Exec {
-    /// Runs `argv` with extra environment `env`, in `cwd`, on the given streams;
-    /// returns its exit status (127 when not found, 126 when not executable).
-    #[allow(clippy::too_many_arguments)]
-    fn exec(
-        &mut self,
-        argv: &[String],
-        env: &[(String, String)],
-        cwd: &str,
-        stdin: &mut dyn Read,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
-    ) -> i32;
+    /// Runs `req.argv` as `req.mode` says; returns its exit status (127 when
+    /// not found, 126 when not executable, 124 when a [`ExecMode::Deadline`]
+    /// stopped it). An implementation that cannot hide variables or keep a
+    /// deadline may treat every mode as [`ExecMode::Inherit`].
+    fn exec(&mut self, req: ExecRequest<'_>) -> i32;
+}
 
-    /// Runs `argv` with exactly the environment `env` (nothing inherited);
-    /// otherwise as [`Exec::exec`]. The default inherits, for implementations
-    /// that cannot hide variables.
-    #[allow(clippy::too_many_arguments)]
-    fn exec_env(
-        &mut self,
-        argv: &[String],
-        env: &[(String, String)],
-        cwd: &str,
-        stdin: &mut dyn Read,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
-    ) -> i32 {
-        self.exec(argv, env, cwd, stdin, stdout, stderr)
-    }
+/// One program to run through [`Exec::exec`]: what, where, on which streams.
+pub struct ExecRequest<'a> {
+    /// `argv`, with the program name at index 0; empty runs nothing (status 0).
+    pub argv: &'a [String],
+    /// Variables the program sees; how they combine with the caller's
+    /// exported ones is up to `mode`.
+    pub env: &'a [(String, String)],
+    /// The working directory (absolute virtual path).
+    pub cwd: &'a str,
+    /// Standard input.
+    pub stdin: &'a mut dyn Read,
+    /// Standard output.
+    pub stdout: &'a mut dyn Write,
+    /// Standard error.
+    pub stderr: &'a mut dyn Write,
+    /// Environment and time rules of the run.
+    pub mode: ExecMode,
+}
 
-    /// Runs `argv` as [`Exec::exec`] does, stopping it at `deadline`: returns
-    /// 124 when the deadline stopped it, else its exit status. The default
-    /// ignores the deadline.
-    #[allow(clippy::too_many_arguments)]
-    fn exec_with_deadline(
-        &mut self,
-        argv: &[String],
-        env: &[(String, String)],
-        cwd: &str,
-        stdin: &mut dyn Read,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
-        deadline: std::time::Instant,
-    ) -> i32 {
-        let _ = deadline;
-        self.exec(argv, env, cwd, stdin, stdout, stderr)
-    }
+/// How an [`ExecRequest`] treats the environment and time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecMode {
+    /// `env` is added on top of the calling shell's exported variables
+    /// (`xargs`, `find -exec`, awk's `system()`).
+    Inherit,
+    /// `env` is the COMPLETE environment the program sees, so variables can be
+    /// hidden (`env -i CMD`, `env -u NAME CMD`).
+    Complete,
+    /// As [`ExecMode::Inherit`], but the program is stopped at this instant and
+    /// the call then returns 124, as `timeout(1)` does. The run's own limits
+    /// still apply: when the run's deadline comes first, the whole run ends as
+    /// usual.
+    Deadline(std::time::Instant),
 }
 
 /// Every command family's table, in lookup order.

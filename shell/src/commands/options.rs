@@ -5,6 +5,12 @@
 //!
 //! Errors are the first line of GNU's message without the command name
 //! (`invalid option -- 'z'`); each family adds its name and "Try --help".
+//!
+//! A spec lists long options in the order of the GNU tool's table: an
+//! ambiguous abbreviation names its possibilities in that order, as glibc's
+//! `getopt_long` does. Long options a command knows by name but does not
+//! implement ([`unimplemented`]) take part in abbreviation, so `--un` is
+//! ambiguous where GNU's is, and are then reported as unrecognized.
 
 /// Whether an option takes an argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +95,21 @@ pub const fn long_opt(long: &'static str, id: &'static str) -> OptSpec {
     }
 }
 
+/// The id of an [`unimplemented`] option.
+const UNIMPLEMENTED: &str = "";
+
+/// A long option of the GNU tool that the command does not implement: it
+/// counts for abbreviations and ambiguity, and using it is an
+/// `unrecognized option` error.
+pub const fn unimplemented(long: &'static str) -> OptSpec {
+    OptSpec {
+        short: None,
+        long: Some(long),
+        arg: Arg::None,
+        id: UNIMPLEMENTED,
+    }
+}
+
 /// The result of parsing argv.
 #[derive(Debug, Default)]
 pub struct Parsed {
@@ -96,6 +117,9 @@ pub struct Parsed {
     pub opts: Vec<(&'static str, Option<String>)>,
     /// Operands in order.
     pub operands: Vec<String>,
+    /// The words that were options, their separate arguments and a `--`, as
+    /// given (what GNU's `argv[1..optind]` holds after permutation).
+    pub words: Vec<String>,
 }
 
 impl Parsed {
@@ -153,9 +177,11 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
         let a = &args[i];
         i += 1;
         if a == "--" {
+            p.words.push(a.clone());
             p.operands.extend(args[i..].iter().cloned());
             break;
         }
+        let first = i - 1;
         if let Some(body) = a.strip_prefix("--") {
             let (name, val) = match body.split_once('=') {
                 Some((n, v)) => (n, Some(v.to_string())),
@@ -169,15 +195,25 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
                     .filter(|s| s.long.is_some_and(|l| l.starts_with(name)))
                     .collect(),
             };
-            let mut ids: Vec<&str> = cands.iter().map(|s| s.id).collect();
-            ids.dedup();
-            if cands.is_empty() {
+            let Some(&s) = cands.first() else {
+                return Err(format!("unrecognized option '{a}'"));
+            };
+            // glibc: a candidate that behaves unlike the first one makes the
+            // abbreviation ambiguous; the message lists those after the first.
+            let differs = |o: &&OptSpec| o.id != s.id || o.arg != s.arg || o.id == UNIMPLEMENTED;
+            if cands[1..].iter().any(differs) {
+                let names: Vec<String> = std::iter::once(s)
+                    .chain(cands[1..].iter().copied().filter(differs))
+                    .map(|o| format!(" '--{}'", o.long.unwrap_or_default()))
+                    .collect();
+                return Err(format!(
+                    "option '{a}' is ambiguous; possibilities:{}",
+                    names.concat()
+                ));
+            }
+            if s.id == UNIMPLEMENTED {
                 return Err(format!("unrecognized option '{a}'"));
             }
-            if ids.len() > 1 {
-                return Err(format!("option '{a}' is ambiguous"));
-            }
-            let s = cands[0];
             let long = s.long.unwrap_or(name);
             match s.arg {
                 Arg::None => {
@@ -199,6 +235,7 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
                     p.opts.push((s.id, Some(v)));
                 }
             }
+            p.words.extend(args[first..i].iter().cloned());
             continue;
         }
         if a.len() > 1 && a.starts_with('-') {
@@ -252,6 +289,7 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
                     }
                 }
             }
+            p.words.extend(args[first..i].iter().cloned());
             continue;
         }
         p.operands.push(a.clone());
@@ -302,7 +340,7 @@ mod tests {
         );
         assert_eq!(
             parse(&argv(&["x", "--al"]), SPEC, ParseMode::default()).unwrap_err(),
-            "option '--al' is ambiguous"
+            "option '--al' is ambiguous; possibilities: '--all' '--almost'"
         );
         assert!(
             parse(&argv(&["x", "--alm"]), SPEC, ParseMode::default())
@@ -332,5 +370,73 @@ mod tests {
         let p = parse(&argv(&["x", "-3", "-a"]), SPEC, numeric).unwrap();
         assert_eq!(p.operands, vec!["-3"]);
         assert_eq!(p.last_of(&["all", "lines"]), Some("all"));
+    }
+
+    /// gzip's shape: aliases, digit flags, names it knows but lacks.
+    const GZIP: &[OptSpec] = &[
+        flag('c', Some("to-stdout"), "c"),
+        long_flag("stdout", "c"),
+        flag('f', Some("force"), "f"),
+        unimplemented("list"),
+        unimplemented("license"),
+        flag('1', Some("fast"), "1"),
+        flag('9', None, "9"),
+        with_arg(Some('S'), Some("suffix"), "S"),
+    ];
+
+    #[test]
+    fn ambiguity_lists_what_differs_from_the_first_candidate() {
+        let err = |a: &str| parse(&argv(&["gzip", a]), GZIP, ParseMode::default()).unwrap_err();
+        assert_eq!(
+            err("--f"),
+            "option '--f' is ambiguous; possibilities: '--force' '--fast'"
+        );
+        assert_eq!(
+            err("--li"),
+            "option '--li' is ambiguous; possibilities: '--list' '--license'"
+        );
+        assert_eq!(err("--lis"), "unrecognized option '--lis'");
+        assert_eq!(err("--list=x"), "unrecognized option '--list=x'");
+        // Two names of one option are no ambiguity.
+        let aliases = [long_flag("silent", "q"), long_flag("silence", "q")];
+        let p = parse(&argv(&["x", "--sil"]), &aliases, ParseMode::default());
+        assert!(p.unwrap().has("q"));
+        let p = parse(&argv(&["gzip", "--to", "-19"]), GZIP, ParseMode::default()).unwrap();
+        assert_eq!(p.last_of(&["c", "1", "9"]), Some("9"));
+        assert!(p.has("c") && p.has("1"));
+    }
+
+    #[test]
+    fn words_are_the_option_words_as_given() {
+        let p = parse(
+            &argv(&[
+                "gzip", "a", "-cS", ".z", "b", "--suffix", "x", "-f", "--", "-c",
+            ]),
+            GZIP,
+            ParseMode::default(),
+        )
+        .unwrap();
+        assert_eq!(p.words, ["-cS", ".z", "--suffix", "x", "-f", "--"]);
+        assert_eq!(p.operands, ["a", "b", "-c"]);
+        assert_eq!(p.values("S"), [".z", "x"]);
+    }
+
+    #[test]
+    fn digit_runs_are_separate_entries_per_word() {
+        let diff_like = ParseMode {
+            digit_option: true,
+            ..ParseMode::default()
+        };
+        let p = parse(&argv(&["diff", "-1", "-5a", "-2"]), SPEC, diff_like).unwrap();
+        let got: Vec<_> = p.opts.iter().map(|(k, v)| (*k, v.as_deref())).collect();
+        assert_eq!(
+            got,
+            [
+                ("NUM", Some("1")),
+                ("NUM", Some("5")),
+                ("all", None),
+                ("NUM", Some("2"))
+            ]
+        );
     }
 }

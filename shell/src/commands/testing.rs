@@ -2,10 +2,10 @@
 //! over a filesystem with in-memory streams, a fixed clock and seed, and an
 //! [`Exec`] that records what it was asked to run instead of running it.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use crate::clock::Clock;
-use crate::commands::{CommandCtx, CommandFn, Exec};
+use crate::commands::{CommandCtx, CommandFn, Exec, ExecRequest};
 use crate::control::RunControl;
 use crate::fs::Fs;
 use crate::limits::Limits;
@@ -28,16 +28,8 @@ pub struct Out {
 struct EchoExec;
 
 impl Exec for EchoExec {
-    fn exec(
-        &mut self,
-        argv: &[String],
-        env: &[(String, String)],
-        _cwd: &str,
-        _stdin: &mut dyn Read,
-        stdout: &mut dyn Write,
-        _stderr: &mut dyn Write,
-    ) -> i32 {
-        let _ = writeln!(stdout, "exec {argv:?} {env:?}");
+    fn exec(&mut self, req: ExecRequest<'_>) -> i32 {
+        let _ = writeln!(req.stdout, "exec {:?} {:?}", req.argv, req.env);
         0
     }
 }

@@ -10,7 +10,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use super::fd::{Borrowed, FdTable, Handle, HandleReader, HandleWriter};
 use super::vars::{Attrs, Value};
 use super::{ExecResult, Interp, Interrupt};
-use crate::commands::{self, CommandCtx, CommandFn, Exec};
+use crate::commands::{self, CommandCtx, CommandFn, Exec, ExecMode, ExecRequest};
 use crate::fs::{FileKind, Fs};
 
 /// A program found by name.
@@ -495,29 +495,17 @@ struct ProgramRunner<'a> {
     base: &'a Interp,
 }
 
-/// How [`ProgramRunner::run_child`] sets up the program it runs.
-#[derive(Clone, Copy)]
-enum ChildMode {
-    /// `env` on top of the caller's exported variables.
-    Inherit,
-    /// `env` is the complete environment.
-    Complete,
-    /// As `Inherit`, stopped at this deadline.
-    Deadline(std::time::Instant),
-}
-
-impl ProgramRunner<'_> {
-    #[allow(clippy::too_many_arguments)]
-    fn run_child(
-        &mut self,
-        argv: &[String],
-        env: &[(String, String)],
-        cwd: &str,
-        stdin: &mut dyn Read,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
-        mode: ChildMode,
-    ) -> i32 {
+impl Exec for ProgramRunner<'_> {
+    fn exec(&mut self, req: ExecRequest<'_>) -> i32 {
+        let ExecRequest {
+            argv,
+            env,
+            cwd,
+            stdin,
+            stdout,
+            stderr,
+            mode,
+        } = req;
         if argv.is_empty() {
             return 0;
         }
@@ -536,8 +524,8 @@ impl ProgramRunner<'_> {
             fds.set(2, Some(Handle::Borrowed(errors.clone())));
             child.fds = fds;
             match mode {
-                ChildMode::Inherit => {}
-                ChildMode::Complete => {
+                ExecMode::Inherit => {}
+                ExecMode::Complete => {
                     // Nothing the caller exported reaches the program.
                     for name in child.vars.names() {
                         if let Some(v) = child.vars.get_raw_mut(&name) {
@@ -545,7 +533,7 @@ impl ProgramRunner<'_> {
                         }
                     }
                 }
-                ChildMode::Deadline(d) => {
+                ExecMode::Deadline(d) => {
                     // A nested control block: same limits, clock and seed,
                     // the earlier of the two deadlines.
                     let deadline = parent.deadline.map_or(d, |p| p.min(d));
@@ -585,45 +573,5 @@ impl ProgramRunner<'_> {
             return 124;
         }
         status
-    }
-}
-
-impl Exec for ProgramRunner<'_> {
-    fn exec(
-        &mut self,
-        argv: &[String],
-        env: &[(String, String)],
-        cwd: &str,
-        stdin: &mut dyn Read,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
-    ) -> i32 {
-        self.run_child(argv, env, cwd, stdin, stdout, stderr, ChildMode::Inherit)
-    }
-
-    fn exec_env(
-        &mut self,
-        argv: &[String],
-        env: &[(String, String)],
-        cwd: &str,
-        stdin: &mut dyn Read,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
-    ) -> i32 {
-        self.run_child(argv, env, cwd, stdin, stdout, stderr, ChildMode::Complete)
-    }
-
-    fn exec_with_deadline(
-        &mut self,
-        argv: &[String],
-        env: &[(String, String)],
-        cwd: &str,
-        stdin: &mut dyn Read,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
-        deadline: std::time::Instant,
-    ) -> i32 {
-        let mode = ChildMode::Deadline(deadline);
-        self.run_child(argv, env, cwd, stdin, stdout, stderr, mode)
     }
 }

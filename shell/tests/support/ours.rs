@@ -2,11 +2,10 @@
 //! [`Outcome`] with status -1, so one bad case does not hide the others), or
 //! one registry command called directly over an [`Fs`].
 
-use std::io::{Read, Write};
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
-use sandkeep_shell::commands::{self, CommandCtx, Exec};
+use sandkeep_shell::commands::{self, CommandCtx, Exec, ExecRequest};
 use sandkeep_shell::{Fs, RunControl, RunOptions, RunOutput, Shell, ShellConfig};
 
 use super::Outcome;
@@ -69,15 +68,7 @@ fn catch(f: impl FnOnce() -> RunOutput) -> Outcome {
 pub struct NoExec;
 
 impl Exec for NoExec {
-    fn exec(
-        &mut self,
-        _argv: &[String],
-        _env: &[(String, String)],
-        _cwd: &str,
-        _stdin: &mut dyn Read,
-        _stdout: &mut dyn Write,
-        _stderr: &mut dyn Write,
-    ) -> i32 {
+    fn exec(&mut self, _req: ExecRequest<'_>) -> i32 {
         127
     }
 }

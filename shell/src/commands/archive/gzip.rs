@@ -11,6 +11,9 @@ use flate2::bufread::GzDecoder;
 use super::gzip_bytes;
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
+use crate::commands::options::{
+    self, OptSpec, ParseMode, flag, long_flag, unimplemented, with_arg,
+};
 use crate::fs::{FileKind, FsError};
 
 /// Parsed options.
@@ -56,113 +59,93 @@ pub fn zcat(ctx: &mut CommandCtx<'_>) -> i32 {
     run(ctx, true, true)
 }
 
-fn usage(ctx: &mut CommandCtx<'_>, msg: impl std::fmt::Display) -> i32 {
-    let name = ctx.args[0].clone();
-    let _ = writeln!(ctx.stderr, "{name}: {msg}");
-    let _ = writeln!(ctx.stderr, "Try `{name} --help' for more information.");
+fn usage(ctx: &mut CommandCtx<'_>, text: impl std::fmt::Display) -> i32 {
+    msg(ctx, text);
+    let _ = writeln!(ctx.stderr, "Try `gzip --help' for more information.");
     1
 }
 
+/// gzip 1.12's options, long names in the order of its table.
+const SPEC: &[OptSpec] = &[
+    unimplemented("ascii"),
+    flag('c', Some("to-stdout"), "c"),
+    long_flag("stdout", "c"),
+    flag('d', Some("decompress"), "d"),
+    long_flag("uncompress", "d"),
+    flag('f', Some("force"), "f"),
+    long_flag("help", "help"),
+    flag('k', Some("keep"), "k"),
+    unimplemented("list"),
+    unimplemented("license"),
+    flag('n', Some("no-name"), "n"),
+    flag('N', Some("name"), "N"),
+    unimplemented("-presume-input-tty"),
+    flag('q', Some("quiet"), "q"),
+    long_flag("silent", "q"),
+    unimplemented("synchronous"),
+    unimplemented("recursive"),
+    with_arg(Some('S'), Some("suffix"), "S"),
+    flag('t', Some("test"), "t"),
+    flag('v', Some("verbose"), "v"),
+    long_flag("version", "version"),
+    flag('1', Some("fast"), "1"),
+    flag('9', Some("best"), "9"),
+    unimplemented("lzw"),
+    unimplemented("bits"),
+    unimplemented("rsyncable"),
+    flag('2', None, "2"),
+    flag('3', None, "3"),
+    flag('4', None, "4"),
+    flag('5', None, "5"),
+    flag('6', None, "6"),
+    flag('7', None, "7"),
+    flag('8', None, "8"),
+];
+
+const HELP: &str = "\
+Usage: gzip [OPTION]... [FILE]...
+Compress or uncompress FILEs (by default, compress FILES in-place).
+
+  -c, --stdout      write on standard output, keep original files unchanged
+  -d, --decompress  decompress
+  -f, --force       force overwrite of output file
+  -k, --keep        keep (don't delete) input files
+  -n, --no-name     do not save the original name and timestamp
+  -q, --quiet       suppress all warnings
+  -S, --suffix=SUF  use suffix SUF on compressed files
+  -t, --test        test compressed file integrity
+  -v, --verbose     verbose mode
+  -1, --fast        compress faster
+  -9, --best        compress better
+";
+
 fn run(ctx: &mut CommandCtx<'_>, decompress: bool, stdout: bool) -> i32 {
-    let mut o = Opts {
-        decompress,
-        stdout,
-        keep: false,
-        force: false,
-        quiet: false,
-        verbose: false,
-        test: false,
-        no_name: false,
-        level: 6,
-        suffix: ".gz".to_string(),
+    let p = match options::parse(ctx.args, SPEC, ParseMode::default()) {
+        Ok(p) => p,
+        Err(e) => return usage(ctx, e),
     };
-    let args: Vec<String> = ctx.args[1..].to_vec();
-    let mut files = Vec::new();
-    let mut i = 0;
-    let mut only_files = false;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if only_files || a == "-" || !a.starts_with('-') {
-            files.push(a.clone());
-            continue;
-        }
-        if a == "--" {
-            only_files = true;
-            continue;
-        }
-        if let Some(long) = a.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            match name {
-                "stdout" | "to-stdout" => o.stdout = true,
-                "decompress" | "uncompress" => o.decompress = true,
-                "keep" => o.keep = true,
-                "force" => o.force = true,
-                "quiet" => o.quiet = true,
-                "verbose" => o.verbose = true,
-                "test" => o.test = true,
-                "no-name" => o.no_name = true,
-                "name" => o.no_name = false,
-                "fast" => o.level = 1,
-                "best" => o.level = 9,
-                "suffix" => match value.or_else(|| {
-                    i += 1;
-                    args.get(i - 1).cloned()
-                }) {
-                    Some(s) => o.suffix = s,
-                    None => return usage(ctx, "option '--suffix' requires an argument"),
-                },
-                "help" => {
-                    let _ = writeln!(
-                        ctx.stdout,
-                        "Usage: gzip [OPTION]... [FILE]...\nCompress or uncompress FILEs (by default, compress FILES in-place).\n\n  -c, --stdout      write on standard output, keep original files unchanged\n  -d, --decompress  decompress\n  -f, --force       force overwrite of output file\n  -k, --keep        keep (don't delete) input files\n  -n, --no-name     do not save the original name and timestamp\n  -q, --quiet       suppress all warnings\n  -S, --suffix=SUF  use suffix SUF on compressed files\n  -t, --test        test compressed file integrity\n  -v, --verbose     verbose mode\n  -1, --fast        compress faster\n  -9, --best        compress better"
-                    );
-                    return 0;
-                }
-                "version" => {
-                    let _ = writeln!(ctx.stdout, "gzip 1.12");
-                    return 0;
-                }
-                _ => return usage(ctx, format_args!("unrecognized option '{a}'")),
-            }
-            continue;
-        }
-        let chars: Vec<char> = a[1..].chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
-            k += 1;
-            match c {
-                'c' => o.stdout = true,
-                'd' => o.decompress = true,
-                'k' => o.keep = true,
-                'f' => o.force = true,
-                'q' => o.quiet = true,
-                'v' => o.verbose = true,
-                't' => o.test = true,
-                'n' => o.no_name = true,
-                'N' => o.no_name = false,
-                '1'..='9' => o.level = c as u32 - '0' as u32,
-                'S' => {
-                    let rest: String = chars[k..].iter().collect();
-                    let s = if !rest.is_empty() {
-                        rest
-                    } else if let Some(s) = args.get(i) {
-                        i += 1;
-                        s.clone()
-                    } else {
-                        return usage(ctx, "option requires an argument -- 'S'");
-                    };
-                    o.suffix = s;
-                    break;
-                }
-                _ => return usage(ctx, format_args!("invalid option -- '{c}'")),
-            }
-        }
+    if p.has("help") {
+        let _ = ctx.stdout.write_all(HELP.as_bytes());
+        return 0;
     }
+    if p.has("version") {
+        let _ = writeln!(ctx.stdout, "gzip 1.12");
+        return 0;
+    }
+    const LEVELS: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
+    let mut o = Opts {
+        decompress: decompress || p.has("d"),
+        stdout: stdout || p.has("c"),
+        keep: p.has("k"),
+        force: p.has("f"),
+        quiet: p.has("q"),
+        verbose: p.has("v"),
+        test: p.has("t"),
+        no_name: p.last_of(&["n", "N"]) == Some("n"),
+        level: p.last_of(&LEVELS).map_or(6, |l| l.parse().unwrap_or(6)),
+        suffix: p.last("S").unwrap_or(".gz").to_string(),
+    };
+    let mut files = p.operands;
     if o.test {
         o.decompress = true;
     }

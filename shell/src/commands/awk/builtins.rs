@@ -9,6 +9,7 @@ use super::interp::{Fatal, Interp, Res};
 use super::io::{Reader, RecordSep};
 use super::regex::{AwkRegex, slice};
 use super::value::Value;
+use crate::commands::{ExecMode, ExecRequest};
 
 fn num(n: f64) -> Value {
     Value::Num(n)
@@ -378,9 +379,15 @@ impl Interp<'_, '_> {
                 self.flush_all()?;
                 let argv = ["bash".to_string(), "-c".to_string(), cmd];
                 let ctx = &mut *self.ctx;
-                let st = ctx
-                    .exec
-                    .exec(&argv, &[], ctx.cwd, ctx.stdin, ctx.stdout, ctx.stderr);
+                let st = ctx.exec.exec(ExecRequest {
+                    argv: &argv,
+                    env: &[],
+                    cwd: ctx.cwd,
+                    stdin: ctx.stdin,
+                    stdout: ctx.stdout,
+                    stderr: ctx.stderr,
+                    mode: ExecMode::Inherit,
+                });
                 num(st as f64)
             }
             "close" => {
@@ -499,9 +506,15 @@ impl Interp<'_, '_> {
                         let argv = ["bash".to_string(), "-c".to_string(), name.clone()];
                         let mut out = Vec::new();
                         let ctx = &mut *self.ctx;
-                        status =
-                            ctx.exec
-                                .exec(&argv, &[], ctx.cwd, ctx.stdin, &mut out, ctx.stderr);
+                        status = ctx.exec.exec(ExecRequest {
+                            argv: &argv,
+                            env: &[],
+                            cwd: ctx.cwd,
+                            stdin: ctx.stdin,
+                            stdout: &mut out,
+                            stderr: ctx.stderr,
+                            mode: ExecMode::Inherit,
+                        });
                         out
                     } else if name == "-" || name == "/dev/stdin" {
                         let mut v = Vec::new();

@@ -20,6 +20,7 @@
 
 use super::ast::Redirect;
 use super::interp::{Fatal, Interp, Res};
+use crate::commands::{ExecMode, ExecRequest};
 
 /// An output stream opened by `print > file`, `>> file` or `| cmd`.
 pub struct Output {
@@ -195,8 +196,15 @@ impl Interp<'_, '_> {
     fn run_pipe(&mut self, cmd: &str, mut input: &[u8]) -> i32 {
         let argv = ["bash".to_string(), "-c".to_string(), cmd.to_string()];
         let ctx = &mut *self.ctx;
-        ctx.exec
-            .exec(&argv, &[], ctx.cwd, &mut input, ctx.stdout, ctx.stderr)
+        ctx.exec.exec(ExecRequest {
+            argv: &argv,
+            env: &[],
+            cwd: ctx.cwd,
+            stdin: &mut input,
+            stdout: ctx.stdout,
+            stderr: ctx.stderr,
+            mode: ExecMode::Inherit,
+        })
     }
 
     /// Closes output `name`: a file gets its last bytes, a pipe's command

@@ -208,10 +208,19 @@ fn run(ctx: &mut CommandCtx<'_>, is_tail: bool) -> i32 {
         }
         first = false;
         let delim = if o.zero { b'\0' } else { b'\n' };
-        let ok = if is_tail {
+        let done = if is_tail {
             tail_one(ctx, &o, &src, delim)
         } else {
             head_one(ctx, &o, &src, delim)
+        };
+        let ok = match done {
+            Ok(ok) => ok,
+            Err(e) => {
+                let shown = if name == "-" { "standard input" } else { name };
+                ctx.gnu_error(format_args!("error reading {}: {e}", quote(shown)));
+                status = 1;
+                continue;
+            }
         };
         if !ok {
             return status.max(1);
@@ -220,15 +229,16 @@ fn run(ctx: &mut CommandCtx<'_>, is_tail: bool) -> i32 {
     status
 }
 
-/// Writes the head of `src`; false when stdout is closed.
-fn head_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> bool {
+/// Writes the head of `src`; false when stdout is closed, an error when the
+/// input could not be read.
+fn head_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> Result<bool, FsError> {
     match o.count {
         Count::Plain(n) => {
             let mut left = n;
             let out = &mut *ctx.stdout;
             let mut ok = true;
             if left == 0 {
-                return true;
+                return Ok(true);
             }
             for_each_chunk(ctx.stdin, src, |chunk| {
                 let take = if o.bytes {
@@ -251,16 +261,16 @@ fn head_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> bool
                 ok = out.write_all(&chunk[..take]).is_ok();
                 ok && left > 0
             });
-            ok
+            Ok(ok)
         }
         Count::Signed(n) => {
-            let data = read_all(ctx.stdin, src);
+            let data = read_all(ctx.stdin, src, ctx.fs.max_file_size())?;
             let end = if o.bytes {
                 data.len().saturating_sub(n as usize)
             } else {
                 cut_last_lines(&data, n, delim)
             };
-            ctx.stdout.write_all(&data[..end]).is_ok()
+            Ok(ctx.stdout.write_all(&data[..end]).is_ok())
         }
     }
 }
@@ -319,13 +329,14 @@ fn tail_start(data: &[u8], o: &Opts, delim: u8) -> usize {
     }
 }
 
-fn tail_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> bool {
+/// Writes the tail of `src`, as [`head_one`] does its head.
+fn tail_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> Result<bool, FsError> {
     if matches!(src, Source::Stdin) {
-        return tail_stream(ctx, o, delim);
+        return Ok(tail_stream(ctx, o, delim));
     }
-    let data = read_all(ctx.stdin, src);
+    let data = read_all(ctx.stdin, src, ctx.fs.max_file_size())?;
     let start = tail_start(&data, o, delim);
-    ctx.stdout.write_all(&data[start..]).is_ok()
+    Ok(ctx.stdout.write_all(&data[start..]).is_ok())
 }
 
 /// `tail` of standard input without holding all of it: `-n N` / `-c N`

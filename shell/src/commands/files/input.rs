@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::commands::CommandCtx;
+use crate::commands::text::common::read_stdin;
 use crate::control::RunControl;
 use crate::fs::{FileReader, FsError};
 
@@ -126,23 +127,25 @@ pub fn for_each_chunk(
 /// How often a command waiting on an endless input re-checks the run.
 const POLL: Duration = Duration::from_millis(20);
 
-/// The whole content of `source`. An endless device has none: as on Linux
-/// (`tail -c 5 /dev/zero` never finishes) the command waits, idle and
-/// without buffering, until the run ends at its timeout or another limit,
-/// then gets an empty buffer.
-pub fn read_all(stdin: &mut dyn Read, source: &Source<'_>) -> Arc<Vec<u8>> {
+/// The whole content of `source`. Standard input longer than `cap` bytes
+/// (the filesystem's per-file size limit) is `File too large` (`EFBIG`), as
+/// in `sort`, so `yes | head -n -1` fails within bounded memory. An endless
+/// device has no content: as on Linux (`tail -c 5 /dev/zero` never
+/// finishes) the command waits, idle and without buffering, until the run
+/// ends at its timeout or another limit, then gets an empty buffer.
+pub fn read_all(
+    stdin: &mut dyn Read,
+    source: &Source<'_>,
+    cap: u64,
+) -> Result<Arc<Vec<u8>>, FsError> {
     match source {
-        Source::Data(d) => d.clone(),
-        Source::Stdin => {
-            let mut v = Vec::new();
-            let _ = stdin.read_to_end(&mut v);
-            Arc::new(v)
-        }
+        Source::Data(d) => Ok(d.clone()),
+        Source::Stdin => Ok(Arc::new(read_stdin(stdin, cap)?)),
         Source::Device(dev) => {
             while dev.control.check().is_ok() {
                 std::thread::sleep(POLL);
             }
-            Arc::default()
+            Ok(Arc::default())
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `xargs`: reads items from stdin (or `-a FILE`), builds command lines and
 //! runs them in the sandbox through [`crate::commands::Exec`].
 
-use super::super::CommandCtx;
+use super::super::{CommandCtx, ExecMode, ExecRequest};
 use crate::commands::text::common::read_stdin;
 
 /// How input is split into items.
@@ -210,9 +210,15 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         let mut empty: &[u8] = &[];
         let cwd = ctx.cwd.to_string();
-        let rc = ctx
-            .exec
-            .exec(&argv, &[], &cwd, &mut empty, ctx.stdout, ctx.stderr);
+        let rc = ctx.exec.exec(ExecRequest {
+            argv: &argv,
+            env: &[],
+            cwd: &cwd,
+            stdin: &mut empty,
+            stdout: ctx.stdout,
+            stderr: ctx.stderr,
+            mode: ExecMode::Inherit,
+        });
         match rc {
             0 => {}
             255 => {

@@ -1,14 +1,14 @@
 //! `timeout [-s SIG] [-k DUR] DURATION CMD...`: runs CMD in the sandbox and
 //! stops it when DURATION (seconds, or with an `s m h d` suffix) has passed,
 //! returning 124 (or `128+SIG` with `--preserve-status`). The stop is the
-//! nested deadline of [`crate::commands::Exec::exec_with_deadline`]; signals
+//! nested deadline of [`crate::commands::ExecMode::Deadline`]; signals
 //! do not exist here, so `-s` and `-k` are checked and otherwise only choose
 //! the `--preserve-status` number.
 
 use std::time::{Duration, Instant};
 
-use crate::commands::CommandCtx;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
+use crate::commands::{CommandCtx, ExecMode, ExecRequest};
 
 const USAGE: &str = "\
 Usage: timeout [OPTION] DURATION COMMAND [ARG]...
@@ -114,37 +114,35 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let argv = &p.operands[1..];
     let cwd = ctx.cwd.to_string();
-    if secs <= 0.0 {
-        ctx.exec
-            .exec(argv, &[], &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
-    } else {
-        let d = Duration::from_secs_f64(secs.min(1e9));
-        let deadline = Instant::now() + d;
-        let s = ctx.exec.exec_with_deadline(
-            argv,
-            &[],
-            &cwd,
-            ctx.stdin,
-            ctx.stdout,
-            ctx.stderr,
-            deadline,
-        );
-        if s == 124 && Instant::now() >= deadline {
-            if p.has("v") {
-                let name = SIGNALS
-                    .iter()
-                    .find(|(_, n)| *n == sig)
-                    .map_or_else(|| sig.to_string(), |(n, _)| n.to_string());
-                ctx.error(format!("sending signal {name} to command '{}'", argv[0]));
-            }
-            // KILL is what the command dies of even without
-            // --preserve-status, and GNU then reports it (137).
-            return if p.has("p") || sig == 9 {
-                128 + sig
-            } else {
-                124
-            };
+    // A duration of 0 disables the timeout.
+    let deadline = (secs > 0.0).then(|| Instant::now() + Duration::from_secs_f64(secs.min(1e9)));
+    let s = ctx.exec.exec(ExecRequest {
+        argv,
+        env: &[],
+        cwd: &cwd,
+        stdin: ctx.stdin,
+        stdout: ctx.stdout,
+        stderr: ctx.stderr,
+        mode: deadline.map_or(ExecMode::Inherit, ExecMode::Deadline),
+    });
+    if let Some(deadline) = deadline
+        && s == 124
+        && Instant::now() >= deadline
+    {
+        if p.has("v") {
+            let name = SIGNALS
+                .iter()
+                .find(|(_, n)| *n == sig)
+                .map_or_else(|| sig.to_string(), |(n, _)| n.to_string());
+            ctx.error(format!("sending signal {name} to command '{}'", argv[0]));
         }
-        s
+        // KILL is what the command dies of even without
+        // --preserve-status, and GNU then reports it (137).
+        return if p.has("p") || sig == 9 {
+            128 + sig
+        } else {
+            124
+        };
     }
+    s
 }

@@ -7,6 +7,7 @@ use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{
     Arg, OptSpec, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
 };
+use crate::commands::files::input;
 
 const SPEC: &[OptSpec] = &[
     with_arg(Some('d'), Some("date"), "d"),
@@ -131,10 +132,12 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     } else if let Some(f) = p.last("f") {
-        let data = match super::super::files::input::open(ctx, f) {
-            Ok(src) => super::super::files::input::read_all(ctx.stdin, &src),
+        let cap = ctx.fs.max_file_size();
+        let data = match input::open(ctx, f).and_then(|src| input::read_all(ctx.stdin, &src, cap)) {
+            Ok(data) => data,
             Err(e) => {
-                ctx.gnu_error(format_args!("{}: {e}", quote(f)));
+                let shown = if f == "-" { "standard input" } else { f };
+                ctx.gnu_error(format_args!("{}: {e}", quote(shown)));
                 return 1;
             }
         };

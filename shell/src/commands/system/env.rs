@@ -1,8 +1,8 @@
 //! `env` and `printenv`.
 
-use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{quote_locale, usage_error};
+use crate::commands::{CommandCtx, ExecMode, ExecRequest};
 
 /// `env [-i] [-u NAME]... [-0] [NAME=VALUE]... [COMMAND [ARG]...]`
 pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
@@ -153,8 +153,15 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
         return 127;
     }
     // `env` is the complete environment: `-i` and `-u` hide variables.
-    ctx.exec
-        .exec_env(&argv, &env, &cwd, ctx.stdin, ctx.stdout, ctx.stderr)
+    ctx.exec.exec(ExecRequest {
+        argv: &argv,
+        env: &env,
+        cwd: &cwd,
+        stdin: ctx.stdin,
+        stdout: ctx.stdout,
+        stderr: ctx.stderr,
+        mode: ExecMode::Complete,
+    })
 }
 
 /// `printenv [-0] [NAME]...`

@@ -194,14 +194,16 @@ fn unified(buf: &mut Vec<u8>, hunks: &[Change], la: &[&[u8]], lb: &[&[u8]], n: u
     while k < hunks.len() {
         // Merge changes whose contexts touch.
         let mut end = k;
-        while end + 1 < hunks.len() && hunks[end + 1].a.start - hunks[end].a.end <= 2 * n {
+        while end + 1 < hunks.len()
+            && hunks[end + 1].a.start - hunks[end].a.end <= n.saturating_mul(2)
+        {
             end += 1;
         }
         let first = &hunks[k];
         let last = &hunks[end];
         let a0 = first.a.start.saturating_sub(n);
         let b0 = first.b.start - (first.a.start - a0);
-        let a1 = (last.a.end + n).min(la.len());
+        let a1 = last.a.end.saturating_add(n).min(la.len());
         let b1 = last.b.end + (a1 - last.a.end);
         buf.extend(format!("@@ -{} +{} @@\n", urange(a0, a1 - a0), urange(b0, b1 - b0)).bytes());
         let mut ai = a0;

@@ -6,6 +6,9 @@ mod format;
 mod lcs;
 
 use super::super::CommandCtx;
+use crate::commands::options::{
+    self, Arg, OptSpec, ParseMode, flag, long_flag, opt, unimplemented, with_arg,
+};
 use crate::commands::text::common::read_stdin;
 use crate::fs::FileKind;
 
@@ -27,96 +30,102 @@ pub struct Opts {
     pub switches: Vec<String>,
 }
 
+/// diff 3.8's long options in the order of its table; the short ones it has
+/// that are missing here are invalid options.
+const SPEC: &[OptSpec] = &[
+    unimplemented("binary"),
+    flag('q', Some("brief"), "q"),
+    unimplemented("changed-group-format"),
+    unimplemented("color"),
+    unimplemented("context"),
+    unimplemented("ed"),
+    unimplemented("exclude"),
+    unimplemented("exclude-from"),
+    unimplemented("expand-tabs"),
+    unimplemented("forward-ed"),
+    unimplemented("from-file"),
+    unimplemented("help"),
+    unimplemented("horizon-lines"),
+    unimplemented("ifdef"),
+    flag('w', Some("ignore-all-space"), "w"),
+    flag('B', Some("ignore-blank-lines"), "B"),
+    flag('i', Some("ignore-case"), "i"),
+    unimplemented("ignore-file-name-case"),
+    unimplemented("ignore-matching-lines"),
+    flag('b', Some("ignore-space-change"), "b"),
+    unimplemented("ignore-tab-expansion"),
+    flag('Z', Some("ignore-trailing-space"), "Z"),
+    unimplemented("inhibit-hunk-merge"),
+    unimplemented("initial-tab"),
+    with_arg(None, Some("label"), "label"),
+    unimplemented("left-column"),
+    unimplemented("line-format"),
+    unimplemented("minimal"),
+    flag('N', Some("new-file"), "N"),
+    unimplemented("new-group-format"),
+    unimplemented("new-line-format"),
+    unimplemented("no-dereference"),
+    unimplemented("no-ignore-file-name-case"),
+    long_flag("normal", "normal"),
+    unimplemented("old-group-format"),
+    unimplemented("old-line-format"),
+    unimplemented("paginate"),
+    unimplemented("palette"),
+    unimplemented("rcs"),
+    flag('r', Some("recursive"), "r"),
+    flag('s', Some("report-identical-files"), "s"),
+    unimplemented("sdiff-merge-assist"),
+    unimplemented("show-c-function"),
+    unimplemented("show-function-line"),
+    unimplemented("side-by-side"),
+    unimplemented("speed-large-files"),
+    unimplemented("starting-file"),
+    unimplemented("strip-trailing-cr"),
+    unimplemented("suppress-blank-empty"),
+    unimplemented("suppress-common-lines"),
+    unimplemented("tabsize"),
+    flag('a', Some("text"), "a"),
+    unimplemented("to-file"),
+    unimplemented("unchanged-group-format"),
+    unimplemented("unchanged-line-format"),
+    unimplemented("unidirectional-new-file"),
+    opt("U", None, Some("unified"), Arg::Optional),
+    with_arg(Some('U'), None, "U"),
+    flag('u', None, "u"),
+    unimplemented("version"),
+    unimplemented("width"),
+    unimplemented("-presume-output-tty"),
+];
+
 /// Runs `diff`.
 pub fn diff(ctx: &mut CommandCtx<'_>) -> i32 {
-    let args: Vec<String> = ctx.args[1..].to_vec();
-    let mut o = Opts::default();
-    let mut files = Vec::new();
-    let mut i = 0;
-    let mut only_files = false;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if only_files || !a.starts_with('-') || a == "-" {
-            files.push(a.clone());
-            continue;
-        }
-        if a == "--" {
-            only_files = true;
-            continue;
-        }
-        if let Some(long) = a.strip_prefix("--") {
-            let (name, val) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            match name {
-                "unified" => o.unified = Some(val.and_then(|v| v.parse().ok()).unwrap_or(3)),
-                "brief" => o.brief = true,
-                "recursive" => o.recursive = true,
-                "new-file" => o.new_file = true,
-                "report-identical-files" => o.report_same = true,
-                "ignore-case" => o.ignore_case = true,
-                "ignore-all-space" => o.ignore_all_space = true,
-                "ignore-space-change" => o.ignore_space_change = true,
-                "ignore-blank-lines" => o.ignore_blank = true,
-                "ignore-trailing-space" => o.ignore_trailing = true,
-                "normal" => o.unified = None,
-                "label" => {
-                    let v = match val {
-                        Some(v) => v,
-                        None => {
-                            i += 1;
-                            match args.get(i - 1) {
-                                Some(v) => v.clone(),
-                                None => return usage(ctx, "option '--label' requires an argument"),
-                            }
-                        }
-                    };
-                    o.labels.push(v);
-                    continue;
-                }
-                _ => return usage(ctx, &format!("unrecognized option '{a}'")),
-            }
-            o.switches.push(a.clone());
-            continue;
-        }
-        let chars: Vec<char> = a[1..].chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            match chars[k] {
-                'u' => o.unified = Some(3),
-                'U' => {
-                    let rest: String = chars[k + 1..].iter().collect();
-                    let v = if rest.is_empty() {
-                        i += 1;
-                        args.get(i - 1).cloned().unwrap_or_default()
-                    } else {
-                        rest
-                    };
-                    match v.parse() {
-                        Ok(n) => o.unified = Some(n),
-                        Err(_) => return usage(ctx, &format!("invalid context length '{v}'")),
-                    }
-                    k = chars.len();
-                    continue;
-                }
-                'q' => o.brief = true,
-                'r' => o.recursive = true,
-                'N' => o.new_file = true,
-                's' => o.report_same = true,
-                'i' => o.ignore_case = true,
-                'w' => o.ignore_all_space = true,
-                'b' => o.ignore_space_change = true,
-                'B' => o.ignore_blank = true,
-                'Z' => o.ignore_trailing = true,
-                'a' => {}
-                c => return usage(ctx, &format!("invalid option -- '{c}'")),
-            }
-            k += 1;
-        }
-        o.switches.push(a.clone());
+    let mode = ParseMode {
+        digit_option: true,
+        ..ParseMode::default()
+    };
+    let p = match options::parse(ctx.args, SPEC, mode) {
+        Ok(p) => p,
+        Err(e) => return usage(ctx, &e),
+    };
+    let mut o = Opts {
+        brief: p.has("q"),
+        recursive: p.has("r"),
+        new_file: p.has("N"),
+        report_same: p.has("s"),
+        ignore_case: p.has("i"),
+        ignore_all_space: p.has("w"),
+        ignore_space_change: p.has("b"),
+        ignore_blank: p.has("B"),
+        ignore_trailing: p.has("Z"),
+        labels: p.values("label").into_iter().map(String::from).collect(),
+        switches: p.words,
+        ..Opts::default()
+    };
+    match context(&p.opts) {
+        Ok(unified) => o.unified = unified,
+        Err(e) => return usage(ctx, &e),
     }
+    let files = p.operands;
     if files.len() != 2 {
         let msg = match files.len() {
             0 => "missing operand after 'diff'".to_string(),
@@ -128,6 +137,73 @@ pub fn diff(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut d = Differ { ctx, o, status: 0 };
     d.compare(&files[0], &files[1], true);
     d.status
+}
+
+/// The unified context length the options ask for (`None`: normal output),
+/// by diff's rules: `-U N`/`--unified=N` and `-u` (3) keep the largest
+/// value; a `-NUM` (digits of adjacent digit options run together) then
+/// wins when larger, or when no `-U`/`--unified` was given.
+fn context(opts: &[(&str, Option<String>)]) -> Result<Option<usize>, String> {
+    let mut context: Option<usize> = None;
+    let mut explicit = false;
+    let mut digits: Option<String> = None;
+    let mut prev_digits = false;
+    let mut normal = false;
+    for (id, v) in opts {
+        let is_digits = *id == "NUM";
+        match (*id, v) {
+            ("NUM", Some(d)) => match digits.as_mut() {
+                Some(acc) if prev_digits => acc.push_str(d),
+                _ => digits = Some(d.clone()),
+            },
+            ("u", _) => context = Some(context.unwrap_or(0).max(3)),
+            ("U", v) => {
+                let n = match v {
+                    Some(v) => {
+                        context_length(v).ok_or_else(|| format!("invalid context length '{v}'"))?
+                    }
+                    None => 3,
+                };
+                context = Some(context.unwrap_or(0).max(n));
+                explicit = true;
+            }
+            ("normal", _) => normal = true,
+            _ => {}
+        }
+        if context.is_some() && normal {
+            return Err("conflicting output style options".to_string());
+        }
+        prev_digits = is_digits;
+    }
+    let Some(c) = context else {
+        return Ok(None);
+    };
+    let digits = digits.map(|d| context_length(&d).unwrap_or(usize::MAX));
+    Ok(Some(match digits {
+        Some(d) if d > c || (d < c && !explicit) => d,
+        _ => c,
+    }))
+}
+
+/// A context length as diff reads it with `strtoimax`: blanks and a sign
+/// before the digits; an empty string is 0, a huge one the largest length.
+fn context_length(s: &str) -> Option<usize> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let (neg, digits) = match t.strip_prefix(['+', '-']) {
+        Some(d) => (t.starts_with('-'), d),
+        None => (false, t),
+    };
+    if s.is_empty() {
+        return Some(0);
+    }
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let zero = digits.bytes().all(|b| b == b'0');
+    if neg && !zero {
+        return None;
+    }
+    Some(digits.parse().unwrap_or(usize::MAX))
 }
 
 fn usage(ctx: &mut CommandCtx<'_>, msg: &str) -> i32 {
@@ -207,7 +283,8 @@ impl Differ<'_, '_> {
         let header = if top {
             None
         } else {
-            Some(format!("diff {} {a} {b}", self.o.switches.join(" ")))
+            let switches: String = self.o.switches.iter().map(|w| format!(" {w}")).collect();
+            Some(format!("diff{switches} {a} {b}"))
         };
         let differ = format::emit(self.ctx, &self.o, (&a, &da), (&b, &db), header.as_deref());
         if differ {

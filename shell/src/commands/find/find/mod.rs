@@ -6,7 +6,7 @@ mod parse;
 
 use parse::{Cmp, Expr, Options};
 
-use super::super::CommandCtx;
+use super::super::{CommandCtx, ExecMode, ExecRequest};
 use crate::fs::{FileKind, Metadata};
 
 /// State shared by the whole walk.
@@ -289,8 +289,15 @@ impl Walk<'_, '_> {
     fn run(&mut self, argv: &[String], cwd: &str) -> i32 {
         let ctx = &mut *self.ctx;
         let mut empty: &[u8] = &[];
-        ctx.exec
-            .exec(argv, &[], cwd, &mut empty, ctx.stdout, ctx.stderr)
+        ctx.exec.exec(ExecRequest {
+            argv,
+            env: &[],
+            cwd,
+            stdin: &mut empty,
+            stdout: ctx.stdout,
+            stderr: ctx.stderr,
+            mode: ExecMode::Inherit,
+        })
     }
 
     fn flush_batches(&mut self, _expr: &Expr) {
