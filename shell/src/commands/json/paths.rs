@@ -105,10 +105,7 @@ fn as_paths(ps: &Val) -> Result<&[Val], Error> {
 fn as_path(p: &Val) -> Result<&[Val], Error> {
     match p {
         Val::Arr(a) => Ok(a),
-        v => Err(err(format!(
-            "Path must be specified as array, not {}",
-            type_name(v)
-        ))),
+        _ => Err(err("Path must be specified as an array")),
     }
 }
 
