@@ -109,6 +109,17 @@ fn as_path(p: &Val) -> Result<&[Val], Error> {
     }
 }
 
+/// One of `delpaths`' paths, which jq words its own way.
+fn as_deleted_path(p: &Val) -> Result<&[Val], Error> {
+    match p {
+        Val::Arr(a) => Ok(a),
+        v => Err(err(format!(
+            "Path must be specified as array, not {}",
+            type_name(v)
+        ))),
+    }
+}
+
 fn num_f64(n: &Num) -> f64 {
     super::format::num_to_f64(n)
 }
@@ -247,7 +258,7 @@ pub(super) fn set_path(v: &mut Val, path: &[Val], x: Val) -> Result<(), Error> {
 pub(super) fn del_paths(v: Val, paths: &Val) -> Result<Val, Error> {
     let mut ps: Vec<&[Val]> = as_paths(paths)?
         .iter()
-        .map(as_path)
+        .map(as_deleted_path)
         .collect::<Result<_, _>>()?;
     if ps.is_empty() {
         return Ok(v);
