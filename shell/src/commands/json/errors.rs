@@ -57,8 +57,23 @@ pub(super) fn jq_message(msg: &str) -> Option<String> {
         return None;
     }
     if let Some(rest) = msg.strip_prefix("cannot use ") {
+        if let Some(v) = rest.strip_suffix(" as number") {
+            return Some(format!("{} number required", describe(&value(v)?)));
+        }
         let v = rest.strip_suffix(" as iterable (array or object)")?;
         return Some(format!("Cannot iterate over {}", describe(&value(v)?)));
+    }
+    if let Some(rest) = msg.strip_prefix("cannot parse ") {
+        // `fromjson`, `tonumber`: `cannot parse "text" as JSON: ...`.
+        let (quoted, _) = rest.split_once(" as JSON: ")?;
+        let Val::TStr(text) = value(quoted)? else {
+            return None;
+        };
+        let m = super::parse_errors::message(&text)?;
+        return Some(format!(
+            "{m} (while parsing '{}')",
+            String::from_utf8_lossy(&text)
+        ));
     }
     if let Some(rest) = msg.strip_prefix("cannot calculate ") {
         for (op, verb) in [

@@ -60,6 +60,31 @@ struct Data<'a> {
     inputs: Inputs<'a, Val>,
     /// What `debug` and `stderr` wrote, for the sandbox's stderr.
     stderr: RefCell<Vec<u8>>,
+    /// Where the input read last came from.
+    position: Rc<RefCell<Position>>,
+}
+
+/// Where the input read last came from, as jq tells it: in error messages
+/// (`jq: error (at <stdin>:3): ...`), `input_filename` and
+/// `input_line_number`. Nothing is read yet under `-n` until `input`.
+#[derive(Clone, Default)]
+struct Position {
+    /// The source's name (`<stdin>` or the file), once one is read.
+    name: Option<Val>,
+    /// How many lines of the source jq 1.6 has read by then.
+    line: usize,
+}
+
+impl Position {
+    /// `<stdin>:3`, or `<unknown>` before any input.
+    fn describe(&self) -> String {
+        match &self.name {
+            Some(Val::TStr(n) | Val::BStr(n)) => {
+                format!("{}:{}", String::from_utf8_lossy(n), self.line)
+            }
+            _ => "<unknown>".to_string(),
+        }
+    }
 }
 
 /// jaq-std natives that would reach the host (its logger, its time zone):
@@ -73,22 +98,28 @@ const HOST_FUNS: &[&str] = &[
     "strflocaltime",
 ];
 
-/// Where `debug` and `stderr` write.
-trait HasStderr {
+/// What the sandbox natives reach: where `debug` and `stderr` write, and
+/// the position of the input read last.
+trait Session {
     fn stderr(&self) -> &RefCell<Vec<u8>>;
+    fn position(&self) -> &RefCell<Position>;
 }
 
-impl HasStderr for &Data<'_> {
+impl Session for &Data<'_> {
     fn stderr(&self) -> &RefCell<Vec<u8>> {
         &self.stderr
     }
+    fn position(&self) -> &RefCell<Position> {
+        &self.position
+    }
 }
 
-/// `debug` and `stderr` write on the sandbox's stderr, as jq 1.6 does.
+/// `debug` and `stderr` write on the sandbox's stderr, as jq 1.6 does;
+/// `input_filename` and `input_line_number` tell the input's position.
 fn sandbox_funs<D>() -> impl Iterator<Item = jaq_core::native::Fun<D>>
 where
     D: for<'a> DataT<V<'a> = Val>,
-    for<'a> D::Data<'a>: HasStderr,
+    for<'a> D::Data<'a>: Session,
 {
     sandbox_base()
         .into_vec()
@@ -99,7 +130,7 @@ where
 fn sandbox_base<D>() -> Box<[jaq_core::native::Filter<jaq_core::RunPtr<D>>]>
 where
     D: for<'a> DataT<V<'a> = Val>,
-    for<'a> D::Data<'a>: HasStderr,
+    for<'a> D::Data<'a>: Session,
 {
     Box::new([
         ("debug_empty", jaq_core::native::v(0), |cv| {
@@ -108,6 +139,14 @@ where
             err.extend_from_slice(super::values::to_json(&cv.1).as_bytes());
             err.extend_from_slice(b"]\n");
             Box::new(std::iter::empty())
+        }),
+        ("input_filename", jaq_core::native::v(0), |cv| {
+            let name = cv.0.data().position().borrow().name.clone();
+            Box::new(std::iter::once(Ok(name.unwrap_or_default())))
+        }),
+        ("input_line_number", jaq_core::native::v(0), |cv| {
+            let line = cv.0.data().position().borrow().line;
+            Box::new(std::iter::once(Ok(Val::from(line))))
         }),
         ("stderr_empty", jaq_core::native::v(0), |cv| {
             let json = super::values::to_json(&cv.1);
@@ -184,9 +223,13 @@ pub(super) fn main(ctx: &mut CommandCtx<'_>) -> i32 {
     }
 }
 
+/// What jq 1.6 says after a command-line mistake.
+const HINT: &str = "Use jq --help for help with command-line options,\n\
+or see the jq manpage, or online docs  at https://stedolan.github.io/jq";
+
 fn parse_json(text: &[u8], what: &str) -> Result<Val, Failure> {
     jaq_json::read::parse_single(text)
-        .map_err(|e| fail(2, format!("jq: invalid JSON text passed to {what}: {e}")))
+        .map_err(|_| fail(2, format!("jq: invalid JSON text passed to {what}\n{HINT}")))
 }
 
 fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
@@ -196,10 +239,13 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
     let mut rest_are_args: Option<bool> = None; // Some(json?)
     let need = |i: usize, n: usize, flag: &str| {
         if i + n >= args.len() {
-            Err(fail(
-                2,
-                format!("jq: {flag} takes {n} parameter(s)\n{USAGE}"),
-            ))
+            let what = match flag {
+                "--arg" => "two parameters (e.g. --arg varname value)".to_string(),
+                "--argjson" => "two parameters (e.g. --argjson varname text)".to_string(),
+                f if n == 2 => format!("two parameters (e.g. {f} varname filename)"),
+                _ => "one parameter".to_string(),
+            };
+            Err(fail(2, format!("jq: {flag} takes {what}\n{HINT}")))
         } else {
             Ok(())
         }
@@ -243,14 +289,26 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
                 need(i, 2, a)?;
                 let path = ctx.path(&args[i + 2]);
                 let bytes = ctx.fs.read(&path).map_err(|e| {
-                    fail(2, format!("jq: error: Could not open {}: {e}", args[i + 2]))
+                    fail(
+                        2,
+                        format!(
+                            "jq: Bad JSON in {a} {} {}: Could not open {}: {e}",
+                            args[i + 1],
+                            args[i + 2],
+                            args[i + 2]
+                        ),
+                    )
                 })?;
                 let v = if a == "--rawfile" {
                     Val::from(String::from_utf8_lossy(&bytes).into_owned())
                 } else {
                     let vals: Result<Vec<Val>, _> = jaq_json::read::parse_many(&bytes).collect();
                     let mut vals = vals.map_err(|e| {
-                        fail(2, format!("jq: Bad JSON in {a} {}: {e}", args[i + 1]))
+                        let e = super::parse_errors::message(&bytes).unwrap_or(e.to_string());
+                        fail(
+                            2,
+                            format!("jq: Bad JSON in {a} {} {}: {e}", args[i + 1], args[i + 2]),
+                        )
                     })?;
                     // jq 1.6's `--argfile`: a file of one value is that value.
                     if a == "--argfile" && vals.len() == 1 {
@@ -264,13 +322,19 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
             }
             "--indent" => {
                 need(i, 1, a)?;
-                let n: usize = args[i + 1]
-                    .parse()
-                    .map_err(|_| fail(2, format!("jq: --indent takes a number\n{USAGE}")))?;
-                if n > 7 {
-                    return Err(fail(2, "jq: Cannot indent more than 7 characters"));
+                // jq 1.6 reads the number with atoi: `x` is 0.
+                let n: i64 = args[i + 1].trim().parse().unwrap_or(0);
+                if !(-1..=7).contains(&n) {
+                    return Err(fail(
+                        2,
+                        format!("jq: --indent takes a number between -1 and 7\n{HINT}"),
+                    ));
                 }
-                o.layout.indent = if n == 0 { None } else { Some(" ".repeat(n)) };
+                o.layout.indent = match n {
+                    -1 => Some("\t".into()),
+                    0 => None,
+                    n => Some(" ".repeat(n as usize)),
+                };
                 i += 2;
             }
             "--tab" => {
@@ -302,7 +366,11 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
                 o.files.push(a.to_string());
                 i += 1;
             }
-            s if s.starts_with('-') && !s.starts_with("--") && s.len() > 1 => {
+            // `-1`, `-.a`: jq 1.6 reads a `-` before a non-letter as a filter.
+            s if s.starts_with('-')
+                && !s.starts_with("--")
+                && s.as_bytes().get(1).is_some_and(u8::is_ascii_alphabetic) =>
+            {
                 let mut takes_file = false;
                 for c in s[1..].chars() {
                     match c {
@@ -321,7 +389,7 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
                         'e' => o.exit_status = true,
                         'C' | 'M' => {}
                         'h' => return Ok(None),
-                        _ => return Err(fail(2, format!("jq: Unknown option: {s}\n{USAGE}"))),
+                        _ => return Err(fail(2, format!("jq: Unknown option {s}\n{HINT}"))),
                     }
                 }
                 if takes_file {
@@ -332,7 +400,7 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
                 i += 1;
             }
             s if s.starts_with("--") => {
-                return Err(fail(2, format!("jq: Unknown option: {s}\n{USAGE}")));
+                return Err(fail(2, format!("jq: Unknown option {s}\n{HINT}")));
             }
             _ => {
                 if o.filter.is_none() {
@@ -359,7 +427,7 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
         let bytes = ctx
             .fs
             .read(&ctx.path(&path))
-            .map_err(|e| fail(2, format!("jq: error: Could not open {path}: {e}")))?;
+            .map_err(|e| fail(2, format!("jq: Could not open {path}: {e}")))?;
         if let Some(first) = o
             .filter
             .replace(String::from_utf8_lossy(&bytes).into_owned())
@@ -379,8 +447,13 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
     Ok(Some(o))
 }
 
-/// The input sources: each one's name (for `input_filename`) and text.
-fn read_input(ctx: &mut CommandCtx<'_>, files: &[String]) -> Result<Vec<(Val, Vec<u8>)>, Failure> {
+/// The input sources: each one's name (for `input_filename`) and text. A
+/// file that can't be read is reported and skipped (`missing`), as in jq.
+fn read_input(
+    ctx: &mut CommandCtx<'_>,
+    files: &[String],
+    missing: &mut bool,
+) -> Result<Vec<(Val, Vec<u8>)>, Failure> {
     let stdin = |ctx: &mut CommandCtx<'_>| {
         let mut buf = Vec::new();
         ctx.stdin
@@ -398,40 +471,66 @@ fn read_input(ctx: &mut CommandCtx<'_>, files: &[String]) -> Result<Vec<(Val, Ve
             continue;
         }
         let path = ctx.path(f);
-        let data = ctx
-            .fs
-            .read_shared(&path)
-            .map_err(|e| fail(2, format!("jq: error: Could not open {f}: {e}")))?;
-        sources.push((Val::from(f.clone()), data.to_vec()));
+        match ctx.fs.read_shared(&path) {
+            Ok(data) => sources.push((Val::from(f.clone()), data.to_vec())),
+            Err(e) => {
+                let _ = writeln!(ctx.stderr, "jq: error: Could not open file {f}: {e}");
+                *missing = true;
+            }
+        }
     }
     Ok(sources)
 }
 
-/// Input values as jq would produce them from the sources, each with the
-/// name of the source it came from.
-fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> Vec<(Result<Val, String>, Val)> {
-    let last_name = sources.last().map(|(n, _)| n.clone()).unwrap_or_default();
+/// An input value (or why it could not be read) and where it came from.
+type Input = (Result<Val, String>, Position);
+
+/// Input values as jq would produce them from the sources, each with its
+/// position, and the position once all are read.
+fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> (Vec<Input>, Position) {
+    let at = |name: &Val, line: usize| Position {
+        name: Some(name.clone()),
+        line,
+    };
+    let end = sources
+        .last()
+        .map(|(n, t)| at(n, lines_read(t, t.len())))
+        .unwrap_or_default();
     if o.raw_input {
         if o.slurp {
             let text: Vec<u8> = sources.into_iter().flat_map(|(_, t)| t).collect();
             let s = String::from_utf8_lossy(&text).into_owned();
-            return vec![(Ok(Val::from(s)), last_name)];
+            return (vec![(Ok(Val::from(s)), end.clone())], end);
         }
         let mut out = Vec::new();
         for (name, text) in sources {
             let s = String::from_utf8_lossy(&text);
-            out.extend(
-                s.lines()
-                    .map(|l| (Ok(Val::from(l.to_string())), name.clone())),
-            );
+            let mut lines: Vec<&str> = s.split('\n').collect();
+            if lines.last() == Some(&"") {
+                lines.pop();
+            }
+            let count = lines.len();
+            let ended = s.ends_with('\n');
+            out.extend(lines.into_iter().enumerate().map(|(i, l)| {
+                let line = if i + 1 < count || ended { i + 1 } else { i };
+                (Ok(Val::from(l.to_string())), at(&name, line))
+            }));
         }
-        return out;
+        return (out, end);
     }
     let mut vals = Vec::new();
     'sources: for (name, text) in sources {
+        let mut offset = 0;
         for v in jaq_json::read::parse_many(&text) {
             let failed = v.is_err();
-            vals.push((v.map_err(|e| e.to_string()), name.clone()));
+            offset = value_end(&text, offset);
+            let pos = at(&name, lines_read(&text, offset));
+            // The whole message, in jq 1.6's words when they can be found.
+            let v = v.map_err(|e| match super::parse_errors::message(&text) {
+                Some(m) => format!("parse error: {m}"),
+                None => format!("jq: error (at {}): Cannot parse input: {e}", pos.describe()),
+            });
+            vals.push((v, pos));
             if failed {
                 break 'sources;
             }
@@ -439,29 +538,96 @@ fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> Vec<(Result<Val, S
     }
     if o.stream {
         let mut events = Vec::new();
-        for (v, name) in vals {
+        for (v, pos) in vals {
             match v {
                 Ok(v) => {
                     let mut evs = Vec::new();
                     stream_events(&v, &mut Vec::new(), &mut evs);
-                    events.extend(evs.into_iter().map(|e| (Ok(e), name.clone())));
+                    events.extend(evs.into_iter().map(|e| (Ok(e), pos.clone())));
                 }
-                Err(e) => events.push((Err(e), name)),
+                Err(e) => events.push((Err(e), pos)),
             }
         }
         vals = events;
     }
     if o.slurp {
         let mut arr = Vec::new();
-        for (v, name) in vals {
+        for (v, pos) in vals {
             match v {
                 Ok(v) => arr.push(v),
-                Err(e) => return vec![(Err(e), name)],
+                Err(e) => return (vec![(Err(e), pos)], end),
             }
         }
-        return vec![(Ok(Val::from_iter(arr)), last_name)];
+        return (vec![(Ok(Val::from_iter(arr)), end.clone())], end);
     }
-    vals
+    (vals, end)
+}
+
+/// How many lines jq 1.6 has read of `text` once it has parsed a value
+/// ending at byte `end`: it feeds its parser line by line (in pieces of at
+/// most 4095 bytes), so the line holding the value's end is read whole.
+fn lines_read(text: &[u8], end: usize) -> usize {
+    let end = end.min(text.len());
+    let before = text[..end].iter().filter(|&&b| b == b'\n').count();
+    if end == 0 || text[end - 1] == b'\n' {
+        return before;
+    }
+    let line_start = text[..end]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let piece_end = line_start + ((end - 1 - line_start) / 4095 + 1) * 4095;
+    match text[end..].iter().position(|&b| b == b'\n') {
+        Some(i) if end + i < piece_end => before + 1,
+        _ => before,
+    }
+}
+
+/// Where the JSON value after `from` (and any blanks or `#` comments)
+/// ends; for text jaq parsed already, so it need not check anything.
+fn value_end(b: &[u8], from: usize) -> usize {
+    let mut i = from;
+    loop {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if b.get(i) != Some(&b'#') {
+            break;
+        }
+        while i < b.len() && b[i] != b'\n' {
+            i += 1;
+        }
+    }
+    let mut depth = 0usize;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            _ if depth > 0 => i += 1,
+            _ => {
+                while i < b.len() && !b" \t\r\n[]{},:\"#".contains(&b[i]) {
+                    i += 1;
+                }
+            }
+        }
+        if depth == 0 {
+            return i.min(b.len());
+        }
+    }
+    b.len()
 }
 
 /// `--stream`'s events for `v` at `path`: `[path, leaf]` for each scalar or
@@ -491,7 +657,7 @@ fn stream_events(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>) {
 }
 
 /// The global variables every program gets, before the `--arg`-style ones.
-const GLOBALS: [&str; 4] = ["$ENV", "$__sandkeep_now", "$ARGS", "$__sk_filename"];
+const GLOBALS: [&str; 3] = ["$ENV", "$__sandkeep_now", "$ARGS"];
 
 /// Compiles `code` (with the given `--arg`-style variable names), reusing a
 /// filter compiled earlier on this thread: parsing jq's standard library
@@ -507,9 +673,11 @@ fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>,
     }
     // The rewrite prints from jaq's own syntax tree, so its output always
     // parses; should it ever not compile, the filter as written still may.
-    let filter = match super::rewrite::rewrite(code) {
-        Some(user) => build(&user, named).or_else(|_| build(code, named))?,
-        None => build(code, named)?,
+    let alternatives = super::alternatives::rewrite(code);
+    let jq = alternatives.as_deref().unwrap_or(code);
+    let filter = match super::rewrite::rewrite(jq) {
+        Some(user) => build(&user, code, named).or_else(|_| build(jq, code, named))?,
+        None => build(jq, code, named)?,
     };
     let filter = Rc::new(filter);
     FILTERS.with(|c| {
@@ -522,8 +690,13 @@ fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>,
     Ok(filter)
 }
 
-/// Loads and compiles the user's filter `user` after the prelude.
-fn build(user: &str, named: &[String]) -> Result<jaq_core::Filter<JqData>, Failure> {
+/// Loads and compiles the user's filter `user` (rewritten from `original`)
+/// after the prelude.
+fn build(
+    user: &str,
+    original: &str,
+    named: &[String],
+) -> Result<jaq_core::Filter<JqData>, Failure> {
     // `env` and `now` must see the sandbox, not the host.
     let program = format!("def env: $ENV; def now: $__sandkeep_now; {JQ_COMPAT}\n{user}");
     let defs = jaq_core::defs()
@@ -571,15 +744,67 @@ fn build(user: &str, named: &[String]) -> Result<jaq_core::Filter<JqData>, Failu
         .with_global_vars(globals)
         .compile(modules)
         .map_err(|errs| {
-            let what: Vec<String> = errs
+            let undefined: Vec<(&str, Option<usize>)> = errs
                 .iter()
-                .flat_map(|(_, es)| es.iter().map(|(name, _)| format!("{name} is not defined")))
+                .flat_map(|(_, es)| es.iter())
+                .map(|(name, what)| match what {
+                    jaq_core::compile::Undefined::Filter(arity) => (*name, Some(*arity)),
+                    _ => (*name, None),
+                })
                 .collect();
-            fail(
-                3,
-                format!("jq: error: {}\njq: 1 compile error", what.join(", ")),
-            )
+            fail(3, undefined_message(original, &undefined))
         })
+}
+
+/// jq's compile error for undefined names, each `(name, arity)` (no arity
+/// for a variable) shown at its first use in `code`:
+///
+/// ```text
+/// jq: error: foo/0 is not defined at <top-level>, line 1:
+/// 1 + foo    (the line, then as many spaces as the name's column)
+/// jq: 1 compile error
+/// ```
+fn undefined_message(code: &str, undefined: &[(&str, Option<usize>)]) -> String {
+    let toks = super::alternatives::tokens(code);
+    let mut used = Vec::new();
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for &(name, arity) in undefined {
+        let call = |i: usize| {
+            let (s, e, _) = toks[i];
+            let called = toks.get(i + 1).is_some_and(|t| &code[t.0..t.1] == "(");
+            let key = code[..s].ends_with('.')
+                || i > 0 && &code[toks[i - 1].0..toks[i - 1].1] == "def"
+                || toks.get(i + 1).is_some_and(|t| &code[t.0..t.1] == ":");
+            &code[s..e] == name && !key && arity.is_none_or(|a| called == (a > 0))
+        };
+        let at = (0..toks.len())
+            .find(|&i| !used.contains(&i) && call(i))
+            .inspect(|&i| used.push(i))
+            .map_or(0, |i| toks[i].0);
+        let what = match arity {
+            Some(a) => format!("{name}/{a}"),
+            None => name.to_string(),
+        };
+        found.push((at, what));
+    }
+    found.sort_by_key(|(at, _)| *at);
+    let mut msg = String::new();
+    for (at, what) in &found {
+        let line_start = code[..*at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = code[*at..].find('\n').map_or(code.len(), |i| at + i);
+        let line = code[..*at].matches('\n').count() + 1;
+        msg.push_str(&format!(
+            "jq: error: {what} is not defined at <top-level>, line {line}:\n{}{}\n",
+            &code[line_start..line_end],
+            " ".repeat(at - line_start)
+        ));
+    }
+    let n = found.len();
+    msg.push_str(&format!(
+        "jq: {n} compile error{}",
+        if n == 1 { "" } else { "s" }
+    ));
+    msg
 }
 
 /// The marker key of the error value our `halt_error` raises.
@@ -618,9 +843,14 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
         let _ = ctx.stdout.write_all(b"jq-1.6\n");
         return Ok(0);
     }
-    let Some(code) = o.filter.clone() else {
-        return Err(fail(2, USAGE));
-    };
+    // With no filter jq 1.6 runs `.` (when stdin or stdout is no terminal,
+    // which in the sandbox they never are).
+    // An empty program is `.` too.
+    let code = o
+        .filter
+        .clone()
+        .filter(|f| !f.trim().is_empty())
+        .unwrap_or_else(|| ".".to_string());
 
     let names: Vec<String> = o.named.iter().map(|(n, _)| format!("${n}")).collect();
     let filter = compile(&code, &names)?;
@@ -640,27 +870,38 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
     let now = Val::from(now.secs as f64 + f64::from(now.nanos) / 1e9);
     let var_values = [env_object(ctx), now, args_obj];
 
+    let mut missing = false;
     let sources = if o.null_input && o.files.is_empty() && !o.raw_input {
         // `-n` still lets `input`/`inputs` read stdin.
-        read_input(ctx, &o.files).unwrap_or_default()
+        read_input(ctx, &o.files, &mut missing).unwrap_or_default()
     } else {
-        read_input(ctx, &o.files)?
+        read_input(ctx, &o.files, &mut missing)?
     };
-    let values = input_values(&o, sources);
-    // The source of the input read last, for `input_filename`.
-    let current = Rc::new(RefCell::new(Val::Null));
+    let (values, end) = input_values(&o, sources);
+    // Reading an input moves the position; reading past the last one
+    // leaves it at the end of the last source.
+    let position = Rc::new(RefCell::new(Position::default()));
     let iter: Box<dyn Iterator<Item = Result<Val, String>>> = Box::new({
-        let current = current.clone();
-        values.into_iter().map(move |(v, name)| {
-            *current.borrow_mut() = name;
-            v
+        let position = position.clone();
+        let mut values = values.into_iter();
+        std::iter::from_fn(move || match values.next() {
+            Some((v, pos)) => {
+                *position.borrow_mut() = pos;
+                Some(v)
+            }
+            None => {
+                *position.borrow_mut() = end.clone();
+                None
+            }
         })
+        .fuse()
     });
     let inputs = RcIter::new(iter);
     let data = Data {
         lut: &filter.lut,
         inputs: &inputs,
         stderr: RefCell::new(Vec::new()),
+        position: position.clone(),
     };
 
     let mut last: Option<Val> = None;
@@ -669,12 +910,7 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
     let mut run_one = |input: Val, out: &mut Vec<u8>| -> Result<(), Failure> {
         // As in jq, the exit status follows the last input's run.
         status = 0;
-        let filename = if o.null_input {
-            Val::Null
-        } else {
-            current.borrow().clone()
-        };
-        let globals = var_values.iter().cloned().chain([filename]);
+        let globals = var_values.iter().cloned();
         let vars = Vars::new(globals.chain(o.named.iter().map(|(_, v)| v.clone())));
         let jctx = Ctx::<JqData>::new(&data, vars);
         for y in filter.id.run((jctx, input)) {
@@ -715,6 +951,7 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
                             Val::TStr(s) | Val::BStr(s) => {
                                 let _ = ctx.stderr.write_all(s);
                             }
+                            Val::Null => {}
                             v => {
                                 let mut b = Vec::new();
                                 write_value(
@@ -731,15 +968,16 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
                         }
                         return Err(fail(code, ""));
                     }
+                    let at = position.borrow().describe();
                     let _ = match &err {
                         Val::TStr(s) | Val::BStr(s) => {
                             let msg = String::from_utf8_lossy(s);
                             let msg = super::errors::jq_message(&msg).unwrap_or(msg.into_owned());
-                            writeln!(ctx.stderr, "jq: error (at <stdin>:0): {msg}")
+                            writeln!(ctx.stderr, "jq: error (at {at}): {msg}")
                         }
                         v => writeln!(
                             ctx.stderr,
-                            "jq: error (at <stdin>:0) (not a string): {}",
+                            "jq: error (at {at}) (not a string): {}",
                             super::values::to_json(v)
                         ),
                     };
@@ -765,16 +1003,16 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
                 Err(e) => {
                     let _ = ctx.stdout.write_all(&out);
                     out.clear();
-                    let _ = writeln!(
-                        ctx.stderr,
-                        "jq: error (at <stdin>:0): Cannot parse input: {e}"
-                    );
+                    let _ = writeln!(ctx.stderr, "{e}");
                     return Ok(2);
                 }
             }
         }
     }
     let _ = ctx.stdout.write_all(&out);
+    if missing {
+        return Ok(2);
+    }
     if status != 0 {
         return Ok(status);
     }

@@ -6,9 +6,11 @@
 //! definitions (`prelude`) and natives (`paths`, `values`, `regex`,
 //! `errors`); jq 1.7 is followed where 1.6 is known to be buggy.
 
+mod alternatives;
 mod errors;
 mod format;
 mod jq;
+mod parse_errors;
 mod paths;
 mod prelude;
 mod regex;

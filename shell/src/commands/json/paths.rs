@@ -105,6 +105,14 @@ fn as_paths(ps: &Val) -> Result<&[Val], Error> {
 fn as_path(p: &Val) -> Result<&[Val], Error> {
     match p {
         Val::Arr(a) => Ok(a),
+        _ => Err(err("Path must be specified as an array")),
+    }
+}
+
+/// One of `delpaths`' paths, which jq words its own way.
+fn as_deleted_path(p: &Val) -> Result<&[Val], Error> {
+    match p {
+        Val::Arr(a) => Ok(a),
         v => Err(err(format!(
             "Path must be specified as array, not {}",
             type_name(v)
@@ -250,7 +258,7 @@ pub(super) fn set_path(v: &mut Val, path: &[Val], x: Val) -> Result<(), Error> {
 pub(super) fn del_paths(v: Val, paths: &Val) -> Result<Val, Error> {
     let mut ps: Vec<&[Val]> = as_paths(paths)?
         .iter()
-        .map(as_path)
+        .map(as_deleted_path)
         .collect::<Result<_, _>>()?;
     if ps.is_empty() {
         return Ok(v);

@@ -3,6 +3,11 @@
 //! redefine the builtin in jq itself or on the natives of [`super::paths`].
 
 /// Definitions that make jaq behave like jq where they differ:
+/// - indexing: `__sk_idx` (what [`super::rewrite`] turns `.[k]` into unless
+///   `k` is a string literal) and `getpath` fail on an object indexed by a
+///   non-string, where jaq yields null; `__sk_arrpat` does the same for an
+///   array pattern (`. as [$a]`) bound to an object; `has`, `length`,
+///   `keys`, `ascii_downcase` and `strftime` fail with jq's words;
 /// - `halt_error` logs to the host in jaq: raise a marked error the driver
 ///   prints on the sandbox's stderr instead;
 /// - paths: `setpath` creates what's missing (`null | setpath(["a",1]; 2)`),
@@ -21,6 +26,21 @@
 ///   ignore non-strings; `leaf_paths`, `tostream`, `fromstream`,
 ///   `truncate_stream`, `@csv`, `@tsv` exist.
 pub(super) const JQ_COMPAT: &str = r#"
+def __sk_idx($k): if type == "object" and ($k | type) != "string" then error("Cannot index object with \($k | type)") else .[$k] end;
+def __sk_arrpat: if type == "object" then error("Cannot index object with number") else . end;
+def getpath($path): reduce $path[] as $p (.; __sk_idx($p));
+def __sk_has($k): has($k);
+def has($k): ($k | type) as $t | if (type == "object" and $t == "string") or (type == "array" and $t == "number") then __sk_has($k) elif type == "null" then false else error("Cannot check whether \(type) has a \($t) key") end;
+def __sk_describe: "\(type) (\(__sk_tojson | if length > 11 then .[0:11] + "..." else . end))";
+def __sk_length: length;
+def length: if type == "boolean" then error("\(__sk_describe) has no length") else __sk_length end;
+def __sk_keys_unsorted: keys_unsorted;
+def keys_unsorted: if type == "object" or type == "array" then __sk_keys_unsorted else error("\(__sk_describe) has no keys") end;
+def keys: keys_unsorted | sort;
+def __sk_ascii_downcase: ascii_downcase;
+def ascii_downcase: if type == "string" then __sk_ascii_downcase else error("explode input must be a string") end;
+def __sk_ascii_upcase: ascii_upcase;
+def ascii_upcase: if type == "string" then __sk_ascii_upcase else error("explode input must be a string") end;
 def tojson: __sk_tojson;
 def tostring: __sk_tostring;
 def @text: __sk_tostring;
@@ -78,14 +98,19 @@ def splits($re; $flags): split($re; $flags)[];
 def splits($re): splits($re; null);
 def localtime: gmtime;
 def strflocaltime($f): strftime($f);
+def __sk_strftime($f): strftime($f);
+def strftime($f): if type == "number" or type == "array" then __sk_strftime($f) else error("strftime/1 requires parsed datetime inputs") end;
+def __sk_tonumber: tonumber;
+def tonumber: if type == "number" or type == "string" then __sk_tonumber else error("\(__sk_describe) cannot be parsed as a number") end;
+def __sk_fromdate: fromdate;
+def fromdate: if type == "string" then (try __sk_fromdate catch error("date \(tojson) does not match format \"%Y-%m-%dT%H:%M:%SZ\"")) else __sk_fromdate end;
 def todate: if type == "number" then floor end | strftime("%Y-%m-%dT%H:%M:%SZ");
 def todateiso8601: todate;
-def input_filename: $__sk_filename;
 def input: [limit(1; inputs)] | if length == 0 then error("No more inputs") else .[0] end;
 def ltrimstr($x): if type == "string" and ($x | type) == "string" and startswith($x) then .[($x | length):] else . end;
 def rtrimstr($x): if type == "string" and ($x | type) == "string" and endswith($x) and ($x | length) > 0 then .[:length - ($x | length)] else . end;
 def leaf_paths: paths(scalars);
 def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
-def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only an array can be") else map(if type == "string" then "\"" + gsub("\""; "\"\"") + "\"" elif type == "null" then "" elif type == "number" or type == "boolean" then tojson else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",") end;
-def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be") else map(if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r") elif type == "null" then "" elif type == "number" or type == "boolean" then tojson else error("\(type) (\(tojson)) is not valid in a tsv row") end) | join("\t") end;
+def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only array") else map(if type == "string" then "\"" + gsub("\""; "\"\"") + "\"" elif type == "null" then "" elif type == "number" or type == "boolean" then tojson else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",") end;
+def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only array") else map(if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r") elif type == "null" then "" elif type == "number" or type == "boolean" then tojson else error("\(type) (\(tojson)) is not valid in a tsv row") end) | join("\t") end;
 "#;

@@ -40,6 +40,7 @@ pub(super) fn rewrite(code: &str) -> Option<String> {
     let mut out = Out {
         s: String::with_capacity(code.len() * 2),
         code,
+        fresh: 0,
     };
     print(&mut out, &term);
     Some(out.s)
@@ -51,6 +52,7 @@ fn needs_rewrite(t: &Term<&str>) -> bool {
     visit(t, &mut |t| {
         found |= match t {
             Term::BinOp(l, op, r) => match op {
+                BinaryOp::Pipe(Some(Pattern::Arr(_))) => true,
                 BinaryOp::Assign
                 | BinaryOp::Update
                 | BinaryOp::UpdateMath(_)
@@ -62,10 +64,7 @@ fn needs_rewrite(t: &Term<&str>) -> bool {
             Term::Str(None, parts) => parts.iter().any(|p| matches!(p, StrPart::Term(_))),
             Term::Var(v) => *v == "$__loc__",
             Term::TryCatch(_, Some(_)) => true,
-            Term::Path(_, path) => path
-                .0
-                .iter()
-                .any(|(p, _)| matches!(p, Part::Range(a, b) if a.is_some() || b.is_some())),
+            Term::Path(_, path) => path.0.iter().any(|(p, _)| checked(p)),
             _ => false,
         };
     });
@@ -112,6 +111,8 @@ fn may_yield_many(t: &Term<&str>) -> bool {
 struct Out<'c> {
     s: String,
     code: &'c str,
+    /// Variables named so far (`$__sk_oN`), to keep nested names apart.
+    fresh: usize,
 }
 
 impl Deref for Out<'_> {
@@ -318,15 +319,112 @@ fn print(out: &mut Out, t: &Term<&str>) {
             out.push_str(name);
             print_args(out, args);
         }
-        Term::Path(t, path) => {
-            if matches!(**t, Term::Id) {
-                out.push('.');
-            } else {
-                paren(out, t);
+        Term::Path(t, path) => print_path_term(out, t, path),
+    }
+}
+
+/// Whether jq and jaq may disagree on a path part: jaq indexes an object
+/// by any key (null for a non-string one), jq fails; a string literal key
+/// and `.[]` mean the same in both.
+fn checked(part: &Part<Term<&str>>) -> bool {
+    match part {
+        Part::Index(k) => !matches!(k, Term::Str(..)),
+        Part::Range(a, b) => a.is_some() || b.is_some(),
+    }
+}
+
+/// Whether `t` yields the same whatever its input.
+fn constant(t: &Term<&str>) -> bool {
+    match t {
+        Term::Num(_) | Term::Var(_) => true,
+        Term::Neg(t) => constant(t),
+        Term::Str(_, parts) => parts.iter().all(|p| !matches!(p, StrPart::Term(_))),
+        _ => false,
+    }
+}
+
+/// Prints `t` followed by `path`; each checked part `[k]` becomes a call of
+/// the prelude's `__sk_idx(k)` on the value so far (`(..)?` when optional:
+/// jq's `?` covers the whole term to its left). A key that depends on the
+/// input is evaluated on the path's input, bound first as `$__sk_oN`.
+fn print_path_term(out: &mut Out, t: &Term<&str>, path: &Path<Term<&str>>) {
+    if !path.0.iter().any(|(p, _)| checked(p)) {
+        if matches!(t, Term::Id) {
+            out.push('.');
+        } else {
+            paren(out, t);
+        }
+        print_path(out, path);
+        return;
+    }
+    let n = out.fresh;
+    out.fresh += 1;
+    let input = format!("$__sk_o{n}");
+    // Prints a key, on the path's input unless it is constant.
+    let key = |out: &mut Out, k: &Term<&str>| {
+        if constant(k) {
+            print(out, k);
+        } else {
+            let _ = write!(out, "{input} | ");
+            paren(out, k);
+        }
+    };
+    let mut cur = sub(out, |out| {
+        if matches!(t, Term::Id) {
+            out.push('.');
+        } else {
+            paren(out, t);
+        }
+    });
+    for (part, opt) in &path.0 {
+        if !checked(part) {
+            cur.push_str(&sub(out, |out| {
+                print_path(out, &Path(vec![(part.clone(), *opt)]))
+            }));
+            continue;
+        }
+        let k = sub(out, |out| match part {
+            Part::Index(k) => key(out, k),
+            Part::Range(a, b) => {
+                out.push_str("{\"start\": (");
+                match a {
+                    Some(a) => key(out, a),
+                    None => out.push_str("null"),
+                }
+                out.push_str("), \"end\": (");
+                match b {
+                    Some(b) => key(out, b),
+                    None => out.push_str("null"),
+                }
+                out.push_str(")}");
             }
-            print_path(out, path);
+        });
+        cur = format!("({cur} | __sk_idx({k}))");
+        if let Opt::Optional = opt {
+            cur = format!("(try {cur})");
         }
     }
+    let bind = path.0.iter().any(|(p, _)| match p {
+        Part::Index(k) => !constant(k),
+        Part::Range(a, b) => a.iter().chain(b.iter()).any(|k| !constant(k)),
+    });
+    if bind {
+        let _ = write!(out, "(. as {input} | {cur})");
+    } else {
+        out.push_str(&cur);
+    }
+}
+
+/// What `f` prints, as a string of its own.
+fn sub(out: &mut Out, f: impl FnOnce(&mut Out)) -> String {
+    let mut o = Out {
+        s: String::new(),
+        code: out.code,
+        fresh: out.fresh,
+    };
+    f(&mut o);
+    out.fresh = o.fresh;
+    o.s
 }
 
 fn print_def(out: &mut Out, d: &Def<&str>) {
@@ -476,7 +574,14 @@ fn print_binop(out: &mut Out, l: &Term<&str>, op: &BinaryOp<&str>, r: &Term<&str
     let sym = match op {
         BinaryOp::Pipe(None) => "|",
         BinaryOp::Pipe(Some(p)) => {
-            paren(out, l);
+            // jaq binds `[$a]` to an object's (missing) key 0; jq fails.
+            if let Pattern::Arr(_) = p {
+                out.push('(');
+                paren(out, l);
+                out.push_str(" | __sk_arrpat)");
+            } else {
+                paren(out, l);
+            }
             out.push_str(" as ");
             print_pattern(out, p);
             out.push_str(" | ");
@@ -585,10 +690,27 @@ mod tests {
     }
 
     #[test]
+    fn checks_keys_that_are_not_string_literals() {
+        assert_eq!(rewrite(".a.b | .[\"c\"]"), None);
+        assert_eq!(
+            rewrite(".a[0]?").as_deref(),
+            Some(r#"(try (.["a"] | __sk_idx(0)))"#)
+        );
+        assert_eq!(
+            rewrite(".a[.i].b").as_deref(),
+            Some(r#"(. as $__sk_o0 | (.["a"] | __sk_idx($__sk_o0 | (.["i"])))["b"])"#)
+        );
+        assert_eq!(
+            rewrite(". as [$a] | $a").as_deref(),
+            Some("((.) | __sk_arrpat) as [$a] | ($a)")
+        );
+    }
+
+    #[test]
     fn rewrites_slices_division_and_loc() {
         assert_eq!(
             rewrite(".[1:]").as_deref(),
-            Some(r#".[{"start": (1), "end": null}]"#)
+            Some(r#"(. | __sk_idx({"start": (1), "end": (null)}))"#)
         );
         assert_eq!(
             rewrite(".a / 2").as_deref(),

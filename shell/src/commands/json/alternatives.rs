@@ -1,0 +1,246 @@
+//! jq's destructuring alternatives, `E as P1 ?// P2 | body`, which jaq's
+//! parser does not know: the source is rewritten, before parsing, into
+//!
+//! ```text
+//! E as $__sk_aN | null as $x | ... | try ($__sk_aN as P1 | body)
+//!     catch ($__sk_aN as P2 | body)
+//! ```
+//!
+//! with every variable of every pattern bound (to null when its pattern
+//! did not match). As in jq, an error in an alternative's binding or body
+//! moves on to the next alternative, and the last one's error propagates.
+
+/// What a token of jq source is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Kind {
+    /// A keyword or a name, `$name` included.
+    Word,
+    /// `?//`.
+    Alt,
+    /// `(`, `[` or `{`.
+    Open,
+    /// `)`, `]` or `}`.
+    Close,
+    /// `|` alone (not `|=`).
+    Pipe,
+    /// `;`.
+    Semi,
+    /// Anything else: strings, numbers, other operators.
+    Other,
+}
+
+/// The tokens of `code`, as (start, end, kind).
+pub(super) fn tokens(code: &str) -> Vec<(usize, usize, Kind)> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let start = i;
+        let kind = match c {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' => {
+                i = skip_string(b, i);
+                Kind::Other
+            }
+            b'?' if b[i..].starts_with(b"?//") => {
+                i += 3;
+                Kind::Alt
+            }
+            b'|' if b.get(i + 1) != Some(&b'=') => {
+                i += 1;
+                Kind::Pipe
+            }
+            b'(' | b'[' | b'{' => {
+                i += 1;
+                Kind::Open
+            }
+            b')' | b']' | b'}' => {
+                i += 1;
+                Kind::Close
+            }
+            b';' => {
+                i += 1;
+                Kind::Semi
+            }
+            c if c == b'$' || c == b'_' || c.is_ascii_alphabetic() => {
+                i += 1;
+                while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric()) {
+                    i += 1;
+                }
+                Kind::Word
+            }
+            _ => {
+                i += 1;
+                if c == b'|' {
+                    i += 1; // `|=`
+                }
+                Kind::Other
+            }
+        };
+        out.push((start, i, kind));
+    }
+    out
+}
+
+/// The end of the string literal starting at `b[i]` (a `"`), interpolations
+/// `\(...)` (which may hold strings) included.
+fn skip_string(b: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < b.len() {
+        match b[i] {
+            b'"' => return i + 1,
+            b'\\' if b.get(i + 1) == Some(&b'(') => {
+                i += 2;
+                let mut depth = 1;
+                while i < b.len() && depth > 0 {
+                    match b[i] {
+                        b'"' => {
+                            i = skip_string(b, i);
+                            continue;
+                        }
+                        b'(' => depth += 1,
+                        b')' => depth -= 1,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// `code` with every `?//` alternative rewritten, or `None` if it has none
+/// (or one this does not understand, left for the parser to reject).
+pub(super) fn rewrite(code: &str) -> Option<String> {
+    if !code.contains("?//") {
+        return None;
+    }
+    let mut code = code.to_string();
+    // The last alternative first: its body may sit inside an earlier one's.
+    for n in 0..32 {
+        let toks = tokens(&code);
+        let Some(last_alt) = toks.iter().rposition(|t| t.2 == Kind::Alt) else {
+            return Some(code);
+        };
+        let word = |i: usize, w: &str| toks[i].2 == Kind::Word && &code[toks[i].0..toks[i].1] == w;
+        let as_at = (0..last_alt).rev().find(|&i| word(i, "as"))?;
+        // The patterns: up to the `|` at their own depth.
+        let mut depth = 0i32;
+        let mut patterns = vec![String::new()];
+        let mut vars: Vec<String> = Vec::new();
+        let mut i = as_at + 1;
+        let mut from = toks.get(i)?.0;
+        let pipe = loop {
+            let (s, e, k) = *toks.get(i)?;
+            match k {
+                Kind::Open => depth += 1,
+                Kind::Close => depth -= 1,
+                Kind::Alt if depth == 0 => {
+                    patterns.last_mut()?.push_str(&code[from..s]);
+                    patterns.push(String::new());
+                    from = e;
+                }
+                Kind::Pipe if depth == 0 => {
+                    patterns.last_mut()?.push_str(&code[from..s]);
+                    break i;
+                }
+                Kind::Word
+                    if code[s..e].starts_with('$') && !vars.iter().any(|v| *v == code[s..e]) =>
+                {
+                    vars.push(code[s..e].to_string());
+                }
+                _ => {}
+            }
+            if depth < 0 {
+                return None;
+            }
+            i += 1;
+        };
+        let body_start = toks.get(pipe + 1)?.0;
+        let body_end = body_end(&code, &toks[pipe + 1..]);
+        let body = code[body_start..body_end].trim_end();
+        let body_end = body_start + body.len();
+        let var = format!("$__sk_a{n}");
+        let mut alt = format!("{var} | ");
+        for v in &vars {
+            alt.push_str(&format!("null as {v} | "));
+        }
+        let last = patterns.len() - 1;
+        for (k, p) in patterns.iter().enumerate() {
+            let one = format!("({var} as {} | {body})", p.trim());
+            if k < last {
+                alt.push_str(&format!("try {one} catch ("));
+            } else {
+                alt.push_str(&one);
+            }
+        }
+        alt.push_str(&")".repeat(last));
+        code = format!("{}as {alt}{}", &code[..toks[as_at].0], &code[body_end..]);
+    }
+    None
+}
+
+/// Where the body that starts at `toks[0]` ends: before the first closing
+/// bracket, `;`, or `then`/`elif`/`else`/`end` that is not its own.
+fn body_end(code: &str, toks: &[(usize, usize, Kind)]) -> usize {
+    let (mut depth, mut ifs, mut defs) = (0usize, 0usize, 0usize);
+    for &(s, e, k) in toks {
+        match k {
+            Kind::Open => depth += 1,
+            Kind::Close if depth == 0 => return s,
+            Kind::Close => depth -= 1,
+            Kind::Semi if depth == 0 && defs == 0 => return s,
+            Kind::Semi if depth == 0 => defs -= 1,
+            Kind::Word if depth == 0 => match &code[s..e] {
+                "if" => ifs += 1,
+                "def" => defs += 1,
+                "end" if ifs == 0 => return s,
+                "end" => ifs -= 1,
+                "then" | "elif" | "else" if ifs == 0 => return s,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrites_alternatives_into_try() {
+        assert_eq!(rewrite(". as [$a] | $a"), None);
+        assert_eq!(
+            rewrite(".[] as [$a] ?// $a | $a").as_deref(),
+            Some(
+                ".[] as $__sk_a0 | null as $a | try ($__sk_a0 as [$a] | $a) catch (($__sk_a0 as $a | $a))"
+            )
+        );
+        let s = rewrite("[.[] as [$a] ?// {b: $b} ?// $c | [$a, $b]], 1").unwrap();
+        assert!(s.ends_with("[$a, $b])))], 1"), "{s}");
+        assert!(s.contains("null as $c |"), "{s}");
+    }
+
+    #[test]
+    fn bodies_end_where_their_term_does() {
+        let s = rewrite("if . then . as [$a] ?// $a | $a else 0 end").unwrap();
+        assert!(s.ends_with("| $a)) else 0 end"), "{s}");
+        let s = rewrite(r#"f(. as [$a] ?// $a | "\($a)"; 2)"#).unwrap();
+        assert!(s.ends_with(r#"| "\($a)")); 2)"#), "{s}");
+    }
+}
