@@ -4,10 +4,12 @@
 //! Operands are expanded without word splitting or globbing. The right side
 //! of `==`/`!=` is a pattern (quoted parts literal; extglob always on, as in
 //! bash 5.2); the right side of `=~` is a POSIX extended regular expression
-//! (quoted parts literal), translated for the `regex` crate.
+//! (quoted parts literal), run by the POSIX engine grep and sed use
+//! (leftmost-longest, as glibc's `regcomp` that bash calls).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use brush_parser::ast::{BinaryPredicate, ExtendedTestExpr, UnaryPredicate, Word};
 use brush_parser::word::WordPiece;
@@ -17,10 +19,16 @@ use super::expand::{ParseMode, split_subscript};
 use super::pattern::{self, MatchOptions};
 use super::vars::Value;
 use super::{Attrs, Interp, Interrupt};
+use crate::commands::text::posix_regex::{Flavor, Regex, RegexOptions, Syntax};
 use crate::fs::{FileKind, Fs};
 
+/// Compiled `=~` regexes by source text and case-insensitivity.
+type RegexCache = HashMap<(String, bool), Option<Rc<Regex>>>;
+
 thread_local! {
-    static REGEX_CACHE: RefCell<HashMap<String, Option<regex::Regex>>> = RefCell::new(HashMap::new());
+    /// Compiled `=~` regexes by source text and case-insensitivity (`None`:
+    /// the source does not compile).
+    static REGEX_CACHE: RefCell<RegexCache> = RefCell::new(HashMap::new());
 }
 
 impl Interp {
@@ -237,49 +245,55 @@ impl Interp {
         }
     }
 
-    /// `[[ s =~ re ]]`: sets BASH_REMATCH. Status 0 on a match, 1 without
-    /// one, 2 when the regex does not compile (bash's status).
+    /// `[[ s =~ re ]]`: sets BASH_REMATCH (emptied when nothing matches,
+    /// a group that took no part is an empty element). Status 0 on a match,
+    /// 1 without one, 2 when the regex does not compile (bash prints nothing
+    /// and leaves BASH_REMATCH alone).
     fn regex_test(&mut self, left: &str, r: &Word) -> Result<i32, Interrupt> {
-        let re_src = self.expand_regex_operand(&r.value)?;
-        let flags = if self.opts.nocasematch { "(?i)" } else { "" };
-        let translated = format!("{flags}{}", posix_ere_to_rust(&re_src));
+        let src = self.expand_regex_operand(&r.value)?;
+        let icase = self.opts.nocasematch;
         let re = REGEX_CACHE.with(|c| {
             let mut c = c.borrow_mut();
             if c.len() > 256 {
                 c.clear();
             }
-            c.entry(translated.clone())
-                .or_insert_with(|| regex::Regex::new(&translated).ok())
+            c.entry((src.clone(), icase))
+                .or_insert_with(|| {
+                    let opts = RegexOptions {
+                        syntax: Syntax::Extended,
+                        flavor: Flavor::Bash,
+                        icase,
+                        ..Default::default()
+                    };
+                    Regex::new(src.as_bytes(), opts).ok().map(Rc::new)
+                })
                 .clone()
         });
         let Some(re) = re else {
             return Ok(2);
         };
-        match re.captures(left) {
-            Some(caps) => {
-                let mut m = std::collections::BTreeMap::new();
-                for (i, g) in caps.iter().enumerate() {
-                    m.insert(
-                        i as i64,
-                        g.map(|g| g.as_str().to_string()).unwrap_or_default(),
-                    );
-                }
-                let _ = self.vars.set("BASH_REMATCH", Value::Indexed(m));
-                Ok(0)
-            }
-            None => {
-                let _ = self
-                    .vars
-                    .set("BASH_REMATCH", Value::Indexed(Default::default()));
-                Ok(1)
+        let mut slots = re.capture_slots();
+        let mut m = BTreeMap::new();
+        let found = re.captures_at(left.as_bytes(), 0, &mut slots);
+        if found {
+            for i in 0..=re.groups() {
+                let text = match slots.caps.get(i).copied().flatten() {
+                    Some((a, b)) => String::from_utf8_lossy(&left.as_bytes()[a..b]).into_owned(),
+                    None => String::new(),
+                };
+                m.insert(i as i64, text);
             }
         }
+        let _ = self.vars.set("BASH_REMATCH", Value::Indexed(m));
+        Ok(i32::from(!found))
     }
 
-    /// Expands the right side of `=~`: quoted parts are regex-escaped.
+    /// Expands the right side of `=~` as bash quotes it: a quoted regex
+    /// operator is escaped, except inside a bracket expression, where
+    /// quoted characters are taken as they are.
     fn expand_regex_operand(&mut self, word: &str) -> Result<String, Interrupt> {
         let pieces = self.parse_or_bad_subst(word, ParseMode::Word)?;
-        let mut out = String::new();
+        let mut out = RegexText::default();
         for p in pieces.iter() {
             let quoted = matches!(
                 p.piece,
@@ -291,113 +305,74 @@ impl Interp {
                     | WordPiece::TildeExpansion(_)
             );
             let text = self.expand_one_piece(&p.piece)?;
-            if quoted {
-                out.push_str(&regex::escape(&text));
-            } else {
-                out.push_str(&text);
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// Translates a POSIX extended regular expression to the `regex` crate's
-/// syntax: bracket expressions keep POSIX meaning (backslash literal, `]`
-/// first literal), `\<`/`\>` become word boundaries, a `{` that does not
-/// start a valid bound is literal.
-pub fn posix_ere_to_rust(re: &str) -> String {
-    let c: Vec<char> = re.chars().collect();
-    let mut out = String::with_capacity(re.len() + 8);
-    let mut i = 0;
-    while i < c.len() {
-        match c[i] {
-            '\\' if i + 1 < c.len() => {
-                match c[i + 1] {
-                    '<' | '>' => out.push_str("\\b"),
-                    n if n.is_ascii_alphanumeric()
-                        && !matches!(n, 'w' | 'W' | 's' | 'S' | 'd' | 'D' | 'b' | 'B') =>
-                    {
-                        out.push(n)
-                    }
-                    n => {
-                        out.push('\\');
-                        out.push(n);
-                    }
+            for ch in text.chars() {
+                if quoted && out.state.outside() && ".[\\()*+?{|^$".contains(ch) {
+                    out.push('\\');
                 }
-                i += 2;
-            }
-            '[' => {
-                let (s, next) = translate_bracket(&c, i);
-                out.push_str(&s);
-                i = next;
-            }
-            '{' => {
-                let rest: String = c[i + 1..].iter().collect();
-                let valid = rest.find('}').is_some_and(|end| {
-                    let inner = &rest[..end];
-                    !inner.is_empty()
-                        && inner.chars().all(|x| x.is_ascii_digit() || x == ',')
-                        && inner.chars().next().is_some_and(|x| x.is_ascii_digit())
-                        && inner.matches(',').count() <= 1
-                });
-                if valid && i > 0 {
-                    out.push('{');
-                } else {
-                    out.push_str("\\{");
-                }
-                i += 1;
-            }
-            '}' => {
-                // Literal unless closing a bound we kept.
-                let open = out.rfind('{');
-                let closed = out.rfind('}');
-                let in_bound = open.is_some_and(|o| {
-                    (o == 0 || !out[..o].ends_with('\\')) && closed.is_none_or(|cl| cl < o)
-                });
-                out.push_str(if in_bound { "}" } else { "\\}" });
-                i += 1;
-            }
-            ch => {
                 out.push(ch);
-                i += 1;
             }
         }
+        Ok(out.text)
     }
-    out
 }
 
-fn translate_bracket(c: &[char], start: usize) -> (String, usize) {
-    let mut i = start + 1;
-    let mut out = String::from("[");
-    if c.get(i) == Some(&'^') {
-        out.push('^');
-        i += 1;
+/// The text of an `=~` regex being built, with where it stands in the
+/// bracket syntax of POSIX EREs.
+#[derive(Default)]
+struct RegexText {
+    text: String,
+    state: Bracket,
+}
+
+/// Where a regex's text stands with respect to bracket expressions.
+#[derive(Clone, Copy, Default, PartialEq)]
+enum Bracket {
+    /// Outside any bracket.
+    #[default]
+    Out,
+    /// After a backslash outside brackets.
+    Escaped,
+    /// Just after `[` (`neg`: and a `^`): a `]` here is a member.
+    Start { neg: bool },
+    /// Among the members.
+    In,
+    /// After a `[` among the members: `[:`, `[.` or `[=` may follow.
+    Sub,
+    /// Inside `[:name:]` (or `[.x.]`, `[=x=]`), closed by `kind` and `]`.
+    Class { kind: char, closing: bool },
+}
+
+impl Bracket {
+    fn outside(self) -> bool {
+        matches!(self, Bracket::Out | Bracket::Escaped)
     }
-    let mut first = true;
-    while i < c.len() {
-        let ch = c[i];
-        if ch == ']' && !first {
-            out.push(']');
-            return (out, i + 1);
-        }
-        first = false;
-        if ch == '[' && matches!(c.get(i + 1), Some(':') | Some('.') | Some('=')) {
-            let close: String = [c[i + 1], ']'].iter().collect();
-            let rest: String = c[i..].iter().collect();
-            if let Some(end) = rest[2..].find(&close) {
-                let inner: String = rest[..end + 4].to_string();
-                out.push_str(&inner);
-                i += inner.chars().count();
-                continue;
-            }
-        }
-        if matches!(ch, '\\' | '[' | '&' | '~') {
-            out.push('\\');
-        }
-        out.push(ch);
-        i += 1;
+}
+
+impl RegexText {
+    fn push(&mut self, ch: char) {
+        use Bracket as B;
+        self.text.push(ch);
+        self.state = match (self.state, ch) {
+            (B::Out, '\\') => B::Escaped,
+            (B::Out, '[') => B::Start { neg: false },
+            (B::Out | B::Escaped, _) => B::Out,
+            (B::Start { neg: false }, '^') => B::Start { neg: true },
+            (B::Start { .. } | B::In, '[') => B::Sub,
+            (B::Start { .. }, _) => B::In,
+            (B::In, ']') => B::Out,
+            (B::In, _) => B::In,
+            (B::Sub, ':' | '.' | '=') => B::Class {
+                kind: ch,
+                closing: false,
+            },
+            (B::Sub, ']') => B::Out,
+            (B::Sub, '[') => B::Sub,
+            (B::Sub, _) => B::In,
+            (B::Class { closing: true, .. }, ']') => B::In,
+            (B::Class { kind, .. }, c) => B::Class {
+                kind,
+                closing: c == kind,
+            },
+        };
     }
-    // No closing bracket: a literal `[`.
-    let rest: String = c[start + 1..].iter().collect();
-    (format!("\\[{}", posix_ere_to_rust(&rest)), c.len())
 }

@@ -168,10 +168,9 @@ impl Interp {
             }
         };
         let flushed = stdout.flush();
-        let broken =
-            stdout.get_ref().broken_pipe || (flushed.is_err() && stdout.get_ref().broken_pipe);
-        if broken {
-            self.broken_pipe = true;
+        // SIGPIPE ends only the program: the shell (a pipeline stage running
+        // `{ yes; echo $?; }`) goes on, unlike when a builtin's write breaks.
+        if stdout.get_ref().broken_pipe {
             return 141;
         }
         if let Err(e) = flushed {

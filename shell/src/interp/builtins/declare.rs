@@ -86,7 +86,7 @@ fn usage(kind: Kind, name: &str) -> &'static str {
             "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]"
         }
         Kind::Declare => {
-            "declare [-aAfFgiIlnrtux] name[=value] ... or declare -p [-aAfFilnrtux] [name ...]"
+            "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]"
         }
         Kind::Local => "local [option] name[=value] ...",
         Kind::Export => "export [-fn] [name[=value] ...] or export -p",

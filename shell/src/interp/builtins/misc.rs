@@ -230,7 +230,10 @@ pub fn exec(interp: &mut Interp, args: &[String]) -> ExecResult {
 pub fn help(interp: &mut Interp, args: &[String]) -> ExecResult {
     const SYNOPSES: &[(&str, &str)] = &[
         ("cd", "cd [-L|[-P [-e]] [-@]] [dir]"),
-        ("declare", "declare [-aAfFgiIlnrtux] name[=value] ..."),
+        (
+            "declare",
+            "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
+        ),
         ("echo", "echo [-neE] [arg ...]"),
         ("exit", "exit [n]"),
         ("export", "export [-fn] [name[=value] ...] or export -p"),

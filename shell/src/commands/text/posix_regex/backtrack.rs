@@ -6,7 +6,7 @@
 //! search that exhausts it reports what it found so far, or no match, rather
 //! than running away).
 
-use super::parse::Node;
+use super::parse::{Node, is_wide};
 use super::{Captures, Flavor, RegexOptions};
 
 /// Steps one search may take before it gives up.
@@ -20,6 +20,8 @@ pub struct Prog {
     icase: bool,
     multiline: bool,
     grep: bool,
+    /// bash's dialect: `.` and wide classes match whole UTF-8 characters.
+    utf8: bool,
     eol: u8,
     /// Explore every path for the longest match instead of taking the first.
     longest: bool,
@@ -37,6 +39,18 @@ fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
+/// The length of the valid UTF-8 character at `h[pos..]`, if there is one.
+fn char_len(h: &[u8], pos: usize) -> Option<usize> {
+    let n = match h[pos] {
+        0x00..=0x7F => 1,
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return None,
+    };
+    std::str::from_utf8(h.get(pos..pos + n)?).ok().map(|_| n)
+}
+
 impl Prog {
     /// Prepares `node` (with `groups` capture groups) for matching; `longest`
     /// asks for POSIX's longest match rather than the first greedy one.
@@ -47,6 +61,7 @@ impl Prog {
             icase: opts.icase,
             multiline: opts.multiline || opts.flavor == Flavor::Grep,
             grep: opts.flavor == Flavor::Grep,
+            utf8: opts.flavor == Flavor::Bash,
             eol: if opts.flavor == Flavor::Grep {
                 opts.eol()
             } else {
@@ -133,6 +148,9 @@ impl Run<'_> {
         match node {
             Node::Empty => k(self, pos, caps),
             Node::Lit(b) => pos < h.len() && self.byte_eq(h[pos], *b) && k(self, pos + 1, caps),
+            Node::Any if self.p.utf8 => {
+                pos < h.len() && char_len(h, pos).is_some_and(|n| k(self, pos + n, caps))
+            }
             Node::Any => {
                 pos < h.len() && !(self.p.grep && h[pos] == self.p.eol) && k(self, pos + 1, caps)
             }
@@ -141,6 +159,9 @@ impl Run<'_> {
                     return false;
                 }
                 let b = h[pos];
+                if self.p.utf8 && b >= 0x80 && is_wide(set) {
+                    return char_len(h, pos).is_some_and(|n| k(self, pos + n, caps));
+                }
                 let hit = set[b as usize]
                     || (self.p.icase
                         && (set[b.to_ascii_lowercase() as usize]

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::parse::Node;
+use super::parse::{ByteSet, Node, is_wide};
 use super::{Flavor, RegexOptions};
 
 /// The regex-crate source for `node`.
@@ -21,39 +21,57 @@ fn lit(b: u8, s: &mut String) {
     }
 }
 
+/// Any non-ASCII UTF-8 character. Case folding is off inside: Unicode
+/// folding would let `K` (Kelvin) bring in ASCII `k`.
+const WIDE_CHAR: &str = "(?u-i:[^\\x00-\\x7F])";
+
+/// A byte class over `set[..end]`.
+fn class(set: &ByteSet, end: usize, s: &mut String) {
+    s.push('[');
+    let mut b = 0usize;
+    let mut any = false;
+    while b < end {
+        if !set[b] {
+            b += 1;
+            continue;
+        }
+        let st = b;
+        while b + 1 < end && set[b + 1] {
+            b += 1;
+        }
+        let _ = write!(s, "\\x{st:02X}");
+        if b > st {
+            let _ = write!(s, "-\\x{b:02X}");
+        }
+        any = true;
+        b += 1;
+    }
+    if !any {
+        // An empty class never matches.
+        s.push_str("^\\x00-\\xFF");
+    }
+    s.push(']');
+}
+
 fn go(node: &Node, opts: RegexOptions, s: &mut String) {
     let grep = opts.flavor == Flavor::Grep;
+    let bash = opts.flavor == Flavor::Bash;
     match node {
         Node::Empty => s.push_str("(?:)"),
         Node::Lit(b) => lit(*b, s),
         Node::Any if grep && opts.null_data => s.push_str("[^\\x00]"),
+        Node::Any if bash => s.push_str("(?su-i:.)"),
         Node::Any => s.push_str(if grep { "[^\\n]" } else { "[\\x00-\\xFF]" }),
-        Node::Class(set) => {
-            s.push('[');
-            let mut b = 0usize;
-            let mut any = false;
-            while b < 256 {
-                if !set[b] {
-                    b += 1;
-                    continue;
-                }
-                let st = b;
-                while b + 1 < 256 && set[b + 1] {
-                    b += 1;
-                }
-                let _ = write!(s, "\\x{st:02X}");
-                if b > st {
-                    let _ = write!(s, "-\\x{b:02X}");
-                }
-                any = true;
-                b += 1;
+        Node::Class(set) if bash && is_wide(set) => {
+            s.push_str("(?:");
+            if set[..0x80].iter().any(|&b| b) {
+                class(set, 0x80, s);
+                s.push('|');
             }
-            if !any {
-                // An empty class never matches.
-                s.push_str("^\\x00-\\xFF");
-            }
-            s.push(']');
+            s.push_str(WIDE_CHAR);
+            s.push(')');
         }
+        Node::Class(set) => class(set, 256, s),
         Node::Group(n, cap) => {
             s.push_str(if cap.is_some() { "(" } else { "(?:" });
             go(n, opts, s);

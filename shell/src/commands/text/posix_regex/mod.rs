@@ -46,6 +46,13 @@ pub enum Flavor {
     Grep,
     /// sed's pattern-space dialect.
     Sed,
+    /// bash's `[[ =~ ]]`: glibc `regcomp` with `REG_EXTENDED` in a UTF-8
+    /// locale. No escapes beyond the GNU operators (`\n` is `n`), `.` matches
+    /// newline, `^`/`$` anchor the whole string, a repetition operator with
+    /// nothing to repeat or a `{` that does not start a valid interval is an
+    /// error, and `.`, negated brackets and letter classes match whole UTF-8
+    /// characters (never an invalid byte).
+    Bash,
 }
 
 /// Options of a compiled expression.

@@ -66,6 +66,32 @@ impl Node {
 /// The largest repetition count glibc accepts (`RE_DUP_MAX`).
 const DUP_MAX: u32 = 0x7fff;
 
+/// glibc's message for a repetition operator with nothing to repeat, which
+/// bash's stricter syntax rejects.
+const BADRPT: &str = "Invalid preceding regular expression";
+
+/// True when `set` holds every byte from 0x80 up: in bash's UTF-8 dialect
+/// such a class matches any whole non-ASCII character.
+pub fn is_wide(set: &ByteSet) -> bool {
+    set[0x80..].iter().all(|&b| b)
+}
+
+/// The bytes of the UTF-8 character whose lead byte `lead` is at `p[i - 1]`:
+/// `p[i - 1..end]` with `end` past its continuation bytes.
+fn utf8_end(p: &[u8], i: usize, lead: u8) -> usize {
+    let n = match lead {
+        0xC0..=0xDF => 1,
+        0xE0..=0xEF => 2,
+        0xF0..=0xF7 => 3,
+        _ => 0,
+    };
+    let mut end = i;
+    while end < p.len() && end - i < n && (0x80..0xC0).contains(&p[end]) {
+        end += 1;
+    }
+    end
+}
+
 /// The result of parsing: the tree, the number of groups and warnings to print.
 pub struct Parsed {
     /// The tree.
@@ -164,6 +190,9 @@ impl Parser<'_> {
             let c = self.p[self.i];
             // Quantifiers with nothing to repeat.
             if at_start {
+                if self.flavor == Flavor::Bash && matches!(c, b'*' | b'+' | b'?' | b'{') {
+                    return Err(BADRPT.into());
+                }
                 if self.ere && matches!(c, b'*' | b'+' | b'?') {
                     self.warnings
                         .push(format!("{} at start of expression", c as char));
@@ -185,6 +214,12 @@ impl Parser<'_> {
                 }
             }
             let atom = self.atom(at_start)?;
+            if self.flavor == Flavor::Bash
+                && matches!(atom, Node::LineEnd)
+                && matches!(self.peek(), Some(b'*' | b'+' | b'?' | b'{'))
+            {
+                return Err(BADRPT.into());
+            }
             let anchor = matches!(atom, Node::LineStart);
             let node = if anchor { atom } else { self.quantified(atom)? };
             items.push(node);
@@ -228,12 +263,16 @@ impl Parser<'_> {
             }
         };
         let min = num(self);
-        let max = if self.peek() == Some(b',') {
+        let comma = self.peek() == Some(b',');
+        let max = if comma {
             self.i += 1;
             num(self)
         } else {
             Some(min.unwrap_or(0))
         };
+        if self.flavor == Flavor::Bash && min.is_none() && !comma {
+            return Err("Invalid content of \\{\\}".into());
+        }
         let close_ok = if self.ere {
             self.peek() == Some(b'}')
         } else {
@@ -276,7 +315,7 @@ impl Parser<'_> {
                     (0, Some(1))
                 }
                 (Some(b'{'), true) => {
-                    if !self.ere_interval_start() {
+                    if self.flavor != Flavor::Bash && !self.ere_interval_start() {
                         break;
                     }
                     self.i += 1;
@@ -332,6 +371,14 @@ impl Parser<'_> {
             b'$' if self.ere || self.at_bre_end() => Ok(Node::LineEnd),
             b'(' if self.ere => self.group(),
             b'\\' => self.escape(),
+            b'{' if self.flavor == Flavor::Bash => Err(BADRPT.into()),
+            0xC0.. if self.flavor == Flavor::Bash => {
+                // A multibyte character repeats as a whole (`é+`).
+                let end = utf8_end(self.p, self.i, c);
+                let bytes = self.p[self.i - 1..end].iter().map(|&b| Node::Lit(b));
+                self.i = end;
+                Ok(Node::Group(Box::new(Node::Concat(bytes.collect())), None))
+            }
             _ => Ok(Node::Lit(c)),
         }
     }
@@ -458,6 +505,8 @@ impl Parser<'_> {
         }
         let mut first = true;
         let mut prev: Option<u8> = None;
+        // Multibyte characters listed in a bash bracket (`[éa]`).
+        let mut chars: Vec<Node> = Vec::new();
         loop {
             let Some(c) = self.peek() else {
                 return Err(UNMATCHED.into());
@@ -486,6 +535,12 @@ impl Parser<'_> {
                         if !add_class(&mut set, name) {
                             return Err("Invalid character class name".into());
                         }
+                        if self.flavor == Flavor::Bash
+                            && matches!(name, "alpha" | "alnum" | "print" | "graph")
+                        {
+                            // Most non-ASCII characters are letters.
+                            set[0x80..].fill(true);
+                        }
                         prev = None;
                     }
                     _ => {
@@ -500,6 +555,14 @@ impl Parser<'_> {
             }
             self.i += 1;
             let mut c = c;
+            if c >= 0xC0 && self.flavor == Flavor::Bash && !negate {
+                let end = utf8_end(self.p, self.i, c);
+                let bytes = self.p[self.i - 1..end].iter().map(|&b| Node::Lit(b));
+                chars.push(Node::Concat(bytes.collect()));
+                self.i = end;
+                prev = None;
+                continue;
+            }
             if c == b'\\' && self.flavor == Flavor::Sed {
                 match self.peek() {
                     Some(b'n') => {
@@ -571,7 +634,12 @@ impl Parser<'_> {
         if self.flavor == Flavor::Grep {
             set[self.eol as usize] = false;
         }
-        Ok(Node::Class(Box::new(set)))
+        let class = Node::Class(Box::new(set));
+        if chars.is_empty() {
+            return Ok(class);
+        }
+        chars.push(class);
+        Ok(Node::Group(Box::new(Node::Alt(chars)), None))
     }
 }
 
