@@ -103,7 +103,7 @@ def strftime($f): if type == "number" or type == "array" then __sk_strftime($f) 
 def __sk_tonumber: tonumber;
 def tonumber: if type == "number" or type == "string" then __sk_tonumber else error("\(__sk_describe) cannot be parsed as a number") end;
 def __sk_fromdate: fromdate;
-def fromdate: if type == "string" then (try __sk_fromdate catch error("date \(tojson) does not match format \"%Y-%m-%dT%H:%M:%SZ\"")) else __sk_fromdate end;
+def fromdate: if type == "string" then (. as $d | try __sk_fromdate catch error("date \($d | tojson) does not match format \"%Y-%m-%dT%H:%M:%SZ\"")) else error("strptime/1 requires string inputs and arguments") end;
 def todate: if type == "number" then floor end | strftime("%Y-%m-%dT%H:%M:%SZ");
 def todateiso8601: todate;
 def input: [limit(1; inputs)] | if length == 0 then error("No more inputs") else .[0] end;
