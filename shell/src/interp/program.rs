@@ -296,7 +296,7 @@ impl Interp {
                 return Ok(126);
             }
         };
-        let text = String::from_utf8_lossy(&data).into_owned();
+        let text = crate::bytes::decode(&data);
         if let Some(first) = text.lines().next()
             && let Some(interp) = first.strip_prefix("#!")
         {
@@ -460,7 +460,7 @@ impl Interp {
             child.arg0 = file.clone();
             child.positional = rest[1..].to_vec();
             child.script_name = Some(file.clone());
-            let text = String::from_utf8_lossy(&data).into_owned();
+            let text = crate::bytes::decode(&data);
             return Ok(child.run_as_process(&text));
         }
         // The script comes from stdin.
@@ -471,7 +471,7 @@ impl Interp {
         child.arg0 = argv[0].clone();
         child.positional = rest.to_vec();
         child.script_name = None;
-        let text = String::from_utf8_lossy(&data).into_owned();
+        let text = crate::bytes::decode(&data);
         Ok(child.run_as_process(&text))
     }
 }
@@ -515,6 +515,9 @@ impl Exec for ProgramRunner<'_> {
         let mut nested = None;
         let status = {
             let mut child = self.base.clone();
+            // Its jobs end before the borrowed streams are taken back, so
+            // nothing they print is lost (bash would let them run on).
+            child.jobs = Default::default();
             child.funcs.clear();
             child.cwd = cwd.to_string();
             let mut fds = FdTable::default();
