@@ -18,6 +18,11 @@ use crate::control::RunControl;
 /// quiet machine.
 const FIRST_PID: u32 = 10_000;
 
+/// SIGINT and SIGQUIT: a shell without job control starts its
+/// asynchronous commands with these ignored, so `kill -INT` leaves a job
+/// running.
+const IGNORED_BY_JOBS: [i32; 2] = [2, 3];
+
 /// One shell's background jobs, in the order they started.
 #[derive(Default)]
 pub struct JobTable {
@@ -207,7 +212,8 @@ impl JobTable {
     }
 
     /// Sends `signal` to job `pid`. `Some(true)` when it was running (0
-    /// only asks whether it is), `Some(false)` when it already ended, `None`
+    /// only asks whether it is; SIGINT and SIGQUIT are ignored, as by bash's
+    /// jobs), `Some(false)` when it already ended, `None`
     /// when no such job is in the table. A job recorded as finished where it
     /// started (deterministic runs) takes the signal as its status, as if it
     /// had still been running.
@@ -219,13 +225,13 @@ impl JobTable {
         };
         match (&job.state, &job.control) {
             (State::Running(h), Some(control)) if !h.is_finished() => {
-                if signal != 0 {
+                if signal != 0 && !IGNORED_BY_JOBS.contains(&signal) {
                     control.kill(signal);
                 }
                 Some(true)
             }
             (State::Done(_), None) => {
-                if signal != 0 {
+                if signal != 0 && !IGNORED_BY_JOBS.contains(&signal) {
                     job.state = State::Done(128 + signal);
                 }
                 Some(true)
