@@ -3,7 +3,7 @@
 //! threads ([`crate::interp::jobs`]); there are no host processes to signal.
 
 use super::trap::{signal_name, signal_number, signal_table};
-use super::{err, out};
+use super::{err, flag_letters, out};
 use crate::interp::{ExecResult, Interp, Value};
 
 /// `wait [-fn] [-p VAR] [ID...]`: waits for background jobs (all of them
@@ -115,9 +115,9 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
         out(interp, text);
         return Ok(status);
     }
-    // Skip the signal spec.
     let mut sig = 15;
-    if rest[0] == "-s" || rest[0] == "-n" {
+    // The signal: `-s SPEC`, `-n SPEC` or `-SPEC`, then the operands.
+    let spec = if rest[0] == "-s" || rest[0] == "-n" {
         let Some(spec) = rest.get(1) else {
             err(
                 interp,
@@ -125,6 +125,18 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
             );
             return Ok(2);
         };
+        rest = &rest[2..];
+        Some(spec.as_str())
+    } else if rest[0] == "--" {
+        rest = &rest[1..];
+        None
+    } else if let Some(spec) = rest[0].strip_prefix('-') {
+        rest = &rest[1..];
+        Some(spec)
+    } else {
+        None
+    };
+    if let Some(spec) = spec {
         if signal_number(spec).is_none() && spec != "0" {
             err(
                 interp,
@@ -133,21 +145,6 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
             return Ok(1);
         }
         sig = signal_number(spec).unwrap_or(0);
-        rest = &rest[2..];
-    } else if let Some(spec) = rest[0].strip_prefix('-') {
-        if rest[0] == "--" {
-            rest = &rest[1..];
-        } else {
-            if signal_number(spec).is_none() && spec != "0" {
-                err(
-                    interp,
-                    format!("kill: {spec}: invalid signal specification"),
-                );
-                return Ok(1);
-            }
-            sig = signal_number(spec).unwrap_or(0);
-            rest = &rest[1..];
-        }
     }
     if rest.is_empty() {
         let _ = interp.write_fd(2, format!("kill: usage: {KILL_USAGE}\n").as_bytes());
@@ -206,40 +203,21 @@ fn resolve_job(jobs: &[u32], spec: &str) -> Option<u32> {
 /// `jobs [-lprs] [JOBSPEC...]`: the running jobs, as bash prints them
 /// (`[1]+  Running                 sleep 5 &`); `-p` prints pids only.
 pub fn jobs(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let mut pids_only = false;
-    let mut long = false;
-    let mut stopped_only = false;
-    let mut specs = Vec::new();
-    for a in &args[1..] {
-        match a
-            .strip_prefix('-')
-            .filter(|f| !f.is_empty() && specs.is_empty())
-        {
-            Some(flags) => {
-                for f in flags.chars() {
-                    match f {
-                        'p' => pids_only = true,
-                        'l' => long = true,
-                        'r' => stopped_only = false,
-                        's' => stopped_only = true,
-                        'n' => {}
-                        _ => {
-                            err(interp, format!("jobs: -{f}: invalid option"));
-                            let usage = "jobs: usage: jobs [-lnprs] [jobspec ...] or jobs -x command [args]\n";
-                            let _ = interp.write_fd(2, usage.as_bytes());
-                            return Ok(2);
-                        }
-                    }
-                }
-            }
-            None => specs.push(a.clone()),
-        }
-    }
+    let usage = "jobs [-lnprs] [jobspec ...] or jobs -x command [args]";
+    let (flags, first) = match flag_letters(interp, "jobs", args, "lnprs", usage) {
+        Ok(parsed) => parsed,
+        Err(status) => return Ok(status),
+    };
+    let pids_only = flags.contains('p');
+    let long = flags.contains('l');
+    // `-r` and `-s` as last given: no job is ever stopped here.
+    let stopped_only = flags.rfind('s') > flags.rfind('r');
+    let specs = &args[first..];
     let running = interp.jobs.running();
     let all = interp.jobs.pids();
     let mut status = 0;
     let mut chosen = Vec::new();
-    for spec in &specs {
+    for spec in specs {
         match resolve_job(&all, spec).and_then(|p| running.iter().find(|j| j.pid == p)) {
             Some(job) => chosen.push(job),
             None => {
