@@ -93,11 +93,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     print!("session 2 sees:\n{}", out.stdout_text());
     second.complete().await?;
 
-    let kept = runtime
-        .archive("scribe")?
-        .list()?
-        .map(|t| t.entries.len())
-        .unwrap_or(0);
-    println!("the archive holds {kept} entries");
+    let generations = runtime.generations("scribe")?.log(10)?;
+    for g in &generations {
+        println!("generation {} #{}: {}", g.id, g.seq, g.stats);
+    }
     Ok(())
 }

@@ -223,14 +223,115 @@ pub enum MindlogCommand {
     },
 }
 
-/// `sandkeep archive ...`.
+/// `sandkeep archive ...`: the agent's workspace generations. GEN is a full
+/// id, a unique prefix of one, `HEAD` or `HEAD~N`.
 #[derive(Debug, Subcommand)]
 pub enum ArchiveCommand {
-    /// List what the agent's workspace archive holds (like `tar tvzf`).
+    /// Generations, newest first: id, UTC time, session, +added ~modified
+    /// -deleted, bytes new.
+    Log {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// How many generations.
+        #[arg(short = 'n', long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// What changed between two generations, as `A|M|D<TAB>path` lines
+    /// (default `HEAD~1 HEAD`).
+    Diff {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// The older generation.
+        #[arg(value_name = "FROM")]
+        from: Option<String>,
+        /// The newer generation.
+        #[arg(value_name = "TO")]
+        to: Option<String>,
+        /// Print sizes too (`A<TAB>path<TAB>bytes`) and a total line.
+        #[arg(long)]
+        stat: bool,
+    },
+    /// Print one file as a generation holds it.
+    Show {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// GEN:PATH, e.g. `HEAD~1:src/main.rs`.
+        #[arg(value_name = "GEN:PATH")]
+        spec: String,
+    },
+    /// List what a generation holds (like `tar tv`; default HEAD).
     Ls {
         /// The agent.
         #[arg(long, value_name = "NAME")]
         agent: String,
+        /// The generation.
+        #[arg(value_name = "GEN")]
+        generation: Option<String>,
+    },
+    /// Make a new head whose tree is GEN's (a rollback that keeps history).
+    Checkout {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// The generation to bring back.
+        #[arg(value_name = "GEN")]
+        generation: String,
+    },
+    /// Start agent B from one of A's generations (default HEAD).
+    Fork {
+        /// The agent forked from.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// The new agent.
+        #[arg(long, value_name = "NAME")]
+        to: String,
+        /// The generation.
+        #[arg(value_name = "GEN")]
+        generation: Option<String>,
+    },
+    /// Write a generation (default HEAD) as a .tgz that GNU tar reads.
+    Export {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// The generation.
+        #[arg(value_name = "GEN")]
+        generation: Option<String>,
+        /// Where to write it ('-' for stdout).
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// Import a .tgz of a workspace as a new head generation.
+    Import {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// The archive.
+        #[arg(value_name = "FILE.tgz")]
+        file: PathBuf,
+    },
+    /// Check every kept generation: records, manifests and every blob's hash.
+    /// Exit 1 naming each damaged path.
+    Verify {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+    },
+    /// Remove old generations and the blobs only they held (default: keep 50,
+    /// and all of the last 24 hours up to 1,000).
+    Gc {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+        /// Keep this many of the newest generations.
+        #[arg(long, value_name = "N")]
+        keep: Option<usize>,
+        /// Also keep every generation younger than this (`30m`, `24h`, `7d`).
+        #[arg(long, value_name = "DURATION")]
+        keep_within: Option<String>,
     },
 }
 

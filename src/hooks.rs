@@ -120,31 +120,56 @@ impl HookContext {
     }
 }
 
-/// An error a hook returns; logged with the hook's name, never fatal.
+/// An error a hook returns; logged with the hook's name. The other hooks
+/// still run; a [critical](HookError::critical) one (work that was not kept)
+/// also makes the session operation that emitted the event fail.
 #[derive(Debug)]
-pub struct HookError(Box<dyn std::error::Error + Send + Sync>);
+pub struct HookError {
+    error: Box<dyn std::error::Error + Send + Sync>,
+    critical: bool,
+}
 
 impl HookError {
     /// An error with a plain message.
     pub fn msg(message: impl Into<String>) -> HookError {
-        HookError(message.into().into())
+        HookError {
+            error: message.into().into(),
+            critical: false,
+        }
     }
 
     /// Wraps any error.
     pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> HookError {
-        HookError(Box::new(error))
+        HookError {
+            error: Box::new(error),
+            critical: false,
+        }
+    }
+
+    /// An error the session must report as its own failure (a park whose
+    /// snapshot was not kept).
+    pub fn critical(message: impl Into<String>) -> HookError {
+        HookError {
+            error: message.into().into(),
+            critical: true,
+        }
+    }
+
+    /// True for [`HookError::critical`] errors.
+    pub fn is_critical(&self) -> bool {
+        self.critical
     }
 }
 
 impl fmt::Display for HookError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        fmt::Display::fmt(&self.error, f)
     }
 }
 
 impl std::error::Error for HookError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.0.source()
+        self.error.source()
     }
 }
 
@@ -251,6 +276,8 @@ pub struct HookFailure {
     pub event: HookEvent,
     /// The error it returned.
     pub error: String,
+    /// True when the session operation fails with it ([`HookError::critical`]).
+    pub critical: bool,
 }
 
 impl Hooks {
@@ -302,6 +329,7 @@ impl Hooks {
                     hook: hook.name().to_string(),
                     event: ctx.event,
                     error: e.to_string(),
+                    critical: e.is_critical(),
                 });
             }
         }

@@ -30,6 +30,7 @@
 //! ```
 
 pub mod archive;
+pub mod duration;
 pub mod eventlog;
 pub mod hooks;
 pub mod mcp;
@@ -38,6 +39,7 @@ pub mod runtime;
 pub mod sandbox;
 pub mod schedule;
 pub mod session;
+pub mod store;
 pub mod sync;
 
 pub use hooks::{Hook, HookContext, HookError, HookEvent, HookResult};

@@ -2,18 +2,20 @@
 //! from it, one agent at a time. The CLI is a thin layer over this.
 //!
 //! On the host, each agent's state lives in `DATA/agents/NAME/`:
-//! `workspace.tgz` (the workspace archive), `mindlog.jsonl` (the mindlog) and
-//! `sessions/ID.jsonl` (one event log per session).
+//! `store/` (the workspace's generation store, see [`crate::store`]),
+//! `mindlog.jsonl` (the mindlog) and `sessions/ID.jsonl` (one event log per
+//! session). A `workspace.tgz` left by an older version is imported as the
+//! first generation on first use (and kept, renamed `workspace.tgz.imported`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::archive::ArchiveStore;
 use crate::hooks::{Hook, Hooks};
 use crate::mindlog::{Mindlog, MindlogCopy};
 use crate::sandbox::Backend;
 use crate::sandbox::local::LocalBackend;
 use crate::session::Session;
+use crate::store::{Generations, StoreError};
 use crate::sync::WorkspaceSync;
 
 /// The default data directory, relative to the current directory.
@@ -36,8 +38,12 @@ pub struct AgentPaths {
     pub agent: String,
     /// `DATA/agents/NAME`.
     pub dir: PathBuf,
-    /// The workspace archive (`DIR/workspace.tgz` unless overridden).
+    /// Where an older version kept the workspace as one archive
+    /// (`DIR/workspace.tgz` unless overridden); imported on first use.
     pub archive: PathBuf,
+    /// The generation store (`DIR/store`, or `FILE.generations` beside
+    /// an overridden archive).
+    pub store: PathBuf,
     /// The mindlog (`DIR/mindlog.jsonl` unless overridden).
     pub mindlog: PathBuf,
     /// The folder of session event logs (`DIR/sessions`).
@@ -60,16 +66,46 @@ impl AgentPaths {
         Ok(AgentPaths {
             agent: agent.to_string(),
             archive: dir.join("workspace.tgz"),
+            store: dir.join("store"),
             mindlog: dir.join("mindlog.jsonl"),
             sessions: dir.join("sessions"),
             dir,
         })
     }
 
+    /// The workspace's generations.
+    pub fn generations(&self) -> Generations {
+        Generations::in_dir(&self.store)
+    }
+
     /// The event log of one session.
     pub fn event_log(&self, session_id: &str) -> PathBuf {
         self.sessions.join(format!("{session_id}.jsonl"))
     }
+}
+
+/// Imports an older version's `workspace.tgz` as the first generation when
+/// the store has none yet, then renames it `workspace.tgz.imported` (nothing
+/// is lost). An unreadable archive is left where it is and reported.
+pub fn migrate_legacy_archive(gens: &Generations, archive: &Path) -> Result<(), StoreError> {
+    if gens.store().head()?.is_some() {
+        return Ok(());
+    }
+    let bytes = match std::fs::read(archive) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(StoreError::io(archive.display(), e)),
+    };
+    let commit = gens.import_tgz(&bytes, &format!("imported from {}", archive.display()))?;
+    let mut done = archive.as_os_str().to_owned();
+    done.push(".imported");
+    std::fs::rename(archive, &done).map_err(|e| StoreError::io(archive.display(), e))?;
+    tracing::info!(
+        "imported {} as generation {}",
+        archive.display(),
+        commit.record.id
+    );
+    Ok(())
 }
 
 /// Checks that an agent name is safe as a single directory name.
@@ -159,6 +195,9 @@ impl Runtime {
         let mut paths = AgentPaths::new(&self.inner.data_dir, agent)?;
         if let Some(p) = &self.inner.archive_override {
             paths.archive = p.clone();
+            let mut store = p.as_os_str().to_owned();
+            store.push(".generations");
+            paths.store = PathBuf::from(store);
         }
         if let Some(p) = &self.inner.mindlog_override {
             paths.mindlog = p.clone();
@@ -183,9 +222,18 @@ impl Runtime {
         Ok(Mindlog::new(self.paths(agent)?.mindlog))
     }
 
-    /// `agent`'s workspace archive store.
-    pub fn archive(&self, agent: &str) -> Result<ArchiveStore, RuntimeError> {
-        Ok(ArchiveStore::new(self.paths(agent)?.archive))
+    /// `agent`'s workspace generations (an old single archive is imported
+    /// first, see [`migrate_legacy_archive`]).
+    pub fn generations(&self, agent: &str) -> Result<Generations, RuntimeError> {
+        let paths = self.paths(agent)?;
+        let gens = paths.generations();
+        if let Err(e) = migrate_legacy_archive(&gens, &paths.archive) {
+            tracing::warn!(
+                "agent {agent}: {} not imported: {e}",
+                paths.archive.display()
+            );
+        }
+        Ok(gens)
     }
 }
 

@@ -26,6 +26,15 @@ pub enum SessionError {
     /// The session already completed or failed.
     #[error("session {0} has ended")]
     Ended(String),
+    /// A hook failed in a way that loses work, e.g. the workspace was not
+    /// kept at a park; the last kept generation stays the head.
+    #[error("{hook}: {error}")]
+    Hook {
+        /// The hook's name.
+        hook: String,
+        /// What it reported.
+        error: String,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,7 +176,7 @@ impl Session {
         }
     }
 
-    async fn emit(&mut self, event: HookEvent, error: Option<String>) {
+    async fn emit(&mut self, event: HookEvent, error: Option<String>) -> Result<(), SessionError> {
         if let Some(log) = &self.events {
             let mut fields = json!({ "turn": self.turn });
             if let Some(e) = &error {
@@ -185,7 +194,15 @@ impl Session {
                 );
             }
         }
+        let critical = failures
+            .iter()
+            .find(|f| f.critical)
+            .map(|f| SessionError::Hook {
+                hook: f.hook.clone(),
+                error: f.error.clone(),
+            });
         self.hook_failures.extend(failures);
+        critical.map_or(Ok(()), Err)
     }
 
     /// Creates the sandbox and runs the `session.started` hooks (restore).
@@ -226,12 +243,12 @@ impl Session {
                 }
                 self.sandbox = Some(sandbox);
                 self.state = State::Idle;
-                self.emit(HookEvent::SessionStarted, None).await;
-                Ok(())
+                self.emit(HookEvent::SessionStarted, None).await
             }
             Err(e) => {
                 self.state = State::Ended;
-                self.emit(HookEvent::SessionFailed, Some(e.to_string()))
+                let _ = self
+                    .emit(HookEvent::SessionFailed, Some(e.to_string()))
                     .await;
                 Err(e.into())
             }
@@ -248,7 +265,7 @@ impl Session {
         self.start().await?;
         self.turn += 1;
         self.state = State::InTurn;
-        self.emit(HookEvent::TurnStarted, None).await;
+        self.emit(HookEvent::TurnStarted, None).await?;
         Ok(self.turn)
     }
 
@@ -318,8 +335,7 @@ impl Session {
             State::New | State::Idle => return Ok(()),
         }
         self.state = State::Idle;
-        self.emit(HookEvent::SessionWaiting, None).await;
-        Ok(())
+        self.emit(HookEvent::SessionWaiting, None).await
     }
 
     /// Completes the session: runs the `session.completed` hooks (the
@@ -334,9 +350,10 @@ impl Session {
             }
             State::Idle | State::InTurn => {}
         }
-        self.emit(HookEvent::SessionCompleted, None).await;
+        let hooks = self.emit(HookEvent::SessionCompleted, None).await;
         self.state = State::Ended;
-        self.stop_sandbox().await
+        self.stop_sandbox().await?;
+        hooks
     }
 
     /// Ends the session with an error: runs the `session.failed` hooks (no
@@ -345,7 +362,8 @@ impl Session {
         if self.state == State::Ended {
             return Err(SessionError::Ended(self.id.clone()));
         }
-        self.emit(HookEvent::SessionFailed, Some(error.into()))
+        let _ = self
+            .emit(HookEvent::SessionFailed, Some(error.into()))
             .await;
         self.state = State::Ended;
         self.stop_sandbox().await

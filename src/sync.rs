@@ -1,47 +1,53 @@
-//! The workspace-sync hook: restores `/workspace` from the agent's archive
-//! when a session starts and snapshots it when the session parks or
-//! completes.
+//! The workspace-sync hook: restores `/workspace` from the agent's head
+//! generation when a session starts, and keeps a new generation when the
+//! session parks or completes.
 //!
-//! It talks to the sandbox only through the [`Sandbox`]
-//! trait and runs the same shell commands on every backend ([`RESTORE_COMMAND`],
-//! [`PACK_COMMAND`]), so an archive kept by one backend restores on another.
+//! A park is incremental: the sandbox lists `/workspace` (path, kind, mode,
+//! size, mtime); only paths whose listing differs from the session's base
+//! tree, or that were modified in the second before the base was listed (they
+//! may have changed unseen), cross the boundary as a tar, and only blobs the
+//! store lacks are written. Deletions come from the listing. The hook talks to
+//! the sandbox only through the [`Sandbox`] trait ([`Sandbox::list_workspace`],
+//! [`Sandbox::export_paths`], [`Sandbox::import_workspace`]), so it is the same
+//! code on every backend.
+//!
 //! Every outcome is logged as `[workspace-sync] <session-id> <outcome>`:
-//! `nothing kept yet`, `restored N bytes`, `kept N bytes`, `restore failed: ...`,
-//! `pack failed: ...`, `pack produced nothing`.
+//! `nothing kept yet`, `restored generation <id> (N bytes)`,
+//! `restore failed: <path>: <reason>`,
+//! `kept generation <id>: +A ~M -D (N bytes new)`,
+//! `unchanged since generation <id>`, `snapshot failed: <reason>`.
 //!
-//! A session whose restore failed never snapshots over the archive: its
-//! snapshots go beside it ([`ArchiveStore::store_beside`]).
+//! A session whose restore failed runs on an empty workspace and never moves
+//! the head: its work is kept as a detached generation beside it. A failed
+//! snapshot is an error of the park (the head stays the last good generation).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use crate::archive::{ArchiveStore, Generation, StoreOutcome, content_hash};
-use crate::hooks::{Hook, HookContext, HookResult};
-use crate::sandbox::{RunRequest, Sandbox};
+use crate::hooks::{Hook, HookContext, HookError, HookResult};
+use crate::mindlog::SANDBOX_MINDLOG_PATH;
+use crate::runtime::AgentPaths;
+use crate::sandbox::{ListedKind, Listing, Sandbox};
+use crate::store::{
+    Commit, Entry, GenerationId, Hash, Kind, Manifest, StoreError, read_tar_entries,
+};
 
-/// Where the archive passes through inside the sandbox.
-pub const SYNC_TEMP_PATH: &str = "/tmp/workspace-sync.tgz";
-
-/// Unpacks the archive written to [`SYNC_TEMP_PATH`] into `/workspace`.
-pub const RESTORE_COMMAND: &str = "mkdir -p /workspace && tar xzf /tmp/workspace-sync.tgz -C /workspace && rm -f /tmp/workspace-sync.tgz";
-
-/// Packs `/workspace` (minus the mindlog copy) into [`SYNC_TEMP_PATH`].
-pub const PACK_COMMAND: &str =
-    "tar czf /tmp/workspace-sync.tgz -C /workspace --exclude=./mindlog.jsonl . && echo ok";
-
-/// How long restore and pack commands may take.
-const SYNC_TIMEOUT: Duration = Duration::from_secs(300);
+/// The sandbox user's uid and gid in restored tar headers (the docker image's
+/// `agent`; the local backend ignores owners).
+const SANDBOX_UID: u64 = 1000;
 
 /// What the hook remembers about one session.
 #[derive(Clone, Debug, Default)]
 struct SyncState {
-    /// The archive this session's workspace derives from (restored, or last stored).
-    base: Option<Arc<Vec<u8>>>,
-    /// The restore failed: snapshots go beside the archive, never over it.
-    restore_failed: bool,
-    /// Hash of the last snapshot this session stored.
-    last_stored: Option<u64>,
+    /// The head this session's workspace is based on (the fast path of the
+    /// next commit when it is still the head).
+    base: Option<GenerationId>,
+    /// The tree the sandbox held at the last restore or snapshot.
+    tree: Arc<Manifest>,
+    /// The sandbox clock when `tree` was listed.
+    listed_at: i64,
+    /// Why the restore failed, if it did: snapshots then never move the head.
+    restore_failed: Option<String>,
 }
 
 /// The workspace-sync hook (registered by default, see
@@ -49,6 +55,24 @@ struct SyncState {
 #[derive(Debug, Default)]
 pub struct WorkspaceSync {
     sessions: Mutex<HashMap<String, SyncState>>,
+}
+
+fn hook_err(e: impl std::fmt::Display) -> HookError {
+    HookError::critical(e.to_string())
+}
+
+/// Runs blocking store work off the async runtime.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(StoreError::io("a store task", std::io::Error::other(e))))
+}
+
+/// The mindlog copy lives in the workspace but is not part of it.
+fn is_kept(path: &str) -> bool {
+    Some(path) != SANDBOX_MINDLOG_PATH.strip_prefix("/workspace/")
 }
 
 impl WorkspaceSync {
@@ -86,12 +110,23 @@ impl WorkspaceSync {
         };
         let sid = ctx.session_id();
         let sandbox = ctx.sandbox()?;
-        let store = ArchiveStore::new(paths.archive.clone());
-        let loaded = tokio::task::spawn_blocking(move || store.load())
+        let gens = paths.generations();
+        let legacy = paths.archive.clone();
+        let loaded = {
+            let gens = gens.clone();
+            blocking(move || {
+                crate::runtime::migrate_legacy_archive(&gens, &legacy)?;
+                let Some(head) = gens.head()? else {
+                    return Ok(None);
+                };
+                let tree = gens.manifest(&head.id)?;
+                let tar = gens.tar(&head.id, SANDBOX_UID)?;
+                Ok(Some((head, tree, tar)))
+            })
             .await
-            .map_err(|e| e.to_string())?;
-        let generation = match loaded {
-            Ok(Some(g)) => g,
+        };
+        let (head, tree, tar) = match loaded {
+            Ok(Some(x)) => x,
             Ok(None) => {
                 tracing::info!("[workspace-sync] {sid} nothing kept yet");
                 self.set_state(sid, SyncState::default());
@@ -99,34 +134,33 @@ impl WorkspaceSync {
             }
             Err(e) => return self.restore_failed(sid, &e.to_string()),
         };
-        match unpack(sandbox.as_ref(), &generation).await {
-            Ok(()) => {
-                tracing::info!("[workspace-sync] {sid} restored {} bytes", generation.len());
-                self.set_state(
-                    sid,
-                    SyncState {
-                        base: Some(generation.bytes),
-                        ..SyncState::default()
-                    },
-                );
-                Ok(())
-            }
-            Err(reason) => {
-                let _ = sandbox.remove_path(SYNC_TEMP_PATH).await;
-                self.restore_failed(sid, &reason)
-            }
+        if let Err(e) = sandbox.import_workspace(&tar).await {
+            return self.restore_failed(sid, &format!("the sandbox refused it: {e}"));
         }
-    }
-
-    fn restore_failed(&self, sid: &str, reason: &str) -> HookResult {
-        tracing::warn!(
-            "[workspace-sync] {sid} restore failed: {}",
-            one_line(reason)
+        tracing::info!(
+            "[workspace-sync] {sid} restored generation {} ({} bytes)",
+            head.id,
+            tree.content_bytes()
         );
         self.set_state(
             sid,
             SyncState {
-                restore_failed: true,
+                base: Some(head.id),
+                tree,
+                listed_at: head.listed_at,
+                restore_failed: None,
+            },
+        );
+        Ok(())
+    }
+
+    fn restore_failed(&self, sid: &str, reason: &str) -> HookResult {
+        let reason = one_line(reason);
+        tracing::warn!("[workspace-sync] {sid} restore failed: {reason}");
+        self.set_state(
+            sid,
+            SyncState {
+                restore_failed: Some(reason),
                 ..SyncState::default()
             },
         );
@@ -139,134 +173,207 @@ impl WorkspaceSync {
         };
         let sid = ctx.session_id().to_string();
         let sandbox = ctx.sandbox()?;
-        let ours = match pack(sandbox.as_ref()).await {
-            Ok(bytes) => bytes,
-            Err(PackError::Failed(reason)) => {
-                tracing::warn!("[workspace-sync] {sid} pack failed: {}", one_line(&reason));
-                return Ok(());
-            }
-            Err(PackError::Nothing) => {
-                tracing::warn!("[workspace-sync] {sid} pack produced nothing");
-                return Ok(());
-            }
-        };
-        let mut state = self.state(&sid);
-        let hash = content_hash(&ours);
-        let n = ours.len();
-        if state.last_stored == Some(hash) {
-            tracing::info!(
-                "[workspace-sync] {sid} kept {n} bytes (unchanged since the last snapshot)"
+        let state = self.state(&sid);
+        let (tree, bytes_new, listed_at) =
+            match take_snapshot(sandbox.as_ref(), paths, &state).await {
+                Ok(x) => x,
+                Err(e) => {
+                    let e = one_line(&e);
+                    tracing::warn!("[workspace-sync] {sid} snapshot failed: {e}");
+                    return Err(hook_err(format!(
+                        "snapshot failed: {e}; the last kept generation stays the head"
+                    )));
+                }
+            };
+        if state.restore_failed.is_none()
+            && state.base.is_some()
+            && tree.tree_hash() == state.tree.tree_hash()
+        {
+            let base = state
+                .base
+                .clone()
+                .unwrap_or_else(|| GenerationId(String::new()));
+            tracing::info!("[workspace-sync] {sid} unchanged since generation {base}");
+            self.set_state(&sid, SyncState { listed_at, ..state });
+            return Ok(());
+        }
+        let gens = paths.generations();
+        if let Some(reason) = &state.restore_failed {
+            let note = format!("the restore had failed: {reason}");
+            let sid2 = sid.clone();
+            let record = blocking(move || {
+                gens.commit_detached(&tree, bytes_new, Some(&sid2), listed_at, &note)
+            })
+            .await
+            .map_err(|e| hook_err(format!("snapshot failed: {e}")))?;
+            tracing::warn!(
+                "[workspace-sync] {sid} kept generation {} beside the head (the restore had failed, so the head was left as it was)",
+                record.id
             );
             return Ok(());
         }
-        let store = ArchiveStore::new(paths.archive.clone());
-        let archive_path = paths.archive.clone();
-        let restore_failed = state.restore_failed;
-        let base = state.base.clone();
-        let ours = Arc::new(ours);
-        let ours_for_store = ours.clone();
-        let sid_for_store = sid.clone();
-        let stored = tokio::task::spawn_blocking(move || {
-            if restore_failed {
-                store
-                    .store_beside(&ours_for_store, &sid_for_store)
-                    .map(|path| StoreOutcome::StoredBeside {
-                        bytes: ours_for_store.len() as u64,
-                        path,
-                        reason: "the restore had failed".into(),
-                    })
-            } else {
-                store.store(
-                    &ours_for_store,
-                    base.as_deref().map(|b| b.as_slice()),
-                    &sid_for_store,
+        let tree = Arc::new(tree);
+        let commit = {
+            let (gens, tree, base, base_tree, sid) = (
+                gens.clone(),
+                tree.clone(),
+                state.base.clone(),
+                state.tree.clone(),
+                sid.clone(),
+            );
+            blocking(move || {
+                gens.commit_from(
+                    base.as_ref(),
+                    Some(&base_tree),
+                    &tree,
+                    bytes_new,
+                    Some(&sid),
+                    listed_at,
                 )
-            }
-        })
-        .await
-        .map_err(|e| e.to_string())?;
-        match stored {
-            Ok(StoreOutcome::Replaced { .. }) => {
-                tracing::info!("[workspace-sync] {sid} kept {n} bytes");
-            }
-            Ok(StoreOutcome::Merged { bytes, conflicts }) => {
-                tracing::info!(
-                    "[workspace-sync] {sid} kept {n} bytes (merged with a newer archive from another session: {bytes} bytes, {} conflict(s))",
-                    conflicts.len()
-                );
-                for c in conflicts {
-                    tracing::warn!("[workspace-sync] {sid} conflict: {c}");
-                }
-            }
-            Ok(StoreOutcome::StoredBeside { path, reason, .. }) => {
-                tracing::warn!(
-                    "[workspace-sync] {sid} kept {n} bytes beside the archive, in {} ({reason}, so {} was left as it was)",
-                    path.display(),
-                    archive_path.display()
-                );
-            }
+            })
+            .await
+        };
+        let commit = match commit {
+            Ok(c) => c,
             Err(e) => {
-                tracing::warn!("[workspace-sync] {sid} store failed: {e}");
-                return Err(e.to_string().into());
+                tracing::warn!("[workspace-sync] {sid} snapshot failed: {e}");
+                return Err(hook_err(format!(
+                    "snapshot failed: {e}; the last kept generation stays the head"
+                )));
             }
-        }
-        state.base = Some(ours);
-        state.last_stored = Some(hash);
-        self.set_state(&sid, state);
+        };
+        log_commit(&sid, &commit);
+        self.set_state(
+            &sid,
+            SyncState {
+                base: Some(commit.record.id.clone()),
+                tree,
+                listed_at,
+                restore_failed: None,
+            },
+        );
         Ok(())
     }
 }
 
-/// Writes the archive into the sandbox and unpacks it; `Err` carries the reason.
-async fn unpack(sandbox: &dyn Sandbox, generation: &Generation) -> Result<(), String> {
-    sandbox
-        .write_file(SYNC_TEMP_PATH, &generation.bytes)
-        .await
-        .map_err(|e| e.to_string())?;
-    let out = sandbox
-        .run(RunRequest::new(RESTORE_COMMAND).timeout(SYNC_TIMEOUT))
-        .await
-        .map_err(|e| e.to_string())?;
-    if out.exit_code != 0 {
-        let stderr = out.stderr_text();
-        return Err(if stderr.trim().is_empty() {
-            format!("exit status {}", out.exit_code)
-        } else {
-            stderr
-        });
+fn log_commit(sid: &str, commit: &Commit) {
+    let r = &commit.record;
+    if !commit.created {
+        tracing::info!("[workspace-sync] {sid} unchanged since generation {}", r.id);
+        return;
     }
-    Ok(())
+    let merged = if commit.merged {
+        format!(
+            ", merged with another session's generation {}: {} conflict(s)",
+            r.parents.first().map(|p| p.as_str()).unwrap_or("?"),
+            commit.conflicts.len()
+        )
+    } else {
+        String::new()
+    };
+    tracing::info!(
+        "[workspace-sync] {sid} kept generation {}: {} ({} bytes new){merged}",
+        r.id,
+        r.stats,
+        r.stats.bytes_new
+    );
+    for c in &commit.conflicts {
+        tracing::warn!("[workspace-sync] {sid} conflict: {c}");
+    }
 }
 
-enum PackError {
-    Failed(String),
-    Nothing,
+/// Lists the sandbox, reads what changed since `state.tree`, stores the new
+/// blobs: the new tree, the bytes written, and when it was listed.
+async fn take_snapshot(
+    sandbox: &dyn Sandbox,
+    paths: &AgentPaths,
+    state: &SyncState,
+) -> Result<(Manifest, u64, i64), String> {
+    let listing = sandbox
+        .list_workspace()
+        .await
+        .map_err(|e| format!("listing /workspace: {e}"))?;
+    let (mut tree, needed) = reuse_unchanged(&listing, &state.tree, state.listed_at);
+    if needed.is_empty() {
+        return Ok((tree, 0, listing.listed_at));
+    }
+    let tar = sandbox
+        .export_paths(&needed)
+        .await
+        .map_err(|e| format!("reading changed files: {e}"))?;
+    let gens = paths.generations();
+    let (exported, written) = blocking(move || {
+        let (entries, _refused) =
+            read_tar_entries(&tar[..]).map_err(|e| StoreError::BadArchive(e.to_string()))?;
+        let blobs: Vec<(Hash, &[u8])> = entries
+            .iter()
+            .filter_map(|t| Some((t.entry.hash?, t.data.as_slice())))
+            .collect();
+        let written = gens.store().write_blobs(&blobs)?;
+        Ok((
+            entries
+                .into_iter()
+                .map(|t| (t.path, t.entry))
+                .collect::<HashMap<_, _>>(),
+            written,
+        ))
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    let mut exported = exported;
+    for path in &needed {
+        match exported.remove(path) {
+            Some(e) => {
+                tree.entries.insert(path.clone(), e);
+            }
+            // Gone between the listing and the export.
+            None => {
+                tree.entries.remove(path);
+            }
+        }
+    }
+    Ok((tree, written, listing.listed_at))
 }
 
-/// Packs the workspace inside the sandbox and reads the archive back.
-async fn pack(sandbox: &dyn Sandbox) -> Result<Vec<u8>, PackError> {
-    let out = sandbox
-        .run(RunRequest::new(PACK_COMMAND).timeout(SYNC_TIMEOUT))
-        .await
-        .map_err(|e| PackError::Failed(e.to_string()))?;
-    if out.exit_code != 0 || !out.stdout_text().contains("ok") {
-        let _ = sandbox.remove_path(SYNC_TEMP_PATH).await;
-        let stderr = out.stderr_text();
-        return Err(PackError::Failed(if stderr.trim().is_empty() {
-            format!("exit status {}", out.exit_code)
-        } else {
-            stderr
-        }));
+/// The listing as a tree, taking each file's hash from `base` when its
+/// listing matches and it is not racy; returns the tree and the paths whose
+/// content must be read.
+fn reuse_unchanged(listing: &Listing, base: &Manifest, listed_at: i64) -> (Manifest, Vec<String>) {
+    let mut tree = Manifest::default();
+    let mut needed = Vec::new();
+    let mut seen = HashSet::new();
+    for l in listing.entries.iter().filter(|l| is_kept(&l.path)) {
+        seen.insert(l.path.as_str());
+        let kind = match l.kind {
+            ListedKind::File => Kind::File,
+            ListedKind::Dir => Kind::Dir,
+            ListedKind::Symlink => Kind::Symlink,
+            ListedKind::Other => continue,
+        };
+        let mut entry = Entry {
+            kind,
+            mode: l.mode,
+            mtime: l.mtime,
+            size: if kind == Kind::File { l.size } else { 0 },
+            hash: None,
+            link: l.link.clone(),
+        };
+        if kind == Kind::File {
+            let old = base.entries.get(&l.path);
+            let same_stat = old.is_some_and(|o| {
+                o.kind == Kind::File && o.mode == l.mode && o.size == l.size && o.mtime == l.mtime
+            });
+            // A file modified in the second the base was listed (or later)
+            // may have changed again without its mtime moving.
+            let racy = l.mtime >= listed_at.saturating_sub(1);
+            match old {
+                Some(o) if same_stat && !racy => entry.hash = o.hash,
+                _ => needed.push(l.path.clone()),
+            }
+        }
+        tree.entries.insert(l.path.clone(), entry);
     }
-    let bytes = sandbox
-        .read_file(SYNC_TEMP_PATH)
-        .await
-        .map_err(|e| PackError::Failed(e.to_string()))?;
-    let _ = sandbox.remove_path(SYNC_TEMP_PATH).await;
-    match bytes {
-        Some(b) if !b.is_empty() => Ok(b),
-        _ => Err(PackError::Nothing),
-    }
+    (tree, needed)
 }
 
 /// Collapses a multi-line error (tar's stderr) into one log line.
@@ -301,5 +408,47 @@ impl Hook for WorkspaceSync {
     async fn session_failed(&self, ctx: &HookContext) -> HookResult {
         self.forget(ctx.session_id());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::Listed;
+
+    fn listed(path: &str, size: u64, mtime: i64) -> Listed {
+        Listed {
+            path: path.into(),
+            kind: ListedKind::File,
+            mode: 0o644,
+            size,
+            mtime,
+            link: None,
+        }
+    }
+
+    #[test]
+    fn only_changed_or_racy_files_are_read() {
+        let mut base = Manifest::default();
+        for p in ["same", "grown", "racy"] {
+            let mut e = Entry::file(b"abc");
+            e.mtime = if p == "racy" { 999 } else { 100 };
+            base.entries.insert(p.into(), e);
+        }
+        let listing = Listing {
+            entries: vec![
+                listed("same", 3, 100),
+                listed("grown", 4, 100),
+                listed("racy", 3, 999),
+                listed("new", 1, 100),
+                listed("mindlog.jsonl", 1, 100),
+            ],
+            listed_at: 1000,
+        };
+        let (tree, mut needed) = reuse_unchanged(&listing, &base, 1000);
+        needed.sort();
+        assert_eq!(needed, ["grown", "new", "racy"]);
+        assert!(tree.entries["same"].hash.is_some());
+        assert!(!tree.entries.contains_key("mindlog.jsonl"));
     }
 }

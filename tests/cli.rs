@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use common::{cli, cli_output, cli_with_stdin, sync_lines};
-use sandkeep::archive::ArchiveTree;
+use sandkeep::store::Generations;
 
 const LOCAL: &str = "local";
 
@@ -120,9 +120,16 @@ fn shell_runs_one_turn_per_line_and_keeps_after_each() {
         .map(|(_, o)| o.split(' ').next().unwrap())
         .collect();
     assert_eq!(outcomes[0], "nothing");
+    // One park per line; only the first changed anything, so only it made a
+    // generation.
     assert_eq!(
         outcomes.iter().filter(|o| **o == "kept").count(),
-        5,
+        1,
+        "{lines:?}"
+    );
+    assert_eq!(
+        outcomes.iter().filter(|o| **o == "unchanged").count(),
+        4,
         "{lines:?}"
     );
     let o = cli_output(
@@ -208,7 +215,7 @@ fn archive_ls_lists_what_was_kept() {
     let data = tempfile::tempdir().unwrap();
     let o = cli_output(data.path(), LOCAL, &["archive", "ls", "--agent", "a"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o.stderr).contains("no workspace archive yet"));
+    assert!(text(&o.stderr).contains("no workspace kept yet"));
     cli_output(
         data.path(),
         LOCAL,
@@ -250,8 +257,12 @@ fn workspace_archive_env_overrides_the_path() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(custom.exists());
-    assert!(!data.path().join("agents/e/workspace.tgz").exists());
+    assert!(
+        data.path()
+            .join("elsewhere/ws.tgz.generations/HEAD")
+            .exists()
+    );
+    assert!(!data.path().join("agents/e/store").exists());
 }
 
 #[test]
@@ -275,7 +286,7 @@ fn corrupt_archive_session_runs_and_archive_survives() {
     assert_eq!(text(&o.stdout).trim(), "0");
     let lines = sync_lines(&o.stderr);
     assert!(lines[0].1.starts_with("restore failed: "), "{lines:?}");
-    assert!(lines[1].1.contains("beside the archive"), "{lines:?}");
+    assert!(lines[1].1.contains("beside the head"), "{lines:?}");
     assert_eq!(std::fs::read(&archive).unwrap(), b"definitely not a tgz");
 }
 
@@ -290,21 +301,28 @@ fn help_is_useful() {
     assert_eq!(o.status.code(), Some(2), "usage errors exit 2");
 }
 
-/// The archive's `gen.txt` and the size of `big.txt`.
-fn archive_state(path: &Path) -> (String, usize) {
-    let bytes = std::fs::read(path).unwrap();
-    let tree = ArchiveTree::from_tgz(&bytes).expect("the archive always opens");
-    let gen_ = String::from_utf8_lossy(&tree.entries["gen.txt"].data)
-        .trim()
-        .to_string();
-    (gen_, tree.entries["big.txt"].data.len())
+/// The head generation's `gen.txt` and the size of `big.txt`, after checking
+/// that every kept generation verifies.
+fn archive_state(store: &Path) -> (String, usize) {
+    let gens = Generations::in_dir(store);
+    let problems = gens.verify().unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    let head = gens.head().unwrap().expect("a head");
+    let tree = gens.manifest(&head.id).unwrap();
+    let read = |p: &str| {
+        gens.store()
+            .read_blob(&tree.entries[p].hash.unwrap())
+            .unwrap()
+    };
+    let gen_ = String::from_utf8_lossy(&read("gen.txt")).trim().to_string();
+    (gen_, read("big.txt").len())
 }
 
 #[test]
-fn kill_9_during_snapshots_never_tears_the_archive() {
+fn kill_9_during_snapshots_leaves_a_head_that_verifies() {
     let data = tempfile::tempdir().unwrap();
     let d = data.path();
-    let archive = d.join("agents/crash/workspace.tgz");
+    let archive = d.join("agents/crash/store");
     let seed = cli_output(
         d,
         LOCAL,
@@ -363,20 +381,13 @@ fn kill_9_during_snapshots_never_tears_the_archive() {
     eprintln!(
         "{kept_new} of 100 killed sessions had stored their snapshot (one session takes {full:?})"
     );
-    // A normal session afterwards cleans up what the killed writers left.
+    // A normal session afterwards restores the last kept state.
     let o = cli_output(
         d,
         LOCAL,
         &["-q", "run", "--agent", "crash", "-c", "cat gen.txt"],
     );
     assert_eq!(text(&o.stdout).trim(), last);
-    let leftovers: Vec<_> = std::fs::read_dir(archive.parent().unwrap())
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".tmp-"))
-        .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]

@@ -46,6 +46,21 @@ async fn corrupt_archive_is_not_overwritten() {
 }
 
 #[tokio::test]
+async fn damaged_store_keeps_its_head() {
+    common::damaged_store_keeps_its_head(local()).await;
+}
+
+#[tokio::test]
+async fn rollback_and_fork() {
+    common::rollback_and_fork(local()).await;
+}
+
+#[tokio::test]
+async fn legacy_archive_migrates() {
+    common::legacy_archive_migrates(local()).await;
+}
+
+#[tokio::test]
 async fn malicious_archive_restores_nothing_outside() {
     common::malicious_archive(local()).await;
 }

@@ -46,21 +46,6 @@ pub fn write_atomic(target: &Path, data: &[u8]) -> io::Result<()> {
     result
 }
 
-/// Removes temp files a crashed [`write_atomic`] left next to `target`. Only
-/// call this while holding the target's [`FileLock`], so no live writer's temp
-/// file can be in flight.
-pub(crate) fn remove_stale_temps(target: &Path) {
-    let prefix = temp_prefix(target);
-    let Ok(entries) = fs::read_dir(parent_dir(target)) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(&prefix) {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
-
 /// The directory holding `path` (`.` for a bare file name).
 pub(crate) fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
@@ -131,16 +116,5 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
-    }
-
-    #[test]
-    fn stale_temps_are_removed() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("a.tgz");
-        let stale = dir.path().join(format!("{}123-0", temp_prefix(&target)));
-        fs::write(&stale, b"half").unwrap();
-        let _lock = FileLock::acquire(&dir.path().join("a.tgz.lock")).unwrap();
-        remove_stale_temps(&target);
-        assert!(!stale.exists());
     }
 }

@@ -1,29 +1,23 @@
-//! `sandkeep mindlog ...` and `sandkeep archive ls`: the host-side stores,
+//! `sandkeep mindlog ...` and `sandkeep archive ...`: the host-side stores,
 //! read and written without any sandbox.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use sandkeep::archive::{ArchiveEntry, EntryKind};
-use sandkeep::mindlog::{Entry, Kind};
+use sandkeep::Runtime;
+use sandkeep::duration::parse_duration;
+use sandkeep::mindlog::{self, Mindlog};
 use sandkeep::runtime::AgentPaths;
-use sandkeep::{Runtime, archive::ArchiveStore, mindlog::Mindlog};
+use sandkeep::store::{ChangeStats, Entry, Generations, Kind, Record, Retention, StoreError};
 
 use super::{ArchiveCommand, Cli, MindlogCommand};
 
 fn paths(cli: &Cli, agent: &str) -> anyhow::Result<AgentPaths> {
-    let mut builder = Runtime::builder().data_dir(&cli.data);
-    if let Some(p) = &cli.workspace_archive {
-        builder = builder.workspace_archive(p);
-    }
-    if let Some(p) = &cli.mindlog_file {
-        builder = builder.mindlog_file(p);
-    }
-    Ok(builder.build().paths(agent)?)
+    Ok(runtime(cli).paths(agent)?)
 }
 
-fn print_entries(entries: &[Entry], json: bool) -> anyhow::Result<()> {
+fn print_entries(entries: &[mindlog::Entry], json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     for e in entries {
         if json {
@@ -44,7 +38,7 @@ pub fn mindlog(cli: &Cli, cmd: &MindlogCommand) -> anyhow::Result<ExitCode> {
             session,
             text,
         } => {
-            let kind: Kind = kind.parse()?;
+            let kind: mindlog::Kind = kind.parse()?;
             let log = Mindlog::new(paths(cli, agent)?.mindlog);
             match log.append(kind, &text.join(" "), session.as_deref())? {
                 Some(entry) => println!("{}", entry.id),
@@ -75,38 +69,198 @@ pub fn mindlog(cli: &Cli, cmd: &MindlogCommand) -> anyhow::Result<ExitCode> {
 
 /// Runs an `archive` subcommand.
 pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
+    let gens =
+        |agent: &str| -> anyhow::Result<Generations> { Ok(runtime(cli).generations(agent)?) };
+    let mut out = std::io::stdout().lock();
     match cmd {
-        ArchiveCommand::Ls { agent } => {
-            let store = ArchiveStore::new(paths(cli, agent)?.archive);
-            let Some(tree) = store.list().with_context(|| format!("agent {agent}"))? else {
-                eprintln!(
-                    "sandkeep: agent {agent} has no workspace archive yet ({})",
-                    store.path().display()
-                );
+        ArchiveCommand::Log { agent, limit } => {
+            let log = gens(agent)?.log(*limit)?;
+            if log.is_empty() {
+                eprintln!("sandkeep: agent {agent} has no generations yet");
                 return Ok(ExitCode::from(1));
+            }
+            for r in log {
+                writeln!(out, "{}", log_line(&r))?;
+            }
+        }
+        ArchiveCommand::Diff {
+            agent,
+            from,
+            to,
+            stat,
+        } => {
+            let g = gens(agent)?;
+            let from = g.resolve(from.as_deref().unwrap_or("HEAD~1"))?;
+            let to = g.resolve(to.as_deref().unwrap_or("HEAD"))?;
+            let changes = g.manifest(&from)?.diff(&*g.manifest(&to)?);
+            let mut total = 0;
+            for c in changes.iter().filter(|c| c.entry_kind != Kind::Dir) {
+                if *stat {
+                    writeln!(out, "{}\t{}\t{}", c.kind.letter(), c.path, c.size)?;
+                    total += c.size;
+                } else {
+                    writeln!(out, "{}\t{}", c.kind.letter(), c.path)?;
+                }
+            }
+            if *stat {
+                writeln!(out, "{}, {total} bytes", ChangeStats::of(&changes))?;
+            }
+        }
+        ArchiveCommand::Show { agent, spec } => {
+            let (generation, path) = spec
+                .split_once(':')
+                .context("give GEN:PATH, e.g. HEAD:notes.txt")?;
+            let g = gens(agent)?;
+            let id = g.resolve(generation)?;
+            let tree = g.manifest(&id)?;
+            let path = path.trim_start_matches("./").trim_start_matches('/');
+            let path = path.strip_prefix("workspace/").unwrap_or(path);
+            let entry = tree
+                .entries
+                .get(path)
+                .with_context(|| format!("generation {id} has no {path}"))?;
+            match (entry.kind, entry.hash) {
+                (Kind::File, Some(h)) => out.write_all(&g.store().read_blob(&h)?)?,
+                (Kind::Symlink, _) => writeln!(out, "{}", entry.link.as_deref().unwrap_or(""))?,
+                _ => anyhow::bail!("{path} is a directory in generation {id}"),
+            }
+        }
+        ArchiveCommand::Ls { agent, generation } => {
+            let g = gens(agent)?;
+            let id = match g.resolve(generation.as_deref().unwrap_or("HEAD")) {
+                Err(StoreError::Empty) => {
+                    eprintln!("sandkeep: agent {agent} has no workspace kept yet");
+                    return Ok(ExitCode::from(1));
+                }
+                other => other?,
             };
-            let mut out = std::io::stdout().lock();
-            for entry in tree.entries.values() {
-                writeln!(out, "{}", long_line(entry))?;
+            for (path, e) in &g.manifest(&id)?.entries {
+                writeln!(out, "{}", long_line(path, e))?;
             }
-            for refused in &tree.refused {
-                eprintln!(
-                    "sandkeep: warning: refused entry {:?}: {}",
-                    refused.name, refused.reason
-                );
+        }
+        ArchiveCommand::Checkout { agent, generation } => {
+            let g = gens(agent)?;
+            let id = g.resolve(generation)?;
+            let c = g.checkout(&id)?;
+            println!("{}", c.record.id);
+        }
+        ArchiveCommand::Fork {
+            agent,
+            to,
+            generation,
+        } => {
+            let g = gens(agent)?;
+            let id = g.resolve(generation.as_deref().unwrap_or("HEAD"))?;
+            let c = g.fork_to(&gens(to)?, &id)?;
+            println!("{}", c.record.id);
+        }
+        ArchiveCommand::Export {
+            agent,
+            generation,
+            output,
+        } => {
+            let g = gens(agent)?;
+            let id = g.resolve(generation.as_deref().unwrap_or("HEAD"))?;
+            let bytes = g.export_tgz(&id)?;
+            if output.as_os_str() == "-" {
+                out.write_all(&bytes)?;
+            } else {
+                sandkeep::archive::atomic::write_atomic(output, &bytes)
+                    .with_context(|| format!("writing {}", output.display()))?;
             }
+        }
+        ArchiveCommand::Import { agent, file } => {
+            let bytes =
+                std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+            let c = gens(agent)?.import_tgz(&bytes, &format!("import of {}", file.display()))?;
+            println!("{}", c.record.id);
+        }
+        ArchiveCommand::Verify { agent } => {
+            let problems = gens(agent)?.verify()?;
+            for p in &problems {
+                eprintln!("sandkeep: damaged: {p}");
+            }
+            if !problems.is_empty() {
+                return Ok(ExitCode::from(1));
+            }
+            eprintln!("sandkeep: every generation of {agent} verifies");
+        }
+        ArchiveCommand::Gc {
+            agent,
+            keep,
+            keep_within,
+        } => {
+            let mut retention = Retention::default();
+            if let Some(n) = keep {
+                retention = Retention::newest(*n);
+            }
+            if let Some(d) = keep_within {
+                let age = parse_duration(d)
+                    .with_context(|| format!("--keep-within: not a duration: {d}"))?;
+                retention = retention.within(Some(age));
+            } else if keep.is_some() {
+                retention = retention.within(None);
+            }
+            let report = gens(agent)?.gc(retention)?;
+            println!(
+                "kept {} generation(s), removed {}, freed {} bytes",
+                report.kept, report.removed, report.freed_bytes
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
+fn runtime(cli: &Cli) -> Runtime {
+    let mut builder = Runtime::builder().data_dir(&cli.data);
+    if let Some(p) = &cli.workspace_archive {
+        builder = builder.workspace_archive(p);
+    }
+    if let Some(p) = &cli.mindlog_file {
+        builder = builder.mindlog_file(p);
+    }
+    builder.build()
+}
+
+/// `2026-12-04 03:10:00`, UTC.
+fn utc(secs: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .map(|t| {
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+                t.year(),
+                u8::from(t.month()),
+                t.day(),
+                t.hour(),
+                t.minute(),
+                t.second()
+            )
+        })
+        .unwrap_or_else(|_| "????-??-?? ??:??:??".into())
+}
+
+/// `ID  TIME  SESSION  +A ~M -D  N bytes new  [note]`.
+fn log_line(r: &Record) -> String {
+    let mut line = format!(
+        "{}  {}Z  {}  {}  {} bytes new",
+        r.id,
+        utc(r.created),
+        r.session.as_deref().unwrap_or("-"),
+        r.stats,
+        r.stats.bytes_new
+    );
+    if let Some(note) = &r.note {
+        line.push_str(&format!("  ({note})"));
+    }
+    line
+}
+
 /// `-rw-r--r--       12 2026-12-03 03:10 notes.txt`, like `tar tv`.
-fn long_line(e: &ArchiveEntry) -> String {
+fn long_line(path: &str, e: &Entry) -> String {
     let type_char = match e.kind {
-        EntryKind::File => '-',
-        EntryKind::Dir => 'd',
-        EntryKind::Symlink => 'l',
-        EntryKind::HardLink => 'h',
+        Kind::File => '-',
+        Kind::Dir => 'd',
+        Kind::Symlink => 'l',
     };
     let mut mode = String::with_capacity(10);
     mode.push(type_char);
@@ -116,23 +270,11 @@ fn long_line(e: &ArchiveEntry) -> String {
         mode.push(if bits & 2 != 0 { 'w' } else { '-' });
         mode.push(if bits & 1 != 0 { 'x' } else { '-' });
     }
-    let when = time::OffsetDateTime::from_unix_timestamp(e.mtime as i64)
-        .map(|t| {
-            format!(
-                "{:04}-{:02}-{:02} {:02}:{:02}",
-                t.year(),
-                u8::from(t.month()),
-                t.day(),
-                t.hour(),
-                t.minute()
-            )
-        })
-        .unwrap_or_else(|_| "????-??-?? ??:??".into());
+    let when = &utc(e.mtime)[..16];
     let name = match e.kind {
-        EntryKind::Dir => format!("{}/", e.path),
-        EntryKind::Symlink => format!("{} -> {}", e.path, e.link.as_deref().unwrap_or("")),
-        EntryKind::HardLink => format!("{} link to {}", e.path, e.link.as_deref().unwrap_or("")),
-        EntryKind::File => e.path.clone(),
+        Kind::Dir => format!("{path}/"),
+        Kind::Symlink => format!("{path} -> {}", e.link.as_deref().unwrap_or("")),
+        Kind::File => path.to_string(),
     };
-    format!("{mode} {:>10} {when} {name}", e.size())
+    format!("{mode} {:>10} {when} {name}", e.size)
 }

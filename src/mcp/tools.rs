@@ -185,6 +185,13 @@ pub async fn call(
     };
     if let Err(e) = session.park().await {
         tracing::warn!("[mcp] park failed: {e}");
+        let mut failed = result;
+        failed.is_error = Some(true);
+        failed.content.push(ContentBlock::text(format!(
+            "The workspace was NOT kept after this call ({e}). Your files are still in the \
+             sandbox; free space or remove large files, then run a command again to retry."
+        )));
+        return Ok(failed);
     }
     Ok(result)
 }

@@ -4,11 +4,13 @@
 pub mod docker;
 pub mod local;
 pub mod select;
+pub mod workspace;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use sandkeep_shell::OutputSink;
+pub use workspace::{Listed, ListedKind, Listing};
 
 /// Which backend a sandbox runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -144,6 +146,24 @@ pub trait Sandbox: Send + Sync {
     /// Writes UTF-8 text to a file, creating its parent directories.
     async fn write_text(&self, path: &str, text: &str) -> Result<(), SandboxError> {
         self.write_file(path, text.as_bytes()).await
+    }
+
+    /// Every path under `/workspace` with its kind, mode, size and mtime
+    /// (the default runs `find -printf`, see [`workspace`]).
+    async fn list_workspace(&self) -> Result<Listing, SandboxError> {
+        workspace::list_with_shell(self).await
+    }
+
+    /// An uncompressed tar of the named paths (relative to `/workspace`, no
+    /// recursion into directories); a path that vanished is left out. The
+    /// default runs `tar cf -T`.
+    async fn export_paths(&self, paths: &[String]) -> Result<Vec<u8>, SandboxError> {
+        workspace::export_with_shell(self, paths).await
+    }
+
+    /// Unpacks an uncompressed tar into `/workspace` (the default runs `tar xf`).
+    async fn import_workspace(&self, tar: &[u8]) -> Result<(), SandboxError> {
+        workspace::import_with_shell(self, tar).await
     }
 }
 

@@ -172,23 +172,7 @@ fn unquote(v: &str) -> String {
     }
 }
 
-/// `30s`, `5m`, `1h`, `500ms`, or a number of seconds.
-pub fn parse_duration(v: &str) -> Option<Duration> {
-    let v = v.trim();
-    let split = v
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(v.len());
-    let (num, unit) = v.split_at(split);
-    let n: f64 = num.parse().ok()?;
-    let secs = match unit.trim() {
-        "" | "s" => n,
-        "ms" => n / 1000.0,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return None,
-    };
-    (secs > 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs))
-}
+pub use crate::duration::parse_duration;
 
 /// Splits a prompt into its prose and its fenced `bash`/`sh` blocks.
 fn split_prompt(prompt: &str) -> (String, Vec<String>) {

@@ -14,10 +14,11 @@ use std::sync::{Arc, Mutex};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use sandkeep::archive::{ArchiveTree, EntryKind};
+use sandkeep::archive::{ArchiveEntry, ArchiveTree};
 use sandkeep::hooks::{Hook, HookContext, HookResult};
 use sandkeep::mindlog::Kind;
 use sandkeep::sandbox::{Backend, RunResult};
+use sandkeep::store::{self, GenerationId, Generations};
 use sandkeep::{Runtime, Session};
 use tempfile::TempDir;
 
@@ -44,24 +45,35 @@ pub async fn ok(session: &mut Session, script: &str) -> RunResult {
     r
 }
 
-/// The regular files of an agent's archive, as (path, text).
+/// The regular files of an agent's head generation, as (path, text).
 pub fn archive_files(rt: &Runtime, agent: &str) -> Vec<(String, String)> {
-    let tree = rt
-        .archive(agent)
+    let gens = rt.generations(agent).unwrap();
+    let head = gens.head().unwrap().expect("a generation was kept");
+    files_of(&gens, &head.id)
+}
+
+/// The regular files of one generation, as (path, text).
+pub fn files_of(gens: &Generations, id: &GenerationId) -> Vec<(String, String)> {
+    gens.manifest(id)
         .unwrap()
-        .list()
-        .unwrap()
-        .expect("an archive was kept");
-    tree.entries
-        .values()
-        .filter(|e| e.kind == EntryKind::File)
-        .map(|e| {
-            (
-                e.path.clone(),
-                String::from_utf8_lossy(&e.data).into_owned(),
-            )
+        .entries
+        .iter()
+        .filter(|(_, e)| e.kind == store::Kind::File)
+        .map(|(p, e)| {
+            let data = gens.store().read_blob(&e.hash.unwrap()).unwrap();
+            (p.clone(), String::from_utf8_lossy(&data).into_owned())
         })
         .collect()
+}
+
+/// `sha256sum` of every file under /workspace (sorted), as the sandbox sees it.
+pub async fn tree_hashes(s: &mut Session) -> String {
+    ok(
+        s,
+        "find . -type f ! -name mindlog.jsonl | LC_ALL=C sort | while read -r f; do sha256sum \"$f\"; done; find . -type l | LC_ALL=C sort",
+    )
+    .await
+    .stdout_text()
 }
 
 /// The seed's evidence through the library: two sessions, FIRES=1 then FIRES=2,
@@ -334,7 +346,8 @@ pub fn raw_tgz(entries: &[(&str, tar::EntryType, &str, &[u8])]) -> Vec<u8> {
     b.into_inner().unwrap().finish().unwrap()
 }
 
-/// Writes an agent's archive file directly.
+/// Writes an agent's legacy `workspace.tgz` directly (what the previous
+/// version kept), to be imported on first use.
 pub fn plant_archive(rt: &Runtime, agent: &str, bytes: &[u8]) -> PathBuf {
     let path = rt.paths(agent).unwrap().archive;
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -342,8 +355,9 @@ pub fn plant_archive(rt: &Runtime, agent: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-/// A corrupt archive: the session still runs in an empty workspace, and the
-/// archive is not overwritten (the snapshot goes beside it).
+/// A corrupt legacy archive: the session still runs in an empty workspace,
+/// the archive is left as it was, and the session's work is kept as a
+/// generation beside the head (which stays empty).
 pub async fn corrupt_archive(backend: Arc<dyn Backend>) {
     let (_data, rt) = runtime(&backend);
     let garbage = b"\x1f\x8b\x08\x00this is not really gzip".to_vec();
@@ -355,19 +369,121 @@ pub async fn corrupt_archive(backend: Arc<dyn Backend>) {
     )
     .await;
     assert_eq!(r.stdout_text().trim(), "0", "the workspace starts empty");
-    let sid = s.id().to_string();
     s.complete().await.unwrap();
     assert_eq!(
         std::fs::read(&path).unwrap(),
         garbage,
         "the corrupt archive is left as it was"
     );
-    let beside = rt.archive("x").unwrap().beside_path(&sid);
-    let tree = ArchiveTree::from_tgz(&std::fs::read(&beside).unwrap()).unwrap();
+    let gens = rt.paths("x").unwrap().generations();
+    assert!(gens.head().unwrap().is_none(), "the head did not move");
+    let ids = gens.store().record_ids().unwrap();
+    assert_eq!(ids.len(), 1, "the session's work is kept beside the head");
     assert_eq!(
-        tree.entries["new.txt"].data, b"new\n",
-        "the session's work is kept beside it"
+        files_of(&gens, &ids[0]),
+        [("new.txt".into(), "new\n".into())]
     );
+}
+
+/// A store whose blob was damaged: the restore fails naming the path, the
+/// session runs on an empty workspace, and its park never replaces the head.
+pub async fn damaged_store_keeps_its_head(backend: Arc<dyn Backend>) {
+    let (_data, rt) = runtime(&backend);
+    let mut s = rt.session("d").unwrap();
+    ok(&mut s, "seq 1 2000 > numbers.txt").await;
+    s.complete().await.unwrap();
+    let gens = rt.generations("d").unwrap();
+    let head = gens.head().unwrap().unwrap().id;
+    flip_a_byte_in_every_pack(&rt.paths("d").unwrap().store);
+    let problems = gens.verify().unwrap();
+    assert!(
+        problems.iter().any(|p| p.contains("numbers.txt")),
+        "verify names the path: {problems:?}"
+    );
+    let mut s = rt.session("d").unwrap();
+    let r = ok(
+        &mut s,
+        "ls | grep -v mindlog | wc -l; echo after > after.txt",
+    )
+    .await;
+    assert_eq!(r.stdout_text().trim(), "0");
+    s.complete().await.unwrap();
+    assert_eq!(gens.head().unwrap().unwrap().id, head, "the head stays");
+}
+
+/// Flips one byte near the end of each pack file of a store.
+pub fn flip_a_byte_in_every_pack(store: &Path) {
+    for e in std::fs::read_dir(store.join("packs")).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "pack") {
+            let mut bytes = std::fs::read(e.path()).unwrap();
+            let at = bytes.len() - 2;
+            bytes[at] ^= 0x20;
+            std::fs::write(e.path(), bytes).unwrap();
+        }
+    }
+}
+
+/// `rm -rf` in one session, `checkout HEAD~1`: the next session sees every
+/// file byte for byte as before; and a fork starts another agent there.
+pub async fn rollback_and_fork(backend: Arc<dyn Backend>) {
+    let (_data, rt) = runtime(&backend);
+    let mut s = rt.session("r").unwrap();
+    ok(
+        &mut s,
+        "mkdir -p src/deep bin; seq 1 5000 > src/n.txt; printf '\\000\\377\\001' > src/bin.dat; \
+         echo 'echo run' > bin/tool; chmod 755 bin/tool; echo deep > src/deep/x; ln -s deep/x src/link",
+    )
+    .await;
+    let before = tree_hashes(&mut s).await;
+    s.complete().await.unwrap();
+    let mut s = rt.session("r").unwrap();
+    ok(&mut s, "rm -rf src bin").await;
+    s.complete().await.unwrap();
+    let gens = rt.generations("r").unwrap();
+    let diff = gens
+        .manifest(&gens.resolve("HEAD~1").unwrap())
+        .unwrap()
+        .diff(&gens.manifest(&gens.resolve("HEAD").unwrap()).unwrap());
+    assert!(diff.iter().any(|c| c.path == "src/n.txt"), "{diff:?}");
+    gens.checkout(&gens.resolve("HEAD~1").unwrap()).unwrap();
+    assert_eq!(gens.log(10).unwrap().len(), 3, "rollback keeps history");
+    let mut s = rt.session("r").unwrap();
+    assert_eq!(tree_hashes(&mut s).await, before, "byte for byte");
+    let r = ok(&mut s, "bin/tool; stat -c %a bin/tool").await;
+    assert_eq!(r.stdout_text(), "run\n755\n");
+    s.complete().await.unwrap();
+    let forked = rt.generations("r2").unwrap();
+    gens.fork_to(&forked, &gens.resolve("HEAD~2").unwrap())
+        .unwrap();
+    let mut s = rt.session("r2").unwrap();
+    assert_eq!(tree_hashes(&mut s).await, before, "the fork");
+    s.complete().await.unwrap();
+}
+
+/// A `workspace.tgz` as the previous version wrote it restores as
+/// generation 1, and the old file is kept aside.
+pub async fn legacy_archive_migrates(backend: Arc<dyn Backend>) {
+    let (_data, rt) = runtime(&backend);
+    let mut tree = ArchiveTree::default();
+    tree.entries.insert(
+        "old.txt".into(),
+        ArchiveEntry::file("old.txt", b"from the old version\n"),
+    );
+    tree.entries.insert("d".into(), ArchiveEntry::dir("d"));
+    tree.entries
+        .insert("d/x".into(), ArchiveEntry::file("d/x", b"x\n"));
+    let path = plant_archive(&rt, "m", &tree.to_tgz().unwrap());
+    let mut s = rt.session("m").unwrap();
+    let r = ok(&mut s, "cat old.txt d/x").await;
+    assert_eq!(r.stdout_text(), "from the old version\nx\n");
+    s.complete().await.unwrap();
+    let gens = rt.generations("m").unwrap();
+    let log = gens.log(10).unwrap();
+    assert_eq!(log.last().unwrap().seq, 1);
+    assert!(!path.exists());
+    let mut kept = path.into_os_string();
+    kept.push(".imported");
+    assert!(Path::new(&kept).exists());
 }
 
 /// A malicious archive (`../evil`, `/etc/x`, a symlink to /tmp then a file
@@ -480,6 +596,31 @@ pub async fn cross_backend(from: Arc<dyn Backend>, to: Arc<dyn Backend>) {
     .await;
     assert_eq!(r.stdout_text(), "hi\nhi\nexec\ndeep/hi.txt\n");
     s.complete().await.unwrap();
+    // The seed's .tgz format: exported from this agent, GNU tar reads it and
+    // it imports into another agent whose session restores it.
+    let rt = build(&to);
+    let gens = rt.generations("x").unwrap();
+    let tgz = gens.export_tgz(&gens.resolve("HEAD").unwrap()).unwrap();
+    let listed = Command::new("tar")
+        .arg("tzf")
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(&tgz)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("./src/deep/hi.txt"));
+    rt.generations("y")
+        .unwrap()
+        .import_tgz(&tgz, "test import")
+        .unwrap();
+    let mut s = build(&from).session("y").unwrap();
+    let r = ok(&mut s, "cat src/link; test -x src/run.sh && echo exec").await;
+    assert_eq!(r.stdout_text(), "hi\nexec\n");
+    s.complete().await.unwrap();
 }
 
 /// An ephemeral session keeps nothing and writes nothing on the host.
@@ -569,25 +710,31 @@ pub fn fires_via_cli(backend: &str) {
     assert_eq!(l1.len(), 2, "{l1:?}");
     assert_eq!(l2.len(), 2, "{l2:?}");
     assert_eq!(l1[0].1, "nothing kept yet");
-    let kept: u64 = l1[1]
-        .1
-        .strip_prefix("kept ")
-        .and_then(|r| r.strip_suffix(" bytes"))
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert_eq!(l2[0].1, format!("restored {kept} bytes"));
+    // `kept generation ID: +1 ~0 -0 (N bytes new)`, then restored from it.
+    let kept = |line: &str| -> String {
+        let rest = line.strip_prefix("kept generation ").expect(line);
+        rest.split(':').next().unwrap().to_string()
+    };
+    let first = kept(&l1[1].1);
+    assert!(l1[1].1.contains(": +1 ~0 -0 ("), "{:?}", l1[1]);
     assert!(
-        l2[1].1.starts_with("kept ") && l2[1].1.ends_with(" bytes"),
+        l2[0]
+            .1
+            .starts_with(&format!("restored generation {first} (")),
         "{:?}",
-        l2[1]
+        l2[0]
     );
+    let second = kept(&l2[1].1);
+    assert!(l2[1].1.contains(": +0 ~1 -0 ("), "{:?}", l2[1]);
+    assert_ne!(first, second);
     assert_eq!(l1[0].0, l1[1].0);
     assert_eq!(l2[0].0, l2[1].0);
     assert_ne!(l1[0].0, l2[0].0, "two sessions, two ids");
-    let archive = data.path().join("agents/demo/workspace.tgz");
-    assert_eq!(
-        std::fs::metadata(&archive).unwrap().len(),
-        l2[1].1[5..l2[1].1.len() - 6].parse::<u64>().unwrap()
-    );
+    let log = cli_output(data.path(), backend, &["archive", "log", "--agent", "demo"]);
+    let log = String::from_utf8_lossy(&log.stdout).into_owned();
+    let ids: Vec<_> = log
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(ids, [second.as_str(), first.as_str()], "{log}");
 }

@@ -14,7 +14,11 @@ use std::time::Duration;
 use sandkeep_shell::{FsError, LimitKind, RunOptions, Shell, ShellConfig};
 use tokio::sync::oneshot;
 
-use super::{Backend, BackendKind, RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec};
+mod workspace;
+
+use super::{
+    Backend, BackendKind, Listing, RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec,
+};
 
 /// Stack size of the thread that runs one script: the interpreter recurses on
 /// the native stack (nested functions, subshells, command substitutions).
@@ -251,6 +255,22 @@ impl Sandbox for LocalSandbox {
             Err(e) => Err(path_error(&shown, e)),
         })
         .await
+    }
+
+    async fn list_workspace(&self) -> Result<Listing, SandboxError> {
+        self.with_fs(|shell| workspace::list(shell.fs())).await
+    }
+
+    async fn export_paths(&self, paths: &[String]) -> Result<Vec<u8>, SandboxError> {
+        let paths = paths.to_vec();
+        self.with_fs(move |shell| workspace::export(shell.fs(), &paths))
+            .await
+    }
+
+    async fn import_workspace(&self, tar: &[u8]) -> Result<(), SandboxError> {
+        let tar = tar.to_vec();
+        self.with_fs(move |shell| workspace::import(shell.fs(), &tar))
+            .await
     }
 
     async fn stop(&self) -> Result<(), SandboxError> {

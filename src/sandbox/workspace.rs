@@ -1,0 +1,195 @@
+//! Moving `/workspace` across the sandbox boundary as tar streams: the
+//! listing a snapshot starts from, the export of changed paths, the import of
+//! a restored tree.
+//!
+//! The [`Sandbox`](super::Sandbox) trait's default methods do this with the
+//! shell commands every backend runs the same way (`find -printf`, `tar cf
+//! -T`, `tar xf`), so a backend gets them for free; the local backend serves
+//! them straight from its virtual filesystem, and parity is kept by the tar
+//! format.
+
+use std::time::Duration;
+
+use super::{RunRequest, Sandbox, SandboxError};
+
+/// Where the sync scripts keep their files inside the sandbox.
+pub const SYNC_DIR: &str = "/tmp/.sandkeep-sync";
+
+/// How long one listing, export or import may take.
+pub const SYNC_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What a listed path is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListedKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link.
+    Symlink,
+    /// A device, fifo or socket: never kept.
+    Other,
+}
+
+/// One path of `/workspace` as the sandbox sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listed {
+    /// Relative to `/workspace`.
+    pub path: String,
+    /// What it is.
+    pub kind: ListedKind,
+    /// Permission bits.
+    pub mode: u32,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, whole seconds since the epoch.
+    pub mtime: i64,
+    /// The target, for a symlink.
+    pub link: Option<String>,
+}
+
+/// Everything under `/workspace`, and the sandbox's clock when it was listed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The paths, in no particular order.
+    pub entries: Vec<Listed>,
+    /// The sandbox's clock, seconds since the epoch, just before the walk.
+    pub listed_at: i64,
+}
+
+/// Lists `/workspace` into a file: the clock on the first line, then six
+/// NUL-terminated fields per path (type, mode, size, mtime, path, target).
+const LIST_SCRIPT: &str = "mkdir -p /tmp/.sandkeep-sync && cd /workspace && \
+     { date +%s; find . -mindepth 1 -printf '%y\\0%m\\0%s\\0%T@\\0%P\\0%l\\0'; } \
+     > /tmp/.sandkeep-sync/listing";
+
+/// Parses what [`LIST_SCRIPT`] wrote.
+pub fn parse_listing(bytes: &[u8]) -> Result<Listing, SandboxError> {
+    let bad = |why: &str| SandboxError::Backend(format!("unreadable workspace listing: {why}"));
+    let nl = memchr::memchr(b'\n', bytes).ok_or_else(|| bad("no clock line"))?;
+    let listed_at = std::str::from_utf8(&bytes[..nl])
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .ok_or_else(|| bad("bad clock line"))?;
+    let mut fields = bytes[nl + 1..].split(|&b| b == 0);
+    let mut entries = Vec::new();
+    while let Some(kind) = fields.next() {
+        if kind.is_empty() {
+            break;
+        }
+        let mut next = || fields.next().ok_or_else(|| bad("truncated record"));
+        let (mode, size, mtime, path, link) = (next()?, next()?, next()?, next()?, next()?);
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let num = |b: &[u8]| {
+            std::str::from_utf8(b)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+        };
+        let mtime = std::str::from_utf8(mtime)
+            .ok()
+            .and_then(|s| s.split('.').next()?.parse::<i64>().ok())
+            .ok_or_else(|| bad("bad mtime"))?;
+        let kind = match kind {
+            b"f" => ListedKind::File,
+            b"d" => ListedKind::Dir,
+            b"l" => ListedKind::Symlink,
+            _ => ListedKind::Other,
+        };
+        entries.push(Listed {
+            path: text(path),
+            kind,
+            mode: std::str::from_utf8(mode)
+                .ok()
+                .and_then(|m| u32::from_str_radix(m, 8).ok())
+                .ok_or_else(|| bad("bad mode"))?,
+            size: num(size).ok_or_else(|| bad("bad size"))?,
+            mtime,
+            link: (kind == ListedKind::Symlink).then(|| text(link)),
+        });
+    }
+    Ok(Listing { entries, listed_at })
+}
+
+/// Runs a sync script and fails with its stderr when it fails.
+async fn run_checked(sandbox: &(impl Sandbox + ?Sized), script: &str) -> Result<(), SandboxError> {
+    let out = sandbox
+        .run(RunRequest::new(script).timeout(SYNC_TIMEOUT))
+        .await?;
+    if out.exit_code == 0 {
+        return Ok(());
+    }
+    let stderr = out.stderr_text();
+    Err(SandboxError::Backend(if stderr.trim().is_empty() {
+        format!("exit status {}", out.exit_code)
+    } else {
+        stderr.trim().to_string()
+    }))
+}
+
+/// [`Sandbox::list_workspace`] through the shell.
+pub async fn list_with_shell(sandbox: &(impl Sandbox + ?Sized)) -> Result<Listing, SandboxError> {
+    run_checked(sandbox, LIST_SCRIPT).await?;
+    let path = format!("{SYNC_DIR}/listing");
+    let bytes = sandbox.read_file(&path).await?.unwrap_or_default();
+    let _ = sandbox.remove_path(&path).await;
+    parse_listing(&bytes)
+}
+
+/// [`Sandbox::export_paths`] through the shell: `tar cf` of the named paths.
+pub async fn export_with_shell(
+    sandbox: &(impl Sandbox + ?Sized),
+    paths: &[String],
+) -> Result<Vec<u8>, SandboxError> {
+    if let Some(p) = paths.iter().find(|p| p.contains('\n')) {
+        return Err(SandboxError::Path {
+            path: p.clone(),
+            reason: "a name with a newline cannot be exported".into(),
+        });
+    }
+    let list: String = paths.iter().map(|p| format!("./{p}\n")).collect();
+    sandbox
+        .write_file(&format!("{SYNC_DIR}/paths"), list.as_bytes())
+        .await?;
+    // A path deleted since the listing makes tar complain and go on: what it
+    // could not read is simply absent from the export.
+    let script = "cd /tmp/.sandkeep-sync && tar cf export.tar -C /workspace --no-recursion \
+                  -T paths 2>errors; test -f export.tar || { cat errors >&2; exit 1; }";
+    run_checked(sandbox, script).await?;
+    let tar = sandbox
+        .read_file(&format!("{SYNC_DIR}/export.tar"))
+        .await?
+        .unwrap_or_default();
+    let _ = sandbox.remove_path(SYNC_DIR).await;
+    Ok(tar)
+}
+
+/// [`Sandbox::import_workspace`] through the shell: `tar xf` into /workspace.
+pub async fn import_with_shell(
+    sandbox: &(impl Sandbox + ?Sized),
+    tar: &[u8],
+) -> Result<(), SandboxError> {
+    sandbox
+        .write_file(&format!("{SYNC_DIR}/import.tar"), tar)
+        .await?;
+    let script = "mkdir -p /workspace && tar xf /tmp/.sandkeep-sync/import.tar -C /workspace; \
+                  s=$?; rm -rf /tmp/.sandkeep-sync; exit $s";
+    run_checked(sandbox, script).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listing_parses_find_printf_output() {
+        let bytes = b"1700000000\nd\x00755\x004096\x001700000000.5\x00d\x00\x00\
+                      l\x00777\x003\x001.0\x00l\x00d/a\x00";
+        let l = parse_listing(bytes).unwrap();
+        assert_eq!(l.listed_at, 1_700_000_000);
+        assert_eq!(l.entries[0].kind, ListedKind::Dir);
+        assert_eq!(l.entries[0].mode, 0o755);
+        assert_eq!(l.entries[1].link.as_deref(), Some("d/a"));
+        assert!(parse_listing(b"x\n").is_err());
+        assert!(parse_listing(b"1\nf\x00644\x00").is_err());
+    }
+}

@@ -1,0 +1,206 @@
+//! Tar streams in and out of the store: the transport across the sandbox
+//! boundary, and the `.tgz` format of `archive export`/`import` (the shape
+//! `tar czf X -C /workspace .` produces, so GNU tar reads it and the seed's
+//! archives import).
+//!
+//! Reading goes through [`ArchiveTree`], the host side's guard against tar
+//! slips: absolute names, `..`, names through a stored symlink and device
+//! nodes are refused, never returned.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+
+use tar::{EntryType, Header};
+
+use super::manifest::{Entry, Hash, Kind, Manifest};
+use super::{StoreError, merge::ancestors};
+use crate::archive::{ArchiveTree, EntryKind};
+
+/// One member read from a tar stream, with its content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TarEntry {
+    /// Path relative to `/workspace`.
+    pub path: String,
+    /// Its manifest entry (hash filled in for files).
+    pub entry: Entry,
+    /// File content (empty otherwise).
+    pub data: Vec<u8>,
+}
+
+/// Reads a tar stream's members (slips refused; hard links become copies of
+/// what they link to). Returns the members and the refused names with reasons.
+pub fn read_tar_entries<R: Read>(reader: R) -> io::Result<(Vec<TarEntry>, Vec<String>)> {
+    let tree = ArchiveTree::from_tar(reader)?;
+    let mut out = Vec::with_capacity(tree.entries.len());
+    for e in tree.entries.values() {
+        let (kind, data, link) = match e.kind {
+            EntryKind::File => (Kind::File, e.data.clone(), None),
+            EntryKind::Dir => (Kind::Dir, Vec::new(), None),
+            EntryKind::Symlink => (Kind::Symlink, Vec::new(), e.link.clone()),
+            EntryKind::HardLink => {
+                let target = e
+                    .link
+                    .as_deref()
+                    .and_then(|l| crate::archive::tree::normalize(l).ok())
+                    .and_then(|l| tree.entries.get(&l));
+                match target {
+                    Some(t) if t.kind == EntryKind::File => (Kind::File, t.data.clone(), None),
+                    _ => continue,
+                }
+            }
+        };
+        let entry = Entry {
+            kind,
+            mode: e.mode,
+            mtime: i64::try_from(e.mtime).unwrap_or(i64::MAX),
+            size: data.len() as u64,
+            hash: (kind == Kind::File).then(|| Hash::of(&data)),
+            link,
+        };
+        out.push(TarEntry {
+            path: e.path.clone(),
+            entry,
+            data,
+        });
+    }
+    let refused = tree
+        .refused
+        .iter()
+        .map(|r| format!("{}: {}", r.name, r.reason))
+        .collect();
+    Ok((out, refused))
+}
+
+/// Blobs by hash, as read from a tar.
+pub type Blobs = Vec<(Hash, Vec<u8>)>;
+
+/// A manifest and its blobs from a (gzip-compressed when `gzip`) tar.
+pub fn manifest_from_tar(bytes: &[u8], gzip: bool) -> Result<(Manifest, Blobs), StoreError> {
+    let read = if gzip {
+        read_tar_entries(flate2::read::GzDecoder::new(bytes))
+    } else {
+        read_tar_entries(bytes)
+    };
+    let (entries, _refused) = read.map_err(|e| StoreError::BadArchive(e.to_string()))?;
+    let mut manifest = Manifest::default();
+    let mut blobs: HashMap<Hash, Vec<u8>> = HashMap::new();
+    for t in entries {
+        if let Some(h) = t.entry.hash {
+            blobs.entry(h).or_insert(t.data);
+        }
+        manifest.entries.insert(t.path, t.entry);
+    }
+    add_missing_parents(&mut manifest);
+    Ok((manifest, blobs.into_iter().collect()))
+}
+
+/// Adds a directory entry for every parent a path names but the manifest
+/// lacks (tar streams may omit them).
+pub(crate) fn add_missing_parents(manifest: &mut Manifest) {
+    let missing: Vec<String> = manifest
+        .entries
+        .keys()
+        .flat_map(|p| ancestors(p).map(str::to_string).collect::<Vec<_>>())
+        .filter(|a| !manifest.entries.contains_key(a))
+        .collect();
+    for dir in missing {
+        manifest.entries.entry(dir).or_insert_with(Entry::dir);
+    }
+}
+
+/// Writes `manifest` as an uncompressed tar in `tar cf - -C /workspace .`
+/// shape (`./` first, `./path`, directories with a trailing slash), reading
+/// each file's bytes through `blob` (which verifies them). A failing blob
+/// stops the stream with an error naming the path.
+pub fn write_tar<W: Write>(
+    manifest: &Manifest,
+    uid: u64,
+    blob: &dyn Fn(&Hash) -> Result<Vec<u8>, StoreError>,
+    out: W,
+) -> Result<W, StoreError> {
+    let tar_err = |path: &str, e: io::Error| StoreError::Damaged {
+        what: path.to_string(),
+        reason: e.to_string(),
+    };
+    let mut builder = tar::Builder::new(out);
+    let newest = manifest
+        .entries
+        .values()
+        .map(|e| e.mtime)
+        .max()
+        .unwrap_or(0);
+    let mut root = header(EntryType::Directory, 0o755, newest, uid);
+    builder
+        .append_data(&mut root, "./", io::empty())
+        .map_err(|e| tar_err("./", e))?;
+    for (path, e) in &manifest.entries {
+        let mut h = header(EntryType::Regular, e.mode, e.mtime, uid);
+        let result = match e.kind {
+            Kind::File => {
+                let hash = e.hash.ok_or_else(|| StoreError::Damaged {
+                    what: path.clone(),
+                    reason: "a file without a content hash".into(),
+                })?;
+                let data = blob(&hash).map_err(|err| StoreError::Damaged {
+                    what: path.clone(),
+                    reason: err.to_string(),
+                })?;
+                h.set_size(data.len() as u64);
+                builder.append_data(&mut h, format!("./{path}"), &data[..])
+            }
+            Kind::Dir => {
+                h.set_entry_type(EntryType::Directory);
+                builder.append_data(&mut h, format!("./{path}/"), io::empty())
+            }
+            Kind::Symlink => {
+                h.set_entry_type(EntryType::Symlink);
+                builder.append_link(&mut h, format!("./{path}"), e.link.as_deref().unwrap_or(""))
+            }
+        };
+        result.map_err(|err| tar_err(path, err))?;
+    }
+    builder.into_inner().map_err(|e| tar_err("the archive", e))
+}
+
+fn header(kind: EntryType, mode: u32, mtime: i64, uid: u64) -> Header {
+    let mut h = Header::new_gnu();
+    h.set_entry_type(kind);
+    h.set_mode(mode);
+    h.set_mtime(u64::try_from(mtime).unwrap_or(0));
+    h.set_uid(uid);
+    h.set_gid(uid);
+    h.set_size(0);
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_tar_reads_back_as_the_same_manifest() {
+        let mut m = Manifest::default();
+        let long = format!("d/{}", "n".repeat(200));
+        let mut f = Entry::file(b"hello");
+        f.mtime = 1_700_000_000;
+        f.mode = 0o755;
+        m.entries.insert("d".into(), Entry::dir());
+        m.entries.insert(long.clone(), f.clone());
+        m.entries.insert(
+            "l".into(),
+            Entry {
+                kind: Kind::Symlink,
+                mode: 0o777,
+                mtime: 0,
+                size: 0,
+                hash: None,
+                link: Some("d".into()),
+            },
+        );
+        let tar = write_tar(&m, 0, &|_| Ok(b"hello".to_vec()), Vec::new()).unwrap();
+        let (back, blobs) = manifest_from_tar(&tar, false).unwrap();
+        assert_eq!(back.tree_hash(), m.tree_hash());
+        assert_eq!(back.entries[&long].mtime, 1_700_000_000);
+        assert_eq!(blobs.len(), 1);
+    }
+}
