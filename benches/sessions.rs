@@ -1,8 +1,12 @@
 //! Benchmarks of the sessions issue, each against a host reference measured
 //! in the same run, printed as a table of medians and ratios:
 //!
-//! - session start + restore, and snapshot, of a 1,000-file 12 MB workspace:
-//!   local backend (and docker when a daemon answers) vs host GNU tar;
+//! - workspace generations at 40 MB / 2,000 files and 1 GB / 20,000 files:
+//!   session start + restore, the park of a one-file turn, a whole turn
+//!   against the same turn on an empty workspace, `sandkeep run --agent` end
+//!   to end and store bytes per one-file turn, on the local backend (and
+//!   docker at 40 MB when a daemon answers), beside GNU `tar czf`/`tar xzf` of
+//!   the same tree;
 //! - mindlog search over 1,000,000 entries: the newest 20 matches of a common
 //!   word, and a rare word (a full scan), vs `grep -ci` on the same file;
 //!   `read` of the newest 20; append.
@@ -23,6 +27,7 @@ use sandkeep::sandbox::Backend;
 use sandkeep::sandbox::docker::DockerConfig;
 use sandkeep::sandbox::local::LocalBackend;
 use sandkeep::sandbox::select::{BackendChoice, choose_backend};
+use sandkeep_shell::ShellConfig;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -170,43 +175,174 @@ fn host_tar(ws: &Path, tmp: &Path, n: usize) -> (Duration, Duration) {
     (pack, unpack)
 }
 
-/// Session start + restore, and a snapshot (park), on `backend`.
-async fn session_bench(
+/// What one workspace size measured.
+struct GenerationRows {
+    start: Duration,
+    park: Duration,
+    turn: Duration,
+    cli: Option<Duration>,
+    growth: u64,
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let m = e.metadata().unwrap();
+            total += if m.is_dir() {
+                dir_bytes(&e.path())
+            } else {
+                m.len()
+            };
+        }
+    }
+    total
+}
+
+/// Seeds an agent with `archive` (imported as its first generation), then
+/// measures on `backend`: session start + restore; the park of a turn that
+/// changes one 1 KB file; a whole turn (run + park, what one MCP `bash` call
+/// does); `sandkeep run --agent` end to end (local only); store bytes added
+/// per one-file turn.
+async fn generations_bench(
     backend: Arc<dyn Backend>,
     archive: &[u8],
+    files: usize,
     n: usize,
-) -> (Duration, Duration) {
+    cli_backend: Option<&str>,
+) -> GenerationRows {
     let data = tempfile::tempdir().unwrap();
     let rt = Runtime::builder()
         .backend(backend)
         .data_dir(data.path())
         .build();
-    let path = rt.paths("bench").unwrap().archive;
-    let mut starts = Vec::new();
-    let mut snaps = Vec::new();
-    for _ in 0..n {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, archive).unwrap();
+    rt.generations("bench")
+        .unwrap()
+        .import_tgz(archive, "bench seed")
+        .unwrap();
+    let store = rt.paths("bench").unwrap().store;
+    let (mut starts, mut parks, mut turns, mut growth) = (vec![], vec![], vec![], vec![]);
+    for i in 0..n {
         let mut s = rt.session("bench").unwrap();
         let t = Instant::now();
         s.start().await.unwrap();
         starts.push(t.elapsed());
-        let r = s
-            .run_script("ls dir00 | wc -l; echo more >> dir00/file0000.txt")
-            .await
-            .unwrap();
+        let r = s.run_script("ls dir00 | wc -l").await.unwrap();
         assert_eq!(
             r.stdout_text().trim(),
-            "50",
+            (files / 20).to_string(),
             "restored: {}",
             r.stderr_text()
         );
-        let t = Instant::now();
         s.park().await.unwrap();
-        snaps.push(t.elapsed());
+        for j in 0..5 {
+            let before = dir_bytes(&store);
+            s.run_script(&format!(
+                "head -c 1000 dir00/file0000.txt > one.txt; echo {i}-{j} >> one.txt"
+            ))
+            .await
+            .unwrap();
+            let t = Instant::now();
+            s.park().await.unwrap();
+            parks.push(t.elapsed());
+            growth.push(Duration::from_nanos(dir_bytes(&store) - before));
+            let t = Instant::now();
+            s.run_script(&format!("echo {i}-{j} > two.txt"))
+                .await
+                .unwrap();
+            s.park().await.unwrap();
+            turns.push(t.elapsed());
+        }
         s.complete().await.unwrap();
     }
-    (median(starts), median(snaps))
+    let cli = cli_backend.map(|b| {
+        time_n(n, || {
+            let o = Command::new(env!("CARGO_BIN_EXE_sandkeep"))
+                .args(["-q", "--data"])
+                .arg(data.path())
+                .args([
+                    "run",
+                    "--backend",
+                    b,
+                    "--agent",
+                    "bench",
+                    "-c",
+                    "echo hi > one.txt",
+                ])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        })
+    });
+    GenerationRows {
+        start: median(starts),
+        park: median(parks),
+        turn: median(turns),
+        cli,
+        growth: median(growth).as_nanos() as u64,
+    }
+}
+
+/// A local backend whose filesystem holds a 1 GB workspace.
+fn big_local() -> Arc<dyn Backend> {
+    let mut config = ShellConfig::default();
+    config.limits.fs.max_total_bytes = 4 << 30;
+    Arc::new(LocalBackend::with_config(config))
+}
+
+/// The rows of one workspace size on one backend.
+#[allow(clippy::too_many_arguments)]
+fn push_generation_rows(
+    rows: &mut Vec<Row>,
+    label: &str,
+    g: &GenerationRows,
+    empty_turn: Duration,
+    tar_pack: Duration,
+    tar_unpack: Duration,
+) {
+    rows.push(Row {
+        name: format!("{label}: session start + restore"),
+        ours: g.start,
+        reference: Some(("GNU tar xzf".into(), tar_unpack)),
+    });
+    rows.push(Row {
+        name: format!("{label}: park of a one-file (1 KB) turn"),
+        ours: g.park,
+        reference: Some(("GNU tar czf".into(), tar_pack)),
+    });
+    rows.push(Row {
+        name: format!("{label}: a whole turn (run + park, as one MCP call)"),
+        ours: g.turn,
+        reference: Some(("the same turn, empty workspace".into(), empty_turn)),
+    });
+    if let Some(cli) = g.cli {
+        rows.push(Row {
+            name: format!("{label}: `sandkeep run --agent` end to end"),
+            ours: cli,
+            reference: None,
+        });
+    }
+    println!("{label}: store bytes added per one-file turn: {}", g.growth);
+}
+
+/// Builds a workspace of `files` files of `size` bytes and its GNU tar
+/// archive; returns the archive and GNU tar's pack and unpack times.
+fn workspace_with_tar(
+    tmp: &Path,
+    name: &str,
+    files: usize,
+    size: usize,
+    n: usize,
+) -> (Vec<u8>, Duration, Duration) {
+    let ws = tmp.join(name);
+    make_workspace(&ws, files, size);
+    let work = tmp.join(format!("{name}-tar"));
+    std::fs::create_dir_all(&work).unwrap();
+    let (pack, unpack) = host_tar(&ws, &work, n);
+    let archive = std::fs::read(work.join("host.tgz")).unwrap();
+    let _ = std::fs::remove_dir_all(&ws);
+    let _ = std::fs::remove_dir_all(&work);
+    (archive, pack, unpack)
 }
 
 fn write_mindlog(path: &Path, entries: usize, rare_every: usize) {
@@ -256,49 +392,73 @@ async fn main() {
     let mut rows = Vec::new();
     let tmp = tempfile::tempdir().unwrap();
 
-    // Workspace archives.
-    let ws = tmp.path().join("ws");
-    make_workspace(&ws, 1_000, 12 * 1024);
-    let (tar_pack, tar_unpack) = host_tar(&ws, tmp.path(), reps);
-    let archive = std::fs::read(tmp.path().join("host.tgz")).unwrap();
-    eprintln!(
-        "workspace: 1,000 files, 12 MB; GNU tar archive {} bytes",
-        archive.len()
-    );
-
-    let local: Arc<dyn Backend> = Arc::new(LocalBackend::new());
-    let (start, snap) = session_bench(local, &archive, reps).await;
-    rows.push(Row {
-        name: "local: session start + restore (1,000 files, 12 MB)".into(),
-        ours: start,
-        reference: Some(("GNU tar xzf".into(), tar_unpack)),
-    });
-    rows.push(Row {
-        name: "local: snapshot (pack + store)".into(),
-        ours: snap,
-        reference: Some(("GNU tar czf".into(), tar_pack)),
-    });
-    match choose_backend(
+    // Generations: 40 MB / 2,000 files and 1 GB / 20,000 files.
+    let docker = choose_backend(
         BackendChoice::Docker,
         DockerConfig::from_env(),
         Arc::new(LocalBackend::new()),
     )
-    .await
-    {
-        Ok(docker) => {
-            let (start, snap) = session_bench(docker, &archive, reps.min(3)).await;
-            rows.push(Row {
-                name: "docker: session start + restore".into(),
-                ours: start,
-                reference: Some(("GNU tar xzf".into(), tar_unpack)),
-            });
-            rows.push(Row {
-                name: "docker: snapshot (pack + store)".into(),
-                ours: snap,
-                reference: Some(("GNU tar czf".into(), tar_pack)),
-            });
+    .await;
+    let empty = tempfile::tempdir().unwrap();
+    let empty_tgz = tmp.path().join("empty.tgz");
+    let ok = Command::new("tar")
+        .arg("czf")
+        .arg(&empty_tgz)
+        .arg("-C")
+        .arg(empty.path())
+        .arg(".")
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    let empty_archive = if ok {
+        std::fs::read(&empty_tgz).unwrap()
+    } else {
+        Vec::new()
+    };
+    let sizes: &[(&str, usize, usize)] = if quick {
+        &[("40 MB / 2,000 files", 2_000, 20 * 1024)]
+    } else {
+        &[
+            ("40 MB / 2,000 files", 2_000, 20 * 1024),
+            ("1 GB / 20,000 files", 20_000, 50 * 1024),
+        ]
+    };
+    for &(label, files, size) in sizes {
+        let (archive, tar_pack, tar_unpack) =
+            workspace_with_tar(tmp.path(), "ws", files, size, reps.min(3));
+        eprintln!("workspace {label}: GNU tar archive {} bytes", archive.len());
+        let n = if files > 5_000 { 2 } else { reps };
+        let mut empty_ws = empty_archive.clone();
+        if empty_ws.is_empty() {
+            empty_ws = archive.clone();
         }
-        Err(e) => eprintln!("docker: skipped ({e})"),
+        let local = generations_bench(big_local(), &archive, files, n, Some("local")).await;
+        let local_empty = generations_bench(big_local(), &empty_ws, 0, n, None).await;
+        push_generation_rows(
+            &mut rows,
+            &format!("local, {label}"),
+            &local,
+            local_empty.turn,
+            tar_pack,
+            tar_unpack,
+        );
+        if files <= 5_000 {
+            match &docker {
+                Ok(d) => {
+                    let g = generations_bench(d.clone(), &archive, files, 2, None).await;
+                    let e = generations_bench(d.clone(), &empty_ws, 0, 2, None).await;
+                    push_generation_rows(
+                        &mut rows,
+                        &format!("docker, {label}"),
+                        &g,
+                        e.turn,
+                        tar_pack,
+                        tar_unpack,
+                    );
+                }
+                Err(e) => eprintln!("docker: skipped ({e})"),
+            }
+        }
     }
 
     // Mindlog.

@@ -6,8 +6,8 @@
 //! **docker** (one container per session).
 //!
 //! Sandboxes are disposable; agents are not. What survives a session lives on
-//! the host, outside any sandbox: the **workspace archive** ([`archive`]), the
-//! **mindlog** ([`mindlog`]) and the session **event logs** ([`eventlog`]).
+//! the host, outside any sandbox: the workspace's **generations** ([`store`]),
+//! the **mindlog** ([`mindlog`]) and the session **event logs** ([`eventlog`]).
 //! [`hooks`] move state across the boundary at session events ([`session`]);
 //! the default ones are [`sync::WorkspaceSync`] and [`mindlog::MindlogCopy`].
 //!
