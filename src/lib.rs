@@ -9,7 +9,7 @@
 //! the host, outside any sandbox: the workspace's **generations** ([`store`]),
 //! the **mindlog** ([`mindlog`]) and the session **event logs** ([`eventlog`]).
 //! [`hooks`] move state across the boundary at session events ([`session`]);
-//! the default ones are [`sync::WorkspaceSync`] and [`mindlog::MindlogCopy`].
+//! the default ones are [`hooks::WorkspaceSync`] and [`hooks::MindlogCopy`].
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -40,7 +40,6 @@ pub mod sandbox;
 pub mod schedule;
 pub mod session;
 pub mod store;
-pub mod sync;
 
 pub use hooks::{Hook, HookContext, HookError, HookEvent, HookResult};
 pub use runtime::{AgentPaths, Runtime, RuntimeBuilder};

@@ -9,23 +9,21 @@
 //!   lines that match. Corrupt or torn lines are skipped, a missing file reads
 //!   as empty.
 //!
-//! [`MindlogCopy`] is the hook that puts a copy into the sandbox at
-//! `/workspace/mindlog.jsonl` when a turn starts (the workspace snapshot
-//! excludes it, so editing the copy changes nothing durable).
+//! The hook that puts a copy into the sandbox at `/workspace/mindlog.jsonl`
+//! when a turn starts is [`MindlogCopy`](crate::hooks::MindlogCopy) (the
+//! workspace snapshot excludes it, so editing the copy changes nothing durable).
 
-use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
 
 use memchr::memmem;
 use serde::{Deserialize, Serialize};
 
 use crate::archive::atomic::FileLock;
-use crate::hooks::{Hook, HookContext, HookResult};
+use crate::store::Generations;
 
 /// Where the copy of the mindlog lives inside the sandbox.
 pub const SANDBOX_MINDLOG_PATH: &str = "/workspace/mindlog.jsonl";
@@ -106,6 +104,9 @@ pub struct Entry {
     /// The session that wrote it, if any.
     #[serde(rename = "sessionId")]
     pub session_id: Option<String>,
+    /// The head generation of the workspace when it was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<String>,
 }
 
 /// Why a mindlog operation failed.
@@ -142,12 +143,24 @@ pub enum MindlogError {
 #[derive(Clone, Debug)]
 pub struct Mindlog {
     path: PathBuf,
+    generations: Option<Generations>,
 }
 
 impl Mindlog {
     /// The mindlog at `path` (created by the first append).
     pub fn new(path: impl Into<PathBuf>) -> Mindlog {
-        Mindlog { path: path.into() }
+        Mindlog {
+            path: path.into(),
+            generations: None,
+        }
+    }
+
+    /// Records in every appended entry the workspace generation that is the
+    /// head of `generations` at that moment, so "why is this file like
+    /// this" can be answered from the mindlog.
+    pub fn with_generations(mut self, generations: Generations) -> Mindlog {
+        self.generations = Some(generations);
+        self
     }
 
     /// The file.
@@ -185,6 +198,11 @@ impl Mindlog {
             kind,
             text: text.to_string(),
             session_id: session_id.map(str::to_string),
+            generation: self
+                .generations
+                .as_ref()
+                .and_then(|g| g.store().head().ok().flatten())
+                .map(|id| id.0),
         };
         let mut line = serde_json::to_vec(&entry).expect("an entry always serializes");
         line.push(b'\n');
@@ -403,89 +421,6 @@ impl Backward {
                 }
                 None => self.carry = buf,
             }
-        }
-    }
-}
-
-/// The hook that copies the mindlog into the sandbox at
-/// `/workspace/mindlog.jsonl` when a turn starts, unless the host file is
-/// unchanged since the last copy into that sandbox. Does nothing for
-/// ephemeral sessions or when the agent has no mindlog yet.
-#[derive(Debug, Default)]
-pub struct MindlogCopy {
-    /// Per sandbox id: (length, mtime) of the host file at the last copy.
-    copied: Mutex<HashMap<String, (u64, Option<SystemTime>)>>,
-}
-
-impl MindlogCopy {
-    /// A new hook.
-    pub fn new() -> MindlogCopy {
-        MindlogCopy::default()
-    }
-}
-
-#[async_trait::async_trait]
-impl Hook for MindlogCopy {
-    fn name(&self) -> &str {
-        "mindlog"
-    }
-
-    async fn turn_started(&self, ctx: &HookContext) -> HookResult {
-        let Some(paths) = ctx.paths() else {
-            return Ok(());
-        };
-        let sandbox = ctx.sandbox()?;
-        let path = paths.mindlog.clone();
-        let read = tokio::task::spawn_blocking(
-            move || -> io::Result<Option<(Vec<u8>, (u64, Option<SystemTime>))>> {
-                let meta = match std::fs::metadata(&path) {
-                    Ok(m) => m,
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-                    Err(e) => return Err(e),
-                };
-                let data = std::fs::read(&path)?;
-                Ok(Some((data, (meta.len(), meta.modified().ok()))))
-            },
-        );
-        let Some((data, stamp)) = read.await.map_err(|e| e.to_string())?? else {
-            return Ok(());
-        };
-        let key = sandbox.id().to_string();
-        if self
-            .copied
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-            == Some(&stamp)
-        {
-            return Ok(());
-        }
-        sandbox.write_file(SANDBOX_MINDLOG_PATH, &data).await?;
-        self.copied
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, stamp);
-        Ok(())
-    }
-
-    async fn session_completed(&self, ctx: &HookContext) -> HookResult {
-        self.forget(ctx);
-        Ok(())
-    }
-
-    async fn session_failed(&self, ctx: &HookContext) -> HookResult {
-        self.forget(ctx);
-        Ok(())
-    }
-}
-
-impl MindlogCopy {
-    fn forget(&self, ctx: &HookContext) {
-        if let Some(sandbox) = &ctx.sandbox {
-            self.copied
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(sandbox.id());
         }
     }
 }

@@ -11,12 +11,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::hooks::{Hook, Hooks};
-use crate::mindlog::{Mindlog, MindlogCopy};
+use crate::hooks::{MindlogCopy, WorkspaceSync};
+use crate::mindlog::Mindlog;
 use crate::sandbox::Backend;
 use crate::sandbox::local::LocalBackend;
 use crate::session::Session;
 use crate::store::{Generations, StoreError};
-use crate::sync::WorkspaceSync;
 
 /// The default data directory, relative to the current directory.
 pub const DEFAULT_DATA_DIR: &str = ".data";
@@ -219,7 +219,8 @@ impl Runtime {
 
     /// `agent`'s mindlog.
     pub fn mindlog(&self, agent: &str) -> Result<Mindlog, RuntimeError> {
-        Ok(Mindlog::new(self.paths(agent)?.mindlog))
+        let paths = self.paths(agent)?;
+        Ok(Mindlog::new(&paths.mindlog).with_generations(paths.generations()))
     }
 
     /// `agent`'s workspace generations (an old single archive is imported

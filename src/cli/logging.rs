@@ -11,7 +11,7 @@ use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 
 /// The module whose info lines are the `[workspace-sync]` outcomes.
-const SYNC_TARGET: &str = "sandkeep::sync";
+const SYNC_TARGET: &str = "sandkeep::hooks::workspace_sync";
 
 /// The module whose info lines are the `[schedule]` events (next fire times,
 /// skipped and queued fires, shutdown); shown and hidden like the sync lines.

@@ -7,15 +7,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use sandkeep::Runtime;
 use sandkeep::duration::parse_duration;
-use sandkeep::mindlog::{self, Mindlog};
-use sandkeep::runtime::AgentPaths;
+use sandkeep::mindlog;
 use sandkeep::store::{ChangeStats, Entry, Generations, Kind, Record, Retention, StoreError};
 
 use super::{ArchiveCommand, Cli, MindlogCommand};
-
-fn paths(cli: &Cli, agent: &str) -> anyhow::Result<AgentPaths> {
-    Ok(runtime(cli).paths(agent)?)
-}
 
 fn print_entries(entries: &[mindlog::Entry], json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
@@ -23,7 +18,10 @@ fn print_entries(entries: &[mindlog::Entry], json: bool) -> anyhow::Result<()> {
         if json {
             writeln!(out, "{}", serde_json::to_string(e)?)?;
         } else {
-            writeln!(out, "{}  {:<7}  {}", e.at, e.kind.as_str(), e.text)?;
+            match &e.generation {
+                Some(g) => writeln!(out, "{}  {:<7}  [{g}]  {}", e.at, e.kind.as_str(), e.text)?,
+                None => writeln!(out, "{}  {:<7}  {}", e.at, e.kind.as_str(), e.text)?,
+            }
         }
     }
     Ok(())
@@ -39,7 +37,7 @@ pub fn mindlog(cli: &Cli, cmd: &MindlogCommand) -> anyhow::Result<ExitCode> {
             text,
         } => {
             let kind: mindlog::Kind = kind.parse()?;
-            let log = Mindlog::new(paths(cli, agent)?.mindlog);
+            let log = runtime(cli).mindlog(agent)?;
             match log.append(kind, &text.join(" "), session.as_deref())? {
                 Some(entry) => println!("{}", entry.id),
                 None => eprintln!("sandkeep: nothing appended (the text is blank)"),
@@ -51,7 +49,7 @@ pub fn mindlog(cli: &Cli, cmd: &MindlogCommand) -> anyhow::Result<ExitCode> {
             before,
             json,
         } => {
-            let log = Mindlog::new(paths(cli, agent)?.mindlog);
+            let log = runtime(cli).mindlog(agent)?;
             print_entries(&log.read(*limit, before.as_deref())?, *json)?;
         }
         MindlogCommand::Search {
@@ -60,7 +58,7 @@ pub fn mindlog(cli: &Cli, cmd: &MindlogCommand) -> anyhow::Result<ExitCode> {
             limit,
             json,
         } => {
-            let log = Mindlog::new(paths(cli, agent)?.mindlog);
+            let log = runtime(cli).mindlog(agent)?;
             print_entries(&log.search(query, *limit)?, *json)?;
         }
     }

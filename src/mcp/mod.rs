@@ -8,6 +8,7 @@
 
 mod framing;
 mod tools;
+mod workspace;
 
 use std::sync::Arc;
 

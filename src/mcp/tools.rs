@@ -105,6 +105,40 @@ pub fn definitions() -> Vec<Tool> {
                 "additionalProperties": false
             })),
         ),
+        Tool::new(
+            "workspace_history",
+            "List the kept generations of your workspace, newest first: one is kept each \
+             time a tool call changes files. Each line: id, UTC time, session, \
+             +added ~modified -deleted, bytes new.",
+            schema(json!({
+                "type": "object",
+                "properties": {"limit": {"type": "integer", "minimum": 1, "description": "Default 20."}},
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "workspace_diff",
+            "What changed between two kept generations, as `A|M|D<TAB>path` lines. \
+             Generations are ids (or unique prefixes), `HEAD` or `HEAD~N`; default \
+             from HEAD~1 to HEAD.",
+            schema(json!({
+                "type": "object",
+                "properties": {"from": {"type": "string"}, "to": {"type": "string"}},
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "workspace_restore",
+            "Bring back a kept generation: the whole workspace, or only `path` (a file or \
+             a directory). The restored files replace the current ones in the sandbox and \
+             are kept as a new generation (history is not lost; restore again to undo).",
+            schema(json!({
+                "type": "object",
+                "properties": {"generation": {"type": "string"}, "path": {"type": "string"}},
+                "required": ["generation"],
+                "additionalProperties": false
+            })),
+        ),
     ]
 }
 
@@ -150,16 +184,19 @@ struct SearchArgs {
     limit: Option<usize>,
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(tool: &str, args: JsonObject) -> Result<T, CallToolResult> {
+pub(super) fn parse<T: for<'de> Deserialize<'de>>(
+    tool: &str,
+    args: JsonObject,
+) -> Result<T, CallToolResult> {
     serde_json::from_value(Value::Object(args))
         .map_err(|e| tool_error(format!("invalid arguments for {tool}: {e}")))
 }
 
-fn tool_error(message: impl Into<String>) -> CallToolResult {
+pub(super) fn tool_error(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.into())])
 }
 
-fn text(message: impl Into<String>) -> CallToolResult {
+pub(super) fn text(message: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(message.into())])
 }
 
@@ -319,6 +356,9 @@ async fn dispatch(
             } else {
                 lines.join("\n")
             }))
+        }
+        "workspace_history" | "workspace_diff" | "workspace_restore" => {
+            super::workspace::call(runtime, session, &agent, name, args).await
         }
         _ => unreachable!("checked against the definitions"),
     }

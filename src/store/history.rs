@@ -518,9 +518,31 @@ impl Generations {
         self.commit(head.as_ref(), &tree, written, None, 0, Some(note))
     }
 
-    /// `generation` as an uncompressed tar (uid/gid as given).
-    pub fn tar(&self, generation: &GenerationId, uid: u64) -> Result<Vec<u8>, StoreError> {
-        let tree = self.manifest(generation)?;
+    /// `generation` as an uncompressed tar (uid/gid as given): the whole
+    /// tree, or only `below` (a path, and what is under it, with its parents).
+    pub fn tar(
+        &self,
+        generation: &GenerationId,
+        below: Option<&str>,
+        uid: u64,
+    ) -> Result<Vec<u8>, StoreError> {
+        let mut tree = self.manifest(generation)?;
+        if let Some(path) = below.map(|p| p.trim_matches('/')) {
+            let inside = |p: &str| p == path || p.starts_with(&format!("{path}/"));
+            let mut part = Manifest::default();
+            for (p, e) in tree.entries.iter().filter(|(p, _)| inside(p)) {
+                part.entries.insert(p.clone(), e.clone());
+            }
+            if part.entries.is_empty() {
+                return Err(StoreError::NoGeneration(format!("{generation}:{path}")));
+            }
+            for a in merge::ancestors(path) {
+                if let Some(e) = tree.entries.get(a) {
+                    part.entries.insert(a.to_string(), e.clone());
+                }
+            }
+            tree = Arc::new(part);
+        }
         let store = self.store.clone();
         tarball::write_tar(&tree, uid, &|h| store.read_blob(h), Vec::new())
     }

@@ -34,7 +34,7 @@ use crate::store::{
 
 /// The sandbox user's uid and gid in restored tar headers (the docker image's
 /// `agent`; the local backend ignores owners).
-const SANDBOX_UID: u64 = 1000;
+pub(crate) const SANDBOX_UID: u64 = 1000;
 
 /// What the hook remembers about one session.
 #[derive(Clone, Debug, Default)]
@@ -120,7 +120,7 @@ impl WorkspaceSync {
                     return Ok(None);
                 };
                 let tree = gens.manifest(&head.id)?;
-                let tar = gens.tar(&head.id, SANDBOX_UID)?;
+                let tar = gens.tar(&head.id, None, SANDBOX_UID)?;
                 Ok(Some((head, tree, tar)))
             })
             .await

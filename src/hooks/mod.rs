@@ -14,6 +14,13 @@
 use std::fmt;
 use std::sync::Arc;
 
+mod mindlog_copy;
+mod workspace_sync;
+
+pub use mindlog_copy::MindlogCopy;
+pub(crate) use workspace_sync::SANDBOX_UID;
+pub use workspace_sync::WorkspaceSync;
+
 use crate::runtime::AgentPaths;
 use crate::sandbox::{Sandbox, SandboxError};
 
