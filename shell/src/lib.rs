@@ -17,6 +17,7 @@
 //! Each [`Shell::run`] is a fresh `bash -c`: files persist for the life of the
 //! [`Shell`], shell variables and the working directory do not.
 
+pub mod builtin_core;
 pub mod bytes;
 pub mod clock;
 pub mod commands;
