@@ -181,6 +181,27 @@ impl GrepOptions {
         Ok(o)
     }
 
+    /// `-f FILE`: one pattern a line (an empty file: no pattern at all).
+    fn pattern_file(&mut self, ctx: &mut CommandCtx<'_>, v: &str) -> Result<(), i32> {
+        let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, v) {
+            Ok(d) => d,
+            Err(e) => {
+                common::err(ctx.stderr, "grep", format!("{v}: {e}"));
+                return Err(2);
+            }
+        };
+        let mut d: &[u8] = &data;
+        if d.last() == Some(&b'\n') {
+            d = &d[..d.len() - 1];
+        }
+        if !data.is_empty() {
+            self.patterns
+                .extend(d.split(|b| *b == b'\n').map(|s| s.to_vec()));
+        }
+        self.have_patterns = true;
+        Ok(())
+    }
+
     /// One option `id` with its argument `v` (empty when it takes none).
     fn apply(&mut self, ctx: &mut CommandCtx<'_>, id: &'static str, v: &str) -> Result<(), i32> {
         let name = "grep";
@@ -191,24 +212,7 @@ impl GrepOptions {
                     .extend(v.split('\n').map(|s| s.as_bytes().to_vec()));
                 self.have_patterns = true;
             }
-            "f" => {
-                let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, v) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        common::err(ctx.stderr, name, format!("{v}: {e}"));
-                        return Err(2);
-                    }
-                };
-                let mut d: &[u8] = &data;
-                if d.last() == Some(&b'\n') {
-                    d = &d[..d.len() - 1];
-                }
-                if !data.is_empty() {
-                    self.patterns
-                        .extend(d.split(|b| *b == b'\n').map(|s| s.to_vec()));
-                }
-                self.have_patterns = true;
-            }
+            "f" => self.pattern_file(ctx, v)?,
             "i" => self.icase = true,
             "no-i" => self.icase = false,
             "w" => {
