@@ -17,6 +17,7 @@
 //! Each [`Shell::run`] is a fresh `bash -c`: files persist for the life of the
 //! [`Shell`], shell variables and the working directory do not.
 
+pub mod builtin_core;
 pub mod bytes;
 pub mod clock;
 pub mod commands;
@@ -106,6 +107,20 @@ pub struct RunOutput {
     pub limit: Option<LimitKind>,
 }
 
+/// The names `/usr/bin` lists in a new sandbox, sorted: every registry
+/// command plus the shell itself (`bash`, `sh`). The commands are built in;
+/// the stubs exist so that `ls /usr/bin`, `which` and `test -x` see them.
+pub fn usr_bin_names() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut names = commands::names();
+        names.extend(["bash", "sh"]);
+        names.sort_unstable();
+        names.dedup();
+        names
+    })
+}
+
 /// A sandbox: one virtual filesystem and the interpreter that runs scripts over it.
 #[derive(Clone)]
 pub struct Shell {
@@ -120,7 +135,7 @@ impl Shell {
             Some(d) => Clock::fixed(d.epoch_secs),
             None => Clock::real(),
         };
-        let fs = Fs::new(config.limits.fs.clone(), clock);
+        let fs = Fs::new(config.limits.fs.clone(), clock, usr_bin_names());
         Shell { fs, config }
     }
 

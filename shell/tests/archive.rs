@@ -42,7 +42,11 @@ fn sync_pair_round_trip() {
     );
     // restore in a fresh sandbox, as the sync hook does
     let bytes = fs.read("/tmp/a.tgz").unwrap();
-    let fresh = Fs::new(FsLimits::default(), Clock::fixed(EPOCH + 1000));
+    let fresh = Fs::new(
+        FsLimits::default(),
+        Clock::fixed(EPOCH + 1000),
+        sandkeep_shell::usr_bin_names(),
+    );
     fresh.write("/tmp/a.tgz", &bytes).unwrap();
     fresh.mkdir_all("/workspace").unwrap();
     let x = run(&fresh, &["tar", "xzf", "/tmp/a.tgz", "-C", "/workspace"]);

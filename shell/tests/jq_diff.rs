@@ -38,7 +38,11 @@ const PROG: &[u8] = b"# a comment\n.from? // [.[] | . * 2]\n";
 
 /// Runs our jq with `args` on `input`; returns (stdout, stderr, status).
 fn ours(args: &[&str], input: &str) -> (String, String, i32) {
-    let fs = Fs::new(Default::default(), Clock::fixed(0));
+    let fs = Fs::new(
+        Default::default(),
+        Clock::fixed(0),
+        sandkeep_shell::usr_bin_names(),
+    );
     fs.write("/workspace/in.json", b"{\"from\":\"file\"}\n[1,2]\n")
         .unwrap();
     fs.write("/workspace/prog.jq", PROG).unwrap();

@@ -214,7 +214,11 @@ fn fill(fs: &Fs, files: &[(String, Option<Vec<u8>>)]) {
 }
 
 fn our_fs(files: &[(String, Option<Vec<u8>>)]) -> Fs {
-    let fs = Fs::new(Limits::default().fs, Clock::fixed(1_704_067_200));
+    let fs = Fs::new(
+        Limits::default().fs,
+        Clock::fixed(1_704_067_200),
+        sandkeep_shell::usr_bin_names(),
+    );
     fill(&fs, files);
     fs
 }

@@ -42,7 +42,11 @@ fn meta_string(max: usize) -> impl Strategy<Value = String> {
 }
 
 fn fs() -> Fs {
-    let fs = Fs::new(Limits::default().fs, Clock::fixed(0));
+    let fs = Fs::new(
+        Limits::default().fs,
+        Clock::fixed(0),
+        sandkeep_shell::usr_bin_names(),
+    );
     fs.write("/workspace/in.txt", INPUT).unwrap();
     fs
 }

@@ -183,58 +183,7 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
         }
         let first = i - 1;
         if let Some(body) = a.strip_prefix("--") {
-            let (name, val) = match body.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (body, None),
-            };
-            let exact = spec.iter().find(|s| s.long == Some(name));
-            let cands: Vec<&OptSpec> = match exact {
-                Some(s) => vec![s],
-                None => spec
-                    .iter()
-                    .filter(|s| s.long.is_some_and(|l| l.starts_with(name)))
-                    .collect(),
-            };
-            let Some(&s) = cands.first() else {
-                return Err(format!("unrecognized option '{a}'"));
-            };
-            // glibc: a candidate that behaves unlike the first one makes the
-            // abbreviation ambiguous; the message lists those after the first.
-            let differs = |o: &&OptSpec| o.id != s.id || o.arg != s.arg || o.id == UNIMPLEMENTED;
-            if cands[1..].iter().any(differs) {
-                let names: Vec<String> = std::iter::once(s)
-                    .chain(cands[1..].iter().copied().filter(differs))
-                    .map(|o| format!(" '--{}'", o.long.unwrap_or_default()))
-                    .collect();
-                return Err(format!(
-                    "option '{a}' is ambiguous; possibilities:{}",
-                    names.concat()
-                ));
-            }
-            if s.id == UNIMPLEMENTED {
-                return Err(format!("unrecognized option '{a}'"));
-            }
-            let long = s.long.unwrap_or(name);
-            match s.arg {
-                Arg::None => {
-                    if val.is_some() {
-                        return Err(format!("option '--{long}' doesn't allow an argument"));
-                    }
-                    p.opts.push((s.id, None));
-                }
-                Arg::Optional => p.opts.push((s.id, val)),
-                Arg::Required => {
-                    let v = match val {
-                        Some(v) => v,
-                        None if i < args.len() => {
-                            i += 1;
-                            args[i - 1].clone()
-                        }
-                        None => return Err(format!("option '--{long}' requires an argument")),
-                    };
-                    p.opts.push((s.id, Some(v)));
-                }
-            }
+            parse_long(args, &mut i, body, spec, &mut p)?;
             p.words.extend(args[first..i].iter().cloned());
             continue;
         }
@@ -244,51 +193,7 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
                 p.operands.push(a.clone());
                 continue;
             }
-            let chars: Vec<(usize, char)> = body.char_indices().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let (off, c) = chars[k];
-                k += 1;
-                if mode.digit_option && c.is_ascii_digit() {
-                    let mut end = k;
-                    while end < chars.len() && chars[end].1.is_ascii_digit() {
-                        end += 1;
-                    }
-                    let stop = if end < chars.len() {
-                        chars[end].0
-                    } else {
-                        body.len()
-                    };
-                    p.opts.push(("NUM", Some(body[off..stop].to_string())));
-                    k = end;
-                    continue;
-                }
-                let Some(s) = spec.iter().find(|s| s.short == Some(c)) else {
-                    return Err(format!("invalid option -- '{c}'"));
-                };
-                match s.arg {
-                    Arg::None => p.opts.push((s.id, None)),
-                    Arg::Optional => {
-                        let rest = &body[off + c.len_utf8()..];
-                        p.opts
-                            .push((s.id, (!rest.is_empty()).then(|| rest.to_string())));
-                        break;
-                    }
-                    Arg::Required => {
-                        let rest = &body[off + c.len_utf8()..];
-                        let v = if !rest.is_empty() {
-                            rest.to_string()
-                        } else if i < args.len() {
-                            i += 1;
-                            args[i - 1].clone()
-                        } else {
-                            return Err(format!("option requires an argument -- '{c}'"));
-                        };
-                        p.opts.push((s.id, Some(v)));
-                        break;
-                    }
-                }
-            }
+            parse_short_cluster(args, &mut i, body, spec, mode, &mut p)?;
             p.words.extend(args[first..i].iter().cloned());
             continue;
         }
@@ -299,6 +204,131 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
         }
     }
     Ok(p)
+}
+
+/// One `--NAME[=VALUE]` word (`body` is it without the dashes), resolving
+/// unambiguous abbreviations as glibc does. A required argument not given
+/// with `=` is the next word: `*i` (the index of the next word) moves past it.
+fn parse_long(
+    args: &[String],
+    i: &mut usize,
+    body: &str,
+    spec: &[OptSpec],
+    p: &mut Parsed,
+) -> Result<(), String> {
+    let a = &args[*i - 1];
+    let (name, val) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (body, None),
+    };
+    let exact = spec.iter().find(|s| s.long == Some(name));
+    let cands: Vec<&OptSpec> = match exact {
+        Some(s) => vec![s],
+        None => spec
+            .iter()
+            .filter(|s| s.long.is_some_and(|l| l.starts_with(name)))
+            .collect(),
+    };
+    let Some(&s) = cands.first() else {
+        return Err(format!("unrecognized option '{a}'"));
+    };
+    // glibc: a candidate that behaves unlike the first one makes the
+    // abbreviation ambiguous; the message lists those after the first.
+    let differs = |o: &&OptSpec| o.id != s.id || o.arg != s.arg || o.id == UNIMPLEMENTED;
+    if cands[1..].iter().any(differs) {
+        let names: Vec<String> = std::iter::once(s)
+            .chain(cands[1..].iter().copied().filter(differs))
+            .map(|o| format!(" '--{}'", o.long.unwrap_or_default()))
+            .collect();
+        return Err(format!(
+            "option '{a}' is ambiguous; possibilities:{}",
+            names.concat()
+        ));
+    }
+    if s.id == UNIMPLEMENTED {
+        return Err(format!("unrecognized option '{a}'"));
+    }
+    let long = s.long.unwrap_or(name);
+    match s.arg {
+        Arg::None => {
+            if val.is_some() {
+                return Err(format!("option '--{long}' doesn't allow an argument"));
+            }
+            p.opts.push((s.id, None));
+        }
+        Arg::Optional => p.opts.push((s.id, val)),
+        Arg::Required => {
+            let v = match val {
+                Some(v) => v,
+                None if *i < args.len() => {
+                    *i += 1;
+                    args[*i - 1].clone()
+                }
+                None => return Err(format!("option '--{long}' requires an argument")),
+            };
+            p.opts.push((s.id, Some(v)));
+        }
+    }
+    Ok(())
+}
+
+/// One `-abc` cluster (`body` is it without the dash): letters until one
+/// that takes an argument, which is the rest of the word or else the next
+/// word (`*i` moves past it). With `digit_option`, a run of digits is `NUM`.
+fn parse_short_cluster(
+    args: &[String],
+    i: &mut usize,
+    body: &str,
+    spec: &[OptSpec],
+    mode: ParseMode,
+    p: &mut Parsed,
+) -> Result<(), String> {
+    let chars: Vec<(usize, char)> = body.char_indices().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let (off, c) = chars[k];
+        k += 1;
+        if mode.digit_option && c.is_ascii_digit() {
+            let mut end = k;
+            while end < chars.len() && chars[end].1.is_ascii_digit() {
+                end += 1;
+            }
+            let stop = if end < chars.len() {
+                chars[end].0
+            } else {
+                body.len()
+            };
+            p.opts.push(("NUM", Some(body[off..stop].to_string())));
+            k = end;
+            continue;
+        }
+        let Some(s) = spec.iter().find(|s| s.short == Some(c)) else {
+            return Err(format!("invalid option -- '{c}'"));
+        };
+        match s.arg {
+            Arg::None => p.opts.push((s.id, None)),
+            Arg::Optional => {
+                let rest = &body[off + c.len_utf8()..];
+                p.opts
+                    .push((s.id, (!rest.is_empty()).then(|| rest.to_string())));
+                break;
+            }
+            Arg::Required => {
+                let rest = &body[off + c.len_utf8()..];
+                let v = if !rest.is_empty() {
+                    rest.to_string()
+                } else if *i < args.len() {
+                    *i += 1;
+                    args[*i - 1].clone()
+                } else {
+                    return Err(format!("option requires an argument -- '{c}'"));
+                };
+                p.opts.push((s.id, Some(v)));
+                break;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -36,7 +36,11 @@ impl Exec for EchoExec {
 
 /// A fresh filesystem on the test clock.
 pub fn new_fs() -> Fs {
-    Fs::new(Limits::default().fs, Clock::fixed(EPOCH))
+    Fs::new(
+        Limits::default().fs,
+        Clock::fixed(EPOCH),
+        crate::usr_bin_names(),
+    )
 }
 
 /// The control block of a test run: default limits, test clock, seed 42.

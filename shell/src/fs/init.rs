@@ -1,7 +1,8 @@
 //! The tree every sandbox starts with: `/workspace` (HOME and cwd), `/tmp`,
 //! `/dev` (`null`, `zero`, `full`, `random`, `urandom` and the descriptor
-//! names), a `/usr/bin` listing the available commands, `/bin -> usr/bin`,
-//! and an `/etc` with nothing taken from the host.
+//! names), a `/usr/bin` listing the programs the caller names (the
+//! filesystem knows no commands: `Shell::new` passes the registry's names),
+//! `/bin -> usr/bin`, and an `/etc` with nothing taken from the host.
 
 use std::sync::{Arc, OnceLock};
 
@@ -14,43 +15,48 @@ use crate::limits::FsLimits;
 /// exist so that `ls /usr/bin`, `which` and `test -x` see them.
 const STUB: &[u8] = b"#!/bin/sh\n# sandkeep builtin command\n";
 
-/// Names under `/usr/bin`: every registry command plus the shell itself.
-fn bin_names() -> &'static [&'static str] {
-    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        let mut v = crate::commands::names();
-        v.extend(["bash", "sh"]);
-        v.sort_unstable();
-        v.dedup();
-        v
-    })
-}
-
-/// Builds the standard tree: a copy of one template built per process, so a
-/// new sandbox costs a few allocations instead of a hundred inserts (the
-/// directory maps are shared copy-on-write). The template ignores limits;
-/// a host whose limits are smaller than the initial tree gets the tree anyway
-/// and `No space left on device` on its first write.
-pub(crate) fn standard_tree(limits: FsLimits, clock: Clock) -> Tree {
-    static TEMPLATE: OnceLock<Tree> = OnceLock::new();
-    let template = TEMPLATE.get_or_init(|| {
-        let unlimited = FsLimits {
-            max_total_bytes: u64::MAX,
-            max_files: u64::MAX,
-            max_file_size: u64::MAX,
-        };
-        let mut t = Tree::new(unlimited, Clock::fixed(0));
-        // Only fails if the template itself is inconsistent; a partial tree
-        // is still a working one.
-        let _ = populate(&mut t);
-        t
+/// Builds the standard tree, with one `/usr/bin` stub per name of `programs`
+/// (created in that order, so inode numbers follow it). It is a copy of a
+/// template built once per process, so a new sandbox costs a few allocations
+/// instead of a hundred inserts (the directory maps are shared copy-on-write);
+/// a caller naming other programs than the template's gets a tree of its own.
+/// The template ignores limits; a host whose limits are smaller than the
+/// initial tree gets the tree anyway and `No space left on device` on its
+/// first write.
+pub(crate) fn standard_tree(limits: FsLimits, clock: Clock, programs: &[&str]) -> Tree {
+    static TEMPLATE: OnceLock<(Vec<String>, Tree)> = OnceLock::new();
+    let (template_programs, template) = TEMPLATE.get_or_init(|| {
+        let names = programs.iter().map(|p| p.to_string()).collect();
+        (names, unlimited_tree(programs))
     });
-    let mut t = template.clone();
+    let same_programs = template_programs
+        .iter()
+        .map(String::as_str)
+        .eq(programs.iter().copied());
+    let mut t = if same_programs {
+        template.clone()
+    } else {
+        unlimited_tree(programs)
+    };
     t.reset(limits, clock);
     t
 }
 
-fn populate(t: &mut Tree) -> super::FsResult<()> {
+/// The standard tree without limits, at time 0.
+fn unlimited_tree(programs: &[&str]) -> Tree {
+    let unlimited = FsLimits {
+        max_total_bytes: u64::MAX,
+        max_files: u64::MAX,
+        max_file_size: u64::MAX,
+    };
+    let mut t = Tree::new(unlimited, Clock::fixed(0));
+    // Only fails if the template itself is inconsistent; a partial tree
+    // is still a working one.
+    let _ = populate(&mut t, programs);
+    t
+}
+
+fn populate(t: &mut Tree, programs: &[&str]) -> super::FsResult<()> {
     for (dir, mode) in [
         ("/workspace", 0o755),
         ("/tmp", 0o1777),
@@ -90,7 +96,7 @@ fn populate(t: &mut Tree) -> super::FsResult<()> {
     t.add_shared_file("/etc/hostname", &Arc::new(b"sandbox\n".to_vec()), 0o644)?;
     let stub = Arc::new(STUB.to_vec());
     let mut path = String::with_capacity(32);
-    for name in bin_names() {
+    for name in programs {
         path.clear();
         path.push_str("/usr/bin/");
         path.push_str(name);

@@ -102,9 +102,10 @@ impl std::fmt::Debug for Fs {
 impl Fs {
     /// A new tree: `/workspace`, `/tmp`,
     /// `/dev/{null,zero,full,random,urandom,stdin,stdout,stderr}`,
-    /// `/usr/bin` (one entry per available command), `/bin -> usr/bin`.
-    pub fn new(limits: FsLimits, clock: Clock) -> Fs {
-        let tree = init::standard_tree(limits, clock);
+    /// `/usr/bin` (one executable stub per name of `programs`, in that
+    /// order; a shell passes [`crate::usr_bin_names`]), `/bin -> usr/bin`.
+    pub fn new(limits: FsLimits, clock: Clock, programs: &[&str]) -> Fs {
+        let tree = init::standard_tree(limits, clock, programs);
         Fs {
             tree: Arc::new(Mutex::new(tree)),
             clock,

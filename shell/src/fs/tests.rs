@@ -5,7 +5,11 @@ use crate::clock::Clock;
 use crate::limits::FsLimits;
 
 fn fs() -> Fs {
-    Fs::new(FsLimits::default(), Clock::fixed(1_000))
+    Fs::new(
+        FsLimits::default(),
+        Clock::fixed(1_000),
+        crate::usr_bin_names(),
+    )
 }
 
 fn names(fs: &Fs, path: &str) -> Vec<String> {
@@ -465,7 +469,11 @@ fn hard_links_share_content() {
 
 #[test]
 fn mtimes_follow_the_clock() {
-    let fs = Fs::new(FsLimits::default(), Clock::fixed(1_234));
+    let fs = Fs::new(
+        FsLimits::default(),
+        Clock::fixed(1_234),
+        crate::usr_bin_names(),
+    );
     fs.set_mtime("/workspace", Timestamp { secs: 1, nanos: 0 })
         .unwrap();
     fs.write("/workspace/f", b"x").unwrap();

@@ -7,7 +7,7 @@
 //! use sandkeep_shell::{Clock, limits::FsLimits};
 //! use std::io::Write;
 //!
-//! let fs = Fs::new(FsLimits::default(), Clock::fixed(0));
+//! let fs = Fs::new(FsLimits::default(), Clock::fixed(0), sandkeep_shell::usr_bin_names());
 //! let root: vfs::VfsPath = VfsAdapter::new(fs.clone()).into();
 //! write!(root.join("workspace/a.txt").unwrap().create_file().unwrap(), "hi").unwrap();
 //! assert_eq!(fs.read("/workspace/a.txt").unwrap(), b"hi");
@@ -225,7 +225,11 @@ mod tests {
     use vfs::VfsPath;
 
     fn root() -> (Fs, VfsPath) {
-        let fs = Fs::new(FsLimits::default(), Clock::fixed(1_700_000_000));
+        let fs = Fs::new(
+            FsLimits::default(),
+            Clock::fixed(1_700_000_000),
+            crate::usr_bin_names(),
+        );
         (fs.clone(), VfsAdapter::new(fs).into())
     }
 

@@ -32,7 +32,11 @@ pub struct Out {
 
 /// An empty virtual filesystem on the fixed clock.
 pub fn new_fs() -> Fs {
-    Fs::new(FsLimits::default(), Clock::fixed(EPOCH))
+    Fs::new(
+        FsLimits::default(),
+        Clock::fixed(EPOCH),
+        sandkeep_shell::usr_bin_names(),
+    )
 }
 
 /// Runs registry command `args[0]` in `cwd` over `fs`.

@@ -14,7 +14,7 @@ use crate::commands::CommandCtx;
 use crate::commands::options::{
     self, OptSpec, ParseMode, flag, long_flag, unimplemented, with_arg,
 };
-use crate::fs::{FileKind, FsError};
+use crate::fs::{FileKind, FsError, Metadata};
 
 /// Parsed options.
 struct Opts {
@@ -237,7 +237,15 @@ fn strip_suffix<'a>(name: &'a str, o: &Opts) -> Option<(&'a str, &'static str)> 
     None
 }
 
-fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
+/// The file operand `arg` (with `-d`, also `arg` plus the suffix): its
+/// name, path and metadata (a symlink followed, with `-c` or `-f` only).
+/// `None` when it is skipped, the message written.
+fn locate(
+    ctx: &mut CommandCtx<'_>,
+    o: &Opts,
+    st: &mut Status,
+    arg: &str,
+) -> Option<(String, String, Metadata)> {
     let mut name = arg.to_string();
     let mut path = ctx.path(&name);
     let mut meta = ctx.fs.symlink_metadata(&path);
@@ -254,21 +262,21 @@ fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
         Err(e) => {
             msg(ctx, format_args!("{name}: {e}"));
             st.error();
-            return;
+            return None;
         }
     };
     if m.kind == FileKind::Symlink {
         if !(o.stdout || o.force) {
             msg(ctx, format_args!("{name}: {}", FsError::TooManyLinks));
             st.error();
-            return;
+            return None;
         }
         match ctx.fs.metadata(&path) {
             Ok(t) => m = t,
             Err(e) => {
                 msg(ctx, format_args!("{name}: {e}"));
                 st.error();
-                return;
+                return None;
             }
         }
     }
@@ -277,11 +285,22 @@ fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
             msg(ctx, format_args!("{name} is a directory -- ignored"));
         }
         st.warning();
-        return;
+        return None;
     }
-    let to_stdout = o.stdout || o.test;
-    let out_name = if o.decompress {
-        match strip_suffix(&name, o) {
+    Some((name, path, m))
+}
+
+/// The name to write: the operand without its suffix (`-d`) or with it
+/// added. `None` when the file is skipped, the warning written.
+fn output_name(
+    ctx: &mut CommandCtx<'_>,
+    o: &Opts,
+    st: &mut Status,
+    name: &str,
+    to_stdout: bool,
+) -> Option<String> {
+    Some(if o.decompress {
+        match strip_suffix(name, o) {
             Some((stem, repl)) => format!("{stem}{repl}"),
             None if to_stdout => String::new(),
             None => {
@@ -289,11 +308,11 @@ fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
                     msg(ctx, format_args!("{name}: unknown suffix -- ignored"));
                 }
                 st.warning();
-                return;
+                return None;
             }
         }
     } else {
-        if strip_suffix(&name, o).is_some() && !o.force && !to_stdout {
+        if strip_suffix(name, o).is_some() && !o.force && !to_stdout {
             if !o.quiet {
                 msg(
                     ctx,
@@ -301,9 +320,19 @@ fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
                 );
             }
             st.warning();
-            return;
+            return None;
         }
         format!("{name}{}", o.suffix)
+    })
+}
+
+fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
+    let Some((name, path, m)) = locate(ctx, o, st, arg) else {
+        return;
+    };
+    let to_stdout = o.stdout || o.test;
+    let Some(out_name) = output_name(ctx, o, st, &name, to_stdout) else {
+        return;
     };
     let data = match ctx.fs.read_shared(&path) {
         Ok(d) => d,
@@ -373,27 +402,7 @@ fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
         },
     );
     if o.verbose && !o.quiet {
-        let (plain, packed) = if o.decompress {
-            (out.len(), data.len())
-        } else {
-            (data.len(), out.len())
-        };
-        let header = 10
-            + 8
-            + if o.decompress || o.no_name {
-                0
-            } else {
-                name.rsplit('/').next().unwrap_or(&name).len() + 1
-            };
-        let ratio = if plain == 0 {
-            0.0
-        } else {
-            100.0 * (1.0 - (packed as f64 - header as f64) / plain as f64)
-        };
-        msg_plain(
-            ctx,
-            format_args!("{name}:\t{ratio:5.1}% -- replaced with {out_name}"),
-        );
+        report_ratio(ctx, o, &name, &out_name, data.len(), out.len());
     }
     if !o.keep
         && let Err(e) = ctx.fs.remove_file(&path)
@@ -401,6 +410,38 @@ fn do_file(ctx: &mut CommandCtx<'_>, o: &Opts, st: &mut Status, arg: &str) {
         msg(ctx, format_args!("{name}: {e}"));
         st.error();
     }
+}
+
+/// `-v`: the compression ratio, as gzip computes it (net of the header).
+fn report_ratio(
+    ctx: &mut CommandCtx<'_>,
+    o: &Opts,
+    name: &str,
+    out_name: &str,
+    data_len: usize,
+    out_len: usize,
+) {
+    let (plain, packed) = if o.decompress {
+        (out_len, data_len)
+    } else {
+        (data_len, out_len)
+    };
+    let header = 10
+        + 8
+        + if o.decompress || o.no_name {
+            0
+        } else {
+            name.rsplit('/').next().unwrap_or(name).len() + 1
+        };
+    let ratio = if plain == 0 {
+        0.0
+    } else {
+        100.0 * (1.0 - (packed as f64 - header as f64) / plain as f64)
+    };
+    msg_plain(
+        ctx,
+        format_args!("{name}:\t{ratio:5.1}% -- replaced with {out_name}"),
+    );
 }
 
 /// A line on stderr without the program-name prefix (gzip's verbose lines).

@@ -53,58 +53,8 @@ impl Interp<'_, '_> {
     /// Calls builtin `name`.
     pub(super) fn builtin(&mut self, name: &str, args: &[Expr]) -> Res<Value> {
         Ok(match name {
-            "length" => {
-                self.want(name, args, 0, 1)?;
-                match args.first() {
-                    None => {
-                        let n = self.record.len();
-                        num(n as f64)
-                    }
-                    Some(Expr::Var(v)) => {
-                        let is_arr = match v {
-                            Var::Global(i) => {
-                                matches!(self.globals[*i], super::interp::Cell::Arr(_))
-                            }
-                            Var::Local(i) => matches!(
-                                self.frames.last().map(|f| &f[*i]),
-                                Some(super::interp::Cell::Arr(_))
-                            ),
-                        };
-                        if is_arr {
-                            let a = self.array(*v)?;
-                            let n = a.borrow().len();
-                            num(n as f64)
-                        } else {
-                            let s = self.eval_str(&args[0])?;
-                            num(s.len() as f64)
-                        }
-                    }
-                    Some(e) => {
-                        let s = self.eval_str(e)?;
-                        num(s.len() as f64)
-                    }
-                }
-            }
-            "substr" => {
-                self.want(name, args, 2, 3)?;
-                let s = self.arg_str(args, 0)?;
-                let len = s.len() as f64;
-                // gawk truncates both and starts a low start at 1.
-                let m = self.arg_num(args, 1)?.trunc();
-                let n = if args.len() > 2 {
-                    self.arg_num(args, 2)?.trunc()
-                } else {
-                    f64::INFINITY
-                };
-                let start = m.max(1.0);
-                let end = (start + n).min(len + 1.0);
-                if end <= start || start.is_nan() || end.is_nan() {
-                    Value::Str(String::new())
-                } else {
-                    let (a, b) = (start as usize - 1, end as usize - 1);
-                    Value::Str(slice(&s, a, b).into_owned())
-                }
-            }
+            "length" => self.builtin_length(args)?,
+            "substr" => self.builtin_substr(args)?,
             "index" => {
                 self.want(name, args, 2, 2)?;
                 let mut s = self.arg_str(args, 0)?;
@@ -118,128 +68,10 @@ impl Interp<'_, '_> {
                     None => 0.0,
                 })
             }
-            "split" => {
-                self.want(name, args, 2, 4)?;
-                let s = self.arg_str(args, 0)?;
-                let Some(Expr::Var(av)) = args.get(1) else {
-                    return Err(Fatal("split: second argument is not an array".into()));
-                };
-                let sep = match args.get(2) {
-                    None => {
-                        let fs = self.special_str(FS);
-                        FieldSep::with_case(&fs, self.ignorecase).map_err(Fatal)?
-                    }
-                    Some(Expr::RegexLit(i, _)) => FieldSep::Regex(self.lit_regex(*i)),
-                    Some(e) => {
-                        let fs = self.eval_str(e)?;
-                        FieldSep::with_case(&fs, self.ignorecase).map_err(Fatal)?
-                    }
-                };
-                let (parts, seps) = match args.get(3) {
-                    None => {
-                        let mut parts = Vec::new();
-                        sep.split(&s, &mut parts, false);
-                        (parts, None)
-                    }
-                    Some(Expr::Var(sv)) => {
-                        let (p, sp) = split_with_seps(&sep, &s);
-                        (p, Some((*sv, sp)))
-                    }
-                    Some(_) => {
-                        return Err(Fatal("split: fourth argument is not an array".into()));
-                    }
-                };
-                self.fill_array(*av, parts)?;
-                if let Some((sv, sp)) = seps {
-                    let a = self.array(sv)?;
-                    let mut a = a.borrow_mut();
-                    a.clear();
-                    for (i, t) in sp {
-                        a.insert(i.to_string(), Value::StrNum(t));
-                    }
-                }
-                let n = self.array(*av)?.borrow().len();
-                num(n as f64)
-            }
-            "sub" | "gsub" => {
-                self.want(name, args, 2, 3)?;
-                let re = self.regex_of(&args[0])?;
-                let repl = self.arg_str(args, 1)?;
-                let target = match args.get(2) {
-                    None => LValue::Field(Box::new(Expr::Num(0.0))),
-                    Some(e) => match to_lv(e) {
-                        Some(lv) => lv,
-                        None => {
-                            // Not assignable: gawk warns and works on a copy.
-                            let s = self.eval_str(e)?;
-                            let (_, n) = substitute(&re, &s, &repl, name == "gsub");
-                            return Ok(num(n as f64));
-                        }
-                    },
-                };
-                let s = self.get_lv(&target)?.str_with("%.6g");
-                let s = match self.get_lv(&target)? {
-                    Value::Num(_) => self.eval_str(&lv_expr(&target))?,
-                    _ => s,
-                };
-                let (out, n) = substitute(&re, &s, &repl, name == "gsub");
-                if n > 0 {
-                    self.set_lv(&target, Value::Str(out))?;
-                }
-                num(n as f64)
-            }
-            "gensub" => {
-                self.want(name, args, 3, 4)?;
-                let re = self.regex_of(&args[0])?;
-                let repl = self.arg_str(args, 1)?;
-                let how = self.eval(&args[2])?;
-                let s = match args.get(3) {
-                    Some(e) => self.eval_str(e)?,
-                    None => self.record.clone(),
-                };
-                let hs = how.str_with("%.6g");
-                let which = if hs.starts_with('g') || hs.starts_with('G') {
-                    0
-                } else {
-                    (how.num() as i64).max(1) as usize
-                };
-                Value::Str(gensub(&re, &s, &repl, which))
-            }
-            "match" => {
-                self.want(name, args, 2, 3)?;
-                let s = self.arg_str(args, 0)?;
-                let re = self.regex_of(&args[1])?;
-                let caps = re.captures_at(&s, 0);
-                let (start, len) = match &caps {
-                    Some(c) => match c.first().copied().flatten() {
-                        Some((a, b)) => (a as f64 + 1.0, (b - a) as f64),
-                        None => (0.0, -1.0),
-                    },
-                    None => (0.0, -1.0),
-                };
-                if let Some(Expr::Var(av)) = args.get(2) {
-                    let a = self.array(*av)?;
-                    let mut a = a.borrow_mut();
-                    a.clear();
-                    if let Some(c) = &caps {
-                        for (i, g) in c.iter().enumerate() {
-                            if let Some((x, y)) = g {
-                                a.insert(
-                                    i.to_string(),
-                                    Value::StrNum(slice(&s, *x, *y).into_owned()),
-                                );
-                                let st = *x + 1;
-                                let ln = *y - *x;
-                                a.insert(format!("{i}\x1cstart"), num(st as f64));
-                                a.insert(format!("{i}\x1clength"), num(ln as f64));
-                            }
-                        }
-                    }
-                }
-                self.globals[RSTART] = super::interp::Cell::Val(num(start));
-                self.globals[RLENGTH] = super::interp::Cell::Val(num(len));
-                num(start)
-            }
+            "split" => self.builtin_split(args)?,
+            "sub" | "gsub" => self.builtin_sub(name, args)?,
+            "gensub" => self.builtin_gensub(args)?,
+            "match" => self.builtin_match(args)?,
             "sprintf" => {
                 if args.is_empty() {
                     return Err(Fatal("sprintf: no arguments".into()));
@@ -281,46 +113,9 @@ impl Interp<'_, '_> {
                 num(y.atan2(x))
             }
             "rand" => num(self.rand_next()),
-            "srand" => {
-                let prev = self.prev_seed;
-                let seed = if args.is_empty() {
-                    self.ctx.control.clock.now().secs as f64
-                } else {
-                    self.arg_num(args, 0)?
-                };
-                self.prev_seed = seed;
-                self.rand_state = (seed as i64 as u64) ^ 0x853c_49e6_748f_ea9b;
-                if self.rand_state == 0 {
-                    self.rand_state = 1;
-                }
-                num(prev)
-            }
+            "srand" => self.builtin_srand(args)?,
             "systime" => num(self.ctx.control.clock.now().secs as f64),
-            "strftime" => {
-                self.want(name, args, 0, 3)?;
-                let fmt = if args.is_empty() {
-                    match &self.globals[PROCINFO] {
-                        super::interp::Cell::Arr(p) => p
-                            .borrow()
-                            .get("strftime")
-                            .map(|v| v.str_with("%.6g"))
-                            .unwrap_or_default(),
-                        _ => String::new(),
-                    }
-                } else {
-                    self.arg_str(args, 0)?
-                };
-                let t = if args.len() > 1 {
-                    self.arg_num(args, 1)? as i64
-                } else {
-                    self.ctx.control.clock.now().secs
-                };
-                let utc = match args.get(2) {
-                    Some(e) => self.eval(e)?.truthy(),
-                    None => false,
-                };
-                Value::Str(super::time::strftime(&fmt, t, utc))
-            }
+            "strftime" => self.builtin_strftime(args)?,
             "mktime" => {
                 self.want(name, args, 1, 2)?;
                 num(super::time::mktime(&self.arg_str(args, 0)?))
@@ -342,23 +137,7 @@ impl Interp<'_, '_> {
                     other => strtonum(&other.str_with("%.6g")),
                 })
             }
-            "and" | "or" | "xor" => {
-                if args.len() < 2 {
-                    return Err(Fatal(format!(
-                        "{name}: called with less than two arguments"
-                    )));
-                }
-                let mut acc = self.bit_arg(name, args, 0)?;
-                for i in 1..args.len() {
-                    let x = self.bit_arg(name, args, i)?;
-                    acc = match name {
-                        "and" => acc & x,
-                        "or" => acc | x,
-                        _ => acc ^ x,
-                    };
-                }
-                num(acc as f64)
-            }
+            "and" | "or" | "xor" => self.builtin_bitwise(name, args)?,
             "lshift" | "rshift" => {
                 self.want(name, args, 2, 2)?;
                 let x = self.bit_arg(name, args, 0)?;
@@ -372,58 +151,320 @@ impl Interp<'_, '_> {
                 num((!x & ((1u64 << 53) - 1)) as f64)
             }
             "patsplit" => return self.patsplit(args),
-            "system" => {
-                let cmd = self.arg_str(args, 0)?;
-                // gawk flushes stdout and open files first, so the command's
-                // output lands after what was printed before.
-                self.flush_all()?;
-                let argv = ["bash".to_string(), "-c".to_string(), cmd];
-                let ctx = &mut *self.ctx;
-                let st = ctx.exec.exec(ExecRequest {
-                    argv: &argv,
-                    env: &[],
-                    cwd: ctx.cwd,
-                    stdin: ctx.stdin,
-                    stdout: ctx.stdout,
-                    stderr: ctx.stderr,
-                    mode: ExecMode::Inherit,
-                });
-                num(st as f64)
-            }
-            "close" => {
-                self.want(name, args, 1, 2)?;
-                let n = self.arg_str(args, 0)?;
-                self.flush_stdout()?;
-                let mut r = -1;
-                if let Some((_, status)) = self.readers.remove(&n) {
-                    r = status;
-                }
-                if self.outputs.contains_key(&n) {
-                    r = self.close_output(&n);
-                }
-                num(r as f64)
-            }
-            "fflush" => {
-                self.want(name, args, 0, 1)?;
-                let which = match args.first() {
-                    Some(e) => self.eval_str(e)?,
-                    None => String::new(),
-                };
-                if which.is_empty() {
-                    self.flush_all()?;
-                    num(0.0)
-                } else {
-                    let r = self.flush_one(&which)?;
-                    if r < 0 {
-                        let _ = writeln!(
-                            self.ctx.stderr,
-                            "awk: warning: fflush: `{which}' is not an open file, pipe or co-process"
-                        );
-                    }
-                    num(r as f64)
-                }
-            }
+            "system" => self.builtin_system(args)?,
+            "close" => self.builtin_close(args)?,
+            "fflush" => self.builtin_fflush(args)?,
             _ => return Err(Fatal(format!("function `{name}' not defined"))),
+        })
+    }
+
+    /// `length([x])`: of the record, a string, or an array.
+    fn builtin_length(&mut self, args: &[Expr]) -> Res<Value> {
+        let name = "length";
+        self.want(name, args, 0, 1)?;
+        Ok(match args.first() {
+            None => {
+                let n = self.record.len();
+                num(n as f64)
+            }
+            Some(Expr::Var(v)) => {
+                let is_arr = match v {
+                    Var::Global(i) => {
+                        matches!(self.globals[*i], super::interp::Cell::Arr(_))
+                    }
+                    Var::Local(i) => matches!(
+                        self.frames.last().map(|f| &f[*i]),
+                        Some(super::interp::Cell::Arr(_))
+                    ),
+                };
+                if is_arr {
+                    let a = self.array(*v)?;
+                    let n = a.borrow().len();
+                    num(n as f64)
+                } else {
+                    let s = self.eval_str(&args[0])?;
+                    num(s.len() as f64)
+                }
+            }
+            Some(e) => {
+                let s = self.eval_str(e)?;
+                num(s.len() as f64)
+            }
+        })
+    }
+
+    /// `substr(s, m[, n])`, with gawk's truncation of `m` and `n`.
+    fn builtin_substr(&mut self, args: &[Expr]) -> Res<Value> {
+        let name = "substr";
+        self.want(name, args, 2, 3)?;
+        let s = self.arg_str(args, 0)?;
+        let len = s.len() as f64;
+        // gawk truncates both and starts a low start at 1.
+        let m = self.arg_num(args, 1)?.trunc();
+        let n = if args.len() > 2 {
+            self.arg_num(args, 2)?.trunc()
+        } else {
+            f64::INFINITY
+        };
+        let start = m.max(1.0);
+        let end = (start + n).min(len + 1.0);
+        Ok(if end <= start || start.is_nan() || end.is_nan() {
+            Value::Str(String::new())
+        } else {
+            let (a, b) = (start as usize - 1, end as usize - 1);
+            Value::Str(slice(&s, a, b).into_owned())
+        })
+    }
+
+    /// `split(s, a[, fs[, seps]])`: fills `a` (and gawk's `seps`); the count.
+    fn builtin_split(&mut self, args: &[Expr]) -> Res<Value> {
+        let name = "split";
+        self.want(name, args, 2, 4)?;
+        let s = self.arg_str(args, 0)?;
+        let Some(Expr::Var(av)) = args.get(1) else {
+            return Err(Fatal("split: second argument is not an array".into()));
+        };
+        let sep = match args.get(2) {
+            None => {
+                let fs = self.special_str(FS);
+                FieldSep::with_case(&fs, self.ignorecase).map_err(Fatal)?
+            }
+            Some(Expr::RegexLit(i, _)) => FieldSep::Regex(self.lit_regex(*i)),
+            Some(e) => {
+                let fs = self.eval_str(e)?;
+                FieldSep::with_case(&fs, self.ignorecase).map_err(Fatal)?
+            }
+        };
+        let (parts, seps) = match args.get(3) {
+            None => {
+                let mut parts = Vec::new();
+                sep.split(&s, &mut parts, false);
+                (parts, None)
+            }
+            Some(Expr::Var(sv)) => {
+                let (p, sp) = split_with_seps(&sep, &s);
+                (p, Some((*sv, sp)))
+            }
+            Some(_) => {
+                return Err(Fatal("split: fourth argument is not an array".into()));
+            }
+        };
+        self.fill_array(*av, parts)?;
+        if let Some((sv, sp)) = seps {
+            let a = self.array(sv)?;
+            let mut a = a.borrow_mut();
+            a.clear();
+            for (i, t) in sp {
+                a.insert(i.to_string(), Value::StrNum(t));
+            }
+        }
+        let n = self.array(*av)?.borrow().len();
+        Ok(num(n as f64))
+    }
+
+    /// `sub`/`gsub(re, repl[, target])`: replaces in place; the count.
+    fn builtin_sub(&mut self, name: &str, args: &[Expr]) -> Res<Value> {
+        self.want(name, args, 2, 3)?;
+        let re = self.regex_of(&args[0])?;
+        let repl = self.arg_str(args, 1)?;
+        let target = match args.get(2) {
+            None => LValue::Field(Box::new(Expr::Num(0.0))),
+            Some(e) => match to_lv(e) {
+                Some(lv) => lv,
+                None => {
+                    // Not assignable: gawk warns and works on a copy.
+                    let s = self.eval_str(e)?;
+                    let (_, n) = substitute(&re, &s, &repl, name == "gsub");
+                    return Ok(num(n as f64));
+                }
+            },
+        };
+        let s = self.get_lv(&target)?.str_with("%.6g");
+        let s = match self.get_lv(&target)? {
+            Value::Num(_) => self.eval_str(&lv_expr(&target))?,
+            _ => s,
+        };
+        let (out, n) = substitute(&re, &s, &repl, name == "gsub");
+        if n > 0 {
+            self.set_lv(&target, Value::Str(out))?;
+        }
+        Ok(num(n as f64))
+    }
+
+    /// gawk's `gensub(re, repl, how[, target])`: the result, target untouched.
+    fn builtin_gensub(&mut self, args: &[Expr]) -> Res<Value> {
+        let name = "gensub";
+        self.want(name, args, 3, 4)?;
+        let re = self.regex_of(&args[0])?;
+        let repl = self.arg_str(args, 1)?;
+        let how = self.eval(&args[2])?;
+        let s = match args.get(3) {
+            Some(e) => self.eval_str(e)?,
+            None => self.record.clone(),
+        };
+        let hs = how.str_with("%.6g");
+        let which = if hs.starts_with('g') || hs.starts_with('G') {
+            0
+        } else {
+            (how.num() as i64).max(1) as usize
+        };
+        Ok(Value::Str(gensub(&re, &s, &repl, which)))
+    }
+
+    /// `match(s, re[, a])`: sets RSTART and RLENGTH (and gawk's `a`).
+    fn builtin_match(&mut self, args: &[Expr]) -> Res<Value> {
+        let name = "match";
+        self.want(name, args, 2, 3)?;
+        let s = self.arg_str(args, 0)?;
+        let re = self.regex_of(&args[1])?;
+        let caps = re.captures_at(&s, 0);
+        let (start, len) = match &caps {
+            Some(c) => match c.first().copied().flatten() {
+                Some((a, b)) => (a as f64 + 1.0, (b - a) as f64),
+                None => (0.0, -1.0),
+            },
+            None => (0.0, -1.0),
+        };
+        if let Some(Expr::Var(av)) = args.get(2) {
+            let a = self.array(*av)?;
+            let mut a = a.borrow_mut();
+            a.clear();
+            if let Some(c) = &caps {
+                for (i, g) in c.iter().enumerate() {
+                    if let Some((x, y)) = g {
+                        a.insert(i.to_string(), Value::StrNum(slice(&s, *x, *y).into_owned()));
+                        let st = *x + 1;
+                        let ln = *y - *x;
+                        a.insert(format!("{i}\x1cstart"), num(st as f64));
+                        a.insert(format!("{i}\x1clength"), num(ln as f64));
+                    }
+                }
+            }
+        }
+        self.globals[RSTART] = super::interp::Cell::Val(num(start));
+        self.globals[RLENGTH] = super::interp::Cell::Val(num(len));
+        Ok(num(start))
+    }
+
+    /// `srand([seed])`: the previous seed.
+    fn builtin_srand(&mut self, args: &[Expr]) -> Res<Value> {
+        let prev = self.prev_seed;
+        let seed = if args.is_empty() {
+            self.ctx.control.clock.now().secs as f64
+        } else {
+            self.arg_num(args, 0)?
+        };
+        self.prev_seed = seed;
+        self.rand_state = (seed as i64 as u64) ^ 0x853c_49e6_748f_ea9b;
+        if self.rand_state == 0 {
+            self.rand_state = 1;
+        }
+        Ok(num(prev))
+    }
+
+    /// gawk's `strftime([fmt[, t[, utc]]])`.
+    fn builtin_strftime(&mut self, args: &[Expr]) -> Res<Value> {
+        let name = "strftime";
+        self.want(name, args, 0, 3)?;
+        let fmt = if args.is_empty() {
+            match &self.globals[PROCINFO] {
+                super::interp::Cell::Arr(p) => p
+                    .borrow()
+                    .get("strftime")
+                    .map(|v| v.str_with("%.6g"))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            }
+        } else {
+            self.arg_str(args, 0)?
+        };
+        let t = if args.len() > 1 {
+            self.arg_num(args, 1)? as i64
+        } else {
+            self.ctx.control.clock.now().secs
+        };
+        let utc = match args.get(2) {
+            Some(e) => self.eval(e)?.truthy(),
+            None => false,
+        };
+        Ok(Value::Str(super::time::strftime(&fmt, t, utc)))
+    }
+
+    /// gawk's `and`, `or`, `xor` over two or more arguments.
+    fn builtin_bitwise(&mut self, name: &str, args: &[Expr]) -> Res<Value> {
+        if args.len() < 2 {
+            return Err(Fatal(format!(
+                "{name}: called with less than two arguments"
+            )));
+        }
+        let mut acc = self.bit_arg(name, args, 0)?;
+        for i in 1..args.len() {
+            let x = self.bit_arg(name, args, i)?;
+            acc = match name {
+                "and" => acc & x,
+                "or" => acc | x,
+                _ => acc ^ x,
+            };
+        }
+        Ok(num(acc as f64))
+    }
+
+    /// `system(cmd)`: runs `bash -c cmd` after flushing; its status.
+    fn builtin_system(&mut self, args: &[Expr]) -> Res<Value> {
+        let cmd = self.arg_str(args, 0)?;
+        // gawk flushes stdout and open files first, so the command's
+        // output lands after what was printed before.
+        self.flush_all()?;
+        let argv = ["bash".to_string(), "-c".to_string(), cmd];
+        let ctx = &mut *self.ctx;
+        let st = ctx.exec.exec(ExecRequest {
+            argv: &argv,
+            env: &[],
+            cwd: ctx.cwd,
+            stdin: ctx.stdin,
+            stdout: ctx.stdout,
+            stderr: ctx.stderr,
+            mode: ExecMode::Inherit,
+        });
+        Ok(num(st as f64))
+    }
+
+    /// `close(name)`: closes a reader or an output; its status, or -1.
+    fn builtin_close(&mut self, args: &[Expr]) -> Res<Value> {
+        let name = "close";
+        self.want(name, args, 1, 2)?;
+        let n = self.arg_str(args, 0)?;
+        self.flush_stdout()?;
+        let mut r = -1;
+        if let Some((_, status)) = self.readers.remove(&n) {
+            r = status;
+        }
+        if self.outputs.contains_key(&n) {
+            r = self.close_output(&n);
+        }
+        Ok(num(r as f64))
+    }
+
+    /// `fflush([name])`: all outputs, or one (a warning if not open).
+    fn builtin_fflush(&mut self, args: &[Expr]) -> Res<Value> {
+        let name = "fflush";
+        self.want(name, args, 0, 1)?;
+        let which = match args.first() {
+            Some(e) => self.eval_str(e)?,
+            None => String::new(),
+        };
+        Ok(if which.is_empty() {
+            self.flush_all()?;
+            num(0.0)
+        } else {
+            let r = self.flush_one(&which)?;
+            if r < 0 {
+                let _ = writeln!(
+                    self.ctx.stderr,
+                    "awk: warning: fflush: `{which}' is not an open file, pipe or co-process"
+                );
+            }
+            num(r as f64)
         })
     }
 

@@ -748,32 +748,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             Stmt::Expr(e) => {
                 self.eval(e)?;
             }
-            Stmt::Print(args, redir) => {
-                let mut line = String::new();
-                if args.is_empty() {
-                    line.push_str(&self.record);
-                } else {
-                    let ofs = self.special_str(OFS);
-                    for (i, a) in args.iter().enumerate() {
-                        if i > 0 {
-                            line.push_str(&ofs);
-                        }
-                        let a = match a {
-                            Expr::Group(g) => g,
-                            x => x,
-                        };
-                        match self.eval(a)? {
-                            Value::Num(n) => {
-                                let ofmt = self.special_str(OFMT);
-                                line.push_str(&num_to_string(n, &ofmt));
-                            }
-                            v => line.push_str(&v.str_with(&self.convfmt)),
-                        }
-                    }
-                }
-                line.push_str(&self.special_str(ORS));
-                self.emit(redir, line.as_bytes())?;
-            }
+            Stmt::Print(args, redir) => self.exec_print(args, redir)?,
             Stmt::Printf(args, redir) => {
                 let fmt = self.eval_str(&args[0])?;
                 let mut vals = Vec::with_capacity(args.len());
@@ -833,25 +808,7 @@ impl<'a, 'c> Interp<'a, 'c> {
                     }
                 }
             }
-            Stmt::ForIn(k, a, body) => {
-                let arr = self.array(*a)?;
-                let keys: Vec<String> = match self.sorted_in() {
-                    Some(how) => self.sorted_keys(&arr, &how)?,
-                    None => arr.borrow().keys().cloned().collect(),
-                };
-                for key in keys {
-                    if !arr.borrow().contains_key(&key) {
-                        continue;
-                    }
-                    self.tick()?;
-                    self.set_var(*k, Value::StrNum(key))?;
-                    match self.exec(body)? {
-                        Flow::Break => break,
-                        Flow::Normal | Flow::Continue => {}
-                        other => return Ok(other),
-                    }
-                }
-            }
+            Stmt::ForIn(k, a, body) => return self.exec_for_in(*k, *a, body),
             Stmt::Block(b) => return self.exec_block(b),
             Stmt::Next => {
                 if self.in_end {
@@ -884,6 +841,59 @@ impl<'a, 'c> Interp<'a, 'c> {
                     }
                     None => a.borrow_mut().clear(),
                 }
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// `print [args] [> redir]`: the arguments joined by OFS (numbers by
+    /// OFMT), then ORS; no arguments print the record.
+    fn exec_print(&mut self, args: &[Expr], redir: &Option<Redirect>) -> Res<()> {
+        let mut line = String::new();
+        if args.is_empty() {
+            line.push_str(&self.record);
+        } else {
+            let ofs = self.special_str(OFS);
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    line.push_str(&ofs);
+                }
+                let a = match a {
+                    Expr::Group(g) => g,
+                    x => x,
+                };
+                match self.eval(a)? {
+                    Value::Num(n) => {
+                        let ofmt = self.special_str(OFMT);
+                        line.push_str(&num_to_string(n, &ofmt));
+                    }
+                    v => line.push_str(&v.str_with(&self.convfmt)),
+                }
+            }
+        }
+        line.push_str(&self.special_str(ORS));
+        self.emit(redir, line.as_bytes())?;
+        Ok(())
+    }
+
+    /// `for (k in a) body`: over a snapshot of the keys (in PROCINFO
+    /// sorted_in order when set), skipping keys deleted meanwhile.
+    fn exec_for_in(&mut self, k: Var, a: Var, body: &Stmt) -> Res<Flow> {
+        let arr = self.array(a)?;
+        let keys: Vec<String> = match self.sorted_in() {
+            Some(how) => self.sorted_keys(&arr, &how)?,
+            None => arr.borrow().keys().cloned().collect(),
+        };
+        for key in keys {
+            if !arr.borrow().contains_key(&key) {
+                continue;
+            }
+            self.tick()?;
+            self.set_var(k, Value::StrNum(key))?;
+            match self.exec(body)? {
+                Flow::Break => break,
+                Flow::Normal | Flow::Continue => {}
+                other => return Ok(other),
             }
         }
         Ok(Flow::Normal)

@@ -146,21 +146,35 @@ fn to_int(x: f64) -> i128 {
     x.trunc().clamp(-1.7e38, 1.7e38) as i128
 }
 
+/// The arguments of one `printf`, taken in order; one asked for past the
+/// end is uninitialised and marks the format as unsatisfied.
+struct ArgCursor<'a> {
+    args: &'a [Value],
+    next: usize,
+    missing: bool,
+}
+
+impl ArgCursor<'_> {
+    fn next(&mut self) -> Value {
+        let v = self.args.get(self.next).cloned().unwrap_or_else(|| {
+            self.missing = true;
+            Value::Uninit
+        });
+        self.next += 1;
+        v
+    }
+}
+
 /// Formats `args` by `fmt` into `out`; `convfmt` turns numbers given to `%s`
 /// into strings. The error is gawk's: too few arguments for the format.
 pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) -> Result<(), String> {
     let f: Vec<char> = fmt.chars().collect();
-    let mut ai = 0;
-    let mut i = 0;
-    let missing = std::cell::Cell::new(false);
-    let next_arg = |ai: &mut usize| -> Value {
-        let v = args.get(*ai).cloned().unwrap_or_else(|| {
-            missing.set(true);
-            Value::Uninit
-        });
-        *ai += 1;
-        v
+    let mut args = ArgCursor {
+        args,
+        next: 0,
+        missing: false,
     };
+    let mut i = 0;
     while i < f.len() {
         if f[i] != '%' {
             out.push(f[i]);
@@ -174,62 +188,7 @@ pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) -> Res
             i += 1;
             continue;
         }
-        let mut sp = Spec {
-            minus: false,
-            plus: false,
-            space: false,
-            alt: false,
-            zero: false,
-            width: 0,
-            prec: None,
-        };
-        while let Some(&c) = f.get(i) {
-            match c {
-                '-' => sp.minus = true,
-                '+' => sp.plus = true,
-                ' ' => sp.space = true,
-                '#' => sp.alt = true,
-                '0' => sp.zero = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        if f.get(i) == Some(&'*') {
-            i += 1;
-            let w = next_arg(&mut ai).num() as i64;
-            if w < 0 {
-                sp.minus = true;
-            }
-            sp.width = (w.unsigned_abs() as usize).min(100_000);
-        } else {
-            while let Some(d) = f.get(i).and_then(|c| c.to_digit(10)) {
-                sp.width = (sp.width * 10 + d as usize).min(100_000);
-                i += 1;
-            }
-        }
-        if f.get(i) == Some(&'.') {
-            i += 1;
-            let mut p = 0usize;
-            if f.get(i) == Some(&'*') {
-                i += 1;
-                let v = next_arg(&mut ai).num() as i64;
-                sp.prec = if v < 0 {
-                    None
-                } else {
-                    Some((v as usize).min(100_000))
-                };
-            } else {
-                while let Some(d) = f.get(i).and_then(|c| c.to_digit(10)) {
-                    p = (p * 10 + d as usize).min(100_000);
-                    i += 1;
-                }
-                sp.prec = Some(p);
-            }
-        }
-        // Length modifiers are accepted and ignored.
-        while matches!(f.get(i), Some('h' | 'l' | 'L' | 'q' | 'j' | 'z' | 't')) {
-            i += 1;
-        }
+        let sp = parse_spec(&f, &mut i, &mut args);
         let Some(&conv) = f.get(i) else {
             out.extend(&f[start..]);
             break;
@@ -239,107 +198,183 @@ pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) -> Res
             out.push('%');
             continue;
         }
-        if missing.get() {
+        if args.missing {
             break;
         }
-        match conv {
-            'd' | 'i' => {
-                let x = next_arg(&mut ai).num();
-                if !x.is_finite() {
-                    let s = float_conv(
-                        'f',
-                        x,
-                        &Spec {
-                            prec: Some(0),
-                            ..sp
-                        },
-                    );
-                    pad(out, &s, &sp, false);
-                    continue;
-                }
-                let n = to_int(x);
-                let mut digits = n.unsigned_abs().to_string();
-                if let Some(p) = sp.prec {
-                    if p == 0 && n == 0 {
-                        digits.clear();
-                    }
-                    while digits.len() < p {
-                        digits.insert(0, '0');
-                    }
-                    sp.zero = false;
-                }
-                let s = signed(n < 0, digits, &sp);
-                pad(out, &s, &sp, true);
-            }
-            'o' | 'x' | 'X' | 'u' => {
-                let x = next_arg(&mut ai).num();
-                let n = to_int(x);
-                let u = if n < 0 {
-                    (n as i64) as u64 as u128
-                } else {
-                    n as u128
-                };
-                let mut digits = match conv {
-                    'o' => format!("{u:o}"),
-                    'x' => format!("{u:x}"),
-                    'X' => format!("{u:X}"),
-                    _ => u.to_string(),
-                };
-                if let Some(p) = sp.prec {
-                    if p == 0 && u == 0 {
-                        digits.clear();
-                    }
-                    while digits.len() < p {
-                        digits.insert(0, '0');
-                    }
-                    sp.zero = false;
-                }
-                if sp.alt && u != 0 {
-                    match conv {
-                        'o' if !digits.starts_with('0') => digits.insert(0, '0'),
-                        'x' => digits.insert_str(0, "0x"),
-                        'X' => digits.insert_str(0, "0X"),
-                        _ => {}
-                    }
-                }
-                pad(out, &digits, &sp, true);
-            }
-            'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
-                let x = next_arg(&mut ai).num();
-                let s = float_conv(conv, x, &sp);
-                pad(out, &s, &sp, x.is_finite());
-            }
-            'c' => {
-                let v = next_arg(&mut ai);
-                let s = match v {
-                    Value::Num(n) => char::from_u32(n as u32)
-                        .map(String::from)
-                        .unwrap_or_default(),
-                    other => other
-                        .str_with(convfmt)
-                        .chars()
-                        .next()
-                        .map(String::from)
-                        .unwrap_or_default(),
-                };
-                pad(out, &s, &sp, false);
-            }
-            's' => {
-                let v = next_arg(&mut ai);
-                let s = v.str_with(convfmt);
-                let s: String = match sp.prec {
-                    Some(p) => s.chars().take(p).collect(),
-                    None => s,
-                };
-                pad(out, &s, &sp, false);
-            }
-            _ => {
-                out.extend(&f[start..i]);
-            }
-        }
+        convert(conv, sp, &mut args, convfmt, &f[start..i], out);
     }
-    if missing.get() {
+    if args.missing {
         return Err("fatal: not enough arguments to satisfy format string".into());
     }
     Ok(())
+}
+
+/// The flags, width, precision (either may be `*`: taken from the
+/// arguments) and ignored length modifiers of a directive, from `f[*i]`
+/// (just past the `%`); `*i` ends at the conversion character.
+fn parse_spec(f: &[char], i: &mut usize, args: &mut ArgCursor<'_>) -> Spec {
+    let mut sp = Spec {
+        minus: false,
+        plus: false,
+        space: false,
+        alt: false,
+        zero: false,
+        width: 0,
+        prec: None,
+    };
+    while let Some(&c) = f.get(*i) {
+        match c {
+            '-' => sp.minus = true,
+            '+' => sp.plus = true,
+            ' ' => sp.space = true,
+            '#' => sp.alt = true,
+            '0' => sp.zero = true,
+            _ => break,
+        }
+        *i += 1;
+    }
+    if f.get(*i) == Some(&'*') {
+        *i += 1;
+        let w = args.next().num() as i64;
+        if w < 0 {
+            sp.minus = true;
+        }
+        sp.width = (w.unsigned_abs() as usize).min(100_000);
+    } else {
+        while let Some(d) = f.get(*i).and_then(|c| c.to_digit(10)) {
+            sp.width = (sp.width * 10 + d as usize).min(100_000);
+            *i += 1;
+        }
+    }
+    if f.get(*i) == Some(&'.') {
+        *i += 1;
+        let mut p = 0usize;
+        if f.get(*i) == Some(&'*') {
+            *i += 1;
+            let v = args.next().num() as i64;
+            sp.prec = if v < 0 {
+                None
+            } else {
+                Some((v as usize).min(100_000))
+            };
+        } else {
+            while let Some(d) = f.get(*i).and_then(|c| c.to_digit(10)) {
+                p = (p * 10 + d as usize).min(100_000);
+                *i += 1;
+            }
+            sp.prec = Some(p);
+        }
+    }
+    // Length modifiers are accepted and ignored.
+    while matches!(f.get(*i), Some('h' | 'l' | 'L' | 'q' | 'j' | 'z' | 't')) {
+        *i += 1;
+    }
+    sp
+}
+
+/// One conversion `conv` of the next argument by `sp`; an unknown one is
+/// copied as written (`directive`).
+fn convert(
+    conv: char,
+    mut sp: Spec,
+    args: &mut ArgCursor<'_>,
+    convfmt: &str,
+    directive: &[char],
+    out: &mut String,
+) {
+    match conv {
+        'd' | 'i' => {
+            let x = args.next().num();
+            if !x.is_finite() {
+                let s = float_conv(
+                    'f',
+                    x,
+                    &Spec {
+                        prec: Some(0),
+                        ..sp
+                    },
+                );
+                pad(out, &s, &sp, false);
+                return;
+            }
+            let n = to_int(x);
+            let mut digits = n.unsigned_abs().to_string();
+            if let Some(p) = sp.prec {
+                if p == 0 && n == 0 {
+                    digits.clear();
+                }
+                while digits.len() < p {
+                    digits.insert(0, '0');
+                }
+                sp.zero = false;
+            }
+            let s = signed(n < 0, digits, &sp);
+            pad(out, &s, &sp, true);
+        }
+        'o' | 'x' | 'X' | 'u' => {
+            let x = args.next().num();
+            let n = to_int(x);
+            let u = if n < 0 {
+                (n as i64) as u64 as u128
+            } else {
+                n as u128
+            };
+            let mut digits = match conv {
+                'o' => format!("{u:o}"),
+                'x' => format!("{u:x}"),
+                'X' => format!("{u:X}"),
+                _ => u.to_string(),
+            };
+            if let Some(p) = sp.prec {
+                if p == 0 && u == 0 {
+                    digits.clear();
+                }
+                while digits.len() < p {
+                    digits.insert(0, '0');
+                }
+                sp.zero = false;
+            }
+            if sp.alt && u != 0 {
+                match conv {
+                    'o' if !digits.starts_with('0') => digits.insert(0, '0'),
+                    'x' => digits.insert_str(0, "0x"),
+                    'X' => digits.insert_str(0, "0X"),
+                    _ => {}
+                }
+            }
+            pad(out, &digits, &sp, true);
+        }
+        'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
+            let x = args.next().num();
+            let s = float_conv(conv, x, &sp);
+            pad(out, &s, &sp, x.is_finite());
+        }
+        'c' => {
+            let v = args.next();
+            let s = match v {
+                Value::Num(n) => char::from_u32(n as u32)
+                    .map(String::from)
+                    .unwrap_or_default(),
+                other => other
+                    .str_with(convfmt)
+                    .chars()
+                    .next()
+                    .map(String::from)
+                    .unwrap_or_default(),
+            };
+            pad(out, &s, &sp, false);
+        }
+        's' => {
+            let v = args.next();
+            let s = v.str_with(convfmt);
+            let s: String = match sp.prec {
+                Some(p) => s.chars().take(p).collect(),
+                None => s,
+            };
+            pad(out, &s, &sp, false);
+        }
+        _ => {
+            out.extend(directive);
+        }
+    }
 }

@@ -23,6 +23,85 @@ struct Opts {
     follow: bool,
 }
 
+/// Sets the count from `-n`/`-c`'s argument `v`: a leading `+` (tail) or
+/// `-` (head) makes it [`Count::Signed`]. False after the error message.
+fn set_count(ctx: &mut CommandCtx<'_>, o: &mut Opts, v: &str, bytes: bool, is_tail: bool) -> bool {
+    o.bytes = bytes;
+    let what = if bytes { "bytes" } else { "lines" };
+    let (signed, digits) = if is_tail {
+        match v.strip_prefix('+') {
+            Some(d) => (true, d),
+            None => (false, v.strip_prefix('-').unwrap_or(v)),
+        }
+    } else {
+        match v.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, v.strip_prefix('+').unwrap_or(v)),
+        }
+    };
+    match parse_size(digits) {
+        Some(n) => {
+            o.count = if signed {
+                Count::Signed(n)
+            } else {
+                Count::Plain(n)
+            };
+            true
+        }
+        None => {
+            ctx.gnu_error(format_args!(
+                "invalid number of {what}: {}",
+                quote_locale(v)
+            ));
+            false
+        }
+    }
+}
+
+/// One `--NAME[=VALUE]` word (`long` is it without the dashes); a required
+/// value not given with `=` is the next word (`*i` moves past it). False
+/// after the error message.
+fn parse_long(
+    ctx: &mut CommandCtx<'_>,
+    o: &mut Opts,
+    long: &str,
+    args: &[String],
+    i: &mut usize,
+    is_tail: bool,
+) -> bool {
+    let (name, val) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (long, None),
+    };
+    let take_val = |i: &mut usize| -> Option<String> {
+        val.clone().or_else(|| {
+            let v = args.get(*i).cloned();
+            *i += 1;
+            v
+        })
+    };
+    match name {
+        "lines" | "bytes" => {
+            let Some(v) = take_val(i) else {
+                usage_error(ctx, &format!("option '--{name}' requires an argument"));
+                return false;
+            };
+            if !set_count(ctx, o, &v, name == "bytes", is_tail) {
+                return false;
+            }
+        }
+        "quiet" | "silent" => o.headers = Some(false),
+        "verbose" => o.headers = Some(true),
+        "zero-terminated" => o.zero = true,
+        "follow" => o.follow = true,
+        _ => {
+            usage_error(ctx, &format!("unrecognized option '--{long}'"));
+            return false;
+        }
+    }
+    true
+}
+
 /// Parses head/tail arguments, including the `-5` shorthand.
 fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)> {
     let mut o = Opts {
@@ -35,38 +114,6 @@ fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)>
     let mut files = Vec::new();
     let args = ctx.args.to_vec();
     let mut i = 1;
-    let set_count = |ctx: &mut CommandCtx<'_>, o: &mut Opts, v: &str, bytes: bool| -> bool {
-        o.bytes = bytes;
-        let what = if bytes { "bytes" } else { "lines" };
-        let (signed, digits) = if is_tail {
-            match v.strip_prefix('+') {
-                Some(d) => (true, d),
-                None => (false, v.strip_prefix('-').unwrap_or(v)),
-            }
-        } else {
-            match v.strip_prefix('-') {
-                Some(d) => (true, d),
-                None => (false, v.strip_prefix('+').unwrap_or(v)),
-            }
-        };
-        match parse_size(digits) {
-            Some(n) => {
-                o.count = if signed {
-                    Count::Signed(n)
-                } else {
-                    Count::Plain(n)
-                };
-                true
-            }
-            None => {
-                ctx.gnu_error(format_args!(
-                    "invalid number of {what}: {}",
-                    quote_locale(v)
-                ));
-                false
-            }
-        }
-    };
     let mut only_operands = false;
     while i < args.len() {
         let a = args[i].clone();
@@ -80,35 +127,8 @@ fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)>
             continue;
         }
         if let Some(long) = a.strip_prefix("--") {
-            let (name, val) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let take_val = |i: &mut usize| -> Option<String> {
-                val.clone().or_else(|| {
-                    let v = args.get(*i).cloned();
-                    *i += 1;
-                    v
-                })
-            };
-            match name {
-                "lines" | "bytes" => {
-                    let Some(v) = take_val(&mut i) else {
-                        usage_error(ctx, &format!("option '--{name}' requires an argument"));
-                        return None;
-                    };
-                    if !set_count(ctx, &mut o, &v, name == "bytes") {
-                        return None;
-                    }
-                }
-                "quiet" | "silent" => o.headers = Some(false),
-                "verbose" => o.headers = Some(true),
-                "zero-terminated" => o.zero = true,
-                "follow" => o.follow = true,
-                _ => {
-                    usage_error(ctx, &format!("unrecognized option '{a}'"));
-                    return None;
-                }
+            if !parse_long(ctx, &mut o, long, &args, &mut i, is_tail) {
+                return None;
             }
             continue;
         }
@@ -120,7 +140,7 @@ fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)>
                     .unwrap_or(body.len()),
             );
             let bytes = unit.starts_with('c');
-            if !set_count(ctx, &mut o, num, bytes) {
+            if !set_count(ctx, &mut o, num, bytes, is_tail) {
                 return None;
             }
             continue;
@@ -142,7 +162,7 @@ fn parse(ctx: &mut CommandCtx<'_>, is_tail: bool) -> Option<(Opts, Vec<String>)>
                         usage_error(ctx, &format!("option requires an argument -- '{c}'"));
                         return None;
                     };
-                    if !set_count(ctx, &mut o, &v, c == 'c') {
+                    if !set_count(ctx, &mut o, &v, c == 'c', is_tail) {
                         return None;
                     }
                     break;

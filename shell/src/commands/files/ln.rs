@@ -2,7 +2,9 @@
 //! filesystem models as copies carrying the same content, mode and mtime.
 
 use super::common::GnuError;
-use super::common::{OptSpec, base_name, flag, join, parse_or_usage, quote, usage_error, with_arg};
+use super::common::{
+    OptSpec, Parsed, base_name, flag, join, parse_or_usage, quote, usage_error, with_arg,
+};
 use super::paths::{Missing, canonical, relative_path};
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
@@ -26,15 +28,40 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
     let Some(p) = parse_or_usage(ctx, SPEC, false) else {
         return 1;
     };
-    let symbolic = p.has("s");
+    let Some((targets, dest, into_dir)) = plan(ctx, &p) else {
+        return 1;
+    };
     let ops = &p.operands;
-    let (targets, dest, into_dir): (Vec<String>, String, bool) = if let Some(t) = p.last("t") {
+    let mut status = 0;
+    for target in &targets {
+        let link = if into_dir {
+            if dest == "." && ops.len() == 1 {
+                base_name(target).to_string()
+            } else {
+                join(&dest, base_name(target))
+            }
+        } else {
+            dest.clone()
+        };
+        if !link_one(ctx, &p, target, &link) {
+            status = 1;
+        }
+    }
+    status
+}
+
+/// The targets, the destination, and whether links go into it as a
+/// directory (`-t DIR`, one operand, or a last operand that is a directory
+/// unless `-T`, or `-n` and it is a symlink). `None` after the error message.
+fn plan(ctx: &mut CommandCtx<'_>, p: &Parsed) -> Option<(Vec<String>, String, bool)> {
+    let ops = &p.operands;
+    Some(if let Some(t) = p.last("t") {
         (ops.clone(), t.to_string(), true)
     } else {
         match ops.len() {
             0 => {
                 usage_error(ctx, "missing file operand");
-                return 1;
+                return None;
             }
             1 => (ops.clone(), ".".to_string(), true),
             n => {
@@ -55,129 +82,113 @@ pub fn ln(ctx: &mut CommandCtx<'_>) -> i32 {
                         Err(e) => e,
                     };
                     ctx.gnu_error(format_args!("target {}: {why}", quote(&dest)));
-                    return 1;
+                    return None;
                 }
                 (ops[..n - 1].to_vec(), dest, is_dir)
             }
         }
+    })
+}
+
+/// Makes `link` point to `target` (`-s`) or a hard link of it; false after
+/// the error message.
+fn link_one(ctx: &mut CommandCtx<'_>, p: &Parsed, target: &String, link: &str) -> bool {
+    let symbolic = p.has("s");
+    let lpath = ctx.path(link);
+    let kind = if symbolic {
+        "symbolic link"
+    } else {
+        "hard link"
     };
-    let mut status = 0;
-    for target in &targets {
-        let link = if into_dir {
-            if dest == "." && ops.len() == 1 {
-                base_name(target).to_string()
-            } else {
-                join(&dest, base_name(target))
-            }
-        } else {
-            dest.clone()
-        };
-        let lpath = ctx.path(&link);
-        let kind = if symbolic {
-            "symbolic link"
-        } else {
-            "hard link"
-        };
-        if !symbolic && ctx.fs.symlink_metadata(&lpath).is_ok() && !p.has("f") {
-            ctx.gnu_error(format_args!(
-                "failed to create hard link {}: File exists",
-                quote(&link)
-            ));
-            status = 1;
-            continue;
-        }
-        if !symbolic {
-            match ctx.fs.symlink_metadata(&ctx.path(target)) {
-                Ok(m) if m.kind == FileKind::Dir => {
-                    ctx.gnu_error(format_args!(
-                        "{target}: hard link not allowed for directory"
-                    ));
-                    status = 1;
-                    continue;
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    ctx.gnu_error(format_args!("failed to access {}: {e}", quote(target)));
-                    status = 1;
-                    continue;
-                }
-            }
-        }
-        if let Ok(existing) = ctx.fs.symlink_metadata(&lpath) {
-            if p.has("f") {
-                if existing.kind == FileKind::Dir {
-                    ctx.gnu_error(format_args!("{}: cannot overwrite directory", quote(&link)));
-                    status = 1;
-                    continue;
-                }
-                if !symbolic
-                    && ctx.fs.canonicalize(&lpath).ok()
-                        == ctx.fs.canonicalize(&ctx.path(target)).ok()
-                {
-                    ctx.gnu_error(format_args!(
-                        "{} and {} are the same file",
-                        quote(target),
-                        quote(&link)
-                    ));
-                    status = 1;
-                    continue;
-                }
-                let _ = ctx.fs.remove_file(&lpath);
-            } else {
+    if !symbolic && ctx.fs.symlink_metadata(&lpath).is_ok() && !p.has("f") {
+        ctx.gnu_error(format_args!(
+            "failed to create hard link {}: File exists",
+            quote(link)
+        ));
+        return false;
+    }
+    if !symbolic {
+        match ctx.fs.symlink_metadata(&ctx.path(target)) {
+            Ok(m) if m.kind == FileKind::Dir => {
                 ctx.gnu_error(format_args!(
-                    "failed to create {kind} {}: File exists",
-                    quote(&link)
+                    "{target}: hard link not allowed for directory"
                 ));
-                status = 1;
-                continue;
+                return false;
             }
-        }
-        let result = if symbolic {
-            let stored = if p.has("r") {
-                let abs_target = canonical(ctx.fs, &ctx.path(target), Missing::All, true)
-                    .unwrap_or_else(|_| ctx.path(target));
-                let parent = crate::fs::Fs::resolve(&lpath, "..");
-                let parent = canonical(ctx.fs, &parent, Missing::All, true).unwrap_or(parent);
-                relative_path(&abs_target, &parent)
-            } else {
-                target.clone()
-            };
-            ctx.fs.symlink(&stored, &lpath)
-        } else {
-            let src = ctx.path(target);
-            let is_link = ctx
-                .fs
-                .symlink_metadata(&src)
-                .is_ok_and(|m| m.kind == FileKind::Symlink);
-            if is_link {
-                // A hard link to a symlink is another symlink with the same target.
-                ctx.fs
-                    .read_link(&src)
-                    .and_then(|t| ctx.fs.symlink(&t, &lpath))
-            } else {
-                ctx.fs.read_shared(&src).and_then(|data| {
-                    let meta = ctx.fs.metadata(&src)?;
-                    ctx.fs.write(&lpath, &data)?;
-                    ctx.fs.set_mode(&lpath, meta.mode)?;
-                    ctx.fs.set_mtime(&lpath, meta.mtime)
-                })
-            }
-        };
-        match result {
-            Ok(()) => {
-                if p.has("v") {
-                    let arrow = if symbolic { "->" } else { "=>" };
-                    let _ = writeln!(ctx.stdout, "{} {arrow} {}", quote(&link), quote(target));
-                }
-            }
+            Ok(_) => {}
             Err(e) => {
-                ctx.gnu_error(format_args!(
-                    "failed to create {kind} {}: {e}",
-                    quote(&link)
-                ));
-                status = 1;
+                ctx.gnu_error(format_args!("failed to access {}: {e}", quote(target)));
+                return false;
             }
         }
     }
-    status
+    if let Ok(existing) = ctx.fs.symlink_metadata(&lpath) {
+        if p.has("f") {
+            if existing.kind == FileKind::Dir {
+                ctx.gnu_error(format_args!("{}: cannot overwrite directory", quote(link)));
+                return false;
+            }
+            if !symbolic
+                && ctx.fs.canonicalize(&lpath).ok() == ctx.fs.canonicalize(&ctx.path(target)).ok()
+            {
+                ctx.gnu_error(format_args!(
+                    "{} and {} are the same file",
+                    quote(target),
+                    quote(link)
+                ));
+                return false;
+            }
+            let _ = ctx.fs.remove_file(&lpath);
+        } else {
+            ctx.gnu_error(format_args!(
+                "failed to create {kind} {}: File exists",
+                quote(link)
+            ));
+            return false;
+        }
+    }
+    let result = if symbolic {
+        let stored = if p.has("r") {
+            let abs_target = canonical(ctx.fs, &ctx.path(target), Missing::All, true)
+                .unwrap_or_else(|_| ctx.path(target));
+            let parent = crate::fs::Fs::resolve(&lpath, "..");
+            let parent = canonical(ctx.fs, &parent, Missing::All, true).unwrap_or(parent);
+            relative_path(&abs_target, &parent)
+        } else {
+            target.clone()
+        };
+        ctx.fs.symlink(&stored, &lpath)
+    } else {
+        let src = ctx.path(target);
+        let is_link = ctx
+            .fs
+            .symlink_metadata(&src)
+            .is_ok_and(|m| m.kind == FileKind::Symlink);
+        if is_link {
+            // A hard link to a symlink is another symlink with the same target.
+            ctx.fs
+                .read_link(&src)
+                .and_then(|t| ctx.fs.symlink(&t, &lpath))
+        } else {
+            ctx.fs.read_shared(&src).and_then(|data| {
+                let meta = ctx.fs.metadata(&src)?;
+                ctx.fs.write(&lpath, &data)?;
+                ctx.fs.set_mode(&lpath, meta.mode)?;
+                ctx.fs.set_mtime(&lpath, meta.mtime)
+            })
+        }
+    };
+    match result {
+        Ok(()) => {
+            if p.has("v") {
+                let arrow = if symbolic { "->" } else { "=>" };
+                let _ = writeln!(ctx.stdout, "{} {arrow} {}", quote(link), quote(target));
+            }
+            true
+        }
+        Err(e) => {
+            ctx.gnu_error(format_args!("failed to create {kind} {}: {e}", quote(link)));
+            false
+        }
+    }
 }

@@ -5,7 +5,7 @@ use super::common::GnuError;
 use std::io::Write;
 
 use super::common::{
-    OptSpec, flag, long_flag, long_opt, mode_string, parse_or_usage, quote, with_arg,
+    OptSpec, Parsed, flag, long_flag, long_opt, mode_string, parse_or_usage, quote, with_arg,
 };
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
@@ -121,11 +121,8 @@ impl Entry {
     }
 }
 
-/// `ls [OPTION]... [FILE]...`
-pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
-        return 2;
-    };
+/// The options. `Err` is the status to exit with, the message written.
+fn parse_options(ctx: &mut CommandCtx<'_>, p: &Parsed) -> Result<Opts, i32> {
     let mut o = Opts {
         all: false,
         almost_all: false,
@@ -150,98 +147,10 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
         now: ctx.control.clock.now(),
     };
     for (id, v) in &p.opts {
-        match *id {
-            "a" => {
-                o.all = true;
-                o.almost_all = false;
-            }
-            "A" => {
-                o.almost_all = true;
-                o.all = false;
-            }
-            "f" => {
-                o.all = true;
-                o.sort = Sort::None;
-            }
-            "l" | "n" | "g" | "o" | "full-time" => {
-                o.long = true;
-                o.comma = false;
-            }
-            "1" | "C" | "x" => {
-                o.long = false;
-                o.comma = false;
-                o.columns = match *id {
-                    "C" => Some(true),
-                    "x" => Some(false),
-                    _ => None,
-                };
-            }
-            "m" => {
-                o.comma = true;
-                o.columns = None;
-                o.long = false;
-            }
-            "t" => o.sort = Sort::Time,
-            "S" => o.sort = Sort::Size,
-            "U" => o.sort = Sort::None,
-            "X" => o.sort = Sort::Ext,
-            "v" => o.sort = Sort::Version,
-            "F" => o.indicator = Indicator::Classify,
-            "p" => o.indicator = Indicator::Slash,
-            "sort" => {
-                o.sort = match v.as_deref() {
-                    Some("none") => Sort::None,
-                    Some("time") => Sort::Time,
-                    Some("size") => Sort::Size,
-                    Some("extension") => Sort::Ext,
-                    Some("version") => Sort::Version,
-                    Some("name") => Sort::Name,
-                    other => {
-                        let a = other.unwrap_or("");
-                        let name = ctx.args[0].clone();
-                        let _ = writeln!(
-                            ctx.stderr,
-                            "{name}: invalid argument {} for ‘--sort’\nValid arguments are:\n  - ‘none’\n  - ‘time’\n  - ‘size’\n  - ‘extension’\n  - ‘version’\n  - ‘width’\nTry '{name} --help' for more information.",
-                            super::common::quote_locale(a)
-                        );
-                        return 1;
-                    }
-                }
-            }
-            _ => {}
-        }
+        apply_option(ctx, &mut o, id, v)?;
     }
-    let style = match p.last_of(&["full-time", "time-style"]) {
-        Some("full-time") => Some("full-iso".to_string()),
-        Some(_) => p.last("time-style").map(String::from),
-        None => None,
-    };
-    if let Some(style) = style {
-        let s = style.strip_prefix("posix-").unwrap_or(&style);
-        o.time_formats = match s {
-            "full-iso" => (
-                "%Y-%m-%d %H:%M:%S.%N %z".into(),
-                "%Y-%m-%d %H:%M:%S.%N %z".into(),
-            ),
-            "long-iso" => ("%Y-%m-%d %H:%M".into(), "%Y-%m-%d %H:%M".into()),
-            "iso" => ("%Y-%m-%d ".into(), "%m-%d %H:%M".into()),
-            "locale" => o.time_formats.clone(),
-            f if f.starts_with('+') => match f[1..].split_once('\n') {
-                Some((old, recent)) => (old.into(), recent.into()),
-                None => (f[1..].into(), f[1..].into()),
-            },
-            _ => {
-                let name = ctx.args[0].clone();
-                let _ = ctx.stdout.flush();
-                let _ = writeln!(
-                    ctx.stderr,
-                    "{name}: invalid argument {} for ‘time style’\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\nTry '{name} --help' for more information.",
-                    super::common::quote_locale(&style)
-                );
-                return 2;
-            }
-        };
-    }
+    let default_formats = o.time_formats.clone();
+    o.time_formats = time_formats(ctx, p, default_formats)?;
     let width_arg = p
         .last("w")
         .map(String::from)
@@ -254,11 +163,136 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
                     "invalid line width: {}",
                     super::common::quote_locale(&w)
                 ));
-                return 2;
+                return Err(2);
             }
             Err(_) => {}
         }
     }
+    Ok(o)
+}
+
+/// One option `id` (with its argument `v`) of those that override each
+/// other in order. `Err` is the status after the error message.
+fn apply_option(
+    ctx: &mut CommandCtx<'_>,
+    o: &mut Opts,
+    id: &str,
+    v: &Option<String>,
+) -> Result<(), i32> {
+    match id {
+        "a" => {
+            o.all = true;
+            o.almost_all = false;
+        }
+        "A" => {
+            o.almost_all = true;
+            o.all = false;
+        }
+        "f" => {
+            o.all = true;
+            o.sort = Sort::None;
+        }
+        "l" | "n" | "g" | "o" | "full-time" => {
+            o.long = true;
+            o.comma = false;
+        }
+        "1" | "C" | "x" => {
+            o.long = false;
+            o.comma = false;
+            o.columns = match id {
+                "C" => Some(true),
+                "x" => Some(false),
+                _ => None,
+            };
+        }
+        "m" => {
+            o.comma = true;
+            o.columns = None;
+            o.long = false;
+        }
+        "t" => o.sort = Sort::Time,
+        "S" => o.sort = Sort::Size,
+        "U" => o.sort = Sort::None,
+        "X" => o.sort = Sort::Ext,
+        "v" => o.sort = Sort::Version,
+        "F" => o.indicator = Indicator::Classify,
+        "p" => o.indicator = Indicator::Slash,
+        "sort" => {
+            o.sort = match v.as_deref() {
+                Some("none") => Sort::None,
+                Some("time") => Sort::Time,
+                Some("size") => Sort::Size,
+                Some("extension") => Sort::Ext,
+                Some("version") => Sort::Version,
+                Some("name") => Sort::Name,
+                other => {
+                    let a = other.unwrap_or("");
+                    let name = ctx.args[0].clone();
+                    let _ = writeln!(
+                        ctx.stderr,
+                        "{name}: invalid argument {} for ‘--sort’\nValid arguments are:\n  - ‘none’\n  - ‘time’\n  - ‘size’\n  - ‘extension’\n  - ‘version’\n  - ‘width’\nTry '{name} --help' for more information.",
+                        super::common::quote_locale(a)
+                    );
+                    return Err(1);
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `--time-style` / `--full-time`: the formats for old and recent times
+/// (`default` for `locale` or neither). `Err` is the status after the error
+/// message.
+fn time_formats(
+    ctx: &mut CommandCtx<'_>,
+    p: &Parsed,
+    default: (String, String),
+) -> Result<(String, String), i32> {
+    let style = match p.last_of(&["full-time", "time-style"]) {
+        Some("full-time") => Some("full-iso".to_string()),
+        Some(_) => p.last("time-style").map(String::from),
+        None => None,
+    };
+    let Some(style) = style else {
+        return Ok(default);
+    };
+    let s = style.strip_prefix("posix-").unwrap_or(&style);
+    Ok(match s {
+        "full-iso" => (
+            "%Y-%m-%d %H:%M:%S.%N %z".into(),
+            "%Y-%m-%d %H:%M:%S.%N %z".into(),
+        ),
+        "long-iso" => ("%Y-%m-%d %H:%M".into(), "%Y-%m-%d %H:%M".into()),
+        "iso" => ("%Y-%m-%d ".into(), "%m-%d %H:%M".into()),
+        "locale" => default,
+        f if f.starts_with('+') => match f[1..].split_once('\n') {
+            Some((old, recent)) => (old.into(), recent.into()),
+            None => (f[1..].into(), f[1..].into()),
+        },
+        _ => {
+            let name = ctx.args[0].clone();
+            let _ = ctx.stdout.flush();
+            let _ = writeln!(
+                ctx.stderr,
+                "{name}: invalid argument {} for ‘time style’\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\nTry '{name} --help' for more information.",
+                super::common::quote_locale(&style)
+            );
+            return Err(2);
+        }
+    })
+}
+
+/// `ls [OPTION]... [FILE]...`
+pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 2;
+    };
+    let o = match parse_options(ctx, &p) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
     let operands = if p.operands.is_empty() {
         vec![".".to_string()]
     } else {
@@ -651,44 +685,9 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
     if entries.is_empty() {
         return;
     }
-    let ino_w = if o.inode {
-        entries
-            .iter()
-            .map(|e| e.meta.ino.to_string().len())
-            .max()
-            .unwrap_or(1)
-    } else {
-        0
-    };
-    let blk_w = if o.size_blocks {
-        entries
-            .iter()
-            .map(|e| {
-                if o.human {
-                    human(blocks(&e.meta) * 1024)
-                } else {
-                    blocks(&e.meta).to_string()
-                }
-                .len()
-            })
-            .max()
-            .unwrap_or(1)
-    } else {
-        0
-    };
+    let w = prefix_widths(entries, o);
     let frill = |e: &Entry| -> String {
-        let mut s = String::new();
-        if o.inode {
-            s.push_str(&format!("{:>ino_w$} ", e.meta.ino));
-        }
-        if o.size_blocks {
-            let b = if o.human {
-                human(blocks(&e.meta) * 1024)
-            } else {
-                blocks(&e.meta).to_string()
-            };
-            s.push_str(&format!("{b:>blk_w$} "));
-        }
+        let mut s = prefix(e, o, &w);
         s.push_str(&e.name);
         s.push_str(indicator(e, o));
         s
@@ -721,23 +720,67 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
     }
     if !o.long {
         for e in entries {
-            if o.inode {
-                let _ = write!(out, "{:>ino_w$} ", e.meta.ino);
-            }
-            if o.size_blocks {
-                let b = if o.human {
-                    human(blocks(&e.meta) * 1024)
-                } else {
-                    blocks(&e.meta).to_string()
-                };
-                let _ = write!(out, "{b:>blk_w$} ");
-            }
-            out.extend_from_slice(e.name.as_bytes());
-            out.extend_from_slice(indicator(e, o).as_bytes());
+            out.extend_from_slice(frill(e).as_bytes());
             out.push(b'\n');
         }
         return;
     }
+    print_long(entries, o, &w, out);
+}
+
+/// The widths of the `-i` (inode) and `-s` (blocks) columns over a listing;
+/// 0 for a column not shown.
+struct PrefixWidths {
+    ino: usize,
+    blocks: usize,
+}
+
+fn prefix_widths(entries: &[Entry], o: &Opts) -> PrefixWidths {
+    let ino = if o.inode {
+        entries
+            .iter()
+            .map(|e| e.meta.ino.to_string().len())
+            .max()
+            .unwrap_or(1)
+    } else {
+        0
+    };
+    let blocks = if o.size_blocks {
+        entries
+            .iter()
+            .map(|e| block_count(e, o).len())
+            .max()
+            .unwrap_or(1)
+    } else {
+        0
+    };
+    PrefixWidths { ino, blocks }
+}
+
+/// The `-s` column of one entry: its 1K blocks (human-readable with `-h`).
+fn block_count(e: &Entry, o: &Opts) -> String {
+    if o.human {
+        human(blocks(&e.meta) * 1024)
+    } else {
+        blocks(&e.meta).to_string()
+    }
+}
+
+/// What comes before an entry's name: its `-i` and `-s` columns.
+fn prefix(e: &Entry, o: &Opts, w: &PrefixWidths) -> String {
+    let mut s = String::new();
+    if o.inode {
+        s.push_str(&format!("{:>ino_w$} ", e.meta.ino, ino_w = w.ino));
+    }
+    if o.size_blocks {
+        let b = block_count(e, o);
+        s.push_str(&format!("{b:>blk_w$} ", blk_w = w.blocks));
+    }
+    s
+}
+
+/// `-l`: mode, links, owner, group, size, time, name, link target.
+fn print_long(entries: &[Entry], o: &Opts, w: &PrefixWidths, out: &mut Vec<u8>) {
     let owner = if o.numeric {
         OWNER_ID.to_string()
     } else {
@@ -762,17 +805,7 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
         .max()
         .unwrap_or(1);
     for (e, size) in entries.iter().zip(&sizes) {
-        if o.inode {
-            let _ = write!(out, "{:>ino_w$} ", e.meta.ino);
-        }
-        if o.size_blocks {
-            let b = if o.human {
-                human(blocks(&e.meta) * 1024)
-            } else {
-                blocks(&e.meta).to_string()
-            };
-            let _ = write!(out, "{b:>blk_w$} ");
-        }
+        out.extend_from_slice(prefix(e, o, w).as_bytes());
         let _ = write!(out, "{} {:>link_w$} ", mode_string(&e.meta), e.meta.nlink);
         if o.show_owner {
             let _ = write!(out, "{owner} ");

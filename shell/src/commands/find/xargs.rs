@@ -15,6 +15,45 @@ enum Split {
 /// Runs `xargs`.
 pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
     let args: Vec<String> = ctx.args[1..].to_vec();
+    let o = match parse_options(ctx, &args) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
+    let mut command: Vec<String> = args[o.command_start..].to_vec();
+    if command.is_empty() {
+        command.push("echo".into());
+    }
+    let Some(lines) = read_lines(ctx, &o) else {
+        return 1;
+    };
+    let batches = batches(&o, lines, &mut command);
+    run_batches(ctx, &command, batches, o.trace)
+}
+
+/// What the options ask for.
+struct XargsOptions {
+    split: Split,
+    /// `-n`: items per command line.
+    max_args: Option<usize>,
+    /// `-L` (and `-I`): input lines per command line.
+    max_lines: Option<usize>,
+    /// `-I STR` / `-i`: replace STR in the command by each line.
+    replace: Option<String>,
+    /// `-r`: no run at all for empty input.
+    no_run_empty: bool,
+    /// `-t`: print each command line to stderr first.
+    trace: bool,
+    /// `-E STR`: input ends at a line that is STR.
+    eof: Option<String>,
+    /// `-a FILE`: read items from FILE, not stdin.
+    file: Option<String>,
+    /// Where the command starts in the arguments.
+    command_start: usize,
+}
+
+/// The options of `args` (without argv[0]), up to the command. `Err` is the
+/// status to exit with, the message written (`--help` exits 0).
+fn parse_options(ctx: &mut CommandCtx<'_>, args: &[String]) -> Result<XargsOptions, i32> {
     let mut split = Split::Shell;
     let mut max_args: Option<usize> = None;
     let mut max_lines: Option<usize> = None;
@@ -35,7 +74,7 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         if a == "--help" {
             let _ = ctx.stdout.write_all(USAGE.as_bytes());
-            return 0;
+            return Err(0);
         }
         let need = |i: &mut usize, inline: &str| -> Option<String> {
             if !inline.is_empty() {
@@ -60,21 +99,21 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
             "-p" | "-x" => {}
             "-d" | "--delimiter" => {
                 let Some(d) = need(&mut i, &inline) else {
-                    return missing(ctx, "d");
+                    return Err(missing(ctx, "d"));
                 };
                 split = Split::Delim(parse_delim(&d));
             }
             "-n" | "--max-args" | "-L" | "--max-lines" | "-P" | "--max-procs" | "-s"
             | "--max-chars" => {
                 let Some(v) = need(&mut i, &inline) else {
-                    return missing(ctx, &flag[1..]);
+                    return Err(missing(ctx, &flag[1..]));
                 };
                 let Ok(n) = v.parse::<usize>() else {
                     ctx.error(format!(
                         "invalid number \"{v}\" for -{} option",
                         &flag[1..2]
                     ));
-                    return 1;
+                    return Err(1);
                 };
                 match flag.as_str() {
                     "-n" | "--max-args" => max_args = Some(n.max(1)),
@@ -86,7 +125,7 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
                 let r = if flag == "-I" {
                     match need(&mut i, &inline) {
                         Some(r) => r,
-                        None => return missing(ctx, "I"),
+                        None => return Err(missing(ctx, "I")),
                     }
                 } else if inline.is_empty() {
                     "{}".to_string()
@@ -98,46 +137,58 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
             }
             "-E" | "-e" | "--eof" => {
                 let Some(v) = need(&mut i, &inline) else {
-                    return missing(ctx, "E");
+                    return Err(missing(ctx, "E"));
                 };
                 eof = Some(v);
             }
             "-a" | "--arg-file" => {
                 let Some(v) = need(&mut i, &inline) else {
-                    return missing(ctx, "a");
+                    return Err(missing(ctx, "a"));
                 };
                 file = Some(v);
             }
             _ => {
                 ctx.error(format!("invalid option -- '{}'", a.trim_start_matches('-')));
                 let _ = writeln!(ctx.stderr, "Try 'xargs --help' for more information.");
-                return 1;
+                return Err(1);
             }
         }
         i += 1;
     }
-    let mut command: Vec<String> = args[i..].to_vec();
-    if command.is_empty() {
-        command.push("echo".into());
-    }
-    let input = match &file {
+    Ok(XargsOptions {
+        split,
+        max_args,
+        max_lines,
+        replace,
+        no_run_empty,
+        trace,
+        eof,
+        file,
+        command_start: i,
+    })
+}
+
+/// The input's items, grouped by input line (for `-L` and `-I`), up to the
+/// `-E` line. `None` after the error message.
+fn read_lines(ctx: &mut CommandCtx<'_>, o: &XargsOptions) -> Option<Vec<Vec<String>>> {
+    let input = match &o.file {
         Some(f) => match ctx.fs.read(&ctx.path(f)) {
             Ok(d) => d,
             Err(e) => {
                 ctx.error(format!("{f}: {e}"));
-                return 1;
+                return None;
             }
         },
         None => match read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
             Ok(d) => d,
             Err(e) => {
                 ctx.error(format!("standard input: {e}"));
-                return 1;
+                return None;
             }
         },
     };
     // Items grouped by input line (for -L / -I).
-    let lines = match split {
+    let lines = match o.split {
         Split::Delim(d) => {
             let mut v: Vec<Vec<String>> = input
                 .split(|b| *b == d)
@@ -148,22 +199,32 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
             }
             v
         }
-        Split::Shell => match shell_items(&input, replace.is_some()) {
+        Split::Shell => match shell_items(&input, o.replace.is_some()) {
             Ok(v) => v,
             Err(msg) => {
                 ctx.error(msg);
-                return 1;
+                return None;
             }
         },
     };
     let mut lines = lines;
-    if let Some(e) = &eof
+    if let Some(e) = &o.eof
         && let Some(pos) = lines.iter().position(|l| l.first() == Some(e))
     {
         lines.truncate(pos);
     }
+    Some(lines)
+}
+
+/// The items of each command line. With `-I` each batch is a whole
+/// command line and `command` is emptied.
+fn batches(
+    o: &XargsOptions,
+    lines: Vec<Vec<String>>,
+    command: &mut Vec<String>,
+) -> Vec<Vec<String>> {
     let mut batches: Vec<Vec<String>> = Vec::new();
-    if let Some(r) = &replace {
+    if let Some(r) = &o.replace {
         for l in &lines {
             let item = l.join(" ");
             batches.push(
@@ -173,14 +234,14 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
                     .collect(),
             );
         }
-        command = Vec::new();
-    } else if let Some(n) = max_lines {
+        command.clear();
+    } else if let Some(n) = o.max_lines {
         for chunk in lines.chunks(n) {
             batches.push(chunk.iter().flatten().cloned().collect());
         }
     } else {
         let items: Vec<String> = lines.into_iter().flatten().collect();
-        match max_args {
+        match o.max_args {
             Some(n) => batches.extend(items.chunks(n).map(|c| c.to_vec())),
             None => {
                 if !items.is_empty() {
@@ -189,21 +250,32 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    if let (Some(n), None) = (max_args, &replace)
-        && max_lines.is_some()
+    if let (Some(n), None) = (o.max_args, &o.replace)
+        && o.max_lines.is_some()
     {
         let flat: Vec<String> = batches.into_iter().flatten().collect();
         batches = flat.chunks(n).map(|c| c.to_vec()).collect();
     }
-    if batches.is_empty() && !no_run_empty && replace.is_none() {
+    if batches.is_empty() && !o.no_run_empty && o.replace.is_none() {
         batches.push(Vec::new());
     }
+    batches
+}
+
+/// Runs `command` with each batch appended; xargs's status (123 when a
+/// command failed, 124 for a 255, ...).
+fn run_batches(
+    ctx: &mut CommandCtx<'_>,
+    command: &[String],
+    batches: Vec<Vec<String>>,
+    trace: bool,
+) -> i32 {
     let mut status = 0;
     for b in batches {
         if ctx.control.check().is_err() {
             return 1;
         }
-        let mut argv = command.clone();
+        let mut argv = command.to_vec();
         argv.extend(b);
         if trace {
             let _ = writeln!(ctx.stderr, "{}", argv.join(" "));

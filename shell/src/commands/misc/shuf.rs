@@ -69,6 +69,78 @@ fn fnv(data: &[u8]) -> u64 {
     })
 }
 
+/// The lines to shuffle: the `-i LO-HI` numbers, the `-e` operands, or the
+/// records of the input. `None` after the error message.
+fn input_lines(ctx: &mut CommandCtx<'_>, p: &common::Parsed, delim: u8) -> Option<Vec<Vec<u8>>> {
+    Some(if let Some(r) = p.last("i") {
+        let range = r.split_once('-').and_then(|(a, b)| {
+            let (a, b) = (a.parse::<u64>().ok()?, b.parse::<u64>().ok()?);
+            (b.wrapping_add(1) >= a).then_some((a, b))
+        });
+        let Some((lo, hi)) = range else {
+            ctx.error(format!("invalid input range: '{r}'"));
+            return None;
+        };
+        if !p.operands.is_empty() {
+            common::usage_err(
+                ctx.stderr,
+                "shuf",
+                &format!("extra operand '{}'", p.operands[0]),
+                "",
+            );
+            return None;
+        }
+        if hi.saturating_sub(lo) > (ctx.control.limits.max_output_bytes as u64).max(1 << 20) {
+            ctx.error("input range too large");
+            return None;
+        }
+        (lo..=hi).map(|i| i.to_string().into_bytes()).collect()
+    } else if p.has("e") {
+        p.operands.iter().map(|s| s.clone().into_bytes()).collect()
+    } else {
+        if p.operands.len() > 1 {
+            common::usage_err(
+                ctx.stderr,
+                "shuf",
+                &format!("extra operand '{}'", p.operands[1]),
+                "",
+            );
+            return None;
+        }
+        let (inputs, ok) = common::read_operands(ctx, &p.operands);
+        if !ok {
+            return None;
+        }
+        let data = &inputs[0].1;
+        let mut v: Vec<Vec<u8>> = data.split(|b| *b == delim).map(<[u8]>::to_vec).collect();
+        if data.last() == Some(&delim) || data.is_empty() {
+            v.pop();
+        }
+        v
+    })
+}
+
+/// The generator's seed: from `--random-source`, the run's seed, or the clock.
+/// `None` after the error message.
+fn seed(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Option<u64> {
+    Some(if let Some(src) = p.last("src") {
+        // GNU reads only the bytes it needs; 64 KiB seeds any permutation
+        // and keeps `--random-source=/dev/urandom` finite.
+        match input::read_prefix(ctx, src, Some(1 << 16)) {
+            Ok(d) => fnv(&d),
+            Err(e) => {
+                ctx.error(format!("{src}: {e}"));
+                return None;
+            }
+        }
+    } else if let Some(s) = ctx.control.seed {
+        s
+    } else {
+        let t = ctx.control.clock.now();
+        (t.secs as u64).wrapping_mul(1_000_000_007) ^ t.nanos as u64
+    })
+}
+
 /// `shuf`
 pub fn shuf(ctx: &mut CommandCtx<'_>) -> i32 {
     let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
@@ -90,67 +162,11 @@ pub fn shuf(ctx: &mut CommandCtx<'_>) -> i32 {
         },
         None => None,
     };
-    let lines: Vec<Vec<u8>> = if let Some(r) = p.last("i") {
-        let range = r.split_once('-').and_then(|(a, b)| {
-            let (a, b) = (a.parse::<u64>().ok()?, b.parse::<u64>().ok()?);
-            (b.wrapping_add(1) >= a).then_some((a, b))
-        });
-        let Some((lo, hi)) = range else {
-            ctx.error(format!("invalid input range: '{r}'"));
-            return 1;
-        };
-        if !p.operands.is_empty() {
-            common::usage_err(
-                ctx.stderr,
-                "shuf",
-                &format!("extra operand '{}'", p.operands[0]),
-                "",
-            );
-            return 1;
-        }
-        if hi.saturating_sub(lo) > (ctx.control.limits.max_output_bytes as u64).max(1 << 20) {
-            ctx.error("input range too large");
-            return 1;
-        }
-        (lo..=hi).map(|i| i.to_string().into_bytes()).collect()
-    } else if p.has("e") {
-        p.operands.iter().map(|s| s.clone().into_bytes()).collect()
-    } else {
-        if p.operands.len() > 1 {
-            common::usage_err(
-                ctx.stderr,
-                "shuf",
-                &format!("extra operand '{}'", p.operands[1]),
-                "",
-            );
-            return 1;
-        }
-        let (inputs, ok) = common::read_operands(ctx, &p.operands);
-        if !ok {
-            return 1;
-        }
-        let data = &inputs[0].1;
-        let mut v: Vec<Vec<u8>> = data.split(|b| *b == delim).map(<[u8]>::to_vec).collect();
-        if data.last() == Some(&delim) || data.is_empty() {
-            v.pop();
-        }
-        v
+    let Some(lines) = input_lines(ctx, &p, delim) else {
+        return 1;
     };
-    let seed = if let Some(src) = p.last("src") {
-        // GNU reads only the bytes it needs; 64 KiB seeds any permutation
-        // and keeps `--random-source=/dev/urandom` finite.
-        match input::read_prefix(ctx, src, Some(1 << 16)) {
-            Ok(d) => fnv(&d),
-            Err(e) => {
-                ctx.error(format!("{src}: {e}"));
-                return 1;
-            }
-        }
-    } else if let Some(s) = ctx.control.seed {
-        s
-    } else {
-        let t = ctx.control.clock.now();
-        (t.secs as u64).wrapping_mul(1_000_000_007) ^ t.nanos as u64
+    let Some(seed) = seed(ctx, &p) else {
+        return 1;
     };
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();

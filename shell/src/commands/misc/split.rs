@@ -69,21 +69,9 @@ fn suffix(i: u64, len: usize, numeric: bool, widen: bool) -> Option<String> {
     }
 }
 
-/// `split`
-pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
-        Ok(p) => p,
-        Err(s) => return s,
-    };
-    if p.operands.len() > 2 {
-        common::usage_err(
-            ctx.stderr,
-            "split",
-            &format!("extra operand '{}'", p.operands[2]),
-            "",
-        );
-        return 1;
-    }
+/// The last of `-l`, `-b`, `-n` (1000 lines by default). `None` after the
+/// error message.
+fn parse_mode(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Option<Mode> {
     let mut mode = Mode::Lines(1000);
     for (id, v) in &p.opts {
         let v = v.as_deref().unwrap_or("");
@@ -109,39 +97,15 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
             Ok(m) => mode = m,
             Err(what) => {
                 ctx.error(format!("invalid {what}: '{v}'"));
-                return 1;
+                return None;
             }
         }
     }
-    let numeric = p.has("d");
-    let widen = !p.has("a") && matches!(mode, Mode::Lines(_) | Mode::Bytes(_));
-    let len = match p.last("a") {
-        Some(a) => match a.parse::<usize>() {
-            Ok(n) if n > 0 && n < 64 => n,
-            _ => {
-                ctx.error(format!("invalid suffix length: '{a}'"));
-                return 1;
-            }
-        },
-        None => 2,
-    };
-    let extra = p.last("add").unwrap_or("").to_string();
-    if extra.contains('/') {
-        ctx.error(format!(
-            "invalid suffix '{extra}', contains directory separator"
-        ));
-        return 1;
-    }
-    let input = p.operands.first().cloned().unwrap_or_else(|| "-".into());
-    let prefix = p.operands.get(1).cloned().unwrap_or_else(|| "x".into());
-    let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, &input) {
-        Ok(d) => d,
-        Err(e) => {
-            ctx.error(format!("{input}: {e}"));
-            return 1;
-        }
-    };
-    // Piece boundaries as byte offsets.
+    Some(mode)
+}
+
+/// Where the pieces of `data` start and end, as byte offsets.
+fn piece_bounds(data: &[u8], mode: Mode) -> Vec<(usize, usize)> {
     let mut pieces: Vec<(usize, usize)> = Vec::new();
     let size = data.len();
     match mode {
@@ -172,10 +136,6 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
         Mode::Chunks(n) | Mode::LineChunks(n) => {
-            if input == "-" {
-                ctx.error("-: cannot determine file size");
-                return 1;
-            }
             let n = n as usize;
             let cs = size / n;
             let lines = matches!(mode, Mode::LineChunks(_));
@@ -199,7 +159,60 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    for (i, (a, b)) in pieces.into_iter().enumerate() {
+    pieces
+}
+
+/// `split`
+pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    if p.operands.len() > 2 {
+        common::usage_err(
+            ctx.stderr,
+            "split",
+            &format!("extra operand '{}'", p.operands[2]),
+            "",
+        );
+        return 1;
+    }
+    let Some(mode) = parse_mode(ctx, &p) else {
+        return 1;
+    };
+    let numeric = p.has("d");
+    let widen = !p.has("a") && matches!(mode, Mode::Lines(_) | Mode::Bytes(_));
+    let len = match p.last("a") {
+        Some(a) => match a.parse::<usize>() {
+            Ok(n) if n > 0 && n < 64 => n,
+            _ => {
+                ctx.error(format!("invalid suffix length: '{a}'"));
+                return 1;
+            }
+        },
+        None => 2,
+    };
+    let extra = p.last("add").unwrap_or("").to_string();
+    if extra.contains('/') {
+        ctx.error(format!(
+            "invalid suffix '{extra}', contains directory separator"
+        ));
+        return 1;
+    }
+    let input = p.operands.first().cloned().unwrap_or_else(|| "-".into());
+    let prefix = p.operands.get(1).cloned().unwrap_or_else(|| "x".into());
+    let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, &input) {
+        Ok(d) => d,
+        Err(e) => {
+            ctx.error(format!("{input}: {e}"));
+            return 1;
+        }
+    };
+    if matches!(mode, Mode::Chunks(_) | Mode::LineChunks(_)) && input == "-" {
+        ctx.error("-: cannot determine file size");
+        return 1;
+    }
+    for (i, (a, b)) in piece_bounds(&data, mode).into_iter().enumerate() {
         if ctx.control.check().is_err() {
             return 1;
         }

@@ -1,12 +1,13 @@
 //! Bash builtins that also exist as programs (`echo`, `printf`, `test`, `[`,
 //! `true`, `false`), for `xargs`, `env`, `find -exec`. OWNER: builtins helper.
 //!
-//! Each is a thin wrapper over the builtin's own logic in
-//! [`crate::interp::builtins`], so `env echo -e` and `echo -e` agree.
+//! Each is a thin wrapper over the logic the builtins use too, in
+//! [`crate::builtin_core`], so `env echo -e` and `echo -e` agree.
 
 use super::{CommandCtx, CommandFn};
-use crate::interp::builtins::printf::{TimeCtx, format};
-use crate::interp::builtins::test::{FsEnv, evaluate};
+use crate::builtin_core::echo::echo_bytes;
+use crate::builtin_core::printf::{TimeCtx, format};
+use crate::builtin_core::test::{FsEnv, evaluate};
 
 /// The commands of this family.
 pub const COMMANDS: &[(&str, CommandFn)] = &[
@@ -19,7 +20,7 @@ pub const COMMANDS: &[(&str, CommandFn)] = &[
 ];
 
 fn echo(ctx: &mut CommandCtx<'_>) -> i32 {
-    let data = crate::interp::builtins::echo_bytes(&ctx.args[1..], false);
+    let data = echo_bytes(&ctx.args[1..], false);
     if ctx.stdout.write_all(&data).is_err() {
         return 1;
     }

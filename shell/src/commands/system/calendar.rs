@@ -182,81 +182,113 @@ pub fn strftime(fmt: &str, tm: &Tm) -> String {
         }
         let conv = chars[i];
         i += 1;
-        // Numbers: (value, default width, default pad).
-        let num = |v: i64, w: usize, p: char| Some((v, w, p));
-        let mut text: Option<String> = None;
-        let mut number: Option<(i64, usize, char)> = None;
-        match conv {
-            'Y' => number = num(tm.year, 1, '0'),
-            'C' => number = num(tm.year.div_euclid(100), 2, '0'),
-            'y' => number = num(tm.year.rem_euclid(100), 2, '0'),
-            'm' => number = num(tm.month as i64, 2, '0'),
-            'd' => number = num(tm.day as i64, 2, '0'),
-            'e' => number = num(tm.day as i64, 2, ' '),
-            'H' => number = num(tm.hour as i64, 2, '0'),
-            'k' => number = num(tm.hour as i64, 2, ' '),
-            'I' => number = num(((tm.hour + 11) % 12 + 1) as i64, 2, '0'),
-            'l' => number = num(((tm.hour + 11) % 12 + 1) as i64, 2, ' '),
-            'M' => number = num(tm.min as i64, 2, '0'),
-            'S' => number = num(tm.sec as i64, 2, '0'),
-            'j' => number = num(tm.yday as i64 + 1, 3, '0'),
-            'u' => number = num(if tm.wday == 0 { 7 } else { tm.wday as i64 }, 1, '0'),
-            'w' => number = num(tm.wday as i64, 1, '0'),
-            's' => number = num(tm.epoch, 1, '0'),
-            'q' => number = num((tm.month as i64 - 1) / 3 + 1, 1, '0'),
-            'U' => number = num((tm.yday as i64 + 7 - tm.wday as i64) / 7, 2, '0'),
-            'W' => {
-                number = num(
-                    (tm.yday as i64 + 7 - ((tm.wday as i64 + 6) % 7)) / 7,
-                    2,
-                    '0',
-                )
-            }
-            'V' => number = num(iso_week(tm).1 as i64, 2, '0'),
-            'G' => number = num(iso_week(tm).0, 1, '0'),
-            'g' => number = num(iso_week(tm).0.rem_euclid(100), 2, '0'),
-            'N' => {
-                let digits = format!("{:09}", tm.nanos);
-                let w = width.unwrap_or(9).min(9);
-                text = Some(digits[..w.max(1)].to_string());
-                width = None;
-            }
-            'a' => text = Some(DAYS[tm.wday as usize][..3].to_string()),
-            'A' => text = Some(DAYS[tm.wday as usize].to_string()),
-            'b' | 'h' => text = Some(MONTHS[tm.month as usize - 1][..3].to_string()),
-            'B' => text = Some(MONTHS[tm.month as usize - 1].to_string()),
-            'p' => text = Some(if tm.hour < 12 { "AM" } else { "PM" }.to_string()),
-            'P' => text = Some(if tm.hour < 12 { "am" } else { "pm" }.to_string()),
-            'Z' => text = Some(if swap { "utc" } else { "UTC" }.to_string()),
-            'z' => {
-                text = Some(
-                    match colons {
-                        0 => "+0000",
-                        1 => "+00:00",
-                        2 => "+00:00:00",
-                        _ => "+00",
-                    }
-                    .to_string(),
-                )
-            }
-            'n' => text = Some("\n".into()),
-            't' => text = Some("\t".into()),
-            '%' => text = Some("%".into()),
-            'F' => text = Some(strftime("%Y-%m-%d", tm)),
-            'T' => text = Some(strftime("%H:%M:%S", tm)),
-            'D' | 'x' => text = Some(strftime("%m/%d/%y", tm)),
-            'R' => text = Some(strftime("%H:%M", tm)),
-            'r' => text = Some(strftime("%I:%M:%S %p", tm)),
-            'X' => text = Some(strftime("%H:%M:%S", tm)),
-            'c' => text = Some(strftime("%a %b %e %H:%M:%S %Y", tm)),
-            '+' => text = Some(strftime("%a %b %e %H:%M:%S %Z %Y", tm)),
-            _ => {
-                out.extend(&chars[start..i]);
-                continue;
-            }
+        let Some(field) = conversion(conv, tm, &mut width, colons, swap) else {
+            out.extend(&chars[start..i]);
+            continue;
+        };
+        write_field(&mut out, field, conv, Flags { pad, upper, swap }, width);
+    }
+    out
+}
+
+/// What one conversion produces.
+enum Field {
+    /// A number: value, default width, default padding (`0` or space).
+    Number(i64, usize, char),
+    /// Text, padded with spaces only when a width is given.
+    Text(String),
+}
+
+/// The flags of one conversion.
+#[derive(Clone, Copy)]
+struct Flags {
+    /// `-` (`'\0'`: none), `_` (space), `0`/`+` (zero).
+    pad: Option<char>,
+    /// `^`: upper case.
+    upper: bool,
+    /// `#`: swap case (upper case, except `%Z` in lower).
+    swap: bool,
+}
+
+/// The field of conversion `conv`, `None` for an unknown one (printed as
+/// written). `%N` takes the width as its digit count and clears it.
+fn conversion(
+    conv: char,
+    tm: &Tm,
+    width: &mut Option<usize>,
+    colons: usize,
+    swap: bool,
+) -> Option<Field> {
+    Some(match conv {
+        'Y' => Field::Number(tm.year, 1, '0'),
+        'C' => Field::Number(tm.year.div_euclid(100), 2, '0'),
+        'y' => Field::Number(tm.year.rem_euclid(100), 2, '0'),
+        'm' => Field::Number(tm.month as i64, 2, '0'),
+        'd' => Field::Number(tm.day as i64, 2, '0'),
+        'e' => Field::Number(tm.day as i64, 2, ' '),
+        'H' => Field::Number(tm.hour as i64, 2, '0'),
+        'k' => Field::Number(tm.hour as i64, 2, ' '),
+        'I' => Field::Number(((tm.hour + 11) % 12 + 1) as i64, 2, '0'),
+        'l' => Field::Number(((tm.hour + 11) % 12 + 1) as i64, 2, ' '),
+        'M' => Field::Number(tm.min as i64, 2, '0'),
+        'S' => Field::Number(tm.sec as i64, 2, '0'),
+        'j' => Field::Number(tm.yday as i64 + 1, 3, '0'),
+        'u' => Field::Number(if tm.wday == 0 { 7 } else { tm.wday as i64 }, 1, '0'),
+        'w' => Field::Number(tm.wday as i64, 1, '0'),
+        's' => Field::Number(tm.epoch, 1, '0'),
+        'q' => Field::Number((tm.month as i64 - 1) / 3 + 1, 1, '0'),
+        'U' => Field::Number((tm.yday as i64 + 7 - tm.wday as i64) / 7, 2, '0'),
+        'W' => Field::Number(
+            (tm.yday as i64 + 7 - ((tm.wday as i64 + 6) % 7)) / 7,
+            2,
+            '0',
+        ),
+        'V' => Field::Number(iso_week(tm).1 as i64, 2, '0'),
+        'G' => Field::Number(iso_week(tm).0, 1, '0'),
+        'g' => Field::Number(iso_week(tm).0.rem_euclid(100), 2, '0'),
+        'N' => {
+            let digits = format!("{:09}", tm.nanos);
+            let w = width.unwrap_or(9).min(9);
+            // The width was the digit count, not padding.
+            *width = None;
+            Field::Text(digits[..w.max(1)].to_string())
         }
-        if let Some((v, dw, dp)) = number {
-            let p = pad.unwrap_or(dp);
+        'a' => Field::Text(DAYS[tm.wday as usize][..3].to_string()),
+        'A' => Field::Text(DAYS[tm.wday as usize].to_string()),
+        'b' | 'h' => Field::Text(MONTHS[tm.month as usize - 1][..3].to_string()),
+        'B' => Field::Text(MONTHS[tm.month as usize - 1].to_string()),
+        'p' => Field::Text(if tm.hour < 12 { "AM" } else { "PM" }.to_string()),
+        'P' => Field::Text(if tm.hour < 12 { "am" } else { "pm" }.to_string()),
+        'Z' => Field::Text(if swap { "utc" } else { "UTC" }.to_string()),
+        'z' => Field::Text(
+            match colons {
+                0 => "+0000",
+                1 => "+00:00",
+                2 => "+00:00:00",
+                _ => "+00",
+            }
+            .to_string(),
+        ),
+        'n' => Field::Text("\n".into()),
+        't' => Field::Text("\t".into()),
+        '%' => Field::Text("%".into()),
+        'F' => Field::Text(strftime("%Y-%m-%d", tm)),
+        'T' => Field::Text(strftime("%H:%M:%S", tm)),
+        'D' | 'x' => Field::Text(strftime("%m/%d/%y", tm)),
+        'R' => Field::Text(strftime("%H:%M", tm)),
+        'r' => Field::Text(strftime("%I:%M:%S %p", tm)),
+        'X' => Field::Text(strftime("%H:%M:%S", tm)),
+        'c' => Field::Text(strftime("%a %b %e %H:%M:%S %Y", tm)),
+        '+' => Field::Text(strftime("%a %b %e %H:%M:%S %Z %Y", tm)),
+        _ => return None,
+    })
+}
+
+/// Writes `field` with the flags and width.
+fn write_field(out: &mut String, field: Field, conv: char, f: Flags, width: Option<usize>) {
+    match field {
+        Field::Number(v, dw, dp) => {
+            let p = f.pad.unwrap_or(dp);
             let w = width.unwrap_or(dw);
             let digits = v.unsigned_abs().to_string();
             let sign = if v < 0 { "-" } else { "" };
@@ -269,25 +301,25 @@ pub fn strftime(fmt: &str, tm: &Tm) -> String {
                 let w = w.saturating_sub(sign.len());
                 let _ = write!(out, "{sign}{digits:0>w$}");
             }
-        } else if let Some(mut t) = text {
-            if upper || (swap && conv != 'Z') {
+        }
+        Field::Text(mut t) => {
+            if f.upper || (f.swap && conv != 'Z') {
                 t = t.to_uppercase();
             }
             if let Some(w) = width
                 && t.len() < w
             {
-                let fill = match pad {
+                let fill = match f.pad {
                     Some('0') => '0',
                     _ => ' ',
                 };
-                if pad != Some('\0') {
+                if f.pad != Some('\0') {
                     out.extend(std::iter::repeat_n(fill, w - t.len()));
                 }
             }
             out.push_str(&t);
         }
     }
-    out
 }
 
 #[cfg(test)]

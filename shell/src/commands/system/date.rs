@@ -5,7 +5,7 @@ use super::dateparse::parse_date;
 use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{
-    Arg, OptSpec, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
+    Arg, OptSpec, Parsed, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
 };
 use crate::commands::files::input;
 
@@ -42,27 +42,21 @@ fn iso_format(spec: Option<&str>) -> Option<&'static str> {
     })
 }
 
-/// `date [-u] [-d STRING | -r FILE] [-R | -I[SPEC] | --rfc-3339=SPEC] [+FORMAT]`
-pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
-        return 1;
-    };
-    if p.has("s") {
-        ctx.gnu_error("cannot set date: Operation not permitted");
-        return 1;
-    }
+/// The output format: `+FORMAT`, `-I`, `--rfc-3339`, `-R` (at most one),
+/// else the default. `None` after the error message.
+fn output_format(ctx: &mut CommandCtx<'_>, p: &Parsed) -> Option<String> {
     let mut fmt: Option<String> = None;
     for op in &p.operands {
         if let Some(f) = op.strip_prefix('+') {
             if fmt.is_some() {
                 ctx.gnu_error(format_args!("extra operand {}", quote_locale(op)));
                 let _ = writeln!(ctx.stderr, "Try 'date --help' for more information.");
-                return 1;
+                return None;
             }
             fmt = Some(f.to_string());
         } else {
             ctx.gnu_error(format_args!("invalid date {}", quote_locale(op)));
-            return 1;
+            return None;
         }
     }
     let styles = p
@@ -72,7 +66,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
         .count();
     if styles > 1 || (styles == 1 && fmt.is_some()) {
         usage_error(ctx, "multiple output formats specified");
-        return 1;
+        return None;
     }
     if let Some(v) = p
         .opts
@@ -88,7 +82,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
                     "invalid argument {} for '--iso-8601'",
                     quote_locale(v.as_deref().unwrap_or(""))
                 ));
-                return 1;
+                return None;
             }
         }
     }
@@ -103,7 +97,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
                         "invalid argument {} for '--rfc-3339'",
                         quote_locale(v)
                     ));
-                    return 1;
+                    return None;
                 }
             }
             .to_string(),
@@ -112,7 +106,21 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
     if p.has("R") {
         fmt = Some("%a, %d %b %Y %H:%M:%S %z".into());
     }
-    let fmt = fmt.unwrap_or_else(|| "%a %b %e %H:%M:%S %Z %Y".into());
+    Some(fmt.unwrap_or_else(|| "%a %b %e %H:%M:%S %Z %Y".into()))
+}
+
+/// `date [-u] [-d STRING | -r FILE] [-R | -I[SPEC] | --rfc-3339=SPEC] [+FORMAT]`
+pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
+    if p.has("s") {
+        ctx.gnu_error("cannot set date: Operation not permitted");
+        return 1;
+    }
+    let Some(fmt) = output_format(ctx, &p) else {
+        return 1;
+    };
     let now = ctx.control.clock.now();
     let mut times = Vec::new();
     if let Some(r) = p.last("r") {

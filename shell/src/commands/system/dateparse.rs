@@ -201,134 +201,120 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
     }
     let tokens: Vec<&str> = lower.split_whitespace().collect();
     let this_year = from_epoch(now, 0).year;
-    let mut date: Option<(i64, u32, u32)> = None;
-    let mut time: Option<TimeOfDay> = None;
-    let mut rel: Vec<(i64, i64)> = Vec::new();
-    let mut day_shift: i64 = 0;
-    let mut weekday: Option<(u32, i64)> = None;
-    let mut pending_sign: i64 = 1;
-    let mut ordinal: Option<i64> = None;
+    let mut items = Items {
+        date: None,
+        time: None,
+        rel: Vec::new(),
+        day_shift: 0,
+        weekday: None,
+        pending_sign: 1,
+        ordinal: None,
+    };
     let mut i = 0;
     while i < tokens.len() {
         let t = tokens[i];
         i += 1;
-        match t {
-            "now" | "today" | "this" | "utc" | "gmt" | "z" | "ut" => continue,
-            "yesterday" => {
-                day_shift -= 1;
-                continue;
-            }
-            "tomorrow" => {
-                day_shift += 1;
-                continue;
-            }
-            "next" => {
-                ordinal = Some(1);
-                continue;
-            }
-            "last" => {
-                ordinal = Some(-1);
-                continue;
-            }
-            "ago" => {
-                let last = rel.last_mut()?;
-                *last = (-last.0, -last.1);
-                continue;
-            }
-            "+" => {
-                pending_sign = 1;
-                continue;
-            }
-            "-" => {
-                pending_sign = -1;
-                continue;
-            }
-            "am" | "pm" | "a.m." | "p.m." => {
-                let (h, m, sec, ns, z) = time?;
-                let fixed = parse_time(&format!("{h}:{m}:{sec}{t}"))?;
-                time = Some((fixed.0, fixed.1, fixed.2, ns, z));
-                continue;
-            }
-            _ => {}
+        items.item(t, &tokens, &mut i, this_year)?;
+    }
+    Some(items.resolve(now))
+}
+
+/// What the items of a date string have said so far.
+struct Items {
+    /// A calendar date (year, month, day).
+    date: Option<(i64, u32, u32)>,
+    time: Option<TimeOfDay>,
+    /// Relative items: (seconds, months), in order.
+    rel: Vec<(i64, i64)>,
+    /// `yesterday` / `tomorrow`, in days.
+    day_shift: i64,
+    /// A day of the week and its ordinal (`next` 1, `last` -1, else 0).
+    weekday: Option<(u32, i64)>,
+    /// A lone `+`/`-` before a relative item.
+    pending_sign: i64,
+    /// `next` / `last` before a unit or a weekday.
+    ordinal: Option<i64>,
+}
+
+impl Items {
+    /// One item `t`; `tokens[*i..]` follow it (an item may take some).
+    /// `None` when the string is invalid.
+    fn item(&mut self, t: &str, tokens: &[&str], i: &mut usize, this_year: i64) -> Option<()> {
+        if self.keyword(t)? {
+            return Some(());
         }
         if (t.starts_with('+') || t.starts_with('-'))
-            && time.is_some()
+            && self.time.is_some()
             && t[1..].bytes().next().is_some_and(|b| b.is_ascii_digit())
-            && tokens.get(i).is_none_or(|n| unit(n).is_none())
+            && tokens.get(*i).is_none_or(|n| unit(n).is_none())
         {
             // A zone after a time: `10:00 +0100`.
             let z = parse_zone(t)?;
-            if let Some(tt) = time.as_mut() {
+            if let Some(tt) = self.time.as_mut() {
                 tt.4 = z;
             }
-            continue;
+            return Some(());
         }
         if t.bytes().next().is_some_and(|b| b.is_ascii_digit())
             && !t.contains(':')
             && (t.contains('-')
                 || t.contains('/')
                 || (t.len() == 8 && t.bytes().all(|b| b.is_ascii_digit())))
-            && tokens.get(i).is_none_or(|n| unit(n).is_none())
+            && tokens.get(*i).is_none_or(|n| unit(n).is_none())
         {
-            date = Some(parse_calendar_date(t, this_year)?);
-            continue;
+            self.date = Some(parse_calendar_date(t, this_year)?);
+            return Some(());
         }
         if t.contains(':') || t.ends_with("am") || t.ends_with("pm") {
             if let Some(tt) = parse_time(t) {
-                time = Some(tt);
-                continue;
+                self.time = Some(tt);
+                return Some(());
             }
             if t.contains(':') {
                 return None;
             }
         }
-        if let Some(m) = month_index(t) {
-            // `jan 2 [2024]`
-            let d: u32 = tokens.get(i)?.trim_end_matches(',').parse().ok()?;
-            i += 1;
-            let y = match tokens
-                .get(i)
-                .and_then(|y| y.parse::<i64>().ok())
-                .filter(|_| tokens[i].len() == 4)
-            {
-                Some(y) => {
-                    i += 1;
-                    y
-                }
-                None => this_year,
-            };
-            if d == 0 || d > days_in_month(y, m) {
-                return None;
-            }
-            date = Some((y, m, d));
-            continue;
-        }
-        if let Ok(d) = t.parse::<u32>()
-            && let Some(m) = tokens.get(i).and_then(|m| month_index(m))
-        {
-            // `2 jan [2024]`
-            i += 1;
-            let y = match tokens.get(i).and_then(|y| y.parse::<i64>().ok()) {
-                Some(y) => {
-                    i += 1;
-                    y
-                }
-                None => this_year,
-            };
-            if d == 0 || d > days_in_month(y, m) {
-                return None;
-            }
-            date = Some((y, m, d));
-            continue;
+        if let Some(date) = month_name_date(t, tokens, i, this_year)? {
+            self.date = Some(date);
+            return Some(());
         }
         if let Some(wd) = weekday_index(t) {
-            weekday = Some((wd, ordinal.take().unwrap_or(0)));
-            continue;
+            self.weekday = Some((wd, self.ordinal.take().unwrap_or(0)));
+            return Some(());
         }
-        // Relative items: `[+-]N unit`, `next unit`, `unit`, `3days`.
+        self.relative(t, tokens, i)
+    }
+
+    /// The words that only set state (`now`, `yesterday`, `next`, `ago`, a
+    /// lone sign, `am`/`pm`...): true when `t` was one.
+    fn keyword(&mut self, t: &str) -> Option<bool> {
+        match t {
+            "now" | "today" | "this" | "utc" | "gmt" | "z" | "ut" => {}
+            "yesterday" => self.day_shift -= 1,
+            "tomorrow" => self.day_shift += 1,
+            "next" => self.ordinal = Some(1),
+            "last" => self.ordinal = Some(-1),
+            "ago" => {
+                let last = self.rel.last_mut()?;
+                *last = (-last.0, -last.1);
+            }
+            "+" => self.pending_sign = 1,
+            "-" => self.pending_sign = -1,
+            "am" | "pm" | "a.m." | "p.m." => {
+                let (h, m, sec, ns, z) = self.time?;
+                let fixed = parse_time(&format!("{h}:{m}:{sec}{t}"))?;
+                self.time = Some((fixed.0, fixed.1, fixed.2, ns, z));
+            }
+            _ => return Some(false),
+        }
+        Some(true)
+    }
+
+    /// Relative items: `[+-]N unit`, `next unit`, `unit`, `3days`.
+    fn relative(&mut self, t: &str, tokens: &[&str], i: &mut usize) -> Option<()> {
         let (n, u) = if let Ok(n) = t.parse::<i64>() {
-            let u = *tokens.get(i)?;
-            i += 1;
+            let u = *tokens.get(*i)?;
+            *i += 1;
             (n, u)
         } else if let Some(k) = t.find(|c: char| c.is_ascii_alphabetic())
             && k > 0
@@ -336,43 +322,98 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
         {
             (t[..k].parse().ok()?, &t[k..])
         } else {
-            (ordinal.take().unwrap_or(1), t)
+            (self.ordinal.take().unwrap_or(1), t)
         };
         let (s1, m1) = unit(u)?;
-        let n = n * pending_sign;
-        pending_sign = 1;
-        rel.push((n * s1, n * m1));
+        let n = n * self.pending_sign;
+        self.pending_sign = 1;
+        self.rel.push((n * s1, n * m1));
+        Some(())
     }
-    let today = now.div_euclid(86400) * 86400;
-    let (mut secs, nanos) = match (date, time) {
-        (Some((y, m, d)), Some((h, mi, s, ns, z))) => (to_epoch(y, m, d, h, mi, s) - z, ns),
-        (Some((y, m, d)), None) => (to_epoch(y, m, d, 0, 0, 0), 0),
-        (None, Some((h, mi, s, ns, z))) => (today + (h * 3600 + mi * 60 + s) as i64 - z, ns),
-        (None, None) => (now, 0),
-    };
-    if let Some((wd, ord)) = weekday
-        && date.is_none()
+
+    /// The time the items name: the date and time (else today, now), then
+    /// the weekday, the day shift and the relative items in order.
+    fn resolve(self, now: i64) -> (i64, u32) {
+        let (date, time) = (self.date, self.time);
+        let today = now.div_euclid(86400) * 86400;
+        let (mut secs, nanos) = match (date, time) {
+            (Some((y, m, d)), Some((h, mi, s, ns, z))) => (to_epoch(y, m, d, h, mi, s) - z, ns),
+            (Some((y, m, d)), None) => (to_epoch(y, m, d, 0, 0, 0), 0),
+            (None, Some((h, mi, s, ns, z))) => (today + (h * 3600 + mi * 60 + s) as i64 - z, ns),
+            (None, None) => (now, 0),
+        };
+        if let Some((wd, ord)) = self.weekday
+            && date.is_none()
+        {
+            let cur = from_epoch(secs, 0).wday as i64;
+            let mut diff = (wd as i64 - cur).rem_euclid(7);
+            match ord {
+                1 if diff == 0 => diff = 7,
+                -1 => diff -= 7,
+                _ => {}
+            }
+            if time.is_none() {
+                secs = secs.div_euclid(86400) * 86400;
+            }
+            secs += diff * 86400;
+        }
+        secs += self.day_shift * 86400;
+        for (s1, m1) in self.rel {
+            if m1 != 0 {
+                secs = add_months(secs, m1);
+            }
+            secs += s1;
+        }
+        (secs, nanos)
+    }
+}
+
+/// `jan 2 [2024]` or `2 jan [2024]` starting at `t` (`*i` moves past the
+/// words taken). `Some(None)`: not such a date; `None`: an invalid one.
+fn month_name_date(
+    t: &str,
+    tokens: &[&str],
+    i: &mut usize,
+    this_year: i64,
+) -> Option<Option<(i64, u32, u32)>> {
+    if let Some(m) = month_index(t) {
+        // `jan 2 [2024]`
+        let d: u32 = tokens.get(*i)?.trim_end_matches(',').parse().ok()?;
+        *i += 1;
+        let y = match tokens
+            .get(*i)
+            .and_then(|y| y.parse::<i64>().ok())
+            .filter(|_| tokens[*i].len() == 4)
+        {
+            Some(y) => {
+                *i += 1;
+                y
+            }
+            None => this_year,
+        };
+        if d == 0 || d > days_in_month(y, m) {
+            return None;
+        }
+        return Some(Some((y, m, d)));
+    }
+    if let Ok(d) = t.parse::<u32>()
+        && let Some(m) = tokens.get(*i).and_then(|m| month_index(m))
     {
-        let cur = from_epoch(secs, 0).wday as i64;
-        let mut diff = (wd as i64 - cur).rem_euclid(7);
-        match ord {
-            1 if diff == 0 => diff = 7,
-            -1 => diff -= 7,
-            _ => {}
+        // `2 jan [2024]`
+        *i += 1;
+        let y = match tokens.get(*i).and_then(|y| y.parse::<i64>().ok()) {
+            Some(y) => {
+                *i += 1;
+                y
+            }
+            None => this_year,
+        };
+        if d == 0 || d > days_in_month(y, m) {
+            return None;
         }
-        if time.is_none() {
-            secs = secs.div_euclid(86400) * 86400;
-        }
-        secs += diff * 86400;
+        return Some(Some((y, m, d)));
     }
-    secs += day_shift * 86400;
-    for (s1, m1) in rel {
-        if m1 != 0 {
-            secs = add_months(secs, m1);
-        }
-        secs += s1;
-    }
-    Some((secs, nanos))
+    Some(None)
 }
 
 /// `@SECONDS[.FRACTION]`

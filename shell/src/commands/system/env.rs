@@ -4,9 +4,23 @@ use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{quote_locale, usage_error};
 use crate::commands::{CommandCtx, ExecMode, ExecRequest};
 
-/// `env [-i] [-u NAME]... [-0] [NAME=VALUE]... [COMMAND [ARG]...]`
-pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
-    let args = ctx.args.to_vec();
+/// What the options say.
+struct EnvOptions {
+    /// `-i`/`-`: start from an empty environment.
+    clear: bool,
+    /// `-u NAME`: variables to remove.
+    unset: Vec<String>,
+    /// `-0`: end printed variables with NUL.
+    zero: bool,
+    /// `-C DIR`: run the command there.
+    chdir: Option<String>,
+    /// The index in `args` of the first word after the options.
+    next: usize,
+}
+
+/// The options of `args` (argv); they end at the first word that is not
+/// one, or after `--`. `None` after the usage error.
+fn parse_options(ctx: &mut CommandCtx<'_>, args: &[String]) -> Option<EnvOptions> {
     let mut clear = false;
     let mut unset: Vec<String> = Vec::new();
     let mut zero = false;
@@ -43,7 +57,7 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
                         Some(v) => v,
                         None => {
                             usage_error(ctx, &format!("option '--{name}' requires an argument"));
-                            return 125;
+                            return None;
                         }
                     };
                     if name == "unset" {
@@ -54,7 +68,7 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
                 }
                 _ => {
                     usage_error(ctx, &format!("unrecognized option '{a}'"));
-                    return 125;
+                    return None;
                 }
             }
             continue;
@@ -76,7 +90,7 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
                         args[i - 1].clone()
                     } else {
                         usage_error(ctx, &format!("option requires an argument -- '{c}'"));
-                        return 125;
+                        return None;
                     };
                     if c == 'u' {
                         unset.push(v);
@@ -87,11 +101,33 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
                 }
                 _ => {
                     usage_error(ctx, &format!("invalid option -- '{c}'"));
-                    return 125;
+                    return None;
                 }
             }
         }
     }
+    Some(EnvOptions {
+        clear,
+        unset,
+        zero,
+        chdir,
+        next: i,
+    })
+}
+
+/// `env [-i] [-u NAME]... [-0] [NAME=VALUE]... [COMMAND [ARG]...]`
+pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
+    let args = ctx.args.to_vec();
+    let Some(EnvOptions {
+        clear,
+        unset,
+        zero,
+        chdir,
+        next: mut i,
+    }) = parse_options(ctx, &args)
+    else {
+        return 125;
+    };
     let mut env: Vec<(String, String)> = if clear { Vec::new() } else { ctx.env.to_vec() };
     env.retain(|(k, _)| !unset.contains(k));
     while i < args.len() {

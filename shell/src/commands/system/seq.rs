@@ -287,9 +287,97 @@ fn parse_format(f: &str) -> Result<Format, String> {
 
 /// `seq [-w] [-s SEP] [-f FORMAT] [FIRST [INCREMENT]] LAST`
 pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(SeqOptions {
+        sep,
+        format,
+        equal,
+        ops,
+    }) = parse_args(ctx)
+    else {
+        return 1;
+    };
+    let Some((first, step, last)) = operands(ctx, &ops) else {
+        return 1;
+    };
+    let fmt = match &format {
+        Some(f) => match parse_format(f) {
+            Ok(fm) => Some(fm),
+            Err(e) => {
+                ctx.gnu_error(e);
+                return 1;
+            }
+        },
+        None => None,
+    };
+    if fmt.is_some() && equal {
+        ctx.gnu_error("format string may not be specified when printing equal width strings");
+        let _ = writeln!(ctx.stderr, "Try 'seq --help' for more information.");
+        return 1;
+    }
+    let prec = first.prec.max(step.prec);
+    let scale = prec.max(last.prec);
+    let mut out = Output {
+        sep: &sep,
+        buf: Vec::with_capacity(8192),
+    };
+    let exact = (
+        rescale(&first, scale),
+        rescale(&step, scale),
+        rescale(&last, scale),
+    );
+    let printed = if let (Some(f), Some(s), Some(l)) = exact {
+        let width = if equal {
+            fixed(f, scale, prec).len().max(fixed(l, scale, prec).len())
+        } else {
+            0
+        };
+        let fixed_point = FixedPoint {
+            scale,
+            prec,
+            width: equal.then_some(width),
+        };
+        print_exact(ctx, &mut out, (f, s, l), fixed_point, fmt.as_ref())
+    } else {
+        print_float(
+            ctx,
+            &mut out,
+            (first.value, step.value, last.value),
+            prec,
+            fmt.as_ref(),
+        )
+    };
+    let Some(count) = printed else {
+        return 1;
+    };
+    let term = "\n";
+    let mut out = out.buf;
+    if count > 0 {
+        out.extend_from_slice(term.as_bytes());
+    }
+    if ctx.stdout.write_all(&out).is_err() {
+        return 1;
+    }
+    0
+}
+
+/// What the command line gives.
+struct SeqOptions {
+    /// `-s`: between numbers (the last one is followed by a newline).
+    sep: String,
+    /// `-f`: a printf format for each number.
+    format: Option<String>,
+    /// `-w`: pad with leading zeros to equal width.
+    equal: bool,
+    /// FIRST, INCREMENT, LAST as given (1 to 3 of them, unchecked).
+    ops: Vec<String>,
+}
+
+/// Options and operands; a word like `-1` or `-.5` is a (negative)
+/// operand, and options stop at the first operand. `None` after the usage
+/// error.
+fn parse_args(ctx: &mut CommandCtx<'_>) -> Option<SeqOptions> {
     let args = ctx.args.to_vec();
     let mut sep = "\n".to_string();
-    let term = "\n";
     let mut format: Option<String> = None;
     let mut equal = false;
     let mut ops = Vec::new();
@@ -337,12 +425,12 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
                     },
                     None => {
                         usage_error(ctx, &format!("option '--{f}' requires an argument"));
-                        return 1;
+                        return None;
                     }
                 },
                 None => {
                     usage_error(ctx, &format!("unrecognized option '{a}'"));
-                    return 1;
+                    return None;
                 }
             }
             continue;
@@ -363,7 +451,7 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
                     };
                     let Some(v) = v else {
                         usage_error(ctx, &format!("option requires an argument -- '{c}'"));
-                        return 1;
+                        return None;
                     };
                     if c == 's' {
                         sep = v;
@@ -374,21 +462,32 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
                 }
                 _ => {
                     usage_error(ctx, &format!("invalid option -- '{c}'"));
-                    return 1;
+                    return None;
                 }
             }
         }
     }
+    Some(SeqOptions {
+        sep,
+        format,
+        equal,
+        ops,
+    })
+}
+
+/// FIRST, INCREMENT and LAST (defaults 1), checked. `None` after the usage
+/// error.
+fn operands(ctx: &mut CommandCtx<'_>, ops: &[String]) -> Option<(Num, Num, Num)> {
     if ops.is_empty() {
         usage_error(ctx, "missing operand");
-        return 1;
+        return None;
     }
     if ops.len() > 3 {
         usage_error(ctx, &format!("extra operand {}", quote_locale(&ops[3])));
-        return 1;
+        return None;
     }
     let mut nums = Vec::new();
-    for o in &ops {
+    for o in ops {
         match parse_num(o) {
             Some(n) => nums.push(n),
             None => {
@@ -396,7 +495,7 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
                     ctx,
                     &format!("invalid floating point argument: {}", quote_locale(o)),
                 );
-                return 1;
+                return None;
             }
         }
     }
@@ -411,112 +510,118 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
             ctx,
             &format!("invalid Zero increment value: {}", quote_locale(&step.text)),
         );
-        return 1;
+        return None;
     }
-    let fmt = match &format {
-        Some(f) => match parse_format(f) {
-            Ok(fm) => Some(fm),
-            Err(e) => {
-                ctx.gnu_error(e);
-                return 1;
-            }
-        },
-        None => None,
-    };
-    if fmt.is_some() && equal {
-        ctx.gnu_error("format string may not be specified when printing equal width strings");
-        let _ = writeln!(ctx.stderr, "Try 'seq --help' for more information.");
-        return 1;
-    }
-    let prec = first.prec.max(step.prec);
-    let scale = prec.max(last.prec);
-    let mut out: Vec<u8> = Vec::with_capacity(8192);
-    let emit = |ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, s: &str, is_first: bool| -> bool {
+    Some((first, step, last))
+}
+
+/// The output: numbers joined by the separator, written out in 8 KiB
+/// blocks.
+struct Output<'s> {
+    sep: &'s str,
+    buf: Vec<u8>,
+}
+
+impl Output<'_> {
+    /// Adds one number's text; false when writing failed or the run must end.
+    fn emit(&mut self, ctx: &mut CommandCtx<'_>, s: &str, is_first: bool) -> bool {
         if !is_first {
-            out.extend_from_slice(sep.as_bytes());
+            self.buf.extend_from_slice(self.sep.as_bytes());
         }
-        out.extend_from_slice(s.as_bytes());
-        if out.len() >= 8192 {
-            if ctx.stdout.write_all(out).is_err() {
+        self.buf.extend_from_slice(s.as_bytes());
+        if self.buf.len() >= 8192 {
+            if ctx.stdout.write_all(&self.buf).is_err() {
                 return false;
             }
-            out.clear();
+            self.buf.clear();
             if ctx.control.check().is_err() {
                 return false;
             }
         }
         true
-    };
-    let exact = (
-        rescale(&first, scale),
-        rescale(&step, scale),
-        rescale(&last, scale),
-    );
+    }
+}
+
+/// How exact numbers are shown: integers scaled by 10^`scale`, printed with
+/// `prec` decimals, zero-padded to `width` with `-w`.
+#[derive(Clone, Copy)]
+struct FixedPoint {
+    scale: usize,
+    prec: usize,
+    width: Option<usize>,
+}
+
+/// The sequence in exact decimal arithmetic (FIRST, INCREMENT, LAST scaled
+/// to integers). The count printed, `None` when output failed.
+fn print_exact(
+    ctx: &mut CommandCtx<'_>,
+    out: &mut Output<'_>,
+    (f, s, l): (i128, i128, i128),
+    fp: FixedPoint,
+    fmt: Option<&Format>,
+) -> Option<u64> {
+    let FixedPoint { scale, prec, .. } = fp;
     let mut count = 0u64;
-    if let (Some(f), Some(s), Some(l)) = exact {
-        let width = if equal {
-            fixed(f, scale, prec).len().max(fixed(l, scale, prec).len())
-        } else {
-            0
-        };
-        let mut v = f;
-        while (s > 0 && v <= l) || (s < 0 && v >= l) {
-            let text = match &fmt {
-                Some(fm) => {
-                    let x = v as f64 / pow10(scale) as f64;
-                    format!(
-                        "{}{}{}",
-                        fm.pre,
-                        format_float(&fm.flags, fm.width, fm.prec, fm.conv, x),
-                        fm.post
-                    )
-                }
-                None if equal => {
-                    let t = fixed(v, scale, prec);
-                    match t.strip_prefix('-') {
-                        Some(d) => format!("-{:0>w$}", d, w = width - 1),
-                        None => format!("{t:0>width$}"),
-                    }
-                }
-                None => fixed(v, scale, prec),
-            };
-            if !emit(ctx, &mut out, &text, count == 0) {
-                return 1;
-            }
-            count += 1;
-            v += s;
-        }
-    } else {
-        let (f, s, l) = (first.value, step.value, last.value);
-        let mut k = 0u64;
-        loop {
-            let v = f + s * k as f64;
-            if !((s > 0.0 && v <= l) || (s < 0.0 && v >= l)) || !v.is_finite() && k > 0 {
-                break;
-            }
-            let text = match &fmt {
-                Some(fm) => format!(
+    let mut v = f;
+    while (s > 0 && v <= l) || (s < 0 && v >= l) {
+        let text = match (fmt, fp.width) {
+            (Some(fm), _) => {
+                let x = v as f64 / pow10(scale) as f64;
+                format!(
                     "{}{}{}",
                     fm.pre,
-                    format_float(&fm.flags, fm.width, fm.prec, fm.conv, v),
+                    format_float(&fm.flags, fm.width, fm.prec, fm.conv, x),
                     fm.post
-                ),
-                None => format_float("", None, Some(prec), if prec > 0 { 'f' } else { 'g' }, v),
-            };
-            if !emit(ctx, &mut out, &text, k == 0) {
-                return 1;
+                )
             }
-            k += 1;
-            count += 1;
+            (None, Some(width)) => {
+                let t = fixed(v, scale, prec);
+                match t.strip_prefix('-') {
+                    Some(d) => format!("-{:0>w$}", d, w = width - 1),
+                    None => format!("{t:0>width$}"),
+                }
+            }
+            (None, None) => fixed(v, scale, prec),
+        };
+        if !out.emit(ctx, &text, count == 0) {
+            return None;
         }
+        count += 1;
+        v += s;
     }
-    if count > 0 {
-        out.extend_from_slice(term.as_bytes());
+    Some(count)
+}
+
+/// The sequence in floating point, for numbers exact arithmetic cannot
+/// hold. The count printed, `None` when output failed.
+fn print_float(
+    ctx: &mut CommandCtx<'_>,
+    out: &mut Output<'_>,
+    (f, s, l): (f64, f64, f64),
+    prec: usize,
+    fmt: Option<&Format>,
+) -> Option<u64> {
+    let mut k = 0u64;
+    loop {
+        let v = f + s * k as f64;
+        if !((s > 0.0 && v <= l) || (s < 0.0 && v >= l)) || !v.is_finite() && k > 0 {
+            break;
+        }
+        let text = match fmt {
+            Some(fm) => format!(
+                "{}{}{}",
+                fm.pre,
+                format_float(&fm.flags, fm.width, fm.prec, fm.conv, v),
+                fm.post
+            ),
+            None => format_float("", None, Some(prec), if prec > 0 { 'f' } else { 'g' }, v),
+        };
+        if !out.emit(ctx, &text, k == 0) {
+            return None;
+        }
+        k += 1;
     }
-    if ctx.stdout.write_all(&out).is_err() {
-        return 1;
-    }
-    0
+    Some(k)
 }
 
 #[cfg(test)]

@@ -92,50 +92,12 @@ pub fn cmp(ctx: &mut CommandCtx<'_>) -> i32 {
         );
         return 2;
     }
-    let mut skip = [0u64; 2];
-    if let Some(v) = p.last("i") {
-        let parts: Vec<&str> = v.splitn(2, ':').collect();
-        for (k, part) in parts.iter().enumerate() {
-            match parse_skip(part) {
-                Some(n) => skip[k] = n,
-                None => {
-                    common::err(
-                        ctx.stderr,
-                        "cmp",
-                        format!("invalid --ignore-initial value '{v}'"),
-                    );
-                    return 2;
-                }
-            }
+    let (skip, limit) = match parse_ranges(&p) {
+        Ok(r) => r,
+        Err(e) => {
+            common::err(ctx.stderr, "cmp", e);
+            return 2;
         }
-        if parts.len() == 1 {
-            skip[1] = skip[0];
-        }
-    }
-    for (k, slot) in skip.iter_mut().enumerate() {
-        if let Some(s) = ops.get(k + 2) {
-            match parse_skip(s) {
-                Some(n) => *slot = n,
-                None => {
-                    common::err(
-                        ctx.stderr,
-                        "cmp",
-                        format!("invalid --ignore-initial value '{s}'"),
-                    );
-                    return 2;
-                }
-            }
-        }
-    }
-    let limit = match p.last("n") {
-        None => u64::MAX,
-        Some(v) => match parse_skip(v) {
-            Some(n) => n,
-            None => {
-                common::err(ctx.stderr, "cmp", format!("invalid --bytes value '{v}'"));
-                return 2;
-            }
-        },
     };
     let names = [
         ops[0].clone(),
@@ -154,8 +116,79 @@ pub fn cmp(ctx: &mut CommandCtx<'_>) -> i32 {
     let a = &data[0][(skip[0] as usize).min(data[0].len())..];
     let b = &data[1][(skip[1] as usize).min(data[1].len())..];
     let n = (a.len().min(b.len()) as u64).min(limit) as usize;
-    let (quiet, verbose, bytes) = (p.has("s"), p.has("l"), p.has("b"));
+    let (quiet, verbose) = (p.has("s"), p.has("l"));
     let mut out = String::new();
+    let differ = report_differences(a, b, n, &names, verbose, p.has("b"), quiet, &mut out);
+    let _ = ctx.stdout.write_all(out.as_bytes());
+    if differ && (quiet || !verbose) {
+        return 1;
+    }
+    if a.len() != b.len() && (n as u64) < limit {
+        // One file is a prefix of the other.
+        if !quiet {
+            let (short, len) = if a.len() < b.len() {
+                (&names[0], a.len())
+            } else {
+                (&names[1], b.len())
+            };
+            let shorter = if a.len() < b.len() { a } else { b };
+            let lines = shorter.iter().filter(|c| **c == b'\n').count() + 1;
+            let tail = if len == 0 {
+                format!("EOF on {short} which is empty")
+            } else if verbose {
+                format!("EOF on {short} after byte {len}")
+            } else if shorter.last() == Some(&b'\n') {
+                format!("EOF on {short} after byte {len}, line {}", lines - 1)
+            } else {
+                format!("EOF on {short} after byte {len}, in line {lines}")
+            };
+            common::err(ctx.stderr, "cmp", tail);
+        }
+        return 1;
+    }
+    i32::from(differ)
+}
+
+/// `-i SKIP[:SKIP2]` and the SKIP operands (which win), and `-n LIMIT`
+/// (unlimited by default); the error is the message for status 2.
+fn parse_ranges(p: &common::Parsed) -> Result<([u64; 2], u64), String> {
+    let ops = &p.operands;
+    let mut skip = [0u64; 2];
+    if let Some(v) = p.last("i") {
+        let parts: Vec<&str> = v.splitn(2, ':').collect();
+        for (k, part) in parts.iter().enumerate() {
+            skip[k] =
+                parse_skip(part).ok_or_else(|| format!("invalid --ignore-initial value '{v}'"))?;
+        }
+        if parts.len() == 1 {
+            skip[1] = skip[0];
+        }
+    }
+    for (k, slot) in skip.iter_mut().enumerate() {
+        if let Some(s) = ops.get(k + 2) {
+            *slot = parse_skip(s).ok_or_else(|| format!("invalid --ignore-initial value '{s}'"))?;
+        }
+    }
+    let limit = match p.last("n") {
+        None => u64::MAX,
+        Some(v) => parse_skip(v).ok_or_else(|| format!("invalid --bytes value '{v}'"))?,
+    };
+    Ok((skip, limit))
+}
+
+/// Compares the first `n` bytes of `a` and `b`, writing to `out` the first
+/// difference (or with `-l` every one); true when they differ.
+#[allow(clippy::too_many_arguments)]
+fn report_differences(
+    a: &[u8],
+    b: &[u8],
+    n: usize,
+    names: &[String; 2],
+    verbose: bool,
+    bytes: bool,
+    quiet: bool,
+    out: &mut String,
+) -> bool {
     let mut differ = false;
     let mut line = 1u64;
     let width = n.to_string().len();
@@ -205,32 +238,5 @@ pub fn cmp(ctx: &mut CommandCtx<'_>) -> i32 {
             line += 1;
         }
     }
-    let _ = ctx.stdout.write_all(out.as_bytes());
-    if differ && (quiet || !verbose) {
-        return 1;
-    }
-    if a.len() != b.len() && (n as u64) < limit {
-        // One file is a prefix of the other.
-        if !quiet {
-            let (short, len) = if a.len() < b.len() {
-                (&names[0], a.len())
-            } else {
-                (&names[1], b.len())
-            };
-            let shorter = if a.len() < b.len() { a } else { b };
-            let lines = shorter.iter().filter(|c| **c == b'\n').count() + 1;
-            let tail = if len == 0 {
-                format!("EOF on {short} which is empty")
-            } else if verbose {
-                format!("EOF on {short} after byte {len}")
-            } else if shorter.last() == Some(&b'\n') {
-                format!("EOF on {short} after byte {len}, line {}", lines - 1)
-            } else {
-                format!("EOF on {short} after byte {len}, in line {lines}")
-            };
-            common::err(ctx.stderr, "cmp", tail);
-        }
-        return 1;
-    }
-    i32::from(differ)
+    differ
 }

@@ -52,21 +52,8 @@ pub fn comm(ctx: &mut CommandCtx<'_>) -> i32 {
         Ok(p) => p,
         Err(s) => return s,
     };
-    if p.operands.len() < 2 {
-        let msg = match p.operands.first() {
-            None => "missing operand".to_string(),
-            Some(o) => format!("missing operand after {}", common::quote(o)),
-        };
+    if let Err(msg) = check_operands(&p.operands) {
         common::usage_err(ctx.stderr, "comm", &msg, USAGE);
-        return 1;
-    }
-    if p.operands.len() > 2 {
-        common::usage_err(
-            ctx.stderr,
-            "comm",
-            &format!("extra operand {}", common::quote(&p.operands[2])),
-            USAGE,
-        );
         return 1;
     }
     let (inputs, ok) = common::read_operands(ctx, &p.operands);
@@ -167,4 +154,14 @@ pub fn comm(ctx: &mut CommandCtx<'_>) -> i32 {
         let _ = writeln!(ctx.stderr, "comm: input is not in sorted order");
     }
     status
+}
+
+/// Exactly two FILE operands; the error is the usage error's message.
+fn check_operands(operands: &[String]) -> Result<(), String> {
+    match operands {
+        [] => Err("missing operand".to_string()),
+        [o] => Err(format!("missing operand after {}", common::quote(o))),
+        [_, _] => Ok(()),
+        [_, _, extra, ..] => Err(format!("extra operand {}", common::quote(extra))),
+    }
 }

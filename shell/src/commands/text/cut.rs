@@ -102,6 +102,92 @@ fn selected(ranges: &[(usize, usize)], i: usize, complement: bool) -> bool {
     ranges.iter().any(|(lo, hi)| *lo <= i && i <= *hi) != complement
 }
 
+/// What the options ask for.
+struct CutOptions {
+    /// `b`, `c` or `f`: which list was given.
+    kind: char,
+    /// The list, parsed.
+    ranges: Vec<(usize, usize)>,
+    /// `-d` (TAB by default).
+    delim: u8,
+    /// `--output-delimiter`, if given.
+    out_delim: Option<Vec<u8>>,
+    complement: bool,
+    only_delimited: bool,
+    /// The record terminator (`-z`: NUL).
+    eol: u8,
+}
+
+/// The options, checked as GNU does; the error is a usage error's message.
+fn parse_options(parsed: &common::Parsed) -> Result<CutOptions, String> {
+    let mut mode: Option<(char, String)> = None;
+    let mut delim: Option<u8> = None;
+    let (mut complement, mut only_delimited) = (false, false);
+    let mut out_delim: Option<Vec<u8>> = None;
+    let mut eol = b'\n';
+    for (id, val) in &parsed.opts {
+        let v = val.as_deref().unwrap_or("");
+        match *id {
+            "b" | "c" | "f" => {
+                if mode.is_some() {
+                    return Err("only one type of list may be specified".into());
+                }
+                mode = Some((id.chars().next().unwrap(), v.to_string()));
+            }
+            "d" => {
+                if v.len() > 1 {
+                    return Err("the delimiter must be a single character".into());
+                }
+                delim = Some(v.as_bytes().first().copied().unwrap_or(b'\0'));
+            }
+            "complement" => complement = true,
+            "s" => only_delimited = true,
+            "output-delimiter" => out_delim = Some(v.as_bytes().to_vec()),
+            "z" => eol = 0,
+            _ => {}
+        }
+    }
+    let Some((kind, list)) = mode else {
+        return Err("you must specify a list of bytes, characters, or fields".into());
+    };
+    if kind != 'f' && delim.is_some() {
+        return Err("an input delimiter may be specified only when operating on fields".into());
+    }
+    if kind != 'f' && only_delimited {
+        return Err(
+            "suppressing non-delimited lines makes sense\n\tonly when operating on fields".into(),
+        );
+    }
+    let what = if kind == 'f' {
+        "fields"
+    } else {
+        "byte/character positions"
+    };
+    let ranges = parse_list(&list, what).map_err(|e| {
+        if e.starts_with("invalid ") && e.ends_with(" list") {
+            format!(
+                "invalid {} list",
+                if kind == 'f' {
+                    "field"
+                } else {
+                    "byte/character position"
+                }
+            )
+        } else {
+            e
+        }
+    })?;
+    Ok(CutOptions {
+        kind,
+        ranges,
+        delim: delim.unwrap_or(b'\t'),
+        out_delim,
+        complement,
+        only_delimited,
+        eol,
+    })
+}
+
 /// `cut`
 pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "cut";
@@ -115,106 +201,15 @@ pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         }
     };
-    let mut mode: Option<(char, String)> = None;
-    let mut delim: Option<u8> = None;
-    let (mut complement, mut only_delimited) = (false, false);
-    let mut out_delim: Option<Vec<u8>> = None;
-    let mut eol = b'\n';
-    for (id, val) in &parsed.opts {
-        let v = val.as_deref().unwrap_or("");
-        match *id {
-            "b" | "c" | "f" => {
-                if mode.is_some() {
-                    common::usage_err(
-                        ctx.stderr,
-                        name,
-                        "only one type of list may be specified",
-                        USAGE,
-                    );
-                    return 1;
-                }
-                mode = Some((id.chars().next().unwrap(), v.to_string()));
-            }
-            "d" => {
-                if v.len() > 1 {
-                    common::usage_err(
-                        ctx.stderr,
-                        name,
-                        "the delimiter must be a single character",
-                        USAGE,
-                    );
-                    return 1;
-                }
-                delim = Some(v.as_bytes().first().copied().unwrap_or(b'\0'));
-            }
-            "complement" => complement = true,
-            "s" => only_delimited = true,
-            "output-delimiter" => out_delim = Some(v.as_bytes().to_vec()),
-            "z" => eol = 0,
-            _ => {}
-        }
-    }
-    let Some((kind, list)) = mode else {
-        common::usage_err(
-            ctx.stderr,
-            name,
-            "you must specify a list of bytes, characters, or fields",
-            USAGE,
-        );
-        return 1;
-    };
-    if kind != 'f' && delim.is_some() {
-        common::usage_err(
-            ctx.stderr,
-            name,
-            "an input delimiter may be specified only when operating on fields",
-            USAGE,
-        );
-        return 1;
-    }
-    if kind != 'f' && only_delimited {
-        common::usage_err(
-            ctx.stderr,
-            name,
-            "suppressing non-delimited lines makes sense\n\tonly when operating on fields",
-            USAGE,
-        );
-        return 1;
-    }
-    let what = if kind == 'f' {
-        "fields"
-    } else {
-        "byte/character positions"
-    };
-    let ranges = match parse_list(
-        &list,
-        if kind == 'f' {
-            "fields"
-        } else {
-            "byte/character positions"
-        },
-    ) {
-        Ok(r) => r,
+    let o = match parse_options(&parsed) {
+        Ok(o) => o,
         Err(e) => {
-            let e = if e.starts_with("invalid ") && e.ends_with(" list") {
-                format!(
-                    "invalid {} list",
-                    if kind == 'f' {
-                        "field"
-                    } else {
-                        "byte/character position"
-                    }
-                )
-            } else {
-                e
-            };
-            let _ = what;
             common::usage_err(ctx.stderr, name, &e, USAGE);
             return 1;
         }
     };
-    let d = delim.unwrap_or(b'\t');
-    let od = out_delim.clone().unwrap_or_else(|| vec![d]);
+    let eol = o.eol;
+    let od = o.out_delim.clone().unwrap_or_else(|| vec![o.delim]);
     let files = if parsed.operands.is_empty() {
         vec!["-".to_string()]
     } else {
@@ -244,23 +239,23 @@ pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
             if line.last() == Some(&eol) {
                 line.pop();
             }
-            let r = if kind == 'f' {
+            let r = if o.kind == 'f' {
                 cut_fields(
                     &line,
-                    &ranges,
-                    complement,
-                    d,
+                    &o.ranges,
+                    o.complement,
+                    o.delim,
                     &od,
-                    only_delimited,
+                    o.only_delimited,
                     eol,
                     &mut out,
                 )
             } else {
                 cut_bytes(
                     &line,
-                    &ranges,
-                    complement,
-                    out_delim.as_deref(),
+                    &o.ranges,
+                    o.complement,
+                    o.out_delim.as_deref(),
                     eol,
                     &mut out,
                 )

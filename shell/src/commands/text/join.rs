@@ -149,12 +149,16 @@ fn field_num(s: &str) -> Result<usize, String> {
     }
 }
 
-/// `join`
-pub fn join(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
-        Ok(p) => p,
-        Err(s) => return s,
-    };
+/// What the options ask for besides the line format ([`Cfg`]).
+struct Selection {
+    /// `-a N` / `-v N`: print the unpairable lines of file N.
+    print_unpaired: [bool; 2],
+    /// `-v`: print only unpairable lines, no joined ones.
+    only_unpaired: bool,
+}
+
+/// The line format and selection the options ask for, in option order.
+fn parse_options(p: &common::Parsed) -> Result<(Cfg, Selection), String> {
     let mut cfg = Cfg {
         tab: None,
         keys: [0, 0],
@@ -163,70 +167,93 @@ pub fn join(ctx: &mut CommandCtx<'_>) -> i32 {
         format: None,
         auto: false,
     };
-    let mut print_unpaired = [false, false];
-    let mut only_unpaired = false;
+    let mut sel = Selection {
+        print_unpaired: [false, false],
+        only_unpaired: false,
+    };
     for (id, v) in &p.opts {
-        let v = v.as_deref().unwrap_or("");
-        let r: Result<(), String> = (|| {
-            match *id {
-                "a" | "v" => {
-                    let n = match v {
-                        "1" => 0,
-                        "2" => 1,
-                        _ => return Err(format!("invalid file number: {}", common::quote(v))),
-                    };
-                    print_unpaired[n] = true;
-                    if *id == "v" {
-                        only_unpaired = true;
-                    }
-                }
-                "e" => cfg.empty = Some(v.as_bytes().to_vec()),
-                "i" => cfg.icase = true,
-                "j" => {
-                    let n = field_num(v)?;
-                    cfg.keys = [n, n];
-                }
-                "1" => cfg.keys[0] = field_num(v)?,
-                "2" => cfg.keys[1] = field_num(v)?,
-                "t" => {
-                    cfg.tab = match v.as_bytes() {
-                        [c] => Some(*c),
-                        [] => Some(b'\n'),
-                        b"\\0" => Some(0),
-                        _ => return Err(format!("multi-character tab {}", common::quote(v))),
-                    }
-                }
-                "o" => {
-                    if v == "auto" {
-                        cfg.auto = true;
-                        return Ok(());
-                    }
-                    let mut f = cfg.format.take().unwrap_or_default();
-                    for spec in v.split([',', ' ']).filter(|s| !s.is_empty()) {
-                        if spec == "0" {
-                            f.push(OutField::Key);
-                            continue;
-                        }
-                        let bad = || format!("invalid field specifier: {}", common::quote(spec));
-                        let (file, field) = spec.split_once('.').ok_or_else(bad)?;
-                        let file = match file {
-                            "1" => 0,
-                            "2" => 1,
-                            _ => return Err(bad()),
-                        };
-                        f.push(OutField::Field(file, field_num(field).map_err(|_| bad())?));
-                    }
-                    cfg.format = Some(f);
-                }
-                _ => {}
+        apply_option(id, v.as_deref().unwrap_or(""), &mut cfg, &mut sel)?;
+    }
+    Ok((cfg, sel))
+}
+
+/// One option `id` with argument `v` (empty when it takes none).
+fn apply_option(id: &str, v: &str, cfg: &mut Cfg, sel: &mut Selection) -> Result<(), String> {
+    match id {
+        "a" | "v" => {
+            let n = match v {
+                "1" => 0,
+                "2" => 1,
+                _ => return Err(format!("invalid file number: {}", common::quote(v))),
+            };
+            sel.print_unpaired[n] = true;
+            if id == "v" {
+                sel.only_unpaired = true;
             }
-            Ok(())
-        })();
-        if let Err(e) = r {
+        }
+        "e" => cfg.empty = Some(v.as_bytes().to_vec()),
+        "i" => cfg.icase = true,
+        "j" => {
+            let n = field_num(v)?;
+            cfg.keys = [n, n];
+        }
+        "1" => cfg.keys[0] = field_num(v)?,
+        "2" => cfg.keys[1] = field_num(v)?,
+        "t" => {
+            cfg.tab = match v.as_bytes() {
+                [c] => Some(*c),
+                [] => Some(b'\n'),
+                b"\\0" => Some(0),
+                _ => return Err(format!("multi-character tab {}", common::quote(v))),
+            }
+        }
+        "o" => {
+            if v == "auto" {
+                cfg.auto = true;
+                return Ok(());
+            }
+            let mut f = cfg.format.take().unwrap_or_default();
+            for spec in v.split([',', ' ']).filter(|s| !s.is_empty()) {
+                if spec == "0" {
+                    f.push(OutField::Key);
+                    continue;
+                }
+                let bad = || format!("invalid field specifier: {}", common::quote(spec));
+                let (file, field) = spec.split_once('.').ok_or_else(bad)?;
+                let file = match file {
+                    "1" => 0,
+                    "2" => 1,
+                    _ => return Err(bad()),
+                };
+                f.push(OutField::Field(file, field_num(field).map_err(|_| bad())?));
+            }
+            cfg.format = Some(f);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Both inputs split into records: each record's fields, and the record
+/// itself (for the order-check message).
+struct Sides<'a> {
+    lines: [Vec<Vec<&'a [u8]>>; 2],
+    raw: [Vec<&'a [u8]>; 2],
+}
+
+/// `join`
+pub fn join(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let (cfg, sel) = match parse_options(&p) {
+        Ok(parsed) => parsed,
+        Err(e) => {
             common::err(ctx.stderr, "join", e);
             return 1;
         }
-    }
+    };
     if p.operands.len() != 2 {
         let msg = match p.operands.len() {
             0 => "missing operand".to_string(),
@@ -248,120 +275,174 @@ pub fn join(ctx: &mut CommandCtx<'_>) -> i32 {
     } else {
         None
     };
-    let mut lines: [Vec<Vec<&[u8]>>; 2] = [Vec::new(), Vec::new()];
-    let mut raw: [Vec<&[u8]>; 2] = [Vec::new(), Vec::new()];
-    for s in 0..2 {
-        for l in common::records(&inputs[s].1, eol) {
-            lines[s].push(fields(l, cfg.tab));
-            raw[s].push(l);
+    let mut sides = Sides {
+        lines: [Vec::new(), Vec::new()],
+        raw: [Vec::new(), Vec::new()],
+    };
+    for (s, input) in inputs.iter().enumerate() {
+        for l in common::records(&input.1, eol) {
+            sides.lines[s].push(fields(l, cfg.tab));
+            sides.raw[s].push(l);
         }
     }
-    let widths = [
-        lines[0].first().map(|f| f.len()).unwrap_or(0),
-        lines[1].first().map(|f| f.len()).unwrap_or(0),
-    ];
     let mut out = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    if p.has("header") {
-        if !lines[0].is_empty() || !lines[1].is_empty() {
-            cfg.emit(
-                lines[0].first().map(|v| &v[..]),
-                lines[1].first().map(|v| &v[..]),
-                widths,
-                &mut out,
-            );
-            out.push(eol);
-        }
-        i = 1;
-        j = 1;
+    let merge = Merge {
+        cfg: &cfg,
+        sel: &sel,
+        check,
+        names: &p.operands,
+        eol,
+    };
+    let status = merge.run(&sides, p.has("header"), ctx.stderr, &mut out);
+    let _ = ctx.stdout.write_all(&out);
+    if status != 0 {
+        common::err(ctx.stderr, "join", "input is not in sorted order");
     }
-    let key =
-        |s: usize, idx: usize| -> &[u8] { lines[s][idx].get(cfg.keys[s]).copied().unwrap_or(b"") };
-    let mut status = 0;
-    let mut disorder = [false, false];
-    let mut warn = |s: usize,
-                    idx: usize,
-                    stderr: &mut dyn std::io::Write,
-                    status: &mut i32,
-                    unpaired: bool| {
-        if check == Some(false) || disorder[s] || idx == 0 || (check.is_none() && !unpaired) {
+    status
+}
+
+/// How the two sides are walked in step.
+struct Merge<'a> {
+    cfg: &'a Cfg,
+    sel: &'a Selection,
+    /// `--check-order` (`Some(true)`), `--nocheck-order` (`Some(false)`), or
+    /// the default: complain only about an unpairable line out of order.
+    check: Option<bool>,
+    /// The two file operands, for messages.
+    names: &'a [String],
+    eol: u8,
+}
+
+impl Merge<'_> {
+    /// Walks both sorted sides, writing joined and unpaired lines to `out`;
+    /// 1 when a side was out of order, else 0.
+    fn run(
+        &self,
+        sides: &Sides<'_>,
+        header: bool,
+        stderr: &mut dyn std::io::Write,
+        out: &mut Vec<u8>,
+    ) -> i32 {
+        let (cfg, eol, lines) = (self.cfg, self.eol, &sides.lines);
+        let print_unpaired = self.sel.print_unpaired;
+        let widths = [
+            lines[0].first().map(|f| f.len()).unwrap_or(0),
+            lines[1].first().map(|f| f.len()).unwrap_or(0),
+        ];
+        let (mut i, mut j) = (0, 0);
+        if header {
+            if !lines[0].is_empty() || !lines[1].is_empty() {
+                cfg.emit(
+                    lines[0].first().map(|v| &v[..]),
+                    lines[1].first().map(|v| &v[..]),
+                    widths,
+                    out,
+                );
+                out.push(eol);
+            }
+            i = 1;
+            j = 1;
+        }
+        let key = |s: usize, idx: usize| -> &[u8] {
+            lines[s][idx].get(cfg.keys[s]).copied().unwrap_or(b"")
+        };
+        let mut status = 0;
+        let mut disorder = [false, false];
+        let mut warn = |s: usize, idx: usize, stderr: &mut dyn std::io::Write, status: &mut i32| {
+            self.check_order(sides, &mut disorder, s, idx, stderr, status);
+        };
+        while i < lines[0].len() && j < lines[1].len() {
+            let ord = cfg.cmp(key(0, i), key(1, j));
+            match ord {
+                Ordering::Less => {
+                    warn(0, i, stderr, &mut status);
+                    if print_unpaired[0] {
+                        cfg.emit(Some(&lines[0][i]), None, widths, out);
+                        out.push(eol);
+                    }
+                    i += 1;
+                }
+                Ordering::Greater => {
+                    warn(1, j, stderr, &mut status);
+                    if print_unpaired[1] {
+                        cfg.emit(None, Some(&lines[1][j]), widths, out);
+                        out.push(eol);
+                    }
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    let k = key(0, i);
+                    let mut i2 = i;
+                    while i2 < lines[0].len() && cfg.cmp(key(0, i2), k) == Ordering::Equal {
+                        i2 += 1;
+                    }
+                    let mut j2 = j;
+                    while j2 < lines[1].len() && cfg.cmp(key(1, j2), k) == Ordering::Equal {
+                        j2 += 1;
+                    }
+                    if !self.sel.only_unpaired {
+                        for a in i..i2 {
+                            for b in j..j2 {
+                                cfg.emit(Some(&lines[0][a]), Some(&lines[1][b]), widths, out);
+                                out.push(eol);
+                            }
+                        }
+                    }
+                    i = i2;
+                    j = j2;
+                }
+            }
+        }
+        while i < lines[0].len() {
+            warn(0, i, stderr, &mut status);
+            if print_unpaired[0] {
+                cfg.emit(Some(&lines[0][i]), None, widths, out);
+                out.push(eol);
+            }
+            i += 1;
+        }
+        while j < lines[1].len() {
+            warn(1, j, stderr, &mut status);
+            if print_unpaired[1] {
+                cfg.emit(None, Some(&lines[1][j]), widths, out);
+                out.push(eol);
+            }
+            j += 1;
+        }
+        status
+    }
+
+    /// Reports line `idx` of side `s` when it sorts before its predecessor:
+    /// once per side, and (without `--check-order`) only for the unpairable
+    /// lines this is called for.
+    fn check_order(
+        &self,
+        sides: &Sides<'_>,
+        disorder: &mut [bool; 2],
+        s: usize,
+        idx: usize,
+        stderr: &mut dyn std::io::Write,
+        status: &mut i32,
+    ) {
+        if self.check == Some(false) || disorder[s] || idx == 0 {
             return;
         }
-        let prev = lines[s][idx - 1].get(cfg.keys[s]).copied().unwrap_or(b"");
-        let cur = lines[s][idx].get(cfg.keys[s]).copied().unwrap_or(b"");
+        let cfg = self.cfg;
+        let prev = sides.lines[s][idx - 1]
+            .get(cfg.keys[s])
+            .copied()
+            .unwrap_or(b"");
+        let cur = sides.lines[s][idx].get(cfg.keys[s]).copied().unwrap_or(b"");
         if cfg.cmp(prev, cur) == Ordering::Greater {
             disorder[s] = true;
             *status = 1;
             let _ = writeln!(
                 stderr,
                 "join: {}:{}: is not sorted: {}",
-                p.operands[s],
+                self.names[s],
                 idx + 1,
-                String::from_utf8_lossy(raw[s][idx])
+                String::from_utf8_lossy(sides.raw[s][idx])
             );
         }
-    };
-    while i < lines[0].len() && j < lines[1].len() {
-        let ord = cfg.cmp(key(0, i), key(1, j));
-        match ord {
-            Ordering::Less => {
-                warn(0, i, ctx.stderr, &mut status, true);
-                if print_unpaired[0] {
-                    cfg.emit(Some(&lines[0][i]), None, widths, &mut out);
-                    out.push(eol);
-                }
-                i += 1;
-            }
-            Ordering::Greater => {
-                warn(1, j, ctx.stderr, &mut status, true);
-                if print_unpaired[1] {
-                    cfg.emit(None, Some(&lines[1][j]), widths, &mut out);
-                    out.push(eol);
-                }
-                j += 1;
-            }
-            Ordering::Equal => {
-                let k = key(0, i);
-                let mut i2 = i;
-                while i2 < lines[0].len() && cfg.cmp(key(0, i2), k) == Ordering::Equal {
-                    i2 += 1;
-                }
-                let mut j2 = j;
-                while j2 < lines[1].len() && cfg.cmp(key(1, j2), k) == Ordering::Equal {
-                    j2 += 1;
-                }
-                if !only_unpaired {
-                    for a in i..i2 {
-                        for b in j..j2 {
-                            cfg.emit(Some(&lines[0][a]), Some(&lines[1][b]), widths, &mut out);
-                            out.push(eol);
-                        }
-                    }
-                }
-                i = i2;
-                j = j2;
-            }
-        }
     }
-    while i < lines[0].len() {
-        warn(0, i, ctx.stderr, &mut status, true);
-        if print_unpaired[0] {
-            cfg.emit(Some(&lines[0][i]), None, widths, &mut out);
-            out.push(eol);
-        }
-        i += 1;
-    }
-    while j < lines[1].len() {
-        warn(1, j, ctx.stderr, &mut status, true);
-        if print_unpaired[1] {
-            cfg.emit(None, Some(&lines[1][j]), widths, &mut out);
-            out.push(eol);
-        }
-        j += 1;
-    }
-    let _ = ctx.stdout.write_all(&out);
-    if status != 0 {
-        common::err(ctx.stderr, "join", "input is not in sorted order");
-    }
-    status
 }

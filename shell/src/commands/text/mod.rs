@@ -74,7 +74,11 @@ mod tests {
 
     #[test]
     fn every_command_has_help() {
-        let fs = Fs::new(Limits::default().fs, Clock::fixed(0));
+        let fs = Fs::new(
+            Limits::default().fs,
+            Clock::fixed(0),
+            crate::usr_bin_names(),
+        );
         for (name, f) in COMMANDS {
             let (status, out, err) = run_fs(&fs, *f, &[name, "--help"], b"");
             assert_eq!(status, 0, "{name} --help");
@@ -88,7 +92,11 @@ mod tests {
 
     #[test]
     fn bad_options_fail_with_a_message() {
-        let fs = Fs::new(Limits::default().fs, Clock::fixed(0));
+        let fs = Fs::new(
+            Limits::default().fs,
+            Clock::fixed(0),
+            crate::usr_bin_names(),
+        );
         for (name, f) in COMMANDS {
             let (status, _, err) = run_fs(&fs, *f, &[name, "--no-such-option-xyz"], b"");
             assert_ne!(status, 0, "{name}");

@@ -208,12 +208,12 @@ fn check(ctx: &mut CommandCtx<'_>, name: &str, p: &common::Parsed, hex_len: usiz
         } else {
             list.as_str()
         };
-        let (mut bad_format, mut failed, mut unreadable, mut good) = (0, 0, 0, 0);
+        let mut tally = CheckTally::default();
         for (n, line) in common::records(&data, b'\n').enumerate() {
             let line = String::from_utf8_lossy(line);
             let line = line.strip_suffix('\r').unwrap_or(&line);
             let Some((h, f)) = parse_line(line, hex_len, tag_name(name)) else {
-                bad_format += 1;
+                tally.bad_format += 1;
                 if warn {
                     common::err(
                         ctx.stderr,
@@ -232,7 +232,7 @@ fn check(ctx: &mut CommandCtx<'_>, name: &str, p: &common::Parsed, hex_len: usiz
                     if ignore_missing && e == crate::fs::FsError::NotFound {
                         continue;
                     }
-                    unreadable += 1;
+                    tally.unreadable += 1;
                     common::err(ctx.stderr, name, format!("{f}: {e}"));
                     if !status_only {
                         out.push_str(&format!("{f}: FAILED open or read\n"));
@@ -240,12 +240,12 @@ fn check(ctx: &mut CommandCtx<'_>, name: &str, p: &common::Parsed, hex_len: usiz
                 }
                 Ok(d) => {
                     if digest_hex(name, &d) == h {
-                        good += 1;
+                        tally.good += 1;
                         if !quiet && !status_only {
                             out.push_str(&format!("{f}: OK\n"));
                         }
                     } else {
-                        failed += 1;
+                        tally.failed += 1;
                         if !status_only {
                             out.push_str(&format!("{f}: FAILED\n"));
                         }
@@ -255,7 +255,7 @@ fn check(ctx: &mut CommandCtx<'_>, name: &str, p: &common::Parsed, hex_len: usiz
         }
         let _ = ctx.stdout.write_all(out.as_bytes());
         out.clear();
-        if good + failed + unreadable == 0 {
+        if tally.good + tally.failed + tally.unreadable == 0 {
             common::err(
                 ctx.stderr,
                 name,
@@ -265,42 +265,61 @@ fn check(ctx: &mut CommandCtx<'_>, name: &str, p: &common::Parsed, hex_len: usiz
             continue;
         }
         if !status_only {
-            let s = |n: usize| if n == 1 { "" } else { "s" };
-            if bad_format > 0 {
-                common::err(
-                    ctx.stderr,
-                    name,
-                    format!(
-                        "WARNING: {bad_format} line{} {} improperly formatted",
-                        s(bad_format),
-                        if bad_format == 1 { "is" } else { "are" }
-                    ),
-                );
-            }
-            if unreadable > 0 {
-                common::err(
-                    ctx.stderr,
-                    name,
-                    format!(
-                        "WARNING: {unreadable} listed file{} could not be read",
-                        s(unreadable)
-                    ),
-                );
-            }
-            if failed > 0 {
-                common::err(
-                    ctx.stderr,
-                    name,
-                    format!(
-                        "WARNING: {failed} computed checksum{} did NOT match",
-                        s(failed)
-                    ),
-                );
-            }
+            warn_summary(ctx, name, &tally);
         }
-        if failed > 0 || unreadable > 0 || (strict && bad_format > 0) {
+        if tally.failed > 0 || tally.unreadable > 0 || (strict && tally.bad_format > 0) {
             status = 1;
         }
     }
     status
+}
+
+/// What checking one list found, line by line.
+#[derive(Default)]
+struct CheckTally {
+    /// Lines that are no checksum line.
+    bad_format: usize,
+    /// Files whose digest differs.
+    failed: usize,
+    /// Files that could not be read.
+    unreadable: usize,
+    /// Files whose digest matches.
+    good: usize,
+}
+
+/// The `WARNING:` lines GNU prints after a list with problems.
+fn warn_summary(ctx: &mut CommandCtx<'_>, name: &str, t: &CheckTally) {
+    let (bad_format, unreadable, failed) = (t.bad_format, t.unreadable, t.failed);
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    if bad_format > 0 {
+        common::err(
+            ctx.stderr,
+            name,
+            format!(
+                "WARNING: {bad_format} line{} {} improperly formatted",
+                s(bad_format),
+                if bad_format == 1 { "is" } else { "are" }
+            ),
+        );
+    }
+    if unreadable > 0 {
+        common::err(
+            ctx.stderr,
+            name,
+            format!(
+                "WARNING: {unreadable} listed file{} could not be read",
+                s(unreadable)
+            ),
+        );
+    }
+    if failed > 0 {
+        common::err(
+            ctx.stderr,
+            name,
+            format!(
+                "WARNING: {failed} computed checksum{} did NOT match",
+                s(failed)
+            ),
+        );
+    }
 }

@@ -214,6 +214,15 @@ fn expand(set: &[Elem], fill_to: usize) -> Vec<u8> {
     out
 }
 
+/// The mode options.
+#[derive(Clone, Copy)]
+struct Mode {
+    complement: bool,
+    delete: bool,
+    squeeze: bool,
+    truncate: bool,
+}
+
 /// `tr`
 pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "tr";
@@ -227,17 +236,36 @@ pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         }
     };
-    let (complement, delete, squeeze, truncate) = (
-        parsed.has("c"),
-        parsed.has("d"),
-        parsed.has("s"),
-        parsed.has("t"),
-    );
+    let mode = Mode {
+        complement: parsed.has("c"),
+        delete: parsed.has("d"),
+        squeeze: parsed.has("s"),
+        truncate: parsed.has("t"),
+    };
     let ops = &parsed.operands;
+    if let Err(msg) = check_operands(ops, mode) {
+        common::usage_err(ctx.stderr, name, &msg, USAGE);
+        return 1;
+    }
+    let tables = match Tables::build(ops, mode) {
+        Ok(t) => t,
+        Err(e) => {
+            common::err(ctx.stderr, name, e);
+            return 1;
+        }
+    };
+    filter_stdin(ctx, &tables, mode)
+}
+
+/// As many STRING operands as the mode takes; the error is the usage
+/// error's message.
+fn check_operands(ops: &[String], mode: Mode) -> Result<(), String> {
+    let Mode {
+        delete, squeeze, ..
+    } = mode;
     let need2 = !delete && !squeeze || (delete && squeeze);
     if ops.is_empty() {
-        common::usage_err(ctx.stderr, name, "missing operand", USAGE);
-        return 1;
+        return Err("missing operand".into());
     }
     if need2 && ops.len() < 2 {
         let msg = if delete && squeeze {
@@ -251,8 +279,7 @@ pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
                 common::quote(&ops[0])
             )
         };
-        common::usage_err(ctx.stderr, name, &msg, USAGE);
-        return 1;
+        return Err(msg);
     }
     let max = if need2 || (squeeze && !delete) { 2 } else { 1 };
     if ops.len() > max {
@@ -260,94 +287,99 @@ pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
         if delete && max == 1 {
             msg.push_str("\nOnly one string may be given when deleting without squeezing repeats.");
         }
-        common::usage_err(ctx.stderr, name, &msg, USAGE);
-        return 1;
+        return Err(msg);
     }
-    let s1 = match parse_set(ops[0].as_bytes()) {
-        Ok(s) => s,
-        Err(e) => {
-            common::err(ctx.stderr, name, e);
-            return 1;
+    Ok(())
+}
+
+/// The per-byte tables the sets come down to.
+struct Tables {
+    /// Bytes of ARRAY1 (after `-c`): what `-d` deletes.
+    in_set1: [bool; 256],
+    /// What each byte translates to (itself unless translating).
+    map: [u8; 256],
+    /// What `-s` squeezes: the bytes of the last array given.
+    squeeze: [bool; 256],
+}
+
+impl Tables {
+    /// Parses and expands the sets; the error is the message for status 1.
+    fn build(ops: &[String], mode: Mode) -> Result<Tables, String> {
+        let s1 = parse_set(ops[0].as_bytes())?;
+        let s2 = ops.get(1).map(|s| parse_set(s.as_bytes())).transpose()?;
+        if s1.iter().any(|e| matches!(e, Elem::Repeat(..))) {
+            return Err("the [c*] repeat construct may not appear in string1".into());
         }
-    };
-    let s2 = match ops.get(1).map(|s| parse_set(s.as_bytes())).transpose() {
-        Ok(s) => s,
-        Err(e) => {
-            common::err(ctx.stderr, name, e);
-            return 1;
+        let mut a1 = expand(&s1, 0);
+        if mode.complement {
+            let mut inset = [false; 256];
+            for b in &a1 {
+                inset[*b as usize] = true;
+            }
+            a1 = (0..=255u8).filter(|b| !inset[*b as usize]).collect();
         }
-    };
-    if s1.iter().any(|e| matches!(e, Elem::Repeat(..))) {
-        common::err(
-            ctx.stderr,
-            name,
-            "the [c*] repeat construct may not appear in string1",
-        );
-        return 1;
-    }
-    let mut a1 = expand(&s1, 0);
-    if complement {
-        let mut inset = [false; 256];
+        let mut in_set1 = [false; 256];
         for b in &a1 {
-            inset[*b as usize] = true;
+            in_set1[*b as usize] = true;
         }
-        a1 = (0..=255u8).filter(|b| !inset[*b as usize]).collect();
-    }
-    let mut in1 = [false; 256];
-    for b in &a1 {
-        in1[*b as usize] = true;
-    }
-    let translating = !delete && s2.is_some();
-    let mut map: [u8; 256] = std::array::from_fn(|i| i as u8);
-    let mut a2 = Vec::new();
-    if let Some(s2) = &s2 {
-        a2 = expand(s2, a1.len());
-        if translating {
-            if a2.is_empty() && !a1.is_empty() {
-                common::err(
-                    ctx.stderr,
-                    name,
-                    "when not truncating set1, string2 must be non-empty",
-                );
-                return 1;
-            }
-            let classes2: Vec<Option<bool>> = s2
-                .iter()
-                .filter_map(|e| {
-                    if let Elem::Class(_, c) = e {
-                        Some(*c)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            if classes2.iter().any(|c| c.is_none()) {
-                common::err(
-                    ctx.stderr,
-                    name,
-                    "when translating, the only character classes that may appear in\nstring2 are 'upper' and 'lower'",
-                );
-                return 1;
-            }
-            if truncate {
-                a1.truncate(a2.len());
-            } else if a2.len() < a1.len() {
-                let last = *a2.last().unwrap();
-                a2.resize(a1.len(), last);
-            }
-            for (x, y) in a1.iter().zip(a2.iter()) {
-                map[*x as usize] = *y;
+        let translating = !mode.delete && s2.is_some();
+        let mut map: [u8; 256] = std::array::from_fn(|i| i as u8);
+        let mut a2 = Vec::new();
+        if let Some(s2) = &s2 {
+            a2 = expand(s2, a1.len());
+            if translating {
+                Self::check_translation(&a1, &a2, s2)?;
+                if mode.truncate {
+                    a1.truncate(a2.len());
+                } else if a2.len() < a1.len() {
+                    let last = *a2.last().unwrap();
+                    a2.resize(a1.len(), last);
+                }
+                for (x, y) in a1.iter().zip(a2.iter()) {
+                    map[*x as usize] = *y;
+                }
             }
         }
-    }
-    let mut sq = [false; 256];
-    if squeeze {
-        // The last given array is the squeeze set.
-        let src = if s2.is_some() { &a2 } else { &a1 };
-        for b in src {
-            sq[*b as usize] = true;
+        let mut squeeze = [false; 256];
+        if mode.squeeze {
+            // The last given array is the squeeze set.
+            let src = if s2.is_some() { &a2 } else { &a1 };
+            for b in src {
+                squeeze[*b as usize] = true;
+            }
         }
+        Ok(Tables {
+            in_set1,
+            map,
+            squeeze,
+        })
     }
+
+    /// GNU's checks of a translation's STRING2 (`a2` expanded, `s2` parsed).
+    fn check_translation(a1: &[u8], a2: &[u8], s2: &[Elem]) -> Result<(), String> {
+        if a2.is_empty() && !a1.is_empty() {
+            return Err("when not truncating set1, string2 must be non-empty".into());
+        }
+        let classes2: Vec<Option<bool>> = s2
+            .iter()
+            .filter_map(|e| {
+                if let Elem::Class(_, c) = e {
+                    Some(*c)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        if classes2.iter().any(|c| c.is_none()) {
+            return Err("when translating, the only character classes that may appear in\nstring2 are 'upper' and 'lower'".into());
+        }
+        Ok(())
+    }
+}
+
+/// Streams stdin to stdout through the tables, in chunks.
+fn filter_stdin(ctx: &mut CommandCtx<'_>, t: &Tables, mode: Mode) -> i32 {
+    let (delete, squeeze) = (mode.delete, mode.squeeze);
     let mut out = BufWriter::with_capacity(64 * 1024, &mut *ctx.stdout);
     let mut buf = vec![0u8; 64 * 1024];
     let mut last: Option<u8> = None;
@@ -358,7 +390,7 @@ pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                common::err(ctx.stderr, name, format!("read error: {e}"));
+                common::err(ctx.stderr, "tr", format!("read error: {e}"));
                 return 1;
             }
         };
@@ -367,11 +399,11 @@ pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         res.clear();
         for &b in &buf[..n] {
-            if delete && in1[b as usize] {
+            if delete && t.in_set1[b as usize] {
                 continue;
             }
-            let c = map[b as usize];
-            if squeeze && sq[c as usize] && last == Some(c) {
+            let c = t.map[b as usize];
+            if squeeze && t.squeeze[c as usize] && last == Some(c) {
                 continue;
             }
             last = Some(c);

@@ -93,19 +93,9 @@ impl Cfg {
     }
 }
 
-/// `uniq`
-pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
-    let name = "uniq";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
-    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
-            return 1;
-        }
-    };
+/// The options in order: the comparison and output settings, and the
+/// record terminator (`-z`: NUL). The error is the message for status 1.
+fn parse_options(parsed: &common::Parsed) -> Result<(Cfg, u8), String> {
     let mut cfg = Cfg {
         count: false,
         repeated: false,
@@ -125,43 +115,59 @@ pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
                 .map(|n| n.min(usize::MAX as u64) as usize)
                 .ok_or_else(|| format!("{v}: invalid number of {what}"))
         };
-        let r: Result<(), String> = (|| {
-            match *id {
-                "c" => cfg.count = true,
-                "d" => cfg.repeated = true,
-                "D" => cfg.all_repeated = Some(Delimit::None),
-                "all-repeated" => {
-                    cfg.all_repeated = Some(match v {
-                        "" | "none" => Delimit::None,
-                        "prepend" => Delimit::Prepend,
-                        "separate" => Delimit::Separate,
-                        _ => return Err(format!("invalid argument '{v}' for '--all-repeated'")),
-                    })
-                }
-                "group" => {
-                    cfg.group = Some(match v {
-                        "" | "separate" => Delimit::Separate,
-                        "prepend" => Delimit::Prepend,
-                        "append" => Delimit::Append,
-                        "both" => Delimit::Both,
-                        _ => return Err(format!("invalid argument '{v}' for '--group'")),
-                    })
-                }
-                "i" => cfg.icase = true,
-                "u" => cfg.unique = true,
-                "z" => delim = 0,
-                "f" => cfg.skip_fields = num("fields to skip")?,
-                "s" => cfg.skip_chars = num("bytes to skip")?,
-                "w" => cfg.check_chars = Some(num("bytes to compare")?),
-                _ => {}
+        match *id {
+            "c" => cfg.count = true,
+            "d" => cfg.repeated = true,
+            "D" => cfg.all_repeated = Some(Delimit::None),
+            "all-repeated" => {
+                cfg.all_repeated = Some(match v {
+                    "" | "none" => Delimit::None,
+                    "prepend" => Delimit::Prepend,
+                    "separate" => Delimit::Separate,
+                    _ => return Err(format!("invalid argument '{v}' for '--all-repeated'")),
+                })
             }
-            Ok(())
-        })();
-        if let Err(e) = r {
+            "group" => {
+                cfg.group = Some(match v {
+                    "" | "separate" => Delimit::Separate,
+                    "prepend" => Delimit::Prepend,
+                    "append" => Delimit::Append,
+                    "both" => Delimit::Both,
+                    _ => return Err(format!("invalid argument '{v}' for '--group'")),
+                })
+            }
+            "i" => cfg.icase = true,
+            "u" => cfg.unique = true,
+            "z" => delim = 0,
+            "f" => cfg.skip_fields = num("fields to skip")?,
+            "s" => cfg.skip_chars = num("bytes to skip")?,
+            "w" => cfg.check_chars = Some(num("bytes to compare")?),
+            _ => {}
+        }
+    }
+    Ok((cfg, delim))
+}
+
+/// `uniq`
+pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
+    let name = "uniq";
+    if common::help(ctx, USAGE) {
+        return 0;
+    }
+    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            common::usage_err(ctx.stderr, name, &e, USAGE);
+            return 1;
+        }
+    };
+    let (cfg, delim) = match parse_options(&parsed) {
+        Ok(parsed) => parsed,
+        Err(e) => {
             common::err(ctx.stderr, name, e);
             return 1;
         }
-    }
+    };
     if cfg.group.is_some()
         && (cfg.count || cfg.repeated || cfg.all_repeated.is_some() || cfg.unique)
     {

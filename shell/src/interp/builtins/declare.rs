@@ -4,7 +4,7 @@
 use brush_parser::ast::Word;
 
 use super::{err, out};
-use crate::interp::expand::quote::{quote_double, quote_set_style};
+use crate::builtin_core::quote::{quote_double, quote_set_style};
 use crate::interp::vars::{ArrayElem, ElemKey, VarError, is_valid_name, split_subscript};
 use crate::interp::{Attrs, ExecResult, Interp, Interrupt, Value, Var};
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::err;
-use crate::interp::expand::quote::quote_backslash;
+use crate::builtin_core::quote::quote_backslash;
 use crate::interp::vars::is_valid_name;
 use crate::interp::{ExecResult, Interp, Value};
 

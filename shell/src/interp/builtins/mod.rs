@@ -21,19 +21,17 @@ mod history;
 mod jobs;
 mod mapfile;
 mod misc;
-pub mod printf;
+mod printf;
 mod read;
 mod set;
 mod source;
-pub mod test;
+mod test;
 mod trap;
 mod types;
 
 use std::fmt::Display;
 
 use super::{ExecResult, Interp};
-
-pub use echo::echo_bytes;
 
 /// A builtin's entry point: `args[0]` is its name.
 pub type BuiltinFn = fn(&mut Interp, &[String]) -> ExecResult;

@@ -2,7 +2,7 @@
 //! and `shopt`.
 
 use super::{err, out};
-use crate::interp::expand::quote::quote_set_style;
+use crate::builtin_core::quote::quote_set_style;
 use crate::interp::options::{Options, SET_O_OPTIONS, SHOPT_OPTIONS};
 use crate::interp::{ExecResult, Interp, Value};
 

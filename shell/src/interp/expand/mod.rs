@@ -19,7 +19,6 @@ mod assign;
 mod brace;
 mod param;
 mod prompt;
-pub mod quote;
 mod special;
 mod tilde;
 mod word;
@@ -34,6 +33,7 @@ use brush_parser::word::WordPieceWithSource;
 use super::vars::FastMap;
 use super::{Interp, Interrupt};
 
+use crate::builtin_core::quote;
 pub use ansi::decode_ansi_c;
 pub use brace::brace_expand;
 pub use quote::quote_for_reuse;

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use tar::{EntryType, Header};
 
@@ -178,44 +179,10 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
                 continue;
             }
             let member = member_name(ctx, st, opts, &p.name, p.meta.kind == FileKind::Dir);
-            let mut link = None;
-            let mut data = None;
-            let kind = match p.meta.kind {
-                FileKind::Dir => EntryType::Directory,
-                FileKind::Symlink => match ctx.fs.read_link(&p.path) {
-                    Ok(t) => {
-                        link = Some(t);
-                        EntryType::Symlink
-                    }
-                    Err(e) => {
-                        error(ctx, st, format_args!("{}: Cannot readlink: {e}", p.name));
-                        continue;
-                    }
-                },
-                FileKind::CharDevice => EntryType::Char,
-                FileKind::File => {
-                    if p.meta.nlink > 1 {
-                        if let Some(first) = hard_links.get(&p.meta.ino) {
-                            link = Some(first.clone());
-                        } else {
-                            hard_links.insert(p.meta.ino, member.clone());
-                        }
-                    }
-                    if link.is_some() {
-                        EntryType::Link
-                    } else {
-                        match ctx.fs.read_shared(&p.path) {
-                            Ok(d) => {
-                                data = Some(d);
-                                EntryType::Regular
-                            }
-                            Err(e) => {
-                                error(ctx, st, format_args!("{}: Cannot open: {e}", p.name));
-                                continue;
-                            }
-                        }
-                    }
-                }
+            let Some(EntryContent { kind, link, data }) =
+                entry_kind(ctx, st, &p, &member, &mut hard_links)
+            else {
+                continue;
             };
             let bytes: &[u8] = data.as_deref().map_or(&[], |d| d.as_slice());
             w.member(kind, &member, link.as_deref(), &p.meta, bytes);
@@ -245,23 +212,7 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
                 removed.push((p.path.clone(), p.meta.kind == FileKind::Dir));
             }
             if p.meta.kind == FileKind::Dir {
-                match ctx.fs.read_dir_metadata(&p.path) {
-                    Ok(entries) => {
-                        let prefix = if p.name == "/" {
-                            String::new()
-                        } else {
-                            p.name.clone()
-                        };
-                        for (child, meta) in entries.into_iter().rev() {
-                            stack.push(Pending {
-                                path: join(&p.path, &child),
-                                name: format!("{prefix}/{child}"),
-                                meta,
-                            });
-                        }
-                    }
-                    Err(e) => error(ctx, st, format_args!("{}: Cannot open: {e}", p.name)),
-                }
+                push_children(ctx, st, &p, &mut stack);
             }
         }
     }
@@ -273,9 +224,114 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
     } else {
         tar
     };
+    write_archive(ctx, opts, to_stdout, &bytes)?;
+    // --remove-files: children before their directories.
+    for (path, is_dir) in removed.into_iter().rev() {
+        let r = if is_dir {
+            ctx.fs.remove_dir(&path)
+        } else {
+            ctx.fs.remove_file(&path)
+        };
+        if let Err(e) = r {
+            error(ctx, st, format_args!("{path}: Cannot unlink: {e}"));
+        }
+    }
+    Ok(())
+}
+
+/// A member's type and what it carries.
+struct EntryContent {
+    kind: EntryType,
+    /// A symlink's target, or the member a hard link repeats.
+    link: Option<String>,
+    /// A regular file's data.
+    data: Option<Arc<Vec<u8>>>,
+}
+
+/// The entry type of `p` and what it carries: a link target (a symlink's,
+/// or the first member of a hard-linked file) or the file's data. `None`
+/// when it cannot be read, the error reported.
+fn entry_kind(
+    ctx: &mut CommandCtx<'_>,
+    st: &mut Status,
+    p: &Pending,
+    member: &str,
+    hard_links: &mut HashMap<u64, String>,
+) -> Option<EntryContent> {
+    let mut link = None;
+    let mut data = None;
+    let kind = match p.meta.kind {
+        FileKind::Dir => EntryType::Directory,
+        FileKind::Symlink => match ctx.fs.read_link(&p.path) {
+            Ok(t) => {
+                link = Some(t);
+                EntryType::Symlink
+            }
+            Err(e) => {
+                error(ctx, st, format_args!("{}: Cannot readlink: {e}", p.name));
+                return None;
+            }
+        },
+        FileKind::CharDevice => EntryType::Char,
+        FileKind::File => {
+            if p.meta.nlink > 1 {
+                if let Some(first) = hard_links.get(&p.meta.ino) {
+                    link = Some(first.clone());
+                } else {
+                    hard_links.insert(p.meta.ino, member.to_string());
+                }
+            }
+            if link.is_some() {
+                EntryType::Link
+            } else {
+                match ctx.fs.read_shared(&p.path) {
+                    Ok(d) => {
+                        data = Some(d);
+                        EntryType::Regular
+                    }
+                    Err(e) => {
+                        error(ctx, st, format_args!("{}: Cannot open: {e}", p.name));
+                        return None;
+                    }
+                }
+            }
+        }
+    };
+    Some(EntryContent { kind, link, data })
+}
+
+/// Puts the children of directory `p` on the walk's stack, so that they
+/// come out in name order.
+fn push_children(ctx: &mut CommandCtx<'_>, st: &mut Status, p: &Pending, stack: &mut Vec<Pending>) {
+    match ctx.fs.read_dir_metadata(&p.path) {
+        Ok(entries) => {
+            let prefix = if p.name == "/" {
+                String::new()
+            } else {
+                p.name.clone()
+            };
+            for (child, meta) in entries.into_iter().rev() {
+                stack.push(Pending {
+                    path: join(&p.path, &child),
+                    name: format!("{prefix}/{child}"),
+                    meta,
+                });
+            }
+        }
+        Err(e) => error(ctx, st, format_args!("{}: Cannot open: {e}", p.name)),
+    }
+}
+
+/// Writes the archive to its file, or to stdout.
+fn write_archive(
+    ctx: &mut CommandCtx<'_>,
+    opts: &Options,
+    to_stdout: bool,
+    bytes: &[u8],
+) -> Result<(), Fatal> {
     match opts.file.as_deref().filter(|_| !to_stdout) {
         Some(file) => {
-            if let Err(e) = ctx.fs.write(file, &bytes) {
+            if let Err(e) = ctx.fs.write(file, bytes) {
                 warn(
                     ctx,
                     format_args!("{}: Cannot write: {e}", shown(opts, file)),
@@ -286,24 +342,13 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
         None => {
             if ctx
                 .stdout
-                .write_all(&bytes)
+                .write_all(bytes)
                 .and_then(|_| ctx.stdout.flush())
                 .is_err()
             {
                 warn(ctx, "-: Cannot write: Broken pipe");
                 return Err(Fatal);
             }
-        }
-    }
-    // --remove-files: children before their directories.
-    for (path, is_dir) in removed.into_iter().rev() {
-        let r = if is_dir {
-            ctx.fs.remove_dir(&path)
-        } else {
-            ctx.fs.remove_file(&path)
-        };
-        if let Err(e) = r {
-            error(ctx, st, format_args!("{path}: Cannot unlink: {e}"));
         }
     }
     Ok(())

@@ -16,7 +16,7 @@ use super::names::has_dot_dot;
 use super::{Fatal, Op, Options, Status, error, safe_name, warn};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
-use crate::fs::{FileKind, FsError};
+use crate::fs::{FileKind, FsError, Metadata};
 
 /// The umask GNU tar applies to modes when not run as root without `-p`.
 const UMASK: u32 = 0o022;
@@ -50,47 +50,25 @@ struct Extractor {
     verified: Option<(String, String)>,
 }
 
+impl Extractor {
+    /// An extractor with no base yet (`-C` is resolved when extracting).
+    fn new(absolute: bool) -> Extractor {
+        Extractor {
+            base: String::new(),
+            absolute,
+            delayed_dirs: Vec::new(),
+            delayed_links: Vec::new(),
+            verified: None,
+        }
+    }
+}
+
 pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> Result<(), Fatal> {
     let op = opts.op.unwrap_or(Op::List);
-    let data: std::sync::Arc<Vec<u8>> = match opts.file.as_deref().filter(|f| *f != "-") {
-        Some(path) => match ctx.fs.read_shared(path) {
-            Ok(d) => d,
-            Err(e) => {
-                let shown = opts.file_arg.as_deref().unwrap_or(path);
-                warn(ctx, format_args!("{shown}: Cannot open: {e}"));
-                return Err(Fatal);
-            }
-        },
-        None => match read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
-            Ok(v) => std::sync::Arc::new(v),
-            Err(e) => {
-                warn(ctx, format_args!("-: Cannot read: {e}"));
-                return Err(Fatal);
-            }
-        },
-    };
-    let mut ex = Extractor {
-        base: String::new(),
-        absolute: opts.absolute_names,
-        delayed_dirs: Vec::new(),
-        delayed_links: Vec::new(),
-        verified: None,
-    };
+    let data = read_archive(ctx, opts)?;
+    let mut ex = Extractor::new(opts.absolute_names);
     if op == Op::Extract && !opts.to_stdout {
-        match ctx.fs.canonicalize(&opts.dir) {
-            Ok(b) if ctx.fs.metadata(&b).is_ok_and(|m| m.kind == FileKind::Dir) => ex.base = b,
-            Ok(_) => {
-                warn(
-                    ctx,
-                    format_args!("{}: Cannot open: {}", opts.dir, FsError::NotADirectory),
-                );
-                return Err(Fatal);
-            }
-            Err(e) => {
-                warn(ctx, format_args!("{}: Cannot open: {e}", opts.dir));
-                return Err(Fatal);
-            }
-        }
+        ex.base = extraction_base(ctx, opts)?;
     }
     let is_gzip = data.starts_with(&[0x1f, 0x8b]);
     if opts.gzip && !is_gzip {
@@ -127,46 +105,26 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
             Err(e) => return read_error(ctx, st, is_gzip, seen_any, &e),
         };
         seen_any = true;
-        let header = entry.header();
-        let typeflag = header.entry_type().as_byte();
-        if matches!(typeflag, b'g' | b'x' | b'V' | b'L' | b'K') {
+        let h = read_header(&entry);
+        if matches!(h.typeflag, b'g' | b'x' | b'V' | b'L' | b'K') {
             continue;
         }
-        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-        let link = entry
-            .link_name_bytes()
-            .map(|l| String::from_utf8_lossy(&l).into_owned());
-        let mode = header.mode().unwrap_or(0o644) & 0o7777;
-        let mtime = header.mtime().unwrap_or(0) as i64;
-        let size = entry.size();
-        let user = owner(header.username_bytes(), header.uid().unwrap_or(0));
-        let group = owner(header.groupname_bytes(), header.gid().unwrap_or(0));
-
-        let safe = safe_name(ctx, st, opts, &raw).to_string();
+        let safe = safe_name(ctx, st, opts, &h.raw).to_string();
         if opts.excludes.matches(&safe) || !selected(opts, &safe, &mut matched) {
             continue;
         }
-        let info = LineInfo {
-            typeflag,
-            mode,
-            user: &user,
-            group: &group,
-            size,
-            mtime,
-            name: &raw,
-            link: link.as_deref(),
-        };
+        let info = h.line_info();
         if op == Op::List {
-            let line = if opts.verbose > 0 {
-                listing.line(&info)
-            } else {
-                raw.clone()
-            };
+            let line = listing_line(&mut listing, &info, opts.verbose > 0);
             let _ = writeln!(ctx.stdout, "{line}");
             continue;
         }
-        if !opts.absolute_names && has_dot_dot(&raw) {
-            error(ctx, st, format_args!("{raw}: Member name contains '..'"));
+        if !opts.absolute_names && has_dot_dot(&h.raw) {
+            error(
+                ctx,
+                st,
+                format_args!("{}: Member name contains '..'", h.raw),
+            );
             continue;
         }
         let Some(name) = strip(&safe, opts.strip) else {
@@ -176,28 +134,22 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
             continue;
         }
         if opts.verbose > 0 {
-            let line = if opts.verbose > 1 {
-                listing.line(&info)
+            let line = listing_line(&mut listing, &info, opts.verbose > 1);
+            // With -O the members' data is the output: the listing goes to stderr.
+            let out: &mut dyn std::io::Write = if opts.to_stdout {
+                &mut *ctx.stderr
             } else {
-                raw.clone()
+                &mut *ctx.stdout
             };
-            if opts.to_stdout {
-                let _ = writeln!(ctx.stderr, "{line}");
-            } else {
-                let _ = writeln!(ctx.stdout, "{line}");
-            }
+            let _ = writeln!(out, "{line}");
         }
         if opts.to_stdout {
-            if matches!(typeflag, b'0' | 0 | b'7') {
-                let mut buf = Vec::new();
-                if let Err(e) = entry.read_to_end(&mut buf) {
-                    return read_error(ctx, st, is_gzip, true, &e);
-                }
-                let _ = ctx.stdout.write_all(&buf);
+            if let Err(e) = member_to_stdout(ctx, &mut entry, h.typeflag) {
+                return read_error(ctx, st, is_gzip, true, &e);
             }
             continue;
         }
-        if size > ctx.control.limits.fs.max_file_size {
+        if h.size > ctx.control.limits.fs.max_file_size {
             error(
                 ctx,
                 st,
@@ -207,17 +159,17 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
         }
         let mut content = Vec::new();
         // Regular files and unknown types (extracted as regular, like GNU).
-        if !matches!(typeflag, b'1'..=b'6')
+        if !matches!(h.typeflag, b'1'..=b'6')
             && let Err(e) = entry.read_to_end(&mut content)
         {
             return read_error(ctx, st, is_gzip, true, &e);
         }
         let member = Member {
             name: &name,
-            typeflag,
-            mode,
-            mtime,
-            link: link.as_deref(),
+            typeflag: h.typeflag,
+            mode: h.mode,
+            mtime: h.mtime,
+            link: h.link.as_deref(),
             data: content,
         };
         ex.extract(ctx, st, opts, member);
@@ -228,12 +180,126 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
     if op == Op::Extract {
         ex.finish(ctx, st, opts);
     }
+    report_unmatched(ctx, st, opts, &matched);
+    Ok(())
+}
+
+/// `-O`: a regular member's data to stdout (other types have none).
+fn member_to_stdout<R: Read>(
+    ctx: &mut CommandCtx<'_>,
+    entry: &mut tar::Entry<'_, R>,
+    typeflag: u8,
+) -> std::io::Result<()> {
+    if matches!(typeflag, b'0' | 0 | b'7') {
+        let mut buf = Vec::new();
+        entry.read_to_end(&mut buf)?;
+        let _ = ctx.stdout.write_all(&buf);
+    }
+    Ok(())
+}
+
+/// An error for each operand no member matched.
+fn report_unmatched(ctx: &mut CommandCtx<'_>, st: &mut Status, opts: &Options, matched: &[bool]) {
     for (i, (_, operand)) in opts.operands.iter().enumerate() {
         if !matched[i] {
             error(ctx, st, format_args!("{operand}: Not found in archive"));
         }
     }
-    Ok(())
+}
+
+/// The archive's bytes: from `-f FILE`, or stdin.
+fn read_archive(
+    ctx: &mut CommandCtx<'_>,
+    opts: &Options,
+) -> Result<std::sync::Arc<Vec<u8>>, Fatal> {
+    Ok(match opts.file.as_deref().filter(|f| *f != "-") {
+        Some(path) => match ctx.fs.read_shared(path) {
+            Ok(d) => d,
+            Err(e) => {
+                let shown = opts.file_arg.as_deref().unwrap_or(path);
+                warn(ctx, format_args!("{shown}: Cannot open: {e}"));
+                return Err(Fatal);
+            }
+        },
+        None => match read_stdin(ctx.stdin, ctx.fs.max_file_size()) {
+            Ok(v) => std::sync::Arc::new(v),
+            Err(e) => {
+                warn(ctx, format_args!("-: Cannot read: {e}"));
+                return Err(Fatal);
+            }
+        },
+    })
+}
+
+/// The real path of the `-C` directory members are extracted into.
+fn extraction_base(ctx: &mut CommandCtx<'_>, opts: &Options) -> Result<String, Fatal> {
+    match ctx.fs.canonicalize(&opts.dir) {
+        Ok(b) if ctx.fs.metadata(&b).is_ok_and(|m| m.kind == FileKind::Dir) => Ok(b),
+        Ok(_) => {
+            warn(
+                ctx,
+                format_args!("{}: Cannot open: {}", opts.dir, FsError::NotADirectory),
+            );
+            Err(Fatal)
+        }
+        Err(e) => {
+            warn(ctx, format_args!("{}: Cannot open: {e}", opts.dir));
+            Err(Fatal)
+        }
+    }
+}
+
+/// What the listing and extraction need of a member's header.
+struct EntryHeader {
+    typeflag: u8,
+    /// The member name as stored.
+    raw: String,
+    link: Option<String>,
+    mode: u32,
+    mtime: i64,
+    size: u64,
+    user: String,
+    group: String,
+}
+
+impl EntryHeader {
+    fn line_info(&self) -> LineInfo<'_> {
+        LineInfo {
+            typeflag: self.typeflag,
+            mode: self.mode,
+            user: &self.user,
+            group: &self.group,
+            size: self.size,
+            mtime: self.mtime,
+            name: &self.raw,
+            link: self.link.as_deref(),
+        }
+    }
+}
+
+fn read_header<R: Read>(entry: &tar::Entry<'_, R>) -> EntryHeader {
+    let header = entry.header();
+    EntryHeader {
+        typeflag: header.entry_type().as_byte(),
+        raw: String::from_utf8_lossy(&entry.path_bytes()).into_owned(),
+        link: entry
+            .link_name_bytes()
+            .map(|l| String::from_utf8_lossy(&l).into_owned()),
+        mode: header.mode().unwrap_or(0o644) & 0o7777,
+        mtime: header.mtime().unwrap_or(0) as i64,
+        size: entry.size(),
+        user: owner(header.username_bytes(), header.uid().unwrap_or(0)),
+        group: owner(header.groupname_bytes(), header.gid().unwrap_or(0)),
+    }
+}
+
+/// A member's line in a listing: `ls -l`-like when `long`, else its name.
+fn listing_line(listing: &mut Listing, info: &LineInfo<'_>, long: bool) -> String {
+    if long {
+        listing.line(info)
+    } else {
+        info.name.to_string()
+    }
 }
 
 /// Reports a failure to read the archive: a bad first header means it is
@@ -420,113 +486,9 @@ impl Extractor {
         };
         let existing = ctx.fs.symlink_metadata(&target).ok();
         match m.typeflag {
-            b'5' => {
-                if let Some(e) = &existing
-                    && e.kind != FileKind::Dir
-                    && let Err(err) = ctx.fs.remove_file(&target)
-                {
-                    error(ctx, st, format_args!("{}: Cannot mkdir: {err}", m.name));
-                    return;
-                }
-                if existing.as_ref().is_some_and(|e| e.kind != FileKind::Dir) {
-                    self.verified = None;
-                }
-                if existing.as_ref().is_none_or(|e| e.kind != FileKind::Dir)
-                    && let Err(err) = ctx.fs.mkdir(&target, 0o755)
-                {
-                    error(ctx, st, format_args!("{}: Cannot mkdir: {err}", m.name));
-                    return;
-                }
-                self.delayed_dirs.push(DelayedDir {
-                    path: target,
-                    mode,
-                    mtime: m.mtime,
-                });
-            }
-            b'2' => {
-                let Some(link) = m.link else { return };
-                if !self.clear(
-                    ctx,
-                    st,
-                    opts,
-                    m.name,
-                    &target,
-                    existing.map(|e| e.kind),
-                    "Cannot create symlink",
-                ) {
-                    return;
-                }
-                // Anything below this name must be re-verified.
-                self.verified = None;
-                if link.starts_with('/') || has_dot_dot(link) {
-                    match ctx
-                        .fs
-                        .write(&target, b"")
-                        .and_then(|_| ctx.fs.symlink_metadata(&target))
-                    {
-                        Ok(meta) => self.delayed_links.push(DelayedLink {
-                            path: target,
-                            target: link.to_string(),
-                            mtime: m.mtime,
-                            placeholder_ino: meta.ino,
-                        }),
-                        Err(e) => error(ctx, st, format_args!("{}: Cannot open: {e}", m.name)),
-                    }
-                    return;
-                }
-                match ctx.fs.symlink(link, &target) {
-                    Ok(()) => {
-                        if !opts.touch {
-                            let _ = ctx.fs.set_symlink_mtime(&target, ts(m.mtime));
-                        }
-                    }
-                    Err(e) => error(
-                        ctx,
-                        st,
-                        format_args!("{}: Cannot create symlink to '{link}': {e}", m.name),
-                    ),
-                }
-            }
-            b'1' => {
-                let Some(link) = m.link else { return };
-                let link_safe = super::names::split_unsafe_prefix(link).1;
-                if has_dot_dot(link) && !opts.absolute_names {
-                    error(ctx, st, format_args!("{}: Member name contains '..'", link));
-                    return;
-                }
-                let source = match strip(link_safe, opts.strip) {
-                    None => return,
-                    Some(l) => match self.place(ctx, &l) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            error(
-                                ctx,
-                                st,
-                                format_args!("{}: Cannot hard link to '{link}': {e}", m.name),
-                            );
-                            return;
-                        }
-                    },
-                };
-                if !self.clear(
-                    ctx,
-                    st,
-                    opts,
-                    m.name,
-                    &target,
-                    existing.map(|e| e.kind),
-                    "Cannot hard link",
-                ) {
-                    return;
-                }
-                if let Err(e) = ctx.fs.hard_link(&source, &target) {
-                    error(
-                        ctx,
-                        st,
-                        format_args!("{}: Cannot hard link to '{link}': {e}", m.name),
-                    );
-                }
-            }
+            b'5' => self.extract_dir(ctx, st, &m, target, existing, mode),
+            b'2' => self.extract_symlink(ctx, st, opts, &m, target, existing),
+            b'1' => self.extract_hard_link(ctx, st, opts, &m, target, existing),
             b'3' | b'4' | b'6' => {
                 error(
                     ctx,
@@ -560,6 +522,147 @@ impl Extractor {
                     let _ = ctx.fs.set_mtime(&target, ts(m.mtime));
                 }
             }
+        }
+    }
+
+    /// A directory: replaces a non-directory, and leaves its mode and mtime
+    /// for [`Extractor::finish`] (extracting its members would change them).
+    fn extract_dir(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        st: &mut Status,
+        m: &Member<'_>,
+        target: String,
+        existing: Option<Metadata>,
+        mode: u32,
+    ) {
+        if let Some(e) = &existing
+            && e.kind != FileKind::Dir
+            && let Err(err) = ctx.fs.remove_file(&target)
+        {
+            error(ctx, st, format_args!("{}: Cannot mkdir: {err}", m.name));
+            return;
+        }
+        if existing.as_ref().is_some_and(|e| e.kind != FileKind::Dir) {
+            self.verified = None;
+        }
+        if existing.as_ref().is_none_or(|e| e.kind != FileKind::Dir)
+            && let Err(err) = ctx.fs.mkdir(&target, 0o755)
+        {
+            error(ctx, st, format_args!("{}: Cannot mkdir: {err}", m.name));
+            return;
+        }
+        self.delayed_dirs.push(DelayedDir {
+            path: target,
+            mode,
+            mtime: m.mtime,
+        });
+    }
+
+    /// A symlink. One pointing outside (absolute, or with `..`) is created
+    /// last, after a placeholder file ([`Extractor::finish`]), so that no
+    /// later member is written through it.
+    fn extract_symlink(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        st: &mut Status,
+        opts: &Options,
+        m: &Member<'_>,
+        target: String,
+        existing: Option<Metadata>,
+    ) {
+        let Some(link) = m.link else { return };
+        if !self.clear(
+            ctx,
+            st,
+            opts,
+            m.name,
+            &target,
+            existing.map(|e| e.kind),
+            "Cannot create symlink",
+        ) {
+            return;
+        }
+        // Anything below this name must be re-verified.
+        self.verified = None;
+        if link.starts_with('/') || has_dot_dot(link) {
+            match ctx
+                .fs
+                .write(&target, b"")
+                .and_then(|_| ctx.fs.symlink_metadata(&target))
+            {
+                Ok(meta) => self.delayed_links.push(DelayedLink {
+                    path: target,
+                    target: link.to_string(),
+                    mtime: m.mtime,
+                    placeholder_ino: meta.ino,
+                }),
+                Err(e) => error(ctx, st, format_args!("{}: Cannot open: {e}", m.name)),
+            }
+            return;
+        }
+        match ctx.fs.symlink(link, &target) {
+            Ok(()) => {
+                if !opts.touch {
+                    let _ = ctx.fs.set_symlink_mtime(&target, ts(m.mtime));
+                }
+            }
+            Err(e) => error(
+                ctx,
+                st,
+                format_args!("{}: Cannot create symlink to '{link}': {e}", m.name),
+            ),
+        }
+    }
+
+    /// A hard link to a member extracted before (its name stripped and
+    /// placed like the member's own).
+    fn extract_hard_link(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        st: &mut Status,
+        opts: &Options,
+        m: &Member<'_>,
+        target: String,
+        existing: Option<Metadata>,
+    ) {
+        let Some(link) = m.link else { return };
+        let link_safe = super::names::split_unsafe_prefix(link).1;
+        if has_dot_dot(link) && !opts.absolute_names {
+            error(ctx, st, format_args!("{}: Member name contains '..'", link));
+            return;
+        }
+        let source = match strip(link_safe, opts.strip) {
+            None => return,
+            Some(l) => match self.place(ctx, &l) {
+                Ok(s) => s,
+                Err(e) => {
+                    error(
+                        ctx,
+                        st,
+                        format_args!("{}: Cannot hard link to '{link}': {e}", m.name),
+                    );
+                    return;
+                }
+            },
+        };
+        if !self.clear(
+            ctx,
+            st,
+            opts,
+            m.name,
+            &target,
+            existing.map(|e| e.kind),
+            "Cannot hard link",
+        ) {
+            return;
+        }
+        if let Err(e) = ctx.fs.hard_link(&source, &target) {
+            error(
+                ctx,
+                st,
+                format_args!("{}: Cannot hard link to '{link}': {e}", m.name),
+            );
         }
     }
 

@@ -273,45 +273,7 @@ fn parse(ctx: &mut CommandCtx<'_>) -> Result<Options, i32> {
             continue;
         }
         if let Some(long) = a.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let exact = LONG.iter().find(|(n, _)| *n == name);
-            let candidates: Vec<_> = LONG.iter().filter(|(n, _)| n.starts_with(name)).collect();
-            let &(full, takes_arg) = match (exact, candidates.as_slice()) {
-                (Some(e), _) => e,
-                (None, [one]) => one,
-                (None, []) => {
-                    return Err(usage_error(ctx, format_args!("unrecognized option '{a}'")));
-                }
-                (None, _) => {
-                    return Err(usage_error(ctx, format_args!("option '{a}' is ambiguous")));
-                }
-            };
-            let value = match (takes_arg, value) {
-                (true, Some(v)) => Some(v),
-                (true, None) => match args.get(i) {
-                    Some(v) => {
-                        i += 1;
-                        Some(v.clone())
-                    }
-                    None => {
-                        return Err(usage_error(
-                            ctx,
-                            format_args!("option '--{full}' requires an argument"),
-                        ));
-                    }
-                },
-                (false, Some(_)) => {
-                    return Err(usage_error(
-                        ctx,
-                        format_args!("option '--{full}' doesn't allow an argument"),
-                    ));
-                }
-                (false, None) => None,
-            };
-            apply(ctx, &mut opts, Opt::Long(full, value))?;
+            parse_long(ctx, &mut opts, &args, &mut i, long)?;
             continue;
         }
         // A cluster of short options; one taking an argument ends it.
@@ -346,31 +308,95 @@ fn parse(ctx: &mut CommandCtx<'_>) -> Result<Options, i32> {
         ));
     };
     if op == Op::Create {
-        if opts.operands.is_empty() {
-            return Err(usage_error(
-                ctx,
-                "Cowardly refusing to create an empty archive",
-            ));
-        }
-        if !opts.late_excludes.is_empty() {
-            let _ = writeln!(
-                ctx.stderr,
-                "tar: The following options were used after any non-optional arguments in archive create or update mode.  These options are positional and affect only arguments that follow them.  Please, rearrange them properly."
-            );
-            for p in std::mem::take(&mut opts.late_excludes) {
-                let _ = writeln!(
-                    ctx.stderr,
-                    "tar: --exclude \u{2018}{p}\u{2019} has no effect"
-                );
-            }
-            let _ = writeln!(
-                ctx.stderr,
-                "tar: Exiting with failure status due to previous errors"
-            );
-            return Err(2);
-        }
+        check_create(ctx, &mut opts)?;
     }
     Ok(opts)
+}
+
+/// One `--NAME[=VALUE]` word (`long` is it without the dashes), an
+/// unambiguous abbreviation allowed; a required value not given with `=` is
+/// the next word (`*i` moves past it).
+fn parse_long(
+    ctx: &mut CommandCtx<'_>,
+    opts: &mut Options,
+    args: &[String],
+    i: &mut usize,
+    long: &str,
+) -> Result<(), i32> {
+    let (name, value) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (long, None),
+    };
+    let exact = LONG.iter().find(|(n, _)| *n == name);
+    let candidates: Vec<_> = LONG.iter().filter(|(n, _)| n.starts_with(name)).collect();
+    let &(full, takes_arg) = match (exact, candidates.as_slice()) {
+        (Some(e), _) => e,
+        (None, [one]) => one,
+        (None, []) => {
+            return Err(usage_error(
+                ctx,
+                format_args!("unrecognized option '--{long}'"),
+            ));
+        }
+        (None, _) => {
+            return Err(usage_error(
+                ctx,
+                format_args!("option '--{long}' is ambiguous"),
+            ));
+        }
+    };
+    let value = match (takes_arg, value) {
+        (true, Some(v)) => Some(v),
+        (true, None) => match args.get(*i) {
+            Some(v) => {
+                *i += 1;
+                Some(v.clone())
+            }
+            None => {
+                return Err(usage_error(
+                    ctx,
+                    format_args!("option '--{full}' requires an argument"),
+                ));
+            }
+        },
+        (false, Some(_)) => {
+            return Err(usage_error(
+                ctx,
+                format_args!("option '--{full}' doesn't allow an argument"),
+            ));
+        }
+        (false, None) => None,
+    };
+    apply(ctx, opts, Opt::Long(full, value))
+}
+
+/// GNU's checks of `-c`: operands given, and no `--exclude` after them
+/// (which would apply to nothing).
+fn check_create(ctx: &mut CommandCtx<'_>, opts: &mut Options) -> Result<(), i32> {
+    if opts.operands.is_empty() {
+        return Err(usage_error(
+            ctx,
+            "Cowardly refusing to create an empty archive",
+        ));
+    }
+    if !opts.late_excludes.is_empty() {
+        let _ = writeln!(
+            ctx.stderr,
+            "tar: The following options were used after any non-optional arguments in archive create or update mode.  These options are positional and affect only arguments that follow them.  Please, rearrange them properly."
+        );
+        for p in std::mem::take(&mut opts.late_excludes) {
+            let _ = writeln!(
+                ctx.stderr,
+                "tar: --exclude \u{2018}{p}\u{2019} has no effect"
+            );
+        }
+        let _ = writeln!(
+            ctx.stderr,
+            "tar: Exiting with failure status due to previous errors"
+        );
+        return Err(2);
+    }
+    Ok(())
 }
 
 fn set_op(ctx: &mut CommandCtx<'_>, opts: &mut Options, op: Op) -> Result<(), i32> {
@@ -409,45 +435,68 @@ fn exclude_from(ctx: &mut CommandCtx<'_>, opts: &mut Options, file: &str) -> Res
     }
 }
 
+/// Reads `--files-from` operands, one per line (each under the current `-C`).
+fn files_from(ctx: &mut CommandCtx<'_>, opts: &mut Options, file: &str) -> Result<(), i32> {
+    let path = Fs::resolve(ctx.cwd, file);
+    match ctx.fs.read_shared(&path) {
+        Ok(data) => {
+            for line in String::from_utf8_lossy(&data)
+                .lines()
+                .filter(|l| !l.is_empty())
+            {
+                opts.operands.push((opts.dir.clone(), line.to_string()));
+            }
+            Ok(())
+        }
+        Err(e) => {
+            let _ = writeln!(ctx.stderr, "tar: {file}: Cannot open: {e}");
+            let _ = writeln!(ctx.stderr, "tar: Error is not recoverable: exiting now");
+            Err(2)
+        }
+    }
+}
+
+/// The long name of short option `c`; `None` for one tar does not know or
+/// the sandbox does not support.
+fn short_name(c: char) -> Option<&'static str> {
+    Some(match c {
+        'c' => "create",
+        'x' => "extract",
+        't' => "list",
+        'f' => "file",
+        'C' => "directory",
+        'z' => "gzip",
+        'v' => "verbose",
+        'O' => "to-stdout",
+        'P' => "absolute-names",
+        'k' => "keep-old-files",
+        'p' => "preserve-permissions",
+        'm' => "touch",
+        'a' => "auto-compress",
+        'X' => "exclude-from",
+        'T' => "files-from",
+        'h' => "dereference",
+        'j' => "bzip2",
+        'J' => "xz",
+        'Z' => "compress",
+        'o' => "no-same-owner",
+        'U' => "unlink-first",
+        'i' => "ignore-zeros",
+        'b' => "blocking-factor",
+        'H' => "format",
+        _ => return None,
+    })
+}
+
 fn apply(ctx: &mut CommandCtx<'_>, opts: &mut Options, opt: Opt) -> Result<(), i32> {
     let (name, value): (&str, Option<String>) = match opt {
-        Opt::Short(c, v) => (
-            match c {
-                'c' => "create",
-                'x' => "extract",
-                't' => "list",
-                'f' => "file",
-                'C' => "directory",
-                'z' => "gzip",
-                'v' => "verbose",
-                'O' => "to-stdout",
-                'P' => "absolute-names",
-                'k' => "keep-old-files",
-                'p' => "preserve-permissions",
-                'm' => "touch",
-                'a' => "auto-compress",
-                'X' => "exclude-from",
-                'T' => "files-from",
-                'h' => "dereference",
-                'j' => "bzip2",
-                'J' => "xz",
-                'Z' => "compress",
-                'o' => "no-same-owner",
-                'U' => "unlink-first",
-                'i' => "ignore-zeros",
-                'b' => "blocking-factor",
-                'H' => "format",
-                'A' | 'r' | 'u' | 'd' => return unsupported(ctx, &format!("option -{c}")),
-                'g' | 'K' | 'L' | 'N' | 'V' => return unsupported(ctx, &format!("option -{c}")),
-                other => {
-                    return Err(usage_error(
-                        ctx,
-                        format_args!("invalid option -- '{other}'"),
-                    ));
-                }
-            },
-            v,
-        ),
+        Opt::Short(c, v) => match short_name(c) {
+            Some(name) => (name, v),
+            None if "ArudgKLNV".contains(c) => return unsupported(ctx, &format!("option -{c}")),
+            None => {
+                return Err(usage_error(ctx, format_args!("invalid option -- '{c}'")));
+            }
+        },
         Opt::Long(n, v) => (n, v),
     };
     let value_or_empty = || value.clone().unwrap_or_default();
@@ -498,25 +547,7 @@ fn apply(ctx: &mut CommandCtx<'_>, opts: &mut Options, opt: Opt) -> Result<(), i
                 ));
             }
         },
-        "files-from" => {
-            let path = Fs::resolve(ctx.cwd, &value_or_empty());
-            match ctx.fs.read_shared(&path) {
-                Ok(data) => {
-                    for line in String::from_utf8_lossy(&data)
-                        .lines()
-                        .filter(|l| !l.is_empty())
-                    {
-                        opts.operands.push((opts.dir.clone(), line.to_string()));
-                    }
-                }
-                Err(e) => {
-                    let v = value_or_empty();
-                    let _ = writeln!(ctx.stderr, "tar: {v}: Cannot open: {e}");
-                    let _ = writeln!(ctx.stderr, "tar: Error is not recoverable: exiting now");
-                    return Err(2);
-                }
-            }
-        }
+        "files-from" => files_from(ctx, opts, &value_or_empty())?,
         "bzip2" | "xz" | "zstd" | "lzma" | "compress" => {
             return unsupported(ctx, &format!("{name} compression"));
         }

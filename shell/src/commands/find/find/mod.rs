@@ -186,22 +186,7 @@ impl Walk<'_, '_> {
                 cmp.test(v as i64, *n)
             }
             Expr::Mtime(cmp, n, secs_per) => {
-                let age = self.now - e.meta.mtime.secs;
-                let v = if *secs_per == 60 {
-                    // -mmin rounds up partial minutes like GNU.
-                    (age + 59).div_euclid(60)
-                } else {
-                    age.div_euclid(*secs_per)
-                };
-                if *secs_per == 60 {
-                    match cmp {
-                        Cmp::Eq => v == *n,
-                        Cmp::Gt => age > *n * 60,
-                        Cmp::Lt => age < *n * 60,
-                    }
-                } else {
-                    cmp.test(v, *n)
-                }
+                mtime_matches(self.now - e.meta.mtime.secs, *cmp, *n, *secs_per)
             }
             Expr::Newer(t) => {
                 let m = &e.meta.mtime;
@@ -237,53 +222,60 @@ impl Walk<'_, '_> {
                 let _ = self.ctx.stdout.write_all(s.as_bytes());
                 true
             }
-            Expr::Delete => {
-                let abs = self.ctx.path(e.path);
-                if e.path == "." {
-                    return true;
-                }
-                let r = if e.meta.kind == FileKind::Dir {
-                    self.ctx.fs.remove_dir(&abs)
-                } else {
-                    self.ctx.fs.remove_file(&abs)
-                };
-                match r {
-                    Ok(()) => true,
-                    Err(err) => {
-                        self.ctx
-                            .error(format!("cannot delete \u{2018}{}\u{2019}: {err}", e.path));
-                        self.status = 1;
-                        false
-                    }
-                }
-            }
+            Expr::Delete => self.delete(e),
             Expr::Exec {
                 argv,
                 plus,
                 dir,
                 id,
-            } => {
-                let (arg_path, cwd) = if *dir {
-                    let abs = self.ctx.path(e.path);
-                    let parent = match abs.rfind('/') {
-                        Some(0) => "/".to_string(),
-                        Some(i) => abs[..i].to_string(),
-                        None => self.ctx.cwd.to_string(),
-                    };
-                    (format!("./{}", base_name(e.path)), parent)
-                } else {
-                    (e.path.to_string(), self.ctx.cwd.to_string())
-                };
-                if *plus {
-                    let b = &mut self.batches[*id];
-                    b.0 = argv.clone();
-                    b.1.push(arg_path);
-                    return true;
-                }
-                let full: Vec<String> = argv.iter().map(|a| a.replace("{}", &arg_path)).collect();
-                self.run(&full, &cwd) == 0
+            } => self.exec(argv, *plus, *dir, *id, e),
+        }
+    }
+
+    /// `-delete` (never `.`); false after the error message.
+    fn delete(&mut self, e: &Entry<'_>) -> bool {
+        let abs = self.ctx.path(e.path);
+        if e.path == "." {
+            return true;
+        }
+        let r = if e.meta.kind == FileKind::Dir {
+            self.ctx.fs.remove_dir(&abs)
+        } else {
+            self.ctx.fs.remove_file(&abs)
+        };
+        match r {
+            Ok(()) => true,
+            Err(err) => {
+                self.ctx
+                    .error(format!("cannot delete \u{2018}{}\u{2019}: {err}", e.path));
+                self.status = 1;
+                false
             }
         }
+    }
+
+    /// `-exec`/`-execdir` (`dir`): runs the command with `{}` replaced, or
+    /// with `+` (`plus`) adds the path to batch `id`, run at the end.
+    fn exec(&mut self, argv: &[String], plus: bool, dir: bool, id: usize, e: &Entry<'_>) -> bool {
+        let (arg_path, cwd) = if dir {
+            let abs = self.ctx.path(e.path);
+            let parent = match abs.rfind('/') {
+                Some(0) => "/".to_string(),
+                Some(i) => abs[..i].to_string(),
+                None => self.ctx.cwd.to_string(),
+            };
+            (format!("./{}", base_name(e.path)), parent)
+        } else {
+            (e.path.to_string(), self.ctx.cwd.to_string())
+        };
+        if plus {
+            let b = &mut self.batches[id];
+            b.0 = argv.to_vec();
+            b.1.push(arg_path);
+            return true;
+        }
+        let full: Vec<String> = argv.iter().map(|a| a.replace("{}", &arg_path)).collect();
+        self.run(&full, &cwd) == 0
     }
 
     fn run(&mut self, argv: &[String], cwd: &str) -> i32 {
@@ -490,5 +482,25 @@ fn join(dir: &str, name: &str) -> String {
         format!("{dir}{name}")
     } else {
         format!("{dir}/{name}")
+    }
+}
+
+/// `-mtime N` (`secs_per` a day) / `-mmin N` (a minute) for a file `age`
+/// seconds old.
+fn mtime_matches(age: i64, cmp: Cmp, n: i64, secs_per: i64) -> bool {
+    let v = if secs_per == 60 {
+        // -mmin rounds up partial minutes like GNU.
+        (age + 59).div_euclid(60)
+    } else {
+        age.div_euclid(secs_per)
+    };
+    if secs_per == 60 {
+        match cmp {
+            Cmp::Eq => v == n,
+            Cmp::Gt => age > n * 60,
+            Cmp::Lt => age < n * 60,
+        }
+    } else {
+        cmp.test(v, n)
     }
 }

@@ -253,7 +253,27 @@ impl Parser<'_> {
         if n != "-maxdepth" && n != "-mindepth" && n != "-depth" {
             self.seen_test = true;
         }
-        let e = match n {
+        if let Some(e) = self.test_primary(n)? {
+            return Ok(e);
+        }
+        if let Some(e) = self.option_primary(n)? {
+            return Ok(e);
+        }
+        if let Some(e) = self.action_primary(n)? {
+            return Ok(e);
+        }
+        if n.starts_with('-') {
+            return Err(format!("unknown predicate \u{2018}{n}\u{2019}"));
+        }
+        Err(format!(
+            "paths must precede expression: \u{2018}{n}\u{2019}"
+        ))
+    }
+
+    /// The tests (`-name`, `-type`, `-size`, `-mtime`, ...); `None` for
+    /// another primary.
+    fn test_primary(&mut self, n: &str) -> Result<Option<Expr>, String> {
+        Ok(Some(match n {
             "-name" | "-iname" => Expr::Name(self.arg(n)?, n == "-iname"),
             "-path" | "-ipath" | "-wholename" | "-iwholename" => {
                 Expr::Path(self.arg(n)?, n.starts_with("-i"))
@@ -276,40 +296,9 @@ impl Parser<'_> {
                     .map_err(|_| format!("Invalid regular expression \u{2018}{pat}\u{2019}"))?;
                 Expr::Regex(re)
             }
-            "-type" => {
-                let t = self.arg(n)?;
-                let mut v = Vec::new();
-                for part in t.split(',') {
-                    let mut cs = part.chars();
-                    match (cs.next(), cs.next()) {
-                        (Some(c @ ('f' | 'd' | 'l' | 'p' | 's' | 'c' | 'b' | 'D')), None) => {
-                            v.push(c)
-                        }
-                        _ => {
-                            return Err(format!("Unknown argument to -type: {part}"));
-                        }
-                    }
-                }
-                Expr::Type(v)
-            }
+            "-type" => Expr::Type(type_letters(&self.arg(n)?)?),
             "-empty" => Expr::Empty,
-            "-size" => {
-                let a = self.arg(n)?;
-                let (unit, body) = match a.chars().last() {
-                    Some('c') => (1, &a[..a.len() - 1]),
-                    Some('w') => (2, &a[..a.len() - 1]),
-                    Some('k') => (1024, &a[..a.len() - 1]),
-                    Some('M') => (1 << 20, &a[..a.len() - 1]),
-                    Some('G') => (1 << 30, &a[..a.len() - 1]),
-                    Some('b') => (512, &a[..a.len() - 1]),
-                    _ => (512, a.as_str()),
-                };
-                let (cmp, rest) = split_sign(body);
-                let v: i64 = rest
-                    .parse()
-                    .map_err(|_| format!("invalid -size type \u{2018}{a}\u{2019}"))?;
-                Expr::Size(cmp, v, unit)
-            }
+            "-size" => size_test(&self.arg(n)?)?,
             "-mtime" | "-atime" | "-ctime" => {
                 let (c, v) = self.num(n)?;
                 Expr::Mtime(c, v, 86400)
@@ -358,6 +347,14 @@ impl Parser<'_> {
             "-readable" | "-writable" | "-executable" => Expr::Const(true),
             "-true" => Expr::Const(true),
             "-false" => Expr::Const(false),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The options that look like tests (`-maxdepth`, `-depth`, `-follow`,
+    /// ...): they set [`Options`] and are always true.
+    fn option_primary(&mut self, n: &str) -> Result<Option<Expr>, String> {
+        Ok(Some(match n {
             "-maxdepth" | "-mindepth" => {
                 self.global(n);
                 let a = self.arg(n)?;
@@ -381,6 +378,13 @@ impl Parser<'_> {
                 Expr::Const(true)
             }
             "-xdev" | "-mount" | "-noleaf" | "-ignore_readdir_race" => Expr::Const(true),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The actions (`-print`, `-delete`, `-exec`, ...).
+    fn action_primary(&mut self, n: &str) -> Result<Option<Expr>, String> {
+        Ok(Some(match n {
             "-prune" => Expr::Prune,
             "-quit" => Expr::Quit,
             "-print" => {
@@ -400,55 +404,84 @@ impl Parser<'_> {
                 self.opts.depth = true;
                 Expr::Delete
             }
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                self.has_action = true;
-                let mut argv = Vec::new();
-                let mut plus = false;
-                loop {
-                    let Some(a) = self.args.get(self.pos) else {
-                        return Err(format!("missing argument to \u{2018}{n}\u{2019}"));
-                    };
-                    self.pos += 1;
-                    if a == ";" {
-                        break;
-                    }
-                    if a == "+" && argv.last().is_some_and(|l: &String| l == "{}") {
-                        plus = true;
-                        break;
-                    }
-                    argv.push(a.clone());
-                }
-                if argv.is_empty() {
-                    return Err(format!("missing argument to \u{2018}{n}\u{2019}"));
-                }
-                if n.starts_with("-ok") {
-                    // No terminal to ask: every answer is "no".
-                    return Ok(Expr::Const(false));
-                }
-                let id = if plus {
-                    self.opts.nbatch += 1;
-                    self.opts.nbatch - 1
-                } else {
-                    0
-                };
-                Expr::Exec {
-                    argv,
-                    plus,
-                    dir: n == "-execdir",
-                    id,
-                }
-            }
-            other if other.starts_with('-') => {
-                return Err(format!("unknown predicate \u{2018}{other}\u{2019}"));
-            }
-            other => {
-                return Err(format!(
-                    "paths must precede expression: \u{2018}{other}\u{2019}"
-                ));
-            }
-        };
-        Ok(e)
+            "-exec" | "-execdir" | "-ok" | "-okdir" => self.exec_primary(n)?,
+            _ => return Ok(None),
+        }))
     }
+
+    /// `-exec CMD ;`, `-exec CMD {} +`, `-execdir`, and `-ok`/`-okdir` (which
+    /// ask, and so are always false here).
+    fn exec_primary(&mut self, n: &str) -> Result<Expr, String> {
+        self.has_action = true;
+        let mut argv = Vec::new();
+        let mut plus = false;
+        loop {
+            let Some(a) = self.args.get(self.pos) else {
+                return Err(format!("missing argument to \u{2018}{n}\u{2019}"));
+            };
+            self.pos += 1;
+            if a == ";" {
+                break;
+            }
+            if a == "+" && argv.last().is_some_and(|l: &String| l == "{}") {
+                plus = true;
+                break;
+            }
+            argv.push(a.clone());
+        }
+        if argv.is_empty() {
+            return Err(format!("missing argument to \u{2018}{n}\u{2019}"));
+        }
+        if n.starts_with("-ok") {
+            // No terminal to ask: every answer is "no".
+            return Ok(Expr::Const(false));
+        }
+        let id = if plus {
+            self.opts.nbatch += 1;
+            self.opts.nbatch - 1
+        } else {
+            0
+        };
+        Ok(Expr::Exec {
+            argv,
+            plus,
+            dir: n == "-execdir",
+            id,
+        })
+    }
+}
+
+/// `-type` letters, comma-separated.
+fn type_letters(t: &str) -> Result<Vec<char>, String> {
+    let mut v = Vec::new();
+    for part in t.split(',') {
+        let mut cs = part.chars();
+        match (cs.next(), cs.next()) {
+            (Some(c @ ('f' | 'd' | 'l' | 'p' | 's' | 'c' | 'b' | 'D')), None) => v.push(c),
+            _ => {
+                return Err(format!("Unknown argument to -type: {part}"));
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// `-size [+-]N[cwkMGb]` (512-byte blocks by default).
+fn size_test(a: &str) -> Result<Expr, String> {
+    let (unit, body) = match a.chars().last() {
+        Some('c') => (1, &a[..a.len() - 1]),
+        Some('w') => (2, &a[..a.len() - 1]),
+        Some('k') => (1024, &a[..a.len() - 1]),
+        Some('M') => (1 << 20, &a[..a.len() - 1]),
+        Some('G') => (1 << 30, &a[..a.len() - 1]),
+        Some('b') => (512, &a[..a.len() - 1]),
+        _ => (512, a),
+    };
+    let (cmp, rest) = split_sign(body);
+    let v: i64 = rest
+        .parse()
+        .map_err(|_| format!("invalid -size type \u{2018}{a}\u{2019}"))?;
+    Ok(Expr::Size(cmp, v, unit))
 }
 
 fn split_sign(s: &str) -> (Cmp, &str) {

@@ -197,12 +197,22 @@ fn parse_type(spec: &str, out: &mut Vec<Ty>) -> Result<(), String> {
     Ok(())
 }
 
-/// `od`
-pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
-        Ok(p) => p,
-        Err(s) => return s,
-    };
+/// What the options ask for.
+struct OdOptions {
+    /// The output types, one line each per block (default `-t o2`).
+    types: Vec<Ty>,
+    /// `-A`: the address radix (`n`: none).
+    radix: char,
+    /// `-j`: bytes to skip.
+    skip: u64,
+    /// `-N`: bytes to dump at most.
+    limit: Option<u64>,
+    /// `-w`: bytes a line.
+    width: usize,
+}
+
+/// The options in order; the error is the message for status 1.
+fn parse_options(p: &common::Parsed) -> Result<OdOptions, String> {
     let mut types = Vec::new();
     let mut radix = 'o';
     let (mut skip, mut limit, mut width) = (0u64, None::<u64>, 16usize);
@@ -250,10 +260,7 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
             }
             _ => Ok(()),
         };
-        if let Err(e) = r {
-            common::err(ctx.stderr, "od", e);
-            return 1;
-        }
+        r?;
     }
     if types.is_empty() {
         types.push(Ty {
@@ -262,6 +269,59 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
             z: false,
         });
     }
+    Ok(OdOptions {
+        types,
+        radix,
+        skip,
+        limit,
+        width,
+    })
+}
+
+/// The width of each field of each type's line for `width` bytes a line.
+/// GNU aligns the types' columns: each type's line is padded to the widest
+/// type's line, the padding spread over its fields.
+fn column_widths(types: &[Ty], width: usize) -> Vec<Vec<usize>> {
+    let block = |t: &Ty| (t.digits() + 1) * (width / t.size);
+    let widest = types.iter().map(block).max().unwrap_or(0);
+    types
+        .iter()
+        .map(|t| {
+            let fields = width / t.size;
+            let pad = widest - block(t);
+            let mut remaining = pad;
+            (0..fields)
+                .map(|k| {
+                    let i = fields - k;
+                    let next = (pad * (i - 1)).checked_div(fields).unwrap_or(0);
+                    let w = remaining - next + t.digits() + 1;
+                    remaining = next;
+                    w
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `od`
+pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let OdOptions {
+        types,
+        radix,
+        skip,
+        limit,
+        width,
+    } = match parse_options(&p) {
+        Ok(o) => o,
+        Err(e) => {
+            common::err(ctx.stderr, "od", e);
+            return 1;
+        }
+    };
     let data = match read_all(ctx, &p.operands, limit.map(|n| skip.saturating_add(n))) {
         Ok(d) => d,
         Err(s) => return s,
@@ -275,29 +335,7 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
         .map(|l| (start as u64 + l).min(data.len() as u64) as usize)
         .unwrap_or(data.len());
     let data = &data[start..end];
-    // GNU aligns the types' columns: each type's line is padded to the widest
-    // type's line, the padding spread over its fields.
-    let widths: Vec<Vec<usize>> = {
-        let block = |t: &Ty| (t.digits() + 1) * (width / t.size);
-        let widest = types.iter().map(block).max().unwrap_or(0);
-        types
-            .iter()
-            .map(|t| {
-                let fields = width / t.size;
-                let pad = widest - block(t);
-                let mut remaining = pad;
-                (0..fields)
-                    .map(|k| {
-                        let i = fields - k;
-                        let next = (pad * (i - 1)).checked_div(fields).unwrap_or(0);
-                        let w = remaining - next + t.digits() + 1;
-                        remaining = next;
-                        w
-                    })
-                    .collect()
-            })
-            .collect()
-    };
+    let widths = column_widths(&types, width);
     let addr = |off: u64| -> String {
         match radix {
             'd' => format!("{off:07}"),

@@ -70,56 +70,11 @@ pub fn xxd(ctx: &mut CommandCtx<'_>) -> i32 {
         Ok(d) => d,
         Err(s) => return s,
     };
-    let mut out: Vec<u8> = Vec::new();
-    if p.has("r") {
+    let out = if p.has("r") {
         if plain {
-            let mut hi: Option<u8> = None;
-            for &b in &data {
-                if let Some(v) = hexval(b) {
-                    match hi.take() {
-                        None => hi = Some(v),
-                        Some(h) => out.push(h << 4 | v),
-                    }
-                }
-            }
+            revert_plain(&data)
         } else {
-            for line in common::records(&data, b'\n') {
-                let Some(colon) = line.iter().position(|b| *b == b':') else {
-                    continue;
-                };
-                let off = std::str::from_utf8(&line[..colon])
-                    .ok()
-                    .and_then(|s| u64::from_str_radix(s.trim(), 16).ok());
-                let Some(off) = off else { continue };
-                let mut bytes = Vec::new();
-                let mut hi: Option<u8> = None;
-                let mut spaces = 0;
-                for &b in &line[colon + 1..] {
-                    if b == b' ' {
-                        spaces += 1;
-                        // Two spaces in a row end the hex column (the text column follows).
-                        if spaces >= 2 && !bytes.is_empty() {
-                            break;
-                        }
-                        continue;
-                    }
-                    spaces = 0;
-                    let Some(v) = hexval(b) else { break };
-                    match hi.take() {
-                        None => hi = Some(v),
-                        Some(h) => bytes.push(h << 4 | v),
-                    }
-                }
-                let off = off as usize;
-                if out.len() < off {
-                    out.resize(off, 0);
-                }
-                let end = off + bytes.len();
-                if out.len() < end {
-                    out.resize(end, 0);
-                }
-                out[off..end].copy_from_slice(&bytes);
-            }
+            revert_dump(&data)
         }
     } else {
         let start = (seek as usize).min(data.len());
@@ -127,51 +82,13 @@ pub fn xxd(ctx: &mut CommandCtx<'_>) -> i32 {
             .map(|l| (start + l as usize).min(data.len()))
             .unwrap_or(data.len());
         let d = &data[start..end];
-        let hex = |b: u8| {
-            if upper {
-                format!("{b:02X}")
-            } else {
-                format!("{b:02x}")
-            }
-        };
         if plain {
-            let cols = cols.unwrap_or(30).max(1) as usize;
-            for chunk in d.chunks(cols) {
-                for b in chunk {
-                    out.extend_from_slice(hex(*b).as_bytes());
-                }
-                out.push(b'\n');
-            }
+            dump_plain(d, cols.unwrap_or(30).max(1) as usize, upper)
         } else {
             let cols = cols.unwrap_or(16).max(1) as usize;
-            let group = group.unwrap_or(2) as usize;
-            let hex_width = cols * 2 + if group == 0 { 0 } else { cols.div_ceil(group) };
-            for (i, chunk) in d.chunks(cols).enumerate() {
-                let mut line = format!("{:08x}: ", start + i * cols);
-                let mut h = String::new();
-                for (k, b) in chunk.iter().enumerate() {
-                    h.push_str(&hex(*b));
-                    if group != 0 && (k + 1) % group == 0 {
-                        h.push(' ');
-                    }
-                }
-                line.push_str(&format!("{h:<hex_width$}"));
-                if group == 0 {
-                    line.push(' ');
-                }
-                line.push(' ');
-                line.extend(chunk.iter().map(|b| {
-                    if (0x20..0x7f).contains(b) {
-                        *b as char
-                    } else {
-                        '.'
-                    }
-                }));
-                line.push('\n');
-                out.extend_from_slice(line.as_bytes());
-            }
+            dump(d, start, cols, group.unwrap_or(2) as usize, upper)
         }
-    }
+    };
     if let Some(dest) = p.operands.get(1) {
         if let Err(e) = ctx.fs.write(&Fs::resolve(ctx.cwd, dest), &out) {
             common::err(ctx.stderr, "xxd", format!("{dest}: {e}"));
@@ -183,4 +100,116 @@ pub fn xxd(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     }
     0
+}
+
+/// A byte as two hex digits.
+fn hex(b: u8, upper: bool) -> String {
+    if upper {
+        format!("{b:02X}")
+    } else {
+        format!("{b:02x}")
+    }
+}
+
+/// `-r -p`: every pair of hex digits is a byte; anything else is skipped.
+fn revert_plain(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut hi: Option<u8> = None;
+    for &b in data {
+        if let Some(v) = hexval(b) {
+            match hi.take() {
+                None => hi = Some(v),
+                Some(h) => out.push(h << 4 | v),
+            }
+        }
+    }
+    out
+}
+
+/// `-r`: each `OFFSET: HEX...  TEXT` line puts its bytes at OFFSET (a gap
+/// is zero-filled).
+fn revert_dump(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in common::records(data, b'\n') {
+        let Some(colon) = line.iter().position(|b| *b == b':') else {
+            continue;
+        };
+        let off = std::str::from_utf8(&line[..colon])
+            .ok()
+            .and_then(|s| u64::from_str_radix(s.trim(), 16).ok());
+        let Some(off) = off else { continue };
+        let mut bytes = Vec::new();
+        let mut hi: Option<u8> = None;
+        let mut spaces = 0;
+        for &b in &line[colon + 1..] {
+            if b == b' ' {
+                spaces += 1;
+                // Two spaces in a row end the hex column (the text column follows).
+                if spaces >= 2 && !bytes.is_empty() {
+                    break;
+                }
+                continue;
+            }
+            spaces = 0;
+            let Some(v) = hexval(b) else { break };
+            match hi.take() {
+                None => hi = Some(v),
+                Some(h) => bytes.push(h << 4 | v),
+            }
+        }
+        let off = off as usize;
+        if out.len() < off {
+            out.resize(off, 0);
+        }
+        let end = off + bytes.len();
+        if out.len() < end {
+            out.resize(end, 0);
+        }
+        out[off..end].copy_from_slice(&bytes);
+    }
+    out
+}
+
+/// `-p`: plain hex, `cols` bytes a line.
+fn dump_plain(d: &[u8], cols: usize, upper: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    for chunk in d.chunks(cols) {
+        for b in chunk {
+            out.extend_from_slice(hex(*b, upper).as_bytes());
+        }
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The default dump: offset (`start` is that of `d`), `cols` bytes a line in
+/// groups of `group` (0: one group), and the printable text.
+fn dump(d: &[u8], start: usize, cols: usize, group: usize, upper: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let hex_width = cols * 2 + if group == 0 { 0 } else { cols.div_ceil(group) };
+    for (i, chunk) in d.chunks(cols).enumerate() {
+        let mut line = format!("{:08x}: ", start + i * cols);
+        let mut h = String::new();
+        for (k, b) in chunk.iter().enumerate() {
+            h.push_str(&hex(*b, upper));
+            if group != 0 && (k + 1) % group == 0 {
+                h.push(' ');
+            }
+        }
+        line.push_str(&format!("{h:<hex_width$}"));
+        if group == 0 {
+            line.push(' ');
+        }
+        line.push(' ');
+        line.extend(chunk.iter().map(|b| {
+            if (0x20..0x7f).contains(b) {
+                *b as char
+            } else {
+                '.'
+            }
+        }));
+        line.push('\n');
+        out.extend_from_slice(line.as_bytes());
+    }
+    out
 }

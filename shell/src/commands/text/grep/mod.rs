@@ -130,6 +130,186 @@ const SPEC: &[OptSpec] = &[
     opt("help", None, Some("help"), Arg::None),
 ];
 
+/// What the options give: the search [`Config`] and how to build the matcher.
+struct GrepOptions {
+    cfg: Config,
+    /// `E`, `F`, `G` or `P` (the last of `-E -F -G -P`, else by argv[0]).
+    syntax: &'static str,
+    /// The `-e` and `-f` patterns.
+    patterns: Vec<Vec<u8>>,
+    /// True when `-e` or `-f` gave patterns (else the first operand does).
+    have_patterns: bool,
+    icase: bool,
+    /// `-w` / `-x`.
+    whole: Whole,
+    /// `-r` (`Some(false)`) or `-R` (`Some(true)`: follow symlinks).
+    recursive: Option<bool>,
+    /// `-H` / `-h`; by default, names are shown for several files.
+    with_name: Option<bool>,
+    /// `-B`, `-A`, and `-C`/`-NUM` (the default of both).
+    before: Option<usize>,
+    after: Option<usize>,
+    context: Option<usize>,
+}
+
+impl GrepOptions {
+    /// The options in order. `Err` is the status to exit with at once, the
+    /// message written (`-V` exits 0).
+    fn parse(ctx: &mut CommandCtx<'_>, parsed: &common::Parsed) -> Result<GrepOptions, i32> {
+        let mut o = GrepOptions {
+            cfg: Config::default(),
+            syntax: match ctx.args[0].as_str() {
+                "egrep" => "E",
+                "fgrep" => "F",
+                _ => "G",
+            },
+            patterns: Vec::new(),
+            have_patterns: false,
+            icase: false,
+            whole: Whole::Any,
+            recursive: None,
+            with_name: None,
+            before: None,
+            after: None,
+            context: None,
+        };
+        for (id, val) in &parsed.opts {
+            o.apply(ctx, id, val.as_deref().unwrap_or(""))?;
+        }
+        o.cfg.before = o.before.or(o.context).unwrap_or(0);
+        o.cfg.after = o.after.or(o.context).unwrap_or(0);
+        Ok(o)
+    }
+
+    /// `-f FILE`: one pattern a line (an empty file: no pattern at all).
+    fn pattern_file(&mut self, ctx: &mut CommandCtx<'_>, v: &str) -> Result<(), i32> {
+        let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, v) {
+            Ok(d) => d,
+            Err(e) => {
+                common::err(ctx.stderr, "grep", format!("{v}: {e}"));
+                return Err(2);
+            }
+        };
+        let mut d: &[u8] = &data;
+        if d.last() == Some(&b'\n') {
+            d = &d[..d.len() - 1];
+        }
+        if !data.is_empty() {
+            self.patterns
+                .extend(d.split(|b| *b == b'\n').map(|s| s.to_vec()));
+        }
+        self.have_patterns = true;
+        Ok(())
+    }
+
+    /// One option `id` with its argument `v` (empty when it takes none).
+    fn apply(&mut self, ctx: &mut CommandCtx<'_>, id: &'static str, v: &str) -> Result<(), i32> {
+        let name = "grep";
+        match id {
+            "E" | "F" | "G" | "P" => self.syntax = id,
+            "e" => {
+                self.patterns
+                    .extend(v.split('\n').map(|s| s.as_bytes().to_vec()));
+                self.have_patterns = true;
+            }
+            "f" => self.pattern_file(ctx, v)?,
+            "i" => self.icase = true,
+            "no-i" => self.icase = false,
+            "w" => {
+                self.whole = if self.whole == Whole::Line {
+                    Whole::Line
+                } else {
+                    Whole::Word
+                }
+            }
+            "x" => self.whole = Whole::Line,
+            "z" => self.cfg.eol = 0,
+            "s" => self.cfg.no_messages = true,
+            "v" => self.cfg.invert = true,
+            "V" => {
+                let _ = writeln!(ctx.stdout, "grep (GNU grep compatible) 3.8 (sandkeep)");
+                return Err(0);
+            }
+            "m" => match v.parse::<i64>() {
+                Ok(n) => self.cfg.max_count = if n < 0 { None } else { Some(n as u64) },
+                Err(_) => {
+                    common::err(ctx.stderr, name, "invalid max count");
+                    return Err(2);
+                }
+            },
+            "b" => self.cfg.byte_offset = true,
+            "n" => self.cfg.line_number = true,
+            "no-n" => self.cfg.line_number = false,
+            "H" => self.with_name = Some(true),
+            "h" => self.with_name = Some(false),
+            "label" => self.cfg.label = v.to_string(),
+            "o" => self.cfg.only_matching = true,
+            "q" => self.cfg.quiet = true,
+            "binary-files" => match v {
+                "binary" => self.cfg.binary = search::Binary::Report,
+                "text" => self.cfg.binary = search::Binary::Text,
+                "without-match" => self.cfg.binary = search::Binary::WithoutMatch,
+                _ => {
+                    common::err(ctx.stderr, name, "unknown binary-files type");
+                    return Err(2);
+                }
+            },
+            "a" => self.cfg.binary = search::Binary::Text,
+            "I" => self.cfg.binary = search::Binary::WithoutMatch,
+            "d" => match v {
+                "recurse" => self.recursive = Some(false),
+                "skip" => self.cfg.skip_dirs = true,
+                "read" => {}
+                _ => {
+                    common::err(ctx.stderr, name, "invalid argument for --directories");
+                    return Err(2);
+                }
+            },
+            "r" => self.recursive = Some(self.recursive.unwrap_or(false)),
+            "R" => self.recursive = Some(true),
+            "include" => self.cfg.include.push(v.to_string()),
+            "exclude" => self.cfg.exclude.push(v.to_string()),
+            "exclude-dir" => self.cfg.exclude_dir.push(v.to_string()),
+            "exclude-from" => match common::read_file(ctx.fs, ctx.cwd, v) {
+                Ok(d) => {
+                    for l in common::records(&d, b'\n') {
+                        self.cfg
+                            .exclude
+                            .push(String::from_utf8_lossy(l).into_owned());
+                    }
+                }
+                Err(e) => {
+                    common::err(ctx.stderr, name, format!("{v}: {e}"));
+                    return Err(2);
+                }
+            },
+            "L" => self.cfg.list = Some(false),
+            "l" => self.cfg.list = Some(true),
+            "c" => self.cfg.count = true,
+            "T" => self.cfg.initial_tab = true,
+            "Z" => self.cfg.null = true,
+            "A" | "B" | "C" | "NUM" => {
+                let Some(n) = common::parse_count(v) else {
+                    common::err(
+                        ctx.stderr,
+                        name,
+                        format!("{v}: invalid context length argument"),
+                    );
+                    return Err(2);
+                };
+                let n = n.min(usize::MAX as u64) as usize;
+                match id {
+                    "A" => self.after = Some(n),
+                    "B" => self.before = Some(n),
+                    _ => self.context = Some(n),
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 /// `grep`, `egrep` and `fgrep` (by argv[0]).
 pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "grep";
@@ -147,143 +327,20 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
             return 2;
         }
     };
-    let mut cfg = Config::default();
-    let mut syntax = match ctx.args[0].as_str() {
-        "egrep" => "E",
-        "fgrep" => "F",
-        _ => "G",
+    let GrepOptions {
+        mut cfg,
+        syntax,
+        mut patterns,
+        have_patterns,
+        icase,
+        whole,
+        recursive,
+        with_name,
+        ..
+    } = match GrepOptions::parse(ctx, &parsed) {
+        Ok(o) => o,
+        Err(status) => return status,
     };
-    let mut patterns: Vec<Vec<u8>> = Vec::new();
-    let mut have_patterns = false;
-    let mut icase = false;
-    let mut whole = Whole::Any;
-    let mut recursive = None;
-    let mut with_name: Option<bool> = None;
-    let (mut before, mut after) = (None::<usize>, None::<usize>);
-    let mut context = None::<usize>;
-    let mut errors = false;
-    let bad_context = |stderr: &mut dyn Write, v: &str| {
-        common::err(
-            stderr,
-            name,
-            format!("{v}: invalid context length argument"),
-        );
-    };
-    for (id, val) in &parsed.opts {
-        let v = val.as_deref().unwrap_or("");
-        match *id {
-            "E" | "F" | "G" | "P" => syntax = id,
-            "e" => {
-                patterns.extend(v.split('\n').map(|s| s.as_bytes().to_vec()));
-                have_patterns = true;
-            }
-            "f" => {
-                let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, v) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        common::err(ctx.stderr, name, format!("{v}: {e}"));
-                        return 2;
-                    }
-                };
-                let mut d: &[u8] = &data;
-                if d.last() == Some(&b'\n') {
-                    d = &d[..d.len() - 1];
-                }
-                if !data.is_empty() {
-                    patterns.extend(d.split(|b| *b == b'\n').map(|s| s.to_vec()));
-                }
-                have_patterns = true;
-            }
-            "i" => icase = true,
-            "no-i" => icase = false,
-            "w" => {
-                whole = if whole == Whole::Line {
-                    Whole::Line
-                } else {
-                    Whole::Word
-                }
-            }
-            "x" => whole = Whole::Line,
-            "z" => cfg.eol = 0,
-            "s" => cfg.no_messages = true,
-            "v" => cfg.invert = true,
-            "V" => {
-                let _ = writeln!(ctx.stdout, "grep (GNU grep compatible) 3.8 (sandkeep)");
-                return 0;
-            }
-            "m" => match v.parse::<i64>() {
-                Ok(n) => cfg.max_count = if n < 0 { None } else { Some(n as u64) },
-                Err(_) => {
-                    common::err(ctx.stderr, name, "invalid max count");
-                    return 2;
-                }
-            },
-            "b" => cfg.byte_offset = true,
-            "n" => cfg.line_number = true,
-            "no-n" => cfg.line_number = false,
-            "H" => with_name = Some(true),
-            "h" => with_name = Some(false),
-            "label" => cfg.label = v.to_string(),
-            "o" => cfg.only_matching = true,
-            "q" => cfg.quiet = true,
-            "binary-files" => match v {
-                "binary" => cfg.binary = search::Binary::Report,
-                "text" => cfg.binary = search::Binary::Text,
-                "without-match" => cfg.binary = search::Binary::WithoutMatch,
-                _ => {
-                    common::err(ctx.stderr, name, "unknown binary-files type");
-                    return 2;
-                }
-            },
-            "a" => cfg.binary = search::Binary::Text,
-            "I" => cfg.binary = search::Binary::WithoutMatch,
-            "d" => match v {
-                "recurse" => recursive = Some(false),
-                "skip" => cfg.skip_dirs = true,
-                "read" => {}
-                _ => {
-                    common::err(ctx.stderr, name, "invalid argument for --directories");
-                    return 2;
-                }
-            },
-            "r" => recursive = Some(recursive.unwrap_or(false)),
-            "R" => recursive = Some(true),
-            "include" => cfg.include.push(v.to_string()),
-            "exclude" => cfg.exclude.push(v.to_string()),
-            "exclude-dir" => cfg.exclude_dir.push(v.to_string()),
-            "exclude-from" => match common::read_file(ctx.fs, ctx.cwd, v) {
-                Ok(d) => {
-                    for l in common::records(&d, b'\n') {
-                        cfg.exclude.push(String::from_utf8_lossy(l).into_owned());
-                    }
-                }
-                Err(e) => {
-                    common::err(ctx.stderr, name, format!("{v}: {e}"));
-                    return 2;
-                }
-            },
-            "L" => cfg.list = Some(false),
-            "l" => cfg.list = Some(true),
-            "c" => cfg.count = true,
-            "T" => cfg.initial_tab = true,
-            "Z" => cfg.null = true,
-            "A" | "B" | "C" | "NUM" => {
-                let Some(n) = common::parse_count(v) else {
-                    bad_context(ctx.stderr, v);
-                    return 2;
-                };
-                let n = n.min(usize::MAX as u64) as usize;
-                match *id {
-                    "A" => after = Some(n),
-                    "B" => before = Some(n),
-                    _ => context = Some(n),
-                }
-            }
-            _ => {}
-        }
-    }
-    cfg.before = before.or(context).unwrap_or(0);
-    cfg.after = after.or(context).unwrap_or(0);
     let mut operands = parsed.operands.into_iter();
     if !have_patterns {
         let Some(p) = operands.next() else {
@@ -327,17 +384,30 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     }
 
+    search_files(ctx, &cfg, &matcher, &files, implicit_dot)
+}
+
+/// Searches each operand (walking directories with `-r`); grep's status:
+/// 0 matched, 1 not, 2 trouble (unless `-q` matched).
+fn search_files(
+    ctx: &mut CommandCtx<'_>,
+    cfg: &Config,
+    matcher: &Matcher,
+    files: &[String],
+    implicit_dot: bool,
+) -> i32 {
     let mut out = BufWriter::with_capacity(64 * 1024, &mut *ctx.stdout);
-    let mut searcher = Searcher::new(&cfg, &matcher);
+    let mut searcher = Searcher::new(cfg, matcher);
     let mut matched = false;
-    for f in &files {
+    let mut errors = false;
+    for f in files {
         let r = walk(
             ctx.fs,
             ctx.cwd,
             ctx.stdin,
             ctx.stderr,
             ctx.control,
-            &cfg,
+            cfg,
             &mut searcher,
             &mut out,
             f,

@@ -518,39 +518,7 @@ impl Parser<'_> {
             first = false;
             // A character-class-like construct.
             if c == b'[' && matches!(self.peek2(), Some(b':') | Some(b'=') | Some(b'.')) {
-                let kind = self.peek2().unwrap();
-                let body_start = self.i + 2;
-                let mut j = body_start;
-                while j + 1 < self.p.len() && !(self.p[j] == kind && self.p[j + 1] == b']') {
-                    j += 1;
-                }
-                if j + 1 >= self.p.len() {
-                    return Err(UNMATCHED.into());
-                }
-                let body = &self.p[body_start..j];
-                self.i = j + 2;
-                match kind {
-                    b':' => {
-                        let name = std::str::from_utf8(body).unwrap_or("");
-                        if !add_class(&mut set, name) {
-                            return Err("Invalid character class name".into());
-                        }
-                        if self.flavor == Flavor::Bash
-                            && matches!(name, "alpha" | "alnum" | "print" | "graph")
-                        {
-                            // Most non-ASCII characters are letters.
-                            set[0x80..].fill(true);
-                        }
-                        prev = None;
-                    }
-                    _ => {
-                        if body.len() != 1 {
-                            return Err("Invalid collation character".into());
-                        }
-                        set[body[0] as usize] = true;
-                        prev = Some(body[0]);
-                    }
-                }
+                prev = self.bracket_construct(&mut set)?;
                 continue;
             }
             self.i += 1;
@@ -585,27 +553,7 @@ impl Parser<'_> {
             }
             // A range `c-d` (a `-` before the closing `]` is literal).
             if c == b'-' && prev.is_some() && self.peek() != Some(b']') && self.peek().is_some() {
-                let lo = prev.unwrap();
-                let mut hi = self.p[self.i];
-                self.i += 1;
-                if hi == b'[' && self.peek() == Some(b'.') {
-                    let j = self.i + 1;
-                    if j + 2 < self.p.len() + 1
-                        && self.p.get(j + 1) == Some(&b'.')
-                        && self.p.get(j + 2) == Some(&b']')
-                    {
-                        hi = self.p[j];
-                        self.i = j + 3;
-                    } else {
-                        return Err("Invalid range end".into());
-                    }
-                }
-                if hi < lo {
-                    return Err("Invalid range end".into());
-                }
-                for b in lo..=hi {
-                    set[b as usize] = true;
-                }
+                self.bracket_range(&mut set, prev.unwrap())?;
                 prev = None;
                 continue;
             }
@@ -640,6 +588,71 @@ impl Parser<'_> {
         }
         chars.push(class);
         Ok(Node::Group(Box::new(Node::Alt(chars)), None))
+    }
+
+    /// A `[:class:]`, `[=c=]` or `[.c.]` inside a bracket (at `self.i`),
+    /// added to `set`; the character a following `-` ranges from, if any.
+    fn bracket_construct(&mut self, set: &mut ByteSet) -> Result<Option<u8>, String> {
+        const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
+        let kind = self.peek2().unwrap();
+        let body_start = self.i + 2;
+        let mut j = body_start;
+        while j + 1 < self.p.len() && !(self.p[j] == kind && self.p[j + 1] == b']') {
+            j += 1;
+        }
+        if j + 1 >= self.p.len() {
+            return Err(UNMATCHED.into());
+        }
+        let body = &self.p[body_start..j];
+        self.i = j + 2;
+        match kind {
+            b':' => {
+                let name = std::str::from_utf8(body).unwrap_or("");
+                if !add_class(set, name) {
+                    return Err("Invalid character class name".into());
+                }
+                if self.flavor == Flavor::Bash
+                    && matches!(name, "alpha" | "alnum" | "print" | "graph")
+                {
+                    // Most non-ASCII characters are letters.
+                    set[0x80..].fill(true);
+                }
+                Ok(None)
+            }
+            _ => {
+                if body.len() != 1 {
+                    return Err("Invalid collation character".into());
+                }
+                set[body[0] as usize] = true;
+                Ok(Some(body[0]))
+            }
+        }
+    }
+
+    /// The range `lo-HI` inside a bracket, `self.i` at HI (a byte or
+    /// `[.c.]`), added to `set`.
+    fn bracket_range(&mut self, set: &mut ByteSet, lo: u8) -> Result<(), String> {
+        let mut hi = self.p[self.i];
+        self.i += 1;
+        if hi == b'[' && self.peek() == Some(b'.') {
+            let j = self.i + 1;
+            if j + 2 < self.p.len() + 1
+                && self.p.get(j + 1) == Some(&b'.')
+                && self.p.get(j + 2) == Some(&b']')
+            {
+                hi = self.p[j];
+                self.i = j + 3;
+            } else {
+                return Err("Invalid range end".into());
+            }
+        }
+        if hi < lo {
+            return Err("Invalid range end".into());
+        }
+        for b in lo..=hi {
+            set[b as usize] = true;
+        }
+        Ok(())
     }
 }
 

@@ -511,64 +511,20 @@ impl<'a> Machine<'a> {
                     self.dump_queue(sink)?;
                     return Ok(Next::Continue);
                 }
-                Kind::DeleteFirst => match memchr::memchr(b'\n', &sp.ps) {
-                    None => {
-                        self.dump_queue(sink)?;
-                        return Ok(Next::Continue);
-                    }
-                    Some(i) => {
-                        sp.ps.drain(..=i);
-                        self.dump_queue(sink)?;
-                        return Ok(Next::Restart);
-                    }
-                },
+                Kind::DeleteFirst => return self.delete_first(sp, sink),
                 Kind::Print => self.write_out(sink, &sp.ps, true)?,
                 Kind::PrintFirst => {
                     let end = memchr::memchr(b'\n', &sp.ps).unwrap_or(sp.ps.len());
                     self.write_out(sink, &sp.ps[..end], true)?;
                 }
                 Kind::Next | Kind::NextAppend => {
-                    if input.is_last(self, err) {
-                        // GNU: no next line ends the script, printing as usual.
-                        self.end_cycle(sp, sink)?;
-                        return Ok(Next::Stop);
+                    let append = matches!(cmd.kind, Kind::NextAppend);
+                    if let Some(next) = self.next_line(append, sp, input, sink, err)? {
+                        return Ok(next);
                     }
-                    if matches!(cmd.kind, Kind::Next) && !self.set.quiet {
-                        self.write_out(sink, &sp.ps, sp.nl)?;
-                    }
-                    self.dump_queue(sink)?;
-                    let (line, nl, name) = input.next(self, err).unwrap();
-                    self.line_no += 1;
-                    if matches!(cmd.kind, Kind::Next) {
-                        sp.ps = line;
-                    } else {
-                        sp.ps.push(b'\n');
-                        sp.ps.extend_from_slice(&line);
-                    }
-                    sp.nl = nl;
-                    sp.name = name;
                 }
-                Kind::Get => {
-                    sp.ps = self.hold.clone();
-                    sp.nl = self.hold_nl;
-                }
-                Kind::GetAppend => {
-                    sp.ps.push(b'\n');
-                    sp.ps.extend_from_slice(&self.hold);
-                    sp.nl = self.hold_nl;
-                }
-                Kind::Hold => {
-                    self.hold = sp.ps.clone();
-                    self.hold_nl = sp.nl;
-                }
-                Kind::HoldAppend => {
-                    self.hold.push(b'\n');
-                    self.hold.extend_from_slice(&sp.ps);
-                    self.hold_nl = sp.nl;
-                }
-                Kind::Exchange => {
-                    std::mem::swap(&mut self.hold, &mut sp.ps);
-                    std::mem::swap(&mut self.hold_nl, &mut sp.nl);
+                Kind::Get | Kind::GetAppend | Kind::Hold | Kind::HoldAppend | Kind::Exchange => {
+                    self.hold_space(&cmd.kind, sp)
                 }
                 Kind::List(n) => {
                     let text = list(&sp.ps, n.unwrap_or(self.set.line_wrap));
@@ -590,17 +546,7 @@ impl<'a> Machine<'a> {
                     let end = memchr::memchr(b'\n', &sp.ps).unwrap_or(sp.ps.len());
                     self.write_file(f, &sp.ps[..end], sink)?;
                 }
-                Kind::Subst(s) => {
-                    if self.subst(s, sp, err)? {
-                        sp.replaced = true;
-                        for _ in 0..s.print {
-                            self.write_out(sink, &sp.ps, true)?;
-                        }
-                        if let Some(f) = &s.wfile {
-                            self.write_file(f, &sp.ps, sink)?;
-                        }
-                    }
-                }
+                Kind::Subst(s) => self.subst_command(s, sp, sink, err)?,
                 Kind::Translate(map) => {
                     for b in sp.ps.iter_mut() {
                         *b = map[*b as usize];
@@ -619,6 +565,103 @@ impl<'a> Machine<'a> {
         }
         self.end_cycle(sp, sink)?;
         Ok(Next::Continue)
+    }
+
+    /// `D`: deletes up to the first newline and restarts the cycle without
+    /// reading (or, with no newline, acts as `d`).
+    fn delete_first(&mut self, sp: &mut Space, sink: &mut Sink<'_>) -> Result<Next, End> {
+        match memchr::memchr(b'\n', &sp.ps) {
+            None => {
+                self.dump_queue(sink)?;
+                Ok(Next::Continue)
+            }
+            Some(i) => {
+                sp.ps.drain(..=i);
+                self.dump_queue(sink)?;
+                Ok(Next::Restart)
+            }
+        }
+    }
+
+    /// `s///`, then its `p` and `w` flags when it replaced.
+    fn subst_command(
+        &mut self,
+        s: &Subst,
+        sp: &mut Space,
+        sink: &mut Sink<'_>,
+        err: &mut dyn Write,
+    ) -> Flow {
+        if self.subst(s, sp, err)? {
+            sp.replaced = true;
+            for _ in 0..s.print {
+                self.write_out(sink, &sp.ps, true)?;
+            }
+            if let Some(f) = &s.wfile {
+                self.write_file(f, &sp.ps, sink)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `n` (or with `append`, `N`): prints (`n` only, unless `-n`) and reads
+    /// the next line into the pattern space. `Some` ends the cycle: with no
+    /// next line GNU ends the script, printing as usual.
+    fn next_line(
+        &mut self,
+        append: bool,
+        sp: &mut Space,
+        input: &mut Input<'_>,
+        sink: &mut Sink<'_>,
+        err: &mut dyn Write,
+    ) -> Result<Option<Next>, End> {
+        if input.is_last(self, err) {
+            self.end_cycle(sp, sink)?;
+            return Ok(Some(Next::Stop));
+        }
+        if !append && !self.set.quiet {
+            self.write_out(sink, &sp.ps, sp.nl)?;
+        }
+        self.dump_queue(sink)?;
+        let (line, nl, name) = input.next(self, err).unwrap();
+        self.line_no += 1;
+        if append {
+            sp.ps.push(b'\n');
+            sp.ps.extend_from_slice(&line);
+        } else {
+            sp.ps = line;
+        }
+        sp.nl = nl;
+        sp.name = name;
+        Ok(None)
+    }
+
+    /// `g G h H x`: the moves between the pattern and hold spaces.
+    fn hold_space(&mut self, kind: &Kind, sp: &mut Space) {
+        match kind {
+            Kind::Get => {
+                sp.ps = self.hold.clone();
+                sp.nl = self.hold_nl;
+            }
+            Kind::GetAppend => {
+                sp.ps.push(b'\n');
+                sp.ps.extend_from_slice(&self.hold);
+                sp.nl = self.hold_nl;
+            }
+            Kind::Hold => {
+                self.hold = sp.ps.clone();
+                self.hold_nl = sp.nl;
+            }
+            Kind::HoldAppend => {
+                self.hold.push(b'\n');
+                self.hold.extend_from_slice(&sp.ps);
+                self.hold_nl = sp.nl;
+            }
+            Kind::Exchange => {
+                std::mem::swap(&mut self.hold, &mut sp.ps);
+                std::mem::swap(&mut self.hold_nl, &mut sp.nl);
+            }
+            _ => {}
+        }
     }
 
     fn write_raw(&mut self, sink: &mut Sink<'_>, data: &[u8]) -> Flow {

@@ -62,19 +62,21 @@ const SPEC: &[OptSpec] = &[
     opt("help", None, Some("help"), Arg::None),
 ];
 
-/// `sed`
-pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
+/// What the options give: the script (`-e`, `-f`), the settings, `-E`.
+struct ScriptOptions {
+    /// The `-e` and `-f` scripts, each ending in a newline.
+    script: Vec<u8>,
+    /// True when `-e` or `-f` gave the script (else it is the first operand).
+    have_script: bool,
+    set: Settings,
+    /// `-E`/`-r`: extended regular expressions.
+    extended: bool,
+}
+
+/// The options in order. `Err` is the status to exit with at once, the
+/// message written (`--version` exits 0).
+fn parse_options(ctx: &mut CommandCtx<'_>, parsed: &common::Parsed) -> Result<ScriptOptions, i32> {
     let name = "sed";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
-    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
-            return 1;
-        }
-    };
     let mut script: Vec<u8> = Vec::new();
     let mut have_script = false;
     let mut set = Settings {
@@ -100,7 +102,7 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
                     Err(e) => {
                         common::err(ctx.stderr, name, format!("couldn't open file {v}: {e}"));
                         // GNU treats an unreadable script file as a fatal I/O error.
-                        return 4;
+                        return Err(4);
                     }
                 };
                 script.extend_from_slice(&data);
@@ -117,7 +119,7 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
                 Ok(n) => set.line_wrap = n,
                 Err(_) => {
                     common::err(ctx.stderr, name, format!("invalid line length: {v}"));
-                    return 1;
+                    return Err(1);
                 }
             },
             "E" => extended = true,
@@ -125,11 +127,41 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
             "z" => set.sep = 0,
             "version" => {
                 let _ = writeln!(ctx.stdout, "sed (GNU sed compatible) 4.9 (sandkeep)");
-                return 0;
+                return Err(0);
             }
             _ => {}
         }
     }
+    Ok(ScriptOptions {
+        script,
+        have_script,
+        set,
+        extended,
+    })
+}
+
+/// `sed`
+pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
+    let name = "sed";
+    if common::help(ctx, USAGE) {
+        return 0;
+    }
+    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            common::usage_err(ctx.stderr, name, &e, USAGE);
+            return 1;
+        }
+    };
+    let ScriptOptions {
+        mut script,
+        have_script,
+        mut set,
+        extended,
+    } = match parse_options(ctx, &parsed) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
     let mut operands = parsed.operands.into_iter();
     if !have_script {
         let Some(s) = operands.next() else {

@@ -370,6 +370,7 @@ impl P<'_> {
         })
     }
 
+    /// One command: its addresses, `!`, the command letter and its arguments.
     fn command(&mut self) -> Result<(), String> {
         let a1 = self.addr1()?;
         let mut a2 = None;
@@ -394,8 +395,21 @@ impl P<'_> {
             return Err("missing command".into());
         };
         self.i += 1;
-        let has_addr = a1.is_some();
-        let kind = match c {
+        let kind = self.command_kind(c, a1.is_some(), a2.is_some())?;
+        self.cmds.push(Cmd {
+            a1,
+            a2,
+            negate,
+            kind,
+        });
+        self.end_of_command(c)
+    }
+
+    /// The command `c` (just read) with its arguments; `has_addr` and
+    /// `two_addrs` say what addresses it was given, for the commands that
+    /// refuse them.
+    fn command_kind(&mut self, c: u8, has_addr: bool, two_addrs: bool) -> Result<Kind, String> {
+        Ok(match c {
             b'{' => {
                 self.blocks.push(self.cmds.len());
                 Kind::Block(0)
@@ -460,7 +474,7 @@ impl P<'_> {
                 Kind::List(self.number().map(|n| n as usize))
             }
             b'q' | b'Q' => {
-                if a2.is_some() {
+                if two_addrs {
                     return Err("command only uses one address".into());
                 }
                 self.skip_ws();
@@ -492,14 +506,7 @@ impl P<'_> {
             }
             b'#' => return Err("comments don't accept any addresses".into()),
             _ => return Err(format!("unknown command: `{}'", c as char)),
-        };
-        self.cmds.push(Cmd {
-            a1,
-            a2,
-            negate,
-            kind,
-        });
-        self.end_of_command(c)
+        })
     }
 
     /// After a command: spaces, then `;`, newline, `}`, `#` or the end.

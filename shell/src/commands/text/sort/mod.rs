@@ -412,19 +412,24 @@ fn trim_start(s: &[u8]) -> &[u8] {
     &s[n..]
 }
 
-/// `sort`
-pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
-    let name = "sort";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
-    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
-            return 2;
-        }
-    };
+/// What the options ask for.
+struct SortOptions {
+    /// The comparison (keys, separator, orderings, `-s`, `-u`).
+    sorter: Sorter,
+    /// `-c`/`-C`: check instead of sorting.
+    check: bool,
+    /// `-C`: check without a message.
+    quiet_check: bool,
+    /// `-m`: merge already sorted inputs.
+    merge: bool,
+    /// `-z`: NUL-terminated records.
+    zero: bool,
+    /// `-o FILE`.
+    output: Option<String>,
+}
+
+/// The options in order; the error is the message for status 2.
+fn parse_options(parsed: &common::Parsed) -> Result<SortOptions, String> {
     let mut global = Order::default();
     let mut key_specs = Vec::new();
     let mut tab = Tab::Blanks;
@@ -448,14 +453,7 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
                     "numeric" => 'n',
                     "random" => 'R',
                     "version" => 'V',
-                    _ => {
-                        common::err(
-                            ctx.stderr,
-                            name,
-                            format!("invalid argument '{v}' for '--sort'"),
-                        );
-                        return 2;
-                    }
+                    _ => return Err(format!("invalid argument '{v}' for '--sort'")),
                 };
                 global.set(c, false);
             }
@@ -475,14 +473,8 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
                 tab = match b {
                     [c] => Tab::Char(*c),
                     b"\\0" => Tab::Char(0),
-                    [] => {
-                        common::err(ctx.stderr, name, "empty tab");
-                        return 2;
-                    }
-                    _ => {
-                        common::err(ctx.stderr, name, format!("multi-character tab '{v}'"));
-                        return 2;
-                    }
+                    [] => return Err("empty tab".into()),
+                    _ => return Err(format!("multi-character tab '{v}'")),
                 };
             }
             _ => {}
@@ -500,18 +492,11 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
     .filter(|x| **x)
     .count();
     if ordering_count > 1 {
-        common::err(ctx.stderr, name, "options '-ghMnRV' are incompatible");
-        return 2;
+        return Err("options '-ghMnRV' are incompatible".into());
     }
     let mut keys = Vec::new();
     for k in &key_specs {
-        match parse_key(k, global) {
-            Ok(k) => keys.push(k),
-            Err(e) => {
-                common::err(ctx.stderr, name, e);
-                return 2;
-            }
-        }
+        keys.push(parse_key(k, global)?);
     }
     let sorter = Sorter {
         keys,
@@ -520,6 +505,44 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
         stable,
         unique,
     };
+    Ok(SortOptions {
+        sorter,
+        check,
+        quiet_check,
+        merge,
+        zero,
+        output,
+    })
+}
+
+/// `sort`
+pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
+    let name = "sort";
+    if common::help(ctx, USAGE) {
+        return 0;
+    }
+    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            common::usage_err(ctx.stderr, name, &e, USAGE);
+            return 2;
+        }
+    };
+    let SortOptions {
+        sorter,
+        check,
+        quiet_check,
+        merge,
+        zero,
+        output,
+    } = match parse_options(&parsed) {
+        Ok(o) => o,
+        Err(e) => {
+            common::err(ctx.stderr, name, e);
+            return 2;
+        }
+    };
+    let (unique, stable) = (sorter.unique, sorter.stable);
     let delim = if zero { 0 } else { b'\n' };
     let files = if parsed.operands.is_empty() {
         vec!["-".to_string()]
@@ -556,31 +579,7 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     if check {
-        let data = &inputs[0];
-        let mut prev: Option<&[u8]> = None;
-        for (n, line) in common::records(data, delim).enumerate() {
-            if let Some(p) = prev {
-                let c = sorter.cmp(p, line);
-                if c == Ordering::Greater || (unique && c == Ordering::Equal) {
-                    if !quiet_check {
-                        let shown = if files[0] == "-" {
-                            "-"
-                        } else {
-                            files[0].as_str()
-                        };
-                        let _ = writeln!(
-                            ctx.stderr,
-                            "sort: {shown}:{}: disorder: {}",
-                            n + 1,
-                            String::from_utf8_lossy(line)
-                        );
-                    }
-                    return 1;
-                }
-            }
-            prev = Some(line);
-        }
-        return 0;
+        return check_order(ctx, &sorter, &inputs[0], &files[0], delim, quiet_check);
     }
     let mut lines: Vec<&[u8]> = Vec::new();
     for d in &inputs {
@@ -590,7 +589,7 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
         // Inputs are sorted already: a stable merge keeps equal lines in file order.
         lines = merge_runs(&inputs, delim, &sorter);
     } else if sorter.plain_numeric() {
-        lines = sort_numeric(lines, global.reverse, stable || unique);
+        lines = sort_numeric(lines, sorter.global.reverse, stable || unique);
     } else {
         lines.sort_by(|a, b| sorter.cmp(a, b));
     }
@@ -624,6 +623,38 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
             0
         }
     }
+}
+
+/// `-c`/`-C`: 0 when `data` (the input `file`) is sorted, else 1 after
+/// reporting the first disorder (unless `quiet`).
+fn check_order(
+    ctx: &mut CommandCtx<'_>,
+    sorter: &Sorter,
+    data: &[u8],
+    file: &str,
+    delim: u8,
+    quiet: bool,
+) -> i32 {
+    let mut prev: Option<&[u8]> = None;
+    for (n, line) in common::records(data, delim).enumerate() {
+        if let Some(p) = prev {
+            let c = sorter.cmp(p, line);
+            if c == Ordering::Greater || (sorter.unique && c == Ordering::Equal) {
+                if !quiet {
+                    let shown = if file == "-" { "-" } else { file };
+                    let _ = writeln!(
+                        ctx.stderr,
+                        "sort: {shown}:{}: disorder: {}",
+                        n + 1,
+                        String::from_utf8_lossy(line)
+                    );
+                }
+                return 1;
+            }
+        }
+        prev = Some(line);
+    }
+    0
 }
 
 /// `sort -n` on whole lines: each number is parsed once; when every line
