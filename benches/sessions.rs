@@ -366,6 +366,7 @@ fn write_mindlog(path: &Path, entries: usize, rare_every: usize) {
             kind: kinds[i % kinds.len()],
             text: t,
             session_id: Some(format!("20261203-031043-{:06x}", i / 50)),
+            generation: None,
         };
         serde_json::to_writer(&mut out, &e).unwrap();
         out.write_all(b"\n").unwrap();

@@ -96,6 +96,9 @@ fn the_official_python_client_uses_a_persistent_sandbox() {
                 "mindlog_read",
                 "mindlog_search",
                 "read_file",
+                "workspace_diff",
+                "workspace_history",
+                "workspace_restore",
                 "write_file"
             ]
         );
@@ -200,4 +203,94 @@ fn malformed_requests_get_json_rpc_errors_and_the_server_keeps_serving() {
         by_id(6)["result"]["content"][0]["text"],
         "ok\n[exit code: 0]"
     );
+}
+
+/// One request at a time over raw JSON-RPC: the workspace history tools see
+/// each call's generation, and `workspace_restore` brings a deleted tree back
+/// (kept as a new generation).
+#[test]
+fn workspace_history_diff_and_restore_over_mcp() {
+    use std::io::{BufRead, BufReader};
+    let data = tempfile::tempdir().unwrap();
+    let mut child = Command::new(sandkeep())
+        .args(["-q", "--data", data.path().to_str().unwrap()])
+        .args(["mcp", "--agent", "hist", "--backend", "local"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut next_id = 0;
+    let mut call = |method: &str, params: serde_json::Value| -> serde_json::Value {
+        next_id += 1;
+        let msg = serde_json::json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let tool = |call: &mut dyn FnMut(&str, serde_json::Value) -> serde_json::Value,
+                name: &str,
+                args: serde_json::Value| {
+        let r = call(
+            "tools/call",
+            serde_json::json!({"name": name, "arguments": args}),
+        );
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        (r["result"]["isError"] == true, text)
+    };
+    call(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let (_, _) = tool(
+        &mut call,
+        "bash",
+        serde_json::json!({"command": "mkdir src; echo one > src/a.txt"}),
+    );
+    let (_, _) = tool(
+        &mut call,
+        "bash",
+        serde_json::json!({"command": "rm -rf src; echo two > b.txt"}),
+    );
+    let (err, history) = tool(&mut call, "workspace_history", serde_json::json!({}));
+    assert!(!err, "{history}");
+    assert_eq!(history.lines().count(), 2, "{history}");
+    let (_, diff) = tool(&mut call, "workspace_diff", serde_json::json!({}));
+    assert_eq!(diff, "A\tb.txt\nD\tsrc/a.txt", "{diff}");
+    let (err, msg) = tool(
+        &mut call,
+        "workspace_restore",
+        serde_json::json!({"generation": "HEAD~1", "path": "src"}),
+    );
+    assert!(!err, "{msg}");
+    let (_, out) = tool(
+        &mut call,
+        "bash",
+        serde_json::json!({"command": "cat src/a.txt b.txt"}),
+    );
+    assert_eq!(out, "one\ntwo\n[exit code: 0]");
+    let (_, history) = tool(
+        &mut call,
+        "workspace_history",
+        serde_json::json!({"limit": 10}),
+    );
+    assert_eq!(
+        history.lines().count(),
+        3,
+        "the restore is a new generation: {history}"
+    );
+    let (err, msg) = tool(
+        &mut call,
+        "workspace_restore",
+        serde_json::json!({"generation": "nope"}),
+    );
+    assert!(err && msg.contains("no generation nope"), "{msg}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
 }

@@ -606,13 +606,21 @@ pub async fn cross_backend(from: Arc<dyn Backend>, to: Arc<dyn Backend>) {
         .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .and_then(|mut c| {
             c.stdin.take().unwrap().write_all(&tgz)?;
             c.wait_with_output()
         })
         .unwrap();
-    assert!(String::from_utf8_lossy(&listed.stdout).contains("./src/deep/hi.txt"));
+    let names = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        names
+            .lines()
+            .any(|l| l.trim_start_matches("./") == "src/deep/hi.txt"),
+        "GNU tar lists: {names} {}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
     rt.generations("y")
         .unwrap()
         .import_tgz(&tgz, "test import")
