@@ -339,6 +339,13 @@ pub enum ArchiveCommand {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(cli.quiet);
+    if cli.data.exists() && !cli.data.is_dir() {
+        eprintln!(
+            "sandkeep: error: --data {} is not a directory (agents' state is kept in a directory)",
+            cli.data.display()
+        );
+        return ExitCode::from(EXIT_SANDKEEP_ERROR);
+    }
     let result = match &cli.command {
         Command::Run(args) => with_tokio(run::run(&cli, args)),
         Command::Shell(args) => with_tokio(run::shell(&cli, args)),

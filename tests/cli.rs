@@ -481,3 +481,103 @@ fn mindlog_file_override_and_paging() {
         .collect();
     assert_eq!(got, ["entry 1", "entry 2"]);
 }
+
+#[test]
+fn bad_input_gets_one_clear_error_not_a_panic() {
+    let data = tempfile::tempdir().unwrap();
+    for t in ["1e20", "inf", "0"] {
+        let o = cli_output(
+            data.path(),
+            LOCAL,
+            &["run", "--timeout", t, "-c", "echo hi"],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(125),
+            "--timeout {t}: {}",
+            text(&o.stderr)
+        );
+        assert!(text(&o.stderr).contains("--timeout"), "{}", text(&o.stderr));
+        assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
+    }
+    let file = data.path().join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    let o = cli_output(&file, LOCAL, &["run", "--agent", "a", "-c", "echo hi"]);
+    assert_eq!(o.status.code(), Some(125));
+    let err = text(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "one clear error: {err}");
+    assert!(err.contains("is not a directory"), "{err}");
+}
+
+#[test]
+fn archive_history_commands_work_end_to_end() {
+    let data = tempfile::tempdir().unwrap();
+    let d = data.path();
+    let run = |script: &str| {
+        let o = cli_output(d, LOCAL, &["-q", "run", "--agent", "h", "-c", script]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    };
+    run("mkdir src; echo one > src/a.txt; echo keep > k.txt");
+    run("rm -rf src; echo two > b.txt");
+    let out = |args: &[&str]| {
+        let o = cli_output(d, LOCAL, args);
+        (o.status.code(), text(&o.stdout), text(&o.stderr))
+    };
+    let (code, log, _) = out(&["archive", "log", "--agent", "h"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(log.lines().count(), 2, "{log}");
+    assert!(log.lines().next().unwrap().contains("+1 ~0 -1"), "{log}");
+    let (_, diff, _) = out(&["archive", "diff", "--agent", "h"]);
+    assert_eq!(diff, "A\tb.txt\nD\tsrc/a.txt\n");
+    let (_, shown, _) = out(&["archive", "show", "--agent", "h", "HEAD~1:src/a.txt"]);
+    assert_eq!(shown, "one\n");
+    let (code, _, err) = out(&["archive", "show", "--agent", "h", "HEAD~7:x"]);
+    assert_eq!(code, Some(125), "{err}");
+    let (code, _, _) = out(&["archive", "checkout", "--agent", "h", "HEAD~1"]);
+    assert_eq!(code, Some(0));
+    let o = cli_output(
+        d,
+        LOCAL,
+        &["-q", "run", "--agent", "h", "-c", "cat src/a.txt; ls"],
+    );
+    assert_eq!(text(&o.stdout), "one\nk.txt\nsrc\n");
+    let tgz = d.join("h.tgz");
+    let (code, _, _) = out(&[
+        "archive",
+        "export",
+        "--agent",
+        "h",
+        "-o",
+        tgz.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0));
+    let listed = std::process::Command::new("tar")
+        .arg("tzf")
+        .arg(&tgz)
+        .output()
+        .unwrap();
+    assert!(text(&listed.stdout).contains("src/a.txt"));
+    let (code, _, _) = out(&["archive", "import", "--agent", "i", tgz.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    let (code, _, _) = out(&["archive", "fork", "--agent", "h", "--to", "f", "HEAD~2"]);
+    assert_eq!(code, Some(0));
+    let o = cli_output(d, LOCAL, &["-q", "run", "--agent", "f", "-c", "ls"]);
+    assert_eq!(text(&o.stdout), "k.txt\nsrc\n");
+    let (code, _, _) = out(&["archive", "verify", "--agent", "h"]);
+    assert_eq!(code, Some(0));
+    let (code, gc, _) = out(&["archive", "gc", "--agent", "h", "--keep", "1"]);
+    assert_eq!(code, Some(0));
+    assert!(gc.starts_with("kept 1 generation(s), removed 2"), "{gc}");
+    let (_, log, _) = out(&["archive", "log", "--agent", "h"]);
+    assert_eq!(log.lines().count(), 1, "{log}");
+    // A flipped byte in the store: verify names the path and exits 1.
+    sandkeep_flip(&d.join("agents/h/store"));
+    let (code, _, err) = out(&["archive", "verify", "--agent", "h"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("src/a.txt") || err.contains("k.txt"), "{err}");
+}
+
+/// Flips one byte near the end of each pack of a store.
+fn sandkeep_flip(store: &Path) {
+    common::flip_a_byte_in_every_pack(store);
+}

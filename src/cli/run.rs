@@ -50,7 +50,10 @@ pub(super) fn runtime(cli: &Cli, backend: Arc<dyn Backend>) -> Runtime {
 fn timeout(seconds: Option<f64>) -> anyhow::Result<Option<Duration>> {
     match seconds {
         None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) if s > 0.0 => match Duration::try_from_secs_f64(s) {
+            Ok(d) => Ok(Some(d)),
+            Err(_) => bail!("--timeout {s} is too large"),
+        },
         Some(s) => bail!("--timeout must be a positive number of seconds, not {s}"),
     }
 }

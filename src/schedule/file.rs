@@ -107,6 +107,9 @@ pub fn parse(path: &Path, text: &str) -> Result<ScheduleFile, ScheduleFileError>
                 if value.is_empty() {
                     return Err(err(Some(lineno), "empty agent name".into()));
                 }
+                if let Err(e) = crate::runtime::validate_agent(&value) {
+                    return Err(err(Some(lineno), e.to_string()));
+                }
                 agent = Some(value)
             }
             "timeout" => {
@@ -215,6 +218,20 @@ mod tests {
         assert_eq!(s.prose, "Wake up and look at what you were doing.");
         assert_eq!(s.scripts.len(), 1);
         assert!(s.scripts[0].starts_with("echo \"woke"));
+    }
+
+    #[test]
+    fn an_agent_name_that_escapes_is_reported_with_its_line() {
+        let e = parse(
+            Path::new("bad.md"),
+            "---\ncron: \"* * * * *\"\nagent: ../../x\n---\nhi",
+        )
+        .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("bad.md") && text.contains("invalid agent name"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -195,7 +195,7 @@ impl Sandbox for LocalSandbox {
                 let _ = tx.send(out);
             })
             .map_err(|e| SandboxError::Backend(format!("cannot start a shell thread: {e}")))?;
-        let out = match tokio::time::timeout(timeout + TIMEOUT_GRACE, rx).await {
+        let out = match tokio::time::timeout(timeout.saturating_add(TIMEOUT_GRACE), rx).await {
             Ok(Ok(Ok(out))) => out,
             Ok(Ok(Err(msg))) => return Err(SandboxError::Backend(msg)),
             Ok(Err(_)) => return Err(SandboxError::Backend("the shell thread vanished".into())),
