@@ -21,6 +21,18 @@ pub(crate) fn temp_prefix(target: &Path) -> String {
 /// same directory, are synced, renamed over the target, and the directory entry
 /// is synced too.
 pub fn write_atomic(target: &Path, data: &[u8]) -> io::Result<()> {
+    write_replacing(target, data, true)
+}
+
+/// Like [`write_atomic`] (a reader sees the old content or the new one) but
+/// without fsync: for files that can be rebuilt from synced ones (a pack's
+/// index), where a power loss may leave them stale but never a process
+/// crash.
+pub fn write_atomic_unsynced(target: &Path, data: &[u8]) -> io::Result<()> {
+    write_replacing(target, data, false)
+}
+
+fn write_replacing(target: &Path, data: &[u8], sync: bool) -> io::Result<()> {
     let dir = parent_dir(target);
     fs::create_dir_all(&dir)?;
     let temp = dir.join(format!(
@@ -35,10 +47,12 @@ pub fn write_atomic(target: &Path, data: &[u8]) -> io::Result<()> {
             .create_new(true)
             .open(&temp)?;
         file.write_all(data)?;
-        file.sync_all()?;
+        if sync {
+            file.sync_all()?;
+        }
         drop(file);
         fs::rename(&temp, target)?;
-        sync_dir(&dir)
+        if sync { sync_dir(&dir) } else { Ok(()) }
     })();
     if result.is_err() {
         let _ = fs::remove_file(&temp);

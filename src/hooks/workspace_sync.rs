@@ -187,7 +187,7 @@ impl WorkspaceSync {
             };
         if state.restore_failed.is_none()
             && state.base.is_some()
-            && tree.tree_hash() == state.tree.tree_hash()
+            && tree.entries == state.tree.entries
         {
             let base = state
                 .base
@@ -224,8 +224,8 @@ impl WorkspaceSync {
             blocking(move || {
                 gens.commit_from(
                     base.as_ref(),
-                    Some(&base_tree),
-                    &tree,
+                    Some(base_tree),
+                    tree,
                     bytes_new,
                     Some(&sid),
                     listed_at,

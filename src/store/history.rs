@@ -99,6 +99,7 @@ pub struct Commit {
 pub struct Generations {
     store: Arc<dyn Store>,
     cache: Arc<Mutex<HashMap<GenerationId, Arc<Manifest>>>>,
+    records: Arc<Mutex<HashMap<GenerationId, Record>>>,
 }
 
 fn now_secs() -> i64 {
@@ -114,6 +115,7 @@ impl Generations {
         Generations {
             store,
             cache: Arc::default(),
+            records: Arc::default(),
         }
     }
 
@@ -135,9 +137,21 @@ impl Generations {
         }
     }
 
-    /// One generation's record.
+    /// One generation's record (records never change once written, except
+    /// that gc may store a delta as a full manifest: same tree, same id).
     pub fn record(&self, id: &GenerationId) -> Result<Record, StoreError> {
-        self.store.read_record(id)
+        let mut cache = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = cache.get(id) {
+            return Ok(r.clone());
+        }
+        drop(cache);
+        let record = self.store.read_record(id)?;
+        cache = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= 16 {
+            cache.clear();
+        }
+        cache.insert(id.clone(), record.clone());
+        Ok(record)
     }
 
     /// One generation's whole manifest (replaying its delta chain).
@@ -259,13 +273,13 @@ impl Generations {
         parents: Vec<GenerationId>,
         parent: Option<(&Record, &Manifest)>,
         tree: &Manifest,
+        tree_hash: Hash,
         fields: RecordFields<'_>,
     ) -> Record {
         let empty = Manifest::default();
         let parent_manifest = parent.map(|p| p.1).unwrap_or(&empty);
         let mut stats = ChangeStats::of(&parent_manifest.diff(tree));
         stats.bytes_new = fields.bytes_new;
-        let tree_hash = tree.tree_hash();
         let created = now_secs();
         let seq = parent.map(|p| p.0.seq + 1).unwrap_or(1);
         let mut h = Sha256::new();
@@ -329,6 +343,7 @@ impl Generations {
         listed_at: i64,
         note: Option<&str>,
     ) -> Result<Commit, StoreError> {
+        let ours = Arc::new(ours.clone());
         self.commit_inner(base, None, ours, bytes_new, session, listed_at, note)
     }
 
@@ -339,8 +354,8 @@ impl Generations {
     pub fn commit_from(
         &self,
         base: Option<&GenerationId>,
-        base_tree: Option<&Manifest>,
-        ours: &Manifest,
+        base_tree: Option<Arc<Manifest>>,
+        ours: Arc<Manifest>,
         bytes_new: u64,
         session: Option<&str>,
         listed_at: i64,
@@ -352,45 +367,60 @@ impl Generations {
     fn commit_inner(
         &self,
         base: Option<&GenerationId>,
-        base_tree: Option<&Manifest>,
-        ours: &Manifest,
+        base_tree: Option<Arc<Manifest>>,
+        ours: Arc<Manifest>,
         bytes_new: u64,
         session: Option<&str>,
         listed_at: i64,
         note: Option<&str>,
     ) -> Result<Commit, StoreError> {
-        self.check_blobs(ours)?;
+        self.check_blobs(&ours)?;
         let base_manifest = match (base_tree, base) {
-            (Some(t), _) => Some(Arc::new(t.clone())),
+            (Some(t), _) => Some(t),
             (None, Some(b)) => Some(self.manifest(b)?),
             (None, None) => None,
         };
         let base_tree_hash = base_manifest.as_ref().map(|m| m.tree_hash());
+        let ours_hash = ours.tree_hash();
         for _ in 0..MAX_COMMIT_TRIES {
             let head = self.store.head()?;
             let head_record = match &head {
-                Some(id) => Some(self.store.read_record(id)?),
-                None => None,
-            };
-            let head_manifest = match &head {
-                Some(id) => Some(self.manifest(id)?),
+                Some(id) => Some(self.record(id)?),
                 None => None,
             };
             let merged = head.as_ref() != base
                 || matches!((&head_record, base_tree_hash), (Some(r), Some(h)) if r.tree != h);
-            let (tree, conflicts) = if merged {
+            if !merged
+                && let Some(r) = &head_record
+                && r.tree == ours_hash
+            {
+                return Ok(Commit {
+                    record: r.clone(),
+                    manifest: ours,
+                    merged,
+                    conflicts: Vec::new(),
+                    created: false,
+                });
+            }
+            let head_manifest = match &head {
+                Some(id) => Some(self.manifest(id)?),
+                None => None,
+            };
+            let (tree, tree_hash, conflicts) = if merged {
                 let empty = Manifest::default();
-                merge::merge(
+                let (tree, conflicts) = merge::merge(
                     base_manifest.as_deref().unwrap_or(&empty),
                     head_manifest.as_deref().unwrap_or(&empty),
-                    ours,
+                    &ours,
                     session.unwrap_or("unknown"),
-                )
+                );
+                let hash = tree.tree_hash();
+                (Arc::new(tree), hash, conflicts)
             } else {
-                (ours.clone(), Vec::new())
+                (ours.clone(), ours_hash, Vec::new())
             };
             if let (Some(r), Some(m)) = (&head_record, &head_manifest)
-                && r.tree == tree.tree_hash()
+                && r.tree == tree_hash
             {
                 return Ok(Commit {
                     record: r.clone(),
@@ -412,14 +442,13 @@ impl Generations {
                 bytes_new,
                 note,
             };
-            let record = self.build_record(parents, parent, &tree, fields);
+            let record = self.build_record(parents, parent, &tree, tree_hash, fields);
             self.store.write_record(&record)?;
             if self.store.set_head(head.as_ref(), &record.id)? {
-                let manifest = Arc::new(tree);
-                self.cache_put(&record.id, manifest.clone());
+                self.cache_put(&record.id, tree.clone());
                 return Ok(Commit {
                     record,
-                    manifest,
+                    manifest: tree,
                     merged,
                     conflicts,
                     created: true,
@@ -450,7 +479,7 @@ impl Generations {
             bytes_new,
             note: Some(note),
         };
-        let record = self.build_record(Vec::new(), None, tree, fields);
+        let record = self.build_record(Vec::new(), None, tree, tree.tree_hash(), fields);
         self.store.write_record(&record)?;
         Ok(record)
     }
@@ -458,9 +487,10 @@ impl Generations {
     /// A new head whose tree is `generation`'s: a rollback that keeps history.
     pub fn checkout(&self, generation: &GenerationId) -> Result<Commit, StoreError> {
         let tree = self.manifest(generation)?;
+        let listed_at = self.store.read_record(generation)?.listed_at;
         let head = self.store.head()?;
         let note = format!("checkout of {generation}");
-        self.commit(head.as_ref(), &tree, 0, None, 0, Some(&note))
+        self.commit_inner(head.as_ref(), None, tree, 0, None, listed_at, Some(&note))
     }
 
     /// A new head that is the current one with `path` (and what is below it)
@@ -543,8 +573,39 @@ impl Generations {
             }
             tree = Arc::new(part);
         }
-        let store = self.store.clone();
-        tarball::write_tar(&tree, uid, &|h| store.read_blob(h), Vec::new())
+        let blobs = self.read_blobs(&tree)?;
+        tarball::write_tar(
+            &tree,
+            uid,
+            &|h| blobs.get(h).cloned().ok_or(StoreError::MissingBlob(*h)),
+            Vec::new(),
+        )
+    }
+
+    /// Every blob `tree` names, read (and verified) on two threads: a restore
+    /// reads them all, and decompression and hashing dominate it.
+    fn read_blobs(&self, tree: &Manifest) -> Result<HashMap<Hash, Vec<u8>>, StoreError> {
+        let hashes: Vec<Hash> = tree
+            .entries
+            .values()
+            .filter_map(|e| e.hash)
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        let (left, right) = hashes.split_at(hashes.len() / 2);
+        let read = |part: &[Hash]| -> Result<Vec<(Hash, Vec<u8>)>, StoreError> {
+            part.iter()
+                .map(|h| Ok((*h, self.store.read_blob(h)?)))
+                .collect()
+        };
+        let (a, b) = std::thread::scope(|s| {
+            let other = s.spawn(|| read(right));
+            let mine = read(left);
+            (mine, other.join())
+        });
+        let b =
+            b.map_err(|_| StoreError::io("a blob reader", std::io::Error::other("panicked")))?;
+        Ok(a?.into_iter().chain(b?).collect())
     }
 
     /// `generation` as a `.tgz` GNU tar reads.
