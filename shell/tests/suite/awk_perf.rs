@@ -1,7 +1,7 @@
 //! Benchmark (ignored by default): `awk '{s+=$1} END{print s}'` over
 //! `seq 1 1000000`, ours in-process vs the host's gawk and mawk (process
 //! start included, as an agent would pay it). Run with
-//! `cargo test --release -p sandkeep-shell --test awk_perf -- --ignored --nocapture`.
+//! `cargo test --release -p sandkeep-shell --test suite awk_perf:: -- --ignored --nocapture`.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::time::Instant;

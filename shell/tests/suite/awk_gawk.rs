@@ -4,7 +4,7 @@
 //! shell clock) and scripts whose expected bytes were taken from gawk 5.2
 //! once, so they are checked even on hosts without gawk.
 //!
-//! `AWK_PROBE=file cargo test --test awk_gawk probe -- --ignored --nocapture`
+//! `AWK_PROBE=file cargo test -p sandkeep-shell --test suite awk_gawk::probe -- --ignored --nocapture`
 //! prints ours and gawk's output for each line of `file` (a debugging aid).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 

@@ -4,13 +4,11 @@
 //! `PROPTEST_CASES` (default 2,000; a manual run can ask for a million).
 #![allow(clippy::disallowed_methods)] // test knobs come from the environment
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::ours::{Call, call};
 use proptest::prelude::*;
 use sandkeep_shell::{Clock, Fs, Limits, RunControl};
-use support::ours::{Call, call};
 
 const INPUT: &[u8] = b"abc\naab ba\n\nxyz (1) {2} [3]\nfoo.bar\\baz\na\tb\n0123456789\nAbC";
 

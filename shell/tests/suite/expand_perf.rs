@@ -1,6 +1,6 @@
 //! Timing check of the expansion hot path (the C2 case). Ignored by
 //! default; run with
-//! `cargo test --release -p sandkeep-shell --test expand_perf -- --ignored --nocapture`.
+//! `cargo test --release -p sandkeep-shell --test suite expand_perf:: -- --ignored --nocapture`.
 
 use std::time::{Duration, Instant};
 
