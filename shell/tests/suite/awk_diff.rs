@@ -60,6 +60,7 @@ fn host(line: &str, tmp: &std::path::Path) -> Option<(i32, Vec<u8>, Vec<u8>)> {
 
 #[test]
 fn awk_matches_gawk() {
+    let _alone = crate::support::suite::alone();
     let tmp = std::env::temp_dir().join(format!("awk_diff_{}", std::process::id()));
     let all = cases();
     let mut failures = Vec::new();

@@ -8,7 +8,8 @@
 //! prints ours and gawk's output for each line of `file` (a debugging aid).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use sandkeep_shell::{Determinism, RunOptions, RunOutput, Shell, ShellConfig};
+use crate::support::ours::{deterministic_shell, run_raw};
+use sandkeep_shell::{RunOptions, RunOutput, Shell, ShellConfig};
 
 fn run(script: &str) -> RunOutput {
     let shell = Shell::new(ShellConfig::default());
@@ -20,11 +21,7 @@ fn run(script: &str) -> RunOutput {
 }
 
 fn run_fixed_clock(script: &str) -> RunOutput {
-    let shell = Shell::new(ShellConfig {
-        deterministic: Some(Determinism::default()),
-        ..ShellConfig::default()
-    });
-    shell.run(script, RunOptions::default())
+    run_raw(&deterministic_shell(), script)
 }
 
 fn stdout(script: &str) -> String {

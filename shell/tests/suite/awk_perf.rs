@@ -6,12 +6,8 @@
 
 use std::time::Instant;
 
+use crate::support::median;
 use sandkeep_shell::{RunOptions, Shell, ShellConfig};
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
 
 #[test]
 #[ignore]

@@ -2,14 +2,10 @@
 //! default; run with
 //! `cargo test --release -p sandkeep-shell --test suite expand_perf:: -- --ignored --nocapture`.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use crate::support::median;
 use sandkeep_shell::{RunOptions, Shell, ShellConfig};
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
 
 #[test]
 #[ignore]

@@ -13,8 +13,13 @@
 //! The case files stay in `tests/*_cases/` (found through
 //! `CARGO_MANIFEST_DIR`) and the shared harness in `tests/support/`. No test
 //! here changes process-wide state (environment, current directory, panic
-//! hook), so all of them can share one process; the timing checks are
-//! generous enough to hold while other suites run beside them.
+//! hook), so all of them can share one process. What each former binary had
+//! to itself is kept with one lock ([`support::suite::alone`]): a suite that
+//! compares with host bash or gawk runs alone, as some of its cases race
+//! (jobs, pipes) and need their processes to get a core soon; the tests that
+//! keep cores busy (`devices`, `jobs`, `limits`, `misc_behaviour`) take
+//! [`support::suite::off_suites`] and run beside each other but never beside
+//! a suite; the rest (jq, archives, fuzzing, ...) run beside anything.
 //!
 //! `tests/isolation.rs` stays a binary of its own: it checks that host `/tmp`
 //! is unchanged by a run, which the suites here (each making and removing
