@@ -22,7 +22,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::support::host::TempDir;
+use crate::support::host::{TempDir, command};
 use crate::support::ours::{Call, call};
 use crate::support::text;
 use sandkeep_shell::{Clock, Fs, Limits, RunControl};
@@ -65,7 +65,8 @@ fn theirs(args: &[&str], input: &str) -> Option<(String, String, i32)> {
     let dir = tmp.path();
     std::fs::write(dir.join("in.json"), b"{\"from\":\"file\"}\n[1,2]\n").unwrap();
     std::fs::write(dir.join("prog.jq"), PROG).unwrap();
-    let mut child = Command::new("jq")
+    // No PATH in jq's environment: execvp's default, `/bin:/usr/bin`.
+    let mut child = command("jq", "/bin:/usr/bin")
         .args(args)
         .current_dir(dir)
         .env_clear()
