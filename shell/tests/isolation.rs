@@ -1,5 +1,9 @@
 //! Attempts to escape the sandbox: none reaches the host, each gives a
 //! bash-like result. Also scans shell/src for host-touching APIs.
+//!
+//! A test binary of its own, not a module of `tests/suite/`: it compares
+//! listings of host `/tmp` before and after a run, and the suites there make
+//! and remove host temp dirs all the time, so beside them it would fail.
 
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 

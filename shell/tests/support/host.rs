@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -91,7 +92,8 @@ impl HostBash {
 
     /// Runs `script` in `dir`.
     pub fn run_in(&self, dir: &Path, script: &str) -> Outcome {
-        let mut child = Command::new("bash")
+        let path = self.env.iter().find(|(k, _)| k == "PATH");
+        let mut child = command("bash", path.map_or("", |(_, v)| v.as_str()))
             .arg("-c")
             .arg(script)
             .current_dir(dir)
@@ -123,6 +125,31 @@ impl HostBash {
             stdout: t_out.join().unwrap_or_default(),
             stderr: t_err.join().unwrap_or_default(),
         }
+    }
+}
+
+/// A [`Command`] running `program` as found on `path` (a `PATH` value; the
+/// bare name when it is not there), named `program` in its `argv[0]`.
+///
+/// A test that sets or clears the child's `PATH` and names its program
+/// bare makes std fork the whole test process to find the program on the
+/// new `PATH`, page tables and all, and the one test binary is large (and
+/// holds what its tests allocated). An absolute path lets std use
+/// `posix_spawn` (a vfork) whatever the size; the program found, its `$0`
+/// and its messages are the same.
+pub fn command(program: &str, path: &str) -> Command {
+    let found = path
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(program))
+        .find(|p| p.is_file());
+    match found {
+        Some(abs) => {
+            let mut c = Command::new(abs);
+            c.arg0(program);
+            c
+        }
+        None => Command::new(program),
     }
 }
 

@@ -6,7 +6,7 @@ use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 use sandkeep_shell::commands::{self, CommandCtx, Exec, ExecRequest};
-use sandkeep_shell::{Fs, RunControl, RunOptions, RunOutput, Shell, ShellConfig};
+use sandkeep_shell::{Determinism, Fs, RunControl, RunOptions, RunOutput, Shell, ShellConfig};
 
 use super::Outcome;
 
@@ -16,6 +16,22 @@ pub const TIMEOUT: Duration = Duration::from_secs(20);
 /// A shell with the configuration the differential suites compare with bash.
 pub fn shell() -> Shell {
     Shell::new(ShellConfig::default())
+}
+
+/// A shell with the deterministic clock and random source of
+/// [`Determinism::default`].
+pub fn deterministic_shell() -> Shell {
+    Shell::new(ShellConfig {
+        deterministic: Some(Determinism::default()),
+        ..ShellConfig::default()
+    })
+}
+
+/// Runs `script` in `shell` with the default [`RunOptions`] (the shell's own
+/// limits) and returns its [`RunOutput`] as it is, limit and flags included;
+/// a panic is not caught.
+pub fn run_raw(shell: &Shell, script: &str) -> RunOutput {
+    shell.run(script, RunOptions::default())
 }
 
 /// Runs `script` in a fresh [`shell`].

@@ -5,6 +5,8 @@
 //! Without bash on the machine a suite still runs our side of every case and
 //! fails only on panics.
 
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
 use super::Outcome;
 use super::cases::{self, Case};
 use super::host::{HostBash, bash_available};
@@ -68,8 +70,32 @@ fn sorted(data: &[u8]) -> Vec<&[u8]> {
     lines
 }
 
+/// Held by every suite ([`alone`]) and by the tests that keep cores busy
+/// ([`off_suites`]).
+static HOST_SUITES: RwLock<()> = RwLock::new(());
+
+/// Waits until no other suite and no [`off_suites`] test of this binary
+/// runs, and keeps them waiting until the guard is dropped. Some cases race
+/// in bash or gawk, or in our shell (a job that ends before `kill`, a pipe's
+/// reader closing, gawk's `print | "cmd"` beside its stderr), and come out
+/// as on an idle machine only when their threads and host processes get a
+/// core soon, as when each suite was a test binary of its own. [`Suite::new`]
+/// takes it; a suite with its own harness calls it.
+pub fn alone() -> RwLockWriteGuard<'static, ()> {
+    HOST_SUITES.write().unwrap_or_else(|p| p.into_inner())
+}
+
+/// For a test that keeps cores busy (runaway loops, endless reads, busy
+/// jobs): it waits while a suite runs ([`alone`]) and runs beside other such
+/// tests.
+pub fn off_suites() -> RwLockReadGuard<'static, ()> {
+    HOST_SUITES.read().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A suite being run: counts, the report of mismatches and the skip list.
+/// It holds [`alone`]'s guard while it lives.
 pub struct Suite {
+    _alone: RwLockWriteGuard<'static, ()>,
     name: String,
     host: HostBash,
     compare: Compare,
@@ -88,11 +114,13 @@ impl Suite {
     /// [`Compare::EXACT`] against [`HostBash::new`].
     /// `DIFF_RUN_SKIPPED=1` runs the cases marked `#skip:` too.
     pub fn new(name: &str) -> Suite {
+        let guard = alone();
         let have_bash = bash_available();
         if !have_bash {
             eprintln!("{name}: bash not found; checking our shell for panics only");
         }
         Suite {
+            _alone: guard,
             name: name.to_string(),
             host: HostBash::new(),
             compare: Compare::EXACT,

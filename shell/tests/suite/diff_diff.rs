@@ -4,9 +4,7 @@
 //! when GNU prints an error, ours must print one too. Unified headers carry
 //! host mtimes, so most `-u` cases drop them (`tail -n +3`) or set `--label`.
 
-mod support;
-
-use support::suite::Suite;
+use crate::support::suite::Suite;
 
 const SETUP: &str = "printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n' > a; printf '1\\n2\\nthree\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n11\\n' > b; \
 printf 'x\\ny' > nonl; printf 'x\\ny\\n' > nl; printf 'A  b\\nc\\n' > s1; printf 'a b\\n\\nc\\n' > s2; : > empty; \

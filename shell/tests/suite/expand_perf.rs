@@ -1,15 +1,11 @@
 //! Timing check of the expansion hot path (the C2 case). Ignored by
 //! default; run with
-//! `cargo test --release -p sandkeep-shell --test expand_perf -- --ignored --nocapture`.
+//! `cargo test --release -p sandkeep-shell --test suite expand_perf:: -- --ignored --nocapture`.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use crate::support::median;
 use sandkeep_shell::{RunOptions, Shell, ShellConfig};
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
 
 #[test]
 #[ignore]

@@ -4,9 +4,7 @@
 //! skips with a message when the host tool is missing.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-mod support;
-
-use support::archive::*;
+use crate::support::archive::*;
 
 /// Copies a virtual directory onto the host.
 fn export(fs: &Fs, vdir: &str, host_dir: &Path) {

@@ -4,11 +4,12 @@
 //! shell clock) and scripts whose expected bytes were taken from gawk 5.2
 //! once, so they are checked even on hosts without gawk.
 //!
-//! `AWK_PROBE=file cargo test --test awk_gawk probe -- --ignored --nocapture`
+//! `AWK_PROBE=file cargo test -p sandkeep-shell --test suite awk_gawk::probe -- --ignored --nocapture`
 //! prints ours and gawk's output for each line of `file` (a debugging aid).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-use sandkeep_shell::{Determinism, RunOptions, RunOutput, Shell, ShellConfig};
+use crate::support::ours::{deterministic_shell, run_raw};
+use sandkeep_shell::{RunOptions, RunOutput, Shell, ShellConfig};
 
 fn run(script: &str) -> RunOutput {
     let shell = Shell::new(ShellConfig::default());
@@ -20,11 +21,7 @@ fn run(script: &str) -> RunOutput {
 }
 
 fn run_fixed_clock(script: &str) -> RunOutput {
-    let shell = Shell::new(ShellConfig {
-        deterministic: Some(Determinism::default()),
-        ..ShellConfig::default()
-    });
-    shell.run(script, RunOptions::default())
+    run_raw(&deterministic_shell(), script)
 }
 
 fn stdout(script: &str) -> String {

@@ -4,13 +4,12 @@
 //! `PROPTEST_CASES` (default 2,000; a manual run can ask for a million).
 #![allow(clippy::disallowed_methods)] // test knobs come from the environment
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::ours::{Call, call};
+use crate::support::proptest_config;
 use proptest::prelude::*;
 use sandkeep_shell::{Clock, Fs, Limits, RunControl};
-use support::ours::{Call, call};
 
 const INPUT: &[u8] = b"abc\naab ba\n\nxyz (1) {2} [3]\nfoo.bar\\baz\na\tb\n0123456789\nAbC";
 
@@ -23,13 +22,6 @@ fn run(fs: &Fs, args: &[String]) -> i32 {
         ..Call::new(args)
     };
     call(fs, &control, input).status
-}
-
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000)
 }
 
 /// Strings made mostly of the characters that mean something to grep and sed.
@@ -52,7 +44,7 @@ fn fs() -> Fs {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_config())]
 
     #[test]
     fn grep_never_panics(pat in meta_string(20), mode in 0usize..6) {

@@ -11,11 +11,9 @@
 //! compared after `sort` or by count) and directory listing order (`du`
 //! output is sorted; `tree` sorts itself).
 
-mod support;
-
-use support::cases;
-use support::host::{HostBash, host_has};
-use support::suite::Suite;
+use crate::support::cases;
+use crate::support::host::{HostBash, host_has};
+use crate::support::suite::Suite;
 
 /// One case per line; blank lines and `#` comments are skipped.
 const CASES: &str = r#"

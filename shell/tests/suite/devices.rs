@@ -8,6 +8,8 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::suite::off_suites;
+use crate::support::text;
 use sandkeep_shell::{Determinism, LimitKind, Limits, RunOptions, RunOutput, Shell, ShellConfig};
 
 fn shell() -> Shell {
@@ -32,10 +34,6 @@ fn run(sh: &Shell, script: &str) -> RunOutput {
             ..RunOptions::default()
         },
     )
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Real bash's stdout and status for `script`, run in a fresh temp dir;
@@ -103,6 +101,7 @@ const COUNTS: &[&str] = &[
 
 #[test]
 fn counts_and_statuses_match_bash() {
+    let _off_suites = off_suites();
     let sh = shell();
     let mut failures = Vec::new();
     for script in COUNTS {
@@ -125,6 +124,7 @@ fn counts_and_statuses_match_bash() {
 
 #[test]
 fn urandom_gives_varied_bytes() {
+    let _off_suites = off_suites();
     let sh = shell();
     let o = run(&sh, "tr -dc 'a-z' < /dev/urandom | head -c 2000");
     assert_eq!(o.exit_code, 0, "{}", text(&o.stderr));
@@ -145,6 +145,7 @@ fn urandom_gives_varied_bytes() {
 
 #[test]
 fn each_open_reads_different_bytes() {
+    let _off_suites = off_suites();
     for sh in [shell(), seeded(7)] {
         let o = run(
             &sh,
@@ -159,6 +160,7 @@ fn each_open_reads_different_bytes() {
 
 #[test]
 fn deterministic_shells_repeat_their_bytes() {
+    let _off_suites = off_suites();
     let script = "head -c 32 /dev/urandom | od -An -tx1; head -c 8 < /dev/random | od -An -tx1; \
                   tr -dc 'A-Za-z0-9' < /dev/urandom | head -c 12; echo";
     let a = run(&seeded(42), script);
@@ -186,6 +188,7 @@ fn timed(secs: u64) -> Shell {
 
 #[test]
 fn endless_reads_end_with_the_timeout() {
+    let _off_suites = off_suites();
     let sh = timed(1);
     for script in [
         "cat /dev/zero > /dev/null; echo never",
@@ -210,6 +213,7 @@ fn endless_reads_end_with_the_timeout() {
 
 #[test]
 fn full_refuses_writes_and_reads_zeros() {
+    let _off_suites = off_suites();
     let sh = shell();
     let o = run(
         &sh,
@@ -230,6 +234,7 @@ fn full_refuses_writes_and_reads_zeros() {
 /// Write errors on `/dev/full` as bash and coreutils report them.
 #[test]
 fn full_write_error_messages() {
+    let _off_suites = off_suites();
     let sh = shell();
     for (script, stderr) in [
         (
@@ -256,6 +261,7 @@ fn full_write_error_messages() {
 
 #[test]
 fn devices_write_nothing_to_the_tree() {
+    let _off_suites = off_suites();
     let sh = shell();
     let before = sh.fs().usage();
     let o = run(

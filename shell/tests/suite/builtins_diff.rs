@@ -5,18 +5,15 @@
 //! `BUILTINS_FILTER=substr` runs only the cases whose name contains it.
 #![allow(clippy::disallowed_methods)] // test knobs come from the environment
 
-mod builtins_cases;
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::cases::Case;
+use crate::support::suite::{Suite, show_both};
 use sandkeep_shell::{RunOptions, Shell, ShellConfig};
-use support::cases::Case;
-use support::suite::{Suite, show_both};
 
 #[test]
 fn builtins_differential() {
-    let cases: Vec<Case> = builtins_cases::CASES
+    let cases: Vec<Case> = crate::builtins_cases::CASES
         .iter()
         .map(|(name, script)| Case::new("builtins", name, *script))
         .collect();
@@ -29,7 +26,7 @@ fn builtins_differential() {
     suite.finish();
 }
 
-/// Debug aid: `BUILTINS_SCRIPT='...' cargo test --test builtins_diff run_one -- --ignored --nocapture`
+/// Debug aid: `BUILTINS_SCRIPT='...' cargo test -p sandkeep-shell --test suite builtins_diff::run_one -- --ignored --nocapture`
 /// prints what our shell and bash produce for one script.
 #[test]
 #[ignore]

@@ -5,7 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-use sandkeep_shell::{Determinism, LimitKind, Limits, RunOptions, RunOutput, Shell, ShellConfig};
+use crate::support::ours::run_raw as run;
+use crate::support::suite::off_suites;
+use crate::support::text;
+use sandkeep_shell::{Determinism, LimitKind, Limits, Shell, ShellConfig};
 
 fn shell(limits: Limits, deterministic: bool) -> Shell {
     Shell::new(ShellConfig {
@@ -15,16 +18,9 @@ fn shell(limits: Limits, deterministic: bool) -> Shell {
     })
 }
 
-fn run(sh: &Shell, script: &str) -> RunOutput {
-    sh.run(script, RunOptions::default())
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 #[test]
 fn a_runaway_job_ends_with_the_runs_limit_and_the_sandbox_stays_usable() {
+    let _off_suites = off_suites();
     let sh = shell(
         Limits {
             max_loop_iterations: 50_000,
@@ -45,6 +41,7 @@ fn a_runaway_job_ends_with_the_runs_limit_and_the_sandbox_stays_usable() {
 
 #[test]
 fn a_job_still_running_at_the_end_is_bounded_by_the_timeout() {
+    let _off_suites = off_suites();
     let sh = shell(
         Limits {
             timeout: Duration::from_millis(500),
@@ -62,6 +59,7 @@ fn a_job_still_running_at_the_end_is_bounded_by_the_timeout() {
 
 #[test]
 fn output_of_a_job_is_collected_before_the_run_returns() {
+    let _off_suites = off_suites();
     let sh = shell(Limits::default(), false);
     let o = run(&sh, "(sleep 0.2; echo from job) & echo from shell");
     assert_eq!(text(&o.stdout), "from shell\nfrom job\n");
@@ -70,6 +68,7 @@ fn output_of_a_job_is_collected_before_the_run_returns() {
 
 #[test]
 fn kill_stops_one_job_and_the_shell_goes_on() {
+    let _off_suites = off_suites();
     let sh = shell(Limits::default(), false);
     let started = Instant::now();
     let o = run(
@@ -83,6 +82,7 @@ fn kill_stops_one_job_and_the_shell_goes_on() {
 
 #[test]
 fn jobs_run_concurrently() {
+    let _off_suites = off_suites();
     // Two jobs that each wait for the other's file: they only both finish
     // if they run at the same time.
     let sh = shell(
@@ -107,6 +107,7 @@ fn jobs_run_concurrently() {
 
 #[test]
 fn a_deterministic_run_finishes_each_job_where_it_starts() {
+    let _off_suites = off_suites();
     let sh = shell(Limits::default(), true);
     let script = "(sleep 0.2; echo job) & echo shell; kill $!; wait $!; echo status $?";
     let first = run(&sh, script);

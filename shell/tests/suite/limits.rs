@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use crate::support::ours::run_raw as run;
+use crate::support::suite::off_suites;
 use sandkeep_shell::limits::FsLimits;
 use sandkeep_shell::{LimitKind, Limits, RunOptions, RunOutput, Shell, ShellConfig};
 
@@ -21,10 +23,6 @@ fn quick() -> Limits {
     }
 }
 
-fn run(sh: &Shell, script: &str) -> RunOutput {
-    sh.run(script, RunOptions::default())
-}
-
 fn stderr(o: &RunOutput) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -39,6 +37,7 @@ fn assert_usable(sh: &Shell) {
 
 #[test]
 fn infinite_loop_hits_a_limit() {
+    let _off_suites = off_suites();
     let sh = shell(Limits {
         max_loop_iterations: 20_000,
         timeout: Duration::from_secs(20),
@@ -58,6 +57,7 @@ fn infinite_loop_hits_a_limit() {
 
 #[test]
 fn infinite_loop_hits_the_timeout() {
+    let _off_suites = off_suites();
     let sh = shell(Limits {
         timeout: Duration::from_millis(300),
         ..Limits::default()
@@ -72,6 +72,7 @@ fn infinite_loop_hits_the_timeout() {
 /// The message names the timeout in force for the run, not the sandbox default.
 #[test]
 fn per_run_timeout_is_named_in_the_message() {
+    let _off_suites = off_suites();
     let sh = shell(Limits::default());
     let o = sh.run(
         "while :; do :; done",
@@ -91,6 +92,7 @@ fn per_run_timeout_is_named_in_the_message() {
 
 #[test]
 fn runaway_recursion_hits_the_call_depth() {
+    let _off_suites = off_suites();
     let sh = shell(quick());
     let o = run(&sh, "f(){ f; }; f; echo never");
     assert_eq!(o.exit_code, 124);
@@ -105,6 +107,7 @@ fn runaway_recursion_hits_the_call_depth() {
 
 #[test]
 fn recursion_through_command_substitution_ends() {
+    let _off_suites = off_suites();
     let sh = shell(quick());
     let o = run(&sh, "f(){ echo $(f); }; f; echo never");
     assert_eq!(o.exit_code, 124);
@@ -114,6 +117,7 @@ fn recursion_through_command_substitution_ends() {
 
 #[test]
 fn deep_but_legal_recursion_works() {
+    let _off_suites = off_suites();
     let sh = shell(quick());
     let o = run(
         &sh,
@@ -125,6 +129,7 @@ fn deep_but_legal_recursion_works() {
 
 #[test]
 fn command_limit() {
+    let _off_suites = off_suites();
     let sh = shell(Limits {
         max_commands: 1000,
         ..quick()
@@ -137,6 +142,7 @@ fn command_limit() {
 
 #[test]
 fn filling_the_filesystem_ends_the_writer() {
+    let _off_suites = off_suites();
     let limits = Limits {
         fs: FsLimits {
             max_total_bytes: 1 << 20,
@@ -161,6 +167,7 @@ fn filling_the_filesystem_ends_the_writer() {
 
 #[test]
 fn pipelines_end_when_the_reader_stops() {
+    let _off_suites = off_suites();
     let sh = shell(quick());
     let o = run(&sh, "yes | head -n 2; echo ${PIPESTATUS[@]}");
     assert_eq!(o.stdout, b"y\ny\n141 0\n");
@@ -171,6 +178,7 @@ fn pipelines_end_when_the_reader_stops() {
 
 #[test]
 fn output_is_truncated_and_flagged() {
+    let _off_suites = off_suites();
     let sh = shell(Limits {
         max_output_bytes: 1000,
         ..quick()
@@ -190,6 +198,7 @@ fn output_is_truncated_and_flagged() {
 
 #[test]
 fn small_output_is_not_flagged() {
+    let _off_suites = off_suites();
     let sh = shell(quick());
     let o = run(&sh, "echo hi");
     assert!(!o.truncated);
@@ -198,6 +207,7 @@ fn small_output_is_not_flagged() {
 
 #[test]
 fn syntax_errors_look_like_bash() {
+    let _off_suites = off_suites();
     let sh = shell(quick());
     let o = run(&sh, "echo before\nfi\necho after");
     assert_eq!(o.stdout, b"before\n");
@@ -225,6 +235,7 @@ fn syntax_errors_look_like_bash() {
 
 #[test]
 fn garbage_never_panics() {
+    let _off_suites = off_suites();
     let sh = shell(quick());
     for s in [
         ")(",
@@ -248,6 +259,7 @@ fn garbage_never_panics() {
 
 #[test]
 fn endless_streams_into_memory_end_at_the_file_size_limit() {
+    let _off_suites = off_suites();
     let limits = Limits {
         fs: FsLimits {
             max_file_size: 1 << 20,

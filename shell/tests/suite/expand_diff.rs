@@ -4,10 +4,8 @@
 //! status must match. Cases live in `CASES` below (`### name` then the
 //! script). `EXPAND_FILTER=substr` runs only the cases whose name contains it.
 
-mod support;
-
-use support::cases;
-use support::suite::Suite;
+use crate::support::cases;
+use crate::support::suite::Suite;
 
 #[test]
 fn expansion_matches_bash() {

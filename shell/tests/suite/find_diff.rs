@@ -4,9 +4,7 @@
 //! when GNU prints an error, ours must print one too. Output whose order is
 //! the filesystem's (readdir order differs) is piped through `sort`.
 
-mod support;
-
-use support::suite::Suite;
+use crate::support::suite::Suite;
 
 const SETUP: &str = "mkdir -p t/a/b t/c t/d/e; printf x > t/a/f1.txt; printf hello > t/a/b/g.TXT; \
 : > t/c/empty; printf '%s\\n' one two > t/d/e/h.log; ln -s ../a t/c/link; chmod 700 t/a/f1.txt; \

@@ -4,9 +4,7 @@
 //! Comparisons against the host's GNU tools are in `archive_gnu.rs`.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-mod support;
-
-use support::archive::*;
+use crate::support::archive::*;
 
 #[test]
 fn sync_pair_round_trip() {

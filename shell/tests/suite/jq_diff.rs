@@ -22,16 +22,10 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use sandkeep_shell::commands::{self, CommandCtx, Exec, ExecRequest};
+use crate::support::host::{TempDir, command};
+use crate::support::ours::{Call, call};
+use crate::support::text;
 use sandkeep_shell::{Clock, Fs, Limits, RunControl};
-
-struct NoExec;
-
-impl Exec for NoExec {
-    fn exec(&mut self, _: ExecRequest<'_>) -> i32 {
-        127
-    }
-}
 
 /// The filter file both jqs find as `prog.jq`.
 const PROG: &[u8] = b"# a comment\n.from? // [.[] | . * 2]\n";
@@ -57,35 +51,28 @@ fn ours(args: &[&str], input: &str) -> (String, String, i32) {
         Some(1),
     );
     let env = vec![("HOME".to_string(), "/workspace".to_string())];
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut stdin = input.as_bytes();
-    let mut ctx = CommandCtx {
-        args: &argv,
-        env: &env,
-        cwd: "/workspace",
-        fs: &fs,
-        stdin: &mut stdin,
-        stdout: &mut out,
-        stderr: &mut err,
-        control: &control,
-        exec: &mut NoExec,
-    };
-    let status = commands::lookup("jq").expect("jq registered")(&mut ctx);
-    (
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-        status,
-    )
+    let o = call(
+        &fs,
+        &control,
+        Call {
+            env: &env,
+            stdin: input.as_bytes(),
+            ..Call::new(&argv)
+        },
+    );
+    (text(&o.stdout), text(&o.stderr), o.status)
 }
 
 /// Runs the host's jq the same way; returns (stdout, stderr, status).
 fn theirs(args: &[&str], input: &str) -> Option<(String, String, i32)> {
-    let dir = tempdir();
+    let tmp = TempDir::new("jq");
+    let dir = tmp.path();
     std::fs::write(dir.join("in.json"), b"{\"from\":\"file\"}\n[1,2]\n").unwrap();
     std::fs::write(dir.join("prog.jq"), PROG).unwrap();
-    let mut child = Command::new("jq")
+    // No PATH in jq's environment: execvp's default, `/bin:/usr/bin`.
+    let mut child = command("jq", "/bin:/usr/bin")
         .args(args)
-        .current_dir(&dir)
+        .current_dir(dir)
         .env_clear()
         .env("HOME", "/workspace")
         .stdin(Stdio::piped())
@@ -95,24 +82,11 @@ fn theirs(args: &[&str], input: &str) -> Option<(String, String, i32)> {
         .ok()?;
     let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
     let out = child.wait_with_output().unwrap();
-    std::fs::remove_dir_all(&dir).ok();
     Some((
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        text(&out.stdout),
+        text(&out.stderr),
         out.status.code().unwrap_or(-1),
     ))
-}
-
-fn tempdir() -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "sandkeep-jq-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// One case of a `jq_cases` file.

@@ -1,17 +1,13 @@
 //! Benchmark (ignored by default): `awk '{s+=$1} END{print s}'` over
 //! `seq 1 1000000`, ours in-process vs the host's gawk and mawk (process
 //! start included, as an agent would pay it). Run with
-//! `cargo test --release -p sandkeep-shell --test awk_perf -- --ignored --nocapture`.
+//! `cargo test --release -p sandkeep-shell --test suite awk_perf:: -- --ignored --nocapture`.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::time::Instant;
 
+use crate::support::median;
 use sandkeep_shell::{RunOptions, Shell, ShellConfig};
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
 
 #[test]
 #[ignore]

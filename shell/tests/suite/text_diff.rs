@@ -21,15 +21,13 @@
 //! the content of file F afterwards; `<<< text` feeds `text` plus a newline.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
+use crate::support::Outcome;
+use crate::support::host::{HostBash, TempDir, host_has, read_dir_sorted};
+use crate::support::ours::{self, Call};
+use crate::support::suite::{Compare, Suite};
 use sandkeep_shell::{Clock, Fs, Limits, RunControl};
-use support::Outcome;
-use support::host::{HostBash, TempDir, host_has, read_dir_sorted};
-use support::ours::{self, Call};
-use support::suite::{Compare, Suite};
 
 /// One parsed case.
 struct Case {

@@ -6,8 +6,8 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::path::PathBuf;
-use std::process::Command;
 
+use crate::support::host::command;
 use sandkeep_shell::{RunOptions, Shell, ShellConfig};
 
 fn cases() -> Vec<(String, String)> {
@@ -45,7 +45,7 @@ fn host(line: &str, tmp: &std::path::Path) -> Option<(i32, Vec<u8>, Vec<u8>)> {
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).ok()?;
     let path = format!("{}:/usr/bin:/bin", bin.display());
-    let o = Command::new("bash")
+    let o = command("bash", &path)
         .arg("-c")
         .arg(line)
         .current_dir(&work)
@@ -60,6 +60,7 @@ fn host(line: &str, tmp: &std::path::Path) -> Option<(i32, Vec<u8>, Vec<u8>)> {
 
 #[test]
 fn awk_matches_gawk() {
+    let _alone = crate::support::suite::alone();
     let tmp = std::env::temp_dir().join(format!("awk_diff_{}", std::process::id()));
     let all = cases();
     let mut failures = Vec::new();

@@ -3,6 +3,7 @@
 //! count from `PROPTEST_CASES` (default 2,000).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+use crate::support::proptest_config;
 use proptest::prelude::*;
 use sandkeep_shell::commands::awk::parser::parse;
 
@@ -77,20 +78,8 @@ const VOCAB: &[&str] = &[
     "[[:alpha:]]",
 ];
 
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(proptest_config())]
 
     #[test]
     fn parser_never_panics_on_bytes(s in ".{0,200}") {

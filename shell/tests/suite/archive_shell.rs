@@ -2,22 +2,13 @@
 //! the workspace-sync hook runs, pipelines through tar and gzip, and the
 //! state they leave behind.
 
-use sandkeep_shell::{Determinism, RunOptions, Shell, ShellConfig};
-
-fn shell() -> Shell {
-    Shell::new(ShellConfig {
-        deterministic: Some(Determinism::default()),
-        ..ShellConfig::default()
-    })
-}
+use crate::support::ours::deterministic_shell as shell;
+use crate::support::text;
+use sandkeep_shell::{RunOptions, Shell};
 
 fn run(sh: &Shell, script: &str) -> (i32, String, String) {
     let out = sh.run(script, RunOptions::default());
-    (
-        out.exit_code,
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (out.exit_code, text(&out.stdout), text(&out.stderr))
 }
 
 #[test]

@@ -3,17 +3,15 @@
 //! directory; stdout and exit status must match.
 //!
 //! The case files use the `### name` / `#skip: reason` format of
-//! [`support::cases`]; every `*.txt` file in the directory is read.
+//! [`crate::support::cases`]; every `*.txt` file in the directory is read.
 //! `DIFF_FILTER=substr` runs only cases whose file or name contains it;
 //! `DIFF_RUN_SKIPPED=1` runs the `#skip:` cases too.
 #![allow(clippy::disallowed_methods)] // test knobs come from the environment
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
-use support::cases::{self, Case};
-use support::suite::{Suite, show_both};
+use crate::support::cases::{self, Case};
+use crate::support::suite::{Suite, show_both};
 
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diff_cases")
@@ -60,7 +58,7 @@ fn case_format() {
     }
 }
 
-/// Debugging aid: `DIFF_ADHOC='script' cargo test --test differential adhoc -- --nocapture`
+/// Debugging aid: `DIFF_ADHOC='script' cargo test -p sandkeep-shell --test suite differential::adhoc -- --nocapture`
 /// prints both shells' results for one script (`DIFF_ADHOC_OURS=1`: ours only,
 /// for scripts that must not run on the host).
 #[test]
