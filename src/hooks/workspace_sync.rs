@@ -37,17 +37,32 @@ use crate::store::{
 pub(crate) const SANDBOX_UID: u64 = 1000;
 
 /// What the hook remembers about one session.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct SyncState {
     /// The head this session's workspace is based on (the fast path of the
     /// next commit when it is still the head).
     base: Option<GenerationId>,
     /// The tree the sandbox held at the last restore or snapshot.
     tree: Arc<Manifest>,
+    /// Its [`Manifest::tree_hash`].
+    tree_hash: Hash,
     /// The sandbox clock when `tree` was listed.
     listed_at: i64,
     /// Why the restore failed, if it did: snapshots then never move the head.
     restore_failed: Option<String>,
+}
+
+impl Default for SyncState {
+    fn default() -> SyncState {
+        let tree = Arc::new(Manifest::default());
+        SyncState {
+            base: None,
+            tree_hash: tree.tree_hash(),
+            tree,
+            listed_at: 0,
+            restore_failed: None,
+        }
+    }
 }
 
 /// The workspace-sync hook (registered by default, see
@@ -147,6 +162,7 @@ impl WorkspaceSync {
             SyncState {
                 base: Some(head.id),
                 tree,
+                tree_hash: head.tree,
                 listed_at: head.listed_at,
                 restore_failed: None,
             },
@@ -221,10 +237,11 @@ impl WorkspaceSync {
                 state.tree.clone(),
                 sid.clone(),
             );
+            let base_hash = state.tree_hash;
             blocking(move || {
                 gens.commit_from(
                     base.as_ref(),
-                    Some(base_tree),
+                    Some((base_tree, base_hash)),
                     tree,
                     bytes_new,
                     Some(&sid),
@@ -247,6 +264,11 @@ impl WorkspaceSync {
             &sid,
             SyncState {
                 base: Some(commit.record.id.clone()),
+                tree_hash: if commit.merged {
+                    tree.tree_hash()
+                } else {
+                    commit.record.tree
+                },
                 tree,
                 listed_at,
                 restore_failed: None,

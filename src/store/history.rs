@@ -354,7 +354,7 @@ impl Generations {
     pub fn commit_from(
         &self,
         base: Option<&GenerationId>,
-        base_tree: Option<Arc<Manifest>>,
+        base_tree: Option<(Arc<Manifest>, Hash)>,
         ours: Arc<Manifest>,
         bytes_new: u64,
         session: Option<&str>,
@@ -367,7 +367,7 @@ impl Generations {
     fn commit_inner(
         &self,
         base: Option<&GenerationId>,
-        base_tree: Option<Arc<Manifest>>,
+        base_tree: Option<(Arc<Manifest>, Hash)>,
         ours: Arc<Manifest>,
         bytes_new: u64,
         session: Option<&str>,
@@ -375,12 +375,11 @@ impl Generations {
         note: Option<&str>,
     ) -> Result<Commit, StoreError> {
         self.check_blobs(&ours)?;
-        let base_manifest = match (base_tree, base) {
-            (Some(t), _) => Some(t),
-            (None, Some(b)) => Some(self.manifest(b)?),
-            (None, None) => None,
+        let (base_manifest, base_tree_hash) = match (base_tree, base) {
+            (Some((t, h)), _) => (Some(t), Some(h)),
+            (None, Some(b)) => (Some(self.manifest(b)?), Some(self.record(b)?.tree)),
+            (None, None) => (None, None),
         };
-        let base_tree_hash = base_manifest.as_ref().map(|m| m.tree_hash());
         let ours_hash = ours.tree_hash();
         for _ in 0..MAX_COMMIT_TRIES {
             let head = self.store.head()?;
