@@ -127,7 +127,7 @@ pub struct BackendArgs {
     /// Where sandboxes run: the in-process shell (local), a docker container
     /// (docker), or docker when a daemon answers, else local (auto).
     /// Default: $SANDKEEP_BACKEND, else auto.
-    #[arg(long, value_enum, value_name = "BACKEND")]
+    #[arg(long, value_name = "BACKEND")]
     pub backend: Option<BackendChoice>,
 }
 

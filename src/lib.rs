@@ -33,10 +33,12 @@ pub mod archive;
 pub mod duration;
 pub mod eventlog;
 pub mod hooks;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod mindlog;
 pub mod runtime;
 pub mod sandbox;
+#[cfg(feature = "schedule")]
 pub mod schedule;
 pub mod session;
 pub mod store;

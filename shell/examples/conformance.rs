@@ -175,7 +175,7 @@ fn run_case(code: &str, legacy_tmp: bool) -> Result<(Vec<u8>, i32, Vec<u8>), Str
             ..Limits::default()
         },
         deterministic: Some(Determinism::default()),
-        extra_commands: helpers::commands(),
+        commands: helpers::commands(),
     };
     let code = code.to_string();
     let h = std::thread::Builder::new()

@@ -34,18 +34,64 @@ pub use control::RunControl;
 pub use fs::{Fs, FsError};
 pub use limits::{LimitKind, Limits};
 
-/// How a [`Shell`] is built: limits and determinism.
-#[derive(Clone, Debug, Default)]
+/// How a [`Shell`] is built: limits, determinism and the embedder's own
+/// commands.
+///
+/// An embedder exposes a host tool as a command the script can pipe and
+/// redirect like any other (it sees only what its closure captures and the
+/// [`commands::CommandCtx`]: arguments, environment, streams, the virtual
+/// filesystem):
+///
+/// ```
+/// use std::io::Write;
+/// use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+///
+/// let config = ShellConfig::default().command("greet", |ctx| {
+///     let who = ctx.args.get(1).cloned().unwrap_or_else(|| "world".into());
+///     let _ = writeln!(ctx.stdout, "hello, {who}");
+///     0
+/// });
+/// let shell = Shell::new(config);
+/// let out = shell.run("greet agent | tr a-z A-Z > g.txt; cat g.txt; ls /usr/bin/greet", RunOptions::default());
+/// assert_eq!(out.stdout, b"HELLO, AGENT\n/usr/bin/greet\n");
+/// ```
+#[derive(Clone, Default)]
 pub struct ShellConfig {
     /// Resource limits applied to every run and to the filesystem.
     pub limits: Limits,
     /// `Some` makes runs reproducible: the clock is fixed and `$RANDOM`/`mktemp`
     /// are seeded, so the same script gives the same bytes every run.
     pub deterministic: Option<Determinism>,
-    /// Extra programs visible on `PATH` (as if in `/usr/bin`), for tests only:
-    /// the conformance runner injects the Oils harness helpers (`argv.py`, ...)
-    /// here. The product never sets it.
-    pub extra_commands: Vec<(String, commands::CommandFn)>,
+    /// Programs the embedder adds, listed in `/usr/bin` and found on `PATH`
+    /// before the built-in commands of the same name (see
+    /// [`ShellConfig::command`]).
+    pub commands: Vec<(String, commands::CustomCommand)>,
+}
+
+impl std::fmt::Debug for ShellConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellConfig")
+            .field("limits", &self.limits)
+            .field("deterministic", &self.deterministic)
+            .field(
+                "commands",
+                &self.commands.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl ShellConfig {
+    /// Adds a program called `name`: `run` gets the command's context and
+    /// returns its exit status.
+    pub fn command(
+        mut self,
+        name: impl Into<String>,
+        run: impl Fn(&mut commands::CommandCtx<'_>) -> i32 + Send + Sync + 'static,
+    ) -> ShellConfig {
+        self.commands.push((name.into(), Arc::new(run)));
+        self
+    }
 }
 
 /// Fixed inputs for reproducible runs.
@@ -135,7 +181,15 @@ impl Shell {
             Some(d) => Clock::fixed(d.epoch_secs),
             None => Clock::real(),
         };
-        let fs = Fs::new(config.limits.fs.clone(), clock, usr_bin_names());
+        let fs = if config.commands.is_empty() {
+            Fs::new(config.limits.fs.clone(), clock, usr_bin_names())
+        } else {
+            let mut names: Vec<&str> = usr_bin_names().to_vec();
+            names.extend(config.commands.iter().map(|(n, _)| n.as_str()));
+            names.sort_unstable();
+            names.dedup();
+            Fs::new(config.limits.fs.clone(), clock, &names)
+        };
         Shell { fs, config }
     }
 

@@ -18,7 +18,6 @@ mod mindlog_copy;
 mod workspace_sync;
 
 pub use mindlog_copy::MindlogCopy;
-pub(crate) use workspace_sync::SANDBOX_UID;
 pub use workspace_sync::WorkspaceSync;
 
 use crate::runtime::AgentPaths;

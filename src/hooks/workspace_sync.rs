@@ -27,14 +27,10 @@ use std::sync::{Arc, Mutex};
 use crate::hooks::{Hook, HookContext, HookError, HookResult};
 use crate::mindlog::SANDBOX_MINDLOG_PATH;
 use crate::runtime::AgentPaths;
-use crate::sandbox::{ListedKind, Listing, Sandbox};
+use crate::sandbox::{ListedKind, Listing, SANDBOX_UID, Sandbox};
 use crate::store::{
     Commit, Entry, GenerationId, Hash, Kind, Manifest, StoreError, read_tar_entries,
 };
-
-/// The sandbox user's uid and gid in restored tar headers (the docker image's
-/// `agent`; the local backend ignores owners).
-pub(crate) const SANDBOX_UID: u64 = 1000;
 
 /// What the hook remembers about one session.
 #[derive(Clone, Debug)]

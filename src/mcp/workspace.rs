@@ -124,7 +124,7 @@ async fn restore(
         let (spec, path) = (a.generation.clone(), path.clone());
         blocking(move || {
             let id = gens.resolve(&spec)?;
-            let tar = gens.tar(&id, path.as_deref(), crate::hooks::SANDBOX_UID)?;
+            let tar = gens.tar(&id, path.as_deref(), crate::sandbox::SANDBOX_UID)?;
             Ok((id, tar))
         })
         .await?

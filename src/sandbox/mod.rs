@@ -1,8 +1,10 @@
 //! The [`Sandbox`] trait: one interface over the local (in-process) and docker
 //! backends, so hooks and sessions are the same code on both.
 
+#[cfg(feature = "docker")]
 pub mod docker;
 pub mod local;
+#[cfg(feature = "docker")]
 pub mod select;
 pub mod workspace;
 
@@ -11,6 +13,10 @@ use std::time::Duration;
 
 pub use sandkeep_shell::OutputSink;
 pub use workspace::{Listed, ListedKind, Listing};
+
+/// The uid and gid of the sandbox user in tar headers sent into a sandbox
+/// (the docker image's unprivileged user; the local backend ignores owners).
+pub const SANDBOX_UID: u64 = 1000;
 
 /// Which backend a sandbox runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -14,7 +14,7 @@ use super::{Backend, SandboxError};
 pub const BACKEND_ENV: &str = "SANDKEEP_BACKEND";
 
 /// Which backend the user asked for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum BackendChoice {
     /// Docker when a daemon answers, else local.
     #[default]

@@ -1,7 +1,9 @@
 //! The helper programs Oils spec cases call, as test-only commands injected
-//! through `ShellConfig::extra_commands` (never shipped in the product).
+//! through `ShellConfig::commands` (never shipped in the product).
 
-use sandkeep_shell::commands::{CommandCtx, CommandFn};
+use std::sync::Arc;
+
+use sandkeep_shell::commands::{CommandCtx, CommandFn, CustomCommand};
 
 /// Python 2's `repr` of a byte string.
 fn py_repr(s: &[u8]) -> String {
@@ -87,14 +89,15 @@ fn read_from_fd_py(ctx: &mut CommandCtx<'_>) -> i32 {
 }
 
 /// The helper commands by name.
-pub fn commands() -> Vec<(String, CommandFn)> {
-    vec![
-        ("argv.py".to_string(), argv_py as CommandFn),
-        ("printenv.py".to_string(), printenv_py as CommandFn),
-        (
-            "stdout_stderr.py".to_string(),
-            stdout_stderr_py as CommandFn,
-        ),
-        ("read_from_fd.py".to_string(), read_from_fd_py as CommandFn),
-    ]
+pub fn commands() -> Vec<(String, CustomCommand)> {
+    let helpers: [(&str, CommandFn); 4] = [
+        ("argv.py", argv_py),
+        ("printenv.py", printenv_py),
+        ("stdout_stderr.py", stdout_stderr_py),
+        ("read_from_fd.py", read_from_fd_py),
+    ];
+    helpers
+        .into_iter()
+        .map(|(name, f)| (name.to_string(), Arc::new(f) as CustomCommand))
+        .collect()
 }

@@ -33,6 +33,10 @@ use crate::fs::Fs;
 /// A command's entry point; returns its exit status.
 pub type CommandFn = fn(&mut CommandCtx<'_>) -> i32;
 
+/// A program an embedder adds to the sandbox ([`crate::ShellConfig::command`]):
+/// any closure over a [`CommandCtx`], returning the exit status.
+pub type CustomCommand = std::sync::Arc<dyn Fn(&mut CommandCtx<'_>) -> i32 + Send + Sync>;
+
 /// Everything a command may touch.
 pub struct CommandCtx<'a> {
     /// `argv`, with the command name at index 0.

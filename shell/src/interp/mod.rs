@@ -33,7 +33,6 @@ pub mod vars;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::commands::CommandFn;
 use crate::control::RunControl;
 use crate::fs::Fs;
 use crate::limits::LimitKind;
@@ -127,8 +126,8 @@ pub struct Interp {
     /// How errors name the shell: `bash` for `bash -c`, the script's path for
     /// a script (then followed by `: line N`). See [`Interp::err_prefix`].
     pub script_name: Option<String>,
-    /// Test-only programs injected through [`crate::ShellConfig::extra_commands`].
-    pub extra_commands: Arc<HashMap<String, CommandFn>>,
+    /// The embedder's programs ([`crate::ShellConfig::command`]).
+    pub extra_commands: Arc<HashMap<String, crate::commands::CustomCommand>>,
     /// Parsed `$(...)`/`eval` sources, shared by every shell of the run.
     pub parse_cache: parse::ParseCache,
     /// This shell's background jobs (`$!`, `wait`, `kill`).

@@ -22,7 +22,7 @@ pub(crate) struct Found {
 
 enum ProgKind {
     Command(CommandFn),
-    Extra(CommandFn),
+    Extra(crate::commands::CustomCommand),
     Shell,
     Script,
 }
@@ -41,7 +41,7 @@ impl Interp {
             return Some(ProgKind::Shell);
         }
         if let Some(f) = self.extra_commands.get(name) {
-            return Some(ProgKind::Extra(*f));
+            return Some(ProgKind::Extra(f.clone()));
         }
         commands::lookup(name).map(ProgKind::Command)
     }
@@ -112,12 +112,12 @@ impl Interp {
             return Ok(127);
         };
         match found.kind {
-            ProgKind::Command(f) => Ok(self.run_command_fn(f, argv, env)),
+            ProgKind::Command(f) => Ok(self.run_command_fn(&f, argv, env)),
             ProgKind::Extra(f) => {
-                // Test-only programs may read any fd (`read_from_fd.py 8`).
+                // Embedder programs may read any fd (`read_from_fd.py 8`).
                 let fds = self.fds.clone();
                 EXTRA_FDS.with(|c| *c.borrow_mut() = Some(fds));
-                let status = self.run_command_fn(f, argv, env);
+                let status = self.run_command_fn(&*f, argv, env);
                 EXTRA_FDS.with(|c| *c.borrow_mut() = None);
                 Ok(status)
             }
@@ -140,7 +140,12 @@ impl Interp {
     }
 
     /// Runs a registry command on this shell's fds 0, 1, 2.
-    fn run_command_fn(&mut self, f: CommandFn, argv: &[String], env: &[(String, String)]) -> i32 {
+    fn run_command_fn(
+        &mut self,
+        f: &dyn Fn(&mut CommandCtx<'_>) -> i32,
+        argv: &[String],
+        env: &[(String, String)],
+    ) -> i32 {
         let env = self.program_env(env);
         let mut stdin = HandleReader(self.fds.get(0).cloned());
         let mut stdout =
@@ -480,7 +485,7 @@ thread_local! {
     static EXTRA_FDS: std::cell::RefCell<Option<FdTable>> = const { std::cell::RefCell::new(None) };
 }
 
-/// For test-only programs ([`crate::ShellConfig::extra_commands`]) while they
+/// For embedder programs ([`crate::ShellConfig::command`]) while they
 /// run: reads descriptor `fd` of the calling shell to its end (`None`: not open).
 pub fn read_caller_fd(fd: i32) -> Option<Vec<u8>> {
     let h = EXTRA_FDS.with(|c| c.borrow().as_ref().and_then(|t| t.get(fd).cloned()))?;

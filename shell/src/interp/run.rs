@@ -102,8 +102,8 @@ impl Interp {
             }
         }
         set_identity(&mut vars);
-        let extra: HashMap<String, crate::commands::CommandFn> =
-            shell.config().extra_commands.iter().cloned().collect();
+        let extra: HashMap<String, crate::commands::CustomCommand> =
+            shell.config().commands.iter().cloned().collect();
         let seed = control.seed.unwrap_or_else(|| {
             let t = Clock::real().now();
             (t.secs as u64) ^ ((t.nanos as u64) << 20)

@@ -25,11 +25,13 @@ pub const CASES: &[(&str, &str)] = &[
     ),
     (
         "kill and wait on background jobs",
-        r#"sleep 0 & p=$!; kill $p; echo "kill=$?"; wait $p; echo "wait=$?""#,
+        // `sleep 5`, not `sleep 0`: a job that may already have ended makes
+        // bash's own answer a race.
+        r#"sleep 5 & p=$!; kill $p; echo "kill=$?"; wait $p; echo "wait=$?""#,
     ),
     (
         "kill and wait on a job spec",
-        r#"sleep 0 & kill -9 %%; echo "kill=$?"; wait %%; echo "wait=$?"; wait %%; echo "wait=$?""#,
+        r#"sleep 5 & kill -9 %%; echo "kill=$?"; wait %%; echo "wait=$?"; wait %%; echo "wait=$?""#,
     ),
     // ---- echo
     ("echo basic", r#"echo a b  c; echo; echo -n x; echo y"#),

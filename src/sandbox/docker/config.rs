@@ -13,7 +13,7 @@ pub const DEFAULT_IMAGE: &str = "sandkeep-sandbox:latest";
 pub const DEFAULT_DOCKER_HOST: &str = "unix:///var/run/docker.sock";
 
 /// Whether a sandbox container may reach the network.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum NetworkPolicy {
     /// No network at all: the container only has `lo` (network mode `none`).
     #[default]
@@ -56,7 +56,7 @@ impl FromStr for NetworkPolicy {
 }
 
 /// When the image is pulled from a registry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PullPolicy {
     /// Never pull: the image must exist (built by `fixtures/docker/build-image.sh`).
     Never,

@@ -62,6 +62,42 @@ impl LocalBackend {
     pub fn config(&self) -> &ShellConfig {
         &self.config
     }
+
+    /// Adds a program every sandbox of this backend can run: an agent
+    /// builder's host tool, exposed as a shell command the agent can pipe and
+    /// redirect. It runs on the host, in-process, with only what `run`
+    /// captures and its [`CommandCtx`](sandkeep_shell::commands::CommandCtx)
+    /// (arguments, environment, streams, the sandbox's filesystem).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use std::io::{Read, Write};
+    /// use sandkeep::sandbox::local::LocalBackend;
+    /// use sandkeep::sandbox::{Backend, RunRequest, SandboxSpec};
+    ///
+    /// // A "ticket" tool that counts the lines it is given.
+    /// let backend = LocalBackend::new().command("ticket", |ctx| {
+    ///     let mut input = String::new();
+    ///     let _ = ctx.stdin.read_to_string(&mut input);
+    ///     let _ = writeln!(ctx.stdout, "filed {} line(s)", input.lines().count());
+    ///     0
+    /// });
+    /// let sandbox = backend.create(&SandboxSpec::default()).await.unwrap();
+    /// let out = sandbox
+    ///     .run(RunRequest::new("seq 3 | ticket > receipt.txt && cat receipt.txt"))
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(out.stdout_text(), "filed 3 line(s)\n");
+    /// # });
+    /// ```
+    pub fn command(
+        mut self,
+        name: impl Into<String>,
+        run: impl Fn(&mut sandkeep_shell::commands::CommandCtx<'_>) -> i32 + Send + Sync + 'static,
+    ) -> LocalBackend {
+        self.config = self.config.command(name, run);
+        self
+    }
 }
 
 #[async_trait::async_trait]
