@@ -11,7 +11,7 @@ use sandkeep::sandbox::docker::DockerConfig;
 use sandkeep::sandbox::local::LocalBackend;
 use sandkeep::sandbox::select::{self, BackendChoice};
 use sandkeep::sandbox::{Backend, BackendKind, OutputSink, RunRequest, RunResult};
-use sandkeep::{Runtime, Session};
+use sandkeep::{Runtime, RuntimeBuilder, Session};
 
 use super::{BackendArgs, Cli, RunArgs, ShellArgs};
 
@@ -36,15 +36,21 @@ pub(super) async fn backend_for(args: &BackendArgs) -> anyhow::Result<Arc<dyn Ba
     Ok(backend)
 }
 
-pub(super) fn runtime(cli: &Cli, backend: Arc<dyn Backend>) -> Runtime {
-    let mut builder = Runtime::builder().backend(backend).data_dir(&cli.data);
+/// A runtime builder with the global flags applied (`--data`,
+/// `--workspace-archive`, `--mindlog-file`).
+pub(super) fn runtime_builder(cli: &Cli) -> RuntimeBuilder {
+    let mut builder = Runtime::builder().data_dir(&cli.data);
     if let Some(p) = &cli.workspace_archive {
         builder = builder.workspace_archive(p);
     }
     if let Some(p) = &cli.mindlog_file {
         builder = builder.mindlog_file(p);
     }
-    builder.build()
+    builder
+}
+
+pub(super) fn runtime(cli: &Cli, backend: Arc<dyn Backend>) -> Runtime {
+    runtime_builder(cli).backend(backend).build()
 }
 
 fn timeout(seconds: Option<f64>) -> anyhow::Result<Option<Duration>> {

@@ -209,15 +209,9 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The stores need no sandbox: the default (local) backend is never used.
 fn runtime(cli: &Cli) -> Runtime {
-    let mut builder = Runtime::builder().data_dir(&cli.data);
-    if let Some(p) = &cli.workspace_archive {
-        builder = builder.workspace_archive(p);
-    }
-    if let Some(p) = &cli.mindlog_file {
-        builder = builder.mindlog_file(p);
-    }
-    builder.build()
+    super::run::runtime_builder(cli).build()
 }
 
 /// `2026-12-04 03:10:00`, UTC.

@@ -399,13 +399,22 @@ impl Store for DirStore {
     }
 
     fn write_blobs(&self, blobs: &[(Hash, &[u8])]) -> Result<u64, StoreError> {
-        let mut seen = HashSet::new();
-        let mut fresh = Vec::new();
-        for (hash, data) in blobs {
-            if seen.insert(*hash) && !self.has_blob(hash)? {
-                fresh.push((*hash, data.len() as u64, compress(data)));
-            }
-        }
+        // One look at the packs directory for the whole batch (a miss in
+        // `has_blob` rescans it, once per blob).
+        let absent: Vec<(Hash, &[u8])> = {
+            let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
+            self.refresh(&mut index)?;
+            let mut seen = HashSet::new();
+            blobs
+                .iter()
+                .filter(|(h, _)| !index.blobs.contains_key(h) && seen.insert(*h))
+                .map(|(h, d)| (*h, *d))
+                .collect()
+        };
+        let fresh: Vec<_> = absent
+            .into_iter()
+            .map(|(hash, data)| (hash, data.len() as u64, compress(data)))
+            .collect();
         if fresh.is_empty() {
             return Ok(0);
         }

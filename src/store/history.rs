@@ -503,14 +503,14 @@ impl Generations {
         let from = self.manifest(generation)?;
         let head = self.store.head()?.ok_or(StoreError::Empty)?;
         let mut tree = (*self.manifest(&head)?).clone();
-        let below = |p: &str| p == path || p.starts_with(&format!("{path}/"));
-        if !from.entries.keys().any(|p| below(p)) {
+        let restored = from.subtree(path);
+        if restored.entries.is_empty() {
             return Err(StoreError::NoGeneration(format!("{generation}:{path}")));
         }
-        tree.entries.retain(|p, _| !below(p));
-        for (p, e) in from.entries.iter().filter(|(p, _)| below(p)) {
-            tree.entries.insert(p.clone(), e.clone());
+        for p in tree.subtree(path).entries.keys() {
+            tree.entries.remove(p);
         }
+        tree.entries.extend(restored.entries);
         tarball::add_missing_parents(&mut tree);
         let note = format!("restore of {path} from {generation}");
         self.commit(Some(&head), &tree, 0, None, 0, Some(&note))
@@ -524,15 +524,15 @@ impl Generations {
         generation: &GenerationId,
     ) -> Result<Commit, StoreError> {
         let tree = self.manifest(generation)?;
-        let mut bytes = 0;
-        for e in tree.entries.values() {
-            if let Some(h) = &e.hash
-                && !to.store.has_blob(h)?
-            {
-                let data = self.store.read_blob(h)?;
-                bytes += to.store.write_blobs(&[(*h, &data)])?;
+        // One pack for the whole fork, not one per blob.
+        let mut missing = Vec::new();
+        for h in tree.entries.values().filter_map(|e| e.hash.as_ref()) {
+            if !to.store.has_blob(h)? {
+                missing.push((*h, self.store.read_blob(h)?));
             }
         }
+        let refs: Vec<(Hash, &[u8])> = missing.iter().map(|(h, d)| (*h, d.as_slice())).collect();
+        let bytes = to.store.write_blobs(&refs)?;
         let head = to.store.head()?;
         let note = format!("fork of {generation}");
         to.commit(head.as_ref(), &tree, bytes, None, 0, Some(&note))
@@ -557,15 +557,11 @@ impl Generations {
     ) -> Result<Vec<u8>, StoreError> {
         let mut tree = self.manifest(generation)?;
         if let Some(path) = below.map(|p| p.trim_matches('/')) {
-            let inside = |p: &str| p == path || p.starts_with(&format!("{path}/"));
-            let mut part = Manifest::default();
-            for (p, e) in tree.entries.iter().filter(|(p, _)| inside(p)) {
-                part.entries.insert(p.clone(), e.clone());
-            }
+            let mut part = tree.subtree(path);
             if part.entries.is_empty() {
                 return Err(StoreError::NoGeneration(format!("{generation}:{path}")));
             }
-            for a in merge::ancestors(path) {
+            for a in crate::archive::tree::ancestors(path) {
                 if let Some(e) = tree.entries.get(a) {
                     part.entries.insert(a.to_string(), e.clone());
                 }

@@ -160,6 +160,21 @@ impl Manifest {
         Hash(h.finalize().into())
     }
 
+    /// The entries at `path` and below it (`src` gives `src`, `src/a.rs`,
+    /// ..., not `src2`), as a manifest of their own.
+    pub fn subtree(&self, path: &str) -> Manifest {
+        let mut out = Manifest::default();
+        if let Some(e) = self.entries.get(path) {
+            out.entries.insert(path.to_string(), e.clone());
+        }
+        // Children sort between `path/` and `path0` ('0' follows '/').
+        let (from, to) = (format!("{path}/"), format!("{path}0"));
+        for (p, e) in self.entries.range(from..to) {
+            out.entries.insert(p.clone(), e.clone());
+        }
+        out
+    }
+
     /// Total bytes of file content.
     pub fn content_bytes(&self) -> u64 {
         self.entries.values().map(|e| e.size).sum()
@@ -371,6 +386,20 @@ mod tests {
         assert_eq!(a.tree_hash(), b.tree_hash());
         assert!(a.diff(&b).is_empty());
         assert_ne!(a.tree_hash(), m(&[("a", "2")]).tree_hash());
+    }
+
+    #[test]
+    fn subtree_takes_the_path_and_below_only() {
+        let t = m(&[
+            ("src", "d"),
+            ("src/a", "1"),
+            ("src/b/c", "2"),
+            ("src2", "3"),
+            ("s", "4"),
+        ]);
+        let names: Vec<_> = t.subtree("src").entries.into_keys().collect();
+        assert_eq!(names, ["src", "src/a", "src/b/c"]);
+        assert!(t.subtree("nope").entries.is_empty());
     }
 
     #[test]

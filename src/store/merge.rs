@@ -11,6 +11,7 @@
 use std::fmt;
 
 use super::manifest::{Entry, Kind, Manifest};
+use crate::archive::tree::ancestors;
 
 /// A path both sessions changed, and what the merge did about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,16 +148,6 @@ fn both_changed<'a>(
         }
         (None, None) => None,
     }
-}
-
-/// The proper ancestors of a path, nearest first (`a/b/c` -> `a/b`, `a`).
-pub(crate) fn ancestors(path: &str) -> impl Iterator<Item = &str> {
-    let mut rest = path;
-    std::iter::from_fn(move || {
-        let (parent, _) = rest.rsplit_once('/')?;
-        rest = parent;
-        Some(parent)
-    })
 }
 
 /// An entry whose ancestor ended up a file or symlink (one side replaced a

@@ -12,8 +12,9 @@ use std::io::{self, Read, Write};
 
 use tar::{EntryType, Header};
 
+use super::StoreError;
 use super::manifest::{Entry, Hash, Kind, Manifest};
-use super::{StoreError, merge::ancestors};
+use crate::archive::tree::ancestors;
 use crate::archive::{ArchiveTree, EntryKind};
 
 /// One member read from a tar stream, with its content.
