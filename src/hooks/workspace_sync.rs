@@ -2,14 +2,18 @@
 //! generation when a session starts, and keeps a new generation when the
 //! session parks or completes.
 //!
-//! A park is incremental: the sandbox lists `/workspace` (path, kind, mode,
-//! size, mtime); only paths whose listing differs from the session's base
-//! tree, or that were modified in the second before the base was listed (they
-//! may have changed unseen), cross the boundary as a tar, and only blobs the
-//! store lacks are written. Deletions come from the listing. The hook talks to
-//! the sandbox only through the [`Sandbox`] trait ([`Sandbox::list_workspace`],
-//! [`Sandbox::export_paths`], [`Sandbox::import_workspace`]), so it is the same
-//! code on every backend.
+//! A park is incremental: the sandbox reports what changed since its mark
+//! ([`Sandbox::workspace_changes`]: the local backend from its filesystem's
+//! change log, exactly; others in one script that lists `/workspace` and
+//! tars the files whose status changed since a mark file), the hook applies
+//! that to the session's base tree, and only blobs the store lacks are
+//! written. A file not reported as written keeps its old content only when
+//! its stat agrees too (same mode, size, mtime, and not modified in the
+//! second the base was listed); any other is read with
+//! [`Sandbox::export_paths`]. A sandbox that cannot say falls back to a full
+//! [`Sandbox::list_workspace`] compared by stat. The hook talks to the
+//! sandbox only through the [`Sandbox`] trait, so it is the same code on
+//! every backend.
 //!
 //! Every outcome is logged as `[workspace-sync] <session-id> <outcome>`:
 //! `nothing kept yet`, `restored generation <id> (N bytes)`,
@@ -27,7 +31,7 @@ use std::sync::{Arc, Mutex};
 use crate::hooks::{Hook, HookContext, HookError, HookResult};
 use crate::mindlog::SANDBOX_MINDLOG_PATH;
 use crate::runtime::AgentPaths;
-use crate::sandbox::{ListedKind, Listing, SANDBOX_UID, Sandbox};
+use crate::sandbox::{Listed, ListedKind, Listing, SANDBOX_UID, Sandbox, WorkspaceChanges};
 use crate::store::{
     Commit, Entry, GenerationId, Hash, Kind, Manifest, StoreError, read_tar_entries,
 };
@@ -147,6 +151,10 @@ impl WorkspaceSync {
         };
         if let Err(e) = sandbox.import_workspace(&tar).await {
             return self.restore_failed(sid, &format!("the sandbox refused it: {e}"));
+        }
+        // What the next park reports as changed starts here.
+        if let Err(e) = sandbox.mark_workspace().await {
+            return self.restore_failed(sid, &format!("marking the restored tree: {e}"));
         }
         tracing::info!(
             "[workspace-sync] {sid} restored generation {} ({} bytes)",
@@ -300,29 +308,71 @@ fn log_commit(sid: &str, commit: &Commit) {
     }
 }
 
-/// Lists the sandbox, reads what changed since `state.tree`, stores the new
-/// blobs: the new tree, the bytes written, and when it was listed.
+/// Finds what changed since `state.tree` (the sandbox's own account of its
+/// changes when it has one, else a full listing compared by stat), reads
+/// it, stores the new blobs: the new tree, the bytes written, and when it
+/// was listed.
 async fn take_snapshot(
     sandbox: &dyn Sandbox,
     paths: &AgentPaths,
     state: &SyncState,
 ) -> Result<(Manifest, u64, i64), String> {
-    let listing = sandbox
-        .list_workspace()
+    let changes = sandbox
+        .workspace_changes()
         .await
         .map_err(|e| format!("listing /workspace: {e}"))?;
-    let (mut tree, needed) = reuse_unchanged(&listing, &state.tree, state.listed_at);
+    let (mut tree, needed, listed_at, mut bytes_new) = match changes {
+        Some(changes) => {
+            let (written, bytes) = store_tar(paths, changes.written.clone()).await?;
+            let (tree, needed) = apply_changes(&state.tree, state.listed_at, &changes, &written);
+            (tree, needed, changes.listing.listed_at, bytes)
+        }
+        None => {
+            let listing = sandbox
+                .list_workspace()
+                .await
+                .map_err(|e| format!("listing /workspace: {e}"))?;
+            let (tree, needed) = reuse_unchanged(&listing, &state.tree, state.listed_at);
+            (tree, needed, listing.listed_at, 0)
+        }
+    };
     if needed.is_empty() {
-        return Ok((tree, 0, listing.listed_at));
+        return Ok((tree, bytes_new, listed_at));
     }
     let tar = sandbox
         .export_paths(&needed)
         .await
         .map_err(|e| format!("reading changed files: {e}"))?;
+    let (mut exported, written) = store_tar(paths, tar).await?;
+    bytes_new += written;
+    for path in &needed {
+        match exported.remove(path) {
+            Some(e) => {
+                tree.entries.insert(path.clone(), e);
+            }
+            // Gone between the listing and the export.
+            None => {
+                tree.entries.remove(path);
+            }
+        }
+    }
+    Ok((tree, bytes_new, listed_at))
+}
+
+/// Reads a tar from the sandbox and stores the blobs the store lacks:
+/// each member's entry by path, and the bytes written.
+async fn store_tar(
+    paths: &AgentPaths,
+    tar: Vec<u8>,
+) -> Result<(HashMap<String, Entry>, u64), String> {
+    if tar.is_empty() {
+        return Ok((HashMap::new(), 0));
+    }
     let gens = paths.generations();
-    let (exported, written) = blocking(move || {
-        let (entries, _refused) =
+    blocking(move || {
+        let (mut entries, _refused) =
             read_tar_entries(&tar[..]).map_err(|e| StoreError::BadArchive(e.to_string()))?;
+        entries.retain(|t| is_kept(&t.path));
         let blobs: Vec<(Hash, &[u8])> = entries
             .iter()
             .filter_map(|t| Some((t.entry.hash?, t.data.as_slice())))
@@ -337,20 +387,112 @@ async fn take_snapshot(
         ))
     })
     .await
-    .map_err(|e| e.to_string())?;
-    let mut exported = exported;
-    for path in &needed {
-        match exported.remove(path) {
-            Some(e) => {
-                tree.entries.insert(path.clone(), e);
-            }
-            // Gone between the listing and the export.
-            None => {
-                tree.entries.remove(path);
-            }
+    .map_err(|e| e.to_string())
+}
+
+/// `base` with a sandbox's account of its changes applied: the new tree, and
+/// the files whose content is neither in `written` nor known from `base`
+/// (they must be read).
+fn apply_changes(
+    base: &Manifest,
+    listed_at: i64,
+    changes: &WorkspaceChanges,
+    written: &HashMap<String, Entry>,
+) -> (Manifest, Vec<String>) {
+    let mut tree = base.clone();
+    for top in &changes.listed_trees {
+        remove_below(&mut tree, top, true);
+    }
+    // A name below a listed directory that the listing lacks is gone.
+    let mut present: HashMap<&str, HashSet<&str>> = changes
+        .listed_dirs
+        .iter()
+        .map(|d| (d.as_str(), HashSet::new()))
+        .collect();
+    for l in &changes.listing.entries {
+        let (parent, name) = l.path.rsplit_once('/').unwrap_or(("", &l.path));
+        if let Some(names) = present.get_mut(parent) {
+            names.insert(name);
         }
     }
-    Ok((tree, written, listing.listed_at))
+    for (dir, names) in &present {
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let gone: Vec<String> = tree
+            .entries
+            .range(prefix.clone()..)
+            .take_while(|(p, _)| p.starts_with(&prefix))
+            .filter(|(p, _)| {
+                let rest = &p[prefix.len()..];
+                !rest.contains('/') && !names.contains(rest)
+            })
+            .map(|(p, _)| p.clone())
+            .collect();
+        for path in gone {
+            remove_below(&mut tree, &path, true);
+        }
+    }
+    let mut needed = Vec::new();
+    for l in changes.listing.entries.iter().filter(|l| is_kept(&l.path)) {
+        let kind = match l.kind {
+            ListedKind::File => Kind::File,
+            ListedKind::Dir => Kind::Dir,
+            ListedKind::Symlink => Kind::Symlink,
+            ListedKind::Other => {
+                remove_below(&mut tree, &l.path, true);
+                continue;
+            }
+        };
+        if kind != Kind::Dir {
+            // A directory replaced by a file or link takes its subtree along.
+            remove_below(&mut tree, &l.path, false);
+        }
+        let old = base.entries.get(&l.path);
+        let mut entry = Entry {
+            kind,
+            mode: l.mode,
+            mtime: l.mtime,
+            size: if kind == Kind::File { l.size } else { 0 },
+            hash: None,
+            link: l.link.clone(),
+        };
+        if kind == Kind::File {
+            match (written.get(&l.path), old) {
+                (Some(w), _) if w.kind == Kind::File => entry = w.clone(),
+                // Not written, by the sandbox's account; the stat must agree
+                // too (an account kept by timestamps can be fooled).
+                (None, Some(o)) if same_file(o, l, listed_at) => entry.hash = o.hash,
+                _ => needed.push(l.path.clone()),
+            }
+        }
+        tree.entries.insert(l.path.clone(), entry);
+    }
+    (tree, needed)
+}
+
+/// Removes everything below `path` from `tree`, and `path` itself with
+/// `itself` (`""` names the whole tree).
+fn remove_below(tree: &mut Manifest, path: &str, itself: bool) {
+    if path.is_empty() {
+        tree.entries.clear();
+        return;
+    }
+    if itself {
+        tree.entries.remove(path);
+    }
+    let prefix = format!("{path}/");
+    let below: Vec<String> = tree
+        .entries
+        .range(prefix.clone()..)
+        .take_while(|(p, _)| p.starts_with(&prefix))
+        .map(|(p, _)| p.clone())
+        .collect();
+    for p in below {
+        tree.entries.remove(&p);
+    }
 }
 
 /// The listing as a tree, taking each file's hash from `base` when its
@@ -377,21 +519,25 @@ fn reuse_unchanged(listing: &Listing, base: &Manifest, listed_at: i64) -> (Manif
             link: l.link.clone(),
         };
         if kind == Kind::File {
-            let old = base.entries.get(&l.path);
-            let same_stat = old.is_some_and(|o| {
-                o.kind == Kind::File && o.mode == l.mode && o.size == l.size && o.mtime == l.mtime
-            });
-            // A file modified in the second the base was listed (or later)
-            // may have changed again without its mtime moving.
-            let racy = l.mtime >= listed_at.saturating_sub(1);
-            match old {
-                Some(o) if same_stat && !racy => entry.hash = o.hash,
+            match base.entries.get(&l.path) {
+                Some(o) if same_file(o, l, listed_at) => entry.hash = o.hash,
                 _ => needed.push(l.path.clone()),
             }
         }
         tree.entries.insert(l.path.clone(), entry);
     }
     (tree, needed)
+}
+
+/// True when `listed` is the file `old` was, by its stat: same kind, mode,
+/// size and mtime, and not modified in the second `old`'s tree was listed
+/// at (or later), when it may have changed again without its mtime moving.
+fn same_file(old: &Entry, listed: &Listed, listed_at: i64) -> bool {
+    old.kind == Kind::File
+        && old.mode == listed.mode
+        && old.size == listed.size
+        && old.mtime == listed.mtime
+        && listed.mtime < listed_at.saturating_sub(1)
 }
 
 /// Collapses a multi-line error (tar's stderr) into one log line.
@@ -432,7 +578,88 @@ impl Hook for WorkspaceSync {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::Listed;
+    use crate::sandbox::local::LocalSandbox;
+    use crate::sandbox::{RunRequest, SandboxSpec};
+
+    /// Fills the hashes of `needed` from an export of the sandbox.
+    async fn read_needed(sandbox: &LocalSandbox, tree: &mut Manifest, needed: &[String]) {
+        let tar = sandbox.export_paths(needed).await.unwrap();
+        let (entries, _) = read_tar_entries(&tar[..]).unwrap();
+        for t in entries {
+            tree.entries.insert(t.path, t.entry);
+        }
+    }
+
+    /// The tree a full listing and export of every file gives.
+    async fn listed_tree(sandbox: &LocalSandbox) -> Manifest {
+        let listing = sandbox.list_workspace().await.unwrap();
+        let (mut tree, needed) = reuse_unchanged(&listing, &Manifest::default(), 0);
+        read_needed(sandbox, &mut tree, &needed).await;
+        tree
+    }
+
+    #[tokio::test]
+    async fn tracked_changes_give_the_tree_a_full_listing_gives() {
+        let sandbox = LocalSandbox::new(Default::default(), &SandboxSpec::default());
+        let ops = [
+            "mkdir -p d$A/e$B && echo $A$B > d$A/e$B/f$C",
+            "echo changed$C > d$A/e$B/f$C 2>/dev/null; true",
+            "printf %s $A > same$B",
+            "rm -rf d$A",
+            "mv d$A d$B 2>/dev/null; true",
+            "mv same$A d$B/moved 2>/dev/null; true",
+            "chmod 600 same$A 2>/dev/null; true",
+            "touch -d @$((1700000000 + A)) same$B 2>/dev/null; true",
+            "ln -sfn d$A link$B",
+            "ln same$A hard$B 2>/dev/null; echo x >> same$A; true",
+            "cp -r d$A d$B 2>/dev/null; true",
+            "rm -f same$A link$B",
+            "mkdir -p same$A 2>/dev/null; true",
+            "rm -rf d$A/e$B && echo file > d$A/e$B 2>/dev/null; true",
+        ];
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let mut tree = Manifest::default();
+        let (mut tracked, mut largest) = (0, 0);
+        for round in 0..300 {
+            for _ in 0..1 + next(3) {
+                let op = ops[next(ops.len() as u64) as usize];
+                let (a, b, c) = (next(4), next(4), next(3));
+                let script = format!("A={a} B={b} C={c}; {op}");
+                sandbox.run(RunRequest::new(script)).await.unwrap();
+            }
+            let changes = match sandbox.workspace_changes().await.unwrap() {
+                Some(c) => c,
+                // A write through a hard link: the caller lists everything.
+                None => {
+                    tree = listed_tree(&sandbox).await;
+                    continue;
+                }
+            };
+            let (entries, _) = read_tar_entries(&changes.written[..]).unwrap();
+            let written: HashMap<String, Entry> =
+                entries.into_iter().map(|t| (t.path, t.entry)).collect();
+            let (mut incremental, needed) = apply_changes(&tree, i64::MAX, &changes, &written);
+            read_needed(&sandbox, &mut incremental, &needed).await;
+            let full = listed_tree(&sandbox).await;
+            assert_eq!(
+                incremental.diff(&full),
+                Vec::new(),
+                "round {round}: the incremental tree differs"
+            );
+            assert_eq!(incremental, full, "round {round}");
+            tracked += 1;
+            largest = largest.max(full.entries.len());
+            tree = incremental;
+        }
+        // The comparison ran, on trees worth comparing.
+        assert!(tracked > 200 && largest > 10, "{tracked} {largest}");
+    }
 
     fn listed(path: &str, size: u64, mtime: i64) -> Listed {
         Listed {

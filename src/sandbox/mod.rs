@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use sandkeep_shell::OutputSink;
-pub use workspace::{Listed, ListedKind, Listing};
+pub use workspace::{Listed, ListedKind, Listing, WorkspaceChanges};
 
 /// The uid and gid of the sandbox user in tar headers sent into a sandbox
 /// (the docker image's unprivileged user; the local backend ignores owners).
@@ -170,6 +170,24 @@ pub trait Sandbox: Send + Sync {
     /// Unpacks an uncompressed tar into `/workspace` (the default runs `tar xf`).
     async fn import_workspace(&self, tar: &[u8]) -> Result<(), SandboxError> {
         workspace::import_with_shell(self, tar).await
+    }
+
+    /// Marks the workspace as it is now as the base of the next
+    /// [`Sandbox::workspace_changes`] (the sync calls it after a restore).
+    /// The default touches a mark file whose mtime the next call compares
+    /// change times with.
+    async fn mark_workspace(&self) -> Result<(), SandboxError> {
+        workspace::mark_with_shell(self).await
+    }
+
+    /// What changed under `/workspace` since the last mark (or since the
+    /// sandbox was created), with the content of every file that may have
+    /// been written; each call moves the mark to now. The default lists
+    /// everything and tars the files whose status changed since the mark, in
+    /// one script. `None` means the sandbox cannot say: the caller lists
+    /// everything with [`Sandbox::list_workspace`] and compares.
+    async fn workspace_changes(&self) -> Result<Option<WorkspaceChanges>, SandboxError> {
+        workspace::changes_with_shell(self).await.map(Some)
     }
 }
 

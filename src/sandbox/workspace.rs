@@ -57,6 +57,29 @@ pub struct Listing {
     pub listed_at: i64,
 }
 
+/// What changed under `/workspace` since the sandbox's last mark
+/// ([`Sandbox::mark_workspace`](super::Sandbox::mark_workspace) or the last
+/// [`Sandbox::workspace_changes`](super::Sandbox::workspace_changes)), as a
+/// sandbox that can tell exactly reports it: the paths that may differ, and
+/// the content of every file that may have been written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkspaceChanges {
+    /// Directories (relative to `/workspace`, `""` for `/workspace` itself)
+    /// whose every entry is in `listing`: a name directly below one of them
+    /// that `listing` lacks is gone, with everything under it.
+    pub listed_dirs: Vec<String>,
+    /// Directories whose whole subtree is in `listing` (`""`: everything):
+    /// anything under them that `listing` lacks is gone.
+    pub listed_trees: Vec<String>,
+    /// The current kind, mode, size and mtime of every path that may differ;
+    /// a path not in it (nor below a listed directory or tree) is unchanged.
+    pub listing: Listing,
+    /// An uncompressed tar of every regular file of `listing` whose content
+    /// may have changed; a file of `listing` that is not in it kept the
+    /// content it had at the same path.
+    pub written: Vec<u8>,
+}
+
 /// Lists `/workspace` into a file: the clock on the first line, then six
 /// NUL-terminated fields per path (type, mode, size, mtime, path, target).
 const LIST_SCRIPT: &str = "mkdir -p /tmp/.sandkeep-sync && cd /workspace && \
@@ -161,6 +184,71 @@ pub async fn export_with_shell(
         .unwrap_or_default();
     let _ = sandbox.remove_path(SYNC_DIR).await;
     Ok(tar)
+}
+
+/// The mark [`changes_with_shell`] compares change times with: outside
+/// [`SYNC_DIR`], which the other scripts remove when they are done.
+const MARK: &str = "/tmp/.sandkeep-mark";
+
+/// One round trip for a park: lists `/workspace` (as [`LIST_SCRIPT`]), tars
+/// every file whose status changed since [`MARK`] (every file when there is
+/// no mark), appends the listing as the tar's last member, and moves the
+/// mark to when it started.
+/// (`$m` is [`MARK`], `$d` is [`SYNC_DIR`].)
+const CHANGES_SCRIPT: &str = r#"d=/tmp/.sandkeep-sync m=/tmp/.sandkeep-mark
+rm -rf "$d" && mkdir -p "$d" && touch "$d/mark" && cd /workspace || exit 1
+{ date +%s; find . -mindepth 1 -printf '%y\0%m\0%s\0%T@\0%P\0%l\0'; } > "$d/listing" || exit 1
+if [ -e "$m" ]; then set -- -cnewer "$m"; fi
+find . -mindepth 1 -type f "$@" -printf './%P\0' > "$d/written" || exit 1
+tar cf "$d/changes.tar" --null --no-recursion -T "$d/written" 2>"$d/errors"
+test -f "$d/changes.tar" || { cat "$d/errors" >&2; exit 1; }
+tar rf "$d/changes.tar" -C "$d" listing && mv "$d/mark" "$m""#;
+
+/// [`Sandbox::workspace_changes`](super::Sandbox::workspace_changes) through
+/// the shell: the whole listing, and the files whose status changed since
+/// the mark, in one script and one read.
+pub async fn changes_with_shell(
+    sandbox: &(impl Sandbox + ?Sized),
+) -> Result<WorkspaceChanges, SandboxError> {
+    run_checked(sandbox, CHANGES_SCRIPT).await?;
+    let tar = sandbox
+        .read_file(&format!("{SYNC_DIR}/changes.tar"))
+        .await?
+        .unwrap_or_default();
+    let _ = sandbox.remove_path(SYNC_DIR).await;
+    split_changes(&tar)
+}
+
+/// Splits what [`CHANGES_SCRIPT`] wrote: the written files (a tar of its
+/// own) and the listing, its last member.
+fn split_changes(tar: &[u8]) -> Result<WorkspaceChanges, SandboxError> {
+    let bad = |why: String| SandboxError::Backend(format!("unreadable workspace changes: {why}"));
+    let mut archive = tar::Archive::new(tar);
+    let mut last = None;
+    for entry in archive.entries().map_err(|e| bad(e.to_string()))? {
+        let mut entry = entry.map_err(|e| bad(e.to_string()))?;
+        let start = entry.raw_header_position() as usize;
+        let mut data = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut data).map_err(|e| bad(e.to_string()))?;
+        last = Some((start, entry.path_bytes().into_owned(), data));
+    }
+    let Some((start, name, listing)) = last.filter(|l| l.1 == b"listing") else {
+        return Err(bad("no listing".into()));
+    };
+    let mut written = tar[..start].to_vec();
+    written.extend_from_slice(&[0; 1024]);
+    Ok(WorkspaceChanges {
+        listed_dirs: Vec::new(),
+        listed_trees: vec![String::new()],
+        listing: parse_listing(&listing).map_err(|e| bad(format!("{name:?}: {e}")))?,
+        written,
+    })
+}
+
+/// [`Sandbox::mark_workspace`](super::Sandbox::mark_workspace) through the
+/// shell: the mark's mtime is now.
+pub async fn mark_with_shell(sandbox: &(impl Sandbox + ?Sized)) -> Result<(), SandboxError> {
+    run_checked(sandbox, &format!("touch {MARK}")).await
 }
 
 /// [`Sandbox::import_workspace`] through the shell: `tar xf` into /workspace.

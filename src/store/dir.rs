@@ -10,6 +10,9 @@
 //!
 //! Every file is written atomically (temp file, fsync, rename), packs before
 //! records before the head, so a crash leaves at worst an unreferenced pack.
+//! Only the head's rename is followed by a directory sync: on a journaling
+//! filesystem that commits the earlier renames too (metadata is committed in
+//! order), so a park costs three content syncs and one directory sync.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -24,7 +27,7 @@ use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 
 use super::{GenerationId, Hash, Record, Store, StoreError};
-use crate::archive::atomic::{FileLock, write_atomic, write_atomic_unsynced};
+use crate::archive::atomic::{FileLock, write_atomic, write_atomic_ordered, write_atomic_unsynced};
 
 const PACK_MAGIC: &[u8; 8] = b"SKPACK1\n";
 const IDX_MAGIC: &[u8; 8] = b"SKIDX1\n\0";
@@ -264,7 +267,8 @@ impl DirStore {
         }
         let dir = self.packs_dir();
         let pack_path = dir.join(format!("{name}.pack"));
-        write_atomic(&pack_path, &pack).map_err(io_at(&pack_path))?;
+        // Named by a record, named by the head: the head's sync makes it durable.
+        write_atomic_ordered(&pack_path, &pack).map_err(io_at(&pack_path))?;
         // The index is derived from the pack (a scan rebuilds it), so it is
         // not worth a second fsync per park.
         let idx_path = dir.join(format!("{name}.idx"));
@@ -350,7 +354,8 @@ impl Store for DirStore {
         let _ = enc.write_all(&json);
         let bytes = enc.finish().unwrap_or_default();
         let path = self.record_path(&record.id);
-        write_atomic(&path, &bytes).map_err(io_at(&path))
+        // Reachable only once the head names it: the head's sync makes it durable.
+        write_atomic_ordered(&path, &bytes).map_err(io_at(&path))
     }
 
     fn remove_record(&self, id: &GenerationId) -> Result<(), StoreError> {

@@ -26,6 +26,7 @@ mod tests;
 
 pub use device::{Device, FileReader};
 pub use error::{FsError, strerror};
+pub use tree::Changes;
 pub use vfs_adapter::VfsAdapter;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -127,6 +128,34 @@ impl Fs {
         // A panic while holding the lock can't leave the tree half-changed
         // (mutations check everything first), so a poisoned lock is usable.
         self.tree.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts (or restarts) change tracking: [`Fs::take_changes`] then
+    /// reports what changed from this moment on, so a host that keeps a copy
+    /// of a directory re-reads only what changed.
+    pub fn track_changes(&self) {
+        self.lock().track_changes();
+    }
+
+    /// What changed below the directory `root` since tracking (re)started,
+    /// and restarts it; `None` when tracking is off or too much changed to
+    /// say exactly (the caller then lists everything).
+    ///
+    /// ```
+    /// use sandkeep_shell::{Clock, Fs, fs::FileKind};
+    ///
+    /// let fs = Fs::empty(Default::default(), Clock::Fixed(1_700_000_000));
+    /// fs.mkdir_all("/w/src").unwrap();
+    /// fs.write("/w/src/a.txt", b"one").unwrap();
+    /// fs.track_changes();
+    /// fs.write("/w/src/a.txt", b"two").unwrap();
+    /// let changes = fs.take_changes("/w").unwrap();
+    /// assert_eq!(changes.written, ["/w/src/a.txt"]);
+    /// assert_eq!(changes.entries[0].1.kind, FileKind::File);
+    /// assert!(fs.take_changes("/w").unwrap().entries.is_empty());
+    /// ```
+    pub fn take_changes(&self, root: &str) -> Option<Changes> {
+        self.lock().take_changes(root)
     }
 
     /// Joins `path` onto `cwd` lexically (no symlink resolution), normalising

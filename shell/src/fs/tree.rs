@@ -5,8 +5,13 @@
 //! Every mutation checks the [`FsLimits`] before it changes anything, so a
 //! failing write leaves the tree exactly as it was.
 
+mod changes;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+use changes::ChangeLog;
+pub use changes::Changes;
 
 use super::device::Device;
 use super::path::{has_trailing_slash, split_parent};
@@ -87,7 +92,8 @@ pub(crate) struct Found<'a> {
 
 /// Where a create-or-open operation lands.
 enum Slot<'a> {
-    Existing(Ino),
+    /// The node, and the entry naming it (`None` for `/`, `.`, `..`).
+    Existing(Ino, Option<(Ino, &'a str)>),
     New(Ino, &'a str),
 }
 
@@ -102,6 +108,8 @@ pub(crate) struct Tree {
     clock: Clock,
     /// Nodes that can't be removed or renamed (`/dev`).
     pinned: Vec<Ino>,
+    /// What changed since tracking started, when it did (`changes.rs`).
+    changes: Option<ChangeLog>,
     /// Node visits, so tests can check the cost of an operation by counting.
     #[cfg(test)]
     pub(crate) visits: std::sync::Arc<std::sync::atomic::AtomicU64>,
@@ -128,6 +136,7 @@ impl Tree {
             limits,
             clock,
             pinned: Vec::new(),
+            changes: None,
             #[cfg(test)]
             visits: Default::default(),
         }
@@ -331,7 +340,10 @@ impl Tree {
     fn slot<'a>(&'a self, start: Ino, path: &'a str, links: &mut u32) -> FsResult<Slot<'a>> {
         let (parent, name) = self.walk_parent(start, path, links)?;
         if matches!(name, "" | "." | "..") {
-            return Ok(Slot::Existing(self.walk(start, path, true, links)?.ino));
+            return Ok(Slot::Existing(
+                self.walk(start, path, true, links)?.ino,
+                None,
+            ));
         }
         match self.dir(parent)?.children.get(name) {
             None if has_trailing_slash(path) => Err(FsError::IsADirectory),
@@ -350,7 +362,7 @@ impl Tree {
                 _ if has_trailing_slash(path) && !self.node(child).is_dir() => {
                     Err(FsError::NotADirectory)
                 }
-                _ => Ok(Slot::Existing(child)),
+                _ => Ok(Slot::Existing(child, Some((parent, name)))),
             },
         }
     }
@@ -496,6 +508,8 @@ impl Tree {
             p.nlink += 1;
         }
         Arc::make_mut(&mut self.dir_mut(parent).children).insert(name.to_string(), ino);
+        self.note_dir(parent);
+        self.note_entry(parent, name, ino);
         ino
     }
 
@@ -545,9 +559,25 @@ impl Tree {
         Ok(())
     }
 
+    /// [`Tree::edit_file`] on the node an entry names, recording the change.
+    fn edit_entry(
+        &mut self,
+        entry: Option<(Ino, String)>,
+        ino: Ino,
+        new_len: impl FnOnce(u64) -> u64,
+        edit: impl FnOnce(&mut Arc<Vec<u8>>),
+    ) -> FsResult<()> {
+        self.edit_file(ino, new_len, edit)?;
+        if let Some((parent, name)) = entry {
+            self.note_entry(parent, &name, ino);
+        }
+        Ok(())
+    }
+
     pub(crate) fn write(&mut self, path: &str, data: &[u8]) -> FsResult<()> {
         match self.slot(ROOT, path, &mut 0)? {
-            Slot::Existing(ino) => self.edit_file(
+            Slot::Existing(ino, entry) => self.edit_entry(
+                entry.map(|(p, n)| (p, n.to_string())),
                 ino,
                 |_| data.len() as u64,
                 // A fresh Arc: no copy of the old content, snapshots keep theirs.
@@ -562,7 +592,8 @@ impl Tree {
 
     pub(crate) fn append(&mut self, path: &str, data: &[u8]) -> FsResult<()> {
         match self.slot(ROOT, path, &mut 0)? {
-            Slot::Existing(ino) => self.edit_file(
+            Slot::Existing(ino, entry) => self.edit_entry(
+                entry.map(|(p, n)| (p, n.to_string())),
                 ino,
                 |old| old + data.len() as u64,
                 |d| Arc::make_mut(d).extend_from_slice(data),
@@ -583,7 +614,8 @@ impl Tree {
         }
         let (off, end) = (offset as usize, end as usize);
         match self.slot(ROOT, path, &mut 0)? {
-            Slot::Existing(ino) => self.edit_file(
+            Slot::Existing(ino, entry) => self.edit_entry(
+                entry.map(|(p, n)| (p, n.to_string())),
                 ino,
                 |old| old.max(end as u64),
                 |d| {
@@ -617,8 +649,8 @@ impl Tree {
             return self.create_file_in(parent, &name, Vec::new());
         }
         match self.slot(ROOT, path, &mut 0)? {
-            Slot::Existing(ino) if self.node(ino).is_dir() => Err(FsError::IsADirectory),
-            Slot::Existing(_) => Ok(()),
+            Slot::Existing(ino, _) if self.node(ino).is_dir() => Err(FsError::IsADirectory),
+            Slot::Existing(..) => Ok(()),
             Slot::New(parent, name) => {
                 let name = name.to_string();
                 self.create_file_in(parent, &name, Vec::new())
@@ -627,11 +659,17 @@ impl Tree {
     }
 
     pub(crate) fn truncate(&mut self, path: &str, len: u64) -> FsResult<()> {
-        let ino = self.lookup(path, true)?;
+        let found = self.walk(ROOT, path, true, &mut 0)?;
+        let (ino, parent, name) = (found.ino, found.parent, found.name.to_string());
         if len > self.limits.max_file_size {
             return Err(FsError::FileTooLarge);
         }
-        self.edit_file(ino, |_| len, |d| Arc::make_mut(d).resize(len as usize, 0))
+        self.edit_entry(
+            Some((parent, name)),
+            ino,
+            |_| len,
+            |d| Arc::make_mut(d).resize(len as usize, 0),
+        )
     }
 
     // ----- directories and links ------------------------------------------------
@@ -733,6 +771,7 @@ impl Tree {
         self.node_mut(ino).nlink += 1;
         Arc::make_mut(&mut self.dir_mut(parent).children).insert(name.to_string(), ino);
         self.touch_dir(parent);
+        self.note_dir(parent);
         Ok(())
     }
 
@@ -784,6 +823,7 @@ impl Tree {
     /// Takes `name` out of `parent` and updates the parent's bookkeeping.
     fn detach(&mut self, parent: Ino, name: &str, is_dir: bool) {
         Arc::make_mut(&mut self.dir_mut(parent).children).remove(name);
+        self.note_dir(parent);
         let now = self.now();
         let p = self.node_mut(parent);
         p.mtime = now;
@@ -899,7 +939,13 @@ impl Tree {
             d.parent = tparent;
             d.name = tname.clone();
         }
-        Arc::make_mut(&mut self.dir_mut(tparent).children).insert(tname, src);
+        Arc::make_mut(&mut self.dir_mut(tparent).children).insert(tname.clone(), src);
+        self.note_dir(tparent);
+        if src_dir {
+            self.note_moved(src);
+        } else {
+            self.note_entry(tparent, &tname, src);
+        }
         let now = self.now();
         let p = self.node_mut(tparent);
         p.mtime = now;
@@ -912,23 +958,26 @@ impl Tree {
     // ----- attributes -------------------------------------------------------------
 
     pub(crate) fn set_mode(&mut self, path: &str, mode: u32) -> FsResult<()> {
-        let ino = self.lookup(path, true)?;
-        self.node_mut(ino).mode = mode & 0o7777;
-        Ok(())
+        self.set_attr(path, true, |n| n.mode = mode & 0o7777)
     }
 
     pub(crate) fn set_mtime(&mut self, path: &str, mtime: Timestamp) -> FsResult<()> {
-        let ino = self.lookup(path, true)?;
-        self.node_mut(ino).mtime = mtime;
+        self.set_attr(path, true, |n| n.mtime = mtime)
+    }
+
+    /// Changes an attribute of the node `path` names, recording the change.
+    fn set_attr(&mut self, path: &str, follow: bool, set: impl FnOnce(&mut Node)) -> FsResult<()> {
+        let found = self.walk(ROOT, path, follow, &mut 0)?;
+        let (ino, parent, name) = (found.ino, found.parent, found.name.to_string());
+        set(self.node_mut(ino));
+        self.note_entry(parent, &name, ino);
         Ok(())
     }
 
     /// Sets the mtime of the node itself (a symlink is not followed), for
     /// `touch -h` and tar extraction.
     pub(crate) fn set_symlink_mtime(&mut self, path: &str, mtime: Timestamp) -> FsResult<()> {
-        let ino = self.lookup(path, false)?;
-        self.node_mut(ino).mtime = mtime;
-        Ok(())
+        self.set_attr(path, false, |n| n.mtime = mtime)
     }
 
     /// Adds a device node (used while building the initial tree).

@@ -18,6 +18,7 @@ mod workspace;
 
 use super::{
     Backend, BackendKind, Listing, RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec,
+    WorkspaceChanges,
 };
 
 /// Stack size of the thread that runs one script: the interpreter recurses on
@@ -133,11 +134,14 @@ impl LocalSandbox {
     /// A fresh sandbox built with `config`, carrying `spec.env` into every run.
     pub fn new(config: ShellConfig, spec: &SandboxSpec) -> LocalSandbox {
         let default_timeout = config.limits.timeout;
+        let shell = Shell::new(config);
+        // Every change from birth is tracked, so a park needs no listing.
+        shell.fs().track_changes();
         LocalSandbox {
             id: new_sandbox_id(),
             env: spec.env.clone(),
             default_timeout,
-            shell: Mutex::new(Some(Shell::new(config))),
+            shell: Mutex::new(Some(shell)),
         }
     }
 
@@ -307,6 +311,18 @@ impl Sandbox for LocalSandbox {
         let tar = tar.to_vec();
         self.with_fs(move |shell| workspace::import(shell.fs(), &tar))
             .await
+    }
+
+    async fn mark_workspace(&self) -> Result<(), SandboxError> {
+        self.with_fs(|shell| {
+            shell.fs().track_changes();
+            Ok(())
+        })
+        .await
+    }
+
+    async fn workspace_changes(&self) -> Result<Option<WorkspaceChanges>, SandboxError> {
+        self.with_fs(|shell| workspace::changes(shell.fs())).await
     }
 
     async fn stop(&self) -> Result<(), SandboxError> {

@@ -9,7 +9,7 @@ use sandkeep_shell::{Fs, FsError};
 use tar::{EntryType, Header};
 
 use crate::archive::{ArchiveTree, EntryKind};
-use crate::sandbox::{Listed, ListedKind, Listing, SandboxError};
+use crate::sandbox::{Listed, ListedKind, Listing, SandboxError, WorkspaceChanges};
 
 const ROOT: &str = "/workspace";
 
@@ -18,6 +18,52 @@ fn fs_error(path: &str, e: FsError) -> SandboxError {
         path: path.to_string(),
         reason: e.to_string(),
     }
+}
+
+fn listed_kind(kind: FileKind) -> ListedKind {
+    match kind {
+        FileKind::File => ListedKind::File,
+        FileKind::Dir => ListedKind::Dir,
+        FileKind::Symlink => ListedKind::Symlink,
+        FileKind::CharDevice => ListedKind::Other,
+    }
+}
+
+/// `/workspace/a/b` as `a/b` (`""` for `/workspace` itself).
+fn relative(abs: &str) -> String {
+    abs.strip_prefix(ROOT)
+        .map(|r| r.trim_start_matches('/'))
+        .unwrap_or(abs)
+        .to_string()
+}
+
+/// What the filesystem's change log says changed under `/workspace` since
+/// the last mark, with the written files' content; `None` when the log
+/// cannot say (tracking off, or too much changed): the caller lists all.
+pub(super) fn changes(fs: &Fs) -> Result<Option<WorkspaceChanges>, SandboxError> {
+    let listed_at = fs.clock().now().secs;
+    let Some(changes) = fs.take_changes(ROOT) else {
+        return Ok(None);
+    };
+    let entries = changes
+        .entries
+        .into_iter()
+        .map(|(abs, meta, link)| Listed {
+            path: relative(&abs),
+            kind: listed_kind(meta.kind),
+            mode: meta.mode,
+            size: meta.size,
+            mtime: meta.mtime.secs,
+            link,
+        })
+        .collect();
+    let written: Vec<String> = changes.written.iter().map(|p| relative(p)).collect();
+    Ok(Some(WorkspaceChanges {
+        listed_dirs: changes.listed_dirs.iter().map(|p| relative(p)).collect(),
+        listed_trees: changes.listed_trees.iter().map(|p| relative(p)).collect(),
+        listing: Listing { entries, listed_at },
+        written: export(fs, &written)?,
+    }))
 }
 
 /// Every path under `/workspace` (symlinks not followed).
@@ -42,12 +88,7 @@ pub(super) fn list(fs: &Fs) -> Result<Listing, SandboxError> {
             } else {
                 format!("{rel}/{name}")
             };
-            let kind = match meta.kind {
-                FileKind::File => ListedKind::File,
-                FileKind::Dir => ListedKind::Dir,
-                FileKind::Symlink => ListedKind::Symlink,
-                FileKind::CharDevice => ListedKind::Other,
-            };
+            let kind = listed_kind(meta.kind);
             let link = match kind {
                 ListedKind::Symlink => Some(
                     fs.read_link(&format!("{ROOT}/{path}"))
