@@ -89,7 +89,7 @@ pub const REFUSED: &[&str] = &[
 /// let out = sandkeep_python::imports::rewrite("import sys, json\nfrom os import path as p\n", &|m| {
 ///     sandkeep_python::imports::SHIMMED.contains(&m)
 /// });
-/// assert_eq!(out, "sys = _sk_sys; import json\np = _sk_os.path\n");
+/// assert_eq!(out, "sys = _sk_sys; import json\np = _sk_from(_sk_os, \"os\", \"path\")\n");
 /// ```
 pub fn rewrite(source: &str, shimmed: &dyn Fn(&str) -> bool) -> String {
     let Ok(parsed) = ruff_python_parser::parse_module(source) else {
