@@ -59,6 +59,16 @@ impl Host {
         self.stdin = Some(text);
     }
 
+    /// All of stdin (once: later calls get the empty rest).
+    pub fn take_stdin(&mut self, ctx: &mut CommandCtx<'_>) -> String {
+        if self.stdin.is_none() {
+            let mut buf = Vec::new();
+            let _ = ctx.stdin.read_to_end(&mut buf);
+            self.stdin = Some(String::from_utf8_lossy(&buf).into_owned());
+        }
+        self.stdin.replace(String::new()).unwrap_or_default()
+    }
+
     fn path(&self, p: &str) -> String {
         Fs::resolve(&self.cwd, p)
     }
@@ -96,15 +106,7 @@ impl Host {
         let s = |i: usize| -> Result<String, MontyException> { string_arg(&rest, i) };
         let flag = |i: usize| matches!(rest.get(i), Some(MontyObject::Bool(true)));
         match op.as_str() {
-            "stdin" => {
-                if self.stdin.is_none() {
-                    let mut buf = Vec::new();
-                    let _ = ctx.stdin.read_to_end(&mut buf);
-                    self.stdin = Some(String::from_utf8_lossy(&buf).into_owned());
-                }
-                let all = self.stdin.take().unwrap_or_default();
-                Ok(MontyObject::String(all))
-            }
+            "stdin" => Ok(MontyObject::String(self.take_stdin(ctx))),
             "stderr" => {
                 let text = s(0)?;
                 let _ = ctx.stderr.write_all(text.as_bytes());

@@ -245,15 +245,22 @@ fn run(
             .collect::<Vec<_>>()
             .into(),
     );
-    let inputs = vec![
+    let mut inputs = vec![
         (
             "_sk_argv".to_string(),
             MontyObject::List(argv.into_iter().map(MontyObject::String).collect()),
         ),
         ("_sk_environ".to_string(), environ),
     ];
-    let setup = "_sk_sys.argv = _sk_argv\n_sk_os.environ = _sk_environ\n";
-    let repl = match feed(ctx, host, &mut buf, repl, setup, inputs) {
+    let mut setup = String::from("_sk_sys.argv = _sk_argv\n_sk_os.environ = _sk_environ\n");
+    // A program that reads stdin gets it up front: monty cannot call the
+    // host from an implicit `__iter__` (`for line in sys.stdin`).
+    if code.contains("stdin") {
+        let data = host.take_stdin(ctx);
+        inputs.push(("_sk_stdin".to_string(), MontyObject::String(data)));
+        setup.push_str("_sk_sys.stdin._data = _sk_stdin\n");
+    }
+    let repl = match feed(ctx, host, &mut buf, repl, &setup, inputs) {
         (Some(repl), Ended::Done) => repl,
         (_, Ended::Raised(e)) => {
             flush(&mut buf, ctx);

@@ -8,8 +8,8 @@
 
 import sys as _sk_native_sys
 import os as _sk_native_os
-import math as _sk_math
-import re as _sk_re
+import math as _sk_nmath
+import re as _sk_nre
 import itertools as _sk_native_itertools
 import functools as _sk_native_functools
 import collections as _sk_native_collections
@@ -308,7 +308,18 @@ def _sk_io_unsupported(msg):
 def open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None):
     if not isinstance(file, str):
         file = str(file)
-    return _SkFile(file, mode, newline)
+    f = _SkFile(file, mode, newline)
+    if f._read:
+        # Loaded now: monty cannot call the host from an implicit __iter__.
+        f._load()
+    return f
+
+
+def exit(code=None):
+    _sk_exit(code)
+
+
+quit = exit
 
 
 # ---- os, os.path -----------------------------------------------------------------
@@ -593,12 +604,12 @@ def _sk_fnmatch_translate(pat):
                     stuff = "^" + stuff[1:]
                 res = res + "[" + stuff + "]"
         else:
-            res = res + _sk_re.escape(c)
+            res = res + _sk_nre.escape(c)
     return "(?s:" + res + ")\\Z"
 
 
 def _sk_fnmatchcase(name, pat):
-    return _sk_re.match(_sk_fnmatch_translate(pat), name) is not None
+    return _sk_nre.match(_sk_fnmatch_translate(pat), name) is not None
 
 
 _sk_fnmatch.translate = _sk_fnmatch_translate
@@ -899,14 +910,14 @@ def _sk_stat_mean(data):
         if t % n == 0:
             return t // n
         return t / n
-    return _sk_math.fsum(data) / n
+    return _sk_fsum(data) / n
 
 
 def _sk_stat_fmean(data, weights=None):
     data = list(data)
     if not data:
         raise _SkStatisticsError("fmean requires at least one data point")
-    return _sk_math.fsum(data) / len(data)
+    return _sk_fsum(data) / len(data)
 
 
 def _sk_stat_median(data):
@@ -964,8 +975,8 @@ def _sk_stat_ss(data, c):
             return (n * sum([x * x for x in data]) - s * s, n)
         return (sum([(x - c) * (x - c) for x in data]), 1)
     if c is None:
-        c = _sk_math.fsum(data) / len(data)
-    return (_sk_math.fsum([(x - c) * (x - c) for x in data]), 1)
+        c = _sk_fsum(data) / len(data)
+    return (_sk_fsum([(x - c) * (x - c) for x in data]), 1)
 
 
 def _sk_stat_div(num, den):
@@ -996,14 +1007,14 @@ def _sk_stat_stdev(data, xbar=None):
     data = list(data)
     if len(data) < 2:
         raise _SkStatisticsError("stdev requires at least two data points")
-    return _sk_math.sqrt(_sk_stat_variance(data, xbar))
+    return _sk_nmath.sqrt(_sk_stat_variance(data, xbar))
 
 
 def _sk_stat_pstdev(data, mu=None):
     data = list(data)
     if len(data) < 1:
         raise _SkStatisticsError("pstdev requires at least one data point")
-    return _sk_math.sqrt(_sk_stat_pvariance(data, mu))
+    return _sk_nmath.sqrt(_sk_stat_pvariance(data, mu))
 
 
 def _sk_stat_quantiles(data, n=4, method="exclusive"):
@@ -1030,7 +1041,7 @@ def _sk_stat_quantiles(data, n=4, method="exclusive"):
 
 def _sk_stat_geometric_mean(data):
     data = list(data)
-    return _sk_math.exp(_sk_math.fsum([_sk_math.log(x) for x in data]) / len(data))
+    return _sk_nmath.exp(_sk_fsum([_sk_nmath.log(x) for x in data]) / len(data))
 
 
 def _sk_stat_harmonic_mean(data):
@@ -1045,7 +1056,7 @@ def _sk_stat_harmonic_mean(data):
         for x in data:
             p = p * x
         return _sk_stat_div(len(data) * p, sum([p // x for x in data]))
-    return len(data) / _sk_math.fsum([1 / x for x in data])
+    return len(data) / _sk_fsum([1 / x for x in data])
 
 
 _sk_statistics.mean = _sk_stat_mean
@@ -1479,7 +1490,7 @@ _sk_random.shuffle = _sk_shuffle
 _sk_random.sample = _sk_sample
 _sk_random.uniform = lambda a, b: a + (b - a) * _sk_rand_random()
 _sk_random.seed = lambda a=None: _sk_host("seed", a)
-_sk_random.gauss = lambda mu=0.0, sigma=1.0: mu + sigma * _sk_math.sqrt(-2 * _sk_math.log(1 - _sk_rand_random())) * _sk_math.cos(2 * _sk_math.pi * _sk_rand_random())
+_sk_random.gauss = lambda mu=0.0, sigma=1.0: mu + sigma * _sk_nmath.sqrt(-2 * _sk_nmath.log(1 - _sk_rand_random())) * _sk_nmath.cos(2 * _sk_nmath.pi * _sk_rand_random())
 
 _sk_warnings = _SkModule("warnings")
 
@@ -1559,6 +1570,223 @@ _sk_pprint = _SkModule("pprint")
 _sk_pprint.pformat = lambda o, indent=1, width=80, **kw: repr(o)
 _sk_pprint.pprint = lambda o, stream=None, indent=1, width=80, **kw: print(repr(o), file=stream)
 
+# ---- json, math, re additions --------------------------------------------------------
+
+import json as _sk_native_json
+
+_sk_json = _SkModule("json")
+_sk_copy_attrs(_sk_json, _sk_native_json, ["loads", "dumps", "JSONDecodeError"])
+_sk_json.load = lambda fp, **kw: _sk_native_json.loads(fp.read(), **kw)
+_sk_json.dump = lambda obj, fp, **kw: fp.write(_sk_native_json.dumps(obj, **kw)) and None
+
+_sk_math = _SkModule("math")
+_sk_copy_attrs(_sk_math, _sk_nmath, ["pi", "e", "tau", "inf", "nan", "sqrt", "floor", "ceil", "trunc", "gcd", "lcm", "factorial", "log", "log10", "log2", "log1p", "exp", "expm1", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "isclose", "fabs", "comb", "perm", "pow", "degrees", "radians", "isqrt", "copysign", "isinf", "isnan", "isfinite", "modf", "frexp", "ldexp", "fmod", "remainder", "erf", "erfc", "gamma", "lgamma", "cbrt", "exp2", "nextafter", "ulp", "prod", "fsum", "hypot", "dist", "sumprod"])
+
+
+def _sk_fsum(xs):
+    # Shewchuk's exact summation (what CPython's math.fsum does).
+    partials = []
+    for x in xs:
+        i = 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        # No slice assignment in monty.
+        partials = partials[:i] + [x]
+    return sum(partials, 0.0)
+
+
+def _sk_prod(xs, start=1):
+    out = start
+    for x in xs:
+        out = out * x
+    return out
+
+
+if not hasattr(_sk_math, "fsum"):
+    _sk_math.fsum = _sk_fsum
+if not hasattr(_sk_math, "prod"):
+    _sk_math.prod = _sk_prod
+if not hasattr(_sk_math, "hypot"):
+    _sk_math.hypot = lambda *c: _sk_nmath.sqrt(_sk_fsum([x * x for x in c]))
+if not hasattr(_sk_math, "dist"):
+    _sk_math.dist = lambda p, q: _sk_nmath.sqrt(_sk_fsum([(a - b) * (a - b) for a, b in zip(p, q)]))
+
+_sk_re = _SkModule("re")
+_sk_copy_attrs(_sk_re, _sk_nre, ["compile", "search", "match", "fullmatch", "findall", "finditer", "split", "escape", "purge", "error", "Pattern", "Match", "I", "IGNORECASE", "M", "MULTILINE", "S", "DOTALL", "X", "VERBOSE", "A", "ASCII", "U", "UNICODE", "NOFLAG"])
+
+
+def _sk_re_sub(pattern, repl, string, count=0, flags=0):
+    if isinstance(repl, str) or isinstance(repl, bytes):
+        return _sk_nre.sub(pattern, repl, string, count=count, flags=flags)
+    out = []
+    last = 0
+    n = 0
+    for m in _sk_nre.finditer(pattern, string, flags):
+        if count and n >= count:
+            break
+        out.append(string[last:m.start()])
+        out.append(repl(m))
+        last = m.end()
+        n += 1
+    out.append(string[last:])
+    return "".join(out)
+
+
+def _sk_re_subn(pattern, repl, string, count=0, flags=0):
+    n = len(_sk_nre.findall(pattern, string, flags))
+    if count:
+        n = min(n, count)
+    return (_sk_re_sub(pattern, repl, string, count, flags), n)
+
+
+_sk_re.sub = _sk_re_sub
+_sk_re.subn = _sk_re_subn
+
+# ---- itertools and functools the interpreter lacks (eager: no generators) ------------
+
+
+def _sk_product(*iterables, repeat=1):
+    pools = [list(p) for p in iterables] * repeat
+    result = [[]]
+    for pool in pools:
+        result = [x + [y] for x in result for y in pool]
+    return iter([tuple(r) for r in result])
+
+
+def _sk_permutations(iterable, r=None):
+    pool = list(iterable)
+    n = len(pool)
+    r = n if r is None else r
+    out = []
+
+    def rec(prefix, used):
+        if len(prefix) == r:
+            out.append(tuple([pool[i] for i in prefix]))
+            return
+        for i in range(n):
+            if i not in used:
+                rec(prefix + [i], used | {i})
+
+    if r <= n:
+        rec([], set())
+    return iter(out)
+
+
+def _sk_combinations(iterable, r):
+    pool = list(iterable)
+    n = len(pool)
+    out = []
+
+    def rec(start, prefix):
+        if len(prefix) == r:
+            out.append(tuple(prefix))
+            return
+        for i in range(start, n):
+            rec(i + 1, prefix + [pool[i]])
+
+    rec(0, [])
+    return iter(out)
+
+
+def _sk_combinations_wr(iterable, r):
+    pool = list(iterable)
+    n = len(pool)
+    out = []
+
+    def rec(start, prefix):
+        if len(prefix) == r:
+            out.append(tuple(prefix))
+            return
+        for i in range(start, n):
+            rec(i, prefix + [pool[i]])
+
+    rec(0, [])
+    return iter(out)
+
+
+def _sk_groupby(iterable, key=None):
+    out = []
+    for x in iterable:
+        k = key(x) if key is not None else x
+        if out and out[-1][0] == k:
+            out[-1][1].append(x)
+        else:
+            out.append((k, [x]))
+    return iter([(k, iter(v)) for k, v in out])
+
+
+class _SkChain:
+    def __call__(self, *iterables):
+        out = []
+        for it in iterables:
+            out.extend(it)
+        return iter(out)
+
+    def from_iterable(self, iterables):
+        out = []
+        for it in iterables:
+            out.extend(it)
+        return iter(out)
+
+
+_sk_itertools.chain = _SkChain()
+for _sk_n, _sk_f in [("product", _sk_product), ("permutations", _sk_permutations), ("combinations", _sk_combinations), ("combinations_with_replacement", _sk_combinations_wr), ("groupby", _sk_groupby)]:
+    if not hasattr(_sk_itertools, _sk_n):
+        setattr(_sk_itertools, _sk_n, _sk_f)
+
+
+def _sk_lru_cache(maxsize=128, typed=False):
+    def deco(f):
+        memo = {}
+
+        def wrapper(*args):
+            if args in memo:
+                return memo[args]
+            v = f(*args)
+            memo[args] = v
+            return v
+
+        return wrapper
+
+    if maxsize is not None and not isinstance(maxsize, int):
+        return deco(maxsize)
+    return deco
+
+
+def _sk_wraps(wrapped, assigned=None, updated=None):
+    return lambda f: f
+
+
+class _SkCmpKey:
+    def __init__(self, cmp, obj):
+        self.cmp = cmp
+        self.obj = obj
+
+    def __lt__(self, other):
+        return self.cmp(self.obj, other.obj) < 0
+
+    def __gt__(self, other):
+        return self.cmp(self.obj, other.obj) > 0
+
+    def __eq__(self, other):
+        return self.cmp(self.obj, other.obj) == 0
+
+
+def _sk_cmp_to_key(cmp):
+    return lambda obj: _SkCmpKey(cmp, obj)
+
+
+for _sk_n, _sk_f in [("lru_cache", _sk_lru_cache), ("cache", _sk_lru_cache(None)), ("wraps", _sk_wraps), ("cmp_to_key", _sk_cmp_to_key)]:
+    if not hasattr(_sk_functools, _sk_n):
+        setattr(_sk_functools, _sk_n, _sk_f)
+
 # ---- the set of served modules (read by the command) -------------------------------
 
-_sk_modules = ["sys", "os", "csv", "statistics", "string", "textwrap", "itertools", "functools", "collections", "operator", "heapq", "bisect", "copy", "io", "time", "random", "warnings", "shlex", "pprint", "glob", "fnmatch", "shutil"]
+_sk_modules = ["json", "math", "re", "sys", "os", "csv", "statistics", "string", "textwrap", "itertools", "functools", "collections", "operator", "heapq", "bisect", "copy", "io", "time", "random", "warnings", "shlex", "pprint", "glob", "fnmatch", "shutil"]
