@@ -267,6 +267,19 @@ impl Host {
                     .map_err(|e| os_error(e, &arg))?;
                 Ok(MontyObject::None)
             }
+            "bytes" => {
+                let mut out = Vec::new();
+                for v in rest.first().map_or(&[][..], |v| match v {
+                    MontyObject::List(items) => items.as_slice(),
+                    _ => &[],
+                }) {
+                    match v {
+                        MontyObject::Int(i) if (0..256).contains(i) => out.push(*i as u8),
+                        _ => return Err(value_error("bytes must be in range(0, 256)")),
+                    }
+                }
+                Ok(MontyObject::Bytes(out))
+            }
             "time" => {
                 let t = ctx.control.clock.now();
                 Ok(MontyObject::Float(t.secs as f64 + t.nanos as f64 / 1e9))

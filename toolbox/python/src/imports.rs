@@ -10,8 +10,8 @@
 //! The statements are found with ruff's parser (the one the interpreter
 //! itself uses), so an `import` inside a string is never touched.
 
-use ruff_python_ast::visitor::{Visitor, walk_stmt};
-use ruff_python_ast::{Stmt, StmtImport, StmtImportFrom};
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{Expr, Operator, Stmt, StmtImport, StmtImportFrom};
 use ruff_text_size::Ranged;
 
 /// Modules the prelude serves (the top-level name; submodules such as
@@ -97,6 +97,7 @@ pub fn rewrite(source: &str, shimmed: &dyn Fn(&str) -> bool) -> String {
     };
     let mut finder = Finder {
         shimmed,
+        source,
         edits: Vec::new(),
     };
     for stmt in &parsed.syntax().body {
@@ -120,6 +121,7 @@ pub fn rewrite(source: &str, shimmed: &dyn Fn(&str) -> bool) -> String {
 
 struct Finder<'s> {
     shimmed: &'s dyn Fn(&str) -> bool,
+    source: &'s str,
     /// (start, end, replacement) byte ranges of statements to replace.
     edits: Vec<(usize, usize, String)>,
 }
@@ -215,6 +217,26 @@ impl<'a> Visitor<'a> for Finder<'_> {
             _ => walk_stmt(self, stmt),
         }
     }
+
+    /// `"fmt" % args` (printf-style formatting, which the interpreter
+    /// lacks) becomes `_sk_pct("fmt", args)`, served by the prelude.
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::BinOp(b) = expr
+            && b.op == Operator::Mod
+            && matches!(*b.left, Expr::StringLiteral(_))
+        {
+            let (l, r) = (b.left.range(), b.right.range());
+            let left = &self.source[l.start().to_usize()..l.end().to_usize()];
+            let right = &self.source[r.start().to_usize()..r.end().to_usize()];
+            self.edits.push((
+                expr.range().start().to_usize(),
+                expr.range().end().to_usize(),
+                format!("_sk_pct({left}, ({right}))"),
+            ));
+            return;
+        }
+        walk_expr(self, expr);
+    }
 }
 
 #[cfg(test)]
@@ -236,6 +258,8 @@ mod tests {
         );
         assert_eq!(rw("import subprocess\n"), "_sk_refuse(\"subprocess\")\n");
         assert_eq!(rw("s = 'import sys'\n"), "s = 'import sys'\n");
+        assert_eq!(rw("x = '%d' % (1 + 2)\n"), "x = _sk_pct('%d', ((1 + 2)))\n");
+        assert_eq!(rw("x = y % 2\n"), "x = y % 2\n");
         assert_eq!(rw("def (:\n"), "def (:\n");
     }
 }

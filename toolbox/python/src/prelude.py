@@ -1736,7 +1736,6 @@ class _SkChain:
         return iter(out)
 
 
-_sk_itertools.chain = _SkChain()
 for _sk_n, _sk_f in [("product", _sk_product), ("permutations", _sk_permutations), ("combinations", _sk_combinations), ("combinations_with_replacement", _sk_combinations_wr), ("groupby", _sk_groupby)]:
     if not hasattr(_sk_itertools, _sk_n):
         setattr(_sk_itertools, _sk_n, _sk_f)
@@ -1787,6 +1786,145 @@ for _sk_n, _sk_f in [("lru_cache", _sk_lru_cache), ("cache", _sk_lru_cache(None)
     if not hasattr(_sk_functools, _sk_n):
         setattr(_sk_functools, _sk_n, _sk_f)
 
+# ---- printf-style formatting: "fmt" % args is rewritten to _sk_pct ------------------
+
+
+def _sk_pct(fmt, args):
+    if isinstance(args, tuple):
+        vals = list(args)
+    else:
+        vals = [args]
+    mapping = args if isinstance(args, dict) else None
+    out = []
+    i = 0
+    n = len(fmt)
+    k = 0
+    while i < n:
+        c = fmt[i]
+        if c != "%":
+            out.append(c)
+            i += 1
+            continue
+        i += 1
+        if i < n and fmt[i] == "%":
+            out.append("%")
+            i += 1
+            continue
+        key = None
+        if i < n and fmt[i] == "(":
+            j = fmt.find(")", i)
+            key = fmt[i + 1:j]
+            i = j + 1
+        flags = ""
+        while i < n and fmt[i] in "-+ #0":
+            flags = flags + fmt[i]
+            i += 1
+        width = ""
+        while i < n and (fmt[i].isdigit() or fmt[i] == "*"):
+            if fmt[i] == "*":
+                width = width + str(vals[k])
+                k += 1
+            else:
+                width = width + fmt[i]
+            i += 1
+        prec = None
+        if i < n and fmt[i] == ".":
+            i += 1
+            prec = ""
+            while i < n and fmt[i].isdigit():
+                prec = prec + fmt[i]
+                i += 1
+        while i < n and fmt[i] in "hlL":
+            i += 1
+        if i >= n:
+            raise ValueError("incomplete format")
+        conv = fmt[i]
+        i += 1
+        if key is not None:
+            v = mapping[key]
+        else:
+            if k >= len(vals):
+                raise TypeError("not enough arguments for format string")
+            v = vals[k]
+            k += 1
+        align = "<" if "-" in flags else ">"
+        fill = "0" if ("0" in flags and "-" not in flags and conv not in "sr") else ""
+        sign = "+" if "+" in flags else (" " if " " in flags else "")
+        alt = "#" if "#" in flags else ""
+        p = "" if prec is None else "." + (prec or "0")
+        if conv == "s":
+            s = str(v)
+            if prec is not None:
+                s = s[:int(prec or "0")]
+            spec = align + width
+        elif conv == "r" or conv == "a":
+            s = repr(v)
+            spec = align + width
+        elif conv == "c":
+            s = v if isinstance(v, str) else chr(v)
+            spec = align + width
+        else:
+            if conv in "diu":
+                v = int(v)
+                t = "d"
+            elif conv in "eEfFgG":
+                v = float(v)
+                t = conv
+            else:
+                t = conv
+            if fill:
+                spec = sign + alt + "0" + width + p + t
+            else:
+                spec = align + sign + alt + width + (p if t not in "dxXo" else "") + t
+            s = ("{:" + spec + "}").format(v)
+            spec = ""
+        if spec:
+            s = ("{:" + spec + "}").format(s)
+        out.append(s)
+    if mapping is None and k < len(vals):
+        raise TypeError("not all arguments converted during string formatting")
+    return "".join(out)
+
+
+def format(value, spec=""):
+    return ("{:" + spec + "}").format(value)
+
+
+_sk_nbytes = bytes
+
+
+def bytes(x=None, encoding=None, errors=None):
+    if x is None:
+        return _sk_nbytes()
+    if isinstance(x, list) or isinstance(x, tuple) or isinstance(x, range):
+        return _sk_host("bytes", list(x))
+    if encoding is not None:
+        return _sk_nbytes(x, encoding)
+    return _sk_nbytes(x)
+
+
+_sk_uuid = _SkModule("uuid")
+
+
+class _SkUUID:
+    def __init__(self, h):
+        self.hex = h
+
+    def __str__(self):
+        h = self.hex
+        return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+
+    def __repr__(self):
+        return "UUID('" + str(self) + "')"
+
+
+def _sk_uuid4():
+    digits = "".join(["0123456789abcdef"[_sk_host("randbelow", 16)] for _ in range(32)])
+    return _SkUUID(digits[:12] + "4" + digits[13:16] + "89ab"[_sk_host("randbelow", 4)] + digits[17:])
+
+
+_sk_uuid.uuid4 = _sk_uuid4
+
 # ---- the set of served modules (read by the command) -------------------------------
 
-_sk_modules = ["json", "math", "re", "sys", "os", "csv", "statistics", "string", "textwrap", "itertools", "functools", "collections", "operator", "heapq", "bisect", "copy", "io", "time", "random", "warnings", "shlex", "pprint", "glob", "fnmatch", "shutil"]
+_sk_modules = ["uuid", "json", "math", "re", "sys", "os", "csv", "statistics", "string", "textwrap", "itertools", "functools", "collections", "operator", "heapq", "bisect", "copy", "io", "time", "random", "warnings", "shlex", "pprint", "glob", "fnmatch", "shutil"]
