@@ -1618,6 +1618,21 @@ if not hasattr(_sk_math, "hypot"):
 if not hasattr(_sk_math, "dist"):
     _sk_math.dist = lambda p, q: _sk_nmath.sqrt(_sk_fsum([(a - b) * (a - b) for a, b in zip(p, q)]))
 
+
+
+def _sk_domain(f, ok):
+    def g(x, *rest):
+        if not ok(x):
+            raise ValueError("math domain error")
+        return f(x, *rest)
+    return g
+
+
+_sk_math.sqrt = _sk_domain(_sk_nmath.sqrt, lambda x: x >= 0)
+_sk_math.log = _sk_domain(_sk_nmath.log, lambda x: x > 0)
+_sk_math.log10 = _sk_domain(_sk_nmath.log10, lambda x: x > 0)
+_sk_math.log2 = _sk_domain(_sk_nmath.log2, lambda x: x > 0)
+
 _sk_re = _SkModule("re")
 _sk_copy_attrs(_sk_re, _sk_nre, ["compile", "search", "match", "fullmatch", "findall", "finditer", "split", "escape", "purge", "error", "Pattern", "Match", "I", "IGNORECASE", "M", "MULTILINE", "S", "DOTALL", "X", "VERBOSE", "A", "ASCII", "U", "UNICODE", "NOFLAG"])
 
@@ -1647,6 +1662,26 @@ def _sk_re_subn(pattern, repl, string, count=0, flags=0):
 
 
 _sk_re.sub = _sk_re_sub
+
+
+def _sk_re_split(pattern, string, maxsplit=0, flags=0):
+    if not isinstance(pattern, str) or _sk_nre.search(r"(?<!\\)\((?!\?)", pattern) is None:
+        return _sk_nre.split(pattern, string, maxsplit=maxsplit, flags=flags)
+    out = []
+    last = 0
+    n = 0
+    for m in _sk_nre.finditer(pattern, string, flags):
+        if maxsplit and n >= maxsplit:
+            break
+        out.append(string[last:m.start()])
+        out.extend(list(m.groups()))
+        last = m.end()
+        n += 1
+    out.append(string[last:])
+    return out
+
+
+_sk_re.split = _sk_re_split
 _sk_re.subn = _sk_re_subn
 
 # ---- itertools and functools the interpreter lacks (eager: no generators) ------------
@@ -1888,19 +1923,6 @@ def _sk_pct(fmt, args):
 
 def format(value, spec=""):
     return ("{:" + spec + "}").format(value)
-
-
-_sk_nbytes = bytes
-
-
-def bytes(x=None, encoding=None, errors=None):
-    if x is None:
-        return _sk_nbytes()
-    if isinstance(x, list) or isinstance(x, tuple) or isinstance(x, range):
-        return _sk_host("bytes", list(x))
-    if encoding is not None:
-        return _sk_nbytes(x, encoding)
-    return _sk_nbytes(x)
 
 
 _sk_uuid = _SkModule("uuid")
