@@ -479,6 +479,9 @@ impl Host {
 
 /// The sandbox's message for a refused module or facility.
 pub fn refusal(name: &str) -> String {
+    if name == "os.system" {
+        return "os.system is not available in the local sandbox (the local sandbox starts no processes)".to_string();
+    }
     let why = match name.split('.').next().unwrap_or(name) {
         "subprocess" | "os.system" | "multiprocessing" | "pty" | "signal" => {
             "the local sandbox starts no processes"

@@ -53,6 +53,13 @@ const JSON_TOOL: &str = include_str!("json_tool.py");
 /// (CPython's default limit is 1000 as well).
 const MAX_RECURSION: usize = 1000;
 
+/// The largest single allocation a program may ask for (`"a" * 10**12`
+/// gets `MemoryError` instead of aborting the host process). Monty checks
+/// sizes up front; it measures total memory only with its own global
+/// allocator, which a library cannot install, so a program that grows a
+/// structure step by step is bounded by the run's time limit instead.
+pub const MAX_ALLOCATION: usize = 512 << 20;
+
 /// Adds `python3` and `python` to a shell configuration.
 ///
 /// ```
@@ -286,6 +293,7 @@ fn prelude_session() -> Option<MontyRepl> {
     static SNAPSHOT: OnceLock<Option<Vec<u8>>> = OnceLock::new();
     let bytes = SNAPSHOT.get_or_init(|| {
         let limits = ResourceLimits {
+            max_memory: Some(MAX_ALLOCATION),
             max_recursion_depth: MAX_RECURSION,
             max_suspensions: usize::MAX,
             ..ResourceLimits::default()
