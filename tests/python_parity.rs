@@ -95,7 +95,11 @@ async fn python_scripts_match_across_backends() {
             let sb = d.create(&spec(&format!("py-docker-{i}"))).await.unwrap();
             let (dout, dcode) = run(sb.as_ref(), script).await;
             sb.stop().await.ok();
-            assert_eq!((out.as_str(), code), (dout.as_str(), dcode), "local vs docker: {script}");
+            assert_eq!(
+                (out.as_str(), code),
+                (dout.as_str(), dcode),
+                "local vs docker: {script}"
+            );
         }
     }
     for (script, why) in KNOWN {

@@ -56,7 +56,11 @@ fn main() {
     std::fs::create_dir_all(&host_dir).unwrap();
     std::fs::write(host_dir.join("big.json"), &json).unwrap();
     std::fs::write(host_dir.join("big.txt"), &text).unwrap();
-    for (name, file) in [("bench_loop.py", LOOP), ("bench_json.py", JSON), ("bench_regex.py", REGEX)] {
+    for (name, file) in [
+        ("bench_loop.py", LOOP),
+        ("bench_json.py", JSON),
+        ("bench_regex.py", REGEX),
+    ] {
         std::fs::write(host_dir.join(name), file).unwrap();
     }
     let shell = Shell::new(sandkeep_python::install(ShellConfig::default()));
@@ -68,7 +72,11 @@ fn main() {
         .fs()
         .write("/workspace/big.txt", text.as_bytes())
         .unwrap();
-    for (name, file) in [("bench_loop.py", LOOP), ("bench_json.py", JSON), ("bench_regex.py", REGEX)] {
+    for (name, file) in [
+        ("bench_loop.py", LOOP),
+        ("bench_json.py", JSON),
+        ("bench_regex.py", REGEX),
+    ] {
         shell
             .fs()
             .write(&format!("/workspace/{name}"), file.as_bytes())
