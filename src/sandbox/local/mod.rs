@@ -43,9 +43,15 @@ const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 /// assert_eq!(sandbox.read_text("/workspace/hello.txt").await.unwrap().as_deref(), Some("hi\n"));
 /// # });
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LocalBackend {
     config: ShellConfig,
+}
+
+impl Default for LocalBackend {
+    fn default() -> LocalBackend {
+        LocalBackend::with_config(ShellConfig::default())
+    }
 }
 
 impl LocalBackend {
@@ -54,8 +60,13 @@ impl LocalBackend {
         LocalBackend::default()
     }
 
-    /// A backend whose sandboxes are built with `config` (limits, determinism).
+    /// A backend whose sandboxes are built with `config` (limits,
+    /// determinism); with the `python` feature (on by default) they also
+    /// have `python3`/`python` (the embedded interpreter of
+    /// `sandkeep-python`).
     pub fn with_config(config: ShellConfig) -> LocalBackend {
+        #[cfg(feature = "python")]
+        let config = sandkeep_python::install(config);
         LocalBackend { config }
     }
 

@@ -1,0 +1,143 @@
+//! `python3` in the local sandbox side by side with the host's CPython
+//! (`/usr/bin/python3`): start-up (`python3 -c pass`), a 1M-iteration loop,
+//! json load + dump of a 5 MB file, a regex over 10 MB. Prints one line per
+//! workload with the median wall time of each side and the ratio
+//! (ours / CPython).
+//!
+//! Run: `cargo bench -p sandkeep-python --bench python` (`PY_BENCH_RUNS=N`
+//! sets the repetitions, 5 by default).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+const LOOP: &str = "x = 0\nfor i in range(1000000):\n    x += i\nprint(x)\n";
+const JSON: &str = "import json\nwith open(\"big.json\") as f:\n    d = json.load(f)\ns = json.dumps(d)\nprint(len(d), len(s))\n";
+const REGEX: &str = "import re\nwith open(\"big.txt\") as f:\n    t = f.read()\nprint(len(re.findall(r\"[a-z]+@[a-z]+\\.com\", t)))\n";
+
+fn big_json() -> String {
+    let mut items = Vec::new();
+    let mut i = 0;
+    let mut len = 2;
+    while len < 5 << 20 {
+        let item = format!(
+            "{{\"id\": {i}, \"name\": \"user{i}\", \"tags\": [\"a\", \"b{}\"], \"score\": {}.5, \"active\": {}}}",
+            i % 7,
+            i % 100,
+            i % 2 == 0
+        );
+        len += item.len() + 2;
+        items.push(item);
+        i += 1;
+    }
+    format!("[{}]", items.join(", "))
+}
+
+fn big_text() -> String {
+    let line = "lorem ipsum dolor sit amet bob@example.com consectetur adipiscing elit\n";
+    line.repeat((10 << 20) / line.len())
+}
+
+fn main() {
+    let runs: usize = std::env::var("PY_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let json = big_json();
+    let text = big_text();
+    let host_dir = std::env::temp_dir().join(format!("sandkeep-pybench-{}", std::process::id()));
+    std::fs::create_dir_all(&host_dir).unwrap();
+    std::fs::write(host_dir.join("big.json"), &json).unwrap();
+    std::fs::write(host_dir.join("big.txt"), &text).unwrap();
+    for (name, file) in [
+        ("bench_loop.py", LOOP),
+        ("bench_json.py", JSON),
+        ("bench_regex.py", REGEX),
+    ] {
+        std::fs::write(host_dir.join(name), file).unwrap();
+    }
+    let shell = Shell::new(sandkeep_python::install(ShellConfig::default()));
+    shell
+        .fs()
+        .write("/workspace/big.json", json.as_bytes())
+        .unwrap();
+    shell
+        .fs()
+        .write("/workspace/big.txt", text.as_bytes())
+        .unwrap();
+    for (name, file) in [
+        ("bench_loop.py", LOOP),
+        ("bench_json.py", JSON),
+        ("bench_regex.py", REGEX),
+    ] {
+        shell
+            .fs()
+            .write(&format!("/workspace/{name}"), file.as_bytes())
+            .unwrap();
+    }
+    let opts = || RunOptions {
+        timeout: Some(Duration::from_secs(120)),
+        ..RunOptions::default()
+    };
+    // Warm-up: the first python3 of a process loads the prelude snapshot.
+    shell.run("python3 -c pass", opts());
+    println!("workload            ours        cpython     ratio");
+    for (label, args) in [
+        ("start-up (-c pass)", vec!["-c", "pass"]),
+        ("1M-iteration loop", vec!["bench_loop.py"]),
+        ("json 5 MB load+dump", vec!["bench_json.py"]),
+        ("regex over 10 MB", vec!["bench_regex.py"]),
+    ] {
+        let script = format!(
+            "python3 {}",
+            args.iter()
+                .map(|a| format!("'{a}'"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let mut ours = Vec::new();
+        let mut out = None;
+        for _ in 0..runs {
+            let t = Instant::now();
+            let o = shell.run(&script, opts());
+            ours.push(t.elapsed());
+            out = Some(o);
+        }
+        let o = out.unwrap();
+        assert_eq!(
+            o.exit_code,
+            0,
+            "{label}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mut theirs = Vec::new();
+        let mut host_out = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            let h = Command::new("/usr/bin/python3")
+                .args(&args)
+                .current_dir(&host_dir)
+                .stdin(Stdio::null())
+                .output()
+                .expect("host python3");
+            theirs.push(t.elapsed());
+            host_out = h.stdout;
+        }
+        assert_eq!(o.stdout, host_out, "{label}: outputs differ");
+        let (a, b) = (median(ours), median(theirs));
+        println!(
+            "{label:<19} {:>9.2?}  {:>9.2?}  {:>6.2}x",
+            a,
+            b,
+            a.as_secs_f64() / b.as_secs_f64()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&host_dir);
+}

@@ -1,0 +1,448 @@
+//! `python3` (and `python`) for sandkeep's local sandbox: an embedded,
+//! pure-Rust Python (pydantic's `monty` interpreter) whose every reach
+//! outside the interpreter (files, directories, environment, stdin, the
+//! clock) is served from the sandbox by [`host::Host`], never the host
+//! machine.
+//!
+//! Monty implements a subset of Python 3.14: no class inheritance, no
+//! generators (`yield`), no method decorators, a handful of native modules
+//! (`json`, `re`, `math`, `collections`, `dataclasses`, `pathlib`, ...). The
+//! prelude (`prelude.py`) adds Python-level shims for what agents use most
+//! (`sys.argv/stdin/exit`, `os`/`os.path`/`os.walk`, `open` with line
+//! iteration, `csv`, `statistics`, `string`, `textwrap`, ...); user imports
+//! are rewritten to them by [`imports`]. What is still missing fails with a
+//! message that names the limit.
+//!
+//! ```
+//! use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+//! let shell = Shell::new(sandkeep_python::install(ShellConfig::default()));
+//! let out = shell.run("python3 -c 'import sys; print(sum(range(5)), sys.argv)' a", RunOptions::default());
+//! assert_eq!(String::from_utf8_lossy(&out.stdout), "10 ['-c', 'a']\n");
+//! ```
+
+pub mod cli;
+pub mod host;
+pub mod imports;
+
+use std::borrow::Cow;
+use std::io::Write;
+
+use std::sync::OnceLock;
+
+use monty::{Dump, MontyRepl, ReplProgress, ReplStartError, Session, SessionRef};
+use monty_types::{
+    CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult,
+    PrintWriter, PrintWriterCallback, ResourceLimits, ResourceTracker,
+};
+use sandkeep_shell::ShellConfig;
+use sandkeep_shell::commands::CommandCtx;
+
+use cli::{Invocation, Source, UsageError};
+use host::{Host, Stop};
+
+/// The text `python3 --version` prints.
+pub const VERSION: &str = "Python 3.14.0 (embedded monty 0.0.23, standard-library subset)";
+
+/// The prelude: Python-level shims for the modules the interpreter lacks.
+const PRELUDE: &str = include_str!("prelude.py");
+
+/// The program `python3 -m json.tool` runs.
+const JSON_TOOL: &str = include_str!("json_tool.py");
+
+/// Nesting of Python calls allowed; deeper recursion raises `RecursionError`
+/// (CPython's default limit is 1000 as well).
+const MAX_RECURSION: usize = 1000;
+
+/// The largest single allocation a program may ask for (`"a" * 10**12`
+/// gets `MemoryError` instead of aborting the host process). Monty checks
+/// sizes up front; it measures total memory only with its own global
+/// allocator, which a library cannot install, so a program that grows a
+/// structure step by step is bounded by the run's time limit instead.
+pub const MAX_ALLOCATION: usize = 512 << 20;
+
+/// Adds `python3` and `python` to a shell configuration.
+///
+/// ```
+/// let config = sandkeep_python::install(sandkeep_shell::ShellConfig::default());
+/// # let _ = config;
+/// ```
+pub fn install(config: ShellConfig) -> ShellConfig {
+    config
+        .command("python3", python3)
+        .command("python", python3)
+}
+
+/// The `python3` command: runs `-c CODE`, `-m json.tool`, a script file from
+/// the virtual filesystem, or a script on stdin; returns the exit status
+/// (`sys.exit(n)`'s `n`, 1 for an uncaught exception, 2 for a usage error).
+pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
+    let args = ctx.args.get(1..).unwrap_or_default().to_vec();
+    let invocation = match cli::parse(&args) {
+        Ok(i) => i,
+        Err(e) => return usage_error(ctx, &e),
+    };
+    let (source, argv) = match invocation {
+        Invocation::Version => {
+            let _ = writeln!(ctx.stdout, "{VERSION}");
+            return 0;
+        }
+        Invocation::Help => {
+            let _ = ctx.stdout.write_all(HELP.as_bytes());
+            return 0;
+        }
+        Invocation::Run { source, argv } => (source, argv),
+    };
+    let mut host = Host::new(ctx);
+    let (code, script_name, argv) = match source {
+        Source::Code(code) => (code, "<string>".to_string(), argv),
+        Source::Stdin => {
+            let mut buf = Vec::new();
+            let _ = ctx.stdin.read_to_end(&mut buf);
+            host.set_stdin(String::new());
+            (
+                String::from_utf8_lossy(&buf).into_owned(),
+                "<stdin>".to_string(),
+                argv,
+            )
+        }
+        Source::File(path) => match ctx.fs.read(&ctx.path(&path)) {
+            Ok(data) => (String::from_utf8_lossy(&data).into_owned(), path, argv),
+            Err(e) => {
+                let abs = ctx.path(&path);
+                let _ = writeln!(
+                    ctx.stderr,
+                    "{}: can't open file '{abs}': [Errno 2] {e}",
+                    ctx.args[0]
+                );
+                return 2;
+            }
+        },
+        Source::Module(m) if m == "json.tool" => {
+            let mut argv = argv;
+            argv[0] = "/usr/lib/python3/json/tool.py".to_string();
+            (JSON_TOOL.to_string(), "json.tool".to_string(), argv)
+        }
+        Source::Module(m) => {
+            let _ = writeln!(
+                ctx.stderr,
+                "{}: {}",
+                ctx.args[0],
+                host::refusal(&m).replace("module", "-m module")
+            );
+            return 1;
+        }
+    };
+    run(ctx, &mut host, &code, &script_name, argv)
+}
+
+const HELP: &str = "usage: python3 [option] ... [-c cmd | -m mod | file | -] [arg] ...\n\
+Embedded Python (monty) of the sandkeep local sandbox.\n\
+-c cmd : program passed in as string\n\
+-m mod : run library module as a script (json.tool only)\n\
+-V     : print the Python version number and exit\n\
+-u, -B, -E, -s, -S, -I, -O, -q : accepted, no effect here\n\
+file   : program read from script file in the sandbox\n\
+-      : program read from stdin (default when no file is given)\n";
+
+fn usage_error(ctx: &mut CommandCtx<'_>, e: &UsageError) -> i32 {
+    let _ = writeln!(ctx.stderr, "{e}");
+    let _ = writeln!(
+        ctx.stderr,
+        "usage: {} [option] ... [-c cmd | -m mod | file | -] [arg] ...",
+        ctx.args[0]
+    );
+    let _ = writeln!(ctx.stderr, "Try `python -h' for more information.");
+    2
+}
+
+/// How a run ended.
+enum Ended {
+    /// The program finished.
+    Done,
+    /// An exception nobody caught (SystemExit included).
+    Raised(MontyException),
+}
+
+/// stdout of a run: print() output is gathered here and written to the
+/// command's stdout in chunks; the periodic `poll_flush` of the interpreter
+/// is where the run's deadline and cancellation are enforced.
+struct Out<'a> {
+    buf: &'a mut Vec<u8>,
+    sink: &'a mut dyn Write,
+    control: &'a sandkeep_shell::RunControl,
+}
+
+impl Out<'_> {
+    fn spill(&mut self) -> Result<(), MontyException> {
+        if self.buf.len() >= 8192 {
+            let _ = self.sink.write_all(self.buf);
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+impl PrintWriterCallback for Out<'_> {
+    fn stdout_write(&mut self, output: Cow<'_, str>) -> Result<(), MontyException> {
+        self.buf.extend_from_slice(output.as_bytes());
+        self.spill()
+    }
+
+    fn stdout_push(&mut self, end: char) -> Result<(), MontyException> {
+        let mut b = [0u8; 4];
+        self.buf
+            .extend_from_slice(end.encode_utf8(&mut b).as_bytes());
+        self.spill()
+    }
+
+    fn poll_flush(&mut self) -> Result<(), MontyException> {
+        match self.control.check() {
+            Ok(()) => Ok(()),
+            Err(kind) => Err(MontyException::new(
+                ExcType::TimeoutError,
+                Some(format!("the run was stopped: {kind} reached")),
+            )),
+        }
+    }
+}
+
+fn flush(buf: &mut Vec<u8>, ctx: &mut CommandCtx<'_>) {
+    if !buf.is_empty() {
+        let _ = ctx.stdout.write_all(buf);
+        buf.clear();
+    }
+}
+
+fn host_fn() -> MontyObject {
+    MontyObject::Function {
+        name: "_sk_host".to_string(),
+        docstring: None,
+    }
+}
+
+/// Runs `code` (already read) as `script_name` with `argv`.
+fn run(
+    ctx: &mut CommandCtx<'_>,
+    host: &mut Host,
+    code: &str,
+    _script_name: &str,
+    argv: Vec<String>,
+) -> i32 {
+    let Some(mut repl) = prelude_session() else {
+        let _ = writeln!(
+            ctx.stderr,
+            "{}: the embedded prelude failed to load",
+            ctx.args[0]
+        );
+        return 1;
+    };
+    if let Some(left) = ctx.control.remaining() {
+        repl.tracker_mut().set_max_duration(left);
+    }
+    let mut buf = Vec::new();
+    let environ = MontyObject::Dict(
+        host.env
+            .iter()
+            .map(|(k, v)| {
+                (
+                    MontyObject::String(k.clone()),
+                    MontyObject::String(v.clone()),
+                )
+            })
+            .collect::<Vec<_>>()
+            .into(),
+    );
+    let mut inputs = vec![
+        (
+            "_sk_argv".to_string(),
+            MontyObject::List(argv.into_iter().map(MontyObject::String).collect()),
+        ),
+        ("_sk_environ".to_string(), environ),
+    ];
+    let mut setup = String::from("_sk_sys.argv = _sk_argv\n_sk_os.environ = _sk_environ\n");
+    // A program that reads stdin gets it up front: monty cannot call the
+    // host from an implicit `__iter__` (`for line in sys.stdin`).
+    if code.contains("stdin") {
+        let data = host.take_stdin(ctx);
+        inputs.push(("_sk_stdin".to_string(), MontyObject::String(data)));
+        setup.push_str("_sk_sys.stdin._data = _sk_stdin\n");
+    }
+    let repl = match feed(ctx, host, &mut buf, repl, &setup, inputs) {
+        (Some(repl), Ended::Done) => repl,
+        (_, Ended::Raised(e)) => {
+            flush(&mut buf, ctx);
+            let _ = writeln!(ctx.stderr, "python3: the embedded prelude failed:\n{e}");
+            return 1;
+        }
+        (None, Ended::Done) => return 1,
+    };
+    let shimmed: Vec<&str> = prelude_modules();
+    let rewritten = imports::rewrite(code, &|m| shimmed.contains(&m));
+    let (_, ended) = feed(ctx, host, &mut buf, repl, &rewritten, vec![]);
+    flush(&mut buf, ctx);
+    match ended {
+        Ended::Done => 0,
+        Ended::Raised(e) => report(ctx, host, e),
+    }
+}
+
+/// A fresh session with the prelude loaded. The prelude runs once per
+/// process (it is ~1,000 lines: compiling and running it costs milliseconds);
+/// each run restores the session from that snapshot.
+fn prelude_session() -> Option<MontyRepl> {
+    static SNAPSHOT: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    let bytes = SNAPSHOT.get_or_init(|| {
+        let limits = ResourceLimits {
+            max_memory: Some(MAX_ALLOCATION),
+            max_recursion_depth: MAX_RECURSION,
+            max_suspensions: usize::MAX,
+            ..ResourceLimits::default()
+        };
+        let mut repl = MontyRepl::new(
+            "<prelude>",
+            ResourceTracker::new(limits),
+            CompileOptions::default(),
+        );
+        repl.feed_run(PRELUDE, vec![], PrintWriter::Disabled).ok()?;
+        monty::dump("<string>", None, SessionRef::Idle(&repl)).ok()
+    });
+    match Dump::load(bytes.as_ref()?).ok()?.state {
+        Session::Idle(repl) => Some(*repl),
+        _ => None,
+    }
+}
+
+/// The modules the prelude serves, from its `_sk_modules` list.
+fn prelude_modules() -> Vec<&'static str> {
+    let Some(line) = PRELUDE.lines().find(|l| l.starts_with("_sk_modules = [")) else {
+        return Vec::new();
+    };
+    line.trim_start_matches("_sk_modules = [")
+        .trim_end_matches(']')
+        .split(',')
+        .map(|s| s.trim().trim_matches('"'))
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The exit status and stderr of an uncaught exception.
+fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException) -> i32 {
+    if let Some(Stop::Refused(msg)) = host.stop.take() {
+        let _ = writeln!(ctx.stderr, "{}: {msg}", ctx.args[0]);
+        return 1;
+    }
+    if e.exc_type() == ExcType::SystemExit {
+        return match e.message() {
+            None | Some("None") | Some("") => 0,
+            Some(m) => match (m.strip_prefix("msg:"), m.trim().parse::<i64>()) {
+                (None, Ok(n)) => (n & 0xff) as i32,
+                (text, _) => {
+                    let _ = writeln!(ctx.stderr, "{}", text.unwrap_or(m));
+                    1
+                }
+            },
+        };
+    }
+    if let Err(kind) = ctx.control.check() {
+        let _ = writeln!(ctx.stderr, "{}: stopped: {kind} reached", ctx.args[0]);
+        return 124;
+    }
+    let _ = writeln!(ctx.stderr, "{e}");
+    if e.exc_type() == ExcType::ModuleNotFoundError
+        && let Some(name) = e
+            .message()
+            .and_then(|m| m.strip_prefix("No module named '"))
+            .map(|m| m.trim_end_matches('\''))
+    {
+        let _ = writeln!(ctx.stderr, "{}: {}", ctx.args[0], host::refusal(name));
+    }
+    if e.exc_type() == ExcType::NotImplementedError
+        && e.message()
+            .is_some_and(|m| m.contains("monty syntax parser"))
+    {
+        let _ = writeln!(
+            ctx.stderr,
+            "{}: this construct is not available in the local sandbox's embedded Python",
+            ctx.args[0]
+        );
+    }
+    1
+}
+
+/// Feeds one snippet to the REPL and services its suspensions until it ends.
+fn feed(
+    ctx: &mut CommandCtx<'_>,
+    host: &mut Host,
+    buf: &mut Vec<u8>,
+    repl: MontyRepl,
+    code: &str,
+    inputs: Vec<(String, MontyObject)>,
+) -> (Option<MontyRepl>, Ended) {
+    let mut progress = {
+        let mut out = Out {
+            buf,
+            sink: &mut *ctx.stdout,
+            control: ctx.control,
+        };
+        repl.feed_start(code, inputs, PrintWriter::Callback(&mut out))
+    };
+    loop {
+        let step: Result<ReplProgress, Box<ReplStartError>> = match progress {
+            Ok(ReplProgress::Complete { repl, .. }) => return (Some(repl), Ended::Done),
+            Err(err) => {
+                let ReplStartError { repl, error } = *err;
+                return (Some(repl), Ended::Raised(error));
+            }
+            Ok(ReplProgress::FunctionCall(call)) => {
+                // Host calls may write stderr: stdout first, in order.
+                flush(buf, ctx);
+                let result = if call.function_name == "_sk_host" {
+                    host.call(ctx, call.args.clone())
+                } else {
+                    ExtFunctionResult::NotFound(call.function_name.clone())
+                };
+                let mut out = Out {
+                    buf,
+                    sink: &mut *ctx.stdout,
+                    control: ctx.control,
+                };
+                call.resume(result, PrintWriter::Callback(&mut out))
+            }
+            Ok(ReplProgress::OsCall(call)) => {
+                let result = host.os_call(ctx, call.function_call.clone());
+                let mut out = Out {
+                    buf,
+                    sink: &mut *ctx.stdout,
+                    control: ctx.control,
+                };
+                call.resume(result, PrintWriter::Callback(&mut out))
+            }
+            Ok(ReplProgress::NameLookup(lookup)) => {
+                let result = if lookup.name == "_sk_host" {
+                    NameLookupResult::Value(host_fn())
+                } else {
+                    NameLookupResult::Undefined
+                };
+                let mut out = Out {
+                    buf,
+                    sink: &mut *ctx.stdout,
+                    control: ctx.control,
+                };
+                lookup.resume(result, PrintWriter::Callback(&mut out))
+            }
+            Ok(ReplProgress::ResolveFutures(f)) => {
+                let e = MontyException::new(
+                    ExcType::NotImplementedError,
+                    Some("asyncio host futures are not available in the local sandbox".into()),
+                );
+                let mut out = Out {
+                    buf,
+                    sink: &mut *ctx.stdout,
+                    control: ctx.control,
+                };
+                f.abort(e, PrintWriter::Callback(&mut out))
+            }
+        };
+        progress = step;
+    }
+}

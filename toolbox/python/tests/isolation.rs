@@ -1,0 +1,229 @@
+//! Isolation and limits of the embedded `python3`: it cannot read host
+//! files, see the host environment or clock, open sockets or start
+//! processes; runaway loops, deep recursion and huge allocations end with a
+//! clear message and an exit status, never a hang, a panic or an abort of
+//! the host process.
+//!
+//! Run: `cargo test --release -p sandkeep-python --test isolation`
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::time::{Duration, Instant};
+
+use sandkeep_shell::{Determinism, RunOptions, RunOutput, Shell, ShellConfig};
+
+fn shell() -> Shell {
+    Shell::new(sandkeep_python::install(ShellConfig::default()))
+}
+
+fn run_with(shell: &Shell, script: &str, timeout: Duration) -> RunOutput {
+    shell.run(
+        script,
+        RunOptions {
+            timeout: Some(timeout),
+            ..RunOptions::default()
+        },
+    )
+}
+
+fn run(script: &str) -> RunOutput {
+    run_with(&shell(), script, Duration::from_secs(20))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn host_files_are_out_of_reach() {
+    let dir = std::env::temp_dir().join(format!("sandkeep-py-secret-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = dir.join("secret.txt");
+    std::fs::write(&secret, "TOP-SECRET-4711").unwrap();
+    let p = secret.display().to_string();
+    for code in [
+        format!("print(open({p:?}).read())"),
+        format!("from pathlib import Path; print(Path({p:?}).read_text())"),
+        format!(
+            "import os; print(os.path.exists({p:?}), os.listdir({:?}))",
+            dir.display().to_string()
+        ),
+    ] {
+        let out = run(&format!("python3 -c '{code}'"));
+        assert!(
+            !text(&out.stdout).contains("TOP-SECRET") && !text(&out.stdout).contains("secret.txt"),
+            "{code}: {}",
+            text(&out.stdout)
+        );
+        assert!(
+            out.exit_code != 0 || text(&out.stdout).starts_with("False"),
+            "{code}: status {} {}",
+            out.exit_code,
+            text(&out.stdout)
+        );
+    }
+    // What Python writes lands in the virtual tree, not on the host.
+    let out = run(&format!(
+        "python3 -c 'open({:?}, \"w\").write(\"x\")'; cat {:?}",
+        dir.join("w.txt").display().to_string(),
+        dir.join("w.txt").display().to_string()
+    ));
+    assert!(!dir.join("w.txt").exists(), "python wrote a host file");
+    let _ = out;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn host_environment_is_invisible() {
+    // Cargo sets CARGO_MANIFEST_DIR in the test process's environment.
+    assert!(std::env::var("CARGO_MANIFEST_DIR").is_ok());
+    let out = run(
+        "python3 -c 'import os; print(os.getenv(\"CARGO_MANIFEST_DIR\"), \"CARGO_MANIFEST_DIR\" in os.environ)'",
+    );
+    assert_eq!(text(&out.stdout), "None False\n");
+    // The shell's exported variables are what Python sees.
+    let out = run("export GREETING=hi; python3 -c 'import os; print(os.environ[\"GREETING\"])'");
+    assert_eq!(text(&out.stdout), "hi\n");
+}
+
+#[test]
+fn the_clock_is_the_shells() {
+    let shell = Shell::new(sandkeep_python::install(ShellConfig {
+        deterministic: Some(Determinism::default()),
+        ..ShellConfig::default()
+    }));
+    let epoch = Determinism::default().epoch_secs;
+    let out = run_with(
+        &shell,
+        "python3 -c 'import time; print(int(time.time()))'",
+        Duration::from_secs(20),
+    );
+    assert_eq!(text(&out.stdout), format!("{epoch}\n"));
+    // datetime.now() reaches monty's OS call, which the sandbox refuses.
+    let out = run_with(
+        &shell,
+        "python3 -c 'import datetime; print(datetime.datetime.now())'",
+        Duration::from_secs(20),
+    );
+    assert_eq!(out.exit_code, 1);
+    assert!(
+        text(&out.stderr).contains("clock is not available"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn no_sockets_processes_or_packages() {
+    for (code, word) in [
+        ("import socket", "no network"),
+        (
+            "import subprocess; subprocess.run([\"ls\"])",
+            "starts no processes",
+        ),
+        ("import os; os.system(\"ls\")", "starts no processes"),
+        ("import urllib.request", "not available"),
+        ("import requests", "no network"),
+        ("import numpy", "not available in the local sandbox"),
+        ("import pip", "cannot be installed"),
+    ] {
+        let out = run(&format!("python3 -c '{code}'"));
+        assert_eq!(out.exit_code, 1, "{code}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(word) && err.contains("local sandbox"),
+            "{code}: {err}"
+        );
+    }
+    let out = run("python3 -m pip install requests");
+    assert_eq!(out.exit_code, 1);
+    assert!(
+        text(&out.stderr).contains("not available"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn runaway_loop_ends_at_the_run_timeout() {
+    let start = Instant::now();
+    let out = run_with(
+        &shell(),
+        "python3 -c 'while True: pass'; echo after",
+        Duration::from_secs(1),
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_ne!(out.exit_code, 0);
+    assert!(!text(&out.stdout).contains("after"));
+    let start = Instant::now();
+    let out = run_with(
+        &shell(),
+        "python3 -c 'import time; time.sleep(60)'",
+        Duration::from_secs(1),
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "sleep took {:?}",
+        start.elapsed()
+    );
+    assert_ne!(out.exit_code, 0);
+}
+
+#[test]
+fn deep_recursion_is_a_recursion_error() {
+    // On a thread with a small stack, as a server's worker might have.
+    let out = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| run("python3 -c 'def f(n): return f(n + 1)\nf(0)'"))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(out.exit_code, 1);
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("Traceback (most recent call last):"),
+        "{err}"
+    );
+    assert!(
+        err.contains("RecursionError: maximum recursion depth exceeded"),
+        "{err}"
+    );
+}
+
+#[test]
+fn huge_allocations_are_memory_errors() {
+    for code in [
+        "x = \"a\" * 10**12",
+        "x = [0] * 10**11",
+        "x = 2 ** 10**10",
+        "x = bytes(10**12)",
+    ] {
+        let out = run(&format!("python3 -c '{code}'"));
+        assert_eq!(out.exit_code, 1, "{code}");
+        assert!(
+            text(&out.stderr).contains("MemoryError"),
+            "{code}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn bad_input_gets_a_status_not_a_panic() {
+    for (script, status) in [
+        ("python3 -c 'def ('", 1),
+        ("python3 -c", 2),
+        ("python3 --frobnicate", 2),
+        ("python3 /nonexistent.py", 2),
+        ("printf '\\xff\\xfe' > b.py; python3 b.py", 1),
+        ("python3 -c 'import sys; sys.exit(\"bye\")'", 1),
+        ("python3 -c 'print(open(\"/\").read())'", 1),
+    ] {
+        let out = run(script);
+        assert_eq!(out.exit_code, status, "{script}: {}", text(&out.stderr));
+        assert!(!text(&out.stderr).is_empty(), "{script}: no message");
+    }
+}
