@@ -223,7 +223,6 @@ fn data_arg(ctx: &CommandCtx<'_>, opt: &str, v: &str) -> Result<Vec<u8>, Usage> 
             None => (None, v.to_string()),
         };
         let enc: String = url::form_urlencoded::byte_serialize(content.as_bytes()).collect();
-        let enc = enc.replace('+', "%20");
         return Ok(match name {
             Some(n) if !n.is_empty() => format!("{n}={enc}").into_bytes(),
             _ => enc.into_bytes(),
@@ -280,10 +279,8 @@ pub fn run(ctx: &mut CommandCtx<'_>, egress: &Egress) -> i32 {
     }
     let mut status = 0;
     for (url, output) in &o.urls {
-        let code = transfer(ctx, egress, &o, url, output.as_deref());
-        if code != 0 {
-            status = code;
-        }
+        // curl exits with the status of the last transfer.
+        status = transfer(ctx, egress, &o, url, output.as_deref());
     }
     status
 }
@@ -315,20 +312,56 @@ fn transfer(
     output: Option<&str>,
 ) -> i32 {
     let started = Instant::now();
-    let mut t = Transfer {
-        url: raw_url.to_string(),
-        started: Some(started),
-        ..Transfer::default()
-    };
-    let result = fetch(ctx, egress, o, raw_url, output, &mut t);
-    t.exit = match result {
-        Ok(code) => code,
-        Err(e) => {
-            t.error = e.to_string();
-            show_error(ctx, o, e.curl_code(), &t.error);
-            e.curl_code()
+    let mut t;
+    let mut left = o.retry;
+    let mut delay = o.retry_delay.unwrap_or(Duration::from_secs(1));
+    loop {
+        t = Transfer {
+            url: raw_url.to_string(),
+            started: Some(started),
+            ..Transfer::default()
+        };
+        let result = fetch(ctx, egress, o, raw_url, output, &mut t);
+        // curl's transient failures: a timeout, or 408/429/5xx gateway-ish
+        // answers; each attempt's output and message are shown.
+        let transient = match &result {
+            Ok(_) => t
+                .last
+                .as_ref()
+                .is_some_and(|r| matches!(r.status, 408 | 429 | 500 | 502 | 503 | 504)),
+            Err(e) => matches!(e, NetError::Timeout(_)),
+        };
+        t.exit = match result {
+            Ok(code) => code,
+            Err(e) => {
+                t.error = e.to_string();
+                show_error(ctx, o, e.curl_code(), &t.error);
+                e.curl_code()
+            }
+        };
+        if left == 0 || !transient {
+            break;
         }
-    };
+        if !o.silent {
+            let what = if t.last.is_some() { "HTTP error" } else { "Timeout" };
+            let _ = writeln!(
+                ctx.stderr,
+                "Warning: Problem : {what}. Will retry in {} seconds. {left} retries left.",
+                delay.as_secs()
+            );
+        }
+        left -= 1;
+        let until = Instant::now() + delay;
+        while Instant::now() < until {
+            if ctx.control.check().is_err() {
+                return 42;
+            }
+            std::thread::sleep(Duration::from_millis(20).min(until - Instant::now()));
+        }
+        if o.retry_delay.is_none() {
+            delay = (delay * 2).min(Duration::from_secs(600));
+        }
+    }
     if let Some(fmt) = &o.write_out {
         write_out(ctx, fmt, &t);
     }
@@ -417,8 +450,22 @@ fn fetch(
             body: body.clone(),
             user_agent: o.user_agent.clone().unwrap_or_else(|| USER_AGENT.into()),
             connect_timeout: o.connect_timeout,
+            read_timeout: None,
         };
-        let response = send_with_retry(ctx, egress, o, &req, deadline)?;
+        let response = match egress.send(&req, deadline) {
+            Ok(r) => r,
+            Err(NetError::Partial { remaining, received }) => {
+                // curl hands over what arrived before it reports the loss.
+                if !o.head && output.is_none_or(|p| p == "-") {
+                    let _ = ctx.stdout.write_all(&received);
+                }
+                return Err(NetError::Partial {
+                    remaining,
+                    received: Vec::new(),
+                });
+            }
+            Err(e) => return Err(e),
+        };
         t.header_size += response.head.len();
         t.last = Some(response.clone());
         let location = response
@@ -505,46 +552,6 @@ fn fetch(
     Ok(0)
 }
 
-fn send_with_retry(
-    ctx: &mut CommandCtx<'_>,
-    egress: &Egress,
-    o: &Options,
-    req: &Request,
-    deadline: Deadline<'_>,
-) -> Result<Response, NetError> {
-    let mut left = o.retry;
-    let mut delay = o.retry_delay.unwrap_or(Duration::from_secs(1));
-    loop {
-        let result = egress.send(req, deadline);
-        let transient = match &result {
-            Ok(r) => matches!(r.status, 408 | 429 | 500 | 502 | 503 | 504),
-            Err(e) => matches!(e, NetError::Timeout(_)) && deadline.at.is_none_or(|a| a > Instant::now()),
-        };
-        if left == 0 || !transient {
-            return result;
-        }
-        if !o.silent {
-            let what = if result.is_ok() { "HTTP error" } else { "Timeout" };
-            let _ = writeln!(
-                ctx.stderr,
-                "Warning: Problem : {what}. Will retry in {} seconds. {left} retries left.",
-                delay.as_secs()
-            );
-        }
-        left -= 1;
-        let until = Instant::now() + delay;
-        while Instant::now() < until {
-            if ctx.control.check().is_err() {
-                return Err(NetError::Cancelled);
-            }
-            std::thread::sleep(Duration::from_millis(20).min(until - Instant::now()));
-        }
-        if o.retry_delay.is_none() {
-            delay = (delay * 2).min(Duration::from_secs(600));
-        }
-    }
-}
-
 fn write_out(ctx: &mut CommandCtx<'_>, fmt: &str, t: &Transfer) {
     let mut out: Vec<u8> = Vec::new();
     let mut to_stderr = false;
@@ -565,7 +572,6 @@ fn write_out(ctx: &mut CommandCtx<'_>, fmt: &str, t: &Transfer) {
                 'n' => out.push(b'\n'),
                 'r' => out.push(b'\r'),
                 't' => out.push(b'\t'),
-                '\\' => out.push(b'\\'),
                 other => {
                     out.push(b'\\');
                     let mut b = [0u8; 4];

@@ -74,8 +74,13 @@ pub enum NetError {
     #[error("{0}")]
     BadResponse(String),
     /// The body ended early (curl 18).
-    #[error("transfer closed with {0} bytes remaining to read")]
-    Partial(u64),
+    #[error("transfer closed with {remaining} bytes remaining to read")]
+    Partial {
+        /// Bytes announced and never received.
+        remaining: u64,
+        /// What did arrive.
+        received: Vec<u8>,
+    },
     /// Receiving failed (curl 56).
     #[error("Recv failure: {0}")]
     Recv(String),
@@ -106,7 +111,7 @@ impl NetError {
             NetError::Tls { code, .. } => *code,
             NetError::EmptyReply => 52,
             NetError::BadResponse(_) => 8,
-            NetError::Partial(_) => 18,
+            NetError::Partial { .. } => 18,
             NetError::Send(_) => 55,
             NetError::TooManyRedirects(_) => 47,
             NetError::Write(_) => 23,
@@ -135,6 +140,8 @@ pub struct Request {
     pub user_agent: String,
     /// A shorter connect timeout than the session's, if asked for.
     pub connect_timeout: Option<Duration>,
+    /// A shorter read timeout than the session's, if asked for.
+    pub read_timeout: Option<Duration>,
 }
 
 /// One response.
@@ -280,6 +287,7 @@ impl Egress {
     ///     body: None,
     ///     user_agent: "doc".into(),
     ///     connect_timeout: None,
+    ///     read_timeout: None,
     /// };
     /// let never = || false;
     /// let deadline = Deadline { at: None, cancelled: &never, started: std::time::Instant::now() };
@@ -364,7 +372,9 @@ impl Egress {
             buf: Vec::new(),
             pos: 0,
             got: 0,
-            read_timeout: limits.read_timeout,
+            read_timeout: req
+                .read_timeout
+                .map_or(limits.read_timeout, |r| r.min(limits.read_timeout)),
             deadline,
             egress: self,
         };
@@ -684,7 +694,12 @@ impl Reader<'_> {
                 .map_err(|_| NetError::BadResponse("Invalid Content-Length: value".into()))?;
             while self.avail() < len {
                 if self.fill()? == 0 {
-                    return Err(NetError::Partial((len - self.avail()) as u64));
+                    let remaining = (len - self.avail()) as u64;
+                    let n = self.avail();
+                    return Err(NetError::Partial {
+                        remaining,
+                        received: self.take(n),
+                    });
                 }
             }
             return Ok(self.take(len));
@@ -701,7 +716,10 @@ impl Reader<'_> {
                 return Ok(String::from_utf8_lossy(&line).trim_end().to_string());
             }
             if self.fill()? == 0 {
-                return Err(NetError::Partial(0));
+                return Err(NetError::Partial {
+                    remaining: 0,
+                    received: Vec::new(),
+                });
             }
         }
     }
@@ -720,7 +738,10 @@ impl Reader<'_> {
             }
             while self.avail() < size + 2 {
                 if self.fill()? == 0 {
-                    return Err(NetError::Partial((size + 2 - self.avail()) as u64));
+                    return Err(NetError::Partial {
+                        remaining: (size + 2 - self.avail()) as u64,
+                        received: Vec::new(),
+                    });
                 }
             }
             body.extend(self.take(size));

@@ -246,6 +246,7 @@ fn one(ctx: &mut CommandCtx<'_>, egress: &Egress, o: &Options, raw: &str) -> i32
             body: body.clone(),
             user_agent: o.user_agent.clone().unwrap_or_else(|| USER_AGENT.into()),
             connect_timeout: o.timeout,
+            read_timeout: o.timeout,
         };
         let mut tries = 0;
         let result = loop {
