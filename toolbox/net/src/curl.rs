@@ -335,7 +335,13 @@ fn transfer(
             Ok(code) => code,
             Err(e) => {
                 t.error = e.to_string();
-                show_error(ctx, o, e.curl_code(), &t.error);
+                if matches!(e, NetError::Denied { .. } | NetError::Limit(_)) {
+                    // The policy's words reach the model even under -s: it
+                    // must learn why the request failed and whom to ask.
+                    let _ = writeln!(ctx.stderr, "curl: ({}) {}", e.curl_code(), t.error);
+                } else {
+                    show_error(ctx, o, e.curl_code(), &t.error);
+                }
                 e.curl_code()
             }
         };
