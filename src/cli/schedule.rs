@@ -84,6 +84,8 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
             let choice: BackendChoice = name.parse().map_err(anyhow::Error::msg)?;
             let backend = backend_for(&super::BackendArgs {
                 backend: Some(choice),
+                allow_net: args.backend.allow_net.clone(),
+                net_header: args.backend.net_header.clone(),
             })
             .await?;
             scheduler = scheduler.with_backend(name, runtime(cli, backend));

@@ -54,7 +54,11 @@ fn seconds(opt: &str, v: &str) -> Result<Duration, Usage> {
         .ok()
         .filter(|s| s.is_finite() && *s >= 0.0)
         .map(Duration::from_secs_f64)
-        .ok_or_else(|| Usage(format!("option {opt}: expected a proper numerical parameter")))
+        .ok_or_else(|| {
+            Usage(format!(
+                "option {opt}: expected a proper numerical parameter"
+            ))
+        })
 }
 
 fn parse(ctx: &CommandCtx<'_>) -> Result<Options, Usage> {
@@ -116,11 +120,14 @@ fn parse(ctx: &CommandCtx<'_>) -> Result<Options, Usage> {
                 "-H" | "--header" => {
                     let h = value(&mut i)?;
                     match h.split_once(':') {
-                        Some((n, v)) => o.headers.push((n.trim().to_string(), v.trim().to_string())),
-                        None => match h.strip_suffix(';') {
-                            Some(n) => o.headers.push((n.trim().to_string(), String::new())),
-                            None => {}
-                        },
+                        Some((n, v)) => {
+                            o.headers.push((n.trim().to_string(), v.trim().to_string()))
+                        }
+                        None => {
+                            if let Some(n) = h.strip_suffix(';') {
+                                o.headers.push((n.trim().to_string(), String::new()));
+                            }
+                        }
                     }
                 }
                 "-d" | "--data" | "--data-ascii" | "--data-binary" | "--data-raw"
@@ -145,21 +152,21 @@ fn parse(ctx: &CommandCtx<'_>) -> Result<Options, Usage> {
                     o.write_out = Some(match v.strip_prefix('@') {
                         Some("-") => String::new(),
                         Some(path) => String::from_utf8_lossy(
-                            &ctx.fs.read(&ctx.path(path)).map_err(|e| {
-                                Usage(format!("Failed to open {path}: {e}"))
-                            })?,
+                            &ctx.fs
+                                .read(&ctx.path(path))
+                                .map_err(|e| Usage(format!("Failed to open {path}: {e}")))?,
                         )
                         .into_owned(),
                         None => v,
                     });
                 }
                 "-m" | "--max-time" => o.max_time = Some(seconds(&name, &value(&mut i)?)?),
-                "--connect-timeout" => {
-                    o.connect_timeout = Some(seconds(&name, &value(&mut i)?)?)
-                }
+                "--connect-timeout" => o.connect_timeout = Some(seconds(&name, &value(&mut i)?)?),
                 "--retry" => {
                     o.retry = value(&mut i)?.parse().map_err(|_| {
-                        Usage(format!("option {name}: expected a proper numerical parameter"))
+                        Usage(format!(
+                            "option {name}: expected a proper numerical parameter"
+                        ))
                     })?
                 }
                 "--retry-delay" => o.retry_delay = Some(seconds(&name, &value(&mut i)?)?),
@@ -184,7 +191,12 @@ fn parse(ctx: &CommandCtx<'_>) -> Result<Options, Usage> {
                 "--url" => o.urls.push((value(&mut i)?, None)),
                 // Accepted and without effect here: no progress meter to
                 // change, no compression asked for, no buffering to turn off.
-                "--compressed" | "-N" | "--no-buffer" | "-#" | "--progress-bar" | "--no-progress-meter" => {
+                "--compressed"
+                | "-N"
+                | "--no-buffer"
+                | "-#"
+                | "--progress-bar"
+                | "--no-progress-meter" => {
                     if name == "--no-progress-meter" {
                         o.silent |= false;
                     }
@@ -232,17 +244,22 @@ fn data_arg(ctx: &CommandCtx<'_>, opt: &str, v: &str) -> Result<Vec<u8>, Usage> 
         return Ok(v.as_bytes().to_vec());
     };
     let data = if path == "-" {
-        return Err(Usage("reading data from stdin is not supported here; use @FILE".into()));
+        return Err(Usage(
+            "reading data from stdin is not supported here; use @FILE".into(),
+        ));
     } else {
-        ctx.fs.read(&ctx.path(path)).map_err(|_| {
-            Usage(format!("Failed to open {path}"))
-        })?
+        ctx.fs
+            .read(&ctx.path(path))
+            .map_err(|_| Usage(format!("Failed to open {path}")))?
     };
     if opt == "--data-binary" {
         Ok(data)
     } else {
         // -d @file drops carriage returns and newlines, as curl does.
-        Ok(data.into_iter().filter(|b| *b != b'\r' && *b != b'\n').collect())
+        Ok(data
+            .into_iter()
+            .filter(|b| *b != b'\r' && *b != b'\n')
+            .collect())
     }
 }
 
@@ -349,7 +366,11 @@ fn transfer(
             break;
         }
         if !o.silent {
-            let what = if t.last.is_some() { "HTTP error" } else { "Timeout" };
+            let what = if t.last.is_some() {
+                "HTTP error"
+            } else {
+                "Timeout"
+            };
             let _ = writeln!(
                 ctx.stderr,
                 "Warning: Problem : {what}. Will retry in {} seconds. {left} retries left.",
@@ -407,7 +428,9 @@ fn fetch(
     let mut headers = o.headers.clone();
     if body.is_some()
         && o.form_data
-        && !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        && !headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
     {
         headers.push((
             "Content-Type".into(),
@@ -424,7 +447,10 @@ fn fetch(
         headers.push(("Authorization".into(), format!("Basic {enc}")));
     }
     let first_host = url.host_str().map(str::to_string);
-    let own_deadline = o.max_time.filter(|d| !d.is_zero()).map(|d| t.started.unwrap_or_else(Instant::now) + d);
+    let own_deadline = o
+        .max_time
+        .filter(|d| !d.is_zero())
+        .map(|d| t.started.unwrap_or_else(Instant::now) + d);
     let at = match (own_deadline, ctx.control.deadline) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
@@ -445,7 +471,8 @@ fn fetch(
             .iter()
             .filter(|(n, _)| {
                 same_host
-                    || !(n.eq_ignore_ascii_case("authorization") || n.eq_ignore_ascii_case("cookie"))
+                    || !(n.eq_ignore_ascii_case("authorization")
+                        || n.eq_ignore_ascii_case("cookie"))
             })
             .cloned()
             .collect();
@@ -460,7 +487,10 @@ fn fetch(
         };
         let response = match egress.send(&req, deadline) {
             Ok(r) => r,
-            Err(NetError::Partial { remaining, received }) => {
+            Err(NetError::Partial {
+                remaining,
+                received,
+            }) => {
                 // curl hands over what arrived before it reports the loss.
                 if !o.head && output.is_none_or(|p| p == "-") {
                     let _ = ctx.stdout.write_all(&received);
@@ -532,7 +562,10 @@ fn fetch(
         Some("/dev/stderr") => ctx.stderr.write_all(&out).is_ok(),
         Some(name) => {
             let name = if name.is_empty() {
-                let seg = url.path_segments().and_then(|mut s| s.next_back()).unwrap_or("");
+                let seg = url
+                    .path_segments()
+                    .and_then(|mut s| s.next_back())
+                    .unwrap_or("");
                 if seg.is_empty() {
                     return Err(NetError::Write("Remote file name has no length".into()));
                 }
@@ -544,7 +577,9 @@ fn fetch(
         }
     };
     if !write_ok {
-        return Err(NetError::Write("Failure writing output to destination".into()));
+        return Err(NetError::Write(
+            "Failure writing output to destination".into(),
+        ));
     }
     if failed {
         show_error(
@@ -660,8 +695,14 @@ fn variable(name: &str, t: &Transfer) -> Option<String> {
             .unwrap_or_default(),
         "exitcode" => t.exit.to_string(),
         "errormsg" => t.error.clone(),
-        "remote_ip" => r.and_then(|r| r.peer).map(|p| p.ip().to_string()).unwrap_or_default(),
-        "remote_port" => r.and_then(|r| r.peer).map(|p| p.port().to_string()).unwrap_or_default(),
+        "remote_ip" => r
+            .and_then(|r| r.peer)
+            .map(|p| p.ip().to_string())
+            .unwrap_or_default(),
+        "remote_port" => r
+            .and_then(|r| r.peer)
+            .map(|p| p.port().to_string())
+            .unwrap_or_default(),
         "num_connects" => u32::from(r.is_some()).to_string(),
         "time_total" | "time_starttransfer" | "time_connect" | "time_namelookup"
         | "time_pretransfer" | "time_appconnect" | "time_redirect" => secs(total),

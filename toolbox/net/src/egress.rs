@@ -179,6 +179,8 @@ pub struct Denial {
     pub reason: String,
     /// The policy in force, as text (`allowed: ...`).
     pub allowed: String,
+    /// Whose request it was ([`Egress::scoped`]): a session id, if set.
+    pub scope: Option<String>,
 }
 
 /// Turns a host name into addresses. The default asks the host's resolver;
@@ -267,13 +269,17 @@ pub(crate) struct EgressInner {
 #[derive(Clone)]
 pub struct Egress {
     pub(crate) inner: Arc<EgressInner>,
+    scope: Option<Arc<str>>,
 }
 
 impl fmt::Debug for Egress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Egress")
             .field("policy", &self.policy().to_string())
-            .field("headers", &self.inner.headers.read().map(|h| h.len()).unwrap_or(0))
+            .field(
+                "headers",
+                &self.inner.headers.read().map(|h| h.len()).unwrap_or(0),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -309,7 +315,22 @@ impl Egress {
                 tls: RwLock::new(Arc::new(tls_config(roots))),
                 on_denial: RwLock::new(None),
             }),
+            scope: None,
         }
+    }
+
+    /// The same egress (one policy, one set of counters), whose denials
+    /// carry `scope` (a session id) so the sink can file them under it.
+    pub fn scoped(&self, scope: &str) -> Egress {
+        Egress {
+            inner: self.inner.clone(),
+            scope: Some(Arc::from(scope)),
+        }
+    }
+
+    /// The scope of this handle, if any.
+    pub fn scope(&self) -> Option<&str> {
+        self.scope.as_deref()
     }
 
     /// Egress under the rules `rules` (see [`Rule`]).

@@ -31,7 +31,9 @@ pub enum NetError {
     #[error("Protocol \"{0}\" not supported or disabled in libcurl")]
     Scheme(String),
     /// The policy refused it (curl 56, with the operator's wording).
-    #[error("sandkeep: network policy denies {target}{why} (allowed: {allowed}); ask the operator to add it")]
+    #[error(
+        "sandkeep: network policy denies {target}{why} (allowed: {allowed}); ask the operator to add it"
+    )]
     Denied {
         /// `host:port`.
         target: String,
@@ -185,7 +187,8 @@ pub struct Deadline<'a> {
 
 impl Deadline<'_> {
     fn left(&self) -> Option<Duration> {
-        self.at.map(|at| at.saturating_duration_since(Instant::now()))
+        self.at
+            .map(|at| at.saturating_duration_since(Instant::now()))
     }
 
     fn timeout_error(&self, got: usize) -> NetError {
@@ -245,9 +248,13 @@ impl Egress {
             reason: if why.is_empty() {
                 "no rule allows it".to_string()
             } else {
-                why.trim().trim_start_matches('(').trim_end_matches(')').to_string()
+                why.trim()
+                    .trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .to_string()
             },
             allowed: allowed.clone(),
+            scope: self.scope().map(str::to_string),
         });
         NetError::Denied {
             target: format!("{host}:{port}"),
@@ -256,7 +263,10 @@ impl Egress {
         }
     }
 
-    fn count(&self, f: impl FnOnce(&mut crate::NetUsage, &crate::NetLimits) -> Result<(), String>) -> Result<(), NetError> {
+    fn count(
+        &self,
+        f: impl FnOnce(&mut crate::NetUsage, &crate::NetLimits) -> Result<(), String>,
+    ) -> Result<(), NetError> {
         let limits = self.limits();
         let mut usage = self.inner.usage.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut usage, &limits).map_err(NetError::Limit)
@@ -326,7 +336,12 @@ impl Egress {
         let addrs = match literal {
             Some(ip) => vec![SocketAddr::new(ip, port)],
             None => {
-                let resolver = self.inner.resolver.read().unwrap_or_else(|e| e.into_inner()).clone();
+                let resolver = self
+                    .inner
+                    .resolver
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone();
                 match resolver.resolve(&host, port) {
                     Ok(a) if !a.is_empty() => a,
                     _ => return Err(NetError::Resolve(host)),
@@ -354,7 +369,12 @@ impl Egress {
             .map_or(limits.connect_timeout, |c| c.min(limits.connect_timeout));
         let (tcp, peer) = connect(&allowed, &host, port, connect_timeout, deadline)?;
         let mut conn = if scheme == "https" {
-            let tls = self.inner.tls.read().unwrap_or_else(|e| e.into_inner()).clone();
+            let tls = self
+                .inner
+                .tls
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
             Conn::Tls(Box::new(tls_connect(tls, &host, tcp)?))
         } else {
             Conn::Plain(tcp)
@@ -412,27 +432,33 @@ pub fn host_port(url: &url::Url) -> Result<(String, u16), NetError> {
     Ok((host, port))
 }
 
-fn build_head(
-    req: &Request,
-    host: &str,
-    port: u16,
-    injected: &[crate::InjectedHeader],
-) -> Vec<u8> {
+fn build_head(req: &Request, host: &str, port: u16, injected: &[crate::InjectedHeader]) -> Vec<u8> {
     let mut target = req.url.path().to_string();
     if let Some(q) = req.url.query() {
         target.push('?');
         target.push_str(q);
     }
-    let has = |name: &str| req.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+    let has = |name: &str| {
+        req.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    };
     let mut head = format!("{} {} HTTP/1.1\r\n", req.method, target);
     if !has("host") {
-        let shown = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+        let shown = if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host.to_string()
+        };
         match req.url.port() {
             Some(p) => head.push_str(&format!("Host: {shown}:{p}\r\n")),
             None => head.push_str(&format!("Host: {shown}\r\n")),
         }
     }
-    let injected: Vec<_> = injected.iter().filter(|h| h.applies_to(host, port)).collect();
+    let injected: Vec<_> = injected
+        .iter()
+        .filter(|h| h.applies_to(host, port))
+        .collect();
     // An injected header replaces one of the same name from the sandbox.
     let overridden = |name: &str| injected.iter().any(|h| h.name.eq_ignore_ascii_case(name));
     if !has("user-agent") && !req.user_agent.is_empty() {
@@ -503,35 +529,37 @@ fn tls_connect(
     host: &str,
     tcp: TcpStream,
 ) -> Result<rustls::StreamOwned<rustls::ClientConnection, TcpStream>, NetError> {
-    let name = rustls_pki_types::ServerName::try_from(host.to_string()).map_err(|e| NetError::Tls {
-        code: 35,
-        message: format!("bad TLS server name {host}: {e}"),
-    })?;
+    let name =
+        rustls_pki_types::ServerName::try_from(host.to_string()).map_err(|e| NetError::Tls {
+            code: 35,
+            message: format!("bad TLS server name {host}: {e}"),
+        })?;
     let conn = rustls::ClientConnection::new(config, name).map_err(|e| NetError::Tls {
         code: 35,
         message: format!("TLS connect error: {e}"),
     })?;
     let mut stream = rustls::StreamOwned::new(conn, tcp);
     while stream.conn.is_handshaking() {
-        stream
-            .conn
-            .complete_io(&mut stream.sock)
-            .map_err(|e| {
-                let cert = e.to_string().contains("certificate");
-                NetError::Tls {
-                    code: if cert { 60 } else { 35 },
-                    message: if cert {
-                        format!("SSL certificate problem: {e}")
-                    } else {
-                        format!("TLS connect error: {e}")
-                    },
-                }
-            })?;
+        stream.conn.complete_io(&mut stream.sock).map_err(|e| {
+            let cert = e.to_string().contains("certificate");
+            NetError::Tls {
+                code: if cert { 60 } else { 35 },
+                message: if cert {
+                    format!("SSL certificate problem: {e}")
+                } else {
+                    format!("TLS connect error: {e}")
+                },
+            }
+        })?;
     }
     Ok(stream)
 }
 
-fn set_read_timeout(conn: &Conn, read_timeout: Duration, deadline: Deadline<'_>) -> Result<(), NetError> {
+fn set_read_timeout(
+    conn: &Conn,
+    read_timeout: Duration,
+    deadline: Deadline<'_>,
+) -> Result<(), NetError> {
     // Short slices so a cancelled run is noticed quickly.
     let mut wait = read_timeout.min(Duration::from_millis(200));
     if let Some(left) = deadline.left() {
@@ -552,7 +580,9 @@ fn io_error(
     other: fn(String) -> NetError,
 ) -> NetError {
     match e.kind() {
-        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => deadline.timeout_error(got),
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+            deadline.timeout_error(got)
+        }
         _ => other(e.to_string()),
     }
 }
@@ -635,7 +665,12 @@ impl Reader<'_> {
                     let headers = parsed
                         .headers
                         .iter()
-                        .map(|h| (h.name.to_string(), String::from_utf8_lossy(h.value).into_owned()))
+                        .map(|h| {
+                            (
+                                h.name.to_string(),
+                                String::from_utf8_lossy(h.value).into_owned(),
+                            )
+                        })
                         .collect();
                     let head = avail[..len].to_vec();
                     self.pos += len;
@@ -729,8 +764,9 @@ impl Reader<'_> {
         loop {
             let size_line = self.line()?;
             let size_text = size_line.split(';').next().unwrap_or("").trim();
-            let size = usize::from_str_radix(size_text, 16)
-                .map_err(|_| NetError::Recv("Malformed encoding found in chunked-encoding".into()))?;
+            let size = usize::from_str_radix(size_text, 16).map_err(|_| {
+                NetError::Recv("Malformed encoding found in chunked-encoding".into())
+            })?;
             if size == 0 {
                 // Trailers up to the blank line.
                 while !self.line()?.is_empty() {}

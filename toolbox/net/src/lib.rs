@@ -33,7 +33,10 @@ pub use egress::{
 pub use policy::{Policy, Rule, RuleError};
 
 /// `config` with `curl` and `wget` going out through `egress`.
-pub fn install(config: sandkeep_shell::ShellConfig, egress: &Egress) -> sandkeep_shell::ShellConfig {
+pub fn install(
+    config: sandkeep_shell::ShellConfig,
+    egress: &Egress,
+) -> sandkeep_shell::ShellConfig {
     let for_curl = egress.clone();
     let for_wget = egress.clone();
     config

@@ -426,8 +426,21 @@ mod tests {
     #[test]
     fn names_never_reach_private_addresses() {
         let policy = p(&["internal.example.com", "*.example.com"]);
-        for ip in ["127.0.0.1", "10.1.2.3", "192.168.1.1", "169.254.169.254", "::1", "fe80::1", "0.0.0.0", "100.64.0.1", "::ffff:127.0.0.1"] {
-            assert!(!policy.allows_address(ip.parse().unwrap(), 80, false), "{ip}");
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "192.168.1.1",
+            "169.254.169.254",
+            "::1",
+            "fe80::1",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(
+                !policy.allows_address(ip.parse().unwrap(), 80, false),
+                "{ip}"
+            );
         }
         assert!(policy.allows_address("93.184.216.34".parse().unwrap(), 80, false));
     }
@@ -443,9 +456,25 @@ mod tests {
 
     #[test]
     fn bad_rules_are_errors() {
-        for bad in ["", "a b c", "host:0", "host:99999", "ex ample.com", "[::1", "G3T host", "*.", "-:80x"] {
+        for bad in [
+            "",
+            "a b c",
+            "host:0",
+            "host:99999",
+            "ex ample.com",
+            "[::1",
+            "G3T host",
+            "*.",
+            "-:80x",
+        ] {
             assert!(bad.parse::<Rule>().is_err(), "{bad:?} parsed");
         }
-        assert_eq!(Policy::parse_list(" a.com, ,b.com:81 ").unwrap().rules().len(), 2);
+        assert_eq!(
+            Policy::parse_list(" a.com, ,b.com:81 ")
+                .unwrap()
+                .rules()
+                .len(),
+            2
+        );
     }
 }

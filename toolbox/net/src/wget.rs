@@ -77,10 +77,12 @@ fn parse(ctx: &CommandCtx<'_>) -> Result<Options, String> {
             if let Some(v) = inline.clone() {
                 return Ok(v);
             }
-            let v = args
-                .get(*i)
-                .cloned()
-                .ok_or_else(|| format!("option requires an argument -- '{}'", name.trim_start_matches('-')))?;
+            let v = args.get(*i).cloned().ok_or_else(|| {
+                format!(
+                    "option requires an argument -- '{}'",
+                    name.trim_start_matches('-')
+                )
+            })?;
             *i += 1;
             Ok(v)
         };
@@ -228,8 +230,15 @@ fn one(ctx: &mut CommandCtx<'_>, egress: &Egress, o: &Options, raw: &str) -> i32
     let mut method = o.method.clone().unwrap_or_else(|| "GET".into());
     let mut body = o.body.clone();
     let mut headers = o.headers.clone();
-    if body.is_some() && !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-type")) {
-        headers.push(("Content-Type".into(), "application/x-www-form-urlencoded".into()));
+    if body.is_some()
+        && !headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+    {
+        headers.push((
+            "Content-Type".into(),
+            "application/x-www-form-urlencoded".into(),
+        ));
     }
     if let Some(user) = &o.user {
         let creds = format!("{user}:{}", o.password.clone().unwrap_or_default());
@@ -294,17 +303,23 @@ fn one(ctx: &mut CommandCtx<'_>, egress: &Egress, o: &Options, raw: &str) -> i32
                 let _ = writeln!(ctx.stderr, "  {line}");
             }
         }
-        let location = response.header("location").and_then(|l| url.join(l.trim()).ok());
+        let location = response
+            .header("location")
+            .and_then(|l| url.join(l.trim()).ok());
         if matches!(response.status, 301 | 302 | 303 | 307 | 308)
             && let Some(next) = location
         {
             if redirects >= o.max_redirect {
-                log(ctx, o, &format!("{} redirections exceeded.", o.max_redirect));
+                log(
+                    ctx,
+                    o,
+                    &format!("{} redirections exceeded.", o.max_redirect),
+                );
                 return 8;
             }
             redirects += 1;
             log(ctx, o, &format!("Location: {next} [following]"));
-            if matches!(response.status, 301 | 302 | 303) && method == "POST" {
+            if (301..=303).contains(&response.status) && method == "POST" {
                 method = "GET".into();
                 body = None;
                 headers.retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
@@ -374,7 +389,11 @@ fn one(ctx: &mut CommandCtx<'_>, egress: &Egress, o: &Options, raw: &str) -> i32
         log(
             ctx,
             o,
-            &format!("Saving to: ‘{name}’\n\n{} - ‘{name}’ saved [{}]\n", timestamp(ctx), response.body.len()),
+            &format!(
+                "Saving to: ‘{name}’\n\n{} - ‘{name}’ saved [{}]\n",
+                timestamp(ctx),
+                response.body.len()
+            ),
         );
     }
     if response.status >= 400 {

@@ -28,7 +28,10 @@ fn curl_and_wget_match_the_real_tools() {
     let server = TestServer::start();
     let env = vec![
         ("URL".to_string(), server.url()),
-        ("DEAD".to_string(), format!("http://127.0.0.1:{}", dead_port())),
+        (
+            "DEAD".to_string(),
+            format!("http://127.0.0.1:{}", dead_port()),
+        ),
     ];
     let egress = Egress::allowing(["127.0.0.1", "nosuch.invalid"]).unwrap();
     egress.set_resolver(Arc::new(StaticResolver::new()));
@@ -37,7 +40,10 @@ fn curl_and_wget_match_the_real_tools() {
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut report = String::new();
     for case in &cases {
-        if only.as_ref().is_some_and(|o| !case.label.contains(o.as_str())) {
+        if only
+            .as_ref()
+            .is_some_and(|o| !case.label.contains(o.as_str()))
+        {
             continue;
         }
         if case.skip.is_some() {
@@ -46,7 +52,13 @@ fn curl_and_wget_match_the_real_tools() {
         }
         let ours = support::run_ours(&case.script, &env, &egress);
         let host = support::run_host(&case.script, &env);
-        let norm = |o: &support::Outcome| (o.status, support::normalize(&o.stdout), support::normalize(&o.stderr));
+        let norm = |o: &support::Outcome| {
+            (
+                o.status,
+                support::normalize(&o.stdout),
+                support::normalize(&o.stderr),
+            )
+        };
         if norm(&ours) == norm(&host) {
             passed += 1;
         } else {
@@ -60,7 +72,9 @@ fn curl_and_wget_match_the_real_tools() {
             ));
         }
     }
-    eprintln!("{report}curl/wget differential: {passed} passed, {failed} failed, {skipped} skipped");
+    eprintln!(
+        "{report}curl/wget differential: {passed} passed, {failed} failed, {skipped} skipped"
+    );
     assert_eq!(failed, 0, "{report}");
     if only.is_none() {
         assert!(passed >= 80, "only {passed} cases ran");

@@ -55,8 +55,13 @@ pub fn load_dir(dir: &Path) -> Vec<Case> {
                 });
                 continue;
             }
-            let Some(c) = in_file.last_mut() else { continue };
-            if c.script.is_empty() && c.skip.is_none() && let Some(r) = line.strip_prefix("#skip:") {
+            let Some(c) = in_file.last_mut() else {
+                continue;
+            };
+            if c.script.is_empty()
+                && c.skip.is_none()
+                && let Some(r) = line.strip_prefix("#skip:")
+            {
                 c.skip = Some(r.trim().to_string());
                 continue;
             }

@@ -116,10 +116,17 @@ fn respond(conn: &mut TcpStream, code: u16, headers: &[(&str, String)], body: &[
     for (n, v) in headers {
         head.push_str(&format!("{n}: {v}\r\n"));
     }
-    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-type")) && !body.is_empty() {
+    if !headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        && !body.is_empty()
+    {
         head.push_str("Content-Type: text/plain\r\n");
     }
-    head.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
     let _ = conn.write_all(head.as_bytes());
     let _ = conn.write_all(body);
     let _ = conn.flush();
@@ -141,7 +148,12 @@ fn serve(mut conn: TcpStream, addr: SocketAddr, seen: &Mutex<Vec<Seen>>) {
             let headers: Vec<(String, String)> = req
                 .headers
                 .iter()
-                .map(|h| (h.name.to_string(), String::from_utf8_lossy(h.value).into_owned()))
+                .map(|h| {
+                    (
+                        h.name.to_string(),
+                        String::from_utf8_lossy(h.value).into_owned(),
+                    )
+                })
                 .collect();
             break (
                 req.method.unwrap_or("").to_string(),
@@ -160,7 +172,9 @@ fn serve(mut conn: TcpStream, addr: SocketAddr, seen: &Mutex<Vec<Seen>>) {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.clone())
     };
-    let body_len: usize = header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let body_len: usize = header("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     while buf.len() < head_len + body_len {
         match conn.read(&mut chunk) {
             Ok(0) | Err(_) => break,
@@ -230,7 +244,12 @@ fn serve(mut conn: TcpStream, addr: SocketAddr, seen: &Mutex<Vec<Seen>>) {
         ["rel-redirect", "c"] => respond(&mut conn, 200, &[], b"relative ok\n"),
         ["code-redirect", code] => {
             let code: u16 = code.parse().unwrap_or(302);
-            respond(&mut conn, code, &[("Location", "/echo/body".into())], b"redirecting\n");
+            respond(
+                &mut conn,
+                code,
+                &[("Location", "/echo/body".into())],
+                b"redirecting\n",
+            );
         }
         ["to"] => {
             let target = url::form_urlencoded::parse(query.as_bytes())
@@ -246,7 +265,8 @@ fn serve(mut conn: TcpStream, addr: SocketAddr, seen: &Mutex<Vec<Seen>>) {
             );
         }
         ["http10"] => {
-            let _ = conn.write_all(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nold style body\n");
+            let _ = conn
+                .write_all(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nold style body\n");
         }
         ["slow", ms] => {
             std::thread::sleep(Duration::from_millis(ms.parse().unwrap_or(3000)));
@@ -254,16 +274,23 @@ fn serve(mut conn: TcpStream, addr: SocketAddr, seen: &Mutex<Vec<Seen>>) {
         }
         ["empty-reply"] => {}
         ["partial"] => {
-            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n0123456789");
+            let _ = conn.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n0123456789",
+            );
         }
         ["reset"] => {
+            // Closing with a zero linger sends a reset instead of a FIN.
             let _ = socket2::SockRef::from(&conn).set_linger(Some(Duration::ZERO));
-            return;
         }
         ["bytes", n] => {
             let n: usize = n.parse().unwrap_or(0);
             let body: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
-            respond(&mut conn, 200, &[("Content-Type", "application/octet-stream".into())], &body);
+            respond(
+                &mut conn,
+                200,
+                &[("Content-Type", "application/octet-stream".into())],
+                &body,
+            );
         }
         ["auth"] => {
             if header("authorization").as_deref() == Some("Basic dXNlcjpwYXNz") {
@@ -295,7 +322,12 @@ fn serve(mut conn: TcpStream, addr: SocketAddr, seen: &Mutex<Vec<Seen>>) {
             let _ = conn.write_all(b"HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n");
         }
         ["files", "report.txt"] => respond(&mut conn, 200, &[], b"report line 1\nreport line 2\n"),
-        ["files", ""] => respond(&mut conn, 200, &[("Content-Type", "text/html".into())], b"<p>index</p>\n"),
+        ["files", ""] => respond(
+            &mut conn,
+            200,
+            &[("Content-Type", "text/html".into())],
+            b"<p>index</p>\n",
+        ),
         _ => respond(&mut conn, 404, &[], b"not found\n"),
     }
 }
