@@ -239,7 +239,7 @@ impl Write for Conn {
 }
 
 impl Egress {
-    fn deny(&self, method: &str, host: &str, port: u16, why: String) -> NetError {
+    pub(crate) fn deny(&self, method: &str, host: &str, port: u16, why: String) -> NetError {
         let allowed = self.policy().to_string();
         self.report_denial(&Denial {
             host: host.to_string(),

@@ -7,7 +7,11 @@
 //! - [`http`]: the HTTP/1.1 client that checks every request, every
 //!   redirect hop and every address it connects to;
 //! - [`curl`] and [`wget`]: the local shell's commands over a `CommandCtx`,
-//!   installed with [`install`].
+//!   installed with [`install`];
+//! - [`proxy`]: the same policy as an HTTP forward proxy with `CONNECT`
+//!   tunnels checked on host and TLS SNI, for sandboxes that run real
+//!   programs (the docker backend's way out; the container side is not
+//!   built yet).
 //!
 //! ```
 //! use sandkeep_net::Egress;
@@ -24,6 +28,7 @@ pub mod curl;
 pub mod egress;
 pub mod http;
 pub mod policy;
+pub mod proxy;
 pub mod wget;
 
 pub use egress::{
