@@ -74,8 +74,15 @@ impl std::str::FromStr for Rule {
         }
         let (method, target) = match trimmed.split_once(char::is_whitespace) {
             Some((m, rest)) => {
-                if m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphabetic()) {
-                    return Err(err("a method is letters only, e.g. GET"));
+                // Known methods only: a typo such as `ex ample.com` must not
+                // quietly become a rule for method EX.
+                const METHODS: [&str; 9] = [
+                    "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE",
+                ];
+                if !METHODS.iter().any(|k| k.eq_ignore_ascii_case(m)) {
+                    return Err(err(
+                        "expected [METHOD] HOST[:PORT][/PATH] with METHOD one of GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, CONNECT, TRACE",
+                    ));
                 }
                 (Some(m.to_ascii_uppercase()), rest.trim())
             }
