@@ -60,7 +60,8 @@ impl LocalBackend {
     pub fn with_config(config: ShellConfig) -> LocalBackend {
         LocalBackend {
             config,
-            ..LocalBackend::default()
+            #[cfg(feature = "net")]
+            egress: None,
         }
     }
 
