@@ -129,6 +129,24 @@ pub struct BackendArgs {
     /// Default: $SANDKEEP_BACKEND, else auto.
     #[arg(long, value_name = "BACKEND")]
     pub backend: Option<BackendChoice>,
+
+    /// Let the sandbox reach RULE over HTTP(S): HOST, HOST:PORT, *.DOMAIN,
+    /// an IP or CIDR, optionally after a METHOD and with a path prefix
+    /// ("GET api.example.com/v1/"). Repeatable; everything else is denied.
+    /// Default: $SANDKEEP_ALLOW_NET (a comma list).
+    #[arg(
+        long = "allow-net",
+        value_name = "RULE",
+        env = "SANDKEEP_ALLOW_NET",
+        value_delimiter = ','
+    )]
+    pub allow_net: Vec<String>,
+
+    /// Add a header to requests for HOST, on the host side:
+    /// 'HOST[:PORT]=Header-Name: VALUE', ${NAME} in VALUE read from this
+    /// process's environment at start. The sandbox never sees the value.
+    #[arg(long = "net-header", value_name = "HOST=HEADER")]
+    pub net_header: Vec<String>,
 }
 
 /// Arguments of `sandkeep run`.

@@ -36,6 +36,8 @@ pub mod hooks;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod mindlog;
+#[cfg(feature = "net")]
+mod netlog;
 pub mod runtime;
 pub mod sandbox;
 #[cfg(feature = "schedule")]

@@ -131,6 +131,9 @@ pub(crate) struct Inner {
     pub(crate) mindlog_override: Option<PathBuf>,
     pub(crate) event_log: bool,
     pub(crate) env: Vec<(String, String)>,
+    /// Where network denials are filed, by session id.
+    #[cfg(feature = "net")]
+    pub(crate) net_logs: crate::netlog::NetLogs,
 }
 
 /// The entry point of the library: open sessions for agents.
@@ -331,17 +334,26 @@ impl RuntimeBuilder {
         for hook in self.hooks {
             hooks.push(hook);
         }
+        let backend: Arc<dyn Backend> = self
+            .backend
+            .unwrap_or_else(|| Arc::new(LocalBackend::new()));
+        #[cfg(feature = "net")]
+        let net_logs = crate::netlog::NetLogs::default();
+        #[cfg(feature = "net")]
+        if let Some(egress) = backend.egress() {
+            net_logs.attach(&egress);
+        }
         Runtime {
             inner: Arc::new(Inner {
-                backend: self
-                    .backend
-                    .unwrap_or_else(|| Arc::new(LocalBackend::new())),
+                backend,
                 data_dir: self.data_dir,
                 hooks,
                 archive_override: self.archive_override,
                 mindlog_override: self.mindlog_override,
                 event_log: self.event_log,
                 env: self.env,
+                #[cfg(feature = "net")]
+                net_logs,
             }),
         }
     }

@@ -224,7 +224,11 @@ impl Session {
         {
             let path = paths.event_log(&self.id);
             match EventLog::open(&path) {
-                Ok(log) => self.events = Some(log),
+                Ok(log) => {
+                    #[cfg(feature = "net")]
+                    self.rt.net_logs.register(&self.id, log.clone());
+                    self.events = Some(log);
+                }
                 Err(e) => tracing::warn!("event log {} not opened: {e}", path.display()),
             }
         }
@@ -382,6 +386,8 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        #[cfg(feature = "net")]
+        self.rt.net_logs.unregister(&self.id);
         // Dropped without complete/fail: nothing is kept, but the sandbox (a
         // container on docker) must not outlive the session.
         if let Some(sandbox) = self.sandbox.take() {

@@ -283,3 +283,64 @@ fn bad_files_are_named_and_the_others_still_run() {
         text(&out.stderr)
     );
 }
+
+/// `allow_net:` in the frontmatter opens the network for that schedule's
+/// sessions only; a schedule without it is denied (network feature).
+#[cfg(feature = "net")]
+#[test]
+fn allow_net_in_frontmatter_applies_to_that_schedule_only() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        // Exactly one request is expected: the allowed schedule's.
+        if let Ok((mut conn, _)) = listener.accept() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nfetch\n",
+            );
+        }
+    });
+    let script = format!("```bash\ncurl -sS http://{addr}/\n```\n");
+    let fx = fixture(&[
+        (
+            "open.md",
+            &format!("---\ncron: \"@daily\"\nallow_net: {addr}\n---\n{script}"),
+        ),
+        (
+            "closed.md",
+            &format!("---\ncron: \"@daily\"\n---\n{script}"),
+        ),
+    ]);
+    let out = fx
+        .schedule(&["--backend", "local", "--once", "closed"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(56), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("network policy denies {addr} (allowed: nothing)"))
+            || text(&out.stdout).contains("network policy denies"),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let out = fx
+        .schedule(&["--backend", "local", "--once", "open"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "[open] fetch\n");
+    server.join().unwrap();
+    let bad = fixture(&[(
+        "bad.md",
+        "---\ncron: \"@daily\"\nallow_net: ex!ample.com\n---\ntrue\n",
+    )]);
+    let out = bad.schedule(&["--list"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("bad network rule"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -25,15 +25,44 @@ pub(super) async fn backend_for(args: &BackendArgs) -> anyhow::Result<Arc<dyn Ba
             .unwrap_or_default(),
     };
     let docker = DockerConfig::from_env();
-    let backend = select::choose_backend(choice, docker.clone(), Arc::new(LocalBackend::new()))
+    let local = LocalBackend::new().with_egress(egress_for(args)?);
+    let backend = select::choose_backend(choice, docker.clone(), Arc::new(local))
         .await
         .with_context(|| format!("backend {choice}"))?;
+    if backend.kind() == BackendKind::Docker
+        && !(args.allow_net.is_empty() && args.net_header.is_empty())
+    {
+        // Never a policy that silently does nothing.
+        anyhow::bail!(
+            "--allow-net and --net-header are enforced on the local backend only in this build; \
+             the docker backend has no egress proxy yet (use --backend local)"
+        );
+    }
     if backend.kind() == BackendKind::Docker
         && let Err(e) = select::reap_orphans(&docker).await
     {
         tracing::warn!("could not reap orphan containers: {e}");
     }
     Ok(backend)
+}
+
+/// The egress of `--allow-net`/`$SANDKEEP_ALLOW_NET` and `--net-header`
+/// (whose `${NAME}`s are read from this process's environment now).
+pub(super) fn egress_for(args: &BackendArgs) -> anyhow::Result<sandkeep_net::Egress> {
+    let policy = sandkeep_net::Policy::parse(
+        args.allow_net
+            .iter()
+            .map(|r| r.trim())
+            .filter(|r| !r.is_empty()),
+    )?;
+    let headers = args
+        .net_header
+        .iter()
+        .map(|h| sandkeep_net::InjectedHeader::parse(h, |name| std::env::var(name).ok()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let egress = sandkeep_net::Egress::new(policy);
+    egress.set_headers(headers);
+    Ok(egress)
 }
 
 /// A runtime builder with the global flags applied (`--data`,

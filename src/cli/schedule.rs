@@ -84,10 +84,32 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
             let choice: BackendChoice = name.parse().map_err(anyhow::Error::msg)?;
             let backend = backend_for(&super::BackendArgs {
                 backend: Some(choice),
+                allow_net: args.backend.allow_net.clone(),
+                net_header: args.backend.net_header.clone(),
             })
             .await?;
             scheduler = scheduler.with_backend(name, runtime(cli, backend));
         }
+    }
+    // `allow_net:` in a schedule's frontmatter: its own runtime, whose
+    // egress has the scheduler's rules and the schedule's.
+    for s in schedules.iter().filter(|s| !s.allow_net.is_empty()) {
+        let choice = match &s.backend {
+            Some(b) => Some(b.parse::<BackendChoice>().map_err(anyhow::Error::msg)?),
+            None => args.backend.backend,
+        };
+        let mut allow_net = args.backend.allow_net.clone();
+        allow_net.extend(s.allow_net.iter().cloned());
+        let backend = backend_for(&super::BackendArgs {
+            backend: choice,
+            allow_net,
+            net_header: args.backend.net_header.clone(),
+        })
+        .await?;
+        scheduler = scheduler.with_backend(
+            sandkeep::schedule::own_runtime_key(s),
+            runtime(cli, backend),
+        );
     }
 
     if let Some(name) = &args.once {

@@ -210,4 +210,11 @@ pub trait Backend: Send + Sync {
 
     /// Creates a fresh sandbox (an empty `/workspace`).
     async fn create(&self, spec: &SandboxSpec) -> Result<Arc<dyn Sandbox>, SandboxError>;
+
+    /// The network egress its sandboxes go out through, if it has one
+    /// (the runtime files its denials in the sessions' event logs).
+    #[cfg(feature = "net")]
+    fn egress(&self) -> Option<sandkeep_net::Egress> {
+        None
+    }
 }

@@ -34,6 +34,9 @@ pub struct ScheduleFile {
     pub backend: Option<String>,
     /// Overlap policy.
     pub overlap: Overlap,
+    /// `allow_net: RULE, RULE`: network rules this schedule's sessions get
+    /// on top of the scheduler's (`--allow-net`); empty: none added.
+    pub allow_net: Vec<String>,
     /// The whole prompt (the body).
     pub prompt: String,
     /// The prompt without its code blocks, trimmed: what the agent "heard".
@@ -86,6 +89,7 @@ pub fn parse(path: &Path, text: &str) -> Result<ScheduleFile, ScheduleFileError>
 
     let (mut cron, mut agent, mut timeout, mut backend, mut overlap) =
         (None, None, None, None, Overlap::Skip);
+    let mut allow_net: Vec<String> = Vec::new();
     for (i, raw) in lines[1..end].iter().enumerate() {
         let lineno = i + 2;
         let line = raw.trim();
@@ -129,6 +133,15 @@ pub fn parse(path: &Path, text: &str) -> Result<ScheduleFile, ScheduleFileError>
                     ));
                 }
             },
+            "allow_net" => {
+                for rule in value.split(',').map(str::trim).filter(|r| !r.is_empty()) {
+                    #[cfg(feature = "net")]
+                    if let Err(e) = rule.parse::<sandkeep_net::Rule>() {
+                        return Err(err(Some(lineno), e.to_string()));
+                    }
+                    allow_net.push(rule.to_string());
+                }
+            }
             "overlap" => {
                 overlap = match value.as_str() {
                     "skip" => Overlap::Skip,
@@ -160,6 +173,7 @@ pub fn parse(path: &Path, text: &str) -> Result<ScheduleFile, ScheduleFileError>
         timeout,
         backend,
         overlap,
+        allow_net,
         prompt,
         prose,
         scripts,
@@ -243,6 +257,13 @@ mod tests {
         assert_eq!(s.backend.as_deref(), Some("local"));
         assert_eq!(s.overlap, Overlap::Queue);
         assert_eq!(s.scripts, ["echo a"]);
+    }
+
+    #[test]
+    fn allow_net_is_a_comma_list() {
+        let text = "---\ncron: '@daily'\nallow_net: api.example.com, *.example.org:443\n---\nhi\n";
+        let s = parse(Path::new("x/n.md"), text).unwrap();
+        assert_eq!(s.allow_net, ["api.example.com", "*.example.org:443"]);
     }
 
     #[test]

@@ -19,7 +19,7 @@ mod scheduler;
 pub use cron::{CronError, CronSpec};
 pub use file::{Overlap, ScheduleFile, ScheduleFileError, parse as parse_file, parse_duration};
 pub use fire::{Agent, FireError, FireReport, ScriptAgent, fire};
-pub use scheduler::Scheduler;
+pub use scheduler::{Scheduler, own_runtime_key};
 
 use std::path::Path;
 

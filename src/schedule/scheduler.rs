@@ -89,6 +89,10 @@ impl Scheduler {
     }
 
     fn runtime(&self, schedule: &ScheduleFile) -> &Runtime {
+        // A schedule with its own network rules has a runtime of its own.
+        if let Some(rt) = self.runtimes.get(&own_runtime_key(schedule)) {
+            return rt;
+        }
         schedule
             .backend
             .as_ref()
@@ -215,4 +219,10 @@ impl Scheduler {
             }
         });
     }
+}
+
+/// The [`Scheduler::with_backend`] name under which a schedule's own runtime
+/// (one with its `allow_net:` rules) is registered.
+pub fn own_runtime_key(schedule: &ScheduleFile) -> String {
+    format!("schedule:{}", schedule.name)
 }

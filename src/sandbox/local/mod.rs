@@ -46,6 +46,9 @@ const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 #[derive(Clone, Debug)]
 pub struct LocalBackend {
     config: ShellConfig,
+    /// Where `curl`/`wget` go out (feature `net`); `None`: no network.
+    #[cfg(feature = "net")]
+    egress: Option<sandkeep_net::Egress>,
 }
 
 impl Default for LocalBackend {
@@ -67,7 +70,33 @@ impl LocalBackend {
     pub fn with_config(config: ShellConfig) -> LocalBackend {
         #[cfg(feature = "python")]
         let config = sandkeep_python::install(config);
-        LocalBackend { config }
+        LocalBackend {
+            config,
+            #[cfg(feature = "net")]
+            egress: None,
+        }
+    }
+
+    /// Gives every sandbox `curl` and `wget` going out through `egress`
+    /// (its policy, credentials and limits; changeable while sessions run).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use sandkeep::sandbox::local::LocalBackend;
+    /// use sandkeep::sandbox::{Backend, RunRequest, SandboxSpec};
+    ///
+    /// let egress = sandkeep_net::Egress::allowing(["pypi.org"]).unwrap();
+    /// let backend = LocalBackend::new().with_egress(egress);
+    /// let sandbox = backend.create(&SandboxSpec::default()).await.unwrap();
+    /// let out = sandbox.run(RunRequest::new("curl -s https://evil.example/")).await.unwrap();
+    /// assert_eq!(out.exit_code, 56);
+    /// assert!(out.stderr_text().contains("network policy denies evil.example:443 (allowed: pypi.org)"));
+    /// # });
+    /// ```
+    #[cfg(feature = "net")]
+    pub fn with_egress(mut self, egress: sandkeep_net::Egress) -> LocalBackend {
+        self.egress = Some(egress);
+        self
     }
 
     /// The configuration every new sandbox gets.
@@ -119,7 +148,18 @@ impl Backend for LocalBackend {
     }
 
     async fn create(&self, spec: &SandboxSpec) -> Result<Arc<dyn Sandbox>, SandboxError> {
+        #[cfg(feature = "net")]
+        if let Some(egress) = &self.egress {
+            let config =
+                sandkeep_net::install(self.config.clone(), &egress.scoped(&spec.session_id));
+            return Ok(Arc::new(LocalSandbox::new(config, spec)));
+        }
         Ok(Arc::new(LocalSandbox::new(self.config.clone(), spec)))
+    }
+
+    #[cfg(feature = "net")]
+    fn egress(&self) -> Option<sandkeep_net::Egress> {
+        self.egress.clone()
     }
 }
 
