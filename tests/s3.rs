@@ -297,48 +297,62 @@ async fn kill_9_mid_park_leaves_a_head_that_verifies() {
     make_bucket(&moto, "crash").await;
     let url = "s3://crash/k";
     let c = Client::new();
-    for (round, delay_ms) in [5u64, 40, 120, 300].into_iter().enumerate() {
+    let fill = |round: usize| {
+        format!(
+            "mkdir -p r{round}; for i in $(seq 1 300); do echo {round}-$i-$RANDOM$RANDOM > r{round}/f$i.txt; done"
+        )
+    };
+    // A baseline generation, and how long a park of 300 new files takes.
+    let data = tempfile::tempdir().unwrap();
+    let (mut worker, base) = spawn_worker(data.path(), &moto, url);
+    let s = session(&c, &base, "crashy").await;
+    run(&c, &base, &s, &fill(0)).await;
+    let started = Instant::now();
+    post(&c, format!("{base}/v1/sessions/{s}/park"), json!({})).await;
+    let full_park = started.elapsed();
+    let _ = worker.kill();
+    let _ = worker.wait();
+    let verify = || {
+        let stores = stores(&moto, url);
+        tokio::task::spawn_blocking(move || {
+            let gens = Generations::new(std::sync::Arc::new(stores.agent("crashy")));
+            (gens.verify().unwrap(), gens.head().unwrap().map(|r| r.id))
+        })
+    };
+    let (problems, baseline) = verify().await.unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    let baseline = baseline.expect("the baseline park kept a head");
+    let mut moved = 0;
+    for (round, fraction) in [0.1f64, 0.3, 0.5, 0.7, 0.9].into_iter().enumerate() {
+        let round = round + 1;
         let data = tempfile::tempdir().unwrap();
         let (mut worker, base) = spawn_worker(data.path(), &moto, url);
         let s = session(&c, &base, "crashy").await;
-        // Enough files that a park takes a while (many blob puts).
-        run(
-            &c,
-            &base,
-            &s,
-            &format!(
-                "mkdir -p r{round}; for i in $(seq 1 300); do echo {round}-$i-$RANDOM$RANDOM > r{round}/f$i.txt; done"
-            ),
-        )
-        .await;
+        run(&c, &base, &s, &fill(round)).await;
         let park_url = format!("{base}/v1/sessions/{s}/park");
         let park = tokio::spawn({
             let c = c.clone();
             async move { c.post(park_url).send().await }
         });
-        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        tokio::time::sleep(full_park.mul_f64(fraction)).await;
         worker.kill().unwrap(); // SIGKILL, by pid
         worker.wait().unwrap();
         let _ = park.await;
-        let stores = stores(&moto, url);
-        let (problems, head) = tokio::task::spawn_blocking(move || {
-            let gens = Generations::new(std::sync::Arc::new(stores.agent("crashy")));
-            (gens.verify().unwrap(), gens.head().unwrap().map(|r| r.id))
-        })
-        .await
-        .unwrap();
-        assert!(
-            problems.is_empty(),
-            "round {round} (kill after {delay_ms} ms): {problems:?}"
-        );
-        eprintln!("round {round}: kill after {delay_ms} ms, head {head:?}");
+        let (problems, head) = verify().await.unwrap();
+        assert!(problems.is_empty(), "round {round} (kill at {fraction} of a park): {problems:?}");
+        let head = head.expect("a head survives");
+        if head != baseline {
+            moved += 1;
+        }
+        eprintln!("round {round}: kill at {fraction:.1} of {full_park:?}, head {head} (baseline {baseline})");
     }
+    eprintln!("{moved} of 5 killed parks had moved the head");
     // A fresh worker resumes from whatever head survived.
     let data = tempfile::tempdir().unwrap();
     let (mut worker, base) = spawn_worker(data.path(), &moto, url);
     let s = session(&c, &base, "crashy").await;
-    let out = run(&c, &base, &s, "echo ok").await;
-    assert_eq!(out["stdout"], "ok\n");
+    let out = run(&c, &base, &s, "ls r0 | wc -l").await;
+    assert_eq!(out["stdout"], "300\n");
     let _ = worker.kill();
     let _ = worker.wait();
 }
