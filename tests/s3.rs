@@ -339,12 +339,17 @@ async fn kill_9_mid_park_leaves_a_head_that_verifies() {
         worker.wait().unwrap();
         let _ = park.await;
         let (problems, head) = verify().await.unwrap();
-        assert!(problems.is_empty(), "round {round} (kill at {fraction} of a park): {problems:?}");
+        assert!(
+            problems.is_empty(),
+            "round {round} (kill at {fraction} of a park): {problems:?}"
+        );
         let head = head.expect("a head survives");
         if head != baseline {
             moved += 1;
         }
-        eprintln!("round {round}: kill at {fraction:.1} of {full_park:?}, head {head} (baseline {baseline})");
+        eprintln!(
+            "round {round}: kill at {fraction:.1} of {full_park:?}, head {head} (baseline {baseline})"
+        );
     }
     eprintln!("{moved} of 5 killed parks had moved the head");
     // A fresh worker resumes from whatever head survived.

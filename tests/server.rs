@@ -165,7 +165,9 @@ async fn every_rest_endpoint_round_trips() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     let r = c
-        .get(format!("{b}/v1/sessions/{id}/files/x%2F..%2F..%2Fetc%2Fpasswd"))
+        .get(format!(
+            "{b}/v1/sessions/{id}/files/x%2F..%2F..%2Fetc%2Fpasswd"
+        ))
         .send()
         .await
         .unwrap();
@@ -852,10 +854,16 @@ async fn the_openapi_document_matches_the_routes() {
         }
     }
     assert_eq!(operations, 16, "every operation but completeSession");
-    let r = c.delete(format!("{b}/v1/sessions/{id}")).send().await.unwrap();
-    assert!(doc["paths"]["/v1/sessions/{id}"]["delete"]["responses"]
-        .get(r.status().as_str())
-        .is_some());
+    let r = c
+        .delete(format!("{b}/v1/sessions/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        doc["paths"]["/v1/sessions/{id}"]["delete"]["responses"]
+            .get(r.status().as_str())
+            .is_some()
+    );
     srv.shutdown().await;
 }
 

@@ -40,6 +40,24 @@ use crate::runtime::StoreFactory;
 /// How many objects are written or read at once.
 const PARALLEL: usize = 16;
 
+/// How long a blob seen in the bucket is taken to be there without asking
+/// again (far below the gc grace period, so gc cannot race it in practice).
+const SEEN_FOR: Duration = Duration::from_secs(30);
+
+/// Blobs known to be stored, per agent root: a commit checks that every
+/// blob of its tree is stored, and one LIST (1,000 keys a request) answers
+/// that for a whole tree where one HEAD request per file would not.
+#[derive(Default)]
+struct SeenBlobs {
+    by_root: std::sync::Mutex<std::collections::HashMap<String, Seen>>,
+}
+
+#[derive(Default)]
+struct Seen {
+    listed: Option<std::time::Instant>,
+    blobs: std::collections::HashMap<Hash, std::time::Instant>,
+}
+
 /// Owns the runtime the object-store calls run on; shut down without
 /// blocking when the last user goes (which may be inside async code).
 struct IoRuntime(Option<tokio::runtime::Runtime>);
@@ -65,6 +83,7 @@ pub struct S3Stores {
     prefix: String,
     io: Arc<IoRuntime>,
     grace: Duration,
+    seen: Arc<SeenBlobs>,
 }
 
 impl fmt::Debug for S3Stores {
@@ -146,6 +165,7 @@ impl S3Stores {
             prefix: prefix.trim_matches('/').to_string(),
             io: Arc::new(IoRuntime(Some(rt))),
             grace: Duration::from_secs(3600),
+            seen: Arc::default(),
         })
     }
 
@@ -194,6 +214,25 @@ fn io_error(what: impl fmt::Display, e: object_store::Error) -> StoreError {
 }
 
 impl S3Store {
+    fn with_seen<T>(&self, f: impl FnOnce(&mut Seen) -> T) -> T {
+        let mut map = self
+            .shared
+            .seen
+            .by_root
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        f(map.entry(self.root.clone()).or_default())
+    }
+
+    fn mark_seen(&self, hashes: impl IntoIterator<Item = Hash>) {
+        let now = std::time::Instant::now();
+        self.with_seen(|seen| {
+            for h in hashes {
+                seen.blobs.insert(h, now);
+            }
+        });
+    }
+
     fn path(&self, rest: &str) -> Path {
         Path::from(format!("{}/{rest}", self.root))
     }
@@ -350,6 +389,28 @@ impl Store for S3Store {
     }
 
     fn has_blob(&self, hash: &Hash) -> Result<bool, StoreError> {
+        let (known, listed_recently) = self.with_seen(|seen| {
+            (
+                seen.blobs.get(hash).is_some_and(|t| t.elapsed() < SEEN_FOR),
+                seen.listed.is_some_and(|t| t.elapsed() < SEEN_FOR),
+            )
+        });
+        if known {
+            return Ok(true);
+        }
+        if !listed_recently {
+            let started = std::time::Instant::now();
+            let all = self.blob_hashes()?;
+            self.with_seen(|seen| {
+                seen.listed = Some(started);
+                for h in all {
+                    seen.blobs.insert(h, started);
+                }
+            });
+            if self.with_seen(|seen| seen.blobs.contains_key(hash)) {
+                return Ok(true);
+            }
+        }
         let store = self.shared.store.clone();
         let path = self.blob_path(hash);
         self.block(async move {
@@ -357,6 +418,11 @@ impl Store for S3Store {
                 Ok(_) => Ok(true),
                 Err(object_store::Error::NotFound { .. }) => Ok(false),
                 Err(e) => Err(io_error(&path, e)),
+            }
+        })
+        .inspect(|&found| {
+            if found {
+                self.mark_seen([*hash]);
             }
         })
     }
@@ -381,6 +447,7 @@ impl Store for S3Store {
 
     fn write_blobs(&self, blobs: &[(Hash, &[u8])]) -> Result<u64, StoreError> {
         let store = self.shared.store.clone();
+        let hashes: Vec<Hash> = blobs.iter().map(|(h, _)| *h).collect();
         let objects: Vec<(Path, Vec<u8>)> = blobs
             .iter()
             .map(|(hash, data)| {
@@ -407,9 +474,11 @@ impl Store for S3Store {
                 .try_fold(0u64, |total, n| async move { Ok(total + n) })
                 .await
         })
+        .inspect(|_| self.mark_seen(hashes))
     }
 
     fn retain_blobs(&self, keep: &HashSet<Hash>) -> Result<u64, StoreError> {
+        self.with_seen(|seen| *seen = Seen::default());
         let cutoff = chrono_now_minus(self.shared.grace);
         let doomed: Vec<(Path, u64)> = self
             .list("blobs")?
