@@ -9,6 +9,8 @@
 //! one agent keep every change); a worker killed with `kill -9` mid-park
 //! leaves a head that verifies.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+// The spawned servers are returned to the tests, which kill and wait on them.
+#![allow(clippy::zombie_processes)]
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;

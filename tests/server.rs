@@ -5,6 +5,8 @@
 //! refusal to listen openly without tokens, and the OpenAPI document against
 //! the routes.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+// The spawned servers are returned to the tests, which kill and wait on them.
+#![allow(clippy::zombie_processes)]
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
