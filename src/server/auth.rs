@@ -109,11 +109,11 @@ impl Tokens {
     /// ```
     /// use sandkeep::server::auth::Tokens;
     ///
-    /// let tokens = Tokens::parse(r#"{"tok-a": ["a"], "tok-admin": "*"}"#).unwrap();
-    /// assert!(tokens.lookup("tok-a").unwrap().grant.allows("a"));
-    /// assert!(!tokens.lookup("tok-a").unwrap().grant.allows("b"));
-    /// assert!(tokens.lookup("tok-admin").unwrap().grant.allows("b"));
-    /// assert!(tokens.lookup("tok-b").is_none());
+    /// let tokens = Tokens::parse(r#"{"tok-alice-1": ["a"], "tok-admin-1": "*"}"#).unwrap();
+    /// assert!(tokens.lookup("tok-alice-1").unwrap().grant.allows("a"));
+    /// assert!(!tokens.lookup("tok-alice-1").unwrap().grant.allows("b"));
+    /// assert!(tokens.lookup("tok-admin-1").unwrap().grant.allows("b"));
+    /// assert!(tokens.lookup("tok-bob-1").is_none());
     /// assert!(Tokens::parse(r#"{"short": "everyone"}"#).is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Tokens, String> {
