@@ -6,6 +6,8 @@ mod logging;
 mod mcp;
 mod run;
 mod schedule;
+#[cfg(feature = "server")]
+mod serve;
 mod stores;
 
 use std::path::PathBuf;
@@ -88,6 +90,50 @@ pub enum Command {
     /// Serve MCP over stdio: the server's life is one session of the agent,
     /// each tool call a turn (snapshotted), end of input completes it.
     Mcp(McpArgs),
+    /// Serve agents over HTTP: REST under /v1 (runs also streamed as SSE),
+    /// MCP Streamable HTTP at /mcp/{agent}, bearer tokens from --tokens.
+    /// Idle sessions park and resume on their next call; SIGTERM parks all.
+    #[cfg(feature = "server")]
+    Serve(ServeArgs),
+}
+
+/// Arguments of `sandkeep serve`.
+#[cfg(feature = "server")]
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on. Anything but loopback requires --tokens.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+
+    /// The token file: a JSON object mapping each token to a list of agent
+    /// names, or to "*" (every agent).
+    #[arg(long, value_name = "FILE")]
+    pub tokens: Option<PathBuf>,
+
+    /// Where workspaces' generations are kept: file://DIR (default: under
+    /// --data) or s3://BUCKET/PREFIX (endpoint, region and credentials from
+    /// the AWS_* environment variables), shared by every worker.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+
+    /// Park a session idle this long (`30s`, `5m`, `1h`).
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub idle: String,
+
+    /// Complete a session this old (`24h`).
+    #[arg(long, value_name = "DURATION", default_value = "24h")]
+    pub max_session: String,
+
+    /// Open sessions on this server at most (429 past it).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_sessions: usize,
+
+    /// Open sessions per token at most (429 past it).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_sessions_per_token: usize,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 /// Arguments of `sandkeep mcp`.
@@ -371,6 +417,8 @@ pub fn main() -> ExitCode {
         Command::Archive(cmd) => stores::archive(&cli, cmd),
         Command::Schedule(args) => with_tokio(schedule::schedule(&cli, args)),
         Command::Mcp(args) => with_tokio(mcp::mcp(&cli, args)),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => with_tokio(serve::serve(&cli, args)),
     };
     match result {
         Ok(code) => code,

@@ -42,6 +42,8 @@ pub mod runtime;
 pub mod sandbox;
 #[cfg(feature = "schedule")]
 pub mod schedule;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod session;
 pub mod store;
 

@@ -16,7 +16,7 @@ use crate::mindlog::Mindlog;
 use crate::sandbox::Backend;
 use crate::sandbox::local::LocalBackend;
 use crate::session::Session;
-use crate::store::{Generations, StoreError};
+use crate::store::{Generations, Store, StoreError};
 
 /// The default data directory, relative to the current directory.
 pub const DEFAULT_DATA_DIR: &str = ".data";
@@ -48,6 +48,35 @@ pub struct AgentPaths {
     pub mindlog: PathBuf,
     /// The folder of session event logs (`DIR/sessions`).
     pub sessions: PathBuf,
+    /// A store that replaces the directory `store` (e.g. object storage
+    /// shared by several workers, see [`RuntimeBuilder::stores`]).
+    pub shared_store: Option<SharedStore>,
+}
+
+/// A [`Store`] that one agent's paths point at instead of a host directory;
+/// two are equal when they are the same store object.
+#[derive(Clone)]
+pub struct SharedStore(pub Arc<dyn Store>);
+
+impl PartialEq for SharedStore {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedStore {}
+
+impl std::fmt::Debug for SharedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Makes each agent's generation store when they are not kept in
+/// `DATA/agents/NAME/store` (object storage, see `store::s3`).
+pub trait StoreFactory: Send + Sync {
+    /// The store of `agent`'s generations.
+    fn store_for(&self, agent: &str) -> Arc<dyn Store>;
 }
 
 impl AgentPaths {
@@ -69,13 +98,17 @@ impl AgentPaths {
             store: dir.join("store"),
             mindlog: dir.join("mindlog.jsonl"),
             sessions: dir.join("sessions"),
+            shared_store: None,
             dir,
         })
     }
 
     /// The workspace's generations.
     pub fn generations(&self) -> Generations {
-        Generations::in_dir(&self.store)
+        match &self.shared_store {
+            Some(store) => Generations::new(store.0.clone()),
+            None => Generations::in_dir(&self.store),
+        }
     }
 
     /// The event log of one session.
@@ -134,6 +167,7 @@ pub(crate) struct Inner {
     /// Where network denials are filed, by session id.
     #[cfg(feature = "net")]
     pub(crate) net_logs: crate::netlog::NetLogs,
+    pub(crate) stores: Option<Arc<dyn StoreFactory>>,
 }
 
 /// The entry point of the library: open sessions for agents.
@@ -205,6 +239,9 @@ impl Runtime {
         if let Some(p) = &self.inner.mindlog_override {
             paths.mindlog = p.clone();
         }
+        if let Some(stores) = &self.inner.stores {
+            paths.shared_store = Some(SharedStore(stores.store_for(agent)));
+        }
         Ok(paths)
     }
 
@@ -251,6 +288,7 @@ pub struct RuntimeBuilder {
     mindlog_override: Option<PathBuf>,
     event_log: bool,
     env: Vec<(String, String)>,
+    stores: Option<Arc<dyn StoreFactory>>,
 }
 
 impl Default for RuntimeBuilder {
@@ -264,6 +302,7 @@ impl Default for RuntimeBuilder {
             mindlog_override: None,
             event_log: true,
             env: Vec::new(),
+            stores: None,
         }
     }
 }
@@ -324,6 +363,14 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Keeps every agent's generations in the stores `factory` makes (e.g.
+    /// one S3 bucket shared by several workers) instead of under the data
+    /// directory. Mindlogs and event logs stay in the data directory.
+    pub fn stores(mut self, factory: Arc<dyn StoreFactory>) -> Self {
+        self.stores = Some(factory);
+        self
+    }
+
     /// Builds the runtime.
     pub fn build(self) -> Runtime {
         let mut hooks = Hooks::new();
@@ -354,6 +401,7 @@ impl RuntimeBuilder {
                 env: self.env,
                 #[cfg(feature = "net")]
                 net_logs,
+                stores: self.stores,
             }),
         }
     }

@@ -26,6 +26,8 @@ mod dir;
 mod history;
 pub mod manifest;
 pub mod merge;
+#[cfg(feature = "s3")]
+pub mod s3;
 mod tarball;
 
 use std::collections::HashSet;

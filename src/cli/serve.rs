@@ -1,0 +1,113 @@
+//! `sandkeep serve`: builds the runtime (backend, `--store`), checks that an
+//! unauthenticated server listens on loopback only, and serves until SIGTERM
+//! or Ctrl-C, parking every session before exiting.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use sandkeep::duration::parse_duration;
+use sandkeep::runtime::StoreFactory;
+use sandkeep::server::auth::Tokens;
+use sandkeep::server::{ServeConfig, Server};
+use sandkeep::store::{DirStore, Store};
+
+use super::run::{backend_for, runtime_builder};
+use super::{Cli, ServeArgs};
+
+/// `--store file://DIR`: each agent's generations in `DIR/agents/NAME/store`.
+struct DirStores(PathBuf);
+
+impl StoreFactory for DirStores {
+    fn store_for(&self, agent: &str) -> Arc<dyn Store> {
+        Arc::new(DirStore::new(
+            self.0.join("agents").join(agent).join("store"),
+        ))
+    }
+}
+
+async fn terminated() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let term = async {
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = term => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    tracing::warn!("shutting down: parking every session");
+}
+
+pub async fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let addr: SocketAddr = args.listen.parse().with_context(|| {
+        format!(
+            "--listen {}: expected HOST:PORT, e.g. 127.0.0.1:8080",
+            args.listen
+        )
+    })?;
+    let tokens = match &args.tokens {
+        Some(path) => Some(Tokens::load(path)?),
+        None if addr.ip().is_loopback() => None,
+        None => bail!(
+            "refusing to listen on {addr} without --tokens: anyone who can reach it could run commands; \
+             give a token file or listen on 127.0.0.1"
+        ),
+    };
+    let idle = parse_duration(&args.idle)
+        .with_context(|| format!("--idle {}: not a duration (e.g. 30s, 5m)", args.idle))?;
+    let max_session = parse_duration(&args.max_session).with_context(|| {
+        format!(
+            "--max-session {}: not a duration (e.g. 24h)",
+            args.max_session
+        )
+    })?;
+    if args.max_sessions == 0 || args.max_sessions_per_token == 0 {
+        bail!("--max-sessions and --max-sessions-per-token must be at least 1");
+    }
+    let mut builder = runtime_builder(cli).backend(backend_for(&args.backend).await?);
+    match args.store.as_deref() {
+        None => {}
+        Some(url) if url.starts_with("file://") => {
+            let root = PathBuf::from(&url["file://".len()..]);
+            if root.as_os_str().is_empty() {
+                bail!("--store {url}: give a directory, e.g. file:///var/lib/sandkeep");
+            }
+            builder = builder.stores(Arc::new(DirStores(root)));
+        }
+        #[cfg(feature = "s3")]
+        Some(url) if url.starts_with("s3://") => {
+            let stores = sandkeep::store::s3::S3Stores::from_url(url)
+                .with_context(|| format!("--store {url}"))?;
+            builder = builder.stores(Arc::new(stores));
+        }
+        Some(url) => bail!("--store {url}: expected file://DIR or s3://BUCKET/PREFIX"),
+    }
+    let runtime = builder.build();
+    let config = ServeConfig {
+        tokens,
+        idle,
+        max_session,
+        max_sessions: args.max_sessions,
+        max_sessions_per_token: args.max_sessions_per_token,
+        ..ServeConfig::default()
+    };
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    let local = listener.local_addr()?;
+    // Tests and scripts read this line to find the port of --listen ...:0.
+    eprintln!("sandkeep: serving on http://{local}");
+    Server::new(runtime, config)
+        .serve(listener, terminated())
+        .await
+        .context("serving")?;
+    eprintln!("sandkeep: every session parked; bye");
+    Ok(ExitCode::SUCCESS)
+}

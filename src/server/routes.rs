@@ -1,0 +1,743 @@
+//! The routes of `sandkeep serve` and their handlers: sessions (create, run,
+//! files, park, complete), the mindlog, the workspace generations, health,
+//! the OpenAPI document and MCP. Every error is a JSON body `{"error": ...}`
+//! with a status; nothing a caller sends can make a handler panic.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State as AxState};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::State;
+use super::auth::{Caller, Grant};
+use super::sessions::{Refusal, Slot};
+use crate::mindlog::Kind as LogKind;
+use crate::runtime::validate_agent;
+use crate::sandbox::{OutputSink, RunRequest, RunResult, SandboxError};
+use crate::session::SessionError;
+use crate::store::{Generations, Kind, Record, StoreError};
+
+type St = AxState<Arc<State>>;
+
+/// Longest `timeout_ms` a run may ask for (one hour).
+const MAX_TIMEOUT_MS: u64 = 3_600_000;
+
+/// An error response: a status and a message, as `{"error": message}`.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    status: StatusCode,
+    message: String,
+    retry_after: Option<u64>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    fn forbidden() -> ApiError {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden: this token does not grant that agent or session",
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response =
+            (self.status, axum::Json(json!({ "error": self.message }))).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
+    }
+}
+
+impl From<SessionError> for ApiError {
+    fn from(e: SessionError) -> ApiError {
+        match e {
+            SessionError::Sandbox(SandboxError::Path { .. }) => ApiError::bad(e.to_string()),
+            SessionError::Ended(_) => ApiError::new(StatusCode::GONE, e.to_string()),
+            _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    }
+}
+
+impl From<SandboxError> for ApiError {
+    fn from(e: SandboxError) -> ApiError {
+        match e {
+            SandboxError::Path { .. } => ApiError::bad(e.to_string()),
+            _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::NoGeneration(_) | StoreError::Empty => {
+                ApiError::new(StatusCode::NOT_FOUND, e.to_string())
+            }
+            StoreError::Ambiguous(_) | StoreError::BadArchive(_) => ApiError::bad(e.to_string()),
+            _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    }
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+
+pub(crate) fn router(state: Arc<State>) -> Router {
+    let max_body = state.config.max_body;
+    Router::new()
+        .route("/v1/health", get(health))
+        .route("/v1/openapi.json", get(openapi))
+        .route("/v1/agents/{agent}/sessions", post(create_session))
+        .route("/v1/sessions/{id}", axum::routing::delete(complete_session))
+        .route("/v1/sessions/{id}/run", post(run))
+        .route("/v1/sessions/{id}/park", post(park))
+        .route(
+            "/v1/sessions/{id}/files/{*path}",
+            get(read_file).put(write_file).delete(remove_file),
+        )
+        .route(
+            "/v1/agents/{agent}/mindlog",
+            get(mindlog_read).post(mindlog_append),
+        )
+        .route("/v1/agents/{agent}/generations", get(generations_log))
+        .route(
+            "/v1/agents/{agent}/generations/{generation}",
+            get(generation_show),
+        )
+        .route(
+            "/v1/agents/{agent}/generations/{generation}/files/{*path}",
+            get(generation_file),
+        )
+        .route(
+            "/v1/agents/{agent}/generations/{generation}/checkout",
+            post(generation_checkout),
+        )
+        .route("/v1/agents/{agent}/diff", get(generations_diff))
+        .route("/v1/agents/{agent}/verify", post(generations_verify))
+        .route("/mcp/{agent}", any(mcp))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "no such route")
+}
+
+// ---- auth -------------------------------------------------------------
+
+/// The caller a request's bearer token names; 401 without a valid one.
+fn caller(state: &State, headers: &HeaderMap) -> ApiResult<Caller> {
+    let Some(tokens) = &state.config.tokens else {
+        return Ok(Caller::open());
+    };
+    let presented = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim);
+    let unauthorized = || {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized: send Authorization: Bearer TOKEN with a token from the token file",
+        )
+    };
+    let presented = presented.ok_or_else(unauthorized)?;
+    tokens.lookup(presented).ok_or_else(unauthorized)
+}
+
+/// The caller, allowed to touch `agent` (a valid name).
+fn caller_for_agent(state: &State, headers: &HeaderMap, agent: &str) -> ApiResult<Caller> {
+    let caller = caller(state, headers)?;
+    if !caller.grant.allows(agent) {
+        return Err(ApiError::forbidden());
+    }
+    validate_agent(agent).map_err(|e| ApiError::bad(e.to_string()))?;
+    Ok(caller)
+}
+
+/// The session `id`, if the caller may touch it. A caller limited to some
+/// agents gets the same 403 for another agent's session as for an id that
+/// does not exist, so ids reveal nothing.
+fn slot_for(state: &State, headers: &HeaderMap, id: &str) -> ApiResult<Arc<Slot>> {
+    let caller = caller(state, headers)?;
+    match state.sessions.get(id) {
+        Some(slot) if caller.grant.allows(&slot.agent) => {
+            slot.touch();
+            Ok(slot)
+        }
+        None if caller.grant == Grant::All => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no such session on this worker (it was completed, expired, or lives on another worker)",
+        )),
+        _ => Err(ApiError::forbidden()),
+    }
+}
+
+fn parse_json<T: DeserializeOwned>(body: &Bytes) -> ApiResult<T> {
+    serde_json::from_slice(body).map_err(|e| ApiError::bad(format!("invalid JSON body: {e}")))
+}
+
+// ---- health, openapi ----------------------------------------------------
+
+async fn health(AxState(state): St) -> Response {
+    axum::Json(json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "backend": state.runtime.backend().kind().to_string(),
+        "sessions": state.sessions.len(),
+    }))
+    .into_response()
+}
+
+async fn openapi() -> Response {
+    axum::Json(super::openapi::document()).into_response()
+}
+
+// ---- sessions -------------------------------------------------------------
+
+async fn create_session(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(agent): Path<String>,
+) -> ApiResult<Response> {
+    let caller = caller_for_agent(&state, &headers, &agent)?;
+    let config = &state.config;
+    let slot = state
+        .sessions
+        .open(
+            &agent,
+            caller.token,
+            config.max_sessions,
+            config.max_sessions_per_token,
+        )
+        .map_err(|refusal| {
+            let message = match refusal {
+                Refusal::Total(n) => format!("too many sessions on this server (limit {n})"),
+                Refusal::PerToken(n) => format!("too many sessions for this token (limit {n})"),
+            };
+            ApiError {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                message,
+                retry_after: Some(config.idle.as_secs().clamp(1, 60)),
+            }
+        })?;
+    // Start now: the workspace is restored and a sandbox that cannot be
+    // created is reported here, not at the first run.
+    let started = {
+        let mut live = slot.live.lock().await;
+        live.resume(&state.runtime, &agent).await.map(|_| ())
+    };
+    if let Err(e) = started {
+        state.sessions.remove(&slot.id);
+        return Err(e.into());
+    }
+    tracing::info!("session {} opened for agent {agent}", slot.id);
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({ "session": slot.id, "agent": agent })),
+    )
+        .into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunBody {
+    command: String,
+    timeout_ms: Option<u64>,
+    stdin: Option<String>,
+}
+
+fn run_json(r: &RunResult) -> Value {
+    json!({
+        "stdout": r.stdout_text(),
+        "stderr": r.stderr_text(),
+        "exit_code": r.exit_code,
+        "truncated": r.truncated,
+        "timed_out": r.timed_out,
+    })
+}
+
+async fn run(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let slot = slot_for(&state, &headers, &id)?;
+    let body: RunBody = parse_json(&body)?;
+    let mut request = RunRequest::new(body.command);
+    if let Some(ms) = body.timeout_ms {
+        if !(1..=MAX_TIMEOUT_MS).contains(&ms) {
+            return Err(ApiError::bad(format!(
+                "timeout_ms must be between 1 and {MAX_TIMEOUT_MS}"
+            )));
+        }
+        request.timeout = Some(Duration::from_millis(ms));
+    }
+    request.stdin = body.stdin.unwrap_or_default().into_bytes();
+    let wants_stream = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/event-stream"));
+    if !wants_stream {
+        let result = run_in(&state, &slot, request).await?;
+        return Ok(axum::Json(run_json(&result)).into_response());
+    }
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    request.sink = Some(Arc::new(ChannelSink(tx.clone())));
+    tokio::spawn(async move {
+        let event = match run_in(&state, &slot, request).await {
+            Ok(r) => Event::default().event("exit").data(
+                json!({
+                    "exit_code": r.exit_code,
+                    "truncated": r.truncated,
+                    "timed_out": r.timed_out,
+                })
+                .to_string(),
+            ),
+            Err(e) => Event::default()
+                .event("error")
+                .data(json!({ "error": e.message, "status": e.status.as_u16() }).to_string()),
+        };
+        let _ = tx.send(event);
+    });
+    let stream = futures_util::StreamExt::map(
+        tokio_stream::wrappers::UnboundedReceiverStream::new(rx),
+        Ok::<Event, Infallible>,
+    );
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+/// Runs one command in the session (resuming it if parked); the turn stays
+/// open until the session is parked or completed.
+async fn run_in(state: &State, slot: &Slot, request: RunRequest) -> ApiResult<RunResult> {
+    let mut live = slot.live.lock().await;
+    let session = live.resume(&state.runtime, &slot.agent).await?;
+    let result = session.run(request).await;
+    live.turn_open = true;
+    slot.touch();
+    Ok(result?)
+}
+
+/// Forwards a run's output chunks as SSE events.
+struct ChannelSink(tokio::sync::mpsc::UnboundedSender<Event>);
+
+impl ChannelSink {
+    fn send(&self, stream: &str, chunk: &[u8]) {
+        let data = json!({ "data": String::from_utf8_lossy(chunk) }).to_string();
+        let _ = self.0.send(Event::default().event(stream).data(data));
+    }
+}
+
+impl OutputSink for ChannelSink {
+    fn stdout(&self, chunk: &[u8]) {
+        self.send("stdout", chunk);
+    }
+    fn stderr(&self, chunk: &[u8]) {
+        self.send("stderr", chunk);
+    }
+}
+
+async fn head_id(state: &State, agent: &str) -> ApiResult<Option<String>> {
+    let gens = generations(state, agent)?;
+    blocking(move || Ok(gens.store().head()?.map(|id| id.0))).await
+}
+
+async fn park(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let slot = slot_for(&state, &headers, &id)?;
+    let mut live = slot.live.lock().await;
+    live.park().await?;
+    drop(live);
+    let generation = head_id(&state, &slot.agent).await?;
+    Ok(
+        axum::Json(json!({ "session": slot.id, "parked": true, "generation": generation }))
+            .into_response(),
+    )
+}
+
+async fn complete_session(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let slot = slot_for(&state, &headers, &id)?;
+    let mut live = slot.live.lock().await;
+    live.park().await?;
+    state.sessions.remove(&slot.id);
+    drop(live);
+    tracing::info!("session {} completed", slot.id);
+    let generation = head_id(&state, &slot.agent).await?;
+    Ok(
+        axum::Json(json!({ "session": slot.id, "completed": true, "generation": generation }))
+            .into_response(),
+    )
+}
+
+// ---- files ------------------------------------------------------------------
+
+/// A workspace path from the URL: relative to /workspace, no `..`.
+fn workspace_path(path: &str) -> ApiResult<String> {
+    let trimmed = path.trim_start_matches('/');
+    if trimmed.is_empty() || trimmed.split('/').any(|c| c == "..") {
+        return Err(ApiError::bad(format!(
+            "{path}: give a path inside /workspace, without '..'"
+        )));
+    }
+    Ok(trimmed.to_string())
+}
+
+async fn read_file(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path((id, path)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    let slot = slot_for(&state, &headers, &id)?;
+    let path = workspace_path(&path)?;
+    let mut live = slot.live.lock().await;
+    let session = live.resume(&state.runtime, &slot.agent).await?;
+    let sandbox = session
+        .sandbox()
+        .cloned()
+        .ok_or_else(|| ApiError::new(StatusCode::GONE, "the session has no sandbox"))?;
+    match sandbox.read_file(&path).await? {
+        Some(bytes) => {
+            Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+        }
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("{path}: No such file or directory"),
+        )),
+    }
+}
+
+async fn write_file(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path((id, path)): Path<(String, String)>,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let slot = slot_for(&state, &headers, &id)?;
+    let path = workspace_path(&path)?;
+    let mut live = slot.live.lock().await;
+    let session = live.open_turn(&state.runtime, &slot.agent).await?;
+    let sandbox = session
+        .sandbox()
+        .cloned()
+        .ok_or_else(|| ApiError::new(StatusCode::GONE, "the session has no sandbox"))?;
+    sandbox.write_file(&path, &body).await?;
+    Ok(axum::Json(json!({ "path": path, "bytes": body.len() })).into_response())
+}
+
+async fn remove_file(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path((id, path)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    let slot = slot_for(&state, &headers, &id)?;
+    let path = workspace_path(&path)?;
+    let mut live = slot.live.lock().await;
+    let session = live.open_turn(&state.runtime, &slot.agent).await?;
+    let sandbox = session
+        .sandbox()
+        .cloned()
+        .ok_or_else(|| ApiError::new(StatusCode::GONE, "the session has no sandbox"))?;
+    sandbox.remove_path(&path).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+// ---- mindlog ----------------------------------------------------------------
+
+#[derive(Deserialize)]
+struct MindlogQuery {
+    limit: Option<usize>,
+    query: Option<String>,
+    before: Option<String>,
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+}
+
+async fn mindlog_read(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(agent): Path<String>,
+    query: Result<Query<MindlogQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, &headers, &agent)?;
+    let Query(q) = query.map_err(|e| ApiError::bad(e.body_text()))?;
+    let limit = q.limit.unwrap_or(20);
+    if !(1..=10_000).contains(&limit) {
+        return Err(ApiError::bad("limit must be between 1 and 10000"));
+    }
+    let log = state
+        .runtime
+        .mindlog(&agent)
+        .map_err(|e| ApiError::bad(e.to_string()))?;
+    let entries = blocking(move || {
+        let found = match &q.query {
+            Some(text) => log.search(text, limit),
+            None => log.read(limit, q.before.as_deref()),
+        };
+        found.map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+    })
+    .await?;
+    Ok(axum::Json(json!({ "entries": entries })).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AppendBody {
+    kind: Option<String>,
+    text: String,
+    session: Option<String>,
+}
+
+async fn mindlog_append(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(agent): Path<String>,
+    body: Bytes,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, &headers, &agent)?;
+    let body: AppendBody = parse_json(&body)?;
+    let kind: LogKind = body
+        .kind
+        .as_deref()
+        .unwrap_or("note")
+        .parse()
+        .map_err(|e: crate::mindlog::MindlogError| ApiError::bad(e.to_string()))?;
+    let log = state
+        .runtime
+        .mindlog(&agent)
+        .map_err(|e| ApiError::bad(e.to_string()))?;
+    let entry = blocking(move || {
+        log.append(kind, &body.text, body.session.as_deref())
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+    })
+    .await?
+    .ok_or_else(|| ApiError::bad("blank text: nothing appended"))?;
+    Ok((StatusCode::CREATED, axum::Json(entry)).into_response())
+}
+
+// ---- generations ------------------------------------------------------------
+
+fn generations(state: &State, agent: &str) -> ApiResult<Generations> {
+    state
+        .runtime
+        .generations(agent)
+        .map_err(|e| ApiError::bad(e.to_string()))
+}
+
+fn record_json(r: &Record) -> Value {
+    json!({
+        "id": r.id,
+        "seq": r.seq,
+        "parents": r.parents,
+        "session": r.session,
+        "created": r.created,
+        "added": r.stats.added,
+        "modified": r.stats.modified,
+        "deleted": r.stats.deleted,
+        "bytes_new": r.stats.bytes_new,
+        "note": r.note,
+    })
+}
+
+#[derive(Deserialize)]
+struct LogQuery {
+    limit: Option<usize>,
+}
+
+async fn generations_log(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(agent): Path<String>,
+    query: Result<Query<LogQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, &headers, &agent)?;
+    let Query(q) = query.map_err(|e| ApiError::bad(e.body_text()))?;
+    let limit = q.limit.unwrap_or(20);
+    if !(1..=10_000).contains(&limit) {
+        return Err(ApiError::bad("limit must be between 1 and 10000"));
+    }
+    let gens = generations(&state, &agent)?;
+    let log = blocking(move || Ok(gens.log(limit)?)).await?;
+    let list: Vec<Value> = log.iter().map(record_json).collect();
+    Ok(axum::Json(json!({ "generations": list })).into_response())
+}
+
+async fn generation_show(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path((agent, generation)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, &headers, &agent)?;
+    let gens = generations(&state, &agent)?;
+    let body = blocking(move || {
+        let id = gens.resolve(&generation)?;
+        let record = gens.record(&id)?;
+        let manifest = gens.manifest(&id)?;
+        let files: Vec<Value> = manifest
+            .entries
+            .iter()
+            .map(|(path, e)| {
+                json!({
+                    "path": path,
+                    "kind": match e.kind { Kind::File => "file", Kind::Dir => "dir", Kind::Symlink => "symlink" },
+                    "mode": e.mode,
+                    "size": e.size,
+                    "mtime": e.mtime,
+                })
+            })
+            .collect();
+        let mut v = record_json(&record);
+        v["files"] = Value::Array(files);
+        Ok(v)
+    })
+    .await?;
+    Ok(axum::Json(body).into_response())
+}
+
+async fn generation_file(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path((agent, generation, path)): Path<(String, String, String)>,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, &headers, &agent)?;
+    let path = workspace_path(&path)?;
+    let gens = generations(&state, &agent)?;
+    let bytes = blocking(move || {
+        let id = gens.resolve(&generation)?;
+        let tree = gens.manifest(&id)?;
+        let entry = tree.entries.get(&path).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("generation {id} has no {path}"),
+            )
+        })?;
+        match (entry.kind, entry.hash) {
+            (Kind::File, Some(h)) => Ok(gens.store().read_blob(&h)?),
+            (Kind::Symlink, _) => Ok(entry.link.clone().unwrap_or_default().into_bytes()),
+            _ => Err(ApiError::bad(format!(
+                "{path} is a directory in generation {id}"
+            ))),
+        }
+    })
+    .await?;
+    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+}
+
+async fn generation_checkout(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path((agent, generation)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, &headers, &agent)?;
+    let gens = generations(&state, &agent)?;
+    let record = blocking(move || {
+        let id = gens.resolve(&generation)?;
+        Ok(gens.checkout(&id)?.record)
+    })
+    .await?;
+    Ok(axum::Json(record_json(&record)).into_response())
+}
+
+#[derive(Deserialize)]
+struct DiffQuery {
+    from: Option<String>,
+    to: Option<String>,
+}
+
+async fn generations_diff(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(agent): Path<String>,
+    query: Result<Query<DiffQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, &headers, &agent)?;
+    let Query(q) = query.map_err(|e| ApiError::bad(e.body_text()))?;
+    let gens = generations(&state, &agent)?;
+    let changes = blocking(move || {
+        let from = gens.resolve(q.from.as_deref().unwrap_or("HEAD~1"))?;
+        let to = gens.resolve(q.to.as_deref().unwrap_or("HEAD"))?;
+        let changes = gens.manifest(&from)?.diff(&*gens.manifest(&to)?);
+        Ok(changes
+            .iter()
+            .filter(|c| c.entry_kind != Kind::Dir)
+            .map(|c| json!({ "change": c.kind.letter().to_string(), "path": c.path, "size": c.size }))
+            .collect::<Vec<_>>())
+    })
+    .await?;
+    Ok(axum::Json(json!({ "changes": changes })).into_response())
+}
+
+async fn generations_verify(
+    AxState(state): St,
+    headers: HeaderMap,
+    Path(agent): Path<String>,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, &headers, &agent)?;
+    let gens = generations(&state, &agent)?;
+    let damaged = blocking(move || Ok(gens.verify()?)).await?;
+    Ok(axum::Json(json!({ "ok": damaged.is_empty(), "damaged": damaged })).into_response())
+}
+
+// ---- MCP ----------------------------------------------------------------------
+
+async fn mcp(
+    AxState(state): St,
+    Path(agent): Path<String>,
+    request: Request,
+) -> ApiResult<Response> {
+    caller_for_agent(&state, request.headers(), &agent)?;
+    let service = state
+        .mcp
+        .for_agent(&state.runtime, &agent, state.config.tokens.is_none());
+    let response = service.handle(request).await;
+    Ok(response.map(axum::body::Body::new))
+}

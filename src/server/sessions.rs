@@ -1,0 +1,185 @@
+//! The server's table of sessions. A server session has a public id (random,
+//! unguessable) and outlives the sandkeep [`Session`]s under it: when it is
+//! parked (idle, or `POST .../park`) its workspace is kept, its sandbox
+//! released, and the next call opens a new sandkeep session of the same agent
+//! that restores the workspace, so the caller sees the same files.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::runtime::Runtime;
+use crate::session::{Session, SessionError};
+
+/// The live part of a server session, behind an async lock: one call at a
+/// time touches the sandbox.
+pub struct Live {
+    /// The sandkeep session holding the sandbox; `None` while parked.
+    pub session: Option<Session>,
+    /// True when a turn is open (changes not yet kept).
+    pub turn_open: bool,
+}
+
+impl Live {
+    /// The running session, resuming (restoring the workspace into a new
+    /// sandbox) when parked.
+    pub async fn resume(
+        &mut self,
+        runtime: &Runtime,
+        agent: &str,
+    ) -> Result<&mut Session, SessionError> {
+        if self.session.is_none() {
+            let mut session = runtime.session(agent).map_err(|e| SessionError::Hook {
+                hook: "server".into(),
+                error: e.to_string(),
+            })?;
+            session.start().await?;
+            self.session = Some(session);
+            self.turn_open = false;
+        }
+        Ok(self.session.as_mut().expect("set above"))
+    }
+
+    /// Opens a turn unless one is open, so writes are kept at the next park.
+    pub async fn open_turn(
+        &mut self,
+        runtime: &Runtime,
+        agent: &str,
+    ) -> Result<&mut Session, SessionError> {
+        let open = self.turn_open && self.session.is_some();
+        let session = self.resume(runtime, agent).await?;
+        if !open {
+            session.begin_turn().await?;
+        }
+        self.turn_open = true;
+        Ok(self.session.as_mut().expect("resumed above"))
+    }
+
+    /// Keeps the workspace and releases the sandbox (the session stays
+    /// resumable). Nothing to do when already parked. When the workspace
+    /// cannot be kept, the sandbox stays (nothing is lost) and the error is
+    /// returned.
+    pub async fn park(&mut self) -> Result<(), SessionError> {
+        let Some(session) = self.session.as_mut() else {
+            return Ok(());
+        };
+        session.park().await?;
+        self.turn_open = false;
+        match self.session.take() {
+            Some(session) => session.complete().await,
+            None => Ok(()),
+        }
+    }
+}
+
+/// One server session.
+pub struct Slot {
+    /// The public id.
+    pub id: String,
+    /// The agent it belongs to.
+    pub agent: String,
+    /// Index of the token that created it (for per-token limits).
+    pub token: usize,
+    /// When it was created.
+    pub created: Instant,
+    last_used: Mutex<Instant>,
+    /// The sandbox side.
+    pub live: tokio::sync::Mutex<Live>,
+}
+
+impl Slot {
+    /// Marks the session used now (resets its idle clock).
+    pub fn touch(&self) {
+        *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// How long since the last call.
+    pub fn idle_for(&self) -> Duration {
+        self.last_used
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
+    }
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Too many sessions on this server.
+    Total(usize),
+    /// Too many sessions for this token.
+    PerToken(usize),
+}
+
+/// Every open session of this server.
+#[derive(Default)]
+pub struct Table {
+    slots: Mutex<HashMap<String, Arc<Slot>>>,
+}
+
+impl Table {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers a new session within the limits.
+    pub fn open(
+        &self,
+        agent: &str,
+        token: usize,
+        max_total: usize,
+        max_per_token: usize,
+    ) -> Result<Arc<Slot>, Refusal> {
+        let mut slots = self.lock();
+        if slots.len() >= max_total {
+            return Err(Refusal::Total(max_total));
+        }
+        if slots.values().filter(|s| s.token == token).count() >= max_per_token {
+            return Err(Refusal::PerToken(max_per_token));
+        }
+        let slot = Arc::new(Slot {
+            id: new_public_id(),
+            agent: agent.to_string(),
+            token,
+            created: Instant::now(),
+            last_used: Mutex::new(Instant::now()),
+            live: tokio::sync::Mutex::new(Live {
+                session: None,
+                turn_open: false,
+            }),
+        });
+        slots.insert(slot.id.clone(), slot.clone());
+        Ok(slot)
+    }
+
+    /// A session by id.
+    pub fn get(&self, id: &str) -> Option<Arc<Slot>> {
+        self.lock().get(id).cloned()
+    }
+
+    /// Forgets a session.
+    pub fn remove(&self, id: &str) -> Option<Arc<Slot>> {
+        self.lock().remove(id)
+    }
+
+    /// Every session.
+    pub fn all(&self) -> Vec<Arc<Slot>> {
+        self.lock().values().cloned().collect()
+    }
+
+    /// How many sessions are open.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// True when none is open.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+}
+
+/// 128 random bits as hex, prefixed `s-`: not guessable, and says nothing
+/// about the agent or the order of creation.
+fn new_public_id() -> String {
+    format!("s-{:032x}", rand::random::<u128>())
+}

@@ -1,0 +1,365 @@
+//! The S3 generation store against a real S3 server: moto's standalone
+//! server (PyPI `moto[server]`), started here on a free port and stopped by
+//! its pid. Without `moto_server` on PATH the tests skip with a printed
+//! reason, unless `SANDKEEP_REQUIRE_S3=1` (CI) makes that a failure.
+//!
+//! Covered: the head's compare-and-swap (If-None-Match / If-Match), blobs
+//! and records; two `sandkeep serve` workers on one bucket (state written
+//! through one is read through the other; 20 rounds of concurrent parks of
+//! one agent keep every change); a worker killed with `kill -9` mid-park
+//! leaves a head that verifies.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+// The spawned servers are returned to the tests, which kill and wait on them.
+#![allow(clippy::zombie_processes)]
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, StatusCode};
+use sandkeep::store::s3::S3Stores;
+use sandkeep::store::{Entry, GenerationId, Generations, Hash, Manifest, Store};
+use serde_json::{Value, json};
+
+/// A moto server on a free port, killed (by pid) when dropped.
+struct Moto {
+    child: Child,
+    endpoint: String,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn moto() -> Option<Moto> {
+    let found = Command::new("moto_server")
+        .arg("--help")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        if std::env::var("SANDKEEP_REQUIRE_S3").is_ok_and(|v| v == "1") {
+            panic!(
+                "SANDKEEP_REQUIRE_S3=1 but moto_server is not installed (pip install 'moto[server]')"
+            );
+        }
+        eprintln!("skipping: moto_server not found (pip install 'moto[server]')");
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new("moto_server")
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let moto = Moto {
+        child,
+        endpoint: format!("http://127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "moto_server did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Some(moto)
+}
+
+fn aws_env(moto: &Moto) -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ENDPOINT_URL", moto.endpoint.clone()),
+        ("AWS_ALLOW_HTTP", "true".into()),
+        ("AWS_REGION", "us-east-1".into()),
+        ("AWS_ACCESS_KEY_ID", "testing".into()),
+        ("AWS_SECRET_ACCESS_KEY", "testing".into()),
+    ]
+}
+
+async fn make_bucket(moto: &Moto, bucket: &str) {
+    let r = Client::new()
+        .put(format!("{}/{bucket}", moto.endpoint))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "create bucket: {}", r.status());
+}
+
+fn stores(moto: &Moto, url: &str) -> S3Stores {
+    let env = aws_env(moto);
+    let pairs: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+        .collect();
+    S3Stores::from_url_with(url, pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn head_moves_only_by_compare_and_swap_on_s3() {
+    let Some(moto) = moto() else { return };
+    make_bucket(&moto, "cas").await;
+    let stores = stores(&moto, "s3://cas/p");
+    tokio::task::spawn_blocking(move || {
+        let store = stores.agent("a");
+        let (one, two) = (GenerationId("1111".into()), GenerationId("2222".into()));
+        assert_eq!(store.head().unwrap(), None);
+        assert!(store.set_head(None, &one).unwrap(), "create when absent");
+        assert!(
+            !store.set_head(None, &two).unwrap(),
+            "If-None-Match refuses a second create"
+        );
+        assert!(
+            !store.set_head(Some(&two), &two).unwrap(),
+            "a stale expectation loses"
+        );
+        assert!(store.set_head(Some(&one), &two).unwrap());
+        assert_eq!(store.head().unwrap(), Some(two.clone()));
+        // Another agent's head is separate.
+        assert_eq!(stores.agent("b").head().unwrap(), None);
+
+        // Blobs round-trip, are checked, listed and collected.
+        let data = b"hello blob".as_slice();
+        let h = Hash::of(data);
+        assert!(!store.has_blob(&h).unwrap());
+        assert!(store.write_blobs(&[(h, data)]).unwrap() > 0);
+        assert!(store.has_blob(&h).unwrap());
+        assert_eq!(store.read_blob(&h).unwrap(), data);
+        assert_eq!(store.blob_hashes().unwrap(), vec![h]);
+        assert!(matches!(
+            store.read_blob(&Hash::of(b"absent")),
+            Err(sandkeep::store::StoreError::MissingBlob(_))
+        ));
+        let graceless = stores.clone().with_grace(Duration::ZERO).agent("a");
+        std::thread::sleep(Duration::from_millis(1100));
+        assert!(
+            graceless.retain_blobs(&[h].into()).unwrap() == 0,
+            "kept blobs stay"
+        );
+        assert!(graceless.retain_blobs(&Default::default()).unwrap() > 0);
+        assert!(graceless.blob_hashes().unwrap().is_empty());
+
+        // Generations on top: commit, log, verify.
+        let gens = Generations::new(std::sync::Arc::new(stores.agent("c")));
+        let mut m = Manifest::default();
+        m.entries.insert("a.txt".into(), Entry::file(b"one"));
+        gens.store()
+            .write_blobs(&[(m.entries["a.txt"].hash.unwrap(), b"one")])
+            .unwrap();
+        let first = gens.commit(None, &m, 3, Some("s1"), 0, None).unwrap();
+        assert_eq!(gens.log(10).unwrap().len(), 1);
+        assert_eq!(gens.resolve("HEAD").unwrap(), first.record.id);
+        assert_eq!(
+            gens.store().record_ids().unwrap(),
+            vec![first.record.id.clone()]
+        );
+        assert!(gens.verify().unwrap().is_empty());
+    })
+    .await
+    .unwrap();
+}
+
+fn spawn_worker(data: &Path, moto: &Moto, url: &str) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sandkeep"))
+        .arg("--data")
+        .arg(data)
+        .args([
+            "-q",
+            "serve",
+            "--backend",
+            "local",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            url,
+        ])
+        .envs(aws_env(moto))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            lines.read_line(&mut line).unwrap() > 0,
+            "serve exited before listening"
+        );
+        if let Some(url) = line.trim().strip_prefix("sandkeep: serving on ") {
+            let url = url.to_string();
+            std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
+            return (child, url);
+        }
+    }
+}
+
+async fn post(c: &Client, url: String, body: Value) -> Value {
+    let r = c.post(url).json(&body).send().await.unwrap();
+    let status = r.status();
+    let text = r.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn session(c: &Client, base: &str, agent: &str) -> String {
+    let v = post(c, format!("{base}/v1/agents/{agent}/sessions"), json!({})).await;
+    v["session"].as_str().unwrap().to_string()
+}
+
+async fn run(c: &Client, base: &str, id: &str, command: &str) -> Value {
+    post(
+        c,
+        format!("{base}/v1/sessions/{id}/run"),
+        json!({ "command": command }),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_workers_share_agents_and_concurrent_parks_keep_every_change() {
+    let Some(moto) = moto() else { return };
+    make_bucket(&moto, "shared").await;
+    let url = "s3://shared/workers";
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (mut w1, b1) = spawn_worker(d1.path(), &moto, url);
+    let (mut w2, b2) = spawn_worker(d2.path(), &moto, url);
+    let c = Client::new();
+
+    // Written through worker 1, read through worker 2.
+    let s1 = session(&c, &b1, "pat").await;
+    run(&c, &b1, &s1, "echo from-one > hello.txt").await;
+    let r = c
+        .delete(format!("{b1}/v1/sessions/{s1}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let s2 = session(&c, &b2, "pat").await;
+    assert_eq!(
+        run(&c, &b2, &s2, "cat hello.txt").await["stdout"],
+        "from-one\n"
+    );
+
+    // 20 rounds: each worker writes its own file and both park at once.
+    let s1 = session(&c, &b1, "pat").await;
+    for round in 0..20 {
+        run(&c, &b1, &s1, &format!("echo {round} > one-{round}.txt")).await;
+        run(&c, &b2, &s2, &format!("echo {round} > two-{round}.txt")).await;
+        let (p1, p2) = tokio::join!(
+            post(&c, format!("{b1}/v1/sessions/{s1}/park"), json!({})),
+            post(&c, format!("{b2}/v1/sessions/{s2}/park"), json!({})),
+        );
+        assert!(p1["generation"].is_string() && p2["generation"].is_string());
+    }
+    for (b, s) in [(&b1, &s1), (&b2, &s2)] {
+        let r = c
+            .delete(format!("{b}/v1/sessions/{s}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    let s3 = session(&c, &b1, "pat").await;
+    let listing = run(&c, &b1, &s3, "ls | sort").await;
+    let mut expected: Vec<String> = (0..20)
+        .flat_map(|r| [format!("one-{r}.txt"), format!("two-{r}.txt")])
+        .collect();
+    expected.push("hello.txt".into());
+    expected.sort();
+    let got: Vec<&str> = listing["stdout"].as_str().unwrap().lines().collect();
+    assert_eq!(got, expected, "every change of both workers is kept");
+
+    for w in [&mut w1, &mut w2] {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+    let stores = stores(&moto, url);
+    let problems = tokio::task::spawn_blocking(move || {
+        Generations::new(std::sync::Arc::new(stores.agent("pat")))
+            .verify()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_mid_park_leaves_a_head_that_verifies() {
+    let Some(moto) = moto() else { return };
+    make_bucket(&moto, "crash").await;
+    let url = "s3://crash/k";
+    let c = Client::new();
+    let fill = |round: usize| {
+        format!(
+            "mkdir -p r{round}; for i in $(seq 1 300); do echo {round}-$i-$RANDOM$RANDOM > r{round}/f$i.txt; done"
+        )
+    };
+    // A baseline generation, and how long a park of 300 new files takes.
+    let data = tempfile::tempdir().unwrap();
+    let (mut worker, base) = spawn_worker(data.path(), &moto, url);
+    let s = session(&c, &base, "crashy").await;
+    run(&c, &base, &s, &fill(0)).await;
+    let started = Instant::now();
+    post(&c, format!("{base}/v1/sessions/{s}/park"), json!({})).await;
+    let full_park = started.elapsed();
+    let _ = worker.kill();
+    let _ = worker.wait();
+    let verify = || {
+        let stores = stores(&moto, url);
+        tokio::task::spawn_blocking(move || {
+            let gens = Generations::new(std::sync::Arc::new(stores.agent("crashy")));
+            (gens.verify().unwrap(), gens.head().unwrap().map(|r| r.id))
+        })
+    };
+    let (problems, baseline) = verify().await.unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    let baseline = baseline.expect("the baseline park kept a head");
+    let mut moved = 0;
+    for (round, fraction) in [0.1f64, 0.3, 0.5, 0.7, 0.9].into_iter().enumerate() {
+        let round = round + 1;
+        let data = tempfile::tempdir().unwrap();
+        let (mut worker, base) = spawn_worker(data.path(), &moto, url);
+        let s = session(&c, &base, "crashy").await;
+        run(&c, &base, &s, &fill(round)).await;
+        let park_url = format!("{base}/v1/sessions/{s}/park");
+        let park = tokio::spawn({
+            let c = c.clone();
+            async move { c.post(park_url).send().await }
+        });
+        tokio::time::sleep(full_park.mul_f64(fraction)).await;
+        worker.kill().unwrap(); // SIGKILL, by pid
+        worker.wait().unwrap();
+        let _ = park.await;
+        let (problems, head) = verify().await.unwrap();
+        assert!(
+            problems.is_empty(),
+            "round {round} (kill at {fraction} of a park): {problems:?}"
+        );
+        let head = head.expect("a head survives");
+        if head != baseline {
+            moved += 1;
+        }
+        eprintln!(
+            "round {round}: kill at {fraction:.1} of {full_park:?}, head {head} (baseline {baseline})"
+        );
+    }
+    eprintln!("{moved} of 5 killed parks had moved the head");
+    // A fresh worker resumes from whatever head survived.
+    let data = tempfile::tempdir().unwrap();
+    let (mut worker, base) = spawn_worker(data.path(), &moto, url);
+    let s = session(&c, &base, "crashy").await;
+    let out = run(&c, &base, &s, "ls r0 | wc -l").await;
+    assert_eq!(out["stdout"], "300\n");
+    let _ = worker.kill();
+    let _ = worker.wait();
+}
