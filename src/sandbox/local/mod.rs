@@ -132,6 +132,8 @@ impl std::fmt::Debug for LocalSandbox {
 impl LocalSandbox {
     /// A fresh sandbox built with `config`, carrying `spec.env` into every run.
     pub fn new(config: ShellConfig, spec: &SandboxSpec) -> LocalSandbox {
+        #[cfg(feature = "git")]
+        let config = sandkeep_git::install(config);
         let default_timeout = config.limits.timeout;
         LocalSandbox {
             id: new_sandbox_id(),
