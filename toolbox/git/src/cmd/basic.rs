@@ -834,3 +834,63 @@ pub fn write_tree(g: &mut G<'_, '_>) -> Result<i32> {
     let _ = writeln!(g.out, "{}", id.to_hex());
     Ok(0)
 }
+
+/// `git ls-tree [-r] [--name-only] TREE-ISH [PATHS]`.
+pub fn ls_tree(g: &mut G<'_, '_>) -> Result<i32> {
+    let repo = g.repo()?;
+    let recursive = g.args.iter().any(|a| a == "-r");
+    let names = g
+        .args
+        .iter()
+        .any(|a| a == "--name-only" || a == "--name-status");
+    let rest: Vec<String> = g
+        .args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .cloned()
+        .collect();
+    let Some(spec) = rest.first() else {
+        return Err(GitError::Usage(
+            "usage: git ls-tree [<options>] <tree-ish> [<path>...]".into(),
+        ));
+    };
+    let id = super::rev(&repo, spec)?;
+    let tree = super::peel_to_tree(&repo, &id)?;
+    let paths = Pathspec {
+        items: rest[1..].to_vec(),
+    };
+    let mut stack = vec![(String::new(), tree)];
+    let mut lines = Vec::new();
+    while let Some((prefix, t)) = stack.pop() {
+        for (name, mode, oid) in repo.tree(&t)? {
+            let path = join(&prefix, &name);
+            if mode == 0o40000 && recursive {
+                stack.push((path, oid));
+                continue;
+            }
+            if !paths.matches(&path) {
+                continue;
+            }
+            let kind = if mode == 0o40000 {
+                "tree"
+            } else if mode == 0o160000 {
+                "commit"
+            } else {
+                "blob"
+            };
+            lines.push((
+                path.clone(),
+                if names {
+                    path
+                } else {
+                    format!("{mode:06o} {kind} {}\t{path}", oid.to_hex())
+                },
+            ));
+        }
+    }
+    lines.sort();
+    for (_, l) in lines {
+        let _ = writeln!(g.out, "{l}");
+    }
+    Ok(0)
+}

@@ -162,6 +162,7 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
         "cat-file" => basic::cat_file(&mut g),
         "hash-object" => basic::hash_object(&mut g),
         "write-tree" => basic::write_tree(&mut g),
+        "ls-tree" => basic::ls_tree(&mut g),
         "status" => status::status(&mut g),
         "commit" => status::commit(&mut g),
         "diff" => diffcmd::diff(&mut g),
