@@ -409,5 +409,8 @@ pub fn relative_to_cwd(repo: &Repo<'_>, cwd: &str, path: &str) -> String {
         out.push_str("../");
     }
     out.push_str(&path_parts[common..].join("/"));
+    if out.is_empty() || out == "/" {
+        return "./".to_string();
+    }
     out
 }

@@ -750,15 +750,7 @@ pub fn restore(g: &mut G<'_, '_>) -> Result<i32> {
         (None, false) => None,
     };
     if staged && repo.head().is_none() && source.is_none() {
-        // Unborn branch: unstaging removes the entries.
-        let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
-        let index: Vec<IndexEntry> = repo
-            .read_index()?
-            .into_iter()
-            .filter(|e| !spec.matches(&e.path))
-            .collect();
-        repo.write_index(&index)?;
-        return Ok(0);
+        return Err(GitError::fatal("could not resolve HEAD"));
     }
     if staged && !work {
         return restore_paths(g, &repo, &paths, src.as_deref(), true, false, "restore");

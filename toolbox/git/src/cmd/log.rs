@@ -103,6 +103,8 @@ pub enum Pretty {
     Medium,
     /// `--oneline`.
     Oneline,
+    /// `--pretty=oneline`: the full id.
+    OnelineFull,
     /// `--pretty=short`.
     Short,
     /// `--pretty=full`.
@@ -115,7 +117,7 @@ pub enum Pretty {
 
 fn parse_pretty(v: &str) -> Pretty {
     match v {
-        "oneline" => Pretty::Oneline,
+        "oneline" => Pretty::OnelineFull,
         "short" => Pretty::Short,
         "medium" => Pretty::Medium,
         "full" => Pretty::Full,
@@ -150,14 +152,7 @@ fn fmt_date(t: &gix_date::Time, style: DateStyle) -> String {
     match style {
         DateStyle::Default => t.format_or_unix(format::DEFAULT),
         DateStyle::Iso => t.format_or_unix(format::ISO8601),
-        DateStyle::IsoStrict => {
-            let s = t.format_or_unix(format::ISO8601_STRICT);
-            if t.offset == 0 {
-                s.replace("+00:00", "Z")
-            } else {
-                s
-            }
-        }
+        DateStyle::IsoStrict => t.format_or_unix(format::ISO8601_STRICT),
         DateStyle::Short => t.format_or_unix(format::SHORT),
         DateStyle::Raw => t.format_or_unix(format::RAW),
         DateStyle::Unix => t.seconds.to_string(),
@@ -179,6 +174,8 @@ pub struct LogOpts {
     pub decorate: bool,
     /// `--abbrev-commit` (medium etc).
     pub abbrev_commit: bool,
+    /// `show` of a merge prints the (empty) combined diff's blank line.
+    pub combined_separator: bool,
 }
 
 /// Subject and body of a message.
@@ -366,12 +363,8 @@ fn write_commit(
     let sig = |p: &gix_actor::Signature| format!("{} <{}>", p.name, p.email);
     let has_diff = opts.diff.is_some_and(|d| d != Output::Nothing);
     match &opts.pretty {
-        Pretty::Oneline => {
-            s.push_str(&format!(
-                "{}{deco} {}\n",
-                repo.abbrev(id),
-                super::status::subject(&msg)
-            ));
+        Pretty::Oneline | Pretty::OnelineFull => {
+            s.push_str(&format!("{hash}{deco} {}\n", super::status::subject(&msg)));
         }
         Pretty::Format(f, tformat) => {
             if !first && !*tformat {
@@ -429,6 +422,10 @@ fn write_commit(
     if has_diff {
         let Some(how) = opts.diff else { return Ok(()) };
         if c.parents.len() > 1 {
+            // git's combined diff of a clean merge prints only its separator.
+            if opts.combined_separator {
+                g.out.push(b'\n');
+            }
             return Ok(());
         }
         let old = match c.parents.first() {
@@ -442,7 +439,7 @@ fn write_commit(
         print_changes(repo, &changes, how, opts.patch_too, &mut buf)?;
         if !buf.is_empty() {
             match &opts.pretty {
-                Pretty::Oneline => {}
+                Pretty::Oneline | Pretty::OnelineFull => {}
                 Pretty::Format(f, _) if f.is_empty() => {}
                 _ => g.out.push(b'\n'),
             }
@@ -491,6 +488,7 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
         patch_too: false,
         decorate: false,
         abbrev_commit: false,
+        combined_separator: is_show,
     };
     let mut revs = Vec::new();
     let mut paths = Vec::new();
@@ -849,9 +847,10 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
                     }
                     Ok(None) | Err(_) => {
                         if verify {
-                            if !quiet {
-                                let _ = writeln!(g.err, "fatal: Needed a single revision");
+                            if quiet {
+                                return Ok(1);
                             }
+                            let _ = writeln!(g.err, "fatal: Needed a single revision");
                             return Ok(128);
                         }
                         let _ = writeln!(g.out, "{a}");

@@ -337,9 +337,10 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
     let theirs = match rev_commit(&repo, &target) {
         Ok(id) => id,
         Err(_) => {
-            return Err(GitError::fatal(format!(
-                "{target} - not something we can merge"
-            )));
+            return Err(GitError::Raw(
+                format!("merge: {target} - not something we can merge"),
+                1,
+            ));
         }
     };
     let Some(ours) = repo.head() else {
@@ -374,7 +375,7 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
             let _ = writeln!(g.out, "Fast-forward");
             let old = diff::side_of(&current);
             let new = diff::side_of(&to);
-            super::status::commit_summary(g, &repo, &old, &new)?;
+            super::status::merge_summary(g, &repo, &old, &new)?;
         }
         return Ok(0);
     }
@@ -446,7 +447,7 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
         let _ = writeln!(g.out, "Merge made by the 'ort' strategy.");
         let old = diff::side_of(&current);
         let new = super::status::index_side(&index);
-        super::status::commit_summary(g, &repo, &old, &new)?;
+        super::status::merge_summary(g, &repo, &old, &new)?;
     }
     Ok(0)
 }
@@ -736,14 +737,7 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                 )?;
                 parents.push(u_commit);
             }
-            let w_commit = super::status::make_commit(
-                g,
-                &repo,
-                work_tree,
-                parents,
-                &format!("{msg}\n"),
-                None,
-            )?;
+            let w_commit = super::status::make_commit(g, &repo, work_tree, parents, &msg, None)?;
             entries.insert(0, (w_commit, msg.clone()));
             write_stash_log(g, &repo, &entries)?;
             let head_files = files_of(&repo, Some(&head))?;
@@ -802,6 +796,7 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             Ok(0)
         }
         "pop" | "apply" => {
+            let quiet = args.iter().any(|a| a == "-q" || a == "--quiet");
             let n = stash_index(args.iter().find(|a| !a.starts_with('-')))?;
             let Some((id, _)) = entries.get(n).cloned() else {
                 if entries.is_empty() {
@@ -884,12 +879,16 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                 let _ = writeln!(g.err, "The stash entry is kept in case you need it again.");
                 return Ok(1);
             }
-            let st = super::status::state(g, &repo, &Pathspec::default(), true)?;
-            super::status::write_long(g, &repo, &st, false);
+            if !quiet {
+                let st = super::status::state(g, &repo, &Pathspec::default(), true)?;
+                super::status::write_long(g, &repo, &st, false);
+            }
             if sub == "pop" {
                 entries.remove(n);
                 write_stash_log(g, &repo, &entries)?;
-                let _ = writeln!(g.out, "Dropped refs/stash@{{{n}}} ({})", id.to_hex());
+                if !quiet {
+                    let _ = writeln!(g.out, "Dropped refs/stash@{{{n}}} ({})", id.to_hex());
+                }
             }
             Ok(0)
         }
@@ -1101,10 +1100,19 @@ pub fn grep(g: &mut G<'_, '_>) -> Result<i32> {
     let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
     let index = repo.read_index()?;
     let cwd = g.cwd.clone();
+    let root = repo.work_tree.trim_end_matches('/').to_string();
+    let cwd_prefix = cwd
+        .strip_prefix(&format!("{root}/"))
+        .map(|s| format!("{s}/"))
+        .unwrap_or_default();
     let mut found = false;
     let mut last = "";
     for e in &index {
-        if e.stage > 1 || !spec.matches(&e.path) || e.path == last {
+        if e.stage > 1
+            || !spec.matches(&e.path)
+            || e.path == last
+            || !e.path.starts_with(&cwd_prefix)
+        {
             continue;
         }
         last = &e.path;

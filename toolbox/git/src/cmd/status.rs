@@ -83,12 +83,16 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
     let index = repo.read_index()?;
     let iside = index_side(&index);
     let keep = |p: &str| spec.matches(p);
-    let staged = diff::changes(&head_side, &iside, &keep, true);
-    let wside = work_side(repo, &index)?;
     let mut unmerged: BTreeMap<String, u8> = BTreeMap::new();
     for e in index.iter().filter(|e| e.stage > 0) {
         *unmerged.entry(e.path.clone()).or_default() |= 1 << (e.stage - 1);
     }
+    let staged = diff::changes(&head_side, &iside, &keep, true);
+    let wside = work_side(repo, &index)?;
+    let staged: Vec<Change> = staged
+        .into_iter()
+        .filter(|c| !unmerged.contains_key(&c.path))
+        .collect();
     let mut unstaged = diff::changes(&iside, &wside, &keep, false);
     unstaged.retain(|c| c.new.is_some() || c.old.is_some());
     let mut untracked_list = Vec::new();
@@ -297,7 +301,7 @@ pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bo
                 6 => "both added:",
                 _ => "both modified:",
             };
-            let _ = writeln!(o, "\t{label:<16}{}", show(p));
+            let _ = writeln!(o, "\t{label:<17}{}", show(p));
         }
         let _ = writeln!(o);
     }
@@ -372,7 +376,10 @@ pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bo
 
 /// `git status [-s|--short] [--porcelain[=v1]] [-b] [-u[no]] [PATHSPEC...]`.
 pub fn status(g: &mut G<'_, '_>) -> Result<i32> {
-    let args = split_short(&g.args, &[]);
+    let (u_opts, other): (Vec<String>, Vec<String>) =
+        g.args.iter().cloned().partition(|a| a.starts_with("-u"));
+    let mut args = split_short(&other, &[]);
+    args.extend(u_opts);
     let (mut short, mut porcelain, mut branch, mut untracked, mut zero) =
         (false, false, false, true, false);
     let mut paths = Vec::new();
@@ -463,6 +470,15 @@ pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side
         }
     }
     let _ = writeln!(g.out, "{}", diff::summary(changes.len(), ins, del));
+    write_modes_summary(g.out, &changes);
+    Ok(())
+}
+
+/// The diffstat and summary `merge` prints.
+pub fn merge_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
+    let changes = diff::changes(old, new, &|_| true, true);
+    let lines = diff::stat_lines(repo, &changes)?;
+    diff::write_stat(&lines, g.out);
     write_modes_summary(g.out, &changes);
     Ok(())
 }
@@ -687,7 +703,7 @@ pub fn commit(g: &mut G<'_, '_>) -> Result<i32> {
         );
         return Ok(1);
     };
-    let message = cleanup_message(&raw, messages.is_empty());
+    let message = cleanup_message(&raw, false);
     if message.is_empty() && !allow_empty_msg {
         let _ = writeln!(g.err, "Aborting commit due to empty commit message.");
         return Ok(1);
