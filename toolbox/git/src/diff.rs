@@ -453,13 +453,15 @@ pub fn summary(files: usize, ins: usize, del: usize) -> String {
     s
 }
 
-/// Writes a `--stat` block (80 columns, as git does when not on a terminal).
+/// Writes a `--stat` block the way git lays it out when not on a
+/// terminal: 80 columns, the graph scaled when it does not fit, long names
+/// cut from the left behind `...`.
 pub fn write_stat(lines: &[StatLine], out: &mut Vec<u8>) {
     if lines.is_empty() {
         return;
     }
     let width = 80usize;
-    let name_width = lines
+    let mut name_width = lines
         .iter()
         .map(|l| l.name.chars().count())
         .max()
@@ -470,40 +472,45 @@ pub fn write_stat(lines: &[StatLine], out: &mut Vec<u8>) {
         .max()
         .unwrap_or(0);
     let has_bin = lines.iter().any(|l| l.counts.is_none());
-    let number_width = max_change
-        .to_string()
-        .len()
-        .max(if has_bin { 3 } else { 0 });
-    // git: the graph gets what remains of the width, at least 6 columns,
-    // and the name is cut (with "...") when it does not fit.
+    let mut number_width = max_change.to_string().len();
+    if has_bin && number_width < 3 {
+        number_width = 3;
+    }
     let mut graph_width = max_change;
-    let mut name_w = name_width;
-    if width < name_w + number_width + 6 + graph_width {
-        let avail = width.saturating_sub(number_width + 6);
-        if graph_width > avail * 3 / 8 && avail > 0 {
-            graph_width = (avail * 3 / 8).max(6).min(max_change);
+    if width < name_width + number_width + 6 + graph_width {
+        let limit = (width * 3 / 8).saturating_sub(number_width + 6);
+        if graph_width > limit {
+            graph_width = limit.max(6);
         }
-        if name_w > avail.saturating_sub(graph_width) {
-            name_w = avail.saturating_sub(graph_width);
+        let rest = width.saturating_sub(number_width + 6 + graph_width);
+        if name_width > rest {
+            name_width = rest;
+        } else {
+            graph_width = width - number_width - 6 - name_width;
         }
     }
-    let mut ins_total = 0;
-    let mut del_total = 0;
-    for l in lines {
-        let mut name = l.name.clone();
-        let len = name.chars().count();
-        if len > name_w {
-            let keep: String = name
-                .chars()
-                .skip(len - (name_w.saturating_sub(3)))
-                .collect();
-            let keep = match keep.find('/') {
-                Some(i) if !l.name.ends_with(&keep[..]) || i > 0 => keep[i..].to_string(),
-                _ => keep,
-            };
-            name = format!("...{keep}");
+    let scale = |n: usize| -> usize {
+        if n == 0 {
+            0
+        } else {
+            1 + n * (graph_width.saturating_sub(1)) / max_change
         }
-        let pad = name_w.saturating_sub(name.chars().count());
+    };
+    let (mut ins_total, mut del_total) = (0, 0);
+    for l in lines {
+        let chars: Vec<char> = l.name.chars().collect();
+        let name = if chars.len() > name_width {
+            let keep = name_width.saturating_sub(3);
+            let tail: String = chars[chars.len() - keep..].iter().collect();
+            let tail = match tail.find('/') {
+                Some(i) => tail[i..].to_string(),
+                None => tail,
+            };
+            format!("...{tail}")
+        } else {
+            l.name.clone()
+        };
+        let pad = name_width.saturating_sub(name.chars().count());
         match l.counts {
             None => {
                 let _ = writeln!(
@@ -519,33 +526,27 @@ pub fn write_stat(lines: &[StatLine], out: &mut Vec<u8>) {
             Some((ins, del)) => {
                 ins_total += ins;
                 del_total += del;
-                let total = ins + del;
-                let (mut pi, mut pd) = (ins, del);
-                if max_change > graph_width && graph_width > 0 {
-                    let scale = |n: usize| -> usize {
-                        if n == 0 {
-                            0
-                        } else {
-                            1 + n * (graph_width - 1) / max_change
-                        }
-                    };
-                    let total_scaled = scale(total);
-                    pi = scale(ins);
-                    pd = total_scaled.saturating_sub(pi);
-                    if pd == 0 && del > 0 {
-                        pd = 1;
-                        pi = pi.saturating_sub(1);
+                let (mut add, mut rem) = (ins, del);
+                if graph_width <= max_change {
+                    let mut total = scale(add + rem);
+                    if total < 2 && add > 0 && rem > 0 {
+                        total = 2;
                     }
-                    if ins > 0 && pi == 0 {
-                        pi = 1;
+                    if add < rem {
+                        add = scale(add);
+                        rem = total - add;
+                    } else {
+                        rem = scale(rem);
+                        add = total - rem;
                     }
                 }
-                let graph = format!("{}{}", "+".repeat(pi), "-".repeat(pd));
+                let graph = format!("{}{}", "+".repeat(add), "-".repeat(rem));
                 let sep = if graph.is_empty() { "" } else { " " };
                 let _ = writeln!(
                     out,
-                    " {name}{} | {total:>nw$}{sep}{graph}",
+                    " {name}{} | {:>nw$}{sep}{graph}",
                     " ".repeat(pad),
+                    ins + del,
                     nw = number_width
                 );
             }

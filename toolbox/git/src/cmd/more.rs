@@ -424,7 +424,14 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
             &repo.gp("MERGE_HEAD"),
             format!("{}\n", theirs.to_hex()).as_bytes(),
         )?;
-        repo.fs.write(&repo.gp("MERGE_MSG"), msg.as_bytes())?;
+        let mut merge_msg = msg.clone();
+        if !m.conflicts.is_empty() {
+            merge_msg.push_str("\n# Conflicts:\n");
+            for p in m.conflicts.keys() {
+                merge_msg.push_str(&format!("#\t{p}\n"));
+            }
+        }
+        repo.fs.write(&repo.gp("MERGE_MSG"), merge_msg.as_bytes())?;
         repo.fs.write(&repo.gp("MERGE_MODE"), b"")?;
         if m.conflicts.is_empty() {
             let _ = writeln!(
