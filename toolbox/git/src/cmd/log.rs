@@ -929,3 +929,141 @@ pub fn merge_base_cmd(g: &mut G<'_, '_>) -> Result<i32> {
         None => Ok(1),
     }
 }
+
+/// `git blame FILE` (plain output): each line with the commit that last
+/// changed it, following first parents.
+pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
+    let repo = g.repo()?;
+    let rest: Vec<String> = g
+        .args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .cloned()
+        .collect();
+    let (rev_arg, file) = match rest.as_slice() {
+        [f] => (None, f.clone()),
+        [r, f] => (Some(r.clone()), f.clone()),
+        _ => {
+            return Err(GitError::Usage(
+                "usage: git blame [<rev>] [--] <file>".into(),
+            ));
+        }
+    };
+    let path = Pathspec::new(&repo, &g.cwd, std::slice::from_ref(&file))?.items[0].clone();
+    let start = match &rev_arg {
+        Some(r) => super::rev_commit(&repo, r)?,
+        None => repo
+            .head()
+            .ok_or_else(|| GitError::fatal("no such ref: HEAD"))?,
+    };
+    let blob_at = |c: &ObjectId| -> Result<Option<ObjectId>> {
+        Ok(repo.commit_files(Some(c))?.get(&path).map(|v| v.1))
+    };
+    let Some(start_blob) = blob_at(&start)? else {
+        return Err(GitError::fatal(format!("no such path '{path}' in HEAD")));
+    };
+    let content = repo.read_kind(&start_blob, gix_object::Kind::Blob)?;
+    if rev_arg.is_none()
+        && let Ok(work) = crate::worktree::file_content(&repo, &path)
+        && work != content
+    {
+        return Err(GitError::fatal(
+            "blame of uncommitted changes is not available in the local sandbox; commit or stash them first",
+        ));
+    }
+    let n_lines = content.split_inclusive(|&b| b == b'\n').count();
+    let mut owner: Vec<Option<ObjectId>> = vec![None; n_lines];
+    // (final line, line in the current commit's version)
+    let mut pending: Vec<(usize, usize)> = (0..n_lines).map(|i| (i, i)).collect();
+    let mut current = start;
+    let mut cur_blob = start_blob;
+    let mut boundary: HashSet<ObjectId> = HashSet::new();
+    while !pending.is_empty() {
+        g.check()?;
+        let c = repo.commit(&current)?;
+        let parent = c.parents.first().copied();
+        let parent_blob = match &parent {
+            Some(p) => blob_at(p)?,
+            None => None,
+        };
+        let (Some(p), Some(pb)) = (parent, parent_blob) else {
+            if parent.is_none() {
+                boundary.insert(current);
+            }
+            for (f, _) in pending.drain(..) {
+                owner[f] = Some(current);
+            }
+            break;
+        };
+        if pb == cur_blob {
+            current = p;
+            continue;
+        }
+        let old = repo.read_kind(&pb, gix_object::Kind::Blob)?;
+        let new = repo.read_kind(&cur_blob, gix_object::Kind::Blob)?;
+        let hunks = diff::hunks(&old, &new);
+        let mut next = Vec::new();
+        for (f, line) in pending.drain(..) {
+            let l = line as u32;
+            let mut delta: i64 = 0;
+            let mut changed = false;
+            for h in &hunks {
+                if l >= h.after.end {
+                    delta = h.before.end as i64 - h.after.end as i64;
+                    continue;
+                }
+                if l >= h.after.start {
+                    changed = true;
+                }
+                break;
+            }
+            if changed {
+                owner[f] = Some(current);
+            } else {
+                next.push((f, (l as i64 + delta) as usize));
+            }
+        }
+        pending = next;
+        current = p;
+        cur_blob = pb;
+    }
+    let mut infos: BTreeMap<ObjectId, gix_object::Commit> = BTreeMap::new();
+    for id in owner.iter().flatten() {
+        if !infos.contains_key(id) {
+            infos.insert(*id, repo.commit(id)?);
+        }
+    }
+    let name_w = owner
+        .iter()
+        .flatten()
+        .map(|id| infos[id].author.name.to_str_lossy().chars().count())
+        .max()
+        .unwrap_or(0);
+    let num_w = n_lines.to_string().len();
+    for (i, (line, id)) in content
+        .split_inclusive(|&b| b == b'\n')
+        .zip(owner.iter())
+        .enumerate()
+    {
+        let Some(id) = id else { continue };
+        let c = &infos[id];
+        let hex = id.to_hex().to_string();
+        let shown = if boundary.contains(id) {
+            format!("^{}", &hex[..7])
+        } else {
+            hex[..8].to_string()
+        };
+        let _ = write!(
+            g.out,
+            "{shown} ({:<name_w$} {} {:>num_w$}) ",
+            c.author.name.to_str_lossy(),
+            fmt_date(&c.author.time, DateStyle::Iso),
+            i + 1
+        );
+        g.out.extend_from_slice(line);
+        if !line.ends_with(b"\n") {
+            g.out.push(b'\n');
+        }
+    }
+    Ok(0)
+}

@@ -169,6 +169,7 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
         "log" => log::log(&mut g),
         "rev-list" => log::rev_list(&mut g),
         "show" => log::show(&mut g),
+        "blame" => log::blame(&mut g),
         "rev-parse" => log::rev_parse(&mut g),
         "merge-base" => log::merge_base_cmd(&mut g),
         "symbolic-ref" => branch::symbolic_ref(&mut g),
@@ -184,6 +185,7 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
         "cherry-pick" => more::cherry_pick(&mut g),
         "clean" => more::clean(&mut g),
         "grep" => more::grep(&mut g),
+        "apply" => more::apply(&mut g),
         "version" => {
             let _ = writeln!(g.out, "git version 2.47.3 (sandkeep)");
             Ok(0)

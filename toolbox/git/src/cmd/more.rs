@@ -1160,3 +1160,284 @@ pub fn grep(g: &mut G<'_, '_>) -> Result<i32> {
     }
     Ok(if found { 0 } else { 1 })
 }
+
+/// One file's part of a patch.
+struct FilePatch {
+    old: Option<String>,
+    new: Option<String>,
+    new_mode: Option<u32>,
+    /// (old start, old lines, new lines) per hunk; lines keep their sign.
+    hunks: Vec<(usize, Vec<Vec<u8>>)>,
+}
+
+fn strip_prefix_path(p: &str) -> Option<String> {
+    let p = p.trim_end_matches(['\r', '\n']);
+    let p = p.split('\t').next().unwrap_or(p);
+    if p == "/dev/null" {
+        return None;
+    }
+    Some(p.split_once('/').map_or(p, |(_, rest)| rest).to_string())
+}
+
+fn parse_patch(data: &[u8]) -> Result<Vec<FilePatch>> {
+    let lines: Vec<&[u8]> = data.split_inclusive(|&b| b == b'\n').collect();
+    let mut out: Vec<FilePatch> = Vec::new();
+    let mut i = 0;
+    let mut mode: Option<u32> = None;
+    while i < lines.len() {
+        let l = lines[i];
+        if l.starts_with(b"diff --git ") {
+            mode = None;
+        } else if let Some(m) = l
+            .strip_prefix(b"new file mode ")
+            .or_else(|| l.strip_prefix(b"new mode "))
+        {
+            mode = u32::from_str_radix(m.trim().to_str_lossy().as_ref(), 8).ok();
+        } else if l.starts_with(b"--- ") && i + 1 < lines.len() && lines[i + 1].starts_with(b"+++ ")
+        {
+            let old = strip_prefix_path(&l[4..].to_str_lossy());
+            let new = strip_prefix_path(&lines[i + 1][4..].to_str_lossy());
+            out.push(FilePatch {
+                old,
+                new,
+                new_mode: mode,
+                hunks: Vec::new(),
+            });
+            i += 2;
+            continue;
+        } else if l.starts_with(b"@@ ") {
+            let Some(fp) = out.last_mut() else {
+                return Err(GitError::error("patch fragment without header"));
+            };
+            let header = l.to_str_lossy();
+            let nums: Vec<&str> = header.split(' ').collect();
+            let parse = |s: &str| -> (usize, usize) {
+                let s = &s[1..];
+                match s.split_once(',') {
+                    Some((a, b)) => (a.parse().unwrap_or(0), b.parse().unwrap_or(0)),
+                    None => (s.parse().unwrap_or(0), 1),
+                }
+            };
+            let (old_start, mut old_n) = parse(nums.get(1).copied().unwrap_or("-0"));
+            let (_, mut new_n) = parse(nums.get(2).copied().unwrap_or("+0"));
+            let mut body: Vec<Vec<u8>> = Vec::new();
+            i += 1;
+            while i < lines.len() && (old_n > 0 || new_n > 0) {
+                let b = lines[i];
+                match b.first() {
+                    Some(b' ') => {
+                        old_n = old_n.saturating_sub(1);
+                        new_n = new_n.saturating_sub(1);
+                    }
+                    Some(b'-') => old_n = old_n.saturating_sub(1),
+                    Some(b'+') => new_n = new_n.saturating_sub(1),
+                    Some(b'\n') => {
+                        old_n = old_n.saturating_sub(1);
+                        new_n = new_n.saturating_sub(1);
+                    }
+                    // "\ No newline at end of file": the line before has none.
+                    Some(b'\\') => {
+                        if let Some(last) = body.last_mut()
+                            && last.ends_with(b"\n")
+                        {
+                            last.pop();
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    _ => break,
+                }
+                body.push(b.to_vec());
+                i += 1;
+            }
+            // "\ No newline at end of file" strips the newline of the line before.
+            while i < lines.len() && lines[i].starts_with(b"\\ ") {
+                if let Some(last) = body.last_mut()
+                    && last.ends_with(b"\n")
+                {
+                    last.pop();
+                }
+                i += 1;
+            }
+            fp.hunks.push((old_start, body));
+            continue;
+        }
+        i += 1;
+    }
+    if out.is_empty() {
+        return Err(GitError::error(
+            "No valid patches in input (allow with \"--allow-empty\")",
+        ));
+    }
+    Ok(out)
+}
+
+fn apply_hunks(old: &[u8], fp: &FilePatch, name: &str) -> Result<Vec<u8>> {
+    let src: Vec<&[u8]> = old.split_inclusive(|&b| b == b'\n').collect();
+    let mut out: Vec<u8> = Vec::new();
+    let mut pos = 0usize;
+    for (start, body) in &fp.hunks {
+        let before: Vec<&[u8]> = body
+            .iter()
+            .filter(|l| l.first() != Some(&b'+'))
+            .map(|l| {
+                if l.first() == Some(&b'\n') {
+                    &l[..]
+                } else {
+                    &l[1..]
+                }
+            })
+            .collect();
+        let after: Vec<&[u8]> = body
+            .iter()
+            .filter(|l| l.first() != Some(&b'-'))
+            .map(|l| {
+                if l.first() == Some(&b'\n') {
+                    &l[..]
+                } else {
+                    &l[1..]
+                }
+            })
+            .collect();
+        let want = if before.is_empty() {
+            *start
+        } else {
+            start.saturating_sub(1)
+        };
+        let fits =
+            |at: usize| at + before.len() <= src.len() && src[at..at + before.len()] == before[..];
+        let found = (0..=src.len())
+            .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
+            .flatten()
+            .find(|&at| at >= pos && fits(at));
+        let Some(at) = found else {
+            return Err(GitError::Raw(
+                format!("error: patch failed: {name}:{start}\nerror: {name}: patch does not apply"),
+                1,
+            ));
+        };
+        for l in &src[pos..at] {
+            out.extend_from_slice(l);
+        }
+        for l in &after {
+            out.extend_from_slice(l);
+        }
+        pos = at + before.len();
+    }
+    for l in &src[pos..] {
+        out.extend_from_slice(l);
+    }
+    Ok(out)
+}
+
+/// One file's result: old path, new path, new content, mode.
+type Applied = (Option<String>, Option<String>, Option<Vec<u8>>, u32);
+
+/// `git apply [--check] [--cached] [--index] [-R] PATCH...`.
+pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
+    let check = g.args.iter().any(|a| a == "--check");
+    let cached = g.args.iter().any(|a| a == "--cached");
+    let index_too = cached || g.args.iter().any(|a| a == "--index");
+    let files: Vec<String> = g
+        .args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .cloned()
+        .collect();
+    let repo = g.repo()?;
+    let mut data = Vec::new();
+    for f in &files {
+        data.extend(g.fs.read(&sandkeep_shell::Fs::resolve(&g.cwd, f))?);
+    }
+    let patches = parse_patch(&data)?;
+    // Compute every result first, so a failing file changes nothing.
+    let index = repo.read_index()?;
+    let mut results: Vec<Applied> = Vec::new();
+    for fp in &patches {
+        let name = fp
+            .new
+            .clone()
+            .or_else(|| fp.old.clone())
+            .unwrap_or_default();
+        let old = match &fp.old {
+            Some(p) if cached => {
+                let e = index
+                    .iter()
+                    .find(|e| &e.path == p && e.stage == 0)
+                    .ok_or_else(|| {
+                        GitError::Raw(format!("error: {p}: does not exist in index"), 1)
+                    })?;
+                repo.read_kind(&e.id, Kind::Blob)?
+            }
+            Some(p) => worktree::file_content(&repo, p)
+                .map_err(|_| GitError::Raw(format!("error: {p}: No such file or directory"), 1))?,
+            None => {
+                if worktree::file_mode(&repo, &name).is_some() && !cached {
+                    return Err(GitError::Raw(
+                        format!("error: {name}: already exists in working directory"),
+                        1,
+                    ));
+                }
+                Vec::new()
+            }
+        };
+        let new = if fp.new.is_some() {
+            Some(apply_hunks(&old, fp, &name)?)
+        } else {
+            None
+        };
+        let mode = fp
+            .new_mode
+            .or_else(|| fp.old.as_ref().and_then(|p| worktree::file_mode(&repo, p)))
+            .unwrap_or(0o100644);
+        results.push((fp.old.clone(), fp.new.clone(), new, mode));
+    }
+    if check {
+        return Ok(0);
+    }
+    let mut entries: BTreeMap<String, IndexEntry> =
+        index.into_iter().map(|e| (e.path.clone(), e)).collect();
+    for (old, new, content, mode) in results {
+        if let Some(o) = &old
+            && new.as_deref() != Some(o.as_str())
+        {
+            if !cached {
+                let _ = g.fs.remove_file(&repo.wp(o));
+            }
+            if index_too {
+                entries.remove(o);
+            }
+        }
+        if let (Some(n), Some(data)) = (new, content) {
+            let id = repo.write_object(Kind::Blob, &data)?;
+            if !cached {
+                let p = repo.wp(&n);
+                if let Some(i) = p.rfind('/') {
+                    g.fs.mkdir_all(&p[..i])?;
+                }
+                g.fs.write(&p, &data)?;
+                g.fs.set_mode(&p, if mode == 0o100755 { 0o755 } else { 0o644 })?;
+            }
+            if index_too {
+                let e = if cached {
+                    IndexEntry {
+                        path: n.clone(),
+                        id,
+                        mode,
+                        stage: 0,
+                        size: 0,
+                        mtime: (0, 0),
+                    }
+                } else {
+                    super::basic::stage_file(&repo, &n)?
+                };
+                entries.insert(n, e);
+            }
+        }
+    }
+    if index_too {
+        let list: Vec<IndexEntry> = entries.into_values().collect();
+        repo.write_index(&list)?;
+    }
+    Ok(0)
+}
