@@ -184,6 +184,8 @@ impl std::fmt::Debug for LocalSandbox {
 impl LocalSandbox {
     /// A fresh sandbox built with `config`, carrying `spec.env` into every run.
     pub fn new(config: ShellConfig, spec: &SandboxSpec) -> LocalSandbox {
+        #[cfg(feature = "git")]
+        let config = sandkeep_git::install(config);
         let default_timeout = config.limits.timeout;
         let shell = Shell::new(config);
         // Every change from birth is tracked, so a park needs no listing.

@@ -1,0 +1,107 @@
+//! A repository made by the local sandbox's `git` moves to the docker
+//! backend through the workspace generations and real git reads it (`log`,
+//! a clean `status`, `fsck`), then a commit made by real git comes back and
+//! our `git` shows both commits with a clean status. Skipped with a printed
+//! reason when no daemon answers (`SANDKEEP_REQUIRE_DOCKER=1` fails instead).
+//!
+//! Run: `DOCKER_HOST=unix:///tmp/dk/docker.sock cargo test --release --test git_cross_backend`
+#![cfg(feature = "git")]
+
+mod docker_support;
+
+use std::sync::Arc;
+
+use sandkeep::Runtime;
+use sandkeep::sandbox::Backend;
+use sandkeep::sandbox::local::LocalBackend;
+use sandkeep::session::Session;
+
+/// Fixed identities and dates, as the differential suite uses.
+const IDENT: &str = "export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=author@example.com \
+GIT_COMMITTER_NAME='C O Mitter' GIT_COMMITTER_EMAIL=committer@example.com; ";
+
+async fn run(s: &mut Session, script: &str) -> (i32, String, String) {
+    let r = s.run_script(&format!("{IDENT}{script}")).await.unwrap();
+    (r.exit_code, r.stdout_text(), r.stderr_text())
+}
+
+async fn ok(s: &mut Session, script: &str) -> String {
+    let (code, out, err) = run(s, script).await;
+    assert_eq!(code, 0, "{script}: stdout {out:?} stderr {err:?}");
+    out
+}
+
+/// Real git refuses a repository owned by another user unless told otherwise.
+const REAL: &str = "git -c safe.directory='*'";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn repository_moves_local_to_docker_and_back() {
+    let Some(docker) = docker_support::backend().await else {
+        return;
+    };
+    let docker: Arc<dyn Backend> = Arc::new(docker);
+    let local: Arc<dyn Backend> = Arc::new(LocalBackend::new());
+    let data = tempfile::tempdir().unwrap();
+    let build = |b: &Arc<dyn Backend>| {
+        Runtime::builder()
+            .backend(b.clone())
+            .data_dir(data.path())
+            .build()
+    };
+
+    // Local: init, two commits on two branches.
+    let mut s = build(&local).session("g").unwrap();
+    ok(
+        &mut s,
+        "git init -q -b main repo && cd repo && mkdir -p src && echo 'fn main() {}' > src/main.rs \
+         && printf 'one\\ntwo\\n' > notes.txt && chmod +x src/main.rs && git add -A \
+         && GIT_AUTHOR_DATE='1700000000 +0000' GIT_COMMITTER_DATE='1700000000 +0000' git commit -q -m first \
+         && git branch topic && echo three >> notes.txt \
+         && GIT_AUTHOR_DATE='1700000060 +0000' GIT_COMMITTER_DATE='1700000060 +0000' git commit -q -am second",
+    )
+    .await;
+    let local_log = ok(&mut s, "cd repo && git log --format='%H %s' && git branch").await;
+    s.complete().await.unwrap();
+
+    // Docker: real git agrees on the history, the status is clean, fsck passes.
+    let mut s = build(&docker).session("g").unwrap();
+    let docker_log = ok(
+        &mut s,
+        &format!("cd repo && {REAL} log --format='%H %s' && {REAL} branch"),
+    )
+    .await;
+    assert_eq!(docker_log, local_log);
+    let status = ok(&mut s, &format!("cd repo && {REAL} status --porcelain")).await;
+    assert_eq!(status, "", "real git sees changes in a clean repository");
+    let (code, out, err) = run(&mut s, &format!("cd repo && {REAL} fsck --strict")).await;
+    assert_eq!(code, 0, "git fsck: {out} {err}");
+    // Real git commits on top.
+    ok(
+        &mut s,
+        &format!(
+            "cd repo && echo docker > from-docker.txt && {REAL} add from-docker.txt \
+             && GIT_AUTHOR_DATE='1700000120 +0000' GIT_COMMITTER_DATE='1700000120 +0000' {REAL} commit -q -m third"
+        ),
+    )
+    .await;
+    let docker_log = ok(&mut s, &format!("cd repo && {REAL} log --format='%H %s'")).await;
+    s.complete().await.unwrap();
+
+    // Local again: our git reads what real git wrote.
+    let mut s = build(&local).session("g").unwrap();
+    let back = ok(&mut s, "cd repo && git log --format='%H %s'").await;
+    assert_eq!(back, docker_log);
+    assert_eq!(back.lines().count(), 3);
+    let status = ok(&mut s, "cd repo && git status --porcelain").await;
+    assert_eq!(status, "", "our git sees changes after the round trip");
+    let show = ok(
+        &mut s,
+        "cd repo && git show HEAD:from-docker.txt && git diff HEAD~2 --stat",
+    )
+    .await;
+    assert_eq!(
+        show,
+        "docker\n from-docker.txt | 1 +\n notes.txt       | 1 +\n 2 files changed, 2 insertions(+)\n"
+    );
+    s.complete().await.unwrap();
+}

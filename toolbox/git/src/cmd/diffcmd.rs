@@ -1,0 +1,252 @@
+//! `git diff`: work tree against the index, `--cached` against a commit,
+//! two commits; as patches, `--stat`, `--numstat`, `--name-only`,
+//! `--name-status`, `--quiet`/`--exit-code`.
+
+use std::io::Write;
+
+use super::{G, rev_opt};
+use crate::diff::{self, Change, Side};
+use crate::error::{GitError, Result};
+use crate::repo::Repo;
+use crate::worktree::Pathspec;
+
+/// How a list of changes is printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Output {
+    /// Unified patches.
+    #[default]
+    Patch,
+    /// `--stat`.
+    Stat,
+    /// `--numstat`.
+    NumStat,
+    /// `--shortstat`.
+    ShortStat,
+    /// `--name-only`.
+    NameOnly,
+    /// `--name-status`.
+    NameStatus,
+    /// `--summary`.
+    Summary,
+    /// `-s`/`--no-patch`.
+    Nothing,
+}
+
+/// Parses a diff output option; `None` when `a` is not one.
+pub fn output_option(a: &str) -> Option<Output> {
+    Some(match a {
+        "--stat" => Output::Stat,
+        "--numstat" => Output::NumStat,
+        "--shortstat" => Output::ShortStat,
+        "--name-only" => Output::NameOnly,
+        "--name-status" => Output::NameStatus,
+        "--summary" => Output::Summary,
+        "-p" | "-u" | "--patch" => Output::Patch,
+        "-s" | "--no-patch" => Output::Nothing,
+        _ => return None,
+    })
+}
+
+/// Prints `changes` as `how` says; `patch_too` adds patches after a stat
+/// (`--stat -p`).
+pub fn print_changes(
+    repo: &Repo<'_>,
+    changes: &[Change],
+    how: Output,
+    patch_too: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    match how {
+        Output::Nothing => {}
+        Output::Patch => {
+            for c in changes {
+                diff::write_patch(repo, c, out)?;
+            }
+        }
+        Output::Stat => {
+            let lines = diff::stat_lines(repo, changes)?;
+            diff::write_stat(&lines, out);
+        }
+        Output::ShortStat => {
+            if !changes.is_empty() {
+                let lines = diff::stat_lines(repo, changes)?;
+                let (i, d) = lines
+                    .iter()
+                    .filter_map(|l| l.counts)
+                    .fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
+                let _ = writeln!(out, "{}", diff::summary(changes.len(), i, d));
+            }
+        }
+        Output::NumStat => {
+            for (c, l) in changes.iter().zip(diff::stat_lines(repo, changes)?) {
+                let name = match &c.from {
+                    Some(f) => diff::rename_name(f, &c.path),
+                    None => c.path.clone(),
+                };
+                match l.counts {
+                    Some((i, d)) => {
+                        let _ = writeln!(out, "{i}\t{d}\t{name}");
+                    }
+                    None => {
+                        let _ = writeln!(out, "-\t-\t{name}");
+                    }
+                }
+            }
+        }
+        Output::NameOnly => {
+            for c in changes {
+                let _ = writeln!(out, "{}", c.path);
+            }
+        }
+        Output::NameStatus => {
+            for c in changes {
+                match &c.from {
+                    Some(f) => {
+                        let _ = writeln!(out, "R100\t{f}\t{}", c.path);
+                    }
+                    None => {
+                        let _ = writeln!(out, "{}\t{}", c.letter(), c.path);
+                    }
+                }
+            }
+        }
+        Output::Summary => super::status::write_modes_summary(out, changes),
+    }
+    if patch_too && how != Output::Patch {
+        if !changes.is_empty() && how == Output::Stat {
+            out.push(b'\n');
+        }
+        for c in changes {
+            diff::write_patch(repo, c, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// `git diff [OPTIONS] [--cached [COMMIT]] [COMMIT [COMMIT]] [-- PATHS]`.
+pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
+    let repo = g.repo()?;
+    let mut cached = false;
+    let mut how = Output::Patch;
+    let mut patch_too = false;
+    let mut quiet = false;
+    let mut exit_code = false;
+    let mut revs: Vec<String> = Vec::new();
+    let mut paths: Vec<String> = Vec::new();
+    let mut dashdash = false;
+    for a in g.args.clone() {
+        if dashdash {
+            paths.push(a);
+            continue;
+        }
+        if let Some(o) = output_option(&a) {
+            if o == Output::Patch && how != Output::Patch {
+                patch_too = true;
+            } else {
+                if how == Output::Patch && patch_too {
+                    patch_too = true;
+                }
+                how = o;
+            }
+            continue;
+        }
+        match a.as_str() {
+            "--" => dashdash = true,
+            "--cached" | "--staged" => cached = true,
+            "--quiet" => {
+                quiet = true;
+                exit_code = true;
+            }
+            "--exit-code" => exit_code = true,
+            "--no-color" | "--no-ext-diff" | "-M" | "--find-renames" | "--no-renames" => {}
+            s if s.starts_with('-') => {
+                return Err(GitError::Usage(format!("error: invalid option: {s}")));
+            }
+            _ => {
+                if paths.is_empty() && rev_opt(&repo, a.split("..").next().unwrap_or(&a))?.is_some()
+                {
+                    revs.push(a);
+                } else if g.fs.exists(&sandkeep_shell::Fs::resolve(&g.cwd, &a)) {
+                    paths.push(a);
+                } else {
+                    return Err(super::rev(&repo, &a)
+                        .err()
+                        .unwrap_or_else(|| GitError::fatal(format!("bad revision '{a}'"))));
+                }
+            }
+        }
+    }
+    if revs.len() == 1 && revs[0].contains("..") {
+        let r = revs.remove(0);
+        let (a, b) = r.split_once("..").unwrap_or((&r, ""));
+        revs.push(if a.is_empty() {
+            "HEAD".into()
+        } else {
+            a.to_string()
+        });
+        revs.push(if b.is_empty() {
+            "HEAD".into()
+        } else {
+            b.trim_start_matches('.').to_string()
+        });
+    }
+    let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
+    let keep = |p: &str| spec.matches(p);
+    let tree_side = |spec_: &str| -> Result<Side> {
+        let id = super::rev(&repo, spec_)?;
+        let tree = super::peel_to_tree(&repo, &id)?;
+        Ok(diff::side_of(&repo.flatten_tree(&tree)?))
+    };
+    let index = repo.read_index()?;
+    let changes = if revs.len() >= 2 {
+        diff::changes(&tree_side(&revs[0])?, &tree_side(&revs[1])?, &keep, true)
+    } else if cached {
+        let base = match revs.first() {
+            Some(r) => tree_side(r)?,
+            None => diff::side_of(&repo.commit_files(repo.head().as_ref())?),
+        };
+        diff::changes(&base, &super::status::index_side(&index), &keep, true)
+    } else if let Some(r) = revs.first() {
+        let base = tree_side(r)?;
+        // Commit against the work tree: tracked files as they are on disk.
+        let mut work = super::status::work_side(&repo, &index)?;
+        for (p, v) in work.iter_mut() {
+            let _ = p;
+            v.work = true;
+        }
+        diff::changes(&base, &work, &keep, false)
+    } else {
+        let mut work = super::status::work_side(&repo, &index)?;
+        for v in work.values_mut() {
+            v.work = true;
+        }
+        let iside = super::status::index_side(&index);
+        let mut cs = diff::changes(&iside, &work, &keep, false);
+        // A path with the same content is not a change (stat-only differences).
+        cs.retain(|c| {
+            !(c.old.is_some()
+                && c.new.is_some()
+                && c.old.map(|o| (o.id, o.mode)) == c.new.map(|n| (n.id, n.mode)))
+        });
+        let mut unmerged: Vec<String> = index
+            .iter()
+            .filter(|e| e.stage > 0)
+            .map(|e| e.path.clone())
+            .collect();
+        unmerged.dedup();
+        for p in unmerged {
+            if keep(&p) && !quiet && how == Output::Patch {
+                let _ = writeln!(g.out, "* Unmerged path {p}");
+            }
+        }
+        cs
+    };
+    if !quiet {
+        print_changes(&repo, &changes, how, patch_too, g.out)?;
+    }
+    Ok(if exit_code && !changes.is_empty() {
+        1
+    } else {
+        0
+    })
+}

@@ -1,0 +1,748 @@
+//! `status` (long, short, porcelain) and `commit`, which share the
+//! comparison of `HEAD`, the index and the work tree.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
+use gix_hash::ObjectId;
+
+use super::{G, signature, split_short};
+use crate::diff::{self, Change, Side, Version};
+use crate::error::{GitError, Result};
+use crate::repo::{IndexEntry, Repo};
+use crate::worktree::{self, Ignore, Pathspec};
+
+/// The three-way picture `status` prints.
+pub struct State {
+    /// The commit `HEAD` points at.
+    pub head: Option<ObjectId>,
+    /// The whole index.
+    pub index: Vec<IndexEntry>,
+    /// HEAD -> index.
+    pub staged: Vec<Change>,
+    /// index -> work tree.
+    pub unstaged: Vec<Change>,
+    /// Untracked files or directories (`dir/`), repo-relative.
+    pub untracked: Vec<String>,
+    /// Conflicted paths and their stages present (bit 1, 2, 4 for 1, 2, 3).
+    pub unmerged: BTreeMap<String, u8>,
+}
+
+/// The work-tree side over the index's paths (content hashed).
+pub fn work_side(repo: &Repo<'_>, index: &[IndexEntry]) -> Result<Side> {
+    let mut side = Side::new();
+    for e in index.iter().filter(|e| e.stage == 0) {
+        let Some(mode) = worktree::file_mode(repo, &e.path) else {
+            continue;
+        };
+        let meta = repo.fs.symlink_metadata(&repo.wp(&e.path))?;
+        // Same size and mtime as when staged: trust the index's id (git's
+        // stat check); anything else is hashed.
+        let id = if meta.size == e.size
+            && (meta.mtime.secs, meta.mtime.nanos) == e.mtime
+            && e.mtime != (0, 0)
+        {
+            e.id
+        } else {
+            worktree::blob_id(&worktree::file_content(repo, &e.path)?)
+        };
+        side.insert(
+            e.path.clone(),
+            Version {
+                mode,
+                id,
+                work: id != e.id,
+            },
+        );
+    }
+    Ok(side)
+}
+
+/// The index's stage-0 entries as a side.
+pub fn index_side(index: &[IndexEntry]) -> Side {
+    index
+        .iter()
+        .filter(|e| e.stage == 0)
+        .map(|e| {
+            (
+                e.path.clone(),
+                Version {
+                    mode: e.mode,
+                    id: e.id,
+                    work: false,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Computes the status of `repo`.
+pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -> Result<State> {
+    let head = repo.head();
+    let head_side = diff::side_of(&repo.commit_files(head.as_ref())?);
+    let index = repo.read_index()?;
+    let iside = index_side(&index);
+    let keep = |p: &str| spec.matches(p);
+    let mut unmerged: BTreeMap<String, u8> = BTreeMap::new();
+    for e in index.iter().filter(|e| e.stage > 0) {
+        *unmerged.entry(e.path.clone()).or_default() |= 1 << (e.stage - 1);
+    }
+    let staged = diff::changes(&head_side, &iside, &keep, true);
+    let wside = work_side(repo, &index)?;
+    let staged: Vec<Change> = staged
+        .into_iter()
+        .filter(|c| !unmerged.contains_key(&c.path))
+        .collect();
+    let mut unstaged = diff::changes(&iside, &wside, &keep, false);
+    unstaged.retain(|c| c.new.is_some() || c.old.is_some());
+    let mut untracked_list = Vec::new();
+    if untracked {
+        let mut ig = Ignore::new(repo);
+        let check = || g.check();
+        let files = worktree::walk(repo, &mut ig, &check)?;
+        let tracked: BTreeSet<&str> = index.iter().map(|e| e.path.as_str()).collect();
+        let tracked_dirs: BTreeSet<String> = index
+            .iter()
+            .flat_map(|e| {
+                let mut v = Vec::new();
+                let mut at = 0;
+                while let Some(i) = e.path[at..].find('/') {
+                    v.push(e.path[..at + i].to_string());
+                    at += i + 1;
+                }
+                v
+            })
+            .collect();
+        for f in files {
+            if f.ignored || tracked.contains(f.path.as_str()) || !spec.matches(&f.path) {
+                continue;
+            }
+            // The topmost directory without tracked files stands for its content.
+            let mut shown = f.path.clone();
+            let mut at = 0;
+            while let Some(i) = f.path[at..].find('/') {
+                let d = &f.path[..at + i];
+                if !tracked_dirs.contains(d) {
+                    shown = format!("{d}/");
+                    break;
+                }
+                at += i + 1;
+            }
+            if untracked_list.last() != Some(&shown) {
+                untracked_list.push(shown);
+            }
+        }
+    }
+    Ok(State {
+        head,
+        index,
+        staged,
+        unstaged,
+        untracked: untracked_list,
+        unmerged,
+    })
+}
+
+fn short_code(s: &State, path: &str) -> Option<String> {
+    if let Some(bits) = s.unmerged.get(path) {
+        let code = match bits {
+            1 => "DD",
+            2 => "AU",
+            3 => "UD",
+            4 => "UA",
+            5 => "DU",
+            6 => "AA",
+            _ => "UU",
+        };
+        return Some(code.into());
+    }
+    let x = s.staged.iter().find(|c| c.path == path).map(|c| c.letter());
+    let y = s
+        .unstaged
+        .iter()
+        .find(|c| c.path == path)
+        .map(|c| c.letter());
+    if x.is_none() && y.is_none() {
+        return None;
+    }
+    Some(format!("{}{}", x.unwrap_or(' '), y.unwrap_or(' ')))
+}
+
+/// Writes the short format (`-s`, `--porcelain`).
+pub fn write_short(
+    g: &mut G<'_, '_>,
+    repo: &Repo<'_>,
+    s: &State,
+    porcelain: bool,
+    branch: bool,
+    zero: bool,
+) {
+    let term = if zero { "\0" } else { "\n" };
+    if branch {
+        let head = match repo.head_branch() {
+            Some(b) if s.head.is_none() => format!("No commits yet on {b}"),
+            Some(b) => b,
+            None => "HEAD (no branch)".into(),
+        };
+        let _ = write!(g.out, "## {head}{term}");
+    }
+    let mut paths: BTreeSet<String> = BTreeSet::new();
+    for c in s.staged.iter().chain(s.unstaged.iter()) {
+        paths.insert(c.path.clone());
+    }
+    paths.extend(s.unmerged.keys().cloned());
+    let cwd = g.cwd.clone();
+    let show = |p: &str| {
+        if porcelain {
+            p.to_string()
+        } else {
+            worktree::relative_to_cwd(repo, &cwd, p)
+        }
+    };
+    for p in paths {
+        let Some(code) = short_code(s, &p) else {
+            continue;
+        };
+        let renamed = s
+            .staged
+            .iter()
+            .find(|c| c.path == p)
+            .and_then(|c| c.from.clone());
+        match renamed {
+            Some(from) if zero => {
+                let _ = write!(g.out, "{code} {}\0{}\0", show(&p), show(&from));
+            }
+            Some(from) => {
+                let _ = write!(g.out, "{code} {} -> {}{term}", show(&from), show(&p));
+            }
+            None => {
+                let _ = write!(g.out, "{code} {}{term}", show(&p));
+            }
+        }
+    }
+    for u in &s.untracked {
+        let _ = write!(g.out, "?? {}{term}", show(u));
+    }
+}
+
+/// Writes the long format; `initial_word` is "No commits yet" (status) or
+/// "Initial commit" (commit's refusal).
+pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bool) {
+    let o = &mut *g.out;
+    match repo.head_branch() {
+        Some(b) => {
+            let _ = writeln!(o, "On branch {b}");
+        }
+        None => {
+            let at = s.head.map(|h| repo.abbrev(&h)).unwrap_or_default();
+            let _ = writeln!(o, "HEAD detached at {at}");
+        }
+    }
+    let merging = repo.fs.exists(&repo.gp("MERGE_HEAD"));
+    if !s.unmerged.is_empty() {
+        let _ = writeln!(
+            o,
+            "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n"
+        );
+    } else if merging {
+        let _ = writeln!(
+            o,
+            "All conflicts fixed but you are still merging.\n  (use \"git commit\" to conclude merge)\n"
+        );
+    }
+    if s.head.is_none() {
+        let _ = writeln!(
+            o,
+            "\n{}\n",
+            if from_commit {
+                "Initial commit"
+            } else {
+                "No commits yet"
+            }
+        );
+    }
+    let cwd = g.cwd.clone();
+    let show = |p: &str| worktree::relative_to_cwd(repo, &cwd, p);
+    if !s.staged.is_empty() {
+        let _ = writeln!(o, "Changes to be committed:");
+        if s.head.is_none() {
+            let _ = writeln!(o, "  (use \"git rm --cached <file>...\" to unstage)");
+        } else {
+            let _ = writeln!(o, "  (use \"git restore --staged <file>...\" to unstage)");
+        }
+        for c in &s.staged {
+            let label = match c.letter() {
+                'A' => "new file:",
+                'D' => "deleted:",
+                'R' => "renamed:",
+                'T' => "typechange:",
+                _ => "modified:",
+            };
+            let name = match &c.from {
+                Some(f) => format!("{} -> {}", show(f), show(&c.path)),
+                None => show(&c.path),
+            };
+            let _ = writeln!(o, "\t{label:<12}{name}");
+        }
+        let _ = writeln!(o);
+    }
+    if !s.unmerged.is_empty() {
+        let _ = writeln!(
+            o,
+            "Unmerged paths:\n  (use \"git add <file>...\" to mark resolution)"
+        );
+        for (p, bits) in &s.unmerged {
+            let label = match bits {
+                1 => "both deleted:",
+                2 => "added by us:",
+                3 => "deleted by them:",
+                4 => "added by them:",
+                5 => "deleted by us:",
+                6 => "both added:",
+                _ => "both modified:",
+            };
+            let _ = writeln!(o, "\t{label:<17}{}", show(p));
+        }
+        let _ = writeln!(o);
+    }
+    let unstaged: Vec<&Change> = s
+        .unstaged
+        .iter()
+        .filter(|c| !s.unmerged.contains_key(&c.path))
+        .collect();
+    if !unstaged.is_empty() {
+        let _ = writeln!(o, "Changes not staged for commit:");
+        if unstaged.iter().any(|c| c.new.is_none()) {
+            let _ = writeln!(
+                o,
+                "  (use \"git add/rm <file>...\" to update what will be committed)"
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "  (use \"git add <file>...\" to update what will be committed)"
+            );
+        }
+        let _ = writeln!(
+            o,
+            "  (use \"git restore <file>...\" to discard changes in working directory)"
+        );
+        for c in &unstaged {
+            let label = match c.letter() {
+                'D' => "deleted:",
+                'T' => "typechange:",
+                _ => "modified:",
+            };
+            let _ = writeln!(o, "\t{label:<12}{}", show(&c.path));
+        }
+        let _ = writeln!(o);
+    }
+    if !s.untracked.is_empty() {
+        let _ = writeln!(
+            o,
+            "Untracked files:\n  (use \"git add <file>...\" to include in what will be committed)"
+        );
+        for u in &s.untracked {
+            let _ = writeln!(o, "\t{}", show(u));
+        }
+        let _ = writeln!(o);
+    }
+    if s.staged.is_empty() && s.unmerged.is_empty() {
+        if !unstaged.is_empty() {
+            let _ = writeln!(
+                o,
+                "no changes added to commit (use \"git add\" and/or \"git commit -a\")"
+            );
+        } else if !s.untracked.is_empty() {
+            let _ = writeln!(
+                o,
+                "nothing added to commit but untracked files present (use \"git add\" to track)"
+            );
+        } else if s.head.is_none() {
+            let _ = writeln!(
+                o,
+                "nothing to commit (create/copy files and use \"git add\" to track)"
+            );
+        } else {
+            let _ = writeln!(o, "nothing to commit, working tree clean");
+        }
+    } else if !s.unmerged.is_empty() && s.staged.is_empty() {
+        let _ = writeln!(
+            o,
+            "no changes added to commit (use \"git add\" and/or \"git commit -a\")"
+        );
+    }
+}
+
+/// `git status [-s|--short] [--porcelain[=v1]] [-b] [-u[no]] [PATHSPEC...]`.
+pub fn status(g: &mut G<'_, '_>) -> Result<i32> {
+    let (u_opts, other): (Vec<String>, Vec<String>) =
+        g.args.iter().cloned().partition(|a| a.starts_with("-u"));
+    let mut args = split_short(&other, &[]);
+    args.extend(u_opts);
+    let (mut short, mut porcelain, mut branch, mut untracked, mut zero) =
+        (false, false, false, true, false);
+    let mut paths = Vec::new();
+    for a in args {
+        match a.as_str() {
+            "-s" | "--short" => short = true,
+            "--porcelain" | "--porcelain=v1" => porcelain = true,
+            "-b" | "--branch" => branch = true,
+            "-z" => {
+                zero = true;
+                porcelain = !short;
+            }
+            "-uno" | "--untracked-files=no" => untracked = false,
+            "-u"
+            | "-uall"
+            | "-unormal"
+            | "--untracked-files"
+            | "--untracked-files=all"
+            | "--untracked-files=normal"
+            | "--long"
+            | "--" => {}
+            s if s.starts_with('-') => {
+                return Err(GitError::Usage(format!(
+                    "error: unknown option `{}'",
+                    s.trim_start_matches('-')
+                )));
+            }
+            _ => paths.push(a),
+        }
+    }
+    let repo = g.repo()?;
+    let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
+    let s = state(g, &repo, &spec, untracked)?;
+    if short || porcelain {
+        write_short(g, &repo, &s, porcelain, branch, zero);
+    } else {
+        write_long(g, &repo, &s, false);
+    }
+    Ok(0)
+}
+
+/// git's whitespace cleanup of a message: trailing spaces and blank lines
+/// at both ends removed, runs of blank lines collapsed.
+pub fn cleanup_message(msg: &str, strip_comments: bool) -> String {
+    let mut lines: Vec<&str> = Vec::new();
+    for l in msg.lines() {
+        if strip_comments && l.starts_with('#') {
+            continue;
+        }
+        let t = l.trim_end();
+        if t.is_empty() && lines.last().is_none_or(|p| p.is_empty()) {
+            continue;
+        }
+        lines.push(t);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut s = lines.join("\n");
+    s.push('\n');
+    s
+}
+
+/// The first line of a message (git's subject: the first paragraph joined).
+pub fn subject(msg: &str) -> String {
+    let mut parts = Vec::new();
+    for l in msg.lines() {
+        if l.trim().is_empty() {
+            break;
+        }
+        parts.push(l.trim());
+    }
+    parts.join(" ")
+}
+
+/// Writes the summary after a commit: stat line and create/delete/rename/mode lines.
+pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
+    let changes = diff::changes(old, new, &|_| true, true);
+    let lines = diff::stat_lines(repo, &changes)?;
+    let (mut ins, mut del) = (0, 0);
+    for l in &lines {
+        if let Some((i, d)) = l.counts {
+            ins += i;
+            del += d;
+        }
+    }
+    let _ = writeln!(g.out, "{}", diff::summary(changes.len(), ins, del));
+    write_modes_summary(g.out, &changes);
+    Ok(())
+}
+
+/// The diffstat and summary `merge` prints.
+pub fn merge_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
+    let changes = diff::changes(old, new, &|_| true, true);
+    let lines = diff::stat_lines(repo, &changes)?;
+    diff::write_stat(&lines, g.out);
+    write_modes_summary(g.out, &changes);
+    Ok(())
+}
+
+/// The ` create mode ...` / ` delete mode ...` / ` rename ...` lines.
+pub fn write_modes_summary(out: &mut Vec<u8>, changes: &[Change]) {
+    for c in changes {
+        match (&c.old, &c.new) {
+            (None, Some(n)) => {
+                let _ = writeln!(out, " create mode {:o} {}", n.mode, c.path);
+            }
+            (Some(o), None) => {
+                let _ = writeln!(out, " delete mode {:o} {}", o.mode, c.path);
+            }
+            (Some(o), Some(n)) => {
+                if let Some(f) = &c.from {
+                    let _ = writeln!(out, " rename {} (100%)", diff::rename_name(f, &c.path));
+                }
+                if o.mode != n.mode {
+                    let _ = writeln!(out, " mode change {:o} => {:o} {}", o.mode, n.mode, c.path);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// git's ` Author:` and ` Date:` lines after a commit's first line, when
+/// the author differs from the committer.
+pub fn write_author_lines(out: &mut Vec<u8>, c: &gix_object::Commit) {
+    if c.author.name != c.committer.name || c.author.email != c.committer.email {
+        let _ = writeln!(out, " Author: {} <{}>", c.author.name, c.author.email);
+    }
+    if c.author.time != c.committer.time {
+        let _ = writeln!(
+            out,
+            " Date: {}",
+            c.author
+                .time
+                .format_or_unix(gix_date::time::format::DEFAULT)
+        );
+    }
+}
+
+/// Creates a commit of `tree` with `parents` and moves HEAD; returns its id.
+pub fn make_commit(
+    g: &G<'_, '_>,
+    repo: &Repo<'_>,
+    tree: ObjectId,
+    parents: Vec<ObjectId>,
+    message: &str,
+    author: Option<gix_actor::Signature>,
+) -> Result<ObjectId> {
+    let author = match author {
+        Some(a) => a,
+        None => signature(g, repo, "author")?,
+    };
+    let committer = signature(g, repo, "committer")?;
+    let commit = gix_object::Commit {
+        tree,
+        parents: parents.into_iter().collect(),
+        author,
+        committer,
+        encoding: None,
+        message: message.into(),
+        extra_headers: Vec::new(),
+    };
+    repo.write(&commit)
+}
+
+/// `git commit [-m MSG]... [-a] [--amend] [--allow-empty] [-q] [-F FILE] [--author A] [--date D]`.
+pub fn commit(g: &mut G<'_, '_>) -> Result<i32> {
+    let args = split_short(&g.args, &['m', 'F', 'C']);
+    let mut messages: Vec<String> = Vec::new();
+    let (mut all, mut amend, mut allow_empty, mut quiet, mut no_edit, mut allow_empty_msg) =
+        (false, false, false, false, false, false);
+    let mut author_override: Option<String> = None;
+    let mut date_override: Option<String> = None;
+    let mut reuse: Option<String> = None;
+    let mut i = 0;
+    let mut paths = Vec::new();
+    while i < args.len() {
+        let a = args[i].clone();
+        let value = |i: &mut usize| -> Result<String> {
+            *i += 1;
+            args.get(*i)
+                .cloned()
+                .ok_or_else(|| GitError::Usage(format!("error: option `{a}' requires a value")))
+        };
+        match a.as_str() {
+            "-m" | "--message" => messages.push(value(&mut i)?),
+            s if s.starts_with("--message=") => messages.push(s[10..].to_string()),
+            "-F" | "--file" => {
+                let f = value(&mut i)?;
+                let data = if f == "-" {
+                    Vec::new()
+                } else {
+                    g.fs.read(&sandkeep_shell::Fs::resolve(&g.cwd, &f))?
+                };
+                messages.push(String::from_utf8_lossy(&data).into_owned());
+            }
+            "-C" | "--reuse-message" => reuse = Some(value(&mut i)?),
+            "-a" | "--all" => all = true,
+            "--amend" => amend = true,
+            "--allow-empty" => allow_empty = true,
+            "--allow-empty-message" => allow_empty_msg = true,
+            "-q" | "--quiet" => quiet = true,
+            "--no-edit" => no_edit = true,
+            "--no-verify" | "-n" | "-v" | "--verbose" | "-s" | "--signoff" | "--" => {}
+            s if s.starts_with("--author=") => author_override = Some(s[9..].to_string()),
+            "--author" => author_override = Some(value(&mut i)?),
+            s if s.starts_with("--date=") => date_override = Some(s[7..].to_string()),
+            s if s.starts_with('-') => {
+                return Err(GitError::Usage(format!(
+                    "error: unknown option `{}'",
+                    s.trim_start_matches('-')
+                )));
+            }
+            _ => paths.push(a),
+        }
+        i += 1;
+    }
+    let repo = g.repo()?;
+    let mut index = repo.read_index()?;
+    if index.iter().any(|e| e.stage > 0) {
+        let _ = writeln!(
+            g.err,
+            "error: Committing is not possible because you have unmerged files.\nhint: Fix them up in the work tree, and then use 'git add/rm <file>'\nhint: as appropriate to mark resolution and make a commit.\nfatal: Exiting because of an unresolved conflict."
+        );
+        return Ok(128);
+    }
+    if all || !paths.is_empty() {
+        let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
+        let mut updated = Vec::new();
+        for e in index.drain(..) {
+            if !spec.matches(&e.path) {
+                updated.push(e);
+                continue;
+            }
+            if worktree::file_mode(&repo, &e.path).is_none() {
+                continue;
+            }
+            updated.push(super::basic::stage_file(&repo, &e.path)?);
+        }
+        index = updated;
+        repo.write_index(&index)?;
+    }
+    let head = repo.head();
+    let mut parents: Vec<ObjectId> = head.into_iter().collect();
+    let mut author = None;
+    let mut old_message = None;
+    if amend {
+        let Some(h) = head else {
+            return Err(GitError::fatal("You have nothing to amend."));
+        };
+        let c = repo.commit(&h)?;
+        parents = c.parents.to_vec();
+        author = Some(c.author.clone());
+        old_message = Some(c.message.to_string());
+    }
+    if let Some(r) = &reuse {
+        let id = super::rev_commit(&repo, r)?;
+        let c = repo.commit(&id)?;
+        author = Some(c.author.clone());
+        old_message = Some(c.message.to_string());
+    }
+    if let Some(a) = &author_override {
+        let (name, email) = match a.split_once('<') {
+            Some((n, e)) => (n.trim().to_string(), e.trim_end_matches('>').to_string()),
+            None => {
+                return Err(GitError::fatal(format!(
+                    "--author '{a}' is not 'Name <email>' and matches no existing author"
+                )));
+            }
+        };
+        let mut s = signature(g, &repo, "author")?;
+        s.name = name.into();
+        s.email = email.into();
+        author = Some(s);
+    }
+    if let Some(d) = &date_override {
+        let mut s = match author {
+            Some(a) => a,
+            None => signature(g, &repo, "author")?,
+        };
+        s.time = super::parse_date(d)?;
+        author = Some(s);
+    }
+    let tree = repo.write_index_tree(&index)?;
+    let parent_tree = match parents.first() {
+        Some(p) => Some(repo.commit(p)?.tree),
+        None => None,
+    };
+    let merging = repo.resolve_ref("MERGE_HEAD");
+    let empty_tree_same = match parent_tree {
+        Some(pt) => pt == tree,
+        None => index.is_empty(),
+    };
+    if empty_tree_same && !allow_empty && !amend && merging.is_none() {
+        let spec = Pathspec::default();
+        let s = state(g, &repo, &spec, true)?;
+        write_long(g, &repo, &s, true);
+        return Ok(1);
+    }
+    let raw = if !messages.is_empty() {
+        messages.join("\n\n")
+    } else if let Some(m) = old_message
+        .clone()
+        .filter(|_| no_edit || reuse.is_some() || amend)
+    {
+        m
+    } else if let Ok(m) = repo.fs.read(&repo.gp("MERGE_MSG")) {
+        String::from_utf8_lossy(&m).into_owned()
+    } else {
+        let _ = writeln!(
+            g.err,
+            "error: there is no editor in the local sandbox; use -m or -F"
+        );
+        let _ = writeln!(
+            g.err,
+            "Please supply the message using either -m or -F option."
+        );
+        return Ok(1);
+    };
+    let message = cleanup_message(&raw, false);
+    if message.is_empty() && !allow_empty_msg {
+        let _ = writeln!(g.err, "Aborting commit due to empty commit message.");
+        return Ok(1);
+    }
+    if let Some(m) = merging {
+        parents.push(m);
+    }
+    let id = make_commit(g, &repo, tree, parents.clone(), &message, author)?;
+    if let Some(h) = head {
+        repo.set_ref("ORIG_HEAD", &h).ok();
+    }
+    repo.update_head(&id)?;
+    for f in ["MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "CHERRY_PICK_HEAD"] {
+        let _ = repo.fs.remove_file(&repo.gp(f));
+    }
+    if !quiet {
+        let branch = match repo.head_branch() {
+            Some(b) => b,
+            None => "detached HEAD".into(),
+        };
+        let root = if parents.is_empty() {
+            " (root-commit)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            g.out,
+            "[{branch}{root} {}] {}",
+            repo.abbrev(&id),
+            subject(&message)
+        );
+        let c = repo.commit(&id)?;
+        write_author_lines(g.out, &c);
+        let old_side = match parent_tree {
+            Some(t) => diff::side_of(&repo.flatten_tree(&t)?),
+            None => Side::new(),
+        };
+        let new_side = index_side(&index);
+        commit_summary(g, &repo, &old_side, &new_side)?;
+    }
+    Ok(0)
+}

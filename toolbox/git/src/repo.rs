@@ -1,0 +1,616 @@
+//! A repository on the virtual filesystem: finding `.git`, the loose object
+//! store (zlib-compressed `type size\0data`, ids from gix-object/gix-hash),
+//! refs and `packed-refs`, `HEAD`, and the index file (gix-index encodes and
+//! decodes it). Everything here goes through [`Fs`], never the host, so the
+//! `.git` it writes is the one real git reads after the workspace moves to a
+//! container.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+
+use bstr::{BStr, ByteSlice};
+use gix_hash::ObjectId;
+use gix_object::{Kind, WriteTo};
+use sandkeep_shell::Fs;
+use sandkeep_shell::fs::FileKind;
+
+use crate::config::Config;
+use crate::error::{GitError, Result};
+
+/// The hash kind of every repository here (SHA-1, git's default).
+pub const HASH: gix_hash::Kind = gix_hash::Kind::Sha1;
+
+/// One entry of the index as the commands use it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// Repository-relative, slash-separated path.
+    pub path: String,
+    /// The blob's id.
+    pub id: ObjectId,
+    /// 0o100644, 0o100755 or 0o120000.
+    pub mode: u32,
+    /// 0 normally; 1, 2, 3 for the base, ours and theirs of a conflict.
+    pub stage: u8,
+    /// Size of the file when it was added (for the quick clean check).
+    pub size: u64,
+    /// Modification time (seconds, nanoseconds) when it was added.
+    pub mtime: (i64, u32),
+}
+
+/// An open repository.
+pub struct Repo<'a> {
+    /// The virtual filesystem.
+    pub fs: &'a Fs,
+    /// Absolute path of `.git`.
+    pub git_dir: String,
+    /// Absolute path of the work tree (the directory holding `.git`).
+    pub work_tree: String,
+    /// Repository config merged over the global one.
+    pub config: Config,
+    /// Where the global config lives (`$HOME/.gitconfig`), if `HOME` is set.
+    pub global_config_path: Option<String>,
+}
+
+/// Joins a directory and a relative path (either may be empty).
+pub fn join(dir: &str, rel: &str) -> String {
+    if rel.is_empty() {
+        dir.to_string()
+    } else if dir.is_empty() {
+        rel.to_string()
+    } else if dir.ends_with('/') {
+        format!("{dir}{rel}")
+    } else {
+        format!("{dir}/{rel}")
+    }
+}
+
+impl<'a> Repo<'a> {
+    /// Finds the repository holding `cwd` (walking up to `/`).
+    pub fn discover(fs: &'a Fs, cwd: &str, home: Option<&str>) -> Result<Repo<'a>> {
+        let mut dir = cwd.to_string();
+        loop {
+            let candidate = join(&dir, ".git");
+            if fs
+                .metadata(&candidate)
+                .is_ok_and(|m| m.kind == FileKind::Dir)
+                && fs.exists(&join(&candidate, "HEAD"))
+            {
+                return Repo::open(fs, &dir, home);
+            }
+            if dir == "/" || dir.is_empty() {
+                return Err(GitError::fatal(
+                    "not a git repository (or any of the parent directories): .git",
+                ));
+            }
+            dir = match dir.rfind('/') {
+                Some(0) => "/".to_string(),
+                Some(i) => dir[..i].to_string(),
+                None => "/".to_string(),
+            };
+        }
+    }
+
+    /// Opens the repository whose work tree is `work_tree`.
+    pub fn open(fs: &'a Fs, work_tree: &str, home: Option<&str>) -> Result<Repo<'a>> {
+        let git_dir = join(work_tree, ".git");
+        let global_config_path = home.map(|h| join(h, ".gitconfig"));
+        let mut config = Config::default();
+        if let Some(p) = &global_config_path
+            && let Ok(data) = fs.read(p)
+        {
+            config = Config::parse(&data);
+        }
+        if let Ok(data) = fs.read(&join(&git_dir, "config")) {
+            config.merge(Config::parse(&data));
+        }
+        Ok(Repo {
+            fs,
+            git_dir,
+            work_tree: work_tree.to_string(),
+            config,
+            global_config_path,
+        })
+    }
+
+    /// A path inside `.git`.
+    pub fn gp(&self, rel: &str) -> String {
+        join(&self.git_dir, rel)
+    }
+
+    /// A path inside the work tree.
+    pub fn wp(&self, rel: &str) -> String {
+        join(&self.work_tree, rel)
+    }
+
+    // ---- objects -------------------------------------------------------
+
+    fn loose_path(&self, id: &ObjectId) -> String {
+        let hex = id.to_hex().to_string();
+        self.gp(&format!("objects/{}/{}", &hex[..2], &hex[2..]))
+    }
+
+    /// Whether the object exists.
+    pub fn has_object(&self, id: &ObjectId) -> bool {
+        self.fs.exists(&self.loose_path(id)) || self.read_packed(id).is_some()
+    }
+
+    /// Writes an object (if it is not there yet) and returns its id.
+    pub fn write_object(&self, kind: Kind, data: &[u8]) -> Result<ObjectId> {
+        let id = gix_object::compute_hash(HASH, kind, data)
+            .map_err(|e| GitError::fatal(format!("hashing an object: {e}")))?;
+        let path = self.loose_path(&id);
+        if self.fs.exists(&path) {
+            return Ok(id);
+        }
+        let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        let header = gix_object::encode::loose_header(kind, data.len() as u64);
+        enc.write_all(&header)
+            .and_then(|_| enc.write_all(data))
+            .map_err(|e| GitError::fatal(format!("compressing an object: {e}")))?;
+        let compressed = enc
+            .finish()
+            .map_err(|e| GitError::fatal(format!("compressing an object: {e}")))?;
+        let dir = &path[..path.rfind('/').unwrap_or(0)];
+        self.fs.mkdir_all(dir)?;
+        self.fs.write(&path, &compressed)?;
+        let _ = self.fs.set_mode(&path, 0o444);
+        Ok(id)
+    }
+
+    /// Encodes and writes a gix object.
+    pub fn write(&self, obj: &impl WriteTo) -> Result<ObjectId> {
+        let mut buf = Vec::new();
+        obj.write_to(&mut buf)
+            .map_err(|e| GitError::fatal(format!("encoding an object: {e}")))?;
+        self.write_object(obj.kind(), &buf)
+    }
+
+    /// Reads an object: its kind and data.
+    pub fn read_object(&self, id: &ObjectId) -> Result<(Kind, Vec<u8>)> {
+        if let Ok(compressed) = self.fs.read(&self.loose_path(id)) {
+            let mut raw = Vec::new();
+            flate2::read::ZlibDecoder::new(&compressed[..])
+                .read_to_end(&mut raw)
+                .map_err(|e| GitError::fatal(format!("loose object {id} is corrupt: {e}")))?;
+            let (kind, size, header_len) = gix_object::decode::loose_header(&raw)
+                .map_err(|e| GitError::fatal(format!("loose object {id} is corrupt: {e}")))?;
+            let data = raw[header_len..].to_vec();
+            if data.len() as u64 != size {
+                return Err(GitError::fatal(format!("loose object {id} is corrupt")));
+            }
+            return Ok((kind, data));
+        }
+        if let Some(found) = self.read_packed(id) {
+            return found;
+        }
+        Err(GitError::fatal(format!("unable to read object {id}")))
+    }
+
+    /// Reads an object of an expected kind.
+    pub fn read_kind(&self, id: &ObjectId, want: Kind) -> Result<Vec<u8>> {
+        let (kind, data) = self.read_object(id)?;
+        if kind != want {
+            return Err(GitError::fatal(format!(
+                "object {id} is a {kind}, not a {want}"
+            )));
+        }
+        Ok(data)
+    }
+
+    /// Reads and decodes a commit.
+    pub fn commit(&self, id: &ObjectId) -> Result<gix_object::Commit> {
+        let data = self.read_kind(id, Kind::Commit)?;
+        let c = gix_object::CommitRef::from_bytes(&data, HASH)
+            .map_err(|e| GitError::fatal(format!("commit {id} is corrupt: {e}")))?;
+        c.try_into()
+            .map_err(|e| GitError::fatal(format!("commit {id} is corrupt: {e:?}")))
+    }
+
+    /// Reads a tree into (name, mode, id) entries, in tree order.
+    pub fn tree(&self, id: &ObjectId) -> Result<Vec<(String, u32, ObjectId)>> {
+        let data = self.read_kind(id, Kind::Tree)?;
+        let t = gix_object::TreeRef::from_bytes(&data, HASH)
+            .map_err(|e| GitError::fatal(format!("tree {id} is corrupt: {e}")))?;
+        Ok(t.entries
+            .iter()
+            .map(|e| {
+                (
+                    e.filename.to_str_lossy().into_owned(),
+                    e.mode.value() as u32,
+                    e.oid.to_owned(),
+                )
+            })
+            .collect())
+    }
+
+    /// Every blob of a tree, recursively: path -> (mode, id), sorted by path.
+    pub fn flatten_tree(&self, id: &ObjectId) -> Result<BTreeMap<String, (u32, ObjectId)>> {
+        let mut out = BTreeMap::new();
+        self.flatten_into(id, "", &mut out)?;
+        Ok(out)
+    }
+
+    fn flatten_into(
+        &self,
+        id: &ObjectId,
+        prefix: &str,
+        out: &mut BTreeMap<String, (u32, ObjectId)>,
+    ) -> Result<()> {
+        for (name, mode, oid) in self.tree(id)? {
+            let path = join(prefix, &name);
+            if mode == 0o40000 {
+                self.flatten_into(&oid, &path, out)?;
+            } else {
+                out.insert(path, (mode, oid));
+            }
+        }
+        Ok(())
+    }
+
+    /// The tree of a commit, flattened; empty for `None`.
+    pub fn commit_files(
+        &self,
+        commit: Option<&ObjectId>,
+    ) -> Result<BTreeMap<String, (u32, ObjectId)>> {
+        match commit {
+            Some(c) => {
+                let tree = self.commit(c)?.tree;
+                self.flatten_tree(&tree)
+            }
+            None => Ok(BTreeMap::new()),
+        }
+    }
+
+    /// Writes the tree of `files` (path -> (mode, id)) and returns its id.
+    pub fn write_tree(&self, files: &[(&str, u32, ObjectId)]) -> Result<ObjectId> {
+        self.write_tree_level(files, "")
+    }
+
+    fn write_tree_level(&self, files: &[(&str, u32, ObjectId)], prefix: &str) -> Result<ObjectId> {
+        let mut entries: Vec<gix_object::tree::Entry> = Vec::new();
+        let mut i = 0;
+        while i < files.len() {
+            let rel = &files[i].0[prefix.len()..];
+            if let Some(slash) = rel.find('/') {
+                let dir = &rel[..slash];
+                let sub_prefix = format!("{prefix}{dir}/");
+                let mut j = i;
+                while j < files.len() && files[j].0.starts_with(&sub_prefix) {
+                    j += 1;
+                }
+                let oid = self.write_tree_level(&files[i..j], &sub_prefix)?;
+                entries.push(gix_object::tree::Entry {
+                    mode: gix_object::tree::EntryKind::Tree.into(),
+                    filename: dir.into(),
+                    oid,
+                });
+                i = j;
+            } else {
+                let kind = match files[i].1 {
+                    0o100755 => gix_object::tree::EntryKind::BlobExecutable,
+                    0o120000 => gix_object::tree::EntryKind::Link,
+                    0o160000 => gix_object::tree::EntryKind::Commit,
+                    _ => gix_object::tree::EntryKind::Blob,
+                };
+                entries.push(gix_object::tree::Entry {
+                    mode: kind.into(),
+                    filename: rel.into(),
+                    oid: files[i].2,
+                });
+                i += 1;
+            }
+        }
+        entries.sort();
+        self.write(&gix_object::Tree { entries })
+    }
+
+    // ---- packs (read only) ----------------------------------------------
+
+    fn read_packed(&self, id: &ObjectId) -> Option<Result<(Kind, Vec<u8>)>> {
+        let dir = self.gp("objects/pack");
+        let entries = self.fs.read_dir(&dir).ok()?;
+        for e in entries {
+            if let Some(stem) = e.name.strip_suffix(".idx") {
+                let idx = self.fs.read_shared(&join(&dir, &e.name)).ok()?;
+                if let Some(offset) = crate::pack::find_offset(&idx, id) {
+                    let pack = self
+                        .fs
+                        .read_shared(&join(&dir, &format!("{stem}.pack")))
+                        .ok()?;
+                    return Some(
+                        crate::pack::read_at(&pack, offset, &|base| self.read_object(base).ok())
+                            .ok_or_else(|| {
+                                GitError::fatal(format!("packed object {id} is corrupt"))
+                            }),
+                    );
+                }
+            }
+        }
+        None
+    }
+
+    // ---- refs -----------------------------------------------------------
+
+    /// The packed refs: name -> id.
+    pub fn packed_refs(&self) -> BTreeMap<String, ObjectId> {
+        let mut out = BTreeMap::new();
+        if let Ok(data) = self.fs.read(&self.gp("packed-refs")) {
+            for line in data.lines() {
+                if line.starts_with(b"#") || line.starts_with(b"^") {
+                    continue;
+                }
+                let line = line.to_str_lossy();
+                if let Some((hex, name)) = line.split_once(' ')
+                    && let Ok(id) = ObjectId::from_hex(hex.as_bytes())
+                {
+                    out.insert(name.to_string(), id);
+                }
+            }
+        }
+        out
+    }
+
+    /// The raw content of a ref file (trimmed), if it is a loose ref.
+    fn loose_ref(&self, name: &str) -> Option<String> {
+        let data = self.fs.read(&self.gp(name)).ok()?;
+        Some(data.to_str_lossy().trim().to_string())
+    }
+
+    /// Resolves a full ref name (`HEAD`, `refs/heads/x`) to an id, following
+    /// symbolic refs; `None` when it does not exist (an unborn branch).
+    pub fn resolve_ref(&self, name: &str) -> Option<ObjectId> {
+        let mut name = name.to_string();
+        for _ in 0..10 {
+            match self.loose_ref(&name) {
+                Some(content) => {
+                    if let Some(target) = content.strip_prefix("ref: ") {
+                        name = target.trim().to_string();
+                        continue;
+                    }
+                    return ObjectId::from_hex(content.as_bytes()).ok();
+                }
+                None => return self.packed_refs().get(&name).copied(),
+            }
+        }
+        None
+    }
+
+    /// Whether a ref exists.
+    pub fn ref_exists(&self, name: &str) -> bool {
+        self.resolve_ref(name).is_some()
+    }
+
+    /// Writes a ref (full name) to point at `id`.
+    pub fn set_ref(&self, name: &str, id: &ObjectId) -> Result<()> {
+        let path = self.gp(name);
+        if let Some(i) = path.rfind('/') {
+            self.fs.mkdir_all(&path[..i])?;
+        }
+        self.fs
+            .write(&path, format!("{}\n", id.to_hex()).as_bytes())?;
+        Ok(())
+    }
+
+    /// Deletes a ref, loose and packed.
+    pub fn delete_ref(&self, name: &str) -> Result<()> {
+        let _ = self.fs.remove_file(&self.gp(name));
+        let packed = self.packed_refs();
+        if packed.contains_key(name)
+            && let Ok(data) = self.fs.read(&self.gp("packed-refs"))
+        {
+            let mut out = Vec::new();
+            let mut skip_peel = false;
+            for line in data.lines_with_terminator() {
+                if skip_peel && line.starts_with(b"^") {
+                    continue;
+                }
+                skip_peel = false;
+                let t = line.trim_end();
+                if t.len() > 41 && &t[41..] == name.as_bytes() {
+                    skip_peel = true;
+                    continue;
+                }
+                out.extend_from_slice(line);
+            }
+            self.fs.write(&self.gp("packed-refs"), &out)?;
+        }
+        Ok(())
+    }
+
+    /// Every ref under `prefix` (e.g. `refs/heads/`): full name -> id, sorted.
+    pub fn refs(&self, prefix: &str) -> BTreeMap<String, ObjectId> {
+        let mut out: BTreeMap<String, ObjectId> = self
+            .packed_refs()
+            .into_iter()
+            .filter(|(k, _)| k.starts_with(prefix))
+            .collect();
+        let mut stack = vec![prefix.trim_end_matches('/').to_string()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = self.fs.read_dir(&self.gp(&dir)) else {
+                continue;
+            };
+            for e in entries {
+                let name = format!("{dir}/{}", e.name);
+                if e.kind == FileKind::Dir {
+                    stack.push(name);
+                } else if let Some(id) = self.resolve_ref(&name) {
+                    out.insert(name, id);
+                }
+            }
+        }
+        out
+    }
+
+    /// What `HEAD` names: `Some(branch ref)` when it is symbolic, `None`
+    /// when detached.
+    pub fn head_ref(&self) -> Option<String> {
+        let content = self.loose_ref("HEAD")?;
+        content.strip_prefix("ref: ").map(|s| s.trim().to_string())
+    }
+
+    /// The short branch name of `HEAD` (`None` when detached).
+    pub fn head_branch(&self) -> Option<String> {
+        self.head_ref()
+            .map(|r| r.strip_prefix("refs/heads/").unwrap_or(&r).to_string())
+    }
+
+    /// The commit `HEAD` points at (`None` on an unborn branch).
+    pub fn head(&self) -> Option<ObjectId> {
+        self.resolve_ref("HEAD")
+    }
+
+    /// Points `HEAD` at a branch (symbolic).
+    pub fn set_head_symbolic(&self, branch_ref: &str) -> Result<()> {
+        self.fs
+            .write(&self.gp("HEAD"), format!("ref: {branch_ref}\n").as_bytes())?;
+        Ok(())
+    }
+
+    /// Detaches `HEAD` at `id`.
+    pub fn set_head_detached(&self, id: &ObjectId) -> Result<()> {
+        self.fs
+            .write(&self.gp("HEAD"), format!("{}\n", id.to_hex()).as_bytes())?;
+        Ok(())
+    }
+
+    /// Moves what `HEAD` points at (the branch, or `HEAD` when detached).
+    pub fn update_head(&self, id: &ObjectId) -> Result<()> {
+        match self.head_ref() {
+            Some(r) => self.set_ref(&r, id),
+            None => self.set_head_detached(id),
+        }
+    }
+
+    // ---- index ----------------------------------------------------------
+
+    /// Reads the index (empty when there is none).
+    pub fn read_index(&self) -> Result<Vec<IndexEntry>> {
+        let Ok(data) = self.fs.read(&self.gp("index")) else {
+            return Ok(Vec::new());
+        };
+        let (state, _) = gix_index::State::from_bytes(
+            &data,
+            filetime::FileTime::zero(),
+            HASH,
+            Default::default(),
+        )
+        .map_err(|e| GitError::fatal(format!("index file corrupt: {e}")))?;
+        Ok(state
+            .entries()
+            .iter()
+            .map(|e| IndexEntry {
+                path: e.path(&state).to_str_lossy().into_owned(),
+                id: e.id,
+                mode: e.mode.bits(),
+                stage: e.stage_raw() as u8,
+                size: e.stat.size as u64,
+                mtime: (e.stat.mtime.secs as i64, e.stat.mtime.nsecs),
+            })
+            .collect())
+    }
+
+    /// Writes the index from `entries` (sorted here).
+    pub fn write_index(&self, entries: &[IndexEntry]) -> Result<()> {
+        let mut state = gix_index::State::new(HASH);
+        for e in entries {
+            let stat = gix_index::entry::Stat {
+                mtime: gix_index::entry::stat::Time {
+                    secs: e.mtime.0.clamp(0, u32::MAX as i64) as u32,
+                    nsecs: e.mtime.1,
+                },
+                ctime: gix_index::entry::stat::Time {
+                    secs: e.mtime.0.clamp(0, u32::MAX as i64) as u32,
+                    nsecs: e.mtime.1,
+                },
+                size: e.size as u32,
+                ..Default::default()
+            };
+            let stage = match e.stage {
+                1 => gix_index::entry::Stage::Base,
+                2 => gix_index::entry::Stage::Ours,
+                3 => gix_index::entry::Stage::Theirs,
+                _ => gix_index::entry::Stage::Unconflicted,
+            };
+            state.dangerously_push_entry(
+                stat,
+                e.id,
+                gix_index::entry::Flags::from_stage(stage),
+                gix_index::entry::Mode::from_bits_retain(e.mode),
+                BStr::new(e.path.as_bytes()),
+            );
+        }
+        state.sort_entries();
+        let mut out = Vec::new();
+        state
+            .write_to(
+                &mut out,
+                gix_index::write::Options {
+                    extensions: gix_index::write::Extensions::None,
+                    skip_hash: false,
+                },
+            )
+            .map_err(|e| GitError::fatal(format!("writing the index: {e}")))?;
+        // The trailing checksum over everything before it.
+        let mut hasher = gix_hash::hasher(HASH);
+        hasher.update(&out);
+        let sum = hasher
+            .try_finalize()
+            .map_err(|e| GitError::fatal(format!("writing the index: {e}")))?;
+        out.extend_from_slice(sum.as_slice());
+        self.fs.write(&self.gp("index"), &out)?;
+        Ok(())
+    }
+
+    /// The tree id of the index's stage-0 entries (written to the store).
+    pub fn write_index_tree(&self, entries: &[IndexEntry]) -> Result<ObjectId> {
+        let files: Vec<(&str, u32, ObjectId)> = entries
+            .iter()
+            .filter(|e| e.stage == 0)
+            .map(|e| (e.path.as_str(), e.mode, e.id))
+            .collect();
+        self.write_tree(&files)
+    }
+
+    /// Abbreviates an id to 7 hex digits (more when ambiguous among loose objects).
+    pub fn abbrev(&self, id: &ObjectId) -> String {
+        let hex = id.to_hex().to_string();
+        let mut n = 7;
+        let dir = self.gp(&format!("objects/{}", &hex[..2]));
+        if let Ok(entries) = self.fs.read_dir(&dir) {
+            while n < 40
+                && entries
+                    .iter()
+                    .filter(|e| e.name.starts_with(&hex[2..n]))
+                    .count()
+                    > 1
+            {
+                n += 1;
+            }
+        }
+        hex[..n].to_string()
+    }
+
+    /// Every object id that starts with `prefix` (hex, at least 4 digits).
+    pub fn ids_with_prefix(&self, prefix: &str) -> Vec<ObjectId> {
+        let mut out = Vec::new();
+        if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return out;
+        }
+        let prefix = prefix.to_ascii_lowercase();
+        let dir = self.gp(&format!("objects/{}", &prefix[..2]));
+        if let Ok(entries) = self.fs.read_dir(&dir) {
+            for e in entries {
+                if e.name.starts_with(&prefix[2..])
+                    && let Ok(id) =
+                        ObjectId::from_hex(format!("{}{}", &prefix[..2], e.name).as_bytes())
+                {
+                    out.push(id);
+                }
+            }
+        }
+        out.extend(crate::pack::ids_with_prefix(self, &prefix));
+        out.sort();
+        out.dedup();
+        out
+    }
+}
