@@ -432,8 +432,13 @@ pub fn main() -> ExitCode {
 fn with_tokio(
     fut: impl std::future::Future<Output = anyhow::Result<ExitCode>>,
 ) -> anyhow::Result<ExitCode> {
-    tokio::runtime::Builder::new_multi_thread()
+    let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .build()?
-        .block_on(fut)
+        .build()?;
+    let result = rt.block_on(fut);
+    // Dropping a runtime waits for its blocking threads, and the one that
+    // reads stdin never returns while the client keeps its end open: after
+    // SIGTERM (or a run's timeout) the process must still exit.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    result
 }

@@ -2,6 +2,12 @@
 
 mod cli;
 
+/// Charges each local run's allocations to its memory budget, so a runaway
+/// script ends its run instead of exhausting the host (see
+/// `sandkeep_shell::alloc`).
+#[global_allocator]
+static ALLOCATOR: sandkeep_shell::alloc::MeteredAlloc = sandkeep_shell::alloc::MeteredAlloc;
+
 fn main() -> std::process::ExitCode {
     cli::main()
 }

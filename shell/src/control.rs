@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::alloc::MemoryAccount;
 use crate::clock::Clock;
 use crate::limits::{LimitKind, Limits};
 
@@ -31,6 +32,8 @@ pub struct RunControl {
     parent: Option<Arc<RunControl>>,
     /// The signal `kill` sent this job (0: none).
     signal: AtomicI32,
+    /// The run's memory budget, shared by all its threads and jobs.
+    memory: Arc<MemoryAccount>,
 }
 
 impl RunControl {
@@ -41,7 +44,9 @@ impl RunControl {
         deadline: Option<Instant>,
         seed: Option<u64>,
     ) -> RunControl {
+        let memory = MemoryAccount::new(limits.max_memory_bytes);
         RunControl {
+            memory,
             limits,
             clock,
             deadline,
@@ -67,6 +72,7 @@ impl RunControl {
             parent.seed,
         );
         job.parent = Some(parent.clone());
+        job.memory = parent.memory.clone();
         Arc::new(job)
     }
 
@@ -116,6 +122,10 @@ impl RunControl {
         if self.cancelled.load(Ordering::Relaxed) {
             return Err(self.tripped().unwrap_or(LimitKind::Timeout));
         }
+        if self.memory.exceeded() {
+            self.trip(LimitKind::Memory);
+            return Err(LimitKind::Memory);
+        }
         if let Some(d) = self.deadline
             && Instant::now() >= d
         {
@@ -149,6 +159,41 @@ impl RunControl {
             return Err(LimitKind::LoopIterations);
         }
         self.check()
+    }
+
+    /// The run's memory account: threads working for the run charge it
+    /// (see [`crate::alloc`]).
+    pub fn memory(&self) -> &Arc<MemoryAccount> {
+        &self.memory
+    }
+
+    /// Asks the memory budget for `bytes` before building something that
+    /// large; trips the memory limit when they do not fit.
+    pub fn reserve(&self, bytes: u64) -> Result<(), LimitKind> {
+        if self.memory.reserve(bytes) {
+            Ok(())
+        } else {
+            self.trip(LimitKind::Memory);
+            Err(LimitKind::Memory)
+        }
+    }
+
+    /// A cheap check for hot inner loops: only the cancel flag and the
+    /// memory budget (no clock read).
+    pub fn check_fast(&self) -> Result<(), LimitKind> {
+        if self.memory.exceeded() {
+            self.trip(LimitKind::Memory);
+            return Err(LimitKind::Memory);
+        }
+        if self.cancelled.load(Ordering::Relaxed)
+            || self
+                .parent
+                .as_ref()
+                .is_some_and(|p| p.cancelled.load(Ordering::Relaxed))
+        {
+            return Err(self.tripped().unwrap_or(LimitKind::Timeout));
+        }
+        Ok(())
     }
 
     /// The time left before the deadline (`None`: no deadline).

@@ -17,11 +17,13 @@
 //! Each [`Shell::run`] is a fresh `bash -c`: files persist for the life of the
 //! [`Shell`], shell variables and the working directory do not.
 
+pub mod alloc;
 pub mod builtin_core;
 pub mod bytes;
 pub mod clock;
 pub mod commands;
 pub mod control;
+pub mod depth;
 pub mod fs;
 pub mod interp;
 pub mod limits;

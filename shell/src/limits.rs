@@ -16,6 +16,14 @@ pub struct Limits {
     pub max_call_depth: usize,
     /// Bytes of stdout and of stderr kept per run; the rest is dropped and flagged.
     pub max_output_bytes: usize,
+    /// Bytes of memory one run may hold (all its threads together), counted
+    /// when the binary installs [`crate::alloc::MeteredAlloc`]; the files
+    /// the run writes count against [`FsLimits`] instead.
+    pub max_memory_bytes: u64,
+    /// Nesting depth of brackets, groups and subshells in one script,
+    /// arithmetic expression, condition or jq program, and of arrays and
+    /// objects in JSON input: deeper input is refused before it is parsed.
+    pub max_nesting: usize,
     /// Filesystem limits.
     pub fs: FsLimits,
 }
@@ -28,6 +36,8 @@ impl Default for Limits {
             max_loop_iterations: 10_000_000,
             max_call_depth: 1_000,
             max_output_bytes: 1 << 20,
+            max_memory_bytes: 256 << 20,
+            max_nesting: 1_000,
             fs: FsLimits::default(),
         }
     }

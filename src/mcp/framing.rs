@@ -1,6 +1,9 @@
 //! Newline-delimited JSON-RPC framing in front of rmcp's stdio transport:
-//! a line that is not JSON gets a JSON-RPC parse error (-32700, id null)
-//! instead of being dropped, and the server keeps serving. Both the
+//! a line that is not JSON (binary garbage, invalid UTF-8) gets a JSON-RPC
+//! parse error (-32700), a line that is JSON but no JSON-RPC message an
+//! invalid-request error (-32600), and a line longer than [`MAX_MESSAGE`]
+//! an error saying so, each carrying the request's id when it can be read
+//! (else null); the server keeps serving after every one of them. Both the
 //! server's responses and these errors go out through one writer, a whole
 //! line at a time, so they never interleave. At end of input the server
 //! is told only once every request read has been answered, so a call still
@@ -10,7 +13,9 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+};
 use tokio::sync::{Notify, mpsc};
 
 /// Ids of requests read but not answered yet.
@@ -36,7 +41,134 @@ impl Pending {
     }
 }
 
-const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: not a JSON message"}}"#;
+/// The longest message read, in bytes without its newline; a longer line
+/// is answered with an error and skipped without being kept in memory.
+pub const MAX_MESSAGE: usize = 16 << 20;
+
+/// Bytes of an oversized line kept to find its id.
+const HEAD_KEPT: usize = 4096;
+
+/// One line of input.
+enum Line {
+    /// A line up to [`MAX_MESSAGE`] bytes.
+    Whole(Vec<u8>),
+    /// A longer line: its length and its first bytes.
+    TooLong { len: usize, head: Vec<u8> },
+}
+
+/// Reads one line, keeping at most [`MAX_MESSAGE`] bytes of it; `None` at
+/// end of input.
+async fn read_line(input: &mut (impl AsyncBufRead + Unpin)) -> std::io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let mut len = 0usize;
+    let mut over = false;
+    let mut seen_any = false;
+    loop {
+        let avail = input.fill_buf().await?;
+        if avail.is_empty() {
+            if !seen_any {
+                return Ok(None);
+            }
+            break;
+        }
+        seen_any = true;
+        let newline = avail.iter().position(|&b| b == b'\n');
+        let chunk = &avail[..newline.unwrap_or(avail.len())];
+        len += chunk.len();
+        if !over {
+            if buf.len() + chunk.len() > MAX_MESSAGE {
+                over = true;
+                let keep = HEAD_KEPT.saturating_sub(buf.len()).min(chunk.len());
+                buf.extend_from_slice(&chunk[..keep]);
+                buf.truncate(HEAD_KEPT);
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let used = newline.map_or(avail.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            break;
+        }
+    }
+    Ok(Some(if over {
+        Line::TooLong { len, head: buf }
+    } else {
+        Line::Whole(buf)
+    }))
+}
+
+/// A JSON-RPC error response line.
+fn error_line(id: &Value, code: i64, message: &str) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+        .to_string()
+}
+
+/// The id of a message that could not be parsed whole, read from its text
+/// (`"id": 7` or `"id": "x"`); null when there is none to read.
+fn id_in_text(text: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(text);
+    let Some(at) = text.find("\"id\"") else {
+        return Value::Null;
+    };
+    let rest = text[at + 4..].trim_start();
+    let Some(rest) = rest.strip_prefix(':') else {
+        return Value::Null;
+    };
+    let rest = rest.trim_start();
+    if let Some(s) = rest.strip_prefix('"') {
+        return match s.find('"') {
+            Some(end) => Value::String(s[..end].to_string()),
+            None => Value::Null,
+        };
+    }
+    let digits: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits
+        .parse::<i64>()
+        .map(Value::from)
+        .unwrap_or(Value::Null)
+}
+
+/// What the server answers itself instead of passing a line to rmcp, if
+/// anything.
+fn refusal(line: &Line) -> Option<String> {
+    match line {
+        Line::TooLong { len, head } => Some(error_line(
+            &id_in_text(head),
+            -32600,
+            &format!(
+                "Invalid request: the message is {len} bytes; the limit is {MAX_MESSAGE} bytes"
+            ),
+        )),
+        Line::Whole(bytes) => {
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                return Some(error_line(
+                    &id_in_text(bytes),
+                    -32700,
+                    "Parse error: the message is not valid UTF-8",
+                ));
+            };
+            let Ok(message) = serde_json::from_str::<Value>(text) else {
+                return Some(error_line(
+                    &id_in_text(bytes),
+                    -32700,
+                    "Parse error: not a JSON message",
+                ));
+            };
+            let id = message.get("id").cloned().unwrap_or(Value::Null);
+            let is_message = message.is_object()
+                && message.get("jsonrpc") == Some(&Value::from("2.0"))
+                && (message.get("method").is_some_and(Value::is_string)
+                    || message.get("result").is_some()
+                    || message.get("error").is_some());
+            (!is_message)
+                .then(|| error_line(&id, -32600, "Invalid request: not a JSON-RPC 2.0 message"))
+        }
+    }
+}
 
 /// Wraps `input`/`output`: returns the pair rmcp should use.
 pub fn frame(
@@ -50,13 +182,19 @@ pub fn frame(
     let reader_pending = pending.clone();
 
     tokio::spawn(async move {
-        let mut lines = BufReader::new(input).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.trim().is_empty() {
+        let mut input = BufReader::new(input);
+        while let Ok(Some(line)) = read_line(&mut input).await {
+            if let Line::Whole(b) = &line
+                && b.iter().all(u8::is_ascii_whitespace)
+            {
                 continue;
             }
-            let Ok(message) = serde_json::from_str::<Value>(&line) else {
-                let _ = errors_tx.send(PARSE_ERROR.to_string());
+            if let Some(error) = refusal(&line) {
+                let _ = errors_tx.send(error);
+                continue;
+            }
+            let Line::Whole(bytes) = line else { continue };
+            let Ok(message) = serde_json::from_slice::<Value>(&bytes) else {
                 continue;
             };
             if message.get("method").is_some()
@@ -64,9 +202,7 @@ pub fn frame(
             {
                 reader_pending.ids().insert(id.to_string());
             }
-            if feed.write_all(line.as_bytes()).await.is_err()
-                || feed.write_all(b"\n").await.is_err()
-            {
+            if feed.write_all(&bytes).await.is_err() || feed.write_all(b"\n").await.is_err() {
                 break;
             }
         }

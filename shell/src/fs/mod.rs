@@ -226,38 +226,38 @@ impl Fs {
     /// Creates or truncates a regular file (mode `0o644` when created) and
     /// writes `data`. The parent must exist.
     pub fn write(&self, path: &str, data: &[u8]) -> FsResult<()> {
-        self.lock().write(path, data)
+        crate::alloc::untracked(|| self.lock().write(path, data))
     }
 
     /// Appends to a regular file, creating it (mode `0o644`) if missing.
     pub fn append(&self, path: &str, data: &[u8]) -> FsResult<()> {
-        self.lock().append(path, data)
+        crate::alloc::untracked(|| self.lock().append(path, data))
     }
 
     /// Writes `data` at `offset`, extending the file with zeros if needed.
     pub fn write_at(&self, path: &str, offset: u64, data: &[u8]) -> FsResult<()> {
-        self.lock().write_at(path, offset, data)
+        crate::alloc::untracked(|| self.lock().write_at(path, offset, data))
     }
 
     /// Creates an empty regular file; with `exclusive`, fails if it exists
     /// (`set -o noclobber`, `mktemp`), otherwise leaves an existing file alone.
     pub fn create(&self, path: &str, exclusive: bool) -> FsResult<()> {
-        self.lock().create(path, exclusive)
+        crate::alloc::untracked(|| self.lock().create(path, exclusive))
     }
 
     /// Sets a file's length, cutting or extending with zeros.
     pub fn truncate(&self, path: &str, len: u64) -> FsResult<()> {
-        self.lock().truncate(path, len)
+        crate::alloc::untracked(|| self.lock().truncate(path, len))
     }
 
     /// Creates one directory; the parent must exist.
     pub fn mkdir(&self, path: &str, mode: u32) -> FsResult<()> {
-        self.lock().mkdir(path, mode).map(|_| ())
+        crate::alloc::untracked(|| self.lock().mkdir(path, mode).map(|_| ()))
     }
 
     /// Creates a directory and its missing parents (`mkdir -p`).
     pub fn mkdir_all(&self, path: &str) -> FsResult<()> {
-        self.lock().mkdir_all(path)
+        crate::alloc::untracked(|| self.lock().mkdir_all(path))
     }
 
     /// Lists a directory (following symlinks to it), sorted by name bytewise,
@@ -275,34 +275,34 @@ impl Fs {
 
     /// Removes a file, symlink or device node (`unlink`).
     pub fn remove_file(&self, path: &str) -> FsResult<()> {
-        self.lock().remove_file(path)
+        crate::alloc::untracked(|| self.lock().remove_file(path))
     }
 
     /// Removes an empty directory (`rmdir`).
     pub fn remove_dir(&self, path: &str) -> FsResult<()> {
-        self.lock().remove_dir(path)
+        crate::alloc::untracked(|| self.lock().remove_dir(path))
     }
 
     /// Removes a node and, for a directory, everything below it (`rm -rf`);
     /// symlinks are removed, never followed.
     pub fn remove_all(&self, path: &str) -> FsResult<()> {
-        self.lock().remove_all(path)
+        crate::alloc::untracked(|| self.lock().remove_all(path))
     }
 
     /// Moves a node (`rename(2)` semantics: replaces a file or empty directory).
     pub fn rename(&self, from: &str, to: &str) -> FsResult<()> {
-        self.lock().rename(from, to)
+        crate::alloc::untracked(|| self.lock().rename(from, to))
     }
 
     /// Creates a symlink at `link` pointing at `target` (stored verbatim).
     pub fn symlink(&self, target: &str, link: &str) -> FsResult<()> {
-        self.lock().symlink(target, link)
+        crate::alloc::untracked(|| self.lock().symlink(target, link))
     }
 
     /// Creates a hard link `new` to the node at `existing` (`link(2)`: a final
     /// symlink is not followed; directories are refused).
     pub fn hard_link(&self, existing: &str, new: &str) -> FsResult<()> {
-        self.lock().hard_link(existing, new)
+        crate::alloc::untracked(|| self.lock().hard_link(existing, new))
     }
 
     /// The target of a symlink, as stored.

@@ -88,11 +88,13 @@ impl Interp {
     /// Expands `$...`, `$(...)` and quotes in `expr` like bash does before
     /// arithmetic evaluation, then evaluates it. Prints nothing.
     pub fn try_eval_arith(&mut self, expr: &str) -> Result<i64, ArithFail> {
+        self.arith_depth_ok(expr)?;
         let needs_expansion = expr
             .bytes()
             .any(|b| matches!(b, b'$' | b'`' | b'"' | b'\'' | b'\\'));
         if needs_expansion {
             let text = self.expand_arith_text(expr)?;
+            self.arith_depth_ok(&text)?;
             eval::evaluate(self, &text, 0)
         } else {
             eval::evaluate(self, expr, 0)
@@ -102,7 +104,21 @@ impl Interp {
     /// Evaluates an already expanded expression (no `$` expansion), e.g. the
     /// value of a variable used in another expression or an array subscript.
     pub fn eval_arith_expanded(&mut self, expr: &str) -> Result<i64, ArithFail> {
+        self.arith_depth_ok(expr)?;
         eval::evaluate(self, expr, 0)
+    }
+
+    /// Refuses an expression nested deeper than the parser's stack allows.
+    fn arith_depth_ok(&self, expr: &str) -> Result<(), ArithFail> {
+        let limit = self.control.limits.max_nesting;
+        if crate::depth::nesting(expr.as_bytes(), crate::depth::Syntax::Json, limit) > limit {
+            return Err(ArithFail::Error(format!(
+                "{}: {}",
+                expr.chars().take(40).collect::<String>(),
+                crate::depth::too_deep(limit)
+            )));
+        }
+        Ok(())
     }
 }
 

@@ -51,6 +51,18 @@ impl Interp {
     }
 
     fn run_source_inner(&mut self, source: &str) -> ExecResult {
+        // Refused before any parse: brush-parser recurses per level.
+        let limit = self.control.limits.max_nesting;
+        if crate::depth::nesting(source.as_bytes(), crate::depth::Syntax::Shell, limit) > limit {
+            let prefix = match &self.script_name {
+                None => "bash: -c".to_string(),
+                Some(p) => p.clone(),
+            };
+            let msg = format!("{prefix}: line 1: {}\n", crate::depth::too_deep(limit));
+            let _ = self.write_fd(2, msg.as_bytes());
+            self.last_status = 2;
+            return Ok(2);
+        }
         let may_alias = self.opts.expand_aliases || source.contains("expand_aliases");
         let top = self.source_depth == 1;
         if !may_alias && let Some(program) = self.parse_cache.get(source) {
@@ -282,7 +294,7 @@ impl Interp {
         let r = std::thread::scope(|s| {
             let h = std::thread::Builder::new()
                 .stack_size(HOP_STACK)
-                .spawn_scoped(s, || f(self));
+                .spawn_scoped(s, crate::alloc::inheriting(|| f(self)));
             match h {
                 Ok(h) => h.join().map_err(|_| ()),
                 Err(_) => Err(()),

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use super::pipe::{PipeReader, PipeWriter};
 use crate::OutputSink;
 use crate::control::RunControl;
-use crate::fs::Fs;
+use crate::fs::{Fs, FsError};
 use crate::limits::LimitKind;
 
 /// One open file description.
@@ -212,6 +212,8 @@ pub struct FileHandle {
     mode: FileMode,
     pos: Mutex<u64>,
     snapshot: Mutex<Option<Arc<Vec<u8>>>>,
+    /// A write was refused at the file-size limit (not yet reported).
+    too_large: AtomicBool,
 }
 
 impl FileHandle {
@@ -223,12 +225,19 @@ impl FileHandle {
             mode,
             pos: Mutex::new(0),
             snapshot: Mutex::new(snapshot),
+            too_large: AtomicBool::new(false),
         }
     }
 
     /// The file's path.
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// True once if a write was refused at the file-size limit since the
+    /// last call: the shell reports it when the redirection ends.
+    pub fn take_too_large(&self) -> bool {
+        self.too_large.swap(false, Ordering::Relaxed)
     }
 
     fn write(&self, data: &[u8]) -> io::Result<()> {
@@ -238,7 +247,17 @@ impl FileHandle {
             FileMode::Append => self.fs.append(&self.path, data),
             FileMode::Write | FileMode::ReadWrite => self.fs.write_at(&self.path, *pos, data),
         };
-        r.map_err(|e| io::Error::other(e.to_string()))?;
+        r.map_err(|e| match e {
+            // Name the limit: a write cut at the size limit must say why.
+            FsError::FileTooLarge => {
+                self.too_large.store(true, Ordering::Relaxed);
+                io::Error::other(format!(
+                    "File too large (the sandbox's file size limit is {} bytes)",
+                    self.fs.max_file_size()
+                ))
+            }
+            e => io::Error::other(e.to_string()),
+        })?;
         *pos += data.len() as u64;
         Ok(())
     }

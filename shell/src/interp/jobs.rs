@@ -95,7 +95,9 @@ impl JobTable {
     where
         F: FnOnce() -> i32 + Send + 'static,
     {
-        let handle = std::thread::Builder::new().stack_size(stack).spawn(body)?;
+        let handle = std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn(crate::alloc::inheriting(body))?;
         let pid = self.next_pid();
         self.lock().push(Job {
             pid,

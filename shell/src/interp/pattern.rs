@@ -18,6 +18,7 @@
 pub mod glob;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::vars::FastMap;
@@ -527,44 +528,88 @@ fn close(toks: &[Tok], set: &mut [bool]) {
 }
 
 /// Backtracking match of the whole of `t` (handles extglob groups).
+///
+/// Results are memoised per (token suffix, text slice): without it,
+/// `*(a)*(a)*(a)*(a)*(a)c` against 200 `a`s backtracks exponentially and
+/// never ends; with it the work is polynomial in the text's length.
 fn match_bt(toks: &[Tok], t: &[char], nocase: bool) -> bool {
+    let mut memo = Memo::default();
+    memo_bt(toks, t, nocase, &mut memo)
+}
+
+/// Answers already computed, keyed by the slices' addresses and lengths
+/// (every slice is a view of one pattern's tokens and one text).
+#[derive(Default)]
+struct Memo {
+    bt: HashMap<(usize, usize, usize, usize), bool>,
+    ext: HashMap<(usize, usize, u8, usize, usize), bool>,
+}
+
+fn memo_bt(toks: &[Tok], t: &[char], nocase: bool, memo: &mut Memo) -> bool {
     let Some((first, rest)) = toks.split_first() else {
         return t.is_empty();
     };
-    match first {
-        Tok::Star => {
-            if rest.is_empty() {
-                return true;
-            }
-            (0..=t.len()).any(|k| match_bt(rest, &t[k..], nocase))
-        }
-        Tok::Ext(kind, alts) => (0..=t.len())
-            .any(|k| ext_matches(*kind, alts, &t[..k], nocase) && match_bt(rest, &t[k..], nocase)),
-        tok => !t.is_empty() && single(tok, t[0], nocase) && match_bt(rest, &t[1..], nocase),
+    let key = (
+        toks.as_ptr() as usize,
+        toks.len(),
+        t.as_ptr() as usize,
+        t.len(),
+    );
+    if let Some(&r) = memo.bt.get(&key) {
+        return r;
     }
+    let r = match first {
+        Tok::Star => rest.is_empty() || (0..=t.len()).any(|k| memo_bt(rest, &t[k..], nocase, memo)),
+        Tok::Ext(kind, alts) => (0..=t.len()).any(|k| {
+            ext_matches(*kind, alts, &t[..k], nocase, memo) && memo_bt(rest, &t[k..], nocase, memo)
+        }),
+        tok => !t.is_empty() && single(tok, t[0], nocase) && memo_bt(rest, &t[1..], nocase, memo),
+    };
+    memo.bt.insert(key, r);
+    r
 }
 
-fn any_alt(alts: &[Vec<Tok>], s: &[char], nocase: bool) -> bool {
-    alts.iter().any(|a| match_bt(a, s, nocase))
+fn any_alt(alts: &[Vec<Tok>], s: &[char], nocase: bool, memo: &mut Memo) -> bool {
+    alts.iter().any(|a| memo_bt(a, s, nocase, memo))
 }
 
 /// True when the extglob group matches exactly `s`.
-fn ext_matches(kind: ExtKind, alts: &[Vec<Tok>], s: &[char], nocase: bool) -> bool {
-    match kind {
-        ExtKind::One => any_alt(alts, s, nocase),
-        ExtKind::ZeroOrOne => s.is_empty() || any_alt(alts, s, nocase),
-        ExtKind::Not => !any_alt(alts, s, nocase),
+fn ext_matches(
+    kind: ExtKind,
+    alts: &[Vec<Tok>],
+    s: &[char],
+    nocase: bool,
+    memo: &mut Memo,
+) -> bool {
+    let key = (
+        alts.as_ptr() as usize,
+        alts.len(),
+        kind as u8,
+        s.as_ptr() as usize,
+        s.len(),
+    );
+    if let Some(&r) = memo.ext.get(&key) {
+        return r;
+    }
+    let r = match kind {
+        ExtKind::One => any_alt(alts, s, nocase, memo),
+        ExtKind::ZeroOrOne => s.is_empty() || any_alt(alts, s, nocase, memo),
+        ExtKind::Not => !any_alt(alts, s, nocase, memo),
         ExtKind::ZeroOrMore | ExtKind::OneOrMore => {
             if s.is_empty() {
-                return kind == ExtKind::ZeroOrMore || any_alt(alts, s, nocase);
+                kind == ExtKind::ZeroOrMore || any_alt(alts, s, nocase, memo)
+            } else {
+                // s = piece + rest, piece non-empty and matching one alternative.
+                (1..=s.len()).any(|k| {
+                    any_alt(alts, &s[..k], nocase, memo)
+                        && (k == s.len()
+                            || ext_matches(ExtKind::ZeroOrMore, alts, &s[k..], nocase, memo))
+                })
             }
-            // s = piece + rest, piece non-empty and matching one alternative.
-            (1..=s.len()).any(|k| {
-                any_alt(alts, &s[..k], nocase)
-                    && (k == s.len() || ext_matches(ExtKind::ZeroOrMore, alts, &s[k..], nocase))
-            })
         }
-    }
+    };
+    memo.ext.insert(key, r);
+    r
 }
 
 /// Converts a shell pattern to an anchored regular expression (`^...$`).

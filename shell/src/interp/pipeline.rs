@@ -48,12 +48,13 @@ impl Interp {
         // bash leaves PIPESTATUS to the inner commands of a lone compound
         // command (`if`, `{ }`, loops), except subshells and `(( ))`.
         let sets = p.seq.len() > 1
-            || match &p.seq[0] {
-                ast::Command::Compound(c, _) => matches!(
+            || match p.seq.first() {
+                Some(ast::Command::Compound(c, _)) => matches!(
                     c,
                     ast::CompoundCommand::Subshell(_) | ast::CompoundCommand::Arithmetic(_)
                 ),
-                ast::Command::Function(_) => false,
+                Some(ast::Command::Function(_)) => false,
+                // `time` with no command.
                 _ => true,
             };
         let unchanged = sets
@@ -91,6 +92,10 @@ impl Interp {
 
     fn exec_stages(&mut self, seq: &[ast::Command]) -> Result<Vec<i32>, Interrupt> {
         let n = seq.len();
+        // `time` alone (`{ time; } |& wc`) is a pipeline with no command.
+        if n == 0 {
+            return Ok(vec![0]);
+        }
         let mut statuses = vec![0; n];
         let mut limit = None;
         std::thread::scope(|s| {
@@ -106,16 +111,19 @@ impl Interp {
                 prev_reader = Some(Handle::PipeRead(Arc::new(r)));
                 let spawned = std::thread::Builder::new()
                     .stack_size(STAGE_STACK)
-                    .spawn_scoped(s, move || {
-                        let r = stage.exec_command(cmd);
-                        let r = stage.finish_subshell(r);
-                        let broken = stage.broken_pipe;
-                        drop(stage);
-                        match r {
-                            Ok(_) if broken => Ok(141),
-                            r => r,
-                        }
-                    });
+                    .spawn_scoped(
+                        s,
+                        crate::alloc::inheriting(move || {
+                            let r = stage.exec_command(cmd);
+                            let r = stage.finish_subshell(r);
+                            let broken = stage.broken_pipe;
+                            drop(stage);
+                            match r {
+                                Ok(_) if broken => Ok(141),
+                                r => r,
+                            }
+                        }),
+                    );
                 handles.push((i, spawned));
             }
             // The last stage, on this thread.

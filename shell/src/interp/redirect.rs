@@ -101,7 +101,18 @@ impl Interp {
     /// Undoes redirections.
     pub(crate) fn restore_redirects(&mut self, saved: Saved) {
         for (fd, h) in saved.fds.into_iter().rev() {
-            self.fds.set(fd, h);
+            let installed = self.fds.set(fd, h);
+            // A write cut at the file-size limit: say so, naming the limit
+            // (a host shell would die of SIGXFSZ with a message).
+            if let Some(Handle::File(f)) = &installed
+                && f.take_too_large()
+            {
+                let limit = self.fs.max_file_size();
+                self.shell_error(format_args!(
+                    "{}: file size limit exceeded ({limit} bytes)",
+                    f.path()
+                ));
+            }
         }
     }
 
@@ -425,7 +436,7 @@ impl Interp {
         let control = self.control.clone();
         let spawned = std::thread::Builder::new()
             .name("sandkeep-device".into())
-            .spawn(move || {
+            .spawn(crate::alloc::inheriting(move || {
                 // Small first writes, so `head -c 4 < /dev/urandom` makes
                 // little more than it takes; then full chunks.
                 let mut buf = vec![0u8; 1024];
@@ -438,7 +449,7 @@ impl Interp {
                         buf.resize(buf.len() * 4, 0);
                     }
                 }
-            });
+            }));
         match spawned {
             Ok(_) => Ok(Handle::PipeRead(Arc::new(r))),
             Err(_) => self

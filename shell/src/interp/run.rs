@@ -66,6 +66,7 @@ fn limit_message(kind: LimitKind, control: &RunControl, timeout: Duration) -> St
         LimitKind::LoopIterations => format!("{} iterations", l.max_loop_iterations),
         LimitKind::CallDepth => format!("depth {}", l.max_call_depth),
         LimitKind::Output => format!("{} bytes", l.max_output_bytes),
+        LimitKind::Memory if control.memory().exceeded() => format!("{} bytes", l.max_memory_bytes),
         LimitKind::Memory => format!("{} bytes captured", l.fs.max_file_size),
     };
     format!("bash: {kind} exceeded ({detail})\n")
@@ -175,6 +176,9 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
         options.sink.clone(),
         control.clone(),
     ));
+    // Every allocation of the run, on this thread and the ones it starts,
+    // is charged to the run's budget.
+    let _charging = crate::alloc::charge_to(Some(control.memory().clone()));
     let mut fds = FdTable::default();
     fds.set(
         0,

@@ -463,6 +463,11 @@ impl<'a, 'c> Interp<'a, 'c> {
 
     pub(super) fn tick(&mut self) -> Res<()> {
         self.iter = self.iter.wrapping_add(1);
+        // The memory budget and cancellation every time (two atomic loads:
+        // one iteration of `s = s s` can double gigabytes); the clock less often.
+        if let Err(k) = self.ctx.control.check_fast() {
+            return Err(Fatal(format!("{k} exceeded")));
+        }
         if self.iter.is_multiple_of(1024)
             && let Err(k) = self.ctx.control.check()
         {

@@ -133,6 +133,37 @@ where
     for<'a> D::Data<'a>: Session,
 {
     Box::new([
+        // jaq's `range/3` with a cancellation check per value.
+        ("range", jaq_core::native::v(3), |mut cv| {
+            let by = cv.0.pop_var();
+            let to = cv.0.pop_var();
+            let from = cv.0.pop_var();
+            let direction = by
+                .partial_cmp(&Val::from(0isize))
+                .unwrap_or(std::cmp::Ordering::Equal);
+            let mut next = Some(from);
+            let mut failed: Option<jaq_core::Error<Val>> = None;
+            Box::new(std::iter::from_fn(move || {
+                cancel::tick();
+                if let Some(e) = failed.take() {
+                    return Some(Err(jaq_core::Exn::from(e)));
+                }
+                let x = next.take()?;
+                let more = match direction {
+                    std::cmp::Ordering::Greater => x < to,
+                    std::cmp::Ordering::Less => x > to,
+                    std::cmp::Ordering::Equal => x != to,
+                };
+                if !more {
+                    return None;
+                }
+                match x.clone() + by.clone() {
+                    Ok(n) => next = Some(n),
+                    Err(e) => failed = Some(e),
+                }
+                Some(Ok(x))
+            }))
+        }),
         ("debug_empty", jaq_core::native::v(0), |cv| {
             let mut err = cv.0.data().stderr().borrow_mut();
             err.extend_from_slice(b"[\"DEBUG:\",");
@@ -208,8 +239,73 @@ fn fail(status: i32, message: impl Into<String>) -> Failure {
     }
 }
 
+/// Cancellation inside jaq: jaq's evaluator has no hook of its own, so the
+/// natives that can loop without yielding (`range`, under `[range(1e9)]` or
+/// `reduce range(1e12)`) check the run here and, once it is cancelled or over
+/// its memory budget, unwind out of jaq to [`cancel::scope`].
+mod cancel {
+    use std::cell::Cell;
+
+    use crate::control::RunControl;
+
+    /// The unwind payload of a cancelled jq run.
+    pub(super) struct Cancelled;
+
+    thread_local! {
+        static RUN: Cell<*const RunControl> = const { Cell::new(std::ptr::null()) };
+        static TICKS: Cell<u32> = const { Cell::new(0) };
+    }
+
+    struct Restore(*const RunControl);
+
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            RUN.with(|r| r.set(self.0));
+        }
+    }
+
+    /// Runs `f` with `control` reachable from [`tick`]; `None` when the
+    /// run was cancelled inside it.
+    pub(super) fn scope<T>(control: &RunControl, f: impl FnOnce() -> T) -> Option<T> {
+        let previous = RUN.with(|r| r.replace(control as *const RunControl));
+        let _restore = Restore(previous);
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+            Ok(v) => Some(v),
+            Err(payload) if payload.is::<Cancelled>() => None,
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    }
+
+    /// Leaves jaq when the run must stop: the memory budget and the cancel
+    /// flag every time, the clock every 1024 calls.
+    pub(super) fn tick() {
+        let p = RUN.with(|r| r.get());
+        if p.is_null() {
+            return;
+        }
+        // SAFETY: `scope` set the pointer from a reference that outlives
+        // the closure it runs, and restores the previous one when it ends.
+        let control = unsafe { &*p };
+        let n = TICKS.with(|t| {
+            let n = t.get().wrapping_add(1);
+            t.set(n);
+            n
+        });
+        let stop =
+            control.check_fast().is_err() || (n.is_multiple_of(1024) && control.check().is_err());
+        if stop {
+            // `resume_unwind` skips the panic hook: nothing is printed.
+            std::panic::resume_unwind(Box::new(Cancelled));
+        }
+    }
+}
+
 pub(super) fn main(ctx: &mut CommandCtx<'_>) -> i32 {
-    match run(ctx) {
+    let control = ctx.control;
+    let Some(result) = cancel::scope(control, || run(ctx)) else {
+        return 124;
+    };
+    match result {
         Ok(status) => status,
         Err(f) => {
             if !f.message.is_empty() {
@@ -227,7 +323,16 @@ pub(super) fn main(ctx: &mut CommandCtx<'_>) -> i32 {
 const HINT: &str = "Use jq --help for help with command-line options,\n\
 or see the jq manpage, or online docs  at https://stedolan.github.io/jq";
 
+/// How deep jq 1.6 lets JSON input nest (its `MAX_PARSING_DEPTH`).
+const JSON_DEPTH: usize = 256;
+
 fn parse_json(text: &[u8], what: &str) -> Result<Val, Failure> {
+    if crate::depth::nesting(text, crate::depth::Syntax::Json, JSON_DEPTH) > JSON_DEPTH {
+        return Err(fail(
+            2,
+            format!("jq: invalid JSON text passed to {what}\n{HINT}"),
+        ));
+    }
     jaq_json::read::parse_single(text)
         .map_err(|_| fail(2, format!("jq: invalid JSON text passed to {what}\n{HINT}")))
 }
@@ -302,6 +407,18 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
                 let v = if a == "--rawfile" {
                     Val::from(String::from_utf8_lossy(&bytes).into_owned())
                 } else {
+                    if crate::depth::nesting(&bytes, crate::depth::Syntax::Json, JSON_DEPTH)
+                        > JSON_DEPTH
+                    {
+                        return Err(fail(
+                            2,
+                            format!(
+                                "jq: Bad JSON in {a} {} {}: Exceeds depth limit for parsing",
+                                args[i + 1],
+                                args[i + 2]
+                            ),
+                        ));
+                    }
                     let vals: Result<Vec<Val>, _> = jaq_json::read::parse_many(&bytes).collect();
                     let mut vals = vals.map_err(|e| {
                         let e = super::parse_errors::message(&bytes).unwrap_or(e.to_string());
@@ -520,6 +637,19 @@ fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> (Vec<Input>, Posit
     }
     let mut vals = Vec::new();
     'sources: for (name, text) in sources {
+        if crate::depth::nesting(&text, crate::depth::Syntax::Json, JSON_DEPTH) > JSON_DEPTH {
+            // jq 1.6 refuses input nested deeper than 256 levels; the
+            // recursive reader must never see it.
+            let pos = at(&name, 0);
+            vals.push((
+                Err(format!(
+                    "jq: error (at {}): Exceeds depth limit for parsing",
+                    pos.describe()
+                )),
+                pos,
+            ));
+            break 'sources;
+        }
         let mut offset = 0;
         for v in jaq_json::read::parse_many(&text) {
             let failed = v.is_err();
@@ -659,6 +789,11 @@ fn stream_events(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>) {
 /// The global variables every program gets, before the `--arg`-style ones.
 const GLOBALS: [&str; 3] = ["$ENV", "$__sandkeep_now", "$ARGS"];
 
+/// How deep a filter's brackets may nest: jaq's parser and compiler
+/// recurse per level (and the rewrite adds levels), so deeper filters are
+/// refused before they can overflow the stack.
+const PROGRAM_DEPTH: usize = 500;
+
 /// Compiles `code` (with the given `--arg`-style variable names), reusing a
 /// filter compiled earlier on this thread: parsing jq's standard library
 /// dominates a small `jq` call.
@@ -666,6 +801,17 @@ fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>,
     type Cache = HashMap<(String, Vec<String>), Rc<jaq_core::Filter<JqData>>>;
     thread_local! {
         static FILTERS: RefCell<Cache> = RefCell::new(HashMap::new());
+    }
+    if crate::depth::nesting(code.as_bytes(), crate::depth::Syntax::Json, PROGRAM_DEPTH)
+        > PROGRAM_DEPTH
+    {
+        return Err(fail(
+            3,
+            format!(
+                "jq: error: {}\njq: 1 compile error",
+                crate::depth::too_deep(PROGRAM_DEPTH)
+            ),
+        ));
     }
     let key = (code.to_string(), named.to_vec());
     if let Some(f) = FILTERS.with(|c| c.borrow().get(&key).cloned()) {
@@ -703,6 +849,7 @@ fn build(
         .chain(jaq_std::defs())
         .chain(jaq_json::defs());
     let funs = jaq_core::funs::<JqData>()
+        .filter(|(name, _, _)| *name != "range")
         .chain(jaq_std::funs().filter(|(name, _, _)| !HOST_FUNS.contains(name)))
         .chain(
             jaq_std::input::funs()

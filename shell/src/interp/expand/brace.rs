@@ -23,10 +23,17 @@ pub fn brace_expand(word: &str) -> Vec<String> {
                         let prefix = &word[..i];
                         let suffixes = brace_expand(&word[close + 1..]);
                         let mut out = Vec::new();
+                        let account = crate::alloc::current();
                         for alt in alts {
                             for a in brace_expand(&alt) {
                                 for s in &suffixes {
                                     out.push(format!("{prefix}{a}{s}"));
+                                }
+                                // A product of groups can outgrow memory:
+                                // stop once the run's budget is spent (the
+                                // run then ends with the memory limit).
+                                if account.as_ref().is_some_and(|a| a.exceeded()) {
+                                    return out;
                                 }
                             }
                         }
@@ -199,13 +206,20 @@ fn sequence(inner: &str) -> Option<Vec<String>> {
         } else {
             step.unsigned_abs() as i64
         };
+        // The words cost memory, not a fixed cap: ask the run's budget for
+        // them first, so `{1..5000000}` expands when it fits and otherwise
+        // ends the run with the memory limit (never silently stays literal).
+        let count = (a.abs_diff(b) / step as u64).saturating_add(1);
+        let bytes = count.saturating_mul(std::mem::size_of::<String>() as u64 + 16);
+        if let Some(account) = crate::alloc::current()
+            && !account.reserve(bytes)
+        {
+            return None;
+        }
         let mut out = Vec::new();
         let mut v = a;
         loop {
             out.push(pad(v, width));
-            if out.len() > 1_000_000 {
-                return None;
-            }
             if a <= b {
                 v = v.checked_add(step)?;
                 if v > b {

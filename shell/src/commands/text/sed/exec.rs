@@ -465,7 +465,9 @@ impl<'a> Machine<'a> {
         while pc < cmds.len() {
             steps = steps.wrapping_add(1);
             // Branches can loop within one cycle (`:a;ba`): keep the deadline in sight.
-            if steps.is_multiple_of(4096) && self.control.check().is_err() {
+            if self.control.check_fast().is_err()
+                || (steps.is_multiple_of(4096) && self.control.check().is_err())
+            {
                 return Err(End::Fatal(1));
             }
             let cmd = &cmds[pc];
