@@ -535,6 +535,13 @@ fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> (Vec<Input>, Posit
         }
         return (out, end);
     }
+    let mut sources = sources;
+    // jq skips a byte order mark at the start of its input.
+    if let Some((_, text)) = sources.first_mut()
+        && text.starts_with(b"\xEF\xBB\xBF")
+    {
+        text.drain(..3);
+    }
     let mut vals = Vec::new();
     'sources: for (name, text) in sources {
         let mut offset = 0;
@@ -688,6 +695,9 @@ fn compile(
     thread_local! {
         static FILTERS: RefCell<Cache> = RefCell::new(HashMap::new());
     }
+    if let Some(message) = super::alternatives::constant_errors(code) {
+        return Err(fail(3, message));
+    }
     // A program that may load modules reads files, which may change between
     // runs: it is not cached.
     if ["import", "include", "modulemeta"]
@@ -695,7 +705,8 @@ fn compile(
         .any(|w| code.contains(w))
     {
         let mut data = Vec::new();
-        let filter = build(code, code, named, modules, &mut data)?;
+        let user = super::modules::data_var_names(code);
+        let filter = build(&user, code, named, modules, &mut data)?;
         return Ok((Rc::new(filter), data));
     }
     let key = (code.to_string(), named.to_vec());
@@ -704,8 +715,10 @@ fn compile(
     }
     // The rewrite prints from jaq's own syntax tree, so its output always
     // parses; should it ever not compile, the filter as written still may.
-    let alternatives = super::alternatives::rewrite(code);
-    let jq = alternatives.as_deref().unwrap_or(code);
+    let dotted = super::alternatives::leading_dot_numbers(code);
+    let code_read = dotted.as_deref().unwrap_or(code);
+    let alternatives = super::alternatives::rewrite(code_read);
+    let jq = alternatives.as_deref().unwrap_or(code_read);
     let filter = match super::rewrite::rewrite(jq) {
         Some(user) => build(&user, code, named, modules, &mut Vec::new())
             .or_else(|_| build(jq, code, named, modules, &mut Vec::new()))?,
@@ -762,9 +775,8 @@ fn build(
         .chain(super::regex::funs())
         .chain(super::errors::funs())
         .chain(sandbox_funs());
-    let loader = Loader::new(defs).with_read(|import: jaq_core::load::Import<&str, String>| {
-        modules.read_module(import)
-    });
+    let loader = Loader::new(defs)
+        .with_read(|import: jaq_core::load::Import<&str, String>| modules.read_module(import));
     let arena = Arena::default();
     let loaded = loader
         .load(
@@ -796,7 +808,10 @@ fn build(
                 let lines: String = io.iter().map(|m| format!("jq: error: {m}\n")).collect();
                 fail(
                     3,
-                    format!("{lines}jq: {n} compile error{}", if n == 1 { "" } else { "s" }),
+                    format!(
+                        "{lines}jq: {n} compile error{}",
+                        if n == 1 { "" } else { "s" }
+                    ),
                 )
             }
         })?;
@@ -804,7 +819,12 @@ fn build(
         data.push(modules.read_data(import)?);
         Ok(())
     })
-    .map_err(|_| fail(3, "jq: error: could not load a data module\njq: 1 compile error"))?;
+    .map_err(|_| {
+        fail(
+            3,
+            "jq: error: could not load a data module\njq: 1 compile error",
+        )
+    })?;
     let modules = loaded;
     let globals = GLOBALS
         .iter()

@@ -56,7 +56,9 @@ fn meta_search(meta: &Option<Term<&str>>) -> Vec<String> {
             Term::Call(name, args) if args.is_empty() => Some(name.to_string()),
             _ => None,
         });
-        (key.as_deref() == Some("search")).then_some(v.as_ref()).flatten()
+        (key.as_deref() == Some("search"))
+            .then_some(v.as_ref())
+            .flatten()
     }) else {
         return Vec::new();
     };
@@ -105,10 +107,7 @@ impl ModulePaths<'_> {
         let meta = meta_search(import.meta)
             .into_iter()
             .filter_map(|d| self.expand(&d, &parent_dir));
-        let library = self
-            .library
-            .iter()
-            .filter_map(|d| self.expand(d, self.cwd));
+        let library = self.library.iter().filter_map(|d| self.expand(d, self.cwd));
         for dir in meta.chain(library) {
             for candidate in [
                 format!("{dir}/{rel}.{ext}"),
@@ -127,12 +126,18 @@ impl ModulePaths<'_> {
         Err(format!("module not found: {rel}"))
     }
 
-    /// Reads the module `import` names (for the loader).
-    pub fn read_module(&self, import: Import<&str, String>) -> Result<File<String, String>, String> {
+    /// Reads the module `import` names (for the loader), its `$d::d` data
+    /// variables spelled as jaq binds them.
+
+    pub fn read_module(
+        &self,
+        import: Import<&str, String>,
+    ) -> Result<File<String, String>, String> {
         let path = self.find(&import, "jq")?;
         let code = self.fs.read(&path).map_err(|e| e.to_string())?;
+        let code = String::from_utf8_lossy(&code);
         Ok(File {
-            code: String::from_utf8_lossy(&code).into_owned(),
+            code: data_var_names(&code).into_owned(),
             path,
         })
     }
@@ -142,7 +147,54 @@ impl ModulePaths<'_> {
         let path = self.find(&import, "json")?;
         let bytes = self.fs.read(&path).map_err(|e| e.to_string())?;
         let vals: Result<Vec<Val>, _> = jaq_json::read::parse_many(&bytes).collect();
-        vals.map(Val::from_iter)
-            .map_err(|e| format!("{path}: {e}"))
+        vals.map(Val::from_iter).map_err(|e| format!("{path}: {e}"))
+    }
+}
+
+/// `code` with jq 1.6's name of a data import's variable, `$d::d` (for
+/// `import "f" as $d`), written `$d`, the name jaq binds.
+pub(super) fn data_var_names(code: &str) -> std::borrow::Cow<'_, str> {
+    if !code.contains("::") {
+        return code.into();
+    }
+    let mut out = String::with_capacity(code.len());
+    let b = code.as_bytes();
+    let ident = |i: usize| {
+        let mut j = i;
+        while j < b.len() && (b[j] == b'_' || b[j].is_ascii_alphanumeric()) {
+            j += 1;
+        }
+        j
+    };
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'$' {
+            let end = ident(i + 1);
+            let name = &code[i + 1..end];
+            if !name.is_empty() && code[end..].starts_with("::") {
+                let end2 = ident(end + 2);
+                if &code[end + 2..end2] == name {
+                    out.push('$');
+                    out.push_str(name);
+                    i = end2;
+                    continue;
+                }
+            }
+        }
+        let len = code[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&code[i..i + len]);
+        i += len;
+    }
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::data_var_names;
+
+    #[test]
+    fn data_variables_lose_their_module_prefix() {
+        assert_eq!(data_var_names("$d::d[0] | $e::f"), "$d[0] | $e::f");
+        assert_eq!(data_var_names("\"é\" | $x"), "\"é\" | $x");
     }
 }
