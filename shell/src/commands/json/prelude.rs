@@ -24,7 +24,10 @@
 ///   `recurse_down`, `@base32`, `@base32d` exist;
 /// - `input` fails when the inputs are exhausted; `ltrimstr`/`rtrimstr`
 ///   ignore non-strings; `leaf_paths`, `tostream`, `fromstream`,
-///   `truncate_stream`, `@csv`, `@tsv` exist.
+///   `truncate_stream`, `@csv`, `@tsv` exist;
+/// - indices floor (slice ends ceil, NaN is null) and `has(nan)` is false;
+///   `nth`, `JOIN`, `builtins` are jq 1.6's; `utf8bytelength`, `strftime`,
+///   `strflocaltime` and `mktime` fail with jq's words.
 pub(super) const JQ_COMPAT: &str = r#"
 def __sk_idx($k): if type == "object" and ($k | type) != "string" then error("Cannot index object with \($k | type)") elif type == "array" and ($k | type) == "number" then (if $k | isnan then null else .[$k | floor] end) elif (type == "array" or type == "string" or type == "null") and ($k | type) == "object" then .[{"start": ($k.start | if type == "number" then floor else . end), "end": ($k.end | if type == "number" then ceil else . end)}] else .[$k] end;
 def __sk_arrpat: if type == "object" then error("Cannot index object with number") else . end;
