@@ -131,9 +131,9 @@ pub(super) fn constant_errors(code: &str) -> Option<String> {
     let text = |i: usize| toks.get(i).map_or("", |&(s, e, _)| &code[s..e]);
     let mut stack: Vec<&str> = Vec::new();
     let mut found = None;
-    for i in 0..toks.len() {
+    for (i, &(_, _, kind)) in toks.iter().enumerate() {
         let t = text(i);
-        match toks[i].2 {
+        match kind {
             Kind::Open => {
                 let in_object = stack.last() == Some(&"{");
                 let key_position =

@@ -128,7 +128,6 @@ impl ModulePaths<'_> {
 
     /// Reads the module `import` names (for the loader), its `$d::d` data
     /// variables spelled as jaq binds them.
-
     pub fn read_module(
         &self,
         import: Import<&str, String>,
