@@ -47,6 +47,7 @@ mod expand_perf;
 mod find_diff;
 mod jobs;
 mod jq_diff;
+mod jq_suite;
 mod limits;
 mod misc_behaviour;
 mod misc_diff;

@@ -122,6 +122,123 @@ fn skip_string(b: &[u8], mut i: usize) -> usize {
     b.len()
 }
 
+/// The compile error jq 1.6 gives for a constant that cannot be where it
+/// is, which jaq accepts: a parenthesized number, boolean or null as an
+/// object key (`{(0):1}`, `. as {(true):$x}`), and module metadata that is
+/// not a constant object (`module (.+1);`, `include "a" [];`).
+pub(super) fn constant_errors(code: &str) -> Option<String> {
+    let toks = tokens(code);
+    let text = |i: usize| toks.get(i).map_or("", |&(s, e, _)| &code[s..e]);
+    let mut stack: Vec<&str> = Vec::new();
+    let mut found = None;
+    for (i, &(_, _, kind)) in toks.iter().enumerate() {
+        let t = text(i);
+        match kind {
+            Kind::Open => {
+                let in_object = stack.last() == Some(&"{");
+                let key_position =
+                    text(i.wrapping_sub(1)) == "{" || (in_object && text(i.wrapping_sub(1)) == ",");
+                if t == "(" && key_position && text(i + 2) == ")" && text(i + 3) == ":" {
+                    let k = text(i + 1);
+                    let kind = match k {
+                        "true" | "false" => Some("boolean"),
+                        "null" => Some("null"),
+                        k if k.as_bytes().first().is_some_and(u8::is_ascii_digit) => Some("number"),
+                        _ => None,
+                    };
+                    if let Some(kind) = kind {
+                        found = Some(format!("Cannot use {kind} ({k}) as object key"));
+                        break;
+                    }
+                }
+                stack.push(t);
+            }
+            Kind::Close => {
+                stack.pop();
+            }
+            Kind::Word if stack.is_empty() && matches!(t, "module" | "import" | "include") => {
+                // The metadata follows `module`, or the path (and `as NAME`).
+                let mut j = i + 1;
+                if t != "module" {
+                    j += 1;
+                    if text(j) == "as" {
+                        j += 2;
+                    }
+                }
+                let meta = text(j);
+                if meta == ";" || meta.is_empty() {
+                    continue;
+                }
+                found = Some(
+                    if meta == "{" {
+                        continue;
+                    } else if meta == "["
+                        || meta.starts_with('"')
+                        || meta.as_bytes()[0].is_ascii_digit()
+                    {
+                        "Module metadata must be an object"
+                    } else {
+                        "Module metadata must be constant"
+                    }
+                    .to_string(),
+                );
+                break;
+            }
+            _ => {}
+        }
+    }
+    let what = found?;
+    let first_line = code.lines().next().unwrap_or("");
+    Some(format!(
+        "jq: error: {what} at <top-level>, line 1:\n{first_line}\njq: 1 compile error"
+    ))
+}
+
+/// `code` with a `0` before each number literal that starts with its
+/// decimal point (`.00005`, which jq reads and jaq's lexer does not), or
+/// `None` if it has none. A `.` starts a number where a term may start:
+/// first, or after an opening bracket, `|`, `;` or an operator.
+pub(super) fn leading_dot_numbers(code: &str) -> Option<String> {
+    let b = code.as_bytes();
+    let toks = tokens(code);
+    let mut at = Vec::new();
+    for (n, &(s, e, kind)) in toks.iter().enumerate() {
+        if kind != Kind::Other
+            || e - s != 1
+            || b[s] != b'.'
+            || !b.get(e).is_some_and(u8::is_ascii_digit)
+        {
+            continue;
+        }
+        let starts_term = match n.checked_sub(1).map(|p| toks[p]) {
+            None => true,
+            Some((ps, pe, pk)) => match pk {
+                Kind::Open | Kind::Pipe | Kind::Semi | Kind::Alt => true,
+                Kind::Word | Kind::Close => false,
+                Kind::Other => {
+                    let last = b[pe - 1];
+                    pe - ps >= 1 && !last.is_ascii_digit() && !matches!(last, b'.' | b'"' | b'?')
+                }
+            },
+        };
+        if starts_term {
+            at.push(s);
+        }
+    }
+    if at.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(code.len() + at.len());
+    let mut from = 0;
+    for s in at {
+        out.push_str(&code[from..s]);
+        out.push('0');
+        from = s;
+    }
+    out.push_str(&code[from..]);
+    Some(out)
+}
+
 /// `code` with every `?//` alternative rewritten, or `None` if it has none
 /// (or one this does not understand, left for the parser to reject).
 pub(super) fn rewrite(code: &str) -> Option<String> {
@@ -221,6 +338,42 @@ fn body_end(code: &str, toks: &[(usize, usize, Kind)]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rejects_constant_keys_and_bad_module_metadata() {
+        for code in [
+            "{(0):1}",
+            "{non_const:., (0):1}",
+            ". as {(true):$foo} | $foo",
+            "module (.+1); 0",
+            "include \"a\" (.+1); 0",
+            "include \"a\" []; 0",
+        ] {
+            assert!(constant_errors(code).is_some(), "{code}");
+        }
+        for code in [
+            "{(\"a\"):1}",
+            "[(0)]",
+            "{a:(1)}",
+            "import \"a\" as x {search:\"./\"}; 0",
+            "f((0):1)",
+        ] {
+            assert_eq!(constant_errors(code), None, "{code}");
+        }
+    }
+
+    #[test]
+    fn reads_numbers_with_a_leading_point() {
+        assert_eq!(
+            leading_dot_numbers("select(.>.00005)").as_deref(),
+            Some("select(.>0.00005)")
+        );
+        assert_eq!(
+            leading_dot_numbers(".5, [.25]").as_deref(),
+            Some("0.5, [0.25]")
+        );
+        assert_eq!(leading_dot_numbers(".a | 1.5 | .[0]"), None);
+    }
 
     #[test]
     fn rewrites_alternatives_into_try() {

@@ -15,6 +15,7 @@ use jaq_json::Val;
 use jaq_std::input::{HasInputs, Inputs, RcIter};
 
 use super::format::{Layout, write_string, write_value};
+use super::modules::ModulePaths;
 use super::prelude::JQ_COMPAT;
 use crate::commands::CommandCtx;
 
@@ -224,6 +225,8 @@ struct Options {
     layout: Layout,
     named: Vec<(String, Val)>,
     positional: Vec<Val>,
+    /// `-L DIR`: where modules are looked for (jq's defaults when empty).
+    library: Vec<String>,
 }
 
 /// How a run of jq ended badly, with jq's exit status.
@@ -373,6 +376,20 @@ fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
             continue;
         }
         match a {
+            "-L" | "--library-path" => {
+                if i + 1 >= args.len() {
+                    return Err(fail(
+                        2,
+                        "-L takes a parameter: (e.g. -L /search/path or -L/search/path)",
+                    ));
+                }
+                o.library.push(args[i + 1].clone());
+                i += 2;
+            }
+            s if s.starts_with("-L") => {
+                o.library.push(s[2..].to_string());
+                i += 1;
+            }
             "--arg" => {
                 need(i, 2, a)?;
                 o.named
@@ -635,6 +652,13 @@ fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> (Vec<Input>, Posit
         }
         return (out, end);
     }
+    let mut sources = sources;
+    // jq skips a byte order mark at the start of its input.
+    if let Some((_, text)) = sources.first_mut()
+        && text.starts_with(b"\xEF\xBB\xBF")
+    {
+        text.drain(..3);
+    }
     let mut vals = Vec::new();
     'sources: for (name, text) in sources {
         if crate::depth::nesting(&text, crate::depth::Syntax::Json, JSON_DEPTH) > JSON_DEPTH {
@@ -797,7 +821,11 @@ const PROGRAM_DEPTH: usize = 500;
 /// Compiles `code` (with the given `--arg`-style variable names), reusing a
 /// filter compiled earlier on this thread: parsing jq's standard library
 /// dominates a small `jq` call.
-fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>, Failure> {
+fn compile(
+    code: &str,
+    named: &[String],
+    modules: &ModulePaths<'_>,
+) -> Result<(Rc<jaq_core::Filter<JqData>>, Vec<Val>), Failure> {
     type Cache = HashMap<(String, Vec<String>), Rc<jaq_core::Filter<JqData>>>;
     thread_local! {
         static FILTERS: RefCell<Cache> = RefCell::new(HashMap::new());
@@ -813,17 +841,34 @@ fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>,
             ),
         ));
     }
+    if let Some(message) = super::alternatives::constant_errors(code) {
+        return Err(fail(3, message));
+    }
+    // A program that may load modules reads files, which may change between
+    // runs: it is not cached.
+    if ["import", "include", "modulemeta"]
+        .iter()
+        .any(|w| code.contains(w))
+    {
+        let mut data = Vec::new();
+        let user = super::modules::data_var_names(code);
+        let filter = build(&user, code, named, modules, &mut data)?;
+        return Ok((Rc::new(filter), data));
+    }
     let key = (code.to_string(), named.to_vec());
     if let Some(f) = FILTERS.with(|c| c.borrow().get(&key).cloned()) {
-        return Ok(f);
+        return Ok((f, Vec::new()));
     }
     // The rewrite prints from jaq's own syntax tree, so its output always
     // parses; should it ever not compile, the filter as written still may.
-    let alternatives = super::alternatives::rewrite(code);
-    let jq = alternatives.as_deref().unwrap_or(code);
+    let dotted = super::alternatives::leading_dot_numbers(code);
+    let code_read = dotted.as_deref().unwrap_or(code);
+    let alternatives = super::alternatives::rewrite(code_read);
+    let jq = alternatives.as_deref().unwrap_or(code_read);
     let filter = match super::rewrite::rewrite(jq) {
-        Some(user) => build(&user, code, named).or_else(|_| build(jq, code, named))?,
-        None => build(jq, code, named)?,
+        Some(user) => build(&user, code, named, modules, &mut Vec::new())
+            .or_else(|_| build(jq, code, named, modules, &mut Vec::new()))?,
+        None => build(jq, code, named, modules, &mut Vec::new())?,
     };
     let filter = Rc::new(filter);
     FILTERS.with(|c| {
@@ -833,21 +878,35 @@ fn compile(code: &str, named: &[String]) -> Result<Rc<jaq_core::Filter<JqData>>,
         }
         c.insert(key, filter.clone());
     });
-    Ok(filter)
+    Ok((filter, Vec::new()))
+}
+
+/// The jq definitions of [`JQ_COMPAT`], with `env` and `now` seeing the
+/// sandbox, not the host; parsed once.
+fn compat_defs() -> Vec<jaq_core::load::parse::Def<&'static str>> {
+    const SANDBOX: &str = "def env: $ENV; def now: $__sandkeep_now;";
+    let parse = |code: &'static str| jaq_core::load::parse(code, |p| p.defs()).unwrap_or_default();
+    let mut defs = parse(SANDBOX);
+    defs.extend(parse(JQ_COMPAT));
+    defs
 }
 
 /// Loads and compiles the user's filter `user` (rewritten from `original`)
-/// after the prelude.
+/// over the prelude, its modules found through `modules`; the values of its
+/// data imports (`import "f" as $f`) go to `data`, in the order the
+/// filter's variables expect them.
 fn build(
     user: &str,
     original: &str,
     named: &[String],
+    modules: &ModulePaths<'_>,
+    data: &mut Vec<Val>,
 ) -> Result<jaq_core::Filter<JqData>, Failure> {
-    // `env` and `now` must see the sandbox, not the host.
-    let program = format!("def env: $ENV; def now: $__sandkeep_now; {JQ_COMPAT}\n{user}");
+    let program = user;
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
-        .chain(jaq_json::defs());
+        .chain(jaq_json::defs())
+        .chain(compat_defs());
     let funs = jaq_core::funs::<JqData>()
         .filter(|(name, _, _)| *name != "range")
         .chain(jaq_std::funs().filter(|(name, _, _)| !HOST_FUNS.contains(name)))
@@ -863,25 +922,57 @@ fn build(
         .chain(super::regex::funs())
         .chain(super::errors::funs())
         .chain(sandbox_funs());
-    let loader = Loader::new(defs);
+    let loader = Loader::new(defs)
+        .with_read(|import: jaq_core::load::Import<&str, String>| modules.read_module(import));
     let arena = Arena::default();
-    let modules = loader
+    let loaded = loader
         .load(
             &arena,
             File {
-                code: program.as_str(),
-                path: (),
+                code: program,
+                path: String::new(),
             },
         )
         .map_err(|errs| {
-            fail(
-                3,
-                format!(
-                    "jq: error: syntax error in filter ({} error(s))\njq: 1 compile error",
-                    errs.len()
-                ),
-            )
+            let io: Vec<String> = errs
+                .iter()
+                .filter_map(|(_, e)| match e {
+                    jaq_core::load::Error::Io(es) => Some(es.iter().map(|(_, m)| m.clone())),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            if io.is_empty() {
+                fail(
+                    3,
+                    format!(
+                        "jq: error: syntax error in filter ({} error(s))\njq: 1 compile error",
+                        errs.len()
+                    ),
+                )
+            } else {
+                let n = io.len();
+                let lines: String = io.iter().map(|m| format!("jq: error: {m}\n")).collect();
+                fail(
+                    3,
+                    format!(
+                        "{lines}jq: {n} compile error{}",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                )
+            }
         })?;
+    jaq_core::load::import(&loaded, |import| {
+        data.push(modules.read_data(import)?);
+        Ok(())
+    })
+    .map_err(|_| {
+        fail(
+            3,
+            "jq: error: could not load a data module\njq: 1 compile error",
+        )
+    })?;
+    let modules = loaded;
     let globals = GLOBALS
         .iter()
         .copied()
@@ -1000,7 +1091,22 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
         .unwrap_or_else(|| ".".to_string());
 
     let names: Vec<String> = o.named.iter().map(|(n, _)| format!("${n}")).collect();
-    let filter = compile(&code, &names)?;
+    let home = ctx
+        .env
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| v.as_str());
+    let module_paths = ModulePaths {
+        fs: ctx.fs,
+        cwd: ctx.cwd,
+        home,
+        library: if o.library.is_empty() {
+            super::modules::default_library()
+        } else {
+            o.library.clone()
+        },
+    };
+    let (filter, data_imports) = compile(&code, &names, &module_paths)?;
     let named = object(
         o.named
             .iter()
@@ -1058,7 +1164,11 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
         // As in jq, the exit status follows the last input's run.
         status = 0;
         let globals = var_values.iter().cloned();
-        let vars = Vars::new(globals.chain(o.named.iter().map(|(_, v)| v.clone())));
+        let vars = Vars::new(
+            globals
+                .chain(o.named.iter().map(|(_, v)| v.clone()))
+                .chain(data_imports.iter().cloned()),
+        );
         let jctx = Ctx::<JqData>::new(&data, vars);
         for y in filter.id.run((jctx, input)) {
             if ctx.control.check().is_err() {

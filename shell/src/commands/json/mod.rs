@@ -10,6 +10,7 @@ mod alternatives;
 mod errors;
 mod format;
 mod jq;
+mod modules;
 mod parse_errors;
 mod paths;
 mod prelude;

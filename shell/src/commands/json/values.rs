@@ -109,7 +109,7 @@ fn rem(l: Val, r: Val) -> Result<Val, Error> {
     let (a, b) = (num_to_f64(a) as i64, num_to_f64(b) as i64);
     if b == 0 {
         return Err(Error::str(format!(
-            "{} and {} cannot be divided because the divisor is zero",
+            "{} and {} cannot be divided (remainder) because the divisor is zero",
             describe(&l),
             describe(&r)
         )));
