@@ -394,7 +394,15 @@ fn escapes(h: &Host) -> Vec<Case> {
     for (name, script) in [
         (
             "no host programs",
-            "python3 -c 1 || perl -e 1 || /usr/bin/env python3 -c 1",
+            "perl -e 1 || gcc --version || /usr/bin/env ruby -e 1",
+        ),
+        (
+            "no processes from the embedded python",
+            "python3 -c 'import subprocess; subprocess.run([\"id\"])'",
+        ),
+        (
+            "no host os calls from the embedded python",
+            "python3 -c 'import os; os.system(\"id\")'",
         ),
         (
             "no network",

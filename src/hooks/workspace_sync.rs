@@ -437,29 +437,16 @@ fn apply_changes(
     }
     let mut needed = Vec::new();
     for l in changes.listing.entries.iter().filter(|l| is_kept(&l.path)) {
-        let kind = match l.kind {
-            ListedKind::File => Kind::File,
-            ListedKind::Dir => Kind::Dir,
-            ListedKind::Symlink => Kind::Symlink,
-            ListedKind::Other => {
-                remove_below(&mut tree, &l.path, true);
-                continue;
-            }
+        let Some(mut entry) = listed_entry(l) else {
+            remove_below(&mut tree, &l.path, true);
+            continue;
         };
-        if kind != Kind::Dir {
+        if entry.kind != Kind::Dir {
             // A directory replaced by a file or link takes its subtree along.
             remove_below(&mut tree, &l.path, false);
         }
         let old = base.entries.get(&l.path);
-        let mut entry = Entry {
-            kind,
-            mode: l.mode,
-            mtime: l.mtime,
-            size: if kind == Kind::File { l.size } else { 0 },
-            hash: None,
-            link: l.link.clone(),
-        };
-        if kind == Kind::File {
+        if entry.kind == Kind::File {
             match (written.get(&l.path), old) {
                 (Some(w), _) if w.kind == Kind::File => entry = w.clone(),
                 // Not written, by the sandbox's account; the stat must agree
@@ -504,21 +491,10 @@ fn reuse_unchanged(listing: &Listing, base: &Manifest, listed_at: i64) -> (Manif
     let mut seen = HashSet::new();
     for l in listing.entries.iter().filter(|l| is_kept(&l.path)) {
         seen.insert(l.path.as_str());
-        let kind = match l.kind {
-            ListedKind::File => Kind::File,
-            ListedKind::Dir => Kind::Dir,
-            ListedKind::Symlink => Kind::Symlink,
-            ListedKind::Other => continue,
+        let Some(mut entry) = listed_entry(l) else {
+            continue;
         };
-        let mut entry = Entry {
-            kind,
-            mode: l.mode,
-            mtime: l.mtime,
-            size: if kind == Kind::File { l.size } else { 0 },
-            hash: None,
-            link: l.link.clone(),
-        };
-        if kind == Kind::File {
+        if entry.kind == Kind::File {
             match base.entries.get(&l.path) {
                 Some(o) if same_file(o, l, listed_at) => entry.hash = o.hash,
                 _ => needed.push(l.path.clone()),
@@ -527,6 +503,25 @@ fn reuse_unchanged(listing: &Listing, base: &Manifest, listed_at: i64) -> (Manif
         tree.entries.insert(l.path.clone(), entry);
     }
     (tree, needed)
+}
+
+/// A listed path as a manifest entry without a content hash (`None` for a
+/// device, fifo or socket: never kept).
+fn listed_entry(l: &Listed) -> Option<Entry> {
+    let kind = match l.kind {
+        ListedKind::File => Kind::File,
+        ListedKind::Dir => Kind::Dir,
+        ListedKind::Symlink => Kind::Symlink,
+        ListedKind::Other => return None,
+    };
+    Some(Entry {
+        kind,
+        mode: l.mode,
+        mtime: l.mtime,
+        size: if kind == Kind::File { l.size } else { 0 },
+        hash: None,
+        link: l.link.clone(),
+    })
 }
 
 /// True when `listed` is the file `old` was, by its stat: same kind, mode,

@@ -258,7 +258,7 @@ mod tests {
         );
         assert_eq!(rw("import subprocess\n"), "_sk_refuse(\"subprocess\")\n");
         assert_eq!(rw("s = 'import sys'\n"), "s = 'import sys'\n");
-        assert_eq!(rw("x = '%d' % (1 + 2)\n"), "x = _sk_pct('%d', ((1 + 2)))\n");
+        assert_eq!(rw("x = '%d' % (1 + 2)\n"), "x = _sk_pct('%d', (1 + 2))\n");
         assert_eq!(rw("x = y % 2\n"), "x = y % 2\n");
         assert_eq!(rw("def (:\n"), "def (:\n");
     }

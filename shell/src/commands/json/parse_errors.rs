@@ -60,6 +60,9 @@ impl Parser {
             _ => None,
         };
         match pattern {
+            // Debian's jq 1.6 (1.6-2.1+deb12u3, the reference here) reads a
+            // three-letter `n...` other than `nan` as a number.
+            Some(b"nan") if t != b"nan" => Err("Invalid numeric literal"),
             Some(p) if t != p => Err("Invalid literal"),
             Some(_) => self.value(Kind::Other),
             None if is_number(&t) => self.value(Kind::Other),
@@ -286,6 +289,10 @@ mod tests {
         );
         assert_eq!(
             m("nul\n").as_deref(),
+            Some("Invalid numeric literal at line 2, column 0")
+        );
+        assert_eq!(
+            m("tru\n").as_deref(),
             Some("Invalid literal at line 2, column 0")
         );
         assert_eq!(
