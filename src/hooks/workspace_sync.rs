@@ -322,8 +322,9 @@ async fn take_snapshot(
         .await
         .map_err(|e| format!("listing /workspace: {e}"))?;
     let (mut tree, needed, listed_at, mut bytes_new) = match changes {
-        Some(changes) => {
-            let (written, bytes) = store_tar(paths, changes.written.clone()).await?;
+        Some(mut changes) => {
+            let tar = std::mem::take(&mut changes.written);
+            let (written, bytes) = store_tar(paths, tar).await?;
             let (tree, needed) = apply_changes(&state.tree, state.listed_at, &changes, &written);
             (tree, needed, changes.listing.listed_at, bytes)
         }
