@@ -181,6 +181,7 @@ struct GenerationRows {
     park: Duration,
     turn: Duration,
     cli: Option<Duration>,
+    mcp: Option<Duration>,
     growth: u64,
 }
 
@@ -274,13 +275,59 @@ async fn generations_bench(
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         })
     });
+    let mcp = cli_backend.map(|b| mcp_call_median(data.path(), b, if n > 2 { 100 } else { 20 }));
     GenerationRows {
         start: median(starts),
         park: median(parks),
         turn: median(turns),
         cli,
+        mcp,
         growth: median(growth).as_nanos() as u64,
     }
+}
+
+/// The median of `calls` MCP `bash` calls through `sandkeep mcp`'s stdio,
+/// each writing one file (so each is a turn that keeps a generation).
+fn mcp_call_median(data: &Path, backend: &str, calls: usize) -> Duration {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sandkeep"))
+        .args(["-q", "--data"])
+        .arg(data)
+        .args(["mcp", "--agent", "bench", "--backend", backend])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut call = |id: usize, body: &str| {
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},{body}}}"#).unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert!(line.contains(&format!("\"id\":{id}")), "{line}");
+        assert!(!line.contains("\"isError\":true"), "{line}");
+    };
+    call(
+        0,
+        r#""method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}"#,
+    );
+    let samples = (1..=calls)
+        .map(|id| {
+            let t = Instant::now();
+            call(
+                id,
+                &format!(
+                    r#""method":"tools/call","params":{{"name":"bash","arguments":{{"command":"echo {id} > one.txt"}}}}"#
+                ),
+            );
+            t.elapsed()
+        })
+        .collect();
+    drop(stdin);
+    child.wait().unwrap();
+    median(samples)
 }
 
 /// A local backend whose filesystem holds a 1 GB workspace.
@@ -296,7 +343,7 @@ fn push_generation_rows(
     rows: &mut Vec<Row>,
     label: &str,
     g: &GenerationRows,
-    empty_turn: Duration,
+    empty: &GenerationRows,
     tar_pack: Duration,
     tar_unpack: Duration,
 ) {
@@ -313,8 +360,15 @@ fn push_generation_rows(
     rows.push(Row {
         name: format!("{label}: a whole turn (run + park, as one MCP call)"),
         ours: g.turn,
-        reference: Some(("the same turn, empty workspace".into(), empty_turn)),
+        reference: Some(("the same turn, empty workspace".into(), empty.turn)),
     });
+    if let (Some(mcp), Some(empty_mcp)) = (g.mcp, empty.mcp) {
+        rows.push(Row {
+            name: format!("{label}: MCP `bash` call writing one file, through stdio (median)"),
+            ours: mcp,
+            reference: Some(("the same call, empty workspace".into(), empty_mcp)),
+        });
+    }
     if let Some(cli) = g.cli {
         rows.push(Row {
             name: format!("{label}: `sandkeep run --agent` end to end"),
@@ -434,12 +488,12 @@ async fn main() {
             empty_ws = archive.clone();
         }
         let local = generations_bench(big_local(), &archive, files, n, Some("local")).await;
-        let local_empty = generations_bench(big_local(), &empty_ws, 0, n, None).await;
+        let local_empty = generations_bench(big_local(), &empty_ws, 0, n, Some("local")).await;
         push_generation_rows(
             &mut rows,
             &format!("local, {label}"),
             &local,
-            local_empty.turn,
+            &local_empty,
             tar_pack,
             tar_unpack,
         );
@@ -452,7 +506,7 @@ async fn main() {
                         &mut rows,
                         &format!("docker, {label}"),
                         &g,
-                        e.turn,
+                        &e,
                         tar_pack,
                         tar_unpack,
                     );

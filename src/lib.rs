@@ -47,7 +47,7 @@ pub mod server;
 pub mod session;
 pub mod store;
 
-pub use hooks::{Hook, HookContext, HookError, HookEvent, HookResult};
+pub use hooks::{Hook, HookContext, HookError, HookEvent, HookResult, KeptGeneration};
 pub use runtime::{AgentPaths, Runtime, RuntimeBuilder};
 pub use sandbox::{Backend, BackendKind, RunRequest, RunResult, Sandbox, SandboxError};
 pub use session::Session;

@@ -173,6 +173,7 @@ impl Session {
             sandbox: self.sandbox.clone(),
             paths: self.paths.clone(),
             error,
+            kept: Default::default(),
         }
     }
 
@@ -187,6 +188,20 @@ impl Session {
         let ctx = self.context(event, error);
         let failures = self.rt.hooks.emit(&ctx).await;
         if let Some(log) = &self.events {
+            if let Some(kept) = ctx.kept() {
+                log.record(
+                    "workspace.kept",
+                    json!({
+                        "generation": kept.id.as_str(),
+                        "created": kept.created,
+                        "merged": kept.merged,
+                        "added": kept.stats.added,
+                        "modified": kept.stats.modified,
+                        "deleted": kept.stats.deleted,
+                        "bytes_new": kept.stats.bytes_new,
+                    }),
+                );
+            }
             for f in &failures {
                 log.record(
                     "hook.failed",

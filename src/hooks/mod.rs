@@ -12,7 +12,7 @@
 //! hook works on every backend.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 mod mindlog_copy;
 mod workspace_sync;
@@ -22,6 +22,7 @@ pub use workspace_sync::WorkspaceSync;
 
 use crate::runtime::AgentPaths;
 use crate::sandbox::{Sandbox, SandboxError};
+use crate::store::{Change, ChangeStats, GenerationId};
 
 /// A session event hooks react to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -68,6 +69,29 @@ pub struct HookContext {
     pub(crate) sandbox: Option<Arc<dyn Sandbox>>,
     pub(crate) paths: Option<AgentPaths>,
     pub(crate) error: Option<String>,
+    /// Filled by the workspace-sync hook when it parks; read by the hooks
+    /// after it and by the session's event log.
+    pub(crate) kept: Arc<Mutex<Option<KeptGeneration>>>,
+}
+
+/// What a park kept of the workspace: the generation and how it differs
+/// from the tree at the session's previous park (or restore). Hooks that run
+/// after the workspace-sync hook at `session.waiting` and
+/// `session.completed` see it with [`HookContext::kept`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KeptGeneration {
+    /// The generation that is now the session's base (the head's, unless
+    /// the session's restore failed).
+    pub id: GenerationId,
+    /// False when nothing changed, so no generation was made.
+    pub created: bool,
+    /// True when another session had moved the head and ours was merged.
+    pub merged: bool,
+    /// `+added ~modified -deleted` and the bytes new in the store.
+    pub stats: ChangeStats,
+    /// The changed paths (directories included), in path order.
+    pub changes: Vec<Change>,
 }
 
 impl fmt::Debug for HookContext {
@@ -123,6 +147,16 @@ impl HookContext {
     /// Why the session failed (only at [`HookEvent::SessionFailed`]).
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
+    }
+
+    /// What the workspace-sync hook kept at this event, once it has run
+    /// (hooks registered after the default ones see it).
+    pub fn kept(&self) -> Option<KeptGeneration> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub(crate) fn set_kept(&self, kept: KeptGeneration) {
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(kept);
     }
 }
 

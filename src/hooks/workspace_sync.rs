@@ -28,12 +28,12 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use crate::hooks::{Hook, HookContext, HookError, HookResult};
+use crate::hooks::{Hook, HookContext, HookError, HookResult, KeptGeneration};
 use crate::mindlog::SANDBOX_MINDLOG_PATH;
-use crate::runtime::AgentPaths;
 use crate::sandbox::{Listed, ListedKind, Listing, SANDBOX_UID, Sandbox, WorkspaceChanges};
 use crate::store::{
-    Commit, Entry, GenerationId, Hash, Kind, Manifest, StoreError, read_tar_entries,
+    ChangeStats, Commit, Edit, Entry, GenerationId, Generations, Hash, Kind, Manifest, Retention,
+    StoreError, read_tar_entries,
 };
 
 /// What the hook remembers about one session.
@@ -50,6 +50,14 @@ struct SyncState {
     listed_at: i64,
     /// Why the restore failed, if it did: snapshots then never move the head.
     restore_failed: Option<String>,
+    /// The session's handle on its agent's generations, kept so that every
+    /// park reuses one store index and one record cache.
+    gens: Option<Generations>,
+    /// A park failed part way: `tree` may be ahead of `base`, so the next
+    /// park starts again from `base`'s tree and a full listing.
+    stale: bool,
+    /// The head's sequence number when the session started.
+    start_seq: u64,
 }
 
 impl Default for SyncState {
@@ -61,16 +69,29 @@ impl Default for SyncState {
             tree,
             listed_at: 0,
             restore_failed: None,
+            gens: None,
+            stale: false,
+            start_seq: 0,
         }
     }
 }
 
 /// The workspace-sync hook (registered by default, see
 /// [`RuntimeBuilder::default_hooks`](crate::runtime::RuntimeBuilder::default_hooks)).
+///
+/// History does not grow without bound: a session that completes after the
+/// head's sequence number crossed a multiple of [`GC_EVERY`] collects the
+/// store with the hook's [`Retention`] (by default
+/// [`Retention::default`]), at most once per that many generations whichever
+/// process made them.
 #[derive(Debug, Default)]
 pub struct WorkspaceSync {
     sessions: Mutex<HashMap<String, SyncState>>,
+    retention: Option<Retention>,
 }
+
+/// How many generations pass between automatic collections.
+pub const GC_EVERY: u64 = 64;
 
 fn hook_err(e: impl std::fmt::Display) -> HookError {
     HookError::critical(e.to_string())
@@ -96,12 +117,45 @@ impl WorkspaceSync {
         WorkspaceSync::default()
     }
 
-    fn state(&self, session: &str) -> SyncState {
+    /// Collects history with `retention` instead of the default.
+    pub fn with_retention(mut self, retention: Retention) -> WorkspaceSync {
+        self.retention = Some(retention);
+        self
+    }
+
+    /// Collects the store when the head crossed a multiple of [`GC_EVERY`]
+    /// since `start_seq`. A failure is logged: the generations are intact.
+    async fn collect_if_due(&self, sid: &str, gens: Generations, start_seq: u64) {
+        let retention = self.retention.unwrap_or_default();
+        let report = blocking(move || {
+            let Some(head) = gens.head()? else {
+                return Ok(None);
+            };
+            if head.seq / GC_EVERY <= start_seq / GC_EVERY {
+                return Ok(None);
+            }
+            gens.gc(retention).map(Some)
+        })
+        .await;
+        match report {
+            Ok(Some(r)) => tracing::info!(
+                "[workspace-sync] {sid} gc: kept {} generations, removed {}, freed {} bytes",
+                r.kept,
+                r.removed,
+                r.freed_bytes
+            ),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("[workspace-sync] {sid} gc failed: {e}"),
+        }
+    }
+
+    /// The session's state, out of the map while a park works on it (so its
+    /// tree is the park's alone and is edited in place).
+    fn take_state(&self, session: &str) -> SyncState {
         self.sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(session)
-            .cloned()
+            .remove(session)
             .unwrap_or_default()
     }
 
@@ -169,6 +223,9 @@ impl WorkspaceSync {
                 tree_hash: head.tree,
                 listed_at: head.listed_at,
                 restore_failed: None,
+                gens: Some(gens),
+                stale: false,
+                start_seq: head.seq,
             },
         );
         Ok(())
@@ -193,93 +250,135 @@ impl WorkspaceSync {
         };
         let sid = ctx.session_id().to_string();
         let sandbox = ctx.sandbox()?;
-        let state = self.state(&sid);
-        let (tree, bytes_new, listed_at) =
-            match take_snapshot(sandbox.as_ref(), paths, &state).await {
-                Ok(x) => x,
-                Err(e) => {
-                    let e = one_line(&e);
-                    tracing::warn!("[workspace-sync] {sid} snapshot failed: {e}");
-                    return Err(hook_err(format!(
-                        "snapshot failed: {e}; the last kept generation stays the head"
-                    )));
-                }
-            };
-        if state.restore_failed.is_none()
-            && state.base.is_some()
-            && tree.entries == state.tree.entries
-        {
-            let base = state
-                .base
-                .clone()
-                .unwrap_or_else(|| GenerationId(String::new()));
-            tracing::info!("[workspace-sync] {sid} unchanged since generation {base}");
-            self.set_state(&sid, SyncState { listed_at, ..state });
-            return Ok(());
-        }
-        let gens = paths.generations();
-        if let Some(reason) = &state.restore_failed {
-            let note = format!("the restore had failed: {reason}");
-            let sid2 = sid.clone();
-            let record = blocking(move || {
-                gens.commit_detached(&tree, bytes_new, Some(&sid2), listed_at, &note)
-            })
-            .await
-            .map_err(|e| hook_err(format!("snapshot failed: {e}")))?;
-            tracing::warn!(
-                "[workspace-sync] {sid} kept generation {} beside the head (the restore had failed, so the head was left as it was)",
-                record.id
-            );
-            return Ok(());
-        }
-        let tree = Arc::new(tree);
-        let commit = {
-            let (gens, tree, base, base_tree, sid) = (
-                gens.clone(),
-                tree.clone(),
-                state.base.clone(),
-                state.tree.clone(),
-                sid.clone(),
-            );
-            let base_hash = state.tree_hash;
-            blocking(move || {
-                gens.commit_from(
-                    base.as_ref(),
-                    Some((base_tree, base_hash)),
-                    tree,
-                    bytes_new,
-                    Some(&sid),
-                    listed_at,
-                )
-            })
-            .await
-        };
-        let commit = match commit {
-            Ok(c) => c,
+        let mut state = self.take_state(&sid);
+        let gens = state
+            .gens
+            .get_or_insert_with(|| paths.generations())
+            .clone();
+        let result = keep(&sid, sandbox.as_ref(), &gens, &mut state).await;
+        match &result {
+            Ok(Some(kept)) => ctx.set_kept(kept.clone()),
+            Ok(None) => {}
             Err(e) => {
-                tracing::warn!("[workspace-sync] {sid} snapshot failed: {e}");
-                return Err(hook_err(format!(
-                    "snapshot failed: {e}; the last kept generation stays the head"
-                )));
+                tracing::warn!("[workspace-sync] {sid} {e}");
+                state.stale = true;
             }
-        };
-        log_commit(&sid, &commit);
-        self.set_state(
-            &sid,
-            SyncState {
-                base: Some(commit.record.id.clone()),
-                tree_hash: if commit.merged {
-                    tree.tree_hash()
-                } else {
-                    commit.record.tree
-                },
-                tree,
-                listed_at,
-                restore_failed: None,
-            },
-        );
-        Ok(())
+        }
+        self.set_state(&sid, state);
+        result
+            .map(|_| ())
+            .map_err(|e| hook_err(format!("{e}; the last kept generation stays the head")))
     }
+}
+
+/// One park: brings `state.tree` up to the sandbox's tree and keeps it as a
+/// generation (the head's child, a merge, or beside the head after a failed
+/// restore); what it kept, when there is a generation to name.
+async fn keep(
+    sid: &str,
+    sandbox: &dyn Sandbox,
+    gens: &Generations,
+    state: &mut SyncState,
+) -> Result<Option<KeptGeneration>, String> {
+    let full = state.stale;
+    if full {
+        reload_base(gens, state)
+            .await
+            .map_err(|e| format!("snapshot failed: reading the head: {e}"))?;
+    }
+    let snap = take_snapshot(sandbox, gens, state, full)
+        .await
+        .map_err(|e| format!("snapshot failed: {}", one_line(&e)))?;
+    state.listed_at = snap.listed_at;
+    let changes = snap.edit.diff(&state.tree);
+    if state.restore_failed.is_none()
+        && let Some(base) = &state.base
+        && snap.edit.is_noop(&state.tree)
+    {
+        tracing::info!("[workspace-sync] {sid} unchanged since generation {base}");
+        return Ok(Some(KeptGeneration {
+            id: base.clone(),
+            created: false,
+            merged: false,
+            stats: ChangeStats::default(),
+            changes,
+        }));
+    }
+    let (ours, listed_at, bytes_new) = (state.tree.clone(), snap.listed_at, snap.bytes_new);
+    if let Some(reason) = &state.restore_failed {
+        let note = format!("the restore had failed: {reason}");
+        let (gens, sid2) = (gens.clone(), sid.to_string());
+        let record =
+            blocking(move || gens.commit_detached(&ours, bytes_new, Some(&sid2), listed_at, &note))
+                .await
+                .map_err(|e| format!("snapshot failed: {e}"))?;
+        tracing::warn!(
+            "[workspace-sync] {sid} kept generation {} beside the head (the restore had failed, so the head was left as it was)",
+            record.id
+        );
+        return Ok(None);
+    }
+    let commit = {
+        let (gens, base, base_hash, sid) = (
+            gens.clone(),
+            state.base.clone(),
+            state.tree_hash,
+            sid.to_string(),
+        );
+        let edit = snap.edit;
+        blocking(move || match &base {
+            Some(base) => gens.commit_edit(
+                base,
+                base_hash,
+                ours,
+                &edit,
+                bytes_new,
+                Some(&sid),
+                listed_at,
+            ),
+            None => gens.commit(None, &ours, bytes_new, Some(&sid), listed_at, None),
+        })
+        .await
+        .map_err(|e| format!("snapshot failed: {e}"))?
+    };
+    log_commit(sid, &commit);
+    state.base = Some(commit.record.id.clone());
+    // The sandbox holds our tree, not a merge of it: the next park starts there.
+    state.tree_hash = if commit.merged {
+        state.tree.tree_hash()
+    } else {
+        commit.record.tree
+    };
+    Ok(Some(KeptGeneration {
+        id: commit.record.id,
+        created: commit.created,
+        merged: commit.merged,
+        stats: if commit.created {
+            commit.record.stats
+        } else {
+            ChangeStats::default()
+        },
+        changes,
+    }))
+}
+
+/// Puts `base`'s tree back in `state` after a park failed part way.
+async fn reload_base(gens: &Generations, state: &mut SyncState) -> Result<(), StoreError> {
+    let Some(base) = state.base.clone() else {
+        *state = SyncState {
+            gens: state.gens.take(),
+            restore_failed: state.restore_failed.take(),
+            ..SyncState::default()
+        };
+        return Ok(());
+    };
+    let gens = gens.clone();
+    let (tree, record) = blocking(move || Ok((gens.manifest(&base)?, gens.record(&base)?))).await?;
+    state.tree = tree;
+    state.tree_hash = record.tree;
+    state.listed_at = record.listed_at;
+    state.stale = false;
+    Ok(())
 }
 
 fn log_commit(sid: &str, commit: &Commit) {
@@ -308,25 +407,41 @@ fn log_commit(sid: &str, commit: &Commit) {
     }
 }
 
-/// Finds what changed since `state.tree` (the sandbox's own account of its
-/// changes when it has one, else a full listing compared by stat), reads
-/// it, stores the new blobs: the new tree, the bytes written, and when it
-/// was listed.
+/// What a park found.
+struct Snapshot {
+    /// How `state.tree` was edited into the sandbox's tree.
+    edit: Edit,
+    /// Bytes of new blobs written to the store.
+    bytes_new: u64,
+    /// The sandbox clock when it was listed.
+    listed_at: i64,
+}
+
+/// Brings `state.tree` up to the sandbox's tree (from the sandbox's own
+/// account of its changes when it has one and `full` is not asked, else a
+/// full listing compared by stat), reading what changed and storing the new
+/// blobs.
 async fn take_snapshot(
     sandbox: &dyn Sandbox,
-    paths: &AgentPaths,
-    state: &SyncState,
-) -> Result<(Manifest, u64, i64), String> {
-    let changes = sandbox
-        .workspace_changes()
-        .await
-        .map_err(|e| format!("listing /workspace: {e}"))?;
-    let (mut tree, needed, listed_at, mut bytes_new) = match changes {
+    gens: &Generations,
+    state: &mut SyncState,
+    full: bool,
+) -> Result<Snapshot, String> {
+    let changes = if full {
+        None
+    } else {
+        sandbox
+            .workspace_changes()
+            .await
+            .map_err(|e| format!("listing /workspace: {e}"))?
+    };
+    let (mut edit, needed, listed_at, mut bytes_new) = match changes {
         Some(mut changes) => {
             let tar = std::mem::take(&mut changes.written);
-            let (written, bytes) = store_tar(paths, tar).await?;
-            let (tree, needed) = apply_changes(&state.tree, state.listed_at, &changes, &written);
-            (tree, needed, changes.listing.listed_at, bytes)
+            let (written, bytes) = store_tar(gens, tar).await?;
+            let tree = Arc::make_mut(&mut state.tree);
+            let (edit, needed) = apply_changes(tree, state.listed_at, &changes, &written);
+            (edit, needed, changes.listing.listed_at, bytes)
         }
         None => {
             let listing = sandbox
@@ -334,42 +449,44 @@ async fn take_snapshot(
                 .await
                 .map_err(|e| format!("listing /workspace: {e}"))?;
             let (tree, needed) = reuse_unchanged(&listing, &state.tree, state.listed_at);
-            (tree, needed, listing.listed_at, 0)
+            let edit = Edit::between(&state.tree, &tree);
+            state.tree = Arc::new(tree);
+            (edit, needed, listing.listed_at, 0)
         }
     };
-    if needed.is_empty() {
-        return Ok((tree, bytes_new, listed_at));
-    }
-    let tar = sandbox
-        .export_paths(&needed)
-        .await
-        .map_err(|e| format!("reading changed files: {e}"))?;
-    let (mut exported, written) = store_tar(paths, tar).await?;
-    bytes_new += written;
-    for path in &needed {
-        match exported.remove(path) {
-            Some(e) => {
-                tree.entries.insert(path.clone(), e);
-            }
-            // Gone between the listing and the export.
-            None => {
-                tree.entries.remove(path);
+    if !needed.is_empty() {
+        let tar = sandbox
+            .export_paths(&needed)
+            .await
+            .map_err(|e| format!("reading changed files: {e}"))?;
+        let (mut exported, written) = store_tar(gens, tar).await?;
+        bytes_new += written;
+        let tree = Arc::make_mut(&mut state.tree);
+        for path in needed {
+            match exported.remove(&path) {
+                Some(e) => edit.insert(tree, path, e),
+                // Gone between the listing and the export.
+                None => edit.remove(tree, &path),
             }
         }
     }
-    Ok((tree, bytes_new, listed_at))
+    Ok(Snapshot {
+        edit,
+        bytes_new,
+        listed_at,
+    })
 }
 
 /// Reads a tar from the sandbox and stores the blobs the store lacks:
 /// each member's entry by path, and the bytes written.
 async fn store_tar(
-    paths: &AgentPaths,
+    gens: &Generations,
     tar: Vec<u8>,
 ) -> Result<(HashMap<String, Entry>, u64), String> {
     if tar.is_empty() {
         return Ok((HashMap::new(), 0));
     }
-    let gens = paths.generations();
+    let gens = gens.clone();
     blocking(move || {
         let (mut entries, _refused) =
             read_tar_entries(&tar[..]).map_err(|e| StoreError::BadArchive(e.to_string()))?;
@@ -391,18 +508,18 @@ async fn store_tar(
     .map_err(|e| e.to_string())
 }
 
-/// `base` with a sandbox's account of its changes applied: the new tree, and
-/// the files whose content is neither in `written` nor known from `base`
-/// (they must be read).
+/// Applies a sandbox's account of its changes to `tree` in place: what was
+/// edited, and the files whose content is neither in `written` nor known
+/// from the tree before (they must be read).
 fn apply_changes(
-    base: &Manifest,
+    tree: &mut Manifest,
     listed_at: i64,
     changes: &WorkspaceChanges,
     written: &HashMap<String, Entry>,
-) -> (Manifest, Vec<String>) {
-    let mut tree = base.clone();
+) -> (Edit, Vec<String>) {
+    let mut edit = Edit::default();
     for top in &changes.listed_trees {
-        remove_below(&mut tree, top, true);
+        remove_below(tree, &mut edit, top, true);
     }
     // A name below a listed directory that the listing lacks is gone.
     let mut present: HashMap<&str, HashSet<&str>> = changes
@@ -433,22 +550,21 @@ fn apply_changes(
             .map(|(p, _)| p.clone())
             .collect();
         for path in gone {
-            remove_below(&mut tree, &path, true);
+            remove_below(tree, &mut edit, &path, true);
         }
     }
     let mut needed = Vec::new();
     for l in changes.listing.entries.iter().filter(|l| is_kept(&l.path)) {
         let Some(mut entry) = listed_entry(l) else {
-            remove_below(&mut tree, &l.path, true);
+            remove_below(tree, &mut edit, &l.path, true);
             continue;
         };
         if entry.kind != Kind::Dir {
             // A directory replaced by a file or link takes its subtree along.
-            remove_below(&mut tree, &l.path, false);
+            remove_below(tree, &mut edit, &l.path, false);
         }
-        let old = base.entries.get(&l.path);
         if entry.kind == Kind::File {
-            match (written.get(&l.path), old) {
+            match (written.get(&l.path), edit.original(tree, &l.path)) {
                 (Some(w), _) if w.kind == Kind::File => entry = w.clone(),
                 // Not written, by the sandbox's account; the stat must agree
                 // too (an account kept by timestamps can be fooled).
@@ -456,20 +572,20 @@ fn apply_changes(
                 _ => needed.push(l.path.clone()),
             }
         }
-        tree.entries.insert(l.path.clone(), entry);
+        edit.insert(tree, l.path.clone(), entry);
     }
-    (tree, needed)
+    (edit, needed)
 }
 
 /// Removes everything below `path` from `tree`, and `path` itself with
 /// `itself` (`""` names the whole tree).
-fn remove_below(tree: &mut Manifest, path: &str, itself: bool) {
+fn remove_below(tree: &mut Manifest, edit: &mut Edit, path: &str, itself: bool) {
     if path.is_empty() {
-        tree.entries.clear();
+        edit.clear(tree);
         return;
     }
     if itself {
-        tree.entries.remove(path);
+        edit.remove(tree, path);
     }
     let prefix = format!("{path}/");
     let below: Vec<String> = tree
@@ -479,7 +595,7 @@ fn remove_below(tree: &mut Manifest, path: &str, itself: bool) {
         .map(|(p, _)| p.clone())
         .collect();
     for p in below {
-        tree.entries.remove(&p);
+        edit.remove(tree, &p);
     }
 }
 
@@ -561,7 +677,13 @@ impl Hook for WorkspaceSync {
 
     async fn session_completed(&self, ctx: &HookContext) -> HookResult {
         let result = self.snapshot(ctx).await;
-        self.forget(ctx.session_id());
+        let state = self.take_state(ctx.session_id());
+        if result.is_ok()
+            && let Some(gens) = state.gens
+        {
+            self.collect_if_due(ctx.session_id(), gens, state.start_seq)
+                .await;
+        }
         result
     }
 
@@ -574,8 +696,10 @@ impl Hook for WorkspaceSync {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::Hook;
     use crate::sandbox::local::LocalSandbox;
     use crate::sandbox::{RunRequest, SandboxSpec};
+    use crate::store::manifest::Delta;
 
     /// Fills the hashes of `needed` from an export of the sandbox.
     async fn read_needed(sandbox: &LocalSandbox, tree: &mut Manifest, needed: &[String]) {
@@ -640,8 +764,24 @@ mod tests {
             let (entries, _) = read_tar_entries(&changes.written[..]).unwrap();
             let written: HashMap<String, Entry> =
                 entries.into_iter().map(|t| (t.path, t.entry)).collect();
-            let (mut incremental, needed) = apply_changes(&tree, i64::MAX, &changes, &written);
+            let before = tree.clone();
+            let mut incremental = tree;
+            let (edit, needed) = apply_changes(&mut incremental, i64::MAX, &changes, &written);
             read_needed(&sandbox, &mut incremental, &needed).await;
+            // The edit (whose paths include every file read) describes the
+            // change as comparing the whole trees would.
+            assert_eq!(
+                edit.diff(&incremental),
+                before.diff(&incremental),
+                "round {round}"
+            );
+            assert_eq!(
+                edit.delta(&incremental),
+                Delta::between(&before, &incremental)
+            );
+            let mut reverted = incremental.clone();
+            edit.revert(&mut reverted);
+            assert_eq!(reverted, before, "round {round}: the edit does not revert");
             let full = listed_tree(&sandbox).await;
             assert_eq!(
                 incremental.diff(&full),
@@ -655,6 +795,117 @@ mod tests {
         }
         // The comparison ran, on trees worth comparing.
         assert!(tracked > 200 && largest > 10, "{tracked} {largest}");
+    }
+
+    /// A hook after the sync that records what each park kept.
+    struct Watch(Arc<Mutex<Vec<KeptGeneration>>>);
+
+    #[async_trait::async_trait]
+    impl Hook for Watch {
+        fn name(&self) -> &str {
+            "watch"
+        }
+
+        async fn session_waiting(&self, ctx: &HookContext) -> HookResult {
+            if let Some(k) = ctx.kept() {
+                self.0.lock().unwrap().push(k);
+            }
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn later_hooks_see_what_a_park_kept_and_old_history_is_collected() {
+        let dir = tempfile::tempdir().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let rt = crate::Runtime::builder()
+            .data_dir(dir.path())
+            .default_hooks(false)
+            .hook(WorkspaceSync::new().with_retention(Retention::newest(5)))
+            .hook(Watch(seen.clone()))
+            .build();
+        let mut s = rt.session("a").unwrap();
+        s.start().await.unwrap();
+        s.run_script("mkdir d && echo one > d/f && echo x > gone")
+            .await
+            .unwrap();
+        s.park().await.unwrap();
+        s.run_script("echo two > d/f && rm gone").await.unwrap();
+        s.park().await.unwrap();
+        s.run_script("cat d/f").await.unwrap();
+        s.park().await.unwrap();
+        let kept = seen.lock().unwrap().clone();
+        let lines = |k: &KeptGeneration| {
+            k.changes
+                .iter()
+                .map(|c| format!("{} {}", c.kind.letter(), c.path))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(kept.len(), 3);
+        assert!(kept[0].created);
+        assert_eq!(kept[0].stats.to_string(), "+2 ~0 -0");
+        assert_eq!(lines(&kept[0]), ["A d", "A d/f", "A gone"]);
+        assert_eq!(kept[1].stats.to_string(), "+0 ~1 -1");
+        assert_eq!(lines(&kept[1]), ["M d/f", "D gone"]);
+        assert!(!kept[2].created && kept[2].changes.is_empty());
+        assert_eq!(kept[2].id, kept[1].id);
+        for i in 0..70 {
+            s.run_script(&format!("echo {i} > n")).await.unwrap();
+            s.park().await.unwrap();
+        }
+        s.complete().await.unwrap();
+        let gens = rt.generations("a").unwrap();
+        // 72 generations were made; crossing seq 64 collected all but 5.
+        assert_eq!(gens.store().record_ids().unwrap().len(), 5);
+        let head = gens.head().unwrap().unwrap();
+        assert_eq!(head.seq, 72);
+        let tar = gens.tar(&head.id, None, 0).unwrap();
+        let (entries, _) = read_tar_entries(&tar[..]).unwrap();
+        let n = entries.iter().find(|t| t.path == "n").unwrap();
+        assert_eq!(n.data, b"69\n");
+    }
+
+    #[tokio::test]
+    async fn a_park_after_a_failed_one_keeps_the_failed_turns_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let rt = crate::Runtime::builder().data_dir(dir.path()).build();
+        let mut s = rt.session("a").unwrap();
+        s.start().await.unwrap();
+        s.run_script("echo one > a").await.unwrap();
+        s.park().await.unwrap();
+        // Records cannot be written: the next park fails.
+        let records = dir.path().join("agents/a/store/generations");
+        let aside = dir.path().join("aside");
+        std::fs::rename(&records, &aside).unwrap();
+        std::fs::write(&records, "").unwrap();
+        s.run_script("echo two > b").await.unwrap();
+        assert!(s.park().await.is_err());
+        std::fs::remove_file(&records).unwrap();
+        std::fs::rename(&aside, &records).unwrap();
+        s.run_script("echo three > c").await.unwrap();
+        s.park().await.unwrap();
+        let gens = rt.generations("a").unwrap();
+        let head = gens.head().unwrap().unwrap();
+        let tar = gens.tar(&head.id, None, 0).unwrap();
+        let (entries, _) = read_tar_entries(&tar[..]).unwrap();
+        let files: Vec<_> = entries
+            .iter()
+            .filter(|t| t.entry.kind == Kind::File)
+            .map(|t| {
+                (
+                    t.path.as_str(),
+                    String::from_utf8_lossy(&t.data).into_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            files,
+            [
+                ("a", "one\n".into()),
+                ("b", "two\n".into()),
+                ("c", "three\n".into())
+            ]
+        );
     }
 
     fn listed(path: &str, size: u64, mtime: i64) -> Listed {

@@ -384,7 +384,12 @@ impl Store for DirStore {
     }
 
     fn has_blob(&self, hash: &Hash) -> Result<bool, StoreError> {
-        Ok(self.locate(hash)?.is_some())
+        let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        if index.blobs.contains_key(hash) {
+            return Ok(true);
+        }
+        self.refresh(&mut index)?;
+        Ok(index.blobs.contains_key(hash))
     }
 
     fn read_blob(&self, hash: &Hash) -> Result<Vec<u8>, StoreError> {

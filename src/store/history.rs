@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use super::manifest::{ChangeStats, Delta, Hash, Kind, Manifest};
+use super::manifest::{ChangeStats, Delta, Edit, Entry, Hash, Kind, Manifest};
 use super::merge::{self, Conflict};
 use super::tarball;
 use super::{DirStore, GenerationId, Record, Store, StoreError, StoredManifest};
@@ -268,20 +268,18 @@ impl Generations {
         Ok(out)
     }
 
+    /// A record for `tree`, whose change from its first parent's tree is
+    /// `changes` (the parent's record, the delta and the diff counts).
     fn build_record(
         &self,
         parents: Vec<GenerationId>,
-        parent: Option<(&Record, &Manifest)>,
+        parent: Option<(&Record, Delta, ChangeStats)>,
         tree: &Manifest,
         tree_hash: Hash,
         fields: RecordFields<'_>,
     ) -> Record {
-        let empty = Manifest::default();
-        let parent_manifest = parent.map(|p| p.1).unwrap_or(&empty);
-        let mut stats = ChangeStats::of(&parent_manifest.diff(tree));
-        stats.bytes_new = fields.bytes_new;
         let created = now_secs();
-        let seq = parent.map(|p| p.0.seq + 1).unwrap_or(1);
+        let seq = parent.as_ref().map(|p| p.0.seq + 1).unwrap_or(1);
         let mut h = Sha256::new();
         h.update(seq.to_le_bytes());
         for p in &parents {
@@ -292,16 +290,23 @@ impl Generations {
         h.update(tree_hash.0);
         h.update(rand::random::<u64>().to_le_bytes());
         let id = GenerationId(hex::encode(&h.finalize()[..8]));
-        let (depth, manifest) = match parent {
-            Some((p, pm)) if p.depth < MAX_DELTA_DEPTH => (
+        let (depth, manifest, mut stats) = match parent {
+            Some((p, delta, stats)) if p.depth < MAX_DELTA_DEPTH => (
                 p.depth + 1,
                 StoredManifest::Delta {
                     base: p.id.clone(),
-                    delta: Delta::between(pm, tree),
+                    delta,
                 },
+                stats,
             ),
-            _ => (0, StoredManifest::Full(tree.clone())),
+            Some((_, _, stats)) => (0, StoredManifest::Full(tree.clone()), stats),
+            None => (
+                0,
+                StoredManifest::Full(tree.clone()),
+                ChangeStats::of(&Manifest::default().diff(tree)),
+            ),
         };
+        stats.bytes_new = fields.bytes_new;
         Record {
             id,
             seq,
@@ -319,7 +324,14 @@ impl Generations {
 
     /// Every file's blob must be stored before a record names it.
     fn check_blobs(&self, tree: &Manifest) -> Result<(), StoreError> {
-        for e in tree.entries.values() {
+        self.check_entries(tree.entries.values())
+    }
+
+    fn check_entries<'a>(
+        &self,
+        entries: impl Iterator<Item = &'a Entry>,
+    ) -> Result<(), StoreError> {
+        for e in entries {
             if let Some(h) = &e.hash
                 && !self.store.has_blob(h)?
             {
@@ -361,6 +373,93 @@ impl Generations {
         listed_at: i64,
     ) -> Result<Commit, StoreError> {
         self.commit_inner(base, base_tree, ours, bytes_new, session, listed_at, None)
+    }
+
+    /// [`Generations::commit_from`] for a tree edited in place: `ours` is
+    /// generation `base`'s tree (whose hash is `base_hash`) with `edit`
+    /// applied. While the head is still `base`, the commit costs the edit,
+    /// not the tree: only the edited entries' blobs are checked and the
+    /// record's delta and counts come from the edit. Otherwise the base tree
+    /// is rebuilt from the edit and the commit merges as any other.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use sandkeep::store::{Edit, Entry, Generations, Manifest};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let gens = Generations::in_dir(dir.path());
+    /// let mut tree = Manifest::default();
+    /// tree.entries.insert("a".into(), Entry::file(b"one"));
+    /// gens.store().write_blobs(&[(tree.entries["a"].hash.unwrap(), b"one")]).unwrap();
+    /// let first = gens.commit(None, &tree, 3, None, 0, None).unwrap().record;
+    /// let mut edit = Edit::default();
+    /// edit.insert(&mut tree, "b".into(), Entry::file(b"two"));
+    /// gens.store().write_blobs(&[(tree.entries["b"].hash.unwrap(), b"two")]).unwrap();
+    /// let second = gens
+    ///     .commit_edit(&first.id, first.tree, Arc::new(tree), &edit, 3, None, 0)
+    ///     .unwrap();
+    /// assert_eq!(second.record.stats.to_string(), "+1 ~0 -0");
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn commit_edit(
+        &self,
+        base: &GenerationId,
+        base_hash: Hash,
+        ours: Arc<Manifest>,
+        edit: &Edit,
+        bytes_new: u64,
+        session: Option<&str>,
+        listed_at: i64,
+    ) -> Result<Commit, StoreError> {
+        self.check_entries(edit.paths().filter_map(|p| ours.entries.get(p)))?;
+        let ours_hash = ours.tree_hash();
+        if self.store.head()?.as_ref() == Some(base) {
+            let head = self.record(base)?;
+            if head.tree == base_hash {
+                if ours_hash == base_hash {
+                    return Ok(Commit {
+                        record: head,
+                        manifest: ours,
+                        merged: false,
+                        conflicts: Vec::new(),
+                        created: false,
+                    });
+                }
+                let fields = RecordFields {
+                    session,
+                    listed_at,
+                    bytes_new,
+                    note: None,
+                };
+                let changes = (&head, edit.delta(&ours), ChangeStats::of(&edit.diff(&ours)));
+                let record =
+                    self.build_record(vec![base.clone()], Some(changes), &ours, ours_hash, fields);
+                self.store.write_record(&record)?;
+                if self.store.set_head(Some(base), &record.id)? {
+                    return Ok(Commit {
+                        record,
+                        manifest: ours,
+                        merged: false,
+                        conflicts: Vec::new(),
+                        created: true,
+                    });
+                }
+                self.store.remove_record(&record.id)?;
+            }
+        }
+        // Another writer moved the head: merge against the tree we started from.
+        let mut base_tree = (*ours).clone();
+        edit.revert(&mut base_tree);
+        let base_tree = Some((Arc::new(base_tree), base_hash));
+        self.commit_inner(
+            Some(base),
+            base_tree,
+            ours,
+            bytes_new,
+            session,
+            listed_at,
+            None,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -433,7 +532,10 @@ impl Generations {
             if merged && let Some(b) = base {
                 parents.push(b.clone());
             }
-            let parent = head_record.as_ref().zip(head_manifest.as_deref());
+            let parent = head_record
+                .as_ref()
+                .zip(head_manifest.as_deref())
+                .map(|(r, m)| (r, Delta::between(m, &tree), ChangeStats::of(&m.diff(&tree))));
             let note = note.or(merged.then_some("merge of two sessions"));
             let fields = RecordFields {
                 session,

@@ -353,6 +353,147 @@ impl Delta {
     }
 }
 
+/// The paths an in-place edit of a manifest touched, each with the entry it
+/// had before (`None`: it was absent).
+///
+/// A park edits the session's tree where it stands and records what it
+/// touched here, so the commit can describe the change (its delta, its
+/// counts, the blobs to check) in the time of the change rather than of
+/// the whole tree.
+///
+/// ```
+/// use sandkeep::store::{Edit, Entry, Manifest};
+///
+/// let mut tree = Manifest::default();
+/// tree.entries.insert("a".into(), Entry::file(b"one"));
+/// let mut edit = Edit::default();
+/// edit.insert(&mut tree, "b".into(), Entry::file(b"two"));
+/// edit.remove(&mut tree, "a");
+/// assert_eq!(edit.diff(&tree).len(), 2);
+/// edit.revert(&mut tree);
+/// assert!(tree.entries.contains_key("a") && !tree.entries.contains_key("b"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Edit {
+    before: BTreeMap<String, Option<Entry>>,
+}
+
+impl Edit {
+    /// The edit that turns `old` into `new` (comparing every path).
+    pub fn between(old: &Manifest, new: &Manifest) -> Edit {
+        let mut before = BTreeMap::new();
+        for (p, e) in &new.entries {
+            let o = old.entries.get(p);
+            if o != Some(e) {
+                before.insert(p.clone(), o.cloned());
+            }
+        }
+        for (p, e) in &old.entries {
+            if !new.entries.contains_key(p) {
+                before.insert(p.clone(), Some(e.clone()));
+            }
+        }
+        Edit { before }
+    }
+
+    fn touch(&mut self, tree: &Manifest, path: &str) {
+        if !self.before.contains_key(path) {
+            self.before
+                .insert(path.to_string(), tree.entries.get(path).cloned());
+        }
+    }
+
+    /// Sets `path` to `entry` in `tree`.
+    pub fn insert(&mut self, tree: &mut Manifest, path: String, entry: Entry) {
+        self.touch(tree, &path);
+        tree.entries.insert(path, entry);
+    }
+
+    /// Removes `path` from `tree`.
+    pub fn remove(&mut self, tree: &mut Manifest, path: &str) {
+        if tree.entries.contains_key(path) {
+            self.touch(tree, path);
+            tree.entries.remove(path);
+        }
+    }
+
+    /// Empties `tree`.
+    pub fn clear(&mut self, tree: &mut Manifest) {
+        for (p, e) in std::mem::take(&mut tree.entries) {
+            self.before.entry(p).or_insert(Some(e));
+        }
+    }
+
+    /// What `path` was before the edit, `tree` being the edited tree.
+    pub fn original<'a>(&'a self, tree: &'a Manifest, path: &str) -> Option<&'a Entry> {
+        match self.before.get(path) {
+            Some(old) => old.as_ref(),
+            None => tree.entries.get(path),
+        }
+    }
+
+    /// The touched paths.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.before.keys().map(String::as_str)
+    }
+
+    /// True when `tree` (the edited tree) is entry for entry what it was.
+    pub fn is_noop(&self, tree: &Manifest) -> bool {
+        self.before
+            .iter()
+            .all(|(p, old)| tree.entries.get(p) == old.as_ref())
+    }
+
+    /// What changed, path by path, as [`Manifest::diff`] of the tree before
+    /// and `tree` would say.
+    pub fn diff(&self, tree: &Manifest) -> Vec<Change> {
+        let mut out = Vec::new();
+        for (p, old) in &self.before {
+            match (old, tree.entries.get(p)) {
+                (None, Some(n)) => out.push(Change::new(ChangeKind::Added, p, n)),
+                (Some(o), None) => out.push(Change::new(ChangeKind::Deleted, p, o)),
+                (Some(o), Some(n))
+                    if !(o.same_content(n) || o.kind == Kind::Dir && n.kind == Kind::Dir) =>
+                {
+                    out.push(Change::new(ChangeKind::Modified, p, n));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The delta from the tree before to `tree`, as [`Delta::between`] of
+    /// the two would give it.
+    pub fn delta(&self, tree: &Manifest) -> Delta {
+        let mut d = Delta::default();
+        for (p, old) in &self.before {
+            match tree.entries.get(p) {
+                Some(e) if old.as_ref() != Some(e) => {
+                    d.set.insert(p.clone(), e.clone());
+                }
+                None if old.is_some() => d.removed.push(p.clone()),
+                _ => {}
+            }
+        }
+        d
+    }
+
+    /// Turns `tree` (the edited tree) back into the tree before.
+    pub fn revert(&self, tree: &mut Manifest) {
+        for (p, old) in &self.before {
+            match old {
+                Some(e) => {
+                    tree.entries.insert(p.clone(), e.clone());
+                }
+                None => {
+                    tree.entries.remove(p);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 pub use dir::DirStore;
 pub use history::{Commit, Generations, Retention};
-pub use manifest::{Change, ChangeKind, ChangeStats, Entry, Hash, Kind, Manifest};
+pub use manifest::{Change, ChangeKind, ChangeStats, Edit, Entry, Hash, Kind, Manifest};
 pub use merge::{Conflict, Resolution};
 pub use tarball::{TarEntry, manifest_from_tar, read_tar_entries};
 
