@@ -32,10 +32,10 @@ use std::sync::OnceLock;
 use monty::{Dump, MontyRepl, ReplProgress, ReplStartError, Session, SessionRef};
 use monty_types::{
     CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult,
-    PrintWriter, PrintWriterCallback, ResourceLimits, ResourceTracker,
+    PrintWriter, PrintWriterCallback, ResourceLimits, ResourceTracker, StackFrame, StringRepr,
 };
-use sandkeep_shell::ShellConfig;
 use sandkeep_shell::commands::CommandCtx;
+use sandkeep_shell::{LimitKind, RunControl, ShellConfig};
 
 use cli::{Invocation, Source, UsageError};
 use host::{Host, Stop};
@@ -45,6 +45,14 @@ pub const VERSION: &str = "Python 3.14.0 (embedded monty 0.0.23, standard-librar
 
 /// The prelude: Python-level shims for the modules the interpreter lacks.
 const PRELUDE: &str = include_str!("prelude.py");
+
+/// The script name the prelude's session is created with.
+const PRELUDE_NAME: &str = "<prelude>";
+
+/// The file name the prelude's code carries in tracebacks: monty names
+/// each snippet fed to a session `<python-input-N>`, and the prelude is
+/// the session's first.
+const PRELUDE_INPUT: &str = "<python-input-0>";
 
 /// The program `python3 -m json.tool` runs.
 const JSON_TOOL: &str = include_str!("json_tool.py");
@@ -106,7 +114,12 @@ pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
             )
         }
         Source::File(path) => match ctx.fs.read(&ctx.path(&path)) {
-            Ok(data) => (String::from_utf8_lossy(&data).into_owned(), path, argv),
+            // CPython names the script by its absolute path in tracebacks.
+            Ok(data) => (
+                String::from_utf8_lossy(&data).into_owned(),
+                ctx.path(&path),
+                argv,
+            ),
             Err(e) => {
                 let abs = ctx.path(&path);
                 let _ = writeln!(
@@ -195,14 +208,51 @@ impl PrintWriterCallback for Out<'_> {
         self.spill()
     }
 
+    /// Every 255 instructions: the run's deadline, cancellation and memory
+    /// budget (the sandkeep binary's allocator charges the run for every
+    /// allocation the interpreter makes).
     fn poll_flush(&mut self) -> Result<(), MontyException> {
         match self.control.check() {
             Ok(()) => Ok(()),
+            Err(LimitKind::Memory) => Err(MontyException::new(
+                ExcType::MemoryError,
+                Some(memory_message(self.control)),
+            )),
             Err(kind) => Err(MontyException::new(
                 ExcType::TimeoutError,
                 Some(format!("the run was stopped: {kind} reached")),
             )),
         }
+    }
+}
+
+/// What a program that outgrew the run's memory budget is told.
+fn memory_message(control: &RunControl) -> String {
+    format!(
+        "the run's memory limit was exceeded ({} bytes)",
+        control.memory().limit()
+    )
+}
+
+/// The interpreter's limits for one run: the time left before the run's
+/// deadline, and the largest single allocation: [`MAX_ALLOCATION`] or what
+/// is left of the run's memory budget, whichever is less (monty checks a
+/// size it knows up front, `"a" * n`, before allocating).
+fn limits_for(control: &RunControl) -> ResourceLimits {
+    let account = control.memory();
+    let left = account
+        .limit()
+        .saturating_sub(u64::try_from(account.used()).unwrap_or(0));
+    ResourceLimits {
+        max_memory: Some(
+            usize::try_from(left)
+                .unwrap_or(usize::MAX)
+                .min(MAX_ALLOCATION),
+        ),
+        max_recursion_depth: MAX_RECURSION,
+        max_suspensions: usize::MAX,
+        max_duration: control.remaining(),
+        ..ResourceLimits::default()
     }
 }
 
@@ -225,7 +275,7 @@ fn run(
     ctx: &mut CommandCtx<'_>,
     host: &mut Host,
     code: &str,
-    _script_name: &str,
+    script_name: &str,
     argv: Vec<String>,
 ) -> i32 {
     let Some(mut repl) = prelude_session() else {
@@ -236,9 +286,7 @@ fn run(
         );
         return 1;
     };
-    if let Some(left) = ctx.control.remaining() {
-        repl.tracker_mut().set_max_duration(left);
-    }
+    *repl.tracker_mut() = ResourceTracker::new(limits_for(ctx.control));
     let mut buf = Vec::new();
     let environ = MontyObject::Dict(
         host.env
@@ -282,7 +330,7 @@ fn run(
     flush(&mut buf, ctx);
     match ended {
         Ended::Done => 0,
-        Ended::Raised(e) => report(ctx, host, e),
+        Ended::Raised(e) => report(ctx, host, e, script_name),
     }
 }
 
@@ -299,7 +347,7 @@ fn prelude_session() -> Option<MontyRepl> {
             ..ResourceLimits::default()
         };
         let mut repl = MontyRepl::new(
-            "<prelude>",
+            PRELUDE_NAME,
             ResourceTracker::new(limits),
             CompileOptions::default(),
         );
@@ -326,7 +374,7 @@ fn prelude_modules() -> Vec<&'static str> {
 }
 
 /// The exit status and stderr of an uncaught exception.
-fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException) -> i32 {
+fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException, script_name: &str) -> i32 {
     if let Some(Stop::Refused(msg)) = host.stop.take() {
         let _ = writeln!(ctx.stderr, "{}: {msg}", ctx.args[0]);
         return 1;
@@ -344,10 +392,18 @@ fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException) -> i32 {
         };
     }
     if let Err(kind) = ctx.control.check() {
-        let _ = writeln!(ctx.stderr, "{}: stopped: {kind} reached", ctx.args[0]);
+        let _ = match kind {
+            LimitKind::Memory => writeln!(
+                ctx.stderr,
+                "{}: MemoryError: {}",
+                ctx.args[0],
+                memory_message(ctx.control)
+            ),
+            _ => writeln!(ctx.stderr, "{}: stopped: {kind} reached", ctx.args[0]),
+        };
         return 124;
     }
-    let _ = writeln!(ctx.stderr, "{e}");
+    let _ = writeln!(ctx.stderr, "{}", traceback(&e, script_name));
     if e.exc_type() == ExcType::ModuleNotFoundError
         && let Some(name) = e
             .message()
@@ -367,6 +423,35 @@ fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException) -> i32 {
         );
     }
     1
+}
+
+/// The uncaught exception `e` as CPython prints it for `script_name`:
+/// frames of the program itself under its name (`<string>` for `-c`,
+/// `<stdin>` for a script on stdin, the path for a file), the prelude's
+/// own frames left out (CPython's would be the standard library's), source
+/// lines shown only for a file (CPython cannot show them for `-c` or stdin).
+fn traceback(e: &MontyException, script_name: &str) -> String {
+    let from_file = !script_name.starts_with('<');
+    let frames: Vec<StackFrame> = e
+        .traceback()
+        .iter()
+        .filter(|f| f.filename != PRELUDE_INPUT)
+        .map(|f| {
+            let mut f = f.clone();
+            f.filename = script_name.to_string();
+            if !from_file {
+                f.preview_line = None;
+            }
+            f
+        })
+        .collect();
+    // KeyError shows its key quoted, as `str(exc)` does (monty keeps the
+    // key's str() as the message).
+    let message = match (e.exc_type(), e.message()) {
+        (ExcType::KeyError, Some(m)) => Some(StringRepr(m).to_string()),
+        (_, m) => m.map(str::to_string),
+    };
+    MontyException::with_traceback(e.exc_type(), message, frames).to_string()
 }
 
 /// Feeds one snippet to the REPL and services its suspensions until it ends.
