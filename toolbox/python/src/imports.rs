@@ -25,6 +25,7 @@ pub const SHIMMED: &[&str] = &[
     "itertools",
     "functools",
     "collections",
+    "dataclasses",
     "time",
     "textwrap",
     "copy",
@@ -99,6 +100,7 @@ pub fn rewrite(source: &str, shimmed: &dyn Fn(&str) -> bool) -> String {
         shimmed,
         source,
         edits: Vec::new(),
+        containers: std::collections::HashSet::new(),
     };
     for stmt in &parsed.syntax().body {
         finder.visit_stmt(stmt);
@@ -124,6 +126,9 @@ struct Finder<'s> {
     source: &'s str,
     /// (start, end, replacement) byte ranges of statements to replace.
     edits: Vec<(usize, usize, String)>,
+    /// Where expressions start that are the value of an attribute or
+    /// subscript.
+    containers: std::collections::HashSet<usize>,
 }
 
 fn top(module: &str) -> &str {
@@ -397,8 +402,33 @@ impl Finder<'_> {
             {
                 self.wrap_binop("_sk_dict_or", expr, &b.left, &b.right, '|');
             }
+            // `f.__name__` (monty's functions carry no `__name__`) and
+            // `obj.__dict__` read as a whole (of a dataclass instance).
+            Expr::Attribute(a) if a.ctx.is_load() && a.attr.as_str() == "__name__" => {
+                self.call_through("_sk_name", a, a.range().end().to_usize(), ")".to_string());
+            }
+            Expr::Attribute(a)
+                if a.ctx.is_load()
+                    && a.attr.as_str() == "__dict__"
+                    && !self.containers.contains(&a.range().start().to_usize()) =>
+            {
+                self.call_through("_sk_vars", a, a.range().end().to_usize(), ")".to_string());
+            }
             Expr::Call(call) => {
                 match &*call.func {
+                    // `xs.sort(key=cmp_to_key(f))`
+                    Expr::Attribute(a)
+                        if a.attr.as_str() == "sort"
+                            && call.arguments.keywords.iter().any(|k| {
+                                matches!(&k.value, Expr::Call(c) if matches!(&*c.func,
+                                    Expr::Name(n) if n.id.as_str() == "cmp_to_key")
+                                    || matches!(&*c.func,
+                                    Expr::Attribute(f) if f.attr.as_str() == "cmp_to_key"))
+                            }) =>
+                    {
+                        let tail = ", \"sort\")".to_string();
+                        self.call_through("_sk_call", a, a.range().end().to_usize(), tail);
+                    }
                     // `bytes([1, 2])`, `SystemExit(2)`: constructors the
                     // interpreter takes only a string or nothing for.
                     Expr::Name(n) if n.id.as_str() == "bytes" || n.id.as_str() == "SystemExit" => {
@@ -442,6 +472,18 @@ impl Finder<'_> {
                         self.bind_method(a);
                     }
                 }
+            }
+            _ => {}
+        }
+        // The value of `x.attr` / `x[k]`: a `__dict__` there is used in
+        // place (`self.__dict__.update(...)`), not read as a copy.
+        // (Recorded after the rewrites above: parents are visited first.)
+        match expr {
+            Expr::Attribute(a) => {
+                self.containers.insert(a.value.range().start().to_usize());
+            }
+            Expr::Subscript(s) => {
+                self.containers.insert(s.value.range().start().to_usize());
             }
             _ => {}
         }

@@ -14,6 +14,7 @@ import itertools as _sk_native_itertools
 import functools as _sk_native_functools
 import collections as _sk_native_collections
 import pathlib as _sk_native_pathlib
+import dataclasses as _sk_native_dataclasses
 
 _sk_print = print
 
@@ -1796,7 +1797,64 @@ def _sk_lru_cache(maxsize=128, typed=False):
 
 
 def _sk_wraps(wrapped, assigned=None, updated=None):
-    return lambda f: f
+    # The wrapper answers to the wrapped function's name (f.__name__ is
+    # rewritten to _sk_name(f)).
+    name = _sk_name(wrapped)
+
+    def deco(f):
+        _sk_names[id(f)] = name
+        return f
+
+    return deco
+
+
+class _SkCmpKeyFn:
+    def __init__(self, cmp):
+        self.cmp = cmp
+
+
+def _sk_merge_sort(xs, cmp):
+    if len(xs) <= 1:
+        return list(xs)
+    mid = len(xs) // 2
+    a = _sk_merge_sort(xs[:mid], cmp)
+    b = _sk_merge_sort(xs[mid:], cmp)
+    out = []
+    i = 0
+    j = 0
+    while i < len(a) and j < len(b):
+        if cmp(b[j], a[i]) < 0:
+            out.append(b[j])
+            j += 1
+        else:
+            out.append(a[i])
+            i += 1
+    out.extend(a[i:])
+    out.extend(b[j:])
+    return out
+
+
+_sk_native_sorted = sorted
+
+
+def sorted(iterable, key=None, reverse=False):
+    # key=cmp_to_key(f): a stable merge sort with the comparison function
+    # (the interpreter cannot order instances of a Python class).
+    if isinstance(key, _SkCmpKeyFn):
+        xs = list(iterable)
+        if reverse:
+            xs.reverse()
+            out = _sk_merge_sort(xs, key.cmp)
+            out.reverse()
+            return out
+        return _sk_merge_sort(xs, key.cmp)
+    return _sk_native_sorted(iterable, key=key, reverse=reverse)
+
+
+def _sk_list_sort(xs, key=None, reverse=False):
+    out = sorted(xs, key=key, reverse=reverse)
+    xs.clear()
+    xs.extend(out)
 
 
 class _SkCmpKey:
@@ -1815,10 +1873,12 @@ class _SkCmpKey:
 
 
 def _sk_cmp_to_key(cmp):
-    return lambda obj: _SkCmpKey(cmp, obj)
+    return _SkCmpKeyFn(cmp)
 
 
-for _sk_n, _sk_f in [("lru_cache", _sk_lru_cache), ("cache", _sk_lru_cache(None)), ("wraps", _sk_wraps), ("cmp_to_key", _sk_cmp_to_key)]:
+_sk_functools.wraps = _sk_wraps
+_sk_functools.cmp_to_key = _sk_cmp_to_key
+for _sk_n, _sk_f in [("lru_cache", _sk_lru_cache), ("cache", _sk_lru_cache(None))]:
     if not hasattr(_sk_functools, _sk_n):
         setattr(_sk_functools, _sk_n, _sk_f)
 
@@ -1951,6 +2011,52 @@ _sk_uuid.uuid4 = _sk_uuid4
 # ---- expressions the interpreter lacks, rewritten by imports.rs ----------------------
 
 
+_sk_names = {}
+
+
+def _sk_name(obj):
+    # f.__name__: monty's functions carry no __name__; their repr does.
+    if id(obj) in _sk_names:
+        return _sk_names[id(obj)]
+    try:
+        return getattr(obj, "__name__")
+    except AttributeError:
+        pass
+    r = repr(obj)
+    for start in ["<function '", "<class '"]:
+        if r.startswith(start):
+            return r[len(start):r.index("'", len(start))]
+    if r.startswith("<built-in function "):
+        return r[len("<built-in function "):-1]
+    raise AttributeError("'" + type(obj).__name__ + "' object has no attribute '__name__'")
+
+
+def _sk_is_class(obj):
+    # isinstance(x, type) is not available in the interpreter.
+    return repr(obj).startswith("<class '")
+
+
+def _sk_dc_names(obj):
+    cls = obj if _sk_is_class(obj) else type(obj)
+    try:
+        return list(cls.__annotations__.keys())
+    except AttributeError:
+        raise TypeError("must be called with a dataclass type or instance")
+
+
+def vars(obj):
+    if isinstance(obj, _SkNamespace):
+        return {k: getattr(obj, k) for k in obj._sk_keys}
+    try:
+        names = _sk_dc_names(obj)
+    except TypeError:
+        raise TypeError("vars() argument must have __dict__ attribute (the embedded Python knows the attributes of dataclasses and argparse namespaces only)")
+    return {n: getattr(obj, n) for n in names}
+
+
+_sk_vars = vars
+
+
 def _sk_SystemExit(code=None):
     # SystemExit(2): monty's exceptions take one string; the command decodes it.
     if code is None:
@@ -2052,7 +2158,7 @@ def _sk_from_iterable(chain, iterables):
     return iter(out)
 
 
-_sk_methods = {"translate": _sk_translate, "move_to_end": _sk_move_to_end, "glob": _sk_path_glob, "rglob": _sk_path_rglob, "from_iterable": _sk_from_iterable}
+_sk_methods = {"sort": _sk_list_sort, "translate": _sk_translate, "move_to_end": _sk_move_to_end, "glob": _sk_path_glob, "rglob": _sk_path_rglob, "from_iterable": _sk_from_iterable}
 
 
 def _sk_call(obj, name):
@@ -2067,6 +2173,90 @@ def _sk_call(obj, name):
 def _sk_match_groups(m, default=None):
     return tuple([default if g is None else g for g in m.groups()])
 
+
+# ---- dataclasses: monty's own dataclass, with fields/asdict/astuple/replace from annotations
+
+
+_sk_dataclasses = _SkModule("dataclasses")
+_sk_copy_attrs(_sk_dataclasses, _sk_native_dataclasses, ["dataclass", "FrozenInstanceError", "KW_ONLY", "MISSING"])
+
+
+class _SkField:
+    def __init__(self, name, type):
+        self.name = name
+        self.type = type
+
+    def __repr__(self):
+        return "Field(name=" + repr(self.name) + ",type=" + str(self.type) + ")"
+
+
+def _sk_dc_is(obj):
+    try:
+        return len(_sk_dc_names(obj)) > 0 and not isinstance(obj, (str, int, float, list, dict, tuple, set))
+    except TypeError:
+        return False
+
+
+def _sk_dc_fields(obj):
+    cls = obj if _sk_is_class(obj) else type(obj)
+    ann = _sk_dc_names(obj)
+    return tuple([_SkField(n, cls.__annotations__[n]) for n in ann])
+
+
+def _sk_dc_value(v, factory):
+    if _sk_dc_is(v) and not _sk_is_class(v):
+        return factory([(n, _sk_dc_value(getattr(v, n), factory)) for n in _sk_dc_names(v)])
+    if isinstance(v, list):
+        return [_sk_dc_value(x, factory) for x in v]
+    if isinstance(v, tuple):
+        return tuple([_sk_dc_value(x, factory) for x in v])
+    if isinstance(v, dict):
+        return {_sk_dc_value(k, factory): _sk_dc_value(x, factory) for k, x in v.items()}
+    return _sk_deepcopy(v)
+
+
+def _sk_dc_asdict(obj, dict_factory=dict):
+    if not _sk_dc_is(obj) or _sk_is_class(obj):
+        raise TypeError("asdict() should be called on dataclass instances")
+    return _sk_dc_value(obj, dict_factory)
+
+
+def _sk_dc_astuple(obj, tuple_factory=tuple):
+    if not _sk_dc_is(obj) or _sk_is_class(obj):
+        raise TypeError("astuple() should be called on dataclass instances")
+    return tuple_factory([_sk_dc_astuple(getattr(obj, n)) if _sk_dc_is(getattr(obj, n)) else _sk_deepcopy(getattr(obj, n)) for n in _sk_dc_names(obj)])
+
+
+def _sk_dc_replace(obj, **changes):
+    kw = {n: getattr(obj, n) for n in _sk_dc_names(obj)}
+    for k, v in changes.items():
+        if k not in kw:
+            raise TypeError(type(obj).__name__ + ".__init__() got an unexpected keyword argument '" + k + "'")
+        kw[k] = v
+    return type(obj)(**kw)
+
+
+class _SkMissing:
+    def __repr__(self):
+        return "MISSING"
+
+
+_sk_dc_missing = _SkMissing()
+
+
+def _sk_dc_field(*, default=_sk_dc_missing, default_factory=None, **kw):
+    if default_factory is not None or default is _sk_dc_missing:
+        raise NotImplementedError("dataclasses.field() without a plain default (default_factory=...) is not available in the local sandbox's embedded Python")
+    return default
+
+
+_sk_dataclasses.fields = _sk_dc_fields
+_sk_dataclasses.asdict = _sk_dc_asdict
+_sk_dataclasses.astuple = _sk_dc_astuple
+_sk_dataclasses.replace = _sk_dc_replace
+_sk_dataclasses.field = _sk_dc_field
+_sk_dataclasses.is_dataclass = _sk_dc_is
+_sk_dataclasses.MISSING = _sk_dc_missing
 
 # ---- hashlib: digests computed by the host side (sha1/sha2/md5 crates) --------------
 
@@ -2401,6 +2591,8 @@ class _SkArgumentParser:
                     k += 1
             elif a.nargs in ("*", "+", "..."):
                 take = max(avail, 0)
+                if a.nargs == "+" and take < 1:
+                    break
                 ns._sk_set(a.dest, [self._convert(a, x) for x in positionals[k:k + take]])
                 k += take
             else:
@@ -2430,4 +2622,4 @@ _sk_argparse.ArgumentDefaultsHelpFormatter = None
 
 # ---- the set of served modules (read by the command) -------------------------------
 
-_sk_modules = ["hashlib", "argparse", "uuid", "json", "math", "re", "sys", "os", "csv", "statistics", "string", "textwrap", "itertools", "functools", "collections", "operator", "heapq", "bisect", "copy", "io", "time", "random", "warnings", "shlex", "pprint", "glob", "fnmatch", "shutil"]
+_sk_modules = ["dataclasses", "hashlib", "argparse", "uuid", "json", "math", "re", "sys", "os", "csv", "statistics", "string", "textwrap", "itertools", "functools", "collections", "operator", "heapq", "bisect", "copy", "io", "time", "random", "warnings", "shlex", "pprint", "glob", "fnmatch", "shutil"]
