@@ -49,10 +49,14 @@ const PRELUDE: &str = include_str!("prelude.py");
 /// The script name the prelude's session is created with.
 const PRELUDE_NAME: &str = "<prelude>";
 
-/// The file name the prelude's code carries in tracebacks: monty names
-/// each snippet fed to a session `<python-input-N>`, and the prelude is
-/// the session's first.
-const PRELUDE_INPUT: &str = "<python-input-0>";
+/// Shims fed only to a run whose program imports them (`_sk_NAME` appears
+/// in the rewritten source), so that the prelude's snapshot, restored by
+/// every run, stays small and start-up fast.
+const LAZY: &[(&str, &str)] = &[
+    ("argparse", include_str!("shims/argparse.py")),
+    ("hashlib", include_str!("shims/hashlib.py")),
+    ("dataclasses", include_str!("shims/dataclasses.py")),
+];
 
 /// The program `python3 -m json.tool` runs.
 const JSON_TOOL: &str = include_str!("json_tool.py");
@@ -315,27 +319,41 @@ fn run(
         inputs.push(("_sk_stdin".to_string(), MontyObject::String(data)));
         setup.push_str("_sk_sys.stdin._data = _sk_stdin\n");
     }
-    let repl = match feed(ctx, host, &mut buf, repl, &setup, inputs) {
-        (Some(repl), Ended::Done) => repl,
-        (_, Ended::Raised(e)) => {
-            flush(&mut buf, ctx);
-            let _ = writeln!(ctx.stderr, "python3: the embedded prelude failed:\n{e}");
-            return 1;
-        }
-        (None, Ended::Done) => return 1,
-    };
     let shimmed: Vec<&str> = prelude_modules();
     let rewritten = imports::rewrite(code, &|m| shimmed.contains(&m));
+    // The setup, then the shims this program imports, each its own snippet.
+    let mut snippets = vec![(setup.as_str(), inputs)];
+    for (name, source) in LAZY {
+        if rewritten.contains(&format!("_sk_{name}")) {
+            snippets.push((source, Vec::new()));
+        }
+    }
+    // Monty names the snippets of a session `<python-input-N>`: the
+    // prelude is 0, then the ones above, then the program.
+    let program_input = format!("<python-input-{}>", snippets.len() + 1);
+    let mut repl = repl;
+    for (snippet, inputs) in snippets {
+        repl = match feed(ctx, host, &mut buf, repl, snippet, inputs) {
+            (Some(repl), Ended::Done) => repl,
+            (_, Ended::Raised(e)) => {
+                flush(&mut buf, ctx);
+                let _ = writeln!(ctx.stderr, "python3: the embedded prelude failed:\n{e}");
+                return 1;
+            }
+            (None, Ended::Done) => return 1,
+        };
+    }
     let (_, ended) = feed(ctx, host, &mut buf, repl, &rewritten, vec![]);
     flush(&mut buf, ctx);
     match ended {
         Ended::Done => 0,
-        Ended::Raised(e) => report(ctx, host, e, script_name),
+        Ended::Raised(e) => report(ctx, host, e, script_name, &program_input),
     }
 }
 
 /// A fresh session with the prelude loaded. The prelude runs once per
-/// process (it is ~1,000 lines: compiling and running it costs milliseconds);
+/// process (it is ~2,200 lines: compiling and running it costs tens of
+/// milliseconds);
 /// each run restores the session from that snapshot.
 fn prelude_session() -> Option<MontyRepl> {
     static SNAPSHOT: OnceLock<Option<Vec<u8>>> = OnceLock::new();
@@ -360,7 +378,8 @@ fn prelude_session() -> Option<MontyRepl> {
     }
 }
 
-/// The modules the prelude serves, from its `_sk_modules` list.
+/// The modules the prelude serves, from its `_sk_modules` list, and the
+/// ones served by [`LAZY`] shims.
 fn prelude_modules() -> Vec<&'static str> {
     let Some(line) = PRELUDE.lines().find(|l| l.starts_with("_sk_modules = [")) else {
         return Vec::new();
@@ -370,11 +389,18 @@ fn prelude_modules() -> Vec<&'static str> {
         .split(',')
         .map(|s| s.trim().trim_matches('"'))
         .filter(|s| !s.is_empty())
+        .chain(LAZY.iter().map(|(name, _)| *name))
         .collect()
 }
 
 /// The exit status and stderr of an uncaught exception.
-fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException, script_name: &str) -> i32 {
+fn report(
+    ctx: &mut CommandCtx<'_>,
+    host: &mut Host,
+    e: MontyException,
+    script_name: &str,
+    program_input: &str,
+) -> i32 {
     if let Some(Stop::Refused(msg)) = host.stop.take() {
         let _ = writeln!(ctx.stderr, "{}: {msg}", ctx.args[0]);
         return 1;
@@ -403,7 +429,7 @@ fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException, script_n
         };
         return 124;
     }
-    let _ = writeln!(ctx.stderr, "{}", traceback(&e, script_name));
+    let _ = writeln!(ctx.stderr, "{}", traceback(&e, script_name, program_input));
     if e.exc_type() == ExcType::ModuleNotFoundError
         && let Some(name) = e
             .message()
@@ -426,16 +452,17 @@ fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException, script_n
 }
 
 /// The uncaught exception `e` as CPython prints it for `script_name`:
-/// frames of the program itself under its name (`<string>` for `-c`,
-/// `<stdin>` for a script on stdin, the path for a file), the prelude's
-/// own frames left out (CPython's would be the standard library's), source
-/// lines shown only for a file (CPython cannot show them for `-c` or stdin).
-fn traceback(e: &MontyException, script_name: &str) -> String {
+/// frames of the program itself (monty's `program_input`) under its name
+/// (`<string>` for `-c`, `<stdin>` for a script on stdin, the path for a
+/// file), the prelude's and shims' own frames left out (CPython's would be
+/// the standard library's), source lines shown only for a file (CPython
+/// cannot show them for `-c` or stdin).
+fn traceback(e: &MontyException, script_name: &str, program_input: &str) -> String {
     let from_file = !script_name.starts_with('<');
     let frames: Vec<StackFrame> = e
         .traceback()
         .iter()
-        .filter(|f| f.filename != PRELUDE_INPUT)
+        .filter(|f| f.filename == program_input)
         .map(|f| {
             let mut f = f.clone();
             f.filename = script_name.to_string();
