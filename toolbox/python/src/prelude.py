@@ -2050,6 +2050,8 @@ def vars(obj):
         names = _sk_dc_names(obj)
     except TypeError:
         raise TypeError("vars() argument must have __dict__ attribute (the embedded Python knows the attributes of dataclasses and argparse namespaces only)")
+    if not names:
+        raise TypeError("vars() is not available for this object in the local sandbox's embedded Python (it knows the attributes of dataclasses and argparse namespaces only)")
     return {n: getattr(obj, n) for n in names}
 
 
@@ -2123,8 +2125,8 @@ def _sk_attr(obj, name, call):
     if obj is str and name in _sk_static:
         return _sk_static[name]
     if obj in (str, dict, list, set, frozenset, tuple, int, float, bytes):
-        return lambda *a, **k: call(*a, **k)
-    return lambda *a, **k: call(obj, *a, **k)
+        return call
+    return lambda *a: call(obj, *a)
 
 
 def _sk_move_to_end(d, key, last=True):

@@ -6,7 +6,7 @@
 //! `### name` format; a case the embedded Python gets wrong carries
 //! `#skip: reason`, and the suite checks that it still differs (a skip that
 //! passes is reported, so the list stays honest). The issue's target is
-//! 90% unskipped; the floor asserted is the measured 92.5% (see below).
+//! 90% unskipped; the floor asserted is the measured 93.0% (see below).
 //!
 //! Run: `cargo test --release -p sandkeep-python --test differential`
 //! (set `PY_CASE=substring` to run only matching cases and print them).
@@ -185,14 +185,14 @@ fn python_matches_cpython() {
     assert!(stale.is_empty(), "{} skipped cases now pass", stale.len());
     if only.is_none() {
         assert!(total >= 400, "only {total} cases");
-        // Issue 14 asks for 90%. Measured with monty 0.0.23: 537 of 578
-        // (92.9%; 530 of the first 571); the floor below keeps that from
+        // Issue 14 asks for 90%. Measured with monty 0.0.23: 538 of 578
+        // (93.1%; 531 of the first 571); the floor below keeps that from
         // slipping. The skips are
         // the interpreter's gaps (no class inheritance, generators, method
         // decorators, operator dunders on classes; see the `#skip:` reasons).
         assert!(
-            passed * 1000 >= total * 925,
-            "only {passed} of {total} cases pass (floor 92.5%, target 90%)"
+            passed * 1000 >= total * 930,
+            "only {passed} of {total} cases pass (floor 93.0%, target 90%)"
         );
     }
 }
