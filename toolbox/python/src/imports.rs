@@ -521,9 +521,7 @@ mod tests {
     #[test]
     fn rewrites_what_the_interpreter_lacks() {
         let bound = |o: &str, n: &str| {
-            format!(
-                "_sk_attr({o}, {n:?}, lambda _sk_o, *_sk_a: _sk_o.{n}(*_sk_a))"
-            )
+            format!("_sk_attr({o}, {n:?}, lambda _sk_o, *_sk_a: _sk_o.{n}(*_sk_a))")
         };
         assert_eq!(
             rw("sorted(xs, key=str.lower)\n"),
