@@ -66,10 +66,12 @@ const JSON_TOOL: &str = include_str!("json_tool.py");
 const MAX_RECURSION: usize = 1000;
 
 /// The largest single allocation a program may ask for (`"a" * 10**12`
-/// gets `MemoryError` instead of aborting the host process). Monty checks
-/// sizes up front; it measures total memory only with its own global
-/// allocator, which a library cannot install, so a program that grows a
-/// structure step by step is bounded by the run's time limit instead.
+/// gets `MemoryError` instead of aborting the host process); less when
+/// less is left of the run's memory budget. Monty checks such sizes up
+/// front. A program that grows a structure step by step is stopped at the
+/// interpreter's periodic checkpoint once the run's memory account (kept by
+/// `sandkeep_shell::alloc::MeteredAlloc` when the binary installs it) is
+/// over its budget.
 pub const MAX_ALLOCATION: usize = 512 << 20;
 
 /// Adds `python3` and `python` to a shell configuration.
