@@ -429,6 +429,24 @@ fn resources() -> Vec<Case> {
         ),
         local(
             "resources",
+            "python list growth",
+            10,
+            "python3 -c 'x = []\nwhile True: x.append(\"a\" * 1000)'",
+            vec![
+                Status(124),
+                Stderr("MemoryError"),
+                Stderr("memory limit exceeded"),
+            ],
+        ),
+        local(
+            "resources",
+            "python string doubling",
+            10,
+            "python3 -c 's = \"a\"\nwhile True: s = s + s'",
+            vec![Stderr("MemoryError")],
+        ),
+        local(
+            "resources",
             "array growth",
             10,
             "a=(); while :; do a+=(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa); done",

@@ -8,6 +8,8 @@
 
 use std::time::Instant;
 
+use chrono::{Datelike, Timelike};
+
 use monty_types::{
     ExcType, ExtFunctionResult, MontyException, MontyObject, OsFunctionCall, dir_stat, file_stat,
 };
@@ -280,6 +282,22 @@ impl Host {
                 }
                 Ok(MontyObject::Bytes(out))
             }
+            "digest" => {
+                let name = s(0)?;
+                let data = match rest.get(1) {
+                    Some(MontyObject::Bytes(b)) => b.as_slice(),
+                    Some(other) => {
+                        return Err(type_error(&format!(
+                            "object supporting the buffer API required, not '{}'",
+                            other.type_name()
+                        )));
+                    }
+                    None => &[][..],
+                };
+                Ok(MontyObject::Bytes(digest(&name, data).ok_or_else(
+                    || value_error(&format!("unsupported hash type {name}")),
+                )?))
+            }
             "time" => {
                 let t = ctx.control.clock.now();
                 Ok(MontyObject::Float(t.secs as f64 + t.nanos as f64 / 1e9))
@@ -467,14 +485,60 @@ impl Host {
                     .collect::<Vec<_>>()
                     .into(),
             ),
-            OsFunctionCall::DateToday | OsFunctionCall::DateTimeNow(_) => {
-                return Err(MontyException::new(
-                    ExcType::NotImplementedError,
-                    Some("the clock is not available to Python in the local sandbox".into()),
-                ));
+            // The shell's clock (real, or fixed for reproducible runs), in
+            // UTC like the shell's `date`: never the host's local time.
+            OsFunctionCall::DateToday => {
+                let now = utc(ctx.control.clock.now(), 0)?;
+                MontyObject::Date(monty_types::MontyDate {
+                    year: now.year(),
+                    month: now.month() as u8,
+                    day: now.day() as u8,
+                })
+            }
+            OsFunctionCall::DateTimeNow(tz) => {
+                let offset = tz.as_ref().map(|t| t.offset_seconds);
+                let now = utc(ctx.control.clock.now(), offset.unwrap_or(0))?;
+                MontyObject::DateTime(monty_types::MontyDateTime {
+                    year: now.year(),
+                    month: now.month() as u8,
+                    day: now.day() as u8,
+                    hour: now.hour() as u8,
+                    minute: now.minute() as u8,
+                    second: now.second() as u8,
+                    microsecond: now.nanosecond().min(999_999_999) / 1000,
+                    offset_seconds: offset,
+                    timezone_name: tz.and_then(|t| t.name),
+                })
             }
         })
     }
+}
+
+/// `hashlib`'s digest of `data` with the algorithm `name` (None: not one
+/// the sandbox has).
+fn digest(name: &str, data: &[u8]) -> Option<Vec<u8>> {
+    use sha2::Digest;
+    Some(match name {
+        "md5" => md5::Md5::digest(data).to_vec(),
+        "sha1" => sha1::Sha1::digest(data).to_vec(),
+        "sha224" => sha2::Sha224::digest(data).to_vec(),
+        "sha256" => sha2::Sha256::digest(data).to_vec(),
+        "sha384" => sha2::Sha384::digest(data).to_vec(),
+        "sha512" => sha2::Sha512::digest(data).to_vec(),
+        _ => return None,
+    })
+}
+
+/// The wall-clock time `t` at `offset_seconds` east of UTC.
+fn utc(t: Timestamp, offset_seconds: i32) -> Result<chrono::NaiveDateTime, MontyException> {
+    chrono::DateTime::from_timestamp(t.secs.saturating_add(i64::from(offset_seconds)), t.nanos)
+        .map(|d| d.naive_utc())
+        .ok_or_else(|| {
+            MontyException::new(
+                ExcType::OverflowError,
+                Some("the shell's clock is outside the range of datetime".into()),
+            )
+        })
 }
 
 /// The sandbox's message for a refused module or facility.

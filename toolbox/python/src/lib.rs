@@ -32,10 +32,10 @@ use std::sync::OnceLock;
 use monty::{Dump, MontyRepl, ReplProgress, ReplStartError, Session, SessionRef};
 use monty_types::{
     CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult,
-    PrintWriter, PrintWriterCallback, ResourceLimits, ResourceTracker,
+    PrintWriter, PrintWriterCallback, ResourceLimits, ResourceTracker, StackFrame, StringRepr,
 };
-use sandkeep_shell::ShellConfig;
 use sandkeep_shell::commands::CommandCtx;
+use sandkeep_shell::{LimitKind, RunControl, ShellConfig};
 
 use cli::{Invocation, Source, UsageError};
 use host::{Host, Stop};
@@ -46,6 +46,18 @@ pub const VERSION: &str = "Python 3.14.0 (embedded monty 0.0.23, standard-librar
 /// The prelude: Python-level shims for the modules the interpreter lacks.
 const PRELUDE: &str = include_str!("prelude.py");
 
+/// The script name the prelude's session is created with.
+const PRELUDE_NAME: &str = "<prelude>";
+
+/// Shims fed only to a run whose program imports them (`_sk_NAME` appears
+/// in the rewritten source), so that the prelude's snapshot, restored by
+/// every run, stays small and start-up fast.
+const LAZY: &[(&str, &str)] = &[
+    ("argparse", include_str!("shims/argparse.py")),
+    ("hashlib", include_str!("shims/hashlib.py")),
+    ("dataclasses", include_str!("shims/dataclasses.py")),
+];
+
 /// The program `python3 -m json.tool` runs.
 const JSON_TOOL: &str = include_str!("json_tool.py");
 
@@ -54,10 +66,12 @@ const JSON_TOOL: &str = include_str!("json_tool.py");
 const MAX_RECURSION: usize = 1000;
 
 /// The largest single allocation a program may ask for (`"a" * 10**12`
-/// gets `MemoryError` instead of aborting the host process). Monty checks
-/// sizes up front; it measures total memory only with its own global
-/// allocator, which a library cannot install, so a program that grows a
-/// structure step by step is bounded by the run's time limit instead.
+/// gets `MemoryError` instead of aborting the host process); less when
+/// less is left of the run's memory budget. Monty checks such sizes up
+/// front. A program that grows a structure step by step is stopped at the
+/// interpreter's periodic checkpoint once the run's memory account (kept by
+/// `sandkeep_shell::alloc::MeteredAlloc` when the binary installs it) is
+/// over its budget.
 pub const MAX_ALLOCATION: usize = 512 << 20;
 
 /// Adds `python3` and `python` to a shell configuration.
@@ -106,7 +120,12 @@ pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
             )
         }
         Source::File(path) => match ctx.fs.read(&ctx.path(&path)) {
-            Ok(data) => (String::from_utf8_lossy(&data).into_owned(), path, argv),
+            // CPython names the script by its absolute path in tracebacks.
+            Ok(data) => (
+                String::from_utf8_lossy(&data).into_owned(),
+                ctx.path(&path),
+                argv,
+            ),
             Err(e) => {
                 let abs = ctx.path(&path);
                 let _ = writeln!(
@@ -195,14 +214,51 @@ impl PrintWriterCallback for Out<'_> {
         self.spill()
     }
 
+    /// Every 255 instructions: the run's deadline, cancellation and memory
+    /// budget (the sandkeep binary's allocator charges the run for every
+    /// allocation the interpreter makes).
     fn poll_flush(&mut self) -> Result<(), MontyException> {
         match self.control.check() {
             Ok(()) => Ok(()),
+            Err(LimitKind::Memory) => Err(MontyException::new(
+                ExcType::MemoryError,
+                Some(memory_message(self.control)),
+            )),
             Err(kind) => Err(MontyException::new(
                 ExcType::TimeoutError,
                 Some(format!("the run was stopped: {kind} reached")),
             )),
         }
+    }
+}
+
+/// What a program that outgrew the run's memory budget is told.
+fn memory_message(control: &RunControl) -> String {
+    format!(
+        "the run's memory limit was exceeded ({} bytes)",
+        control.memory().limit()
+    )
+}
+
+/// The interpreter's limits for one run: the time left before the run's
+/// deadline, and the largest single allocation: [`MAX_ALLOCATION`] or what
+/// is left of the run's memory budget, whichever is less (monty checks a
+/// size it knows up front, `"a" * n`, before allocating).
+fn limits_for(control: &RunControl) -> ResourceLimits {
+    let account = control.memory();
+    let left = account
+        .limit()
+        .saturating_sub(u64::try_from(account.used()).unwrap_or(0));
+    ResourceLimits {
+        max_memory: Some(
+            usize::try_from(left)
+                .unwrap_or(usize::MAX)
+                .min(MAX_ALLOCATION),
+        ),
+        max_recursion_depth: MAX_RECURSION,
+        max_suspensions: usize::MAX,
+        max_duration: control.remaining(),
+        ..ResourceLimits::default()
     }
 }
 
@@ -225,7 +281,7 @@ fn run(
     ctx: &mut CommandCtx<'_>,
     host: &mut Host,
     code: &str,
-    _script_name: &str,
+    script_name: &str,
     argv: Vec<String>,
 ) -> i32 {
     let Some(mut repl) = prelude_session() else {
@@ -236,9 +292,7 @@ fn run(
         );
         return 1;
     };
-    if let Some(left) = ctx.control.remaining() {
-        repl.tracker_mut().set_max_duration(left);
-    }
+    *repl.tracker_mut() = ResourceTracker::new(limits_for(ctx.control));
     let mut buf = Vec::new();
     let environ = MontyObject::Dict(
         host.env
@@ -267,27 +321,41 @@ fn run(
         inputs.push(("_sk_stdin".to_string(), MontyObject::String(data)));
         setup.push_str("_sk_sys.stdin._data = _sk_stdin\n");
     }
-    let repl = match feed(ctx, host, &mut buf, repl, &setup, inputs) {
-        (Some(repl), Ended::Done) => repl,
-        (_, Ended::Raised(e)) => {
-            flush(&mut buf, ctx);
-            let _ = writeln!(ctx.stderr, "python3: the embedded prelude failed:\n{e}");
-            return 1;
-        }
-        (None, Ended::Done) => return 1,
-    };
     let shimmed: Vec<&str> = prelude_modules();
     let rewritten = imports::rewrite(code, &|m| shimmed.contains(&m));
+    // The setup, then the shims this program imports, each its own snippet.
+    let mut snippets = vec![(setup.as_str(), inputs)];
+    for (name, source) in LAZY {
+        if rewritten.contains(&format!("_sk_{name}")) {
+            snippets.push((source, Vec::new()));
+        }
+    }
+    // Monty names the snippets of a session `<python-input-N>`: the
+    // prelude is 0, then the ones above, then the program.
+    let program_input = format!("<python-input-{}>", snippets.len() + 1);
+    let mut repl = repl;
+    for (snippet, inputs) in snippets {
+        repl = match feed(ctx, host, &mut buf, repl, snippet, inputs) {
+            (Some(repl), Ended::Done) => repl,
+            (_, Ended::Raised(e)) => {
+                flush(&mut buf, ctx);
+                let _ = writeln!(ctx.stderr, "python3: the embedded prelude failed:\n{e}");
+                return 1;
+            }
+            (None, Ended::Done) => return 1,
+        };
+    }
     let (_, ended) = feed(ctx, host, &mut buf, repl, &rewritten, vec![]);
     flush(&mut buf, ctx);
     match ended {
         Ended::Done => 0,
-        Ended::Raised(e) => report(ctx, host, e),
+        Ended::Raised(e) => report(ctx, host, e, script_name, &program_input),
     }
 }
 
 /// A fresh session with the prelude loaded. The prelude runs once per
-/// process (it is ~1,000 lines: compiling and running it costs milliseconds);
+/// process (it is ~2,200 lines: compiling and running it costs tens of
+/// milliseconds);
 /// each run restores the session from that snapshot.
 fn prelude_session() -> Option<MontyRepl> {
     static SNAPSHOT: OnceLock<Option<Vec<u8>>> = OnceLock::new();
@@ -299,7 +367,7 @@ fn prelude_session() -> Option<MontyRepl> {
             ..ResourceLimits::default()
         };
         let mut repl = MontyRepl::new(
-            "<prelude>",
+            PRELUDE_NAME,
             ResourceTracker::new(limits),
             CompileOptions::default(),
         );
@@ -312,7 +380,8 @@ fn prelude_session() -> Option<MontyRepl> {
     }
 }
 
-/// The modules the prelude serves, from its `_sk_modules` list.
+/// The modules the prelude serves, from its `_sk_modules` list, and the
+/// ones served by [`LAZY`] shims.
 fn prelude_modules() -> Vec<&'static str> {
     let Some(line) = PRELUDE.lines().find(|l| l.starts_with("_sk_modules = [")) else {
         return Vec::new();
@@ -322,11 +391,18 @@ fn prelude_modules() -> Vec<&'static str> {
         .split(',')
         .map(|s| s.trim().trim_matches('"'))
         .filter(|s| !s.is_empty())
+        .chain(LAZY.iter().map(|(name, _)| *name))
         .collect()
 }
 
 /// The exit status and stderr of an uncaught exception.
-fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException) -> i32 {
+fn report(
+    ctx: &mut CommandCtx<'_>,
+    host: &mut Host,
+    e: MontyException,
+    script_name: &str,
+    program_input: &str,
+) -> i32 {
     if let Some(Stop::Refused(msg)) = host.stop.take() {
         let _ = writeln!(ctx.stderr, "{}: {msg}", ctx.args[0]);
         return 1;
@@ -344,10 +420,18 @@ fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException) -> i32 {
         };
     }
     if let Err(kind) = ctx.control.check() {
-        let _ = writeln!(ctx.stderr, "{}: stopped: {kind} reached", ctx.args[0]);
+        let _ = match kind {
+            LimitKind::Memory => writeln!(
+                ctx.stderr,
+                "{}: MemoryError: {}",
+                ctx.args[0],
+                memory_message(ctx.control)
+            ),
+            _ => writeln!(ctx.stderr, "{}: stopped: {kind} reached", ctx.args[0]),
+        };
         return 124;
     }
-    let _ = writeln!(ctx.stderr, "{e}");
+    let _ = writeln!(ctx.stderr, "{}", traceback(&e, script_name, program_input));
     if e.exc_type() == ExcType::ModuleNotFoundError
         && let Some(name) = e
             .message()
@@ -367,6 +451,36 @@ fn report(ctx: &mut CommandCtx<'_>, host: &mut Host, e: MontyException) -> i32 {
         );
     }
     1
+}
+
+/// The uncaught exception `e` as CPython prints it for `script_name`:
+/// frames of the program itself (monty's `program_input`) under its name
+/// (`<string>` for `-c`, `<stdin>` for a script on stdin, the path for a
+/// file), the prelude's and shims' own frames left out (CPython's would be
+/// the standard library's), source lines shown only for a file (CPython
+/// cannot show them for `-c` or stdin).
+fn traceback(e: &MontyException, script_name: &str, program_input: &str) -> String {
+    let from_file = !script_name.starts_with('<');
+    let frames: Vec<StackFrame> = e
+        .traceback()
+        .iter()
+        .filter(|f| f.filename == program_input)
+        .map(|f| {
+            let mut f = f.clone();
+            f.filename = script_name.to_string();
+            if !from_file {
+                f.preview_line = None;
+            }
+            f
+        })
+        .collect();
+    // KeyError shows its key quoted, as `str(exc)` does (monty keeps the
+    // key's str() as the message).
+    let message = match (e.exc_type(), e.message()) {
+        (ExcType::KeyError, Some(m)) => Some(StringRepr(m).to_string()),
+        (_, m) => m.map(str::to_string),
+    };
+    MontyException::with_traceback(e.exc_type(), message, frames).to_string()
 }
 
 /// Feeds one snippet to the REPL and services its suspensions until it ends.

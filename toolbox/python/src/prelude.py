@@ -13,6 +13,7 @@ import re as _sk_nre
 import itertools as _sk_native_itertools
 import functools as _sk_native_functools
 import collections as _sk_native_collections
+import pathlib as _sk_native_pathlib
 
 _sk_print = print
 
@@ -1795,7 +1796,64 @@ def _sk_lru_cache(maxsize=128, typed=False):
 
 
 def _sk_wraps(wrapped, assigned=None, updated=None):
-    return lambda f: f
+    # The wrapper answers to the wrapped function's name (f.__name__ is
+    # rewritten to _sk_name(f)).
+    name = _sk_name(wrapped)
+
+    def deco(f):
+        _sk_names[id(f)] = name
+        return f
+
+    return deco
+
+
+class _SkCmpKeyFn:
+    def __init__(self, cmp):
+        self.cmp = cmp
+
+
+def _sk_merge_sort(xs, cmp):
+    if len(xs) <= 1:
+        return list(xs)
+    mid = len(xs) // 2
+    a = _sk_merge_sort(xs[:mid], cmp)
+    b = _sk_merge_sort(xs[mid:], cmp)
+    out = []
+    i = 0
+    j = 0
+    while i < len(a) and j < len(b):
+        if cmp(b[j], a[i]) < 0:
+            out.append(b[j])
+            j += 1
+        else:
+            out.append(a[i])
+            i += 1
+    out.extend(a[i:])
+    out.extend(b[j:])
+    return out
+
+
+_sk_native_sorted = sorted
+
+
+def sorted(iterable, key=None, reverse=False):
+    # key=cmp_to_key(f): a stable merge sort with the comparison function
+    # (the interpreter cannot order instances of a Python class).
+    if isinstance(key, _SkCmpKeyFn):
+        xs = list(iterable)
+        if reverse:
+            xs.reverse()
+            out = _sk_merge_sort(xs, key.cmp)
+            out.reverse()
+            return out
+        return _sk_merge_sort(xs, key.cmp)
+    return _sk_native_sorted(iterable, key=key, reverse=reverse)
+
+
+def _sk_list_sort(xs, key=None, reverse=False):
+    out = sorted(xs, key=key, reverse=reverse)
+    xs.clear()
+    xs.extend(out)
 
 
 class _SkCmpKey:
@@ -1814,10 +1872,12 @@ class _SkCmpKey:
 
 
 def _sk_cmp_to_key(cmp):
-    return lambda obj: _SkCmpKey(cmp, obj)
+    return _SkCmpKeyFn(cmp)
 
 
-for _sk_n, _sk_f in [("lru_cache", _sk_lru_cache), ("cache", _sk_lru_cache(None)), ("wraps", _sk_wraps), ("cmp_to_key", _sk_cmp_to_key)]:
+_sk_functools.wraps = _sk_wraps
+_sk_functools.cmp_to_key = _sk_cmp_to_key
+for _sk_n, _sk_f in [("lru_cache", _sk_lru_cache), ("cache", _sk_lru_cache(None))]:
     if not hasattr(_sk_functools, _sk_n):
         setattr(_sk_functools, _sk_n, _sk_f)
 
@@ -1946,6 +2006,174 @@ def _sk_uuid4():
 
 
 _sk_uuid.uuid4 = _sk_uuid4
+
+# ---- expressions the interpreter lacks, rewritten by imports.rs ----------------------
+
+
+_sk_names = {}
+
+
+def _sk_name(obj):
+    # f.__name__: monty's functions carry no __name__; their repr does.
+    if id(obj) in _sk_names:
+        return _sk_names[id(obj)]
+    try:
+        return getattr(obj, "__name__")
+    except AttributeError:
+        pass
+    r = repr(obj)
+    for start in ["<function '", "<class '"]:
+        if r.startswith(start):
+            return r[len(start):r.index("'", len(start))]
+    if r.startswith("<built-in function "):
+        return r[len("<built-in function "):-1]
+    raise AttributeError("'" + type(obj).__name__ + "' object has no attribute '__name__'")
+
+
+def _sk_is_class(obj):
+    # isinstance(x, type) is not available in the interpreter.
+    return repr(obj).startswith("<class '")
+
+
+def _sk_dc_names(obj):
+    cls = obj if _sk_is_class(obj) else type(obj)
+    try:
+        return list(cls.__annotations__.keys())
+    except AttributeError:
+        raise TypeError("must be called with a dataclass type or instance")
+
+
+def vars(obj):
+    if hasattr(obj, "_sk_keys"):
+        return {k: getattr(obj, k) for k in obj._sk_keys}
+    try:
+        names = _sk_dc_names(obj)
+    except TypeError:
+        raise TypeError("vars() argument must have __dict__ attribute (the embedded Python knows the attributes of dataclasses and argparse namespaces only)")
+    if not names:
+        raise TypeError("vars() is not available for this object in the local sandbox's embedded Python (it knows the attributes of dataclasses and argparse namespaces only)")
+    return {n: getattr(obj, n) for n in names}
+
+
+_sk_vars = vars
+
+
+def _sk_SystemExit(code=None):
+    # SystemExit(2): monty's exceptions take one string; the command decodes it.
+    if code is None:
+        return SystemExit()
+    if isinstance(code, int):
+        return SystemExit(str(code))
+    return SystemExit("msg:" + str(code))
+
+
+def _sk_bytes(*args, **kw):
+    # bytes([104, 105]) / bytes(range(3)): monty builds bytes only from str and int.
+    if len(args) == 1 and not kw and not isinstance(args[0], (str, bytes, int)):
+        return _sk_host("bytes", list(args[0]))
+    return bytes(*args, **kw)
+
+
+def _sk_dict_or(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = dict(a)
+        out.update(b)
+        return out
+    return a | b
+
+
+def _sk_maketrans(x, y=None, z=None):
+    table = {}
+    if y is None:
+        for k, v in x.items():
+            table[ord(k) if isinstance(k, str) else k] = v
+        return table
+    if len(x) != len(y):
+        raise ValueError("the first two maketrans arguments must have equal length")
+    for i in range(len(x)):
+        table[ord(x[i])] = ord(y[i])
+    if z is not None:
+        for c in z:
+            table[ord(c)] = None
+    return table
+
+
+def _sk_translate(s, table):
+    out = []
+    for c in s:
+        k = ord(c)
+        if k in table:
+            v = table[k]
+            if v is None:
+                continue
+            out.append(chr(v) if isinstance(v, int) else v)
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+_sk_static = {"maketrans": _sk_maketrans}
+
+
+def _sk_attr(obj, name, call):
+    # A method passed as a value (key=str.lower, key=d.get): the attribute
+    # when the interpreter can load it, else a function that calls it.
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        pass
+    if obj is str and name in _sk_static:
+        return _sk_static[name]
+    if obj in (str, dict, list, set, frozenset, tuple, int, float, bytes):
+        return call
+    return lambda *a: call(obj, *a)
+
+
+def _sk_move_to_end(d, key, last=True):
+    v = d.pop(key)
+    if last:
+        d[key] = v
+        return None
+    rest = list(d.items())
+    d.clear()
+    d[key] = v
+    for k, x in rest:
+        d[k] = x
+    return None
+
+
+def _sk_path_glob(p, pattern):
+    base = str(p)
+    found = _sk_glob_glob(_sk_path_join(base, pattern), "**" in pattern)
+    return iter([_sk_native_pathlib.Path(f) for f in found])
+
+
+def _sk_path_rglob(p, pattern):
+    return _sk_path_glob(p, "**/" + pattern)
+
+
+def _sk_from_iterable(chain, iterables):
+    out = []
+    for it in iterables:
+        out.extend(it)
+    return iter(out)
+
+
+_sk_methods = {"sort": _sk_list_sort, "translate": _sk_translate, "move_to_end": _sk_move_to_end, "glob": _sk_path_glob, "rglob": _sk_path_rglob, "from_iterable": _sk_from_iterable}
+
+
+def _sk_call(obj, name):
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        pass
+    f = _sk_methods[name]
+    return lambda *a, **k: f(obj, *a, **k)
+
+
+def _sk_match_groups(m, default=None):
+    return tuple([default if g is None else g for g in m.groups()])
+
 
 # ---- the set of served modules (read by the command) -------------------------------
 

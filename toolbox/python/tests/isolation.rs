@@ -9,7 +9,12 @@
 
 use std::time::{Duration, Instant};
 
-use sandkeep_shell::{Determinism, RunOptions, RunOutput, Shell, ShellConfig};
+use sandkeep_shell::{Determinism, LimitKind, RunOptions, RunOutput, Shell, ShellConfig};
+
+// As in the sandkeep binary: every allocation is charged to the run that
+// made it, so the run's memory budget binds inside Python too.
+#[global_allocator]
+static ALLOCATOR: sandkeep_shell::alloc::MeteredAlloc = sandkeep_shell::alloc::MeteredAlloc;
 
 fn shell() -> Shell {
     Shell::new(sandkeep_python::install(ShellConfig::default()))
@@ -98,18 +103,24 @@ fn the_clock_is_the_shells() {
         Duration::from_secs(20),
     );
     assert_eq!(text(&out.stdout), format!("{epoch}\n"));
-    // datetime.now() reaches monty's OS call, which the sandbox refuses.
+    // datetime and date read the same clock (2024-01-01T00:00:00Z), in UTC
+    // like the shell's `date`.
     let out = run_with(
         &shell,
-        "python3 -c 'import datetime; print(datetime.datetime.now())'",
+        "python3 - <<'EOF'\nimport datetime, time\nfrom datetime import date, timezone, timedelta\nprint(datetime.datetime.now())\nprint(date.today())\nprint(datetime.datetime.now(timezone.utc).isoformat())\nprint(datetime.datetime.now(timezone(timedelta(hours=2))))\nprint(time.time() == datetime.datetime.now(timezone.utc).timestamp())\nEOF\ndate -u +%F",
         Duration::from_secs(20),
     );
-    assert_eq!(out.exit_code, 1);
-    assert!(
-        text(&out.stderr).contains("clock is not available"),
+    assert_eq!(
+        text(&out.stdout),
+        "2024-01-01 00:00:00\n2024-01-01\n2024-01-01T00:00:00+00:00\n2024-01-01 02:00:00+02:00\nTrue\n2024-01-01\n",
         "{}",
         text(&out.stderr)
     );
+    // A real clock: now() is today's date by the shell's `date`, not refused.
+    let out = run("python3 -c 'import datetime; print(datetime.date.today())'; date -u +%F");
+    let lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 2, "{}", text(&out.stderr));
+    assert_eq!(lines[0], lines[1]);
 }
 
 #[test]
@@ -209,6 +220,63 @@ fn huge_allocations_are_memory_errors() {
             text(&out.stderr)
         );
     }
+}
+
+#[test]
+fn the_runs_memory_budget_binds_inside_python() {
+    let mut config = ShellConfig::default();
+    config.limits.max_memory_bytes = 64 << 20;
+    let shell = Shell::new(sandkeep_python::install(config));
+    for code in [
+        // Step by step: caught at the interpreter's periodic checkpoint.
+        "x = []\nwhile True: x.append(\"a\" * 1000)",
+        "d = {}\ni = 0\nwhile True:\n    d[i] = str(i) * 10\n    i += 1",
+    ] {
+        let start = Instant::now();
+        let out = run_with(
+            &shell,
+            &format!("python3 -c '{code}'; echo after"),
+            Duration::from_secs(30),
+        );
+        let err = text(&out.stderr);
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{code}: took {:?}",
+            start.elapsed()
+        );
+        assert_eq!(out.exit_code, 124, "{code}: {err}");
+        assert_eq!(out.limit, Some(LimitKind::Memory), "{code}: {err}");
+        assert!(err.contains("MemoryError"), "{code}: {err}");
+        assert!(
+            err.contains("memory limit exceeded (67108864 bytes)"),
+            "{code}: {err}"
+        );
+        assert!(!text(&out.stdout).contains("after"), "{code}");
+    }
+    // Doubling: the step that would not fit in what is left of the budget
+    // is refused up front (a MemoryError the program could catch, as in
+    // CPython), before anything is allocated.
+    let start = Instant::now();
+    let out = run_with(
+        &shell,
+        "python3 -c 's = \"a\"\nwhile True: s = s + s'; echo status=$?",
+        Duration::from_secs(30),
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let err = text(&out.stderr);
+    assert!(err.contains("MemoryError"), "{err}");
+    assert!(
+        text(&out.stdout).contains("status=1") || out.limit == Some(LimitKind::Memory),
+        "{}: {err}",
+        text(&out.stdout)
+    );
+    // The next run of the same shell has its whole budget again.
+    let out = run_with(
+        &shell,
+        "python3 -c 'print(len([\"a\" * 1000 for _ in range(1000)]))'",
+        Duration::from_secs(30),
+    );
+    assert_eq!(text(&out.stdout), "1000\n", "{}", text(&out.stderr));
 }
 
 #[test]
