@@ -76,33 +76,40 @@ impl Change {
 /// path; exact renames paired when `renames`.
 pub fn changes(a: &Side, b: &Side, keep: &dyn Fn(&str) -> bool, renames: bool) -> Vec<Change> {
     let mut out = Vec::new();
-    for (p, va) in a {
-        if !keep(p) {
-            continue;
-        }
-        match b.get(p) {
-            Some(vb) if vb.id == va.id && vb.mode == va.mode => {}
-            Some(vb) => out.push(Change {
-                path: p.clone(),
-                from: None,
-                old: Some(*va),
-                new: Some(*vb),
-            }),
-            None => out.push(Change {
-                path: p.clone(),
-                from: None,
-                old: Some(*va),
-                new: None,
-            }),
-        }
-    }
-    for (p, vb) in b {
-        if keep(p) && !a.contains_key(p) {
+    // Both sides are sorted by path: one merge pass, no lookups.
+    let mut ia = a.iter().peekable();
+    let mut ib = b.iter().peekable();
+    loop {
+        let order = match (ia.peek(), ib.peek()) {
+            (None, None) => break,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some((pa, _)), Some((pb, _))) => pa.cmp(pb),
+        };
+        let (path, old, new) = match order {
+            std::cmp::Ordering::Less => {
+                let (p, va) = ia.next().expect("peeked");
+                (p, Some(*va), None)
+            }
+            std::cmp::Ordering::Greater => {
+                let (p, vb) = ib.next().expect("peeked");
+                (p, None, Some(*vb))
+            }
+            std::cmp::Ordering::Equal => {
+                let (p, va) = ia.next().expect("peeked");
+                let (_, vb) = ib.next().expect("peeked");
+                if vb.id == va.id && vb.mode == va.mode {
+                    continue;
+                }
+                (p, Some(*va), Some(*vb))
+            }
+        };
+        if keep(path) {
             out.push(Change {
-                path: p.clone(),
+                path: path.clone(),
                 from: None,
-                old: None,
-                new: Some(*vb),
+                old,
+                new,
             });
         }
     }

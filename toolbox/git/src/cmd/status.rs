@@ -1,7 +1,9 @@
 //! `status` (long, short, porcelain) and `commit`, which share the
 //! comparison of `HEAD`, the index and the work tree.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use sandkeep_shell::fs::{FileKind, Metadata};
 use std::io::Write;
 
 use gix_hash::ObjectId;
@@ -30,12 +32,32 @@ pub struct State {
 
 /// The work-tree side over the index's paths (content hashed).
 pub fn work_side(repo: &Repo<'_>, index: &[IndexEntry]) -> Result<Side> {
-    let mut side = Side::new();
+    // One listing with metadata per directory instead of a path walk per
+    // file: the index is sorted, so a directory's files come in runs.
+    let mut dir_name = None::<&str>;
+    let mut listing: HashMap<String, Metadata> = HashMap::new();
+    let mut entries = Vec::with_capacity(index.len());
     for e in index.iter().filter(|e| e.stage == 0) {
-        let Some(mode) = worktree::file_mode(repo, &e.path) else {
+        let (dir, name) = match e.path.rfind('/') {
+            Some(i) => (&e.path[..i], &e.path[i + 1..]),
+            None => ("", e.path.as_str()),
+        };
+        if dir_name != Some(dir) {
+            dir_name = Some(dir);
+            listing = match repo.fs.read_dir_metadata(&repo.wp(dir)) {
+                Ok(l) => l.into_iter().collect(),
+                Err(_) => HashMap::new(),
+            };
+        }
+        let Some(meta) = listing.get(name) else {
             continue;
         };
-        let meta = repo.fs.symlink_metadata(&repo.wp(&e.path))?;
+        let mode = match meta.kind {
+            FileKind::Symlink => 0o120000,
+            FileKind::File if meta.mode & 0o100 != 0 => 0o100755,
+            FileKind::File => 0o100644,
+            _ => continue,
+        };
         // Same size and mtime as when staged: trust the index's id (git's
         // stat check); anything else is hashed.
         let id = if meta.size == e.size
@@ -46,16 +68,17 @@ pub fn work_side(repo: &Repo<'_>, index: &[IndexEntry]) -> Result<Side> {
         } else {
             worktree::blob_id(&worktree::file_content(repo, &e.path)?)
         };
-        side.insert(
+        entries.push((
             e.path.clone(),
             Version {
                 mode,
                 id,
                 work: id != e.id,
             },
-        );
+        ));
     }
-    Ok(side)
+    // Built in one go from a sorted list: cheaper than an insert per path.
+    Ok(entries.into_iter().collect())
 }
 
 /// The index's stage-0 entries as a side.
@@ -100,19 +123,19 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
         let mut ig = Ignore::new(repo);
         let check = || g.check();
         let files = worktree::walk(repo, &mut ig, &check)?;
-        let tracked: BTreeSet<&str> = index.iter().map(|e| e.path.as_str()).collect();
-        let tracked_dirs: BTreeSet<String> = index
-            .iter()
-            .flat_map(|e| {
-                let mut v = Vec::new();
-                let mut at = 0;
-                while let Some(i) = e.path[at..].find('/') {
-                    v.push(e.path[..at + i].to_string());
-                    at += i + 1;
+        let tracked: HashSet<&str> = index.iter().map(|e| e.path.as_str()).collect();
+        let mut tracked_dirs: HashSet<&str> = HashSet::new();
+        for e in &index {
+            let mut at = e.path.len();
+            // Every leading directory of the path, deepest first; a known
+            // one means its parents are known too.
+            while let Some(i) = e.path[..at].rfind('/') {
+                if !tracked_dirs.insert(&e.path[..i]) {
+                    break;
                 }
-                v
-            })
-            .collect();
+                at = i;
+            }
+        }
         for f in files {
             if f.ignored || tracked.contains(f.path.as_str()) || !spec.matches(&f.path) {
                 continue;
