@@ -57,7 +57,15 @@ pub struct Repo<'a> {
     /// object (tables zeroed, buffers allocated) cost more than inflating
     /// a small commit.
     inflater: RefCell<flate2::Decompress>,
+    /// How many ref deltas deep the current packed read is: a crafted pack
+    /// whose delta names itself as its base would otherwise recurse until
+    /// the stack overflows.
+    ref_delta_depth: std::cell::Cell<usize>,
 }
+
+/// The deepest chain of ref deltas across packs that is read (git writes
+/// chains of at most 4095, almost always within one pack as offset deltas).
+const MAX_REF_DELTA_DEPTH: usize = 128;
 
 /// Decoded commits and trees of one command run, bounded in bytes.
 #[derive(Default)]
@@ -174,6 +182,7 @@ impl<'a> Repo<'a> {
             global_config_path,
             cache: RefCell::new(ObjectCache::default()),
             inflater: RefCell::new(flate2::Decompress::new(true)),
+            ref_delta_depth: std::cell::Cell::new(0),
         })
     }
 
@@ -412,11 +421,20 @@ impl<'a> Repo<'a> {
                         .fs
                         .read_shared(&join(&dir, &format!("{stem}.pack")))
                         .ok()?;
+                    let depth = self.ref_delta_depth.get();
+                    if depth >= MAX_REF_DELTA_DEPTH {
+                        return Some(Err(GitError::fatal(format!(
+                            "packed object {id} is corrupt (a delta chain too deep or a cycle)"
+                        ))));
+                    }
+                    self.ref_delta_depth.set(depth + 1);
+                    let found =
+                        crate::pack::read_at(&pack, offset, &|base| self.read_object(base).ok());
+                    self.ref_delta_depth.set(depth);
                     return Some(
-                        crate::pack::read_at(&pack, offset, &|base| self.read_object(base).ok())
-                            .ok_or_else(|| {
-                                GitError::fatal(format!("packed object {id} is corrupt"))
-                            }),
+                        found.ok_or_else(|| {
+                            GitError::fatal(format!("packed object {id} is corrupt"))
+                        }),
                     );
                 }
             }

@@ -643,6 +643,7 @@ pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
     if !paths.is_empty() {
         let mut kept = Vec::new();
         for id in ids {
+            g.check()?;
             if touches(&repo, &id, &spec)? {
                 kept.push(id);
             }
@@ -657,6 +658,8 @@ pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
     }
     let decos = decorations(&repo);
     for (n, id) in ids.iter().enumerate() {
+        // Printing (with patches) is the long part of a big log.
+        g.check()?;
         write_commit(g, &repo, id, &opts, &decos, n == 0, &spec)?;
     }
     Ok(0)
