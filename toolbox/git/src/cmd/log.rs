@@ -434,7 +434,7 @@ fn write_commit(
         };
         let new = diff::side_of(&repo.flatten_tree(&c.tree)?);
         let keep = |p: &str| spec.matches(p);
-        let changes = diff::changes(&old, &new, &keep, true);
+        let changes = diff::changes_with_renames(repo, &old, &new, &keep)?;
         let mut buf = Vec::new();
         print_changes(repo, &changes, how, opts.patch_too, &mut buf)?;
         if !buf.is_empty() {

@@ -110,7 +110,7 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
     for e in index.iter().filter(|e| e.stage > 0) {
         *unmerged.entry(e.path.clone()).or_default() |= 1 << (e.stage - 1);
     }
-    let staged = diff::changes(&head_side, &iside, &keep, true);
+    let staged = diff::changes_with_renames(repo, &head_side, &iside, &keep)?;
     let wside = work_side(repo, &index)?;
     let staged: Vec<Change> = staged
         .into_iter()
@@ -215,11 +215,19 @@ pub fn write_short(
     }
     paths.extend(s.unmerged.keys().cloned());
     let cwd = g.cwd.clone();
+    let non_ascii = super::quote_non_ascii(g, repo);
     let show = |p: &str| {
-        if porcelain {
+        let shown = if porcelain {
             p.to_string()
         } else {
             worktree::relative_to_cwd(repo, &cwd, p)
+        };
+        // `-z` prints names as they are; otherwise git quotes them, a
+        // space included.
+        if zero {
+            shown
+        } else {
+            worktree::quote_path(&shown, non_ascii, true)
         }
     };
     for p in paths {
@@ -251,6 +259,7 @@ pub fn write_short(
 /// Writes the long format; `initial_word` is "No commits yet" (status) or
 /// "Initial commit" (commit's refusal).
 pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bool) {
+    let non_ascii = super::quote_non_ascii(g, repo);
     let o = &mut *g.out;
     match repo.head_branch() {
         Some(b) => {
@@ -285,7 +294,8 @@ pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bo
         );
     }
     let cwd = g.cwd.clone();
-    let show = |p: &str| worktree::relative_to_cwd(repo, &cwd, p);
+    let show =
+        |p: &str| worktree::quote_path(&worktree::relative_to_cwd(repo, &cwd, p), non_ascii, false);
     if !s.staged.is_empty() {
         let _ = writeln!(o, "Changes to be committed:");
         if s.head.is_none() {
@@ -483,7 +493,7 @@ pub fn subject(msg: &str) -> String {
 
 /// Writes the summary after a commit: stat line and create/delete/rename/mode lines.
 pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
-    let changes = diff::changes(old, new, &|_| true, true);
+    let changes = diff::changes_with_renames(repo, old, new, &|_| true)?;
     let lines = diff::stat_lines(repo, &changes)?;
     let (mut ins, mut del) = (0, 0);
     for l in &lines {
@@ -493,35 +503,47 @@ pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side
         }
     }
     let _ = writeln!(g.out, "{}", diff::summary(changes.len(), ins, del));
-    write_modes_summary(g.out, &changes);
+    write_modes_summary(g.out, &changes, super::quote_non_ascii(g, repo));
     Ok(())
 }
 
 /// The diffstat and summary `merge` prints.
 pub fn merge_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
-    let changes = diff::changes(old, new, &|_| true, true);
+    let changes = diff::changes_with_renames(repo, old, new, &|_| true)?;
     let lines = diff::stat_lines(repo, &changes)?;
     diff::write_stat(&lines, g.out);
-    write_modes_summary(g.out, &changes);
+    write_modes_summary(g.out, &changes, super::quote_non_ascii(g, repo));
     Ok(())
 }
 
 /// The ` create mode ...` / ` delete mode ...` / ` rename ...` lines.
-pub fn write_modes_summary(out: &mut Vec<u8>, changes: &[Change]) {
+pub fn write_modes_summary(out: &mut Vec<u8>, changes: &[Change], non_ascii: bool) {
+    let q = |p: &str| worktree::quote_path(p, non_ascii, false);
     for c in changes {
         match (&c.old, &c.new) {
             (None, Some(n)) => {
-                let _ = writeln!(out, " create mode {:o} {}", n.mode, c.path);
+                let _ = writeln!(out, " create mode {:o} {}", n.mode, q(&c.path));
             }
             (Some(o), None) => {
-                let _ = writeln!(out, " delete mode {:o} {}", o.mode, c.path);
+                let _ = writeln!(out, " delete mode {:o} {}", o.mode, q(&c.path));
             }
             (Some(o), Some(n)) => {
                 if let Some(f) = &c.from {
-                    let _ = writeln!(out, " rename {} (100%)", diff::rename_name(f, &c.path));
+                    let _ = writeln!(
+                        out,
+                        " rename {} ({}%)",
+                        diff::rename_name(f, &c.path),
+                        c.similarity
+                    );
                 }
                 if o.mode != n.mode {
-                    let _ = writeln!(out, " mode change {:o} => {:o} {}", o.mode, n.mode, c.path);
+                    let _ = writeln!(
+                        out,
+                        " mode change {:o} => {:o} {}",
+                        o.mode,
+                        n.mode,
+                        q(&c.path)
+                    );
                 }
             }
             _ => {}
