@@ -87,6 +87,23 @@ async fn repository_moves_local_to_docker_and_back() {
     let docker_log = ok(&mut s, &format!("cd repo && {REAL} log --format='%H %s'")).await;
     s.complete().await.unwrap();
 
+    // Both parks went through the workspace generations: the newest one
+    // holds the repository with the commit real git made.
+    let gens = build(&local).generations("g").unwrap();
+    let parks = gens.log(10).unwrap();
+    assert!(
+        parks.len() >= 2,
+        "expected a generation per park: {parks:?}"
+    );
+    let newest = gens.head().unwrap().expect("a generation");
+    let manifest = gens.manifest(&newest.id).unwrap();
+    for path in ["repo/.git/HEAD", "repo/.git/index", "repo/from-docker.txt"] {
+        assert!(
+            manifest.entries.keys().any(|k| k.ends_with(path)),
+            "{path} missing from the newest generation"
+        );
+    }
+
     // Local again: our git reads what real git wrote.
     let mut s = build(&local).session("g").unwrap();
     let back = ok(&mut s, "cd repo && git log --format='%H %s'").await;

@@ -2,7 +2,10 @@
 //! `status` and `diff` on a 2,000-file repository, `add -A` + `commit` of
 //! 2,000 files, `log` of 1,000 commits. Host git is timed as a process
 //! (its start counted, as an agent's shell pays it); ours as a script run in
-//! the sandbox shell. Prints the median of several runs and the ratio.
+//! the sandbox shell. Both sides build the same repository (same files,
+//! identities and dates: the same commit ids, checked), each side is run
+//! once to warm up, then the runs alternate ours/host so a busy machine
+//! slows both alike. Prints the median of the runs and the ratio.
 //!
 //! Run: `cargo bench -p sandkeep-git --bench git_vs_host`
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -26,7 +29,7 @@ const ENV: &[(&str, &str)] = &[
 /// 2,000 files in 40 directories, each a few lines.
 const MAKE_FILES: &str = "for d in $(seq 1 40); do mkdir -p dir$d; for f in $(seq 1 50); do printf 'line one of %s\\nline two\\nline three %s\\n' $d $f > dir$d/file$f.txt; done; done";
 const MODIFY: &str = "for d in $(seq 1 20); do echo changed >> dir$d/file7.txt; done";
-const RUNS: usize = 7;
+const RUNS: usize = 15;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -95,6 +98,46 @@ fn host_git(dir: &Path, args: &[&str]) -> Duration {
     took
 }
 
+/// Times `ours_script` and host `git host_args` alternately (after one
+/// warm-up run of each); the medians.
+fn side_by_side(
+    shell: &Shell,
+    ours_script: &str,
+    dir: &Path,
+    host_args: &[&str],
+) -> (Duration, Duration) {
+    ours_run(shell, ours_script);
+    host_git(dir, host_args);
+    let mut ours = Vec::new();
+    let mut host = Vec::new();
+    for _ in 0..RUNS {
+        ours.push(ours_run(shell, ours_script));
+        host.push(host_git(dir, host_args));
+    }
+    (median(ours), median(host))
+}
+
+/// Checks that both sides hold the same history (same `HEAD` id).
+fn same_head(shell: &Shell, dir: &Path) {
+    let ours = shell.run(
+        "git rev-parse HEAD",
+        RunOptions {
+            env: vec![("HOME".into(), "/tmp".into())],
+            ..RunOptions::default()
+        },
+    );
+    let host = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&host.stdout),
+        "the two repositories differ"
+    );
+}
+
 fn report(name: &str, ours: Duration, host: Duration) {
     println!(
         "{name:<34} ours {:>9.2} ms   host git {:>9.2} ms   ours/host {:>5.2}",
@@ -120,26 +163,11 @@ fn main() {
     host_bash(&host_dir, &setup);
     let shell = ours_shell();
     ours_run(&shell, &setup);
-    let ours: Vec<_> = (0..RUNS)
-        .map(|_| ours_run(&shell, "git status > /dev/null"))
-        .collect();
-    let host: Vec<_> = (0..RUNS)
-        .map(|_| host_git(&host_dir, &["status"]))
-        .collect();
-    report(
-        "status, 2,000 files (20 modified)",
-        median(ours),
-        median(host),
-    );
-    let ours: Vec<_> = (0..RUNS)
-        .map(|_| ours_run(&shell, "git diff > /dev/null"))
-        .collect();
-    let host: Vec<_> = (0..RUNS).map(|_| host_git(&host_dir, &["diff"])).collect();
-    report(
-        "diff, 2,000 files (20 modified)",
-        median(ours),
-        median(host),
-    );
+    same_head(&shell, &host_dir);
+    let (ours, host) = side_by_side(&shell, "git status > /dev/null", &host_dir, &["status"]);
+    report("status, 2,000 files (20 modified)", ours, host);
+    let (ours, host) = side_by_side(&shell, "git diff > /dev/null", &host_dir, &["diff"]);
+    report("diff, 2,000 files (20 modified)", ours, host);
 
     // add -A + commit of 2,000 new files, each run in a fresh repository.
     let mut ours_t = Vec::new();
@@ -154,6 +182,7 @@ fn main() {
         let shell = ours_shell();
         ours_run(&shell, &format!("git init -q && {MAKE_FILES}"));
         ours_t.push(ours_run(&shell, "git add -A && git commit -q -m all"));
+        same_head(&shell, &d);
     }
     report(
         "add -A + commit of 2,000 files",
@@ -168,18 +197,16 @@ fn main() {
     host_bash(&log_dir, make_log);
     let shell = ours_shell();
     ours_run(&shell, make_log);
-    let ours: Vec<_> = (0..RUNS)
-        .map(|_| ours_run(&shell, "git log > /dev/null"))
-        .collect();
-    let host: Vec<_> = (0..RUNS).map(|_| host_git(&log_dir, &["log"])).collect();
-    report("log of 1,000 commits", median(ours), median(host));
-    let ours: Vec<_> = (0..RUNS)
-        .map(|_| ours_run(&shell, "git log --oneline > /dev/null"))
-        .collect();
-    let host: Vec<_> = (0..RUNS)
-        .map(|_| host_git(&log_dir, &["log", "--oneline"]))
-        .collect();
-    report("log --oneline of 1,000 commits", median(ours), median(host));
+    same_head(&shell, &log_dir);
+    let (ours, host) = side_by_side(&shell, "git log > /dev/null", &log_dir, &["log"]);
+    report("log of 1,000 commits", ours, host);
+    let (ours, host) = side_by_side(
+        &shell,
+        "git log --oneline > /dev/null",
+        &log_dir,
+        &["log", "--oneline"],
+    );
+    report("log --oneline of 1,000 commits", ours, host);
 
     let _ = std::fs::remove_dir_all(&tmp);
 }

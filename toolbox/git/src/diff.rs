@@ -57,6 +57,9 @@ pub struct Change {
     pub old: Option<Version>,
     /// The new version (`None`: deleted).
     pub new: Option<Version>,
+    /// How similar a rename's two sides are, in percent (git's similarity
+    /// index); 0 when this is not a rename.
+    pub similarity: u8,
 }
 
 impl Change {
@@ -76,33 +79,41 @@ impl Change {
 /// path; exact renames paired when `renames`.
 pub fn changes(a: &Side, b: &Side, keep: &dyn Fn(&str) -> bool, renames: bool) -> Vec<Change> {
     let mut out = Vec::new();
-    for (p, va) in a {
-        if !keep(p) {
-            continue;
-        }
-        match b.get(p) {
-            Some(vb) if vb.id == va.id && vb.mode == va.mode => {}
-            Some(vb) => out.push(Change {
-                path: p.clone(),
-                from: None,
-                old: Some(*va),
-                new: Some(*vb),
-            }),
-            None => out.push(Change {
-                path: p.clone(),
-                from: None,
-                old: Some(*va),
-                new: None,
-            }),
-        }
-    }
-    for (p, vb) in b {
-        if keep(p) && !a.contains_key(p) {
+    // Both sides are sorted by path: one merge pass, no lookups.
+    let mut ia = a.iter().peekable();
+    let mut ib = b.iter().peekable();
+    loop {
+        let order = match (ia.peek(), ib.peek()) {
+            (None, None) => break,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some((pa, _)), Some((pb, _))) => pa.cmp(pb),
+        };
+        let (path, old, new) = match order {
+            std::cmp::Ordering::Less => {
+                let (p, va) = ia.next().expect("peeked");
+                (p, Some(*va), None)
+            }
+            std::cmp::Ordering::Greater => {
+                let (p, vb) = ib.next().expect("peeked");
+                (p, None, Some(*vb))
+            }
+            std::cmp::Ordering::Equal => {
+                let (p, va) = ia.next().expect("peeked");
+                let (_, vb) = ib.next().expect("peeked");
+                if vb.id == va.id && vb.mode == va.mode {
+                    continue;
+                }
+                (p, Some(*va), Some(*vb))
+            }
+        };
+        if keep(path) {
             out.push(Change {
-                path: p.clone(),
+                path: path.clone(),
                 from: None,
-                old: None,
-                new: Some(*vb),
+                old,
+                new,
+                similarity: 0,
             });
         }
     }
@@ -135,6 +146,7 @@ fn pair_renames(changes: &mut Vec<Change>) {
                 from: Some(changes[d].path.clone()),
                 old: changes[d].old,
                 new: Some(n),
+                similarity: 100,
             });
         }
     }
@@ -145,6 +157,176 @@ fn pair_renames(changes: &mut Vec<Change>) {
         keep
     });
     changes.extend(merged);
+}
+
+/// git's scale of similarity scores (diffcore.h `MAX_SCORE`).
+const MAX_SCORE: u64 = 60000;
+/// The least score that makes a rename (50%, git's default for `-M`).
+const MIN_RENAME_SCORE: u64 = 30000;
+/// Past this many (deleted x added) pairs git gives up on inexact renames
+/// (its `diff.renameLimit` of 1000, squared).
+const RENAME_PAIR_LIMIT: usize = 1000 * 1000;
+
+/// [`changes`] with renames paired the way git pairs them by default:
+/// exact ones first, then deleted and added regular files whose content is
+/// at least 50% alike (git's diffcore-rename scoring).
+pub fn changes_with_renames(
+    repo: &Repo<'_>,
+    a: &Side,
+    b: &Side,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Vec<Change>> {
+    let mut out = changes(a, b, keep, true);
+    pair_similar(repo, &mut out)?;
+    Ok(out)
+}
+
+/// git's span hashes of `data` (diffcore-delta.c `hash_chars`): the text
+/// is cut after each newline or 64 bytes; each span's hash counts its
+/// length. Sorted by hash, equal hashes summed.
+fn span_hashes(data: &[u8]) -> Vec<(u32, u64)> {
+    const HASHBASE: u32 = 107927;
+    let is_text = !is_binary(data);
+    let mut spans: Vec<(u32, u64)> = Vec::new();
+    let (mut accum1, mut accum2, mut n) = (0u32, 0u32, 0u64);
+    let mut i = 0;
+    while i < data.len() {
+        let c = data[i] as u32;
+        i += 1;
+        // A CR of a CRLF in text is not counted.
+        if is_text && c == u32::from(b'\r') && data.get(i) == Some(&b'\n') {
+            continue;
+        }
+        let old1 = accum1;
+        accum1 = (accum1 << 7) ^ (accum2 >> 25);
+        accum2 = (accum2 << 7) ^ (old1 >> 25);
+        accum1 = accum1.wrapping_add(c);
+        n += 1;
+        if n < 64 && c != u32::from(b'\n') {
+            continue;
+        }
+        let h = accum1.wrapping_add(accum2.wrapping_mul(0x61)) % HASHBASE;
+        spans.push((h, n));
+        n = 0;
+        accum1 = 0;
+        accum2 = 0;
+    }
+    if n > 0 {
+        let h = accum1.wrapping_add(accum2.wrapping_mul(0x61)) % HASHBASE;
+        spans.push((h, n));
+    }
+    spans.sort_unstable_by_key(|s| s.0);
+    let mut merged: Vec<(u32, u64)> = Vec::with_capacity(spans.len());
+    for (h, n) in spans {
+        match merged.last_mut() {
+            Some(last) if last.0 == h => last.1 += n,
+            _ => merged.push((h, n)),
+        }
+    }
+    merged
+}
+
+/// The bytes of `src` found again in `dst` (diffcore-delta.c
+/// `diffcore_count_changes`, its `src_copied`).
+fn copied_bytes(src: &[(u32, u64)], dst: &[(u32, u64)]) -> u64 {
+    let mut copied = 0;
+    let mut d = 0;
+    for &(h, src_n) in src {
+        while d < dst.len() && dst[d].0 < h {
+            d += 1;
+        }
+        if d < dst.len() && dst[d].0 == h {
+            copied += src_n.min(dst[d].1);
+            d += 1;
+        }
+    }
+    copied
+}
+
+/// Pairs the remaining deleted and added regular files by similarity, as
+/// git's diffcore-rename does: every pair scored (at most 4 candidates kept
+/// per added file), best scores first (a same file name wins a tie), each
+/// file in at most one rename.
+fn pair_similar(repo: &Repo<'_>, changes: &mut Vec<Change>) -> Result<()> {
+    let regular = |v: &Version| v.mode == 0o100644 || v.mode == 0o100755;
+    let deleted: Vec<usize> = (0..changes.len())
+        .filter(|&i| changes[i].new.is_none() && changes[i].old.is_some_and(|v| regular(&v)))
+        .collect();
+    let added: Vec<usize> = (0..changes.len())
+        .filter(|&i| changes[i].old.is_none() && changes[i].new.is_some_and(|v| regular(&v)))
+        .collect();
+    if deleted.is_empty()
+        || added.is_empty()
+        || deleted.len().saturating_mul(added.len()) > RENAME_PAIR_LIMIT
+    {
+        return Ok(());
+    }
+    let load = |i: usize, v: &Version| -> Result<(u64, Vec<(u32, u64)>)> {
+        let data = content(repo, &changes[i].path, v)?;
+        Ok((data.len() as u64, span_hashes(&data)))
+    };
+    let mut src_data = Vec::with_capacity(deleted.len());
+    for &i in &deleted {
+        src_data.push(load(i, &changes[i].old.expect("a deletion"))?);
+    }
+    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    // (score, same base name, added index, deleted index)
+    let mut candidates: Vec<(u64, bool, usize, usize)> = Vec::new();
+    for (ai, &i) in added.iter().enumerate() {
+        let (dst_size, dst_spans) = load(i, &changes[i].new.expect("an addition"))?;
+        let mut best: Vec<(u64, bool, usize, usize)> = Vec::new();
+        for (di, (src_size, src_spans)) in src_data.iter().enumerate() {
+            let max_size = dst_size.max(*src_size);
+            let delta = max_size - dst_size.min(*src_size);
+            // git skips sizes too far apart to reach the minimum score.
+            if max_size * (MAX_SCORE - MIN_RENAME_SCORE) < delta * MAX_SCORE || max_size == 0 {
+                continue;
+            }
+            let score = copied_bytes(src_spans, &dst_spans) * MAX_SCORE / max_size;
+            if score < MIN_RENAME_SCORE {
+                continue;
+            }
+            let same_name = base(&changes[deleted[di]].path) == base(&changes[i].path);
+            best.push((score, same_name, ai, di));
+        }
+        best.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)));
+        best.truncate(4);
+        candidates.extend(best);
+    }
+    candidates.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)));
+    let mut src_used = vec![false; deleted.len()];
+    let mut dst_used = vec![false; added.len()];
+    let mut remove = vec![false; changes.len()];
+    let mut renames = Vec::new();
+    for (score, _, ai, di) in candidates {
+        if src_used[di] || dst_used[ai] {
+            continue;
+        }
+        src_used[di] = true;
+        dst_used[ai] = true;
+        let (d, a) = (deleted[di], added[ai]);
+        remove[d] = true;
+        remove[a] = true;
+        renames.push(Change {
+            path: changes[a].path.clone(),
+            from: Some(changes[d].path.clone()),
+            old: changes[d].old,
+            new: changes[a].new,
+            similarity: (score * 100 / MAX_SCORE) as u8,
+        });
+    }
+    if renames.is_empty() {
+        return Ok(());
+    }
+    let mut i = 0;
+    changes.retain(|_| {
+        let keep = !remove[i];
+        i += 1;
+        keep
+    });
+    changes.extend(renames);
+    changes.sort_by(|x, y| x.path.cmp(&y.path));
+    Ok(())
 }
 
 /// Loads a version's bytes.
@@ -275,7 +457,11 @@ fn line(out: &mut Vec<u8>, sign: u8, text: &[u8]) {
 /// Writes one change as a git patch (`diff --git` header and hunks).
 pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>) -> Result<()> {
     let old_path = c.from.as_deref().unwrap_or(&c.path);
-    let _ = writeln!(out, "diff --git a/{old_path} b/{}", c.path);
+    // Names needing it are quoted with their a/ or b/ prefix inside.
+    let non_ascii = repo.config.get_bool("core.quotePath").unwrap_or(true);
+    let qa = worktree::quote_path(&format!("a/{old_path}"), non_ascii, false);
+    let qb = worktree::quote_path(&format!("b/{}", c.path), non_ascii, false);
+    let _ = writeln!(out, "diff --git {qa} {qb}");
     let abbrev = |v: Option<&Version>| match v {
         Some(v) => repo.abbrev(&v.id),
         None => "0000000".to_string(),
@@ -291,10 +477,17 @@ pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>) -> Result<()>
         }
         (Some(o), Some(n)) => {
             if c.from.is_some() {
-                let sim = if o.id == n.id { 100 } else { 0 };
-                let _ = writeln!(out, "similarity index {sim}%");
-                let _ = writeln!(out, "rename from {old_path}");
-                let _ = writeln!(out, "rename to {}", c.path);
+                let _ = writeln!(out, "similarity index {}%", c.similarity);
+                let _ = writeln!(
+                    out,
+                    "rename from {}",
+                    worktree::quote_path(old_path, non_ascii, false)
+                );
+                let _ = writeln!(
+                    out,
+                    "rename to {}",
+                    worktree::quote_path(&c.path, non_ascii, false)
+                );
             }
             if o.mode != n.mode {
                 let _ = writeln!(out, "old mode {:o}", o.mode);
@@ -329,12 +522,12 @@ pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>) -> Result<()>
     }
     if is_binary(&old) || is_binary(&new) {
         let a = if c.old.is_some() {
-            format!("a/{old_path}")
+            qa.clone()
         } else {
             "/dev/null".into()
         };
         let b = if c.new.is_some() {
-            format!("b/{}", c.path)
+            qb.clone()
         } else {
             "/dev/null".into()
         };
@@ -346,13 +539,13 @@ pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>) -> Result<()>
     }
     match &c.old {
         Some(_) => {
-            let _ = writeln!(out, "--- a/{old_path}");
+            let _ = writeln!(out, "--- {qa}");
         }
         None => out.extend_from_slice(b"--- /dev/null\n"),
     }
     match &c.new {
         Some(_) => {
-            let _ = writeln!(out, "+++ b/{}", c.path);
+            let _ = writeln!(out, "+++ {qb}");
         }
         None => out.extend_from_slice(b"+++ /dev/null\n"),
     }
@@ -372,6 +565,7 @@ pub struct StatLine {
 
 /// Counts for each change.
 pub fn stat_lines(repo: &Repo<'_>, changes: &[Change]) -> Result<Vec<StatLine>> {
+    let non_ascii = repo.config.get_bool("core.quotePath").unwrap_or(true);
     let mut out = Vec::new();
     for c in changes {
         let old_path = c.from.as_deref().unwrap_or(&c.path);
@@ -385,7 +579,7 @@ pub fn stat_lines(repo: &Repo<'_>, changes: &[Change]) -> Result<Vec<StatLine>> 
         };
         let name = match &c.from {
             Some(f) => rename_name(f, &c.path),
-            None => c.path.clone(),
+            None => worktree::quote_path(&c.path, non_ascii, false),
         };
         let counts = if is_binary(&old) || is_binary(&new) {
             None

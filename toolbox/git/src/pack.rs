@@ -88,7 +88,8 @@ pub fn ids_with_prefix(repo: &Repo<'_>, prefix: &str) -> Vec<ObjectId> {
 }
 
 fn inflate(data: &[u8], size: usize) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(size);
+    // The size comes from the pack: reserve no more than a sane start.
+    let mut out = Vec::with_capacity(size.min(1 << 20));
     flate2::read::ZlibDecoder::new(data)
         .take(size as u64)
         .read_to_end(&mut out)
@@ -177,7 +178,7 @@ fn apply_delta(base: &[u8], d: &[u8]) -> Option<Vec<u8>> {
     if base_len != base.len() {
         return None;
     }
-    let mut out = Vec::with_capacity(out_len);
+    let mut out = Vec::with_capacity(out_len.min(1 << 20));
     while at < d.len() {
         let op = d[at];
         at += 1;

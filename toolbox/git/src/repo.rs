@@ -5,8 +5,9 @@
 //! `.git` it writes is the one real git reads after the workspace moves to a
 //! container.
 
-use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 
 use bstr::{BStr, ByteSlice};
 use gix_hash::ObjectId;
@@ -49,6 +50,76 @@ pub struct Repo<'a> {
     pub config: Config,
     /// Where the global config lives (`$HOME/.gitconfig`), if `HOME` is set.
     pub global_config_path: Option<String>,
+    /// Commits and trees already read by this command (objects never
+    /// change once written), so a walk that meets them again skips zlib.
+    cache: RefCell<ObjectCache>,
+    /// One zlib inflater reused for every loose object: making one per
+    /// object (tables zeroed, buffers allocated) cost more than inflating
+    /// a small commit.
+    inflater: RefCell<flate2::Decompress>,
+    /// How many ref deltas deep the current packed read is: a crafted pack
+    /// whose delta names itself as its base would otherwise recurse until
+    /// the stack overflows.
+    ref_delta_depth: std::cell::Cell<usize>,
+}
+
+/// The deepest chain of ref deltas across packs that is read (git writes
+/// chains of at most 4095, almost always within one pack as offset deltas).
+const MAX_REF_DELTA_DEPTH: usize = 128;
+
+/// Decoded commits and trees of one command run, bounded in bytes.
+#[derive(Default)]
+struct ObjectCache {
+    objects: HashMap<ObjectId, (Kind, std::rc::Rc<[u8]>)>,
+    bytes: usize,
+}
+
+/// The most object bytes one command keeps cached.
+const CACHE_LIMIT: usize = 64 << 20;
+
+impl ObjectCache {
+    fn get(&self, id: &ObjectId) -> Option<(Kind, std::rc::Rc<[u8]>)> {
+        self.objects.get(id).cloned()
+    }
+
+    fn put(&mut self, id: ObjectId, kind: Kind, data: std::rc::Rc<[u8]>) {
+        if matches!(kind, Kind::Commit | Kind::Tree) && self.bytes + data.len() <= CACHE_LIMIT {
+            self.bytes += data.len();
+            self.objects.insert(id, (kind, data));
+        }
+    }
+}
+
+/// Inflates one zlib stream into exactly `out`'s spare capacity and beyond,
+/// reusing `z`.
+fn inflate_all(z: &mut flate2::Decompress, input: &[u8], out: &mut Vec<u8>) -> bool {
+    z.reset(true);
+    loop {
+        if out.len() == out.capacity() {
+            out.reserve(out.capacity().max(256));
+        }
+        let before_in = z.total_in() as usize;
+        let before_out = z.total_out();
+        let status = match z.decompress_vec(
+            &input[before_in.min(input.len())..],
+            out,
+            flate2::FlushDecompress::Finish,
+        ) {
+            Ok(s) => s,
+            Err(_) => return false,
+        };
+        match status {
+            flate2::Status::StreamEnd => return true,
+            _ if z.total_in() as usize == before_in
+                && z.total_out() == before_out
+                && out.len() < out.capacity() =>
+            {
+                // No progress with room to spare: the stream is truncated.
+                return false;
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Joins a directory and a relative path (either may be empty).
@@ -109,6 +180,9 @@ impl<'a> Repo<'a> {
             work_tree: work_tree.to_string(),
             config,
             global_config_path,
+            cache: RefCell::new(ObjectCache::default()),
+            inflater: RefCell::new(flate2::Decompress::new(true)),
+            ref_delta_depth: std::cell::Cell::new(0),
         })
     }
 
@@ -167,28 +241,46 @@ impl<'a> Repo<'a> {
 
     /// Reads an object: its kind and data.
     pub fn read_object(&self, id: &ObjectId) -> Result<(Kind, Vec<u8>)> {
-        if let Ok(compressed) = self.fs.read(&self.loose_path(id)) {
-            let mut raw = Vec::new();
-            flate2::read::ZlibDecoder::new(&compressed[..])
-                .read_to_end(&mut raw)
-                .map_err(|e| GitError::fatal(format!("loose object {id} is corrupt: {e}")))?;
-            let (kind, size, header_len) = gix_object::decode::loose_header(&raw)
-                .map_err(|e| GitError::fatal(format!("loose object {id} is corrupt: {e}")))?;
-            let data = raw[header_len..].to_vec();
-            if data.len() as u64 != size {
-                return Err(GitError::fatal(format!("loose object {id} is corrupt")));
-            }
-            return Ok((kind, data));
+        self.read_object_shared(id)
+            .map(|(kind, data)| (kind, data.to_vec()))
+    }
+
+    /// Reads an object without copying what this command already read.
+    pub fn read_object_shared(&self, id: &ObjectId) -> Result<(Kind, std::rc::Rc<[u8]>)> {
+        if let Some(found) = self.cache.borrow().get(id) {
+            return Ok(found);
         }
-        if let Some(found) = self.read_packed(id) {
-            return found;
-        }
-        Err(GitError::fatal(format!("unable to read object {id}")))
+        let (kind, data): (Kind, std::rc::Rc<[u8]>) =
+            if let Ok(compressed) = self.fs.read_shared(&self.loose_path(id)) {
+                let corrupt = || GitError::fatal(format!("loose object {id} is corrupt"));
+                let mut raw = Vec::with_capacity(compressed.len() * 3 + 64);
+                if !inflate_all(&mut self.inflater.borrow_mut(), &compressed, &mut raw) {
+                    return Err(corrupt());
+                }
+                let (kind, size, header_len) = gix_object::decode::loose_header(&raw)
+                    .map_err(|e| GitError::fatal(format!("loose object {id} is corrupt: {e}")))?;
+                if (raw.len() - header_len) as u64 != size {
+                    return Err(corrupt());
+                }
+                (kind, raw[header_len..].into())
+            } else if let Some(found) = self.read_packed(id) {
+                let (kind, data) = found?;
+                (kind, data.into())
+            } else {
+                return Err(GitError::fatal(format!("unable to read object {id}")));
+            };
+        self.cache.borrow_mut().put(*id, kind, data.clone());
+        Ok((kind, data))
     }
 
     /// Reads an object of an expected kind.
     pub fn read_kind(&self, id: &ObjectId, want: Kind) -> Result<Vec<u8>> {
-        let (kind, data) = self.read_object(id)?;
+        self.read_kind_shared(id, want).map(|d| d.to_vec())
+    }
+
+    /// Reads an object of an expected kind without copying a cached one.
+    pub fn read_kind_shared(&self, id: &ObjectId, want: Kind) -> Result<std::rc::Rc<[u8]>> {
+        let (kind, data) = self.read_object_shared(id)?;
         if kind != want {
             return Err(GitError::fatal(format!(
                 "object {id} is a {kind}, not a {want}"
@@ -199,7 +291,7 @@ impl<'a> Repo<'a> {
 
     /// Reads and decodes a commit.
     pub fn commit(&self, id: &ObjectId) -> Result<gix_object::Commit> {
-        let data = self.read_kind(id, Kind::Commit)?;
+        let data = self.read_kind_shared(id, Kind::Commit)?;
         let c = gix_object::CommitRef::from_bytes(&data, HASH)
             .map_err(|e| GitError::fatal(format!("commit {id} is corrupt: {e}")))?;
         c.try_into()
@@ -208,7 +300,7 @@ impl<'a> Repo<'a> {
 
     /// Reads a tree into (name, mode, id) entries, in tree order.
     pub fn tree(&self, id: &ObjectId) -> Result<Vec<(String, u32, ObjectId)>> {
-        let data = self.read_kind(id, Kind::Tree)?;
+        let data = self.read_kind_shared(id, Kind::Tree)?;
         let t = gix_object::TreeRef::from_bytes(&data, HASH)
             .map_err(|e| GitError::fatal(format!("tree {id} is corrupt: {e}")))?;
         Ok(t.entries
@@ -225,24 +317,36 @@ impl<'a> Repo<'a> {
 
     /// Every blob of a tree, recursively: path -> (mode, id), sorted by path.
     pub fn flatten_tree(&self, id: &ObjectId) -> Result<BTreeMap<String, (u32, ObjectId)>> {
-        let mut out = BTreeMap::new();
-        self.flatten_into(id, "", &mut out)?;
-        Ok(out)
+        let mut out = Vec::new();
+        self.flatten_into(id, &mut String::new(), &mut out)?;
+        // Built in one go from a list: cheaper than an insert per path.
+        Ok(out.into_iter().collect())
     }
 
+    /// Appends every blob under tree `id` to `out`, `prefix` (reused as a
+    /// buffer) naming its directory.
     fn flatten_into(
         &self,
         id: &ObjectId,
-        prefix: &str,
-        out: &mut BTreeMap<String, (u32, ObjectId)>,
+        prefix: &mut String,
+        out: &mut Vec<(String, (u32, ObjectId))>,
     ) -> Result<()> {
-        for (name, mode, oid) in self.tree(id)? {
-            let path = join(prefix, &name);
-            if mode == 0o40000 {
-                self.flatten_into(&oid, &path, out)?;
-            } else {
-                out.insert(path, (mode, oid));
+        let data = self.read_kind_shared(id, Kind::Tree)?;
+        let t = gix_object::TreeRef::from_bytes(&data, HASH)
+            .map_err(|e| GitError::fatal(format!("tree {id} is corrupt: {e}")))?;
+        let at = prefix.len();
+        for e in &t.entries {
+            if !prefix.is_empty() {
+                prefix.push('/');
             }
+            prefix.push_str(&e.filename.to_str_lossy());
+            let mode = e.mode.value() as u32;
+            if mode == 0o40000 {
+                self.flatten_into(&e.oid.to_owned(), prefix, out)?;
+            } else {
+                out.push((prefix.clone(), (mode, e.oid.to_owned())));
+            }
+            prefix.truncate(at);
         }
         Ok(())
     }
@@ -317,11 +421,20 @@ impl<'a> Repo<'a> {
                         .fs
                         .read_shared(&join(&dir, &format!("{stem}.pack")))
                         .ok()?;
+                    let depth = self.ref_delta_depth.get();
+                    if depth >= MAX_REF_DELTA_DEPTH {
+                        return Some(Err(GitError::fatal(format!(
+                            "packed object {id} is corrupt (a delta chain too deep or a cycle)"
+                        ))));
+                    }
+                    self.ref_delta_depth.set(depth + 1);
+                    let found =
+                        crate::pack::read_at(&pack, offset, &|base| self.read_object(base).ok());
+                    self.ref_delta_depth.set(depth);
                     return Some(
-                        crate::pack::read_at(&pack, offset, &|base| self.read_object(base).ok())
-                            .ok_or_else(|| {
-                                GitError::fatal(format!("packed object {id} is corrupt"))
-                            }),
+                        found.ok_or_else(|| {
+                            GitError::fatal(format!("packed object {id} is corrupt"))
+                        }),
                     );
                 }
             }

@@ -414,3 +414,54 @@ pub fn relative_to_cwd(repo: &Repo<'_>, cwd: &str, path: &str) -> String {
     }
     out
 }
+
+/// A path as git prints it (quote.c `quote_c_style`): unchanged when it
+/// holds nothing unusual, else in double quotes with C escapes (`\t`,
+/// `\n`, `\"`, `\\`, ...) and other control bytes in octal; bytes past
+/// ASCII are octal too while `core.quotePath` is on (`non_ascii`).
+/// `space` quotes a path with a space as well (short status does).
+///
+/// ```
+/// use sandkeep_git::worktree::quote_path;
+/// assert_eq!(quote_path("plain.txt", true, false), "plain.txt");
+/// assert_eq!(quote_path("café", true, false), "\"caf\\303\\251\"");
+/// assert_eq!(quote_path("café", false, false), "café");
+/// assert_eq!(quote_path("a\tb", false, false), "\"a\\tb\"");
+/// assert_eq!(quote_path("a b", true, true), "\"a b\"");
+/// ```
+pub fn quote_path(path: &str, non_ascii: bool, space: bool) -> String {
+    let needs =
+        |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0x7f || (non_ascii && b >= 0x80);
+    let bytes = path.as_bytes();
+    if !bytes.iter().any(|&b| needs(b) || (space && b == b' ')) {
+        return path.to_string();
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(path.len() + 8);
+    out.push(b'"');
+    for &b in bytes {
+        let escaped: &[u8] = match b {
+            0x07 => b"\\a",
+            0x08 => b"\\b",
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            0x0b => b"\\v",
+            0x0c => b"\\f",
+            b'\r' => b"\\r",
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            _ if needs(b) => {
+                out.extend_from_slice(format!("\\{b:03o}").as_bytes());
+                continue;
+            }
+            _ => {
+                out.push(b);
+                continue;
+            }
+        };
+        out.extend_from_slice(escaped);
+    }
+    out.push(b'"');
+    // Escaped bytes are ASCII and every other byte is copied whole, so a
+    // character past ASCII is either all escaped or all kept.
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -684,7 +684,15 @@ pub fn ls_files(g: &mut G<'_, '_>) -> Result<i32> {
     }
     let mut lines: Vec<String> = Vec::new();
     let cwd = g.cwd.clone();
-    let show = |p: &str| worktree::relative_to_cwd(&repo, &cwd, p);
+    let non_ascii = super::quote_non_ascii(g, &repo);
+    let show = |p: &str| {
+        let shown = worktree::relative_to_cwd(&repo, &cwd, p);
+        if zero {
+            shown
+        } else {
+            worktree::quote_path(&shown, non_ascii, false)
+        }
+    };
     // Only entries under the working directory.
     let root = repo.work_tree.trim_end_matches('/').to_string();
     let cwd_prefix = cwd

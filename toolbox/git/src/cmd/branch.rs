@@ -372,6 +372,21 @@ fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Runs `f`; with `quiet`, drops what a successful switch said on stderr
+/// (git's `-q`), keeping errors.
+fn quietly(
+    g: &mut G<'_, '_>,
+    quiet: bool,
+    f: impl FnOnce(&mut G<'_, '_>) -> Result<i32>,
+) -> Result<i32> {
+    let mark = g.err.len();
+    let status = f(g)?;
+    if quiet && status == 0 {
+        g.err.truncate(mark);
+    }
+    Ok(status)
+}
+
 /// Switches to `target` (a branch name or a commit); `create` makes the branch first.
 fn switch_to(
     g: &mut G<'_, '_>,
@@ -445,6 +460,7 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
     let args = g.args.clone();
     let (mut create, mut reset, mut detach, mut force) = (None, false, false, false);
+    let mut quiet = false;
     let mut rest = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -460,7 +476,7 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
             }
             "-d" | "--detach" => detach = true,
             "-f" | "--force" | "--discard-changes" => force = true,
-            "-q" | "--quiet" => {}
+            "-q" | "--quiet" => quiet = true,
             s if s.starts_with('-') && s != "-" => {
                 return Err(GitError::Usage(format!(
                     "error: unknown option `{}'",
@@ -472,14 +488,16 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
         i += 1;
     }
     if let Some(name) = create {
-        return switch_to(
-            g,
-            &repo,
-            &name,
-            Some((&name, rest.first().map(String::as_str), reset)),
-            false,
-            force,
-        );
+        return quietly(g, quiet, |g| {
+            switch_to(
+                g,
+                &repo,
+                &name,
+                Some((&name, rest.first().map(String::as_str), reset)),
+                false,
+                force,
+            )
+        });
     }
     let Some(target) = rest.first() else {
         return Err(GitError::fatal("missing branch or commit argument"));
@@ -492,7 +510,9 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
         }
         return Err(GitError::fatal(format!("invalid reference: {target}")));
     }
-    switch_to(g, &repo, target, None, detach, force)
+    quietly(g, quiet, |g| {
+        switch_to(g, &repo, target, None, detach, force)
+    })
 }
 
 /// `git checkout [-b|-B NEW] [-f] [BRANCH|COMMIT] [-- PATHS]`.
@@ -500,6 +520,7 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
     let args = g.args.clone();
     let (mut create, mut reset, mut force, mut detach) = (None, false, false, false);
+    let mut quiet = false;
     let mut rest = Vec::new();
     let mut paths = Vec::new();
     let mut dashdash = false;
@@ -522,7 +543,7 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
                 }
                 "-f" | "--force" => force = true,
                 "--detach" => detach = true,
-                "-q" | "--quiet" => {}
+                "-q" | "--quiet" => quiet = true,
                 s if s.starts_with('-') && s != "-" => {
                     return Err(GitError::Usage(format!(
                         "error: unknown switch `{}'",
@@ -535,14 +556,16 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
         i += 1;
     }
     if let Some(name) = create {
-        return switch_to(
-            g,
-            &repo,
-            &name,
-            Some((&name, rest.first().map(String::as_str), reset)),
-            false,
-            force,
-        );
+        return quietly(g, quiet, |g| {
+            switch_to(
+                g,
+                &repo,
+                &name,
+                Some((&name, rest.first().map(String::as_str), reset)),
+                false,
+                force,
+            )
+        });
     }
     // `checkout X` without `--`: a branch/commit first, else paths.
     if !dashdash && !rest.is_empty() {
@@ -550,7 +573,9 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
         let is_rev = repo.ref_exists(&format!("refs/heads/{first}"))
             || super::rev_opt(&repo, &first).ok().flatten().is_some();
         if is_rev && rest.len() == 1 {
-            return switch_to(g, &repo, &first, None, detach, force);
+            return quietly(g, quiet, |g| {
+                switch_to(g, &repo, &first, None, detach, force)
+            });
         }
         if is_rev {
             paths = rest[1..].to_vec();

@@ -56,6 +56,8 @@ pub fn print_changes(
     patch_too: bool,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    let non_ascii = repo.config.get_bool("core.quotePath").unwrap_or(true);
+    let q = |p: &str| crate::worktree::quote_path(p, non_ascii, false);
     match how {
         Output::Nothing => {}
         Output::Patch => {
@@ -95,22 +97,22 @@ pub fn print_changes(
         }
         Output::NameOnly => {
             for c in changes {
-                let _ = writeln!(out, "{}", c.path);
+                let _ = writeln!(out, "{}", q(&c.path));
             }
         }
         Output::NameStatus => {
             for c in changes {
                 match &c.from {
                     Some(f) => {
-                        let _ = writeln!(out, "R100\t{f}\t{}", c.path);
+                        let _ = writeln!(out, "R{:03}\t{}\t{}", c.similarity, q(f), q(&c.path));
                     }
                     None => {
-                        let _ = writeln!(out, "{}\t{}", c.letter(), c.path);
+                        let _ = writeln!(out, "{}\t{}", c.letter(), q(&c.path));
                     }
                 }
             }
         }
-        Output::Summary => super::status::write_modes_summary(out, changes),
+        Output::Summary => super::status::write_modes_summary(out, changes, non_ascii),
     }
     if patch_too && how != Output::Patch {
         if !changes.is_empty() && how == Output::Stat {
@@ -199,13 +201,13 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
     };
     let index = repo.read_index()?;
     let changes = if revs.len() >= 2 {
-        diff::changes(&tree_side(&revs[0])?, &tree_side(&revs[1])?, &keep, true)
+        diff::changes_with_renames(&repo, &tree_side(&revs[0])?, &tree_side(&revs[1])?, &keep)?
     } else if cached {
         let base = match revs.first() {
             Some(r) => tree_side(r)?,
             None => diff::side_of(&repo.commit_files(repo.head().as_ref())?),
         };
-        diff::changes(&base, &super::status::index_side(&index), &keep, true)
+        diff::changes_with_renames(&repo, &base, &super::status::index_side(&index), &keep)?
     } else if let Some(r) = revs.first() {
         let base = tree_side(r)?;
         // Commit against the work tree: tracked files as they are on disk.

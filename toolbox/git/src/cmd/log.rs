@@ -434,7 +434,7 @@ fn write_commit(
         };
         let new = diff::side_of(&repo.flatten_tree(&c.tree)?);
         let keep = |p: &str| spec.matches(p);
-        let changes = diff::changes(&old, &new, &keep, true);
+        let changes = diff::changes_with_renames(repo, &old, &new, &keep)?;
         let mut buf = Vec::new();
         print_changes(repo, &changes, how, opts.patch_too, &mut buf)?;
         if !buf.is_empty() {
@@ -643,6 +643,7 @@ pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
     if !paths.is_empty() {
         let mut kept = Vec::new();
         for id in ids {
+            g.check()?;
             if touches(&repo, &id, &spec)? {
                 kept.push(id);
             }
@@ -657,6 +658,8 @@ pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
     }
     let decos = decorations(&repo);
     for (n, id) in ids.iter().enumerate() {
+        // Printing (with patches) is the long part of a big log.
+        g.check()?;
         write_commit(g, &repo, id, &opts, &decos, n == 0, &spec)?;
     }
     Ok(0)

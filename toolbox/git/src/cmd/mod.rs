@@ -221,6 +221,19 @@ pub fn config_get(g: &G<'_, '_>, repo: Option<&Repo<'_>>, key: &str) -> Option<S
     repo.and_then(|r| r.config.get(key).map(str::to_string))
 }
 
+/// Whether paths with bytes past ASCII are printed quoted (git's
+/// `core.quotePath`, on unless set false).
+pub fn quote_non_ascii(g: &G<'_, '_>, repo: &Repo<'_>) -> bool {
+    config_get(g, Some(repo), "core.quotePath")
+        .map(|v| {
+            !matches!(
+                v.to_ascii_lowercase().as_str(),
+                "false" | "no" | "off" | "0"
+            )
+        })
+        .unwrap_or(true)
+}
+
 /// A person and time for a commit or tag.
 pub fn signature(g: &G<'_, '_>, repo: &Repo<'_>, who: &str) -> Result<gix_actor::Signature> {
     let upper = who.to_ascii_uppercase();

@@ -774,7 +774,7 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             let c = repo.commit(id)?;
             let base = diff::side_of(&files_of(&repo, c.parents.first())?);
             let new = diff::side_of(&repo.flatten_tree(&c.tree)?);
-            let changes = diff::changes(&base, &new, &|_| true, true);
+            let changes = diff::changes_with_renames(&repo, &base, &new, &|_| true)?;
             let how = if args.iter().any(|a| a == "-p" || a == "--patch") {
                 super::diffcmd::Output::Patch
             } else {

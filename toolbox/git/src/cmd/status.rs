@@ -1,7 +1,9 @@
 //! `status` (long, short, porcelain) and `commit`, which share the
 //! comparison of `HEAD`, the index and the work tree.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use sandkeep_shell::fs::{FileKind, Metadata};
 use std::io::Write;
 
 use gix_hash::ObjectId;
@@ -30,12 +32,32 @@ pub struct State {
 
 /// The work-tree side over the index's paths (content hashed).
 pub fn work_side(repo: &Repo<'_>, index: &[IndexEntry]) -> Result<Side> {
-    let mut side = Side::new();
+    // One listing with metadata per directory instead of a path walk per
+    // file: the index is sorted, so a directory's files come in runs.
+    let mut dir_name = None::<&str>;
+    let mut listing: HashMap<String, Metadata> = HashMap::new();
+    let mut entries = Vec::with_capacity(index.len());
     for e in index.iter().filter(|e| e.stage == 0) {
-        let Some(mode) = worktree::file_mode(repo, &e.path) else {
+        let (dir, name) = match e.path.rfind('/') {
+            Some(i) => (&e.path[..i], &e.path[i + 1..]),
+            None => ("", e.path.as_str()),
+        };
+        if dir_name != Some(dir) {
+            dir_name = Some(dir);
+            listing = match repo.fs.read_dir_metadata(&repo.wp(dir)) {
+                Ok(l) => l.into_iter().collect(),
+                Err(_) => HashMap::new(),
+            };
+        }
+        let Some(meta) = listing.get(name) else {
             continue;
         };
-        let meta = repo.fs.symlink_metadata(&repo.wp(&e.path))?;
+        let mode = match meta.kind {
+            FileKind::Symlink => 0o120000,
+            FileKind::File if meta.mode & 0o100 != 0 => 0o100755,
+            FileKind::File => 0o100644,
+            _ => continue,
+        };
         // Same size and mtime as when staged: trust the index's id (git's
         // stat check); anything else is hashed.
         let id = if meta.size == e.size
@@ -46,16 +68,17 @@ pub fn work_side(repo: &Repo<'_>, index: &[IndexEntry]) -> Result<Side> {
         } else {
             worktree::blob_id(&worktree::file_content(repo, &e.path)?)
         };
-        side.insert(
+        entries.push((
             e.path.clone(),
             Version {
                 mode,
                 id,
                 work: id != e.id,
             },
-        );
+        ));
     }
-    Ok(side)
+    // Built in one go from a sorted list: cheaper than an insert per path.
+    Ok(entries.into_iter().collect())
 }
 
 /// The index's stage-0 entries as a side.
@@ -87,7 +110,7 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
     for e in index.iter().filter(|e| e.stage > 0) {
         *unmerged.entry(e.path.clone()).or_default() |= 1 << (e.stage - 1);
     }
-    let staged = diff::changes(&head_side, &iside, &keep, true);
+    let staged = diff::changes_with_renames(repo, &head_side, &iside, &keep)?;
     let wside = work_side(repo, &index)?;
     let staged: Vec<Change> = staged
         .into_iter()
@@ -100,19 +123,19 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
         let mut ig = Ignore::new(repo);
         let check = || g.check();
         let files = worktree::walk(repo, &mut ig, &check)?;
-        let tracked: BTreeSet<&str> = index.iter().map(|e| e.path.as_str()).collect();
-        let tracked_dirs: BTreeSet<String> = index
-            .iter()
-            .flat_map(|e| {
-                let mut v = Vec::new();
-                let mut at = 0;
-                while let Some(i) = e.path[at..].find('/') {
-                    v.push(e.path[..at + i].to_string());
-                    at += i + 1;
+        let tracked: HashSet<&str> = index.iter().map(|e| e.path.as_str()).collect();
+        let mut tracked_dirs: HashSet<&str> = HashSet::new();
+        for e in &index {
+            let mut at = e.path.len();
+            // Every leading directory of the path, deepest first; a known
+            // one means its parents are known too.
+            while let Some(i) = e.path[..at].rfind('/') {
+                if !tracked_dirs.insert(&e.path[..i]) {
+                    break;
                 }
-                v
-            })
-            .collect();
+                at = i;
+            }
+        }
         for f in files {
             if f.ignored || tracked.contains(f.path.as_str()) || !spec.matches(&f.path) {
                 continue;
@@ -192,11 +215,19 @@ pub fn write_short(
     }
     paths.extend(s.unmerged.keys().cloned());
     let cwd = g.cwd.clone();
+    let non_ascii = super::quote_non_ascii(g, repo);
     let show = |p: &str| {
-        if porcelain {
+        let shown = if porcelain {
             p.to_string()
         } else {
             worktree::relative_to_cwd(repo, &cwd, p)
+        };
+        // `-z` prints names as they are; otherwise git quotes them, a
+        // space included.
+        if zero {
+            shown
+        } else {
+            worktree::quote_path(&shown, non_ascii, true)
         }
     };
     for p in paths {
@@ -228,6 +259,7 @@ pub fn write_short(
 /// Writes the long format; `initial_word` is "No commits yet" (status) or
 /// "Initial commit" (commit's refusal).
 pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bool) {
+    let non_ascii = super::quote_non_ascii(g, repo);
     let o = &mut *g.out;
     match repo.head_branch() {
         Some(b) => {
@@ -262,7 +294,8 @@ pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bo
         );
     }
     let cwd = g.cwd.clone();
-    let show = |p: &str| worktree::relative_to_cwd(repo, &cwd, p);
+    let show =
+        |p: &str| worktree::quote_path(&worktree::relative_to_cwd(repo, &cwd, p), non_ascii, false);
     if !s.staged.is_empty() {
         let _ = writeln!(o, "Changes to be committed:");
         if s.head.is_none() {
@@ -460,7 +493,7 @@ pub fn subject(msg: &str) -> String {
 
 /// Writes the summary after a commit: stat line and create/delete/rename/mode lines.
 pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
-    let changes = diff::changes(old, new, &|_| true, true);
+    let changes = diff::changes_with_renames(repo, old, new, &|_| true)?;
     let lines = diff::stat_lines(repo, &changes)?;
     let (mut ins, mut del) = (0, 0);
     for l in &lines {
@@ -470,35 +503,47 @@ pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side
         }
     }
     let _ = writeln!(g.out, "{}", diff::summary(changes.len(), ins, del));
-    write_modes_summary(g.out, &changes);
+    write_modes_summary(g.out, &changes, super::quote_non_ascii(g, repo));
     Ok(())
 }
 
 /// The diffstat and summary `merge` prints.
 pub fn merge_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
-    let changes = diff::changes(old, new, &|_| true, true);
+    let changes = diff::changes_with_renames(repo, old, new, &|_| true)?;
     let lines = diff::stat_lines(repo, &changes)?;
     diff::write_stat(&lines, g.out);
-    write_modes_summary(g.out, &changes);
+    write_modes_summary(g.out, &changes, super::quote_non_ascii(g, repo));
     Ok(())
 }
 
 /// The ` create mode ...` / ` delete mode ...` / ` rename ...` lines.
-pub fn write_modes_summary(out: &mut Vec<u8>, changes: &[Change]) {
+pub fn write_modes_summary(out: &mut Vec<u8>, changes: &[Change], non_ascii: bool) {
+    let q = |p: &str| worktree::quote_path(p, non_ascii, false);
     for c in changes {
         match (&c.old, &c.new) {
             (None, Some(n)) => {
-                let _ = writeln!(out, " create mode {:o} {}", n.mode, c.path);
+                let _ = writeln!(out, " create mode {:o} {}", n.mode, q(&c.path));
             }
             (Some(o), None) => {
-                let _ = writeln!(out, " delete mode {:o} {}", o.mode, c.path);
+                let _ = writeln!(out, " delete mode {:o} {}", o.mode, q(&c.path));
             }
             (Some(o), Some(n)) => {
                 if let Some(f) = &c.from {
-                    let _ = writeln!(out, " rename {} (100%)", diff::rename_name(f, &c.path));
+                    let _ = writeln!(
+                        out,
+                        " rename {} ({}%)",
+                        diff::rename_name(f, &c.path),
+                        c.similarity
+                    );
                 }
                 if o.mode != n.mode {
-                    let _ = writeln!(out, " mode change {:o} => {:o} {}", o.mode, n.mode, c.path);
+                    let _ = writeln!(
+                        out,
+                        " mode change {:o} => {:o} {}",
+                        o.mode,
+                        n.mode,
+                        q(&c.path)
+                    );
                 }
             }
             _ => {}

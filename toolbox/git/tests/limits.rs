@@ -1,0 +1,186 @@
+//! The sandbox's limits hold for `git`: a long history walk ends at the
+//! run's deadline with status 124 soon after it, a commit that would take
+//! the repository past the filesystem's size limits fails with a clear
+//! error (no panic) and leaves the repository usable, and a crafted pack
+//! whose delta names itself as its base is an error, not a stack overflow.
+//!
+//! Run: `cargo test --release -p sandkeep-git --test limits`
+
+use std::time::{Duration, Instant};
+
+use sandkeep_shell::limits::FsLimits;
+use sandkeep_shell::{Limits, RunOptions, RunOutput, Shell, ShellConfig};
+
+const IDENT: &str = "export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=C \
+GIT_COMMITTER_EMAIL=c@x GIT_AUTHOR_DATE='1700000000 +0000' GIT_COMMITTER_DATE='1700000000 +0000'; ";
+
+fn shell(limits: Limits) -> Shell {
+    let config = ShellConfig {
+        limits,
+        ..ShellConfig::default()
+    };
+    Shell::new(sandkeep_git::install(config))
+}
+
+fn run(sh: &Shell, script: &str, timeout: Option<Duration>) -> RunOutput {
+    sh.run(
+        &format!("{IDENT}{script}"),
+        RunOptions {
+            timeout,
+            ..RunOptions::default()
+        },
+    )
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// How long `git log -p` of the whole history takes without a deadline.
+fn full_log(sh: &Shell) -> Duration {
+    let start = Instant::now();
+    let o = run(sh, "cd /r && git log -p > /dev/null", None);
+    assert_eq!(o.exit_code, 0, "{}", text(&o.stderr));
+    start.elapsed()
+}
+
+#[test]
+fn a_long_log_ends_at_the_deadline() {
+    let sh = shell(Limits::default());
+    // 600 commits, each rewriting a 400-line file: `log -p` diffs them all.
+    let o = run(
+        &sh,
+        "git init -q /r && cd /r && seq 1 400 > f && git add f && git commit -q -m 0 \
+         && for i in $(seq 1 600); do sed -i \"1s/.*/$i/;200s/.*/x$i/;400s/.*/y$i/\" f; \
+         git commit -q -am \"c$i\"; done && git rev-list --count HEAD",
+        None,
+    );
+    assert_eq!(
+        (o.exit_code, text(&o.stdout)),
+        (0, "601\n".to_string()),
+        "{}",
+        text(&o.stderr)
+    );
+    // The slower of two runs: a busy machine must not make the bound tight.
+    let whole = full_log(&sh).max(full_log(&sh));
+    // A deadline well inside the walk: at most a fifth of the whole.
+    let deadline = (whole / 5).max(Duration::from_millis(5));
+    let start = Instant::now();
+    let o = run(
+        &sh,
+        "cd /r && git log -p > /tmp/out; echo after",
+        Some(deadline),
+    );
+    let took = start.elapsed();
+    assert_eq!(o.exit_code, 124, "stderr: {}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "", "the script went on past the deadline");
+    assert!(
+        text(&o.stderr).contains("timeout exceeded"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Soon after the deadline: well before the whole walk would end.
+    assert!(
+        took < deadline + (whole - deadline) / 2,
+        "took {took:?}; the deadline was {deadline:?} and the whole log takes {whole:?}"
+    );
+    // The repository is intact and the sandbox usable.
+    let o = run(
+        &sh,
+        "cd /r && git status --short && git log -1 --format=%s",
+        None,
+    );
+    assert_eq!((o.exit_code, text(&o.stdout)), (0, "c600\n".to_string()));
+}
+
+#[test]
+fn a_commit_past_the_size_limit_fails_cleanly() {
+    let sh = shell(Limits {
+        fs: FsLimits {
+            max_total_bytes: 2 << 20,
+            ..FsLimits::default()
+        },
+        ..Limits::default()
+    });
+    let o = run(
+        &sh,
+        "git init -q /r && cd /r && echo small > s && git add s && git commit -q -m first && echo ok",
+        None,
+    );
+    assert_eq!((o.exit_code, text(&o.stdout)), (0, "ok\n".to_string()));
+    // 1.2 MB of random bytes in a tracked file: the file fits, the object
+    // `commit -a` writes for it (a second copy, incompressible) does not.
+    let o = run(
+        &sh,
+        "cd /r && head -c 1200000 /dev/urandom > s && git commit -q -am second; echo commit=$?",
+        None,
+    );
+    let out = text(&o.stdout);
+    let err = text(&o.stderr);
+    assert_eq!(
+        out, "commit=128\n",
+        "the size limit did not stop git: {err}"
+    );
+    assert_eq!(err, "fatal: No space left on device\n");
+    // Nothing was committed; the first commit is still there and the
+    // repository works once space is freed.
+    let o = run(
+        &sh,
+        "cd /r && git log --format=%s && echo small > s && git status --short && echo clean",
+        None,
+    );
+    assert_eq!(
+        (o.exit_code, text(&o.stdout)),
+        (0, "first\nclean\n".to_string()),
+        "{}",
+        text(&o.stderr)
+    );
+}
+/// A v2 pack index for one object `id` at `offset`.
+fn idx_for(id: &[u8; 20], offset: u32) -> Vec<u8> {
+    let mut idx = b"\xfftOc\0\0\0\x02".to_vec();
+    for i in 0..256 {
+        let count: u32 = if i >= id[0] as usize { 1 } else { 0 };
+        idx.extend_from_slice(&count.to_be_bytes());
+    }
+    idx.extend_from_slice(id);
+    idx.extend_from_slice(&[0; 4]); // crc
+    idx.extend_from_slice(&offset.to_be_bytes());
+    idx.extend_from_slice(&[0; 40]); // pack and index checksums
+    idx
+}
+
+#[test]
+fn a_pack_delta_based_on_itself_is_an_error() {
+    use std::io::Write;
+    let id: [u8; 20] = [0xab; 20];
+    // A ref delta (type 7) whose base is the object itself.
+    let delta = [5u8, 5, 5, b'h', b'e', b'l', b'l', b'o'];
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&delta).unwrap();
+    let delta_z = z.finish().unwrap();
+    let mut pack = b"PACK\0\0\0\x02\0\0\0\x01".to_vec();
+    pack.push((7 << 4) | delta.len() as u8);
+    pack.extend_from_slice(&id);
+    pack.extend_from_slice(&delta_z);
+    pack.extend_from_slice(&[0; 20]);
+
+    let sh = shell(Limits::default());
+    let o = run(&sh, "git init -q /r", None);
+    assert_eq!(o.exit_code, 0);
+    sh.fs().mkdir_all("/r/.git/objects/pack").unwrap();
+    sh.fs()
+        .write("/r/.git/objects/pack/pack-x.pack", &pack)
+        .unwrap();
+    sh.fs()
+        .write("/r/.git/objects/pack/pack-x.idx", &idx_for(&id, 12))
+        .unwrap();
+    let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    let o = run(&sh, &format!("cd /r && git cat-file -p {hex}"), None);
+    assert_eq!(o.exit_code, 128, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).starts_with("fatal: packed object") && text(&o.stderr).contains("corrupt"),
+        "{}",
+        text(&o.stderr)
+    );
+}
