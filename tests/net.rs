@@ -422,3 +422,61 @@ getent hosts example.com; echo dns=$?"#
     assert_eq!(denied, want, "{records:?}");
     assert!(!std::fs::read_to_string(&path).unwrap().contains(secret));
 }
+
+#[tokio::test]
+async fn a_dead_relay_fails_requests_at_once_and_the_sandbox_still_stops() {
+    use sandkeep::sandbox::{Backend, RunRequest, SandboxSpec};
+    let egress = Egress::allowing(["api.test"]).unwrap();
+    let mut config = docker_support::test_config();
+    config.egress = Some(egress);
+    let Some(backend) = docker_support::backend_with(config).await else {
+        return;
+    };
+    let spec = SandboxSpec {
+        session_id: docker_support::session_id("relaydeath"),
+        agent: "tests".into(),
+        env: vec![],
+    };
+    let sb = backend.create(&spec).await.unwrap();
+    let run = async |script: &str| {
+        let r = sb
+            .run(RunRequest {
+                command: script.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        (r.exit_code, String::from_utf8_lossy(&r.stdout).into_owned())
+    };
+    // The sandbox user can neither kill the relay (it runs as root)...
+    let (_, out) = run("pkill -u root python3 2>/dev/null; curl -sS http://api.evil.com/").await;
+    assert!(
+        out.starts_with("sandkeep: network policy denies api.evil.com:80"),
+        "{out}"
+    );
+    // ... nor does its death hang a run: kill it as root from outside.
+    let exec = backend
+        .docker()
+        .create_exec(
+            sb.id(),
+            bollard::exec::CreateExecOptions::<String> {
+                cmd: Some(vec![
+                    "pkill".into(),
+                    "-u".into(),
+                    "root".into(),
+                    "python3".into(),
+                ]),
+                user: Some("root".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    backend.docker().start_exec(&exec.id, None).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let started = std::time::Instant::now();
+    let (_, out) = run("curl -sS http://api.test/ 2>/dev/null; echo rc=$?").await;
+    assert_eq!(out, "rc=7\n");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    docker_support::teardown(&backend, sb).await;
+}
