@@ -1,7 +1,7 @@
 //! Files network denials in the event log of the session that made them
 //! (feature `net`). The backend's [`sandkeep_net::Egress`] is shared by every
-//! sandbox it creates; each sandbox's `curl`/`wget` get a handle scoped to its
-//! session id, and this registry maps that id to the session's open
+//! sandbox it creates; each sandbox's `curl`/`wget` (local) or egress relay
+//! (docker) get a handle scoped to its session id, and this registry maps that id to the session's open
 //! [`EventLog`], so each denial becomes one `net.denied` record (host, port,
 //! method, why, the policy in force; never a header value) in the right log.
 

@@ -24,20 +24,17 @@ pub(super) async fn backend_for(args: &BackendArgs) -> anyhow::Result<Arc<dyn Ba
             .map_err(anyhow::Error::msg)?
             .unwrap_or_default(),
     };
-    let docker = DockerConfig::from_env();
-    let local = LocalBackend::new().with_egress(egress_for(args)?);
+    let mut docker = DockerConfig::from_env();
+    let egress = egress_for(args)?;
+    if !(args.allow_net.is_empty() && args.net_header.is_empty()) {
+        // Containers get the relay to the egress proxy only when a rule or
+        // a header asks for it; otherwise they have no way out at all.
+        docker.egress = Some(egress.clone());
+    }
+    let local = LocalBackend::new().with_egress(egress);
     let backend = select::choose_backend(choice, docker.clone(), Arc::new(local))
         .await
         .with_context(|| format!("backend {choice}"))?;
-    if backend.kind() == BackendKind::Docker
-        && !(args.allow_net.is_empty() && args.net_header.is_empty())
-    {
-        // Never a policy that silently does nothing.
-        anyhow::bail!(
-            "--allow-net and --net-header are enforced on the local backend only in this build; \
-             the docker backend has no egress proxy yet (use --backend local)"
-        );
-    }
     if backend.kind() == BackendKind::Docker
         && let Err(e) = select::reap_orphans(&docker).await
     {

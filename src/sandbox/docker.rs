@@ -9,6 +9,7 @@
 //! - [`exec`]: one run (output, exit code, timeout and output limit)
 //! - [`archive`]: paths and tar streams for `read_file`/`write_file`
 //! - [`reaper`]: owner labels and the removal of orphans
+//! - `net` (feature `net`): the relay to the host-side egress proxy
 //!
 //! [`Sandbox`]: crate::sandbox::Sandbox
 
@@ -16,6 +17,8 @@ pub mod archive;
 pub mod config;
 pub mod container;
 pub mod exec;
+#[cfg(feature = "net")]
+pub mod net;
 pub mod reaper;
 
 use std::sync::Arc;
@@ -209,6 +212,18 @@ impl Backend for DockerBackend {
     async fn create(&self, spec: &SandboxSpec) -> Result<Arc<dyn Sandbox>, SandboxError> {
         self.ensure_image().await?;
         let sandbox = container::start(&self.docker, &self.config, spec, &self.owner).await?;
+        #[cfg(feature = "net")]
+        if let Some(egress) = &self.config.egress {
+            // On error, dropping `sandbox` removes the container.
+            let relay =
+                net::start(&self.docker, sandbox.id(), egress.scoped(&spec.session_id)).await?;
+            sandbox.attach_net(relay);
+        }
         Ok(Arc::new(sandbox))
+    }
+
+    #[cfg(feature = "net")]
+    fn egress(&self) -> Option<sandkeep_net::Egress> {
+        self.config.egress.clone()
     }
 }

@@ -122,6 +122,11 @@ pub struct DockerConfig {
     pub ping_timeout: Duration,
     /// Limit of one API request (image pulls and big uploads included).
     pub request_timeout: Duration,
+    /// The network egress of the sandboxes (feature `net`): with one, each
+    /// container gets a relay to the host-side egress proxy under this
+    /// policy (its network mode stays `none`).
+    #[cfg(feature = "net")]
+    pub egress: Option<sandkeep_net::Egress>,
 }
 
 impl Default for DockerConfig {
@@ -140,6 +145,8 @@ impl Default for DockerConfig {
             max_output_bytes: 1 << 20,
             ping_timeout: Duration::from_millis(1500),
             request_timeout: Duration::from_secs(300),
+            #[cfg(feature = "net")]
+            egress: None,
         }
     }
 }

@@ -129,6 +129,8 @@ pub async fn start(
         config: Arc::clone(config),
         id: created.id,
         stopped: AtomicBool::new(false),
+        #[cfg(feature = "net")]
+        net: std::sync::Mutex::new(None),
     };
     for warning in created.warnings {
         tracing::debug!(container = %short(&sandbox.id), "docker: {warning}");
@@ -153,9 +155,27 @@ pub struct DockerSandbox {
     config: Arc<DockerConfig>,
     id: String,
     stopped: AtomicBool,
+    /// The relay to the egress proxy, when the backend has an egress.
+    #[cfg(feature = "net")]
+    net: std::sync::Mutex<Option<super::net::NetRelay>>,
 }
 
 impl DockerSandbox {
+    /// Gives every later run the way out through `relay`.
+    #[cfg(feature = "net")]
+    pub(crate) fn attach_net(&self, relay: super::net::NetRelay) {
+        *self.net.lock().unwrap_or_else(|e| e.into_inner()) = Some(relay);
+    }
+
+    /// The environment the egress relay adds to a run (none without one).
+    fn net_env(&self) -> Vec<(String, String)> {
+        #[cfg(feature = "net")]
+        if let Some(relay) = &*self.net.lock().unwrap_or_else(|e| e.into_inner()) {
+            return relay.env();
+        }
+        Vec::new()
+    }
+
     fn check(&self) -> Result<(), SandboxError> {
         if self.stopped.load(Ordering::SeqCst) {
             Err(SandboxError::Gone(self.id.clone()))
@@ -268,8 +288,12 @@ impl Sandbox for DockerSandbox {
         BackendKind::Docker
     }
 
-    async fn run(&self, request: RunRequest) -> Result<RunResult, SandboxError> {
+    async fn run(&self, mut request: RunRequest) -> Result<RunResult, SandboxError> {
         self.check()?;
+        // The run's own variables come later, so they win.
+        let mut env = self.net_env();
+        env.append(&mut request.env);
+        request.env = env;
         exec::run(
             &self.docker,
             &self.id,
@@ -377,6 +401,8 @@ impl Sandbox for DockerSandbox {
         if self.stopped.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
+        #[cfg(feature = "net")]
+        drop(self.net.lock().unwrap_or_else(|e| e.into_inner()).take());
         remove(&self.docker, &self.id).await
     }
 }

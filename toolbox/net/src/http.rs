@@ -272,6 +272,27 @@ impl Egress {
         f(&mut usage, &limits).map_err(NetError::Limit)
     }
 
+    /// Counts `requests` new tunnels and the bytes through them (out: from
+    /// the sandbox; in: to it) against the limits; an error when that would
+    /// pass one (nothing is counted then).
+    pub(crate) fn count_tunnel(&self, requests: u64, out: u64, inn: u64) -> Result<(), NetError> {
+        self.count(|usage, limits| {
+            if usage.requests + requests > limits.max_requests {
+                return Err(format!("{} requests", limits.max_requests));
+            }
+            if usage.bytes_out + out > limits.max_bytes_out {
+                return Err(format!("{} bytes out", limits.max_bytes_out));
+            }
+            if usage.bytes_in + inn > limits.max_bytes_in {
+                return Err(format!("{} bytes in", limits.max_bytes_in));
+            }
+            usage.requests += requests;
+            usage.bytes_out += out;
+            usage.bytes_in += inn;
+            Ok(())
+        })
+    }
+
     /// Checks `req` against the policy without sending it.
     pub fn check(&self, method: &str, url: &url::Url) -> Result<(), NetError> {
         let (host, port) = host_port(url)?;

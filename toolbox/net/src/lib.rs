@@ -10,8 +10,11 @@
 //!   installed with [`install`];
 //! - [`proxy`]: the same policy as an HTTP forward proxy with `CONNECT`
 //!   tunnels checked on host and TLS SNI, for sandboxes that run real
-//!   programs (the docker backend's way out; the container side is not
-//!   built yet).
+//!   programs (the docker backend's way out, over a relay in the container);
+//! - [`relay`]: the container side of that way out (a python3 relay over a
+//!   `docker exec` stdio stream) and the host side that demultiplexes it;
+//! - [`intercept`]: the per-sandbox CA that lets the proxy terminate TLS for
+//!   hosts with an injected header (credentials into HTTPS).
 //!
 //! ```
 //! use sandkeep_net::Egress;
@@ -27,8 +30,10 @@
 pub mod curl;
 pub mod egress;
 pub mod http;
+pub mod intercept;
 pub mod policy;
 pub mod proxy;
+pub mod relay;
 pub mod wget;
 
 pub use egress::{

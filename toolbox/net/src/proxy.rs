@@ -11,13 +11,19 @@
 //!   SNI: a tunnel to an allowed name whose SNI names another host is closed
 //!   before a byte reaches the upstream. Rules with a METHOD or a path cannot
 //!   be checked inside a tunnel, so only rules without them allow `CONNECT`.
-//!   Headers are not injected into tunnels (that needs TLS termination, not
-//!   built).
+//!   Bytes through a tunnel count against the session's byte limits.
+//! - With an [`Interceptor`] (a per-sandbox CA the sandbox trusts), a tunnel
+//!   to a host that has an injected header is terminated here instead: the
+//!   proxy completes TLS with a leaf certificate for the host, reads the
+//!   request and sends it through [`Egress::send`], which adds the header.
+//!   Without one, such tunnels pass through untouched (no header).
 //! - A denial answers `403` with the policy's words in the body and in an
 //!   `X-Sandkeep-Denied` header, and is reported once to the denial sink.
 //!
-//! The proxy listens where it is told (a loopback port; how a container
-//! reaches it is the backend's business). [`EgressProxy`] stops on drop.
+//! The proxy serves any [`ClientConn`]: a TCP connection ([`EgressProxy`]
+//! listens on a host port) or a connection multiplexed over some other
+//! stream ([`serve`]; the docker backend relays the container's connections
+//! over a `docker exec` stdio stream). [`EgressProxy`] stops on drop.
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
@@ -28,10 +34,61 @@ use std::time::{Duration, Instant};
 
 use crate::Egress;
 use crate::http::{Deadline, NetError, Request};
+use crate::intercept::Interceptor;
 use crate::policy::normalize_host;
 
 /// Largest request head or ClientHello the proxy reads.
 const MAX_HEAD: usize = 64 << 10;
+
+/// One client connection the proxy serves, and how to split it into a read
+/// half and a write half for a tunnel's two directions.
+pub trait ClientConn: Read + Write + Send + 'static {
+    /// The read half (the client's bytes).
+    type Reader: Read + Send + 'static;
+    /// The write half; dropping it ends the proxy-to-client direction
+    /// (the client reads end of file).
+    type Writer: Write + Send + 'static;
+
+    /// Makes reads fail with `TimedOut`/`WouldBlock` after `timeout`
+    /// (`None`: wait forever).
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> std::io::Result<()>;
+
+    /// The two halves.
+    fn split(self) -> std::io::Result<(Self::Reader, Self::Writer)>;
+}
+
+/// The write half of a TCP client: shuts the direction down when dropped.
+pub struct TcpWriteHalf(TcpStream);
+
+impl Write for TcpWriteHalf {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl Drop for TcpWriteHalf {
+    fn drop(&mut self) {
+        let _ = self.0.shutdown(std::net::Shutdown::Write);
+    }
+}
+
+impl ClientConn for TcpStream {
+    type Reader = TcpStream;
+    type Writer = TcpWriteHalf;
+
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> std::io::Result<()> {
+        TcpStream::set_read_timeout(self, timeout)
+    }
+
+    fn split(self) -> std::io::Result<(TcpStream, TcpWriteHalf)> {
+        let reader = self.try_clone()?;
+        Ok((reader, TcpWriteHalf(self)))
+    }
+}
 
 /// A running proxy; stopped (its accept loop ended) on drop.
 pub struct EgressProxy {
@@ -41,8 +98,19 @@ pub struct EgressProxy {
 }
 
 impl EgressProxy {
-    /// Starts a proxy for `egress` on `bind` (e.g. `127.0.0.1:0`).
+    /// Starts a proxy for `egress` on `bind` (e.g. `127.0.0.1:0`); tunnels
+    /// are never terminated, so no header is injected into HTTPS.
     pub fn start(egress: Egress, bind: SocketAddr) -> std::io::Result<EgressProxy> {
+        EgressProxy::start_with(egress, bind, None)
+    }
+
+    /// Starts a proxy for `egress` on `bind` that terminates TLS with
+    /// `interceptor` for the hosts that have an injected header.
+    pub fn start_with(
+        egress: Egress,
+        bind: SocketAddr,
+        interceptor: Option<Arc<Interceptor>>,
+    ) -> std::io::Result<EgressProxy> {
         let listener = TcpListener::bind(bind)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -56,9 +124,10 @@ impl EgressProxy {
                     }
                     let Ok(conn) = conn else { continue };
                     let egress = egress.clone();
+                    let interceptor = interceptor.clone();
                     let _ = std::thread::Builder::new()
                         .name("sandkeep-egress-conn".into())
-                        .spawn(move || handle(conn, &egress));
+                        .spawn(move || serve(conn, &egress, interceptor.as_deref()));
                 }
             })?;
         Ok(EgressProxy {
@@ -89,7 +158,7 @@ impl Drop for EgressProxy {
     }
 }
 
-fn answer(conn: &mut TcpStream, code: u16, reason: &str, extra: &[(&str, String)], body: &[u8]) {
+fn answer(conn: &mut impl Write, code: u16, reason: &str, extra: &[(&str, String)], body: &[u8]) {
     let mut head = format!("HTTP/1.1 {code} {reason}\r\n");
     for (n, v) in extra {
         head.push_str(&format!("{n}: {v}\r\n"));
@@ -103,7 +172,7 @@ fn answer(conn: &mut TcpStream, code: u16, reason: &str, extra: &[(&str, String)
     let _ = conn.flush();
 }
 
-fn refuse(conn: &mut TcpStream, err: &NetError) {
+fn refuse(conn: &mut impl Write, err: &NetError) {
     let msg = err.to_string();
     let (code, reason) = match err {
         NetError::Denied { .. } | NetError::Limit(_) => (403, "Forbidden"),
@@ -123,13 +192,23 @@ fn refuse(conn: &mut TcpStream, err: &NetError) {
     );
 }
 
-fn handle(mut conn: TcpStream, egress: &Egress) {
-    let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
+/// One request head as read from a client.
+struct Head {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+    /// Bytes read past the head (the start of a body or of a tunnel).
+    rest: Vec<u8>,
+}
+
+/// Reads one request head; `None` when the client closed, timed out or sent
+/// something that is not HTTP (answered with 400 then).
+fn read_head(conn: &mut (impl Read + Write)) -> Option<Head> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
-    let (method, target, headers, head_len) = loop {
+    loop {
         let n = match conn.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return None,
             Ok(n) => n,
         };
         buf.extend_from_slice(&chunk[..n]);
@@ -147,37 +226,35 @@ fn handle(mut conn: TcpStream, egress: &Egress) {
                         )
                     })
                     .collect();
-                break (
-                    req.method.unwrap_or("").to_string(),
-                    req.path.unwrap_or("").to_string(),
+                return Some(Head {
+                    method: req.method.unwrap_or("").to_string(),
+                    target: req.path.unwrap_or("").to_string(),
                     headers,
-                    len,
-                );
+                    rest: buf[len..].to_vec(),
+                });
             }
             Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => {}
             _ => {
-                answer(&mut conn, 400, "Bad Request", &[], b"bad request\n");
-                return;
+                answer(conn, 400, "Bad Request", &[], b"bad request\n");
+                return None;
             }
         }
-    };
-    let rest = buf[head_len..].to_vec();
-    if method.eq_ignore_ascii_case("CONNECT") {
-        tunnel(conn, egress, &target, rest);
-    } else {
-        forward(conn, egress, &method, &target, &headers, rest);
     }
 }
 
-fn forward(
-    mut conn: TcpStream,
-    egress: &Egress,
-    method: &str,
-    target: &str,
-    headers: &[(String, String)],
-    mut body: Vec<u8>,
-) {
-    let url = match url::Url::parse(target) {
+/// Serves one client connection under `egress`: one forwarded request, or
+/// one tunnel. With `interceptor`, tunnels to hosts that have an injected
+/// header are terminated and their request forwarded with the header.
+pub fn serve<C: ClientConn>(mut conn: C, egress: &Egress, interceptor: Option<&Interceptor>) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
+    let Some(head) = read_head(&mut conn) else {
+        return;
+    };
+    if head.method.eq_ignore_ascii_case("CONNECT") {
+        tunnel(conn, egress, &head.target, head.rest, interceptor);
+        return;
+    }
+    let url = match url::Url::parse(&head.target) {
         Ok(u) if u.scheme() == "http" => u,
         _ => {
             answer(
@@ -190,11 +267,30 @@ fn forward(
             return;
         }
     };
-    let len: usize = headers
+    forward(&mut conn, egress, &head, url);
+}
+
+fn forward(conn: &mut (impl Read + Write), egress: &Egress, head: &Head, url: url::Url) {
+    let method = head.method.as_str();
+    let len: usize = head
+        .headers
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
         .and_then(|(_, v)| v.trim().parse().ok())
         .unwrap_or(0);
+    if head.headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("transfer-encoding") && !v.trim().eq_ignore_ascii_case("identity")
+    }) {
+        answer(
+            conn,
+            411,
+            "Length Required",
+            &[],
+            b"sandkeep proxy: send the request body with a Content-Length\n",
+        );
+        return;
+    }
+    let mut body = head.rest.clone();
     let mut chunk = [0u8; 8192];
     while body.len() < len {
         match conn.read(&mut chunk) {
@@ -218,7 +314,8 @@ fn forward(
     let req = Request {
         method: method.to_string(),
         url,
-        headers: headers
+        headers: head
+            .headers
             .iter()
             .filter(|(n, _)| !skip.iter().any(|s| n.eq_ignore_ascii_case(s)))
             .cloned()
@@ -256,9 +353,14 @@ fn forward(
                 })
                 .map(|(n, v)| (n.as_str(), v.clone()))
                 .collect();
-            answer(&mut conn, resp.status, &reason, &kept, &resp.body);
+            let body: &[u8] = if method.eq_ignore_ascii_case("HEAD") {
+                &[]
+            } else {
+                &resp.body
+            };
+            answer(conn, resp.status, &reason, &kept, body);
         }
-        Err(e) => refuse(&mut conn, &e),
+        Err(e) => refuse(conn, &e),
     }
 }
 
@@ -320,7 +422,94 @@ pub fn client_hello_sni(data: &[u8]) -> Result<Option<String>, &'static str> {
     Ok(None)
 }
 
-fn tunnel(mut conn: TcpStream, egress: &Egress, target: &str, mut early: Vec<u8>) {
+/// A client's stream with bytes already read from it put back in front.
+struct Replay<C> {
+    early: std::io::Cursor<Vec<u8>>,
+    conn: C,
+}
+
+impl<C: Read> Read for Replay<C> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if (self.early.position() as usize) < self.early.get_ref().len() {
+            return self.early.read(buf);
+        }
+        self.conn.read(buf)
+    }
+}
+
+impl<C: Write> Write for Replay<C> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.conn.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.conn.flush()
+    }
+}
+
+/// What the first bytes of a tunnel say.
+enum Opening {
+    /// Not TLS: a plain stream to an allowed host and port.
+    Plain,
+    /// A TLS ClientHello whose server name matches the tunnel's host.
+    Tls,
+    /// Refused (denial reported) or the client went away.
+    Closed,
+}
+
+/// Reads the client's first bytes into `early`: a TLS ClientHello must name
+/// `host` (or none, for an IP literal tunnel).
+fn check_opening(
+    conn: &mut impl Read,
+    egress: &Egress,
+    host: &str,
+    port: u16,
+    literal: bool,
+    early: &mut Vec<u8>,
+) -> Opening {
+    let mut chunk = [0u8; 8192];
+    loop {
+        if !early.is_empty() {
+            if early[0] != 0x16 {
+                return Opening::Plain;
+            }
+            match client_hello_sni(early) {
+                Ok(sni) => {
+                    let fine = match (&sni, literal) {
+                        (Some(name), _) => normalize_host(name) == host,
+                        (None, true) => true,
+                        (None, false) => false,
+                    };
+                    if !fine {
+                        let shown = sni.unwrap_or_else(|| "(none)".into());
+                        let _ = egress.deny(
+                            "CONNECT",
+                            host,
+                            port,
+                            format!(" (TLS server name {shown} does not match the tunnel's host)"),
+                        );
+                        return Opening::Closed;
+                    }
+                    return Opening::Tls;
+                }
+                Err("short ClientHello") if early.len() < MAX_HEAD => {}
+                Err(_) => return Opening::Closed,
+            }
+        }
+        match conn.read(&mut chunk) {
+            Ok(0) | Err(_) => return Opening::Closed,
+            Ok(n) => early.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+fn tunnel<C: ClientConn>(
+    mut conn: C,
+    egress: &Egress,
+    target: &str,
+    mut early: Vec<u8>,
+    interceptor: Option<&Interceptor>,
+) {
     let parsed = url::Url::parse(&format!("https://{target}/"));
     let Ok(url) = parsed else {
         answer(&mut conn, 400, "Bad Request", &[], b"bad CONNECT target\n");
@@ -367,64 +556,142 @@ fn tunnel(mut conn: TcpStream, egress: &Egress, target: &str, mut early: Vec<u8>
         refuse(&mut conn, &err);
         return;
     };
-    let _ = conn.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
-    // Read the client's first bytes: a TLS ClientHello must name this host.
-    let mut chunk = [0u8; 8192];
-    let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
-    loop {
-        if !early.is_empty() {
-            if early[0] != 0x16 {
-                break; // Not TLS: a plain stream to an allowed host and port.
-            }
-            match client_hello_sni(&early) {
-                Ok(sni) => {
-                    let fine = match (&sni, literal) {
-                        (Some(name), _) => normalize_host(name) == host,
-                        (None, Some(_)) => true,
-                        (None, None) => false,
-                    };
-                    if !fine {
-                        let shown = sni.unwrap_or_else(|| "(none)".into());
-                        let _ = egress.deny(
-                            "CONNECT",
-                            &host,
-                            port,
-                            format!(" (TLS server name {shown} does not match the tunnel's host)"),
-                        );
-                        let _ = conn.shutdown(std::net::Shutdown::Both);
-                        return;
-                    }
-                    break;
-                }
-                Err("short ClientHello") if early.len() < MAX_HEAD => {}
-                Err(_) => {
-                    let _ = conn.shutdown(std::net::Shutdown::Both);
-                    return;
-                }
-            }
-        }
-        match conn.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => early.extend_from_slice(&chunk[..n]),
-        }
+    if let Err(e) = egress.count_tunnel(1, 0, 0) {
+        refuse(&mut conn, &e);
+        return;
     }
+    let _ = conn.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+    let _ = conn.flush();
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
+    let opening = check_opening(
+        &mut conn,
+        egress,
+        &host,
+        port,
+        literal.is_some(),
+        &mut early,
+    );
+    let inject = egress.headers().iter().any(|h| h.applies_to(&host, port));
+    match (opening, interceptor) {
+        (Opening::Closed, _) => {}
+        (Opening::Tls, Some(ca)) if inject => terminate(conn, egress, ca, &host, port, early),
+        (Opening::Tls | Opening::Plain, _) => splice(conn, egress, addr, early),
+    }
+}
+
+/// Answers the tunnel's TLS with a certificate for `host` from `ca`, then
+/// sends the request inside it through the checked client (which adds the
+/// injected header and verifies the real server).
+fn terminate<C: ClientConn>(
+    conn: C,
+    egress: &Egress,
+    ca: &Interceptor,
+    host: &str,
+    port: u16,
+    early: Vec<u8>,
+) {
+    let Ok(config) = ca.server_config(host) else {
+        return;
+    };
+    let Ok(server) = rustls::ServerConnection::new(config) else {
+        return;
+    };
+    let mut tls = rustls::StreamOwned::new(
+        server,
+        Replay {
+            early: std::io::Cursor::new(early),
+            conn,
+        },
+    );
+    let _ = tls
+        .sock
+        .conn
+        .set_read_timeout(Some(Duration::from_secs(30)));
+    let Some(head) = read_head(&mut tls) else {
+        return;
+    };
+    let authority = if port == 443 {
+        host.to_string()
+    } else {
+        format!("{host}:{port}")
+    };
+    let authority = if host.contains(':') && !host.starts_with('[') {
+        // An IPv6 literal.
+        if port == 443 {
+            format!("[{host}]")
+        } else {
+            format!("[{host}]:{port}")
+        }
+    } else {
+        authority
+    };
+    let path = if head.target.starts_with('/') {
+        head.target.clone()
+    } else {
+        format!("/{}", head.target)
+    };
+    match url::Url::parse(&format!("https://{authority}{path}")) {
+        Ok(url) => forward(&mut tls, egress, &head, url),
+        Err(_) => answer(&mut tls, 400, "Bad Request", &[], b"bad request target\n"),
+    }
+    tls.conn.send_close_notify();
+    let _ = tls.flush();
+}
+
+/// Connects to `addr` and copies both ways, counting the bytes against the
+/// session's limits (a tunnel over its byte limit is closed).
+fn splice<C: ClientConn>(conn: C, egress: &Egress, addr: SocketAddr, early: Vec<u8>) {
     let limits = egress.limits();
     let Ok(mut upstream) = TcpStream::connect_timeout(&addr, limits.connect_timeout) else {
-        let _ = conn.shutdown(std::net::Shutdown::Both);
         return;
     };
-    if upstream.write_all(&early).is_err() {
+    if egress.count_tunnel(0, early.len() as u64, 0).is_err() || upstream.write_all(&early).is_err()
+    {
         return;
     }
+    let mut conn = conn;
     let _ = conn.set_read_timeout(None);
-    let (Ok(mut up_read), Ok(mut down_write)) = (upstream.try_clone(), conn.try_clone()) else {
+    let (Ok((mut client_read, mut client_write)), Ok(mut up_read)) =
+        (conn.split(), upstream.try_clone())
+    else {
         return;
     };
+    let Ok(up_stop) = upstream.try_clone() else {
+        return;
+    };
+    let back_egress = egress.clone();
     let back = std::thread::spawn(move || {
-        let _ = std::io::copy(&mut up_read, &mut down_write);
-        let _ = down_write.shutdown(std::net::Shutdown::Write);
+        let mut chunk = vec![0u8; 16 << 10];
+        loop {
+            let n = match up_read.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            if back_egress.count_tunnel(0, 0, n as u64).is_err() {
+                let _ = up_stop.shutdown(std::net::Shutdown::Both);
+                break;
+            }
+            if client_write.write_all(&chunk[..n]).is_err() {
+                break;
+            }
+            let _ = client_write.flush();
+        }
+        drop(client_write);
     });
-    let _ = std::io::copy(&mut conn, &mut upstream);
+    let mut chunk = vec![0u8; 16 << 10];
+    loop {
+        let n = match client_read.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if egress.count_tunnel(0, n as u64, 0).is_err() {
+            let _ = upstream.shutdown(std::net::Shutdown::Both);
+            break;
+        }
+        if upstream.write_all(&chunk[..n]).is_err() {
+            break;
+        }
+    }
     let _ = upstream.shutdown(std::net::Shutdown::Write);
     let _ = back.join();
 }

@@ -162,3 +162,153 @@ fn forwarded_requests_carry_injected_headers() {
     ]);
     assert_eq!((code, out.as_str()), (0, "X-Api-Key: k-123-secret\n"));
 }
+
+/// An HTTPS server on 127.0.0.1 whose certificate (for the IP) comes from
+/// its own CA; answers `secure ok` and records each request head.
+struct TlsServer {
+    addr: std::net::SocketAddr,
+    ca_pem: String,
+    heads: Arc<Mutex<Vec<String>>>,
+}
+
+impl TlsServer {
+    fn start() -> TlsServer {
+        use sandkeep_net::intercept::Interceptor;
+        let ca = Interceptor::generate("upstream test CA").unwrap();
+        let config = ca.server_config("127.0.0.1").unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let heads = Arc::new(Mutex::new(Vec::new()));
+        let seen = heads.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { break };
+                let Ok(server) = rustls::ServerConnection::new(config.clone()) else {
+                    continue;
+                };
+                let mut tls = rustls::StreamOwned::new(server, conn);
+                let mut buf = vec![0u8; 8192];
+                let n = tls.read(&mut buf).unwrap_or(0);
+                seen.lock()
+                    .unwrap()
+                    .push(String::from_utf8_lossy(&buf[..n]).into_owned());
+                let _ = tls.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\nsecure ok\n",
+                );
+                tls.conn.send_close_notify();
+                let _ = tls.flush();
+            }
+        });
+        TlsServer {
+            addr,
+            ca_pem: ca.ca_pem().to_string(),
+            heads,
+        }
+    }
+}
+
+#[test]
+fn https_to_a_host_with_an_injected_header_is_terminated_and_carries_it() {
+    if !support::host_has("curl") {
+        eprintln!("skipped: no curl on the host");
+        return;
+    }
+    use sandkeep_net::intercept::Interceptor;
+    let upstream = TlsServer::start();
+    let egress = Egress::allowing([upstream.addr.to_string()]).unwrap();
+    egress.set_resolver(Arc::new(StaticResolver::new()));
+    egress.add_ca_pem(upstream.ca_pem.as_bytes()).unwrap();
+    egress.set_headers(vec![
+        InjectedHeader::parse(
+            &format!("{}=Authorization: Bearer ${{T}}", upstream.addr),
+            |_| Some("tok-77-secret".into()),
+        )
+        .unwrap(),
+    ]);
+    let sandbox_ca = Arc::new(Interceptor::generate("sandbox CA").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let ca_file = dir.path().join("sandbox-ca.pem");
+    std::fs::write(&ca_file, sandbox_ca.ca_pem()).unwrap();
+    let proxy = EgressProxy::start_with(
+        egress.clone(),
+        "127.0.0.1:0".parse().unwrap(),
+        Some(sandbox_ca.clone()),
+    )
+    .unwrap();
+    let url = format!("https://{}/secure?q=1", upstream.addr);
+    let (code, out, err) = curl(&[
+        "-sS",
+        "-x",
+        &proxy.url(),
+        "--cacert",
+        ca_file.to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!((code, out.as_str()), (0, "secure ok\n"), "{err}");
+    let heads = upstream.heads.lock().unwrap().clone();
+    assert_eq!(heads.len(), 1);
+    assert!(
+        heads[0].starts_with("GET /secure?q=1 HTTP/1.1\r\n"),
+        "{}",
+        heads[0]
+    );
+    assert!(
+        heads[0].contains("Authorization: Bearer tok-77-secret\r\n"),
+        "{}",
+        heads[0]
+    );
+    // The proxy's certificate is the sandbox CA's, not the server's: a
+    // client that does not trust that CA refuses it (curl 60).
+    let (code, _, err) = curl(&["-sS", "-x", &proxy.url(), &url]);
+    assert_eq!(code, 60, "{err}");
+    // Without an injected header for it, the same host is tunnelled, not
+    // terminated: the client sees the server's own certificate.
+    egress.set_headers(vec![]);
+    let up_ca = dir.path().join("upstream-ca.pem");
+    std::fs::write(&up_ca, &upstream.ca_pem).unwrap();
+    let (code, out, err) = curl(&[
+        "-sS",
+        "-x",
+        &proxy.url(),
+        "--cacert",
+        up_ca.to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!((code, out.as_str()), (0, "secure ok\n"), "{err}");
+    assert!(!upstream.heads.lock().unwrap()[1].contains("Authorization"));
+}
+
+#[test]
+fn tunnels_count_against_the_byte_limits() {
+    let upstream = TlsServer::start();
+    let egress = Egress::allowing([upstream.addr.to_string()]).unwrap();
+    let proxy = EgressProxy::start(egress.clone(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    let mut conn = TcpStream::connect(proxy.addr()).unwrap();
+    let connect = format!("CONNECT {0} HTTP/1.1\r\nHost: {0}\r\n\r\n", upstream.addr);
+    conn.write_all(connect.as_bytes()).unwrap();
+    let mut buf = [0u8; 256];
+    let n = conn.read(&mut buf).unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    // Plain bytes (not TLS) through the tunnel are counted as bytes out.
+    conn.write_all(&[b'x'; 100]).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while egress.usage().bytes_out < 100 {
+        assert!(std::time::Instant::now() < deadline, "{:?}", egress.usage());
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(egress.usage().requests, 1);
+    // Over the limit, the tunnel is closed.
+    let mut limits = egress.limits();
+    limits.max_bytes_out = 150;
+    egress.set_limits(limits);
+    let _ = conn.write_all(&[b'y'; 100]);
+    conn.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let _ = conn.read_to_end(&mut rest);
+    assert_eq!(
+        egress.usage().bytes_out,
+        100,
+        "the 100 bytes over the limit never counted"
+    );
+}
