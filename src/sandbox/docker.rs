@@ -9,6 +9,8 @@
 //! - [`exec`]: one run (output, exit code, timeout and output limit)
 //! - [`archive`]: paths and tar streams for `read_file`/`write_file`
 //! - [`reaper`]: owner labels and the removal of orphans
+//! - [`procs`]: which processes belong to a run, the kill and the sweep
+//! - [`storage`]: the storage limit (the driver's quota or a watched one)
 //!
 //! [`Sandbox`]: crate::sandbox::Sandbox
 
@@ -16,7 +18,9 @@ pub mod archive;
 pub mod config;
 pub mod container;
 pub mod exec;
+pub mod procs;
 pub mod reaper;
+pub mod storage;
 
 use std::sync::Arc;
 
