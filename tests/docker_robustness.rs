@@ -96,6 +96,42 @@ async fn a_run_that_ends_does_not_sweep_a_run_still_going() {
     teardown(&backend, sb).await;
 }
 
+/// The peak resident set of this test process, in bytes.
+fn peak_rss() -> u64 {
+    #[allow(clippy::disallowed_methods)]
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap()
+        * 1024
+}
+
+#[tokio::test]
+async fn reading_a_huge_sparse_file_streams_only_its_head() {
+    let Some(backend) = backend().await else {
+        return;
+    };
+    let sb = sandbox(&backend, "sparse").await;
+    let r = sb
+        .run(RunRequest::new("truncate -s 700M sparse"))
+        .await
+        .unwrap();
+    assert_eq!(r.exit_code, 0, "{}", r.stderr_text());
+    let head = sb.read_file_head("sparse", 1 << 20).await.unwrap().unwrap();
+    assert_eq!((head.data.len(), head.size), (1 << 20, 700 << 20));
+    assert!(head.truncated() && head.data.iter().all(|&b| b == 0));
+    // Whole reads are capped with a message naming the size.
+    let err = sb.read_file("sparse").await.unwrap_err().to_string();
+    assert!(
+        err.contains("734003200 bytes") && err.contains("268435456"),
+        "{err}"
+    );
+    assert!(peak_rss() < 600 << 20, "peak RSS {} bytes", peak_rss());
+    teardown(&backend, sb).await;
+}
+
 #[tokio::test]
 async fn a_sandbox_cannot_fill_the_hosts_disk() {
     let config = DockerConfig {

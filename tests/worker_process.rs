@@ -73,7 +73,7 @@ async fn a_worker_sandbox_runs_keeps_files_and_moves_workspaces() {
     paths.sort();
     assert_eq!(paths, ["d", "d/bin.dat", "f"]);
     let tar = sb
-        .export_paths(&["f".to_string(), "d/bin.dat".to_string()])
+        .export_paths(&["d".to_string(), "d/bin.dat".to_string(), "f".to_string()])
         .await
         .unwrap();
 

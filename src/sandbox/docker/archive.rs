@@ -139,8 +139,10 @@ pub enum Head {
 /// Parses the first entry of the tar the archive API streams, from as much
 /// of it as arrived, keeping at most `max` bytes of a file's content: the
 /// download can stop there, however large the file is. GNU long-name and
-/// PAX headers before the entry are skipped.
-pub fn parse_head(buf: &[u8], max: usize) -> Result<Head, String> {
+/// PAX headers before the entry are skipped. With `whole`, a file larger
+/// than `max` is answered at once, with no content, as soon as its header
+/// is in: the caller wants all of it or nothing.
+pub fn parse_head(buf: &[u8], max: usize, whole: bool) -> Result<Head, String> {
     let mut offset = 0usize;
     let mut long_link: Option<String> = None;
     loop {
@@ -186,6 +188,9 @@ pub fn parse_head(buf: &[u8], max: usize) -> Result<Head, String> {
                     .ok_or("reading archive: oversized header")?;
             }
             k if k.is_file() => {
+                if whole && size > max as u64 {
+                    return Ok(Head::Entry(Downloaded::File(Vec::new()), size));
+                }
                 let want = usize::try_from(size).unwrap_or(usize::MAX).min(max);
                 let Some(data) = buf.get(data_start..data_start + want) else {
                     return Ok(Head::NeedMore);
@@ -264,23 +269,28 @@ mod tests {
         // Too little has arrived yet: ask for more, at every cut.
         for cut in [0, 100, 512, 1024, 1536, 1600] {
             assert_eq!(
-                parse_head(&tar[..cut], 4096).unwrap(),
+                parse_head(&tar[..cut], 4096, false).unwrap(),
                 Head::NeedMore,
                 "{cut}"
             );
         }
-        match parse_head(&tar, 4096).unwrap() {
+        match parse_head(&tar, 4096, false).unwrap() {
             Head::Entry(Downloaded::File(head), size) => {
                 assert_eq!((head.as_slice(), size), (&data[..4096], 10_000));
             }
             other => panic!("{other:?}"),
         }
         // Under the cap: the whole file.
-        match parse_head(&tar, 1 << 20).unwrap() {
+        match parse_head(&tar, 1 << 20, true).unwrap() {
             Head::Entry(Downloaded::File(all), 10_000) => assert_eq!(all, data),
             other => panic!("{other:?}"),
         }
-        assert!(parse_head(&[0u8; 1024], 10).is_err());
+        assert!(parse_head(&[0u8; 1024], 10, false).is_err());
+        // All or nothing: the size alone, from the header alone.
+        assert_eq!(
+            parse_head(&tar[..1536], 4096, true).unwrap(),
+            Head::Entry(Downloaded::File(Vec::new()), 10_000)
+        );
     }
 
     #[test]
@@ -293,7 +303,7 @@ mod tests {
         b.append_link(&mut h, "l", &target).unwrap();
         let tar = b.into_inner().unwrap();
         assert_eq!(
-            parse_head(&tar, 10).unwrap(),
+            parse_head(&tar, 10, false).unwrap(),
             Head::Entry(Downloaded::Symlink(target), 0)
         );
         let mut b = tar::Builder::new(Vec::new());
@@ -303,7 +313,7 @@ mod tests {
         b.append_data(&mut h, "d/", std::io::empty()).unwrap();
         let tar = b.into_inner().unwrap();
         assert_eq!(
-            parse_head(&tar, 10).unwrap(),
+            parse_head(&tar, 10, false).unwrap(),
             Head::Entry(Downloaded::Directory, 0)
         );
     }

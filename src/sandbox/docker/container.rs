@@ -143,7 +143,6 @@ pub async fn start(
         id: created.id,
         stopped: AtomicBool::new(false),
         storage,
-        gate: Arc::new(tokio::sync::RwLock::new(())),
         keep: Arc::new(tokio::sync::OnceCell::new()),
     };
     for warning in created.warnings {
@@ -171,9 +170,6 @@ pub struct DockerSandbox {
     stopped: AtomicBool,
     /// How the storage limit is enforced.
     storage: StorageLimit,
-    /// Runs hold it shared; the sweep after them holds it alone, so it
-    /// never meets a run that is still going and a new run waits for it.
-    gate: Arc<tokio::sync::RwLock<()>>,
     /// The pids the sweep keeps (taken before the first run).
     keep: Arc<tokio::sync::OnceCell<Vec<u32>>>,
 }
@@ -185,14 +181,14 @@ impl DockerSandbox {
     }
 
     /// Runs `work` as a run of the container: after the processes present
-    /// before the first run are noted, and followed, once no other run is
-    /// active, by the sweep of every process that is not one of them.
+    /// before the first run are noted, and followed by the sweep of every
+    /// process that is neither one of them nor in a running exec's session
+    /// (see [`procs`]), before the run's result is returned.
     async fn tracked<T>(&self, work: impl std::future::Future<Output = T>) -> T {
         let user = self.config.user.as_str();
         let keep = self
             .keep
             .get_or_init(|| async {
-                let _alone = self.gate.write().await;
                 procs::baseline(&self.docker, &self.id, user)
                     .await
                     .unwrap_or_else(|e| {
@@ -200,23 +196,14 @@ impl DockerSandbox {
                         Vec::new()
                     })
             })
-            .await
-            .clone();
-        let shared = self.gate.read().await;
+            .await;
         let out = work.await;
-        drop(shared);
-        // Only the last run to end sweeps; the next run queues behind it.
-        if !keep.is_empty()
-            && let Ok(alone) = Arc::clone(&self.gate).try_write_owned()
-        {
-            let (docker, id, user) = (self.docker.clone(), self.id.clone(), user.to_string());
-            tokio::spawn(async move {
-                procs::sweep(&docker, &id, &user, &keep).await;
-                drop(alone);
-            });
+        if !keep.is_empty() {
+            procs::sweep(&self.docker, &self.id, user, keep).await;
         }
         out
     }
+
     fn check(&self) -> Result<(), SandboxError> {
         if self.stopped.load(Ordering::SeqCst) {
             Err(SandboxError::Gone(self.id.clone()))
@@ -236,8 +223,6 @@ impl DockerSandbox {
     /// Runs a helper command (argv, no shell parsing of paths) as the sandbox
     /// user; returns its stderr on failure.
     async fn helper(&self, argv: &[&str]) -> Result<(), String> {
-        // Shared like a run, so that no sweep ends it.
-        let _shared = self.gate.read().await;
         let exec = self
             .docker
             .create_exec(
@@ -292,6 +277,7 @@ impl DockerSandbox {
         &self,
         abs: &str,
         max: usize,
+        whole: bool,
     ) -> Result<Option<(Downloaded, u64)>, SandboxError> {
         let options = DownloadFromContainerOptions {
             path: abs.to_string(),
@@ -310,12 +296,12 @@ impl DockerSandbox {
                 Err(e) => return Err(self.map_error(e)),
             }
             if let Head::Entry(entry, size) =
-                archive::parse_head(&tar, max).map_err(SandboxError::Backend)?
+                archive::parse_head(&tar, max, whole).map_err(SandboxError::Backend)?
             {
                 return Ok(Some((entry, size)));
             }
         }
-        match archive::parse_head(&tar, max).map_err(SandboxError::Backend)? {
+        match archive::parse_head(&tar, max, whole).map_err(SandboxError::Backend)? {
             Head::Entry(entry, size) => Ok(Some((entry, size))),
             Head::NeedMore => Err(SandboxError::Backend(
                 "the daemon's archive of the file ended early".into(),
@@ -325,11 +311,16 @@ impl DockerSandbox {
 
     /// A file's first `max` bytes and size, following symlinks as the
     /// container would.
-    async fn read_head(&self, path: &str, max: usize) -> Result<Option<FileHead>, SandboxError> {
+    async fn read_head(
+        &self,
+        path: &str,
+        max: usize,
+        whole: bool,
+    ) -> Result<Option<FileHead>, SandboxError> {
         self.check()?;
         let mut abs = archive::resolve(path)?;
         for _ in 0..MAX_SYMLINKS {
-            let Some((entry, size)) = self.download_head(&abs, max).await? else {
+            let Some((entry, size)) = self.download_head(&abs, max, whole).await? else {
                 return Ok(None);
             };
             match entry {
@@ -393,7 +384,7 @@ impl Sandbox for DockerSandbox {
     }
 
     async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError> {
-        let Some(head) = self.read_head(path, MAX_READ_BYTES).await? else {
+        let Some(head) = self.read_head(path, MAX_READ_BYTES, true).await? else {
             return Ok(None);
         };
         if head.truncated() {
@@ -413,7 +404,7 @@ impl Sandbox for DockerSandbox {
         path: &str,
         max: usize,
     ) -> Result<Option<FileHead>, SandboxError> {
-        self.read_head(path, max).await
+        self.read_head(path, max, false).await
     }
 
     async fn write_file(&self, path: &str, data: &[u8]) -> Result<(), SandboxError> {

@@ -10,11 +10,12 @@
 //! - every docker exec starts a session of its own, so a run's processes
 //!   that dropped the marker still share the session of a marked one: the
 //!   kill script ends every process in a marked process's session;
-//! - after each run, once no run is active in the container, the sweep ends
-//!   every process of the sandbox user that was not there before the first
-//!   run (the container's init and its idle process, and whatever the
-//!   backend started in the container before that). That is what catches a
-//!   `setsid` without the marker.
+//! - after each run, the sweep ends every process of the sandbox user that
+//!   is not in the session of a running exec (other runs, helpers) and was
+//!   not there before the first run (the container's init and its idle
+//!   process, and whatever the backend started in the container before
+//!   that). That is what catches a `setsid` without the marker, also while
+//!   other runs go on.
 //!
 //! The scripts use bash builtins only: they must work when a run exhausted
 //! the pids limit with forks. They STOP before they KILL so that a fork loop
@@ -57,18 +58,32 @@ for sig in STOP KILL KILL; do
   unset sids
 done"#;
 
-/// Stops, then kills, every process except pid 1, itself and the pids given
-/// as arguments. It runs as the sandbox user, so it can only reach that
-/// user's processes: anything the backend runs as another user is safe.
+/// Stops, then kills, every process that is neither in the session of a
+/// running exec (a process whose parent is outside the container: pid 1,
+/// another run, a helper, this sweep) nor one of the pids given as
+/// arguments. A script cannot make a process whose parent is outside the
+/// container, so what left its run's session (`setsid`) has no such root.
+/// It runs as the sandbox user, so it can only reach that user's processes:
+/// anything the backend runs as another user is safe.
 pub const SWEEP_SCRIPT: &str = r#"me=$$
 declare -A keep=([1]=1)
 for p in "$@"; do keep[$p]=1; done
 for sig in STOP KILL KILL; do
+  declare -A live=()
+  for d in /proc/[0-9]*; do
+    read -r line < "$d/stat" 2>/dev/null || continue
+    f=(${line##*) })
+    [ "${f[1]}" = 0 ] && live[${f[3]}]=1
+  done
   for d in /proc/[0-9]*; do
     p=${d#/proc/}
     [ "$p" = "$me" ] || [ -n "${keep[$p]}" ] && continue
+    read -r line < "$d/stat" 2>/dev/null || continue
+    f=(${line##*) })
+    [ -n "${live[${f[3]}]}" ] && continue
     kill -s "$sig" "$p" 2>/dev/null
   done
+  unset live
 done"#;
 
 /// Prints the pids present now (but its own): what the sweep keeps.
