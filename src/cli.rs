@@ -95,6 +95,31 @@ pub enum Command {
     /// Idle sessions park and resume on their next call; SIGTERM parks all.
     #[cfg(feature = "server")]
     Serve(ServeArgs),
+    /// (internal) Serve one local sandbox on stdin/stdout for a session in
+    /// worker-process mode (`--isolation process`).
+    #[command(hide = true)]
+    Worker(WorkerArgs),
+}
+
+/// Arguments of the internal `sandkeep worker`.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The worker's address-space limit in bytes (RLIMIT_AS).
+    #[arg(long, value_name = "BYTES")]
+    pub address_space: u64,
+    /// The worker's CPU-time limit in seconds (RLIMIT_CPU).
+    #[arg(long, value_name = "SECONDS")]
+    pub cpu_seconds: u64,
+}
+
+/// How local sandboxes are isolated from the process that serves them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Isolation {
+    /// In this process, on threads (the default).
+    #[default]
+    Thread,
+    /// A worker process per session, with rlimits on memory and CPU.
+    Process,
 }
 
 /// Arguments of `sandkeep serve`.
@@ -193,6 +218,19 @@ pub struct BackendArgs {
     /// process's environment at start. The sandbox never sees the value.
     #[arg(long = "net-header", value_name = "HOST=HEADER")]
     pub net_header: Vec<String>,
+
+    /// How a local sandbox is isolated: `thread` (in this process) or
+    /// `process` (a worker process per session, with rlimits on its memory
+    /// and CPU: a crash ends that worker only). Default: $SANDKEEP_ISOLATION,
+    /// else thread.
+    #[arg(
+        long,
+        value_name = "MODE",
+        env = "SANDKEEP_ISOLATION",
+        value_enum,
+        default_value_t = Isolation::Thread
+    )]
+    pub isolation: Isolation,
 }
 
 /// Arguments of `sandkeep run`.
@@ -419,6 +457,7 @@ pub fn main() -> ExitCode {
         Command::Mcp(args) => with_tokio(mcp::mcp(&cli, args)),
         #[cfg(feature = "server")]
         Command::Serve(args) => with_tokio(serve::serve(&cli, args)),
+        Command::Worker(args) => Ok(run::worker(args)),
     };
     match result {
         Ok(code) => code,

@@ -1026,7 +1026,39 @@ fn malformed(h: &Host) -> Vec<Case> {
             "-c",
             "echo ok",
         ],
-        vec![Stderr("[workspace-sync]")],
+        vec![Stderr(
+            "larger than one file may be (limit 268435456 bytes)",
+        )],
+    ));
+    // 163 bytes of gzip holding a GNU sparse member of 2.5 GB, left as an
+    // agent's legacy workspace.tgz: listing the agent imports it first.
+    let bomb_data = h.dir.path().join("bomb-data");
+    {
+        let dir = bomb_data.join("agents").join("bomb");
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = std::fs::File::create(dir.join("workspace.tgz")).unwrap();
+        let gz = flate2::write::GzEncoder::new(f, flate2::Compression::best());
+        let mut t = tar::Builder::new(gz);
+        let mut header = tar::Header::new_gnu();
+        header.set_path("sparse.bin").unwrap();
+        header.set_entry_type(tar::EntryType::GNUSparse);
+        header.set_mode(0o644);
+        header.set_size(512);
+        let real = 2_500_000_000u64;
+        let gnu = header.as_gnu_mut().unwrap();
+        gnu.set_real_size(real);
+        gnu.sparse[0].set_offset(real - 512);
+        gnu.sparse[0].set_length(512);
+        header.set_cksum();
+        t.append(&header, &[7u8; 512][..]).unwrap();
+        t.into_inner().unwrap().finish().unwrap();
+    }
+    let bd = bomb_data.display().to_string();
+    v.push(args(
+        "malformed",
+        "archive ls of a sparse bomb",
+        &["--data", &bd, "archive", "ls", "--agent", "bomb"],
+        vec![NotStatus(0), Stderr("limit 268435456 bytes")],
     ));
     v.extend(mcp_cases());
     v
@@ -1206,6 +1238,20 @@ fn docker_cases(h: &Host) -> Vec<Case> {
             vec![Stdout("blocked")],
         ),
         ("not root", "id -u".to_string(), vec![NotStatus(-1)]),
+        (
+            "one file past the storage limit",
+            "head -c 1100M /dev/zero > big; echo status=$?".to_string(),
+            vec![Stdout("status=153"), Stderr("File size limit exceeded")],
+        ),
+        (
+            "many files past the storage limit",
+            "for i in $(seq 40); do head -c 64M /dev/zero > f$i || exit 3; done; sleep 30"
+                .to_string(),
+            vec![
+                Status(124),
+                Stderr("storage limit exceeded (1073741824 bytes)"),
+            ],
+        ),
     ] {
         v.push(Case {
             group: "docker",
@@ -1227,7 +1273,56 @@ fn docker_cases(h: &Host) -> Vec<Case> {
             checks,
         });
     }
+    v.extend(docker_mcp_cases());
     v
+}
+
+/// Docker sessions over MCP, where a second tool call is the next turn.
+fn docker_mcp_cases() -> Vec<Case> {
+    use Check::*;
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let call = |id: u32, tool: &str, args: serde_json::Value| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": args}})
+        .to_string()
+    };
+    let session = |name: &str, lines: Vec<String>, checks: Vec<Check>| {
+        let mut stdin = format!("{init}\n").into_bytes();
+        for l in lines {
+            stdin.extend(l.as_bytes());
+            stdin.push(b'\n');
+        }
+        Case {
+            group: "docker",
+            name: format!("docker: {name}"),
+            args: ["mcp", "--backend", "docker", "--agent", "attack-docker"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            stdin,
+            deadline: Duration::from_secs(60),
+            checks,
+        }
+    };
+    let escape = "env -u SANDKEEP_RUN sleep 301 >/dev/null 2>&1 &
+        env -i /bin/sleep 303 >/dev/null 2>&1 &
+        setsid sleep 304 >/dev/null 2>&1 &
+        setsid env -i /bin/sleep 305 >/dev/null 2>&1 &
+        sleep 302";
+    // The server answers calls concurrently: the second waits out the first.
+    let count = "sleep 5; echo leftover=$(ps -eo args= | grep -c '^[/a-z]*sleep 30[1-5]')";
+    vec![session(
+        "processes that left the run are gone in the next turn",
+        vec![
+            call(
+                2,
+                "bash",
+                serde_json::json!({"command": escape, "timeout_ms": 2000}),
+            ),
+            call(3, "bash", serde_json::json!({"command": count})),
+        ],
+        vec![Stdout(r#""id":2"#), Stdout("leftover=0")],
+    )]
 }
 
 /// Cases that still fail (see the README): run them with
@@ -1237,7 +1332,6 @@ const KNOWN_DEFECTS: &[&str] = &[
     "background job flood",
     "fork bomb",
     "brace product",
-    "restore of an archive with a huge member",
     "jq recursion",
 ];
 

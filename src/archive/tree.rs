@@ -5,6 +5,12 @@
 //! stored earlier in the same archive are refused (listed in
 //! [`ArchiveTree::refused`], never returned as entries), as are device nodes
 //! and fifos. Nothing here extracts to the host filesystem.
+//!
+//! A whole archive is held in memory, so what it may hold is capped before
+//! it is read: [`MAX_MEMBER_BYTES`] per member and [`MAX_CONTENT_BYTES`] in
+//! all. A tiny compressed (or sparse) archive can expand to gigabytes; past
+//! a cap the read stops with an error that names the member and the limit,
+//! having held at most the cap.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -13,6 +19,20 @@ use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use tar::{EntryType, Header};
+
+/// Bytes one member may expand to: a file larger than this is refused.
+pub const MAX_MEMBER_BYTES: u64 = 256 << 20;
+
+/// Bytes of file content a whole archive may expand to.
+pub const MAX_CONTENT_BYTES: u64 = 1 << 30;
+
+/// The error a read past a cap ends with (`InvalidData`).
+fn too_large(name: &str, what: &str, limit: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("archive member {name}: {what} (limit {limit} bytes); nothing was imported"),
+    )
+}
 
 /// The kind of an archive entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -113,9 +133,22 @@ impl ArchiveTree {
         ArchiveTree::from_tar(GzDecoder::new(bytes))
     }
 
-    /// Reads an uncompressed tar stream.
+    /// Reads an uncompressed tar stream, within [`MAX_MEMBER_BYTES`] and
+    /// [`MAX_CONTENT_BYTES`].
     pub fn from_tar<R: Read>(reader: R) -> io::Result<ArchiveTree> {
+        ArchiveTree::from_tar_capped(reader, MAX_MEMBER_BYTES, MAX_CONTENT_BYTES)
+    }
+
+    /// Reads an uncompressed tar stream; a member over `max_member` bytes,
+    /// or content over `max_content` bytes in all, is an `InvalidData`
+    /// error (read no further than the cap).
+    pub fn from_tar_capped<R: Read>(
+        reader: R,
+        max_member: u64,
+        max_content: u64,
+    ) -> io::Result<ArchiveTree> {
         let mut tree = ArchiveTree::default();
+        let mut content: u64 = 0;
         let mut archive = tar::Archive::new(reader);
         for entry in archive.entries()? {
             let mut entry = entry?;
@@ -175,7 +208,28 @@ impl ArchiveTree {
             }
             let mut data = Vec::new();
             if kind == EntryKind::File {
-                entry.read_to_end(&mut data)?;
+                // The header's size is not to be trusted (sparse members
+                // expand): read one byte past the cap and look.
+                let cap = max_member.min(max_content.saturating_sub(content));
+                (&mut entry)
+                    .take(cap.saturating_add(1))
+                    .read_to_end(&mut data)?;
+                let len = data.len() as u64;
+                if len > max_member {
+                    return Err(too_large(
+                        &raw_name,
+                        "larger than one file may be",
+                        max_member,
+                    ));
+                }
+                if len > cap {
+                    return Err(too_large(
+                        &raw_name,
+                        "the archive's files together are larger than allowed",
+                        max_content,
+                    ));
+                }
+                content += len;
             }
             let entry = ArchiveEntry {
                 path: path.clone(),
@@ -403,6 +457,25 @@ mod tests {
         assert_eq!(names, ["esc", "ok.txt"]);
         let refused: Vec<_> = tree.refused.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(refused, ["../evil", "/etc/x", "./esc/passwd", "./hl"]);
+    }
+
+    #[test]
+    fn members_past_the_caps_are_refused_without_being_held() {
+        let tar = raw_tgz(|b| {
+            raw_entry(b, "small", EntryType::Regular, "", &[1u8; 100]);
+            raw_entry(b, "big", EntryType::Regular, "", &[2u8; 5000]);
+        });
+        let gz = || GzDecoder::new(&tar[..]);
+        let err = ArchiveTree::from_tar_capped(gz(), 4096, 1 << 20).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(
+            err.to_string().contains("big") && err.to_string().contains("4096"),
+            "{err}"
+        );
+        let err = ArchiveTree::from_tar_capped(gz(), 8192, 4000).unwrap_err();
+        assert!(err.to_string().contains("together"), "{err}");
+        let tree = ArchiveTree::from_tar_capped(gz(), 5000, 5100).unwrap();
+        assert_eq!(tree.content_bytes(), 5100);
     }
 
     #[test]

@@ -13,7 +13,9 @@ use sandkeep::sandbox::select::{self, BackendChoice};
 use sandkeep::sandbox::{Backend, BackendKind, OutputSink, RunRequest, RunResult};
 use sandkeep::{Runtime, RuntimeBuilder, Session};
 
-use super::{BackendArgs, Cli, RunArgs, ShellArgs};
+use sandkeep::sandbox::worker::{WorkerBackend, WorkerLimits};
+
+use super::{BackendArgs, Cli, Isolation, RunArgs, ShellArgs, WorkerArgs};
 
 /// Picks the backend (flag, then `SANDKEEP_BACKEND`, then auto) and, on
 /// docker, reaps containers orphaned by dead sandkeep processes.
@@ -31,8 +33,8 @@ pub(super) async fn backend_for(args: &BackendArgs) -> anyhow::Result<Arc<dyn Ba
         // a header asks for it; otherwise they have no way out at all.
         docker.egress = Some(egress.clone());
     }
-    let local = LocalBackend::new().with_egress(egress);
-    let backend = select::choose_backend(choice, docker.clone(), Arc::new(local))
+    let local = local_backend(args, egress)?;
+    let backend = select::choose_backend(choice, docker.clone(), local)
         .await
         .with_context(|| format!("backend {choice}"))?;
     if backend.kind() == BackendKind::Docker
@@ -41,6 +43,38 @@ pub(super) async fn backend_for(args: &BackendArgs) -> anyhow::Result<Arc<dyn Ba
         tracing::warn!("could not reap orphan containers: {e}");
     }
     Ok(backend)
+}
+
+/// The local backend `--isolation` asks for: in process, or a worker
+/// process per session.
+fn local_backend(
+    args: &BackendArgs,
+    egress: sandkeep_net::Egress,
+) -> anyhow::Result<Arc<dyn Backend>> {
+    match args.isolation {
+        Isolation::Thread => Ok(Arc::new(LocalBackend::new().with_egress(egress))),
+        Isolation::Process => {
+            if !(args.allow_net.is_empty() && args.net_header.is_empty()) {
+                bail!(
+                    "--allow-net and --net-header are not available with --isolation process \
+                     in this build (workers have no network)"
+                );
+            }
+            Ok(Arc::new(WorkerBackend::current_exe(
+                WorkerLimits::default(),
+            )?))
+        }
+    }
+}
+
+/// `sandkeep worker`: serves one sandbox to the session that started it.
+pub(super) fn worker(args: &WorkerArgs) -> ExitCode {
+    let limits = WorkerLimits {
+        address_space_bytes: args.address_space,
+        cpu_seconds: args.cpu_seconds,
+    };
+    let status = sandkeep::sandbox::worker::serve::serve(LocalBackend::new(), limits);
+    ExitCode::from(u8::try_from(status).unwrap_or(1))
 }
 
 /// The egress of `--allow-net`/`$SANDKEEP_ALLOW_NET` and `--net-header`

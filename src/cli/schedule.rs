@@ -86,6 +86,7 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
                 backend: Some(choice),
                 allow_net: args.backend.allow_net.clone(),
                 net_header: args.backend.net_header.clone(),
+                isolation: args.backend.isolation,
             })
             .await?;
             scheduler = scheduler.with_backend(name, runtime(cli, backend));
@@ -104,6 +105,7 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
             backend: choice,
             allow_net,
             net_header: args.backend.net_header.clone(),
+            isolation: args.backend.isolation,
         })
         .await?;
         scheduler = scheduler.with_backend(

@@ -21,6 +21,21 @@ fn schema(v: Value) -> JsonObject {
     }
 }
 
+/// The most of one file `read_file` returns (and holds on the host): a
+/// larger file comes back cut, with a note saying so and how big it is.
+pub const READ_FILE_MAX_BYTES: usize = 1 << 20;
+
+/// The line a cut `read_file` ends with.
+fn truncation_note(path: &str, head: &crate::sandbox::FileHead) -> String {
+    format!(
+        "\n[truncated: {path} is {} bytes; this is its first {} bytes. Read further \
+         with bash, e.g. `tail -c +{} {path} | head -c 100000` or `sed -n 'A,Bp' {path}`]\n",
+        head.size,
+        head.data.len(),
+        head.data.len() + 1
+    )
+}
+
 /// Every tool, as `tools/list` shows it.
 pub fn definitions() -> Vec<Tool> {
     vec![
@@ -44,7 +59,9 @@ pub fn definitions() -> Vec<Tool> {
         Tool::new(
             "read_file",
             "Read a text file from the sandbox. Relative paths are under /workspace. \
-             Optionally only lines start_line..=end_line (1-based).",
+             Optionally only lines start_line..=end_line (1-based). At most the first \
+             1 MiB of a file is read; a larger file comes back cut, with a note giving \
+             its size.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -279,14 +296,15 @@ async fn dispatch(
         "read_file" => {
             let a: ReadArgs = parse(name, args)?;
             let sandbox = session.sandbox().ok_or_else(|| tool_error("no sandbox"))?;
-            let bytes = sandbox
-                .read_file(&a.path)
+            let head = sandbox
+                .read_file_head(&a.path, READ_FILE_MAX_BYTES)
                 .await
                 .map_err(|e| tool_error(e.to_string()))?
                 .ok_or_else(|| tool_error(format!("{}: No such file or directory", a.path)))?;
-            let content = String::from_utf8_lossy(&bytes).into_owned();
+            let content = String::from_utf8_lossy(&head.data).into_owned();
+            let cut = head.truncated().then(|| truncation_note(&a.path, &head));
             if a.start_line.is_none() && a.end_line.is_none() {
-                return Ok(text(content));
+                return Ok(text(content + cut.as_deref().unwrap_or("")));
             }
             let start = a.start_line.unwrap_or(1);
             let end = a.end_line.unwrap_or(usize::MAX);
@@ -298,7 +316,7 @@ async fn dispatch(
                 .skip(start - 1)
                 .take(end - start + 1)
                 .collect();
-            Ok(text(lines.concat()))
+            Ok(text(lines.concat() + cut.as_deref().unwrap_or("")))
         }
         "write_file" => {
             let a: WriteArgs = parse(name, args)?;

@@ -10,6 +10,8 @@
 //! - [`archive`]: paths and tar streams for `read_file`/`write_file`
 //! - [`reaper`]: owner labels and the removal of orphans
 //! - `net` (feature `net`): the relay to the host-side egress proxy
+//! - [`procs`]: which processes belong to a run, the kill and the sweep
+//! - [`storage`]: the storage limit (the driver's quota or a watched one)
 //!
 //! [`Sandbox`]: crate::sandbox::Sandbox
 
@@ -19,7 +21,9 @@ pub mod container;
 pub mod exec;
 #[cfg(feature = "net")]
 pub mod net;
+pub mod procs;
 pub mod reaper;
+pub mod storage;
 
 use std::sync::Arc;
 

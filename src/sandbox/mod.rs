@@ -6,6 +6,7 @@ pub mod docker;
 pub mod local;
 #[cfg(feature = "docker")]
 pub mod select;
+pub mod worker;
 pub mod workspace;
 
 use std::sync::Arc;
@@ -96,6 +97,22 @@ impl RunResult {
     }
 }
 
+/// The start of a file ([`Sandbox::read_file_head`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileHead {
+    /// The first bytes, up to the asked maximum.
+    pub data: Vec<u8>,
+    /// The whole file's size in bytes.
+    pub size: u64,
+}
+
+impl FileHead {
+    /// True when [`FileHead::data`] is not the whole file.
+    pub fn truncated(&self) -> bool {
+        (self.data.len() as u64) < self.size
+    }
+}
+
 /// Why a sandbox operation failed (as opposed to a command failing, which is a
 /// non-zero [`RunResult::exit_code`]).
 #[derive(Debug, thiserror::Error)]
@@ -140,6 +157,21 @@ pub trait Sandbox: Send + Sync {
 
     /// Stops the sandbox and releases what it holds (removes the container).
     async fn stop(&self) -> Result<(), SandboxError>;
+
+    /// A file's first `max` bytes and its whole size, or `None` when it does
+    /// not exist. Backends that can stop early (docker streams the file)
+    /// hold no more than `max` bytes of it; the default reads it whole.
+    async fn read_file_head(
+        &self,
+        path: &str,
+        max: usize,
+    ) -> Result<Option<FileHead>, SandboxError> {
+        Ok(self.read_file(path).await?.map(|mut data| {
+            let size = data.len() as u64;
+            data.truncate(max);
+            FileHead { data, size }
+        }))
+    }
 
     /// A file as UTF-8 text (lossy), or `None` when it does not exist.
     async fn read_text(&self, path: &str) -> Result<Option<String>, SandboxError> {

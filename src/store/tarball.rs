@@ -32,23 +32,34 @@ pub struct TarEntry {
 /// what they link to). Returns the members and the refused names with reasons.
 pub fn read_tar_entries<R: Read>(reader: R) -> io::Result<(Vec<TarEntry>, Vec<String>)> {
     let tree = ArchiveTree::from_tar(reader)?;
+    // A hard link's copy of its target, taken before the contents are moved
+    // out of the tree (each file's bytes are held once, not twice).
+    let linked: HashMap<String, Vec<u8>> = tree
+        .entries
+        .values()
+        .filter(|e| e.kind == EntryKind::HardLink)
+        .filter_map(|e| {
+            let target = crate::archive::tree::normalize(e.link.as_deref()?).ok()?;
+            let t = tree.entries.get(&target)?;
+            (t.kind == EntryKind::File).then(|| (e.path.clone(), t.data.clone()))
+        })
+        .collect();
+    let refused = tree
+        .refused
+        .iter()
+        .map(|r| format!("{}: {}", r.name, r.reason))
+        .collect();
     let mut out = Vec::with_capacity(tree.entries.len());
-    for e in tree.entries.values() {
+    let mut linked = linked;
+    for e in tree.entries.into_values() {
         let (kind, data, link) = match e.kind {
-            EntryKind::File => (Kind::File, e.data.clone(), None),
+            EntryKind::File => (Kind::File, e.data, None),
             EntryKind::Dir => (Kind::Dir, Vec::new(), None),
-            EntryKind::Symlink => (Kind::Symlink, Vec::new(), e.link.clone()),
-            EntryKind::HardLink => {
-                let target = e
-                    .link
-                    .as_deref()
-                    .and_then(|l| crate::archive::tree::normalize(l).ok())
-                    .and_then(|l| tree.entries.get(&l));
-                match target {
-                    Some(t) if t.kind == EntryKind::File => (Kind::File, t.data.clone(), None),
-                    _ => continue,
-                }
-            }
+            EntryKind::Symlink => (Kind::Symlink, Vec::new(), e.link),
+            EntryKind::HardLink => match linked.remove(&e.path) {
+                Some(data) => (Kind::File, data, None),
+                None => continue,
+            },
         };
         let entry = Entry {
             kind,
@@ -59,16 +70,11 @@ pub fn read_tar_entries<R: Read>(reader: R) -> io::Result<(Vec<TarEntry>, Vec<St
             link,
         };
         out.push(TarEntry {
-            path: e.path.clone(),
+            path: e.path,
             entry,
             data,
         });
     }
-    let refused = tree
-        .refused
-        .iter()
-        .map(|r| format!("{}: {}", r.name, r.reason))
-        .collect();
     Ok((out, refused))
 }
 

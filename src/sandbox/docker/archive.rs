@@ -126,6 +126,92 @@ pub fn first_entry(tar_bytes: &[u8]) -> Result<Downloaded, String> {
     })
 }
 
+/// What [`parse_head`] made of the start of a downloaded archive.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Head {
+    /// More bytes are needed.
+    NeedMore,
+    /// The first entry, with a regular file's first bytes (up to the cap)
+    /// and its whole size.
+    Entry(Downloaded, u64),
+}
+
+/// Parses the first entry of the tar the archive API streams, from as much
+/// of it as arrived, keeping at most `max` bytes of a file's content: the
+/// download can stop there, however large the file is. GNU long-name and
+/// PAX headers before the entry are skipped. With `whole`, a file larger
+/// than `max` is answered at once, with no content, as soon as its header
+/// is in: the caller wants all of it or nothing.
+pub fn parse_head(buf: &[u8], max: usize, whole: bool) -> Result<Head, String> {
+    let mut offset = 0usize;
+    let mut long_link: Option<String> = None;
+    loop {
+        let Some(block) = buf.get(offset..offset + 512) else {
+            return Ok(Head::NeedMore);
+        };
+        if block.iter().all(|&b| b == 0) {
+            return Err("the daemon returned an empty archive".into());
+        }
+        let header = tar::Header::from_byte_slice(block);
+        let size = header
+            .entry_size()
+            .map_err(|e| format!("reading archive: {e}"))?;
+        let kind = header.entry_type();
+        let data_start = offset + 512;
+        let padded = size.div_ceil(512).saturating_mul(512);
+        match kind {
+            tar::EntryType::GNULongName
+            | tar::EntryType::GNULongLink
+            | tar::EntryType::XHeader
+            | tar::EntryType::XGlobalHeader => {
+                let end = usize::try_from(size)
+                    .ok()
+                    .and_then(|n| data_start.checked_add(n))
+                    .ok_or("reading archive: oversized header")?;
+                let Some(data) = buf.get(data_start..end) else {
+                    return Ok(Head::NeedMore);
+                };
+                if kind == tar::EntryType::GNULongLink {
+                    let name = data.split(|&b| b == 0).next().unwrap_or_default();
+                    long_link = Some(String::from_utf8_lossy(name).into_owned());
+                } else if kind == tar::EntryType::XHeader {
+                    for ext in tar::PaxExtensions::new(data).flatten() {
+                        if ext.key() == Ok("linkpath") {
+                            long_link =
+                                Some(String::from_utf8_lossy(ext.value_bytes()).into_owned());
+                        }
+                    }
+                }
+                offset = usize::try_from(padded)
+                    .ok()
+                    .and_then(|p| data_start.checked_add(p))
+                    .ok_or("reading archive: oversized header")?;
+            }
+            k if k.is_file() => {
+                if whole && size > max as u64 {
+                    return Ok(Head::Entry(Downloaded::File(Vec::new()), size));
+                }
+                let want = usize::try_from(size).unwrap_or(usize::MAX).min(max);
+                let Some(data) = buf.get(data_start..data_start + want) else {
+                    return Ok(Head::NeedMore);
+                };
+                return Ok(Head::Entry(Downloaded::File(data.to_vec()), size));
+            }
+            k if k.is_dir() => return Ok(Head::Entry(Downloaded::Directory, 0)),
+            k if k.is_symlink() => {
+                let target = long_link.unwrap_or_else(|| {
+                    header
+                        .link_name_bytes()
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default()
+                });
+                return Ok(Head::Entry(Downloaded::Symlink(target), 0));
+            }
+            _ => return Ok(Head::Entry(Downloaded::Other, 0)),
+        }
+    }
+}
+
 /// Where a symlink at `link` (absolute) pointing to `target` leads.
 pub fn follow(link: &str, target: &str) -> Result<String, SandboxError> {
     if target.starts_with('/') {
@@ -173,6 +259,63 @@ mod tests {
         entry.read_to_end(&mut back).unwrap();
         assert_eq!(back, data);
         assert_eq!(first_entry(&tar).unwrap(), Downloaded::File(data));
+    }
+
+    #[test]
+    fn the_head_of_a_stream_keeps_only_the_cap_of_a_file() {
+        let name = format!("{}.bin", "n".repeat(150));
+        let data: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+        let tar = single_file_tar(&name, &data, 0).unwrap();
+        // Too little has arrived yet: ask for more, at every cut.
+        for cut in [0, 100, 512, 1024, 1536, 1600] {
+            assert_eq!(
+                parse_head(&tar[..cut], 4096, false).unwrap(),
+                Head::NeedMore,
+                "{cut}"
+            );
+        }
+        match parse_head(&tar, 4096, false).unwrap() {
+            Head::Entry(Downloaded::File(head), size) => {
+                assert_eq!((head.as_slice(), size), (&data[..4096], 10_000));
+            }
+            other => panic!("{other:?}"),
+        }
+        // Under the cap: the whole file.
+        match parse_head(&tar, 1 << 20, true).unwrap() {
+            Head::Entry(Downloaded::File(all), 10_000) => assert_eq!(all, data),
+            other => panic!("{other:?}"),
+        }
+        assert!(parse_head(&[0u8; 1024], 10, false).is_err());
+        // All or nothing: the size alone, from the header alone.
+        assert_eq!(
+            parse_head(&tar[..1536], 4096, true).unwrap(),
+            Head::Entry(Downloaded::File(Vec::new()), 10_000)
+        );
+    }
+
+    #[test]
+    fn the_head_reads_symlinks_and_directories() {
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(tar::EntryType::Symlink);
+        h.set_size(0);
+        let target = format!("/workspace/{}", "t".repeat(200));
+        b.append_link(&mut h, "l", &target).unwrap();
+        let tar = b.into_inner().unwrap();
+        assert_eq!(
+            parse_head(&tar, 10, false).unwrap(),
+            Head::Entry(Downloaded::Symlink(target), 0)
+        );
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(tar::EntryType::Directory);
+        h.set_size(0);
+        b.append_data(&mut h, "d/", std::io::empty()).unwrap();
+        let tar = b.into_inner().unwrap();
+        assert_eq!(
+            parse_head(&tar, 10, false).unwrap(),
+            Head::Entry(Downloaded::Directory, 0)
+        );
     }
 
     #[test]

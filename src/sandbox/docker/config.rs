@@ -112,6 +112,11 @@ pub struct DockerConfig {
     pub pids_limit: i64,
     /// CPU limit in units of 10^-9 CPUs (1_000_000_000 is one CPU).
     pub nano_cpus: i64,
+    /// Bytes the container's files may take on the host's docker disk
+    /// (`/workspace`, `/tmp` and the rest of its writable layer); `None` for
+    /// no limit. The storage driver's quota where it has one, else a watched
+    /// limit (see [`super::storage`]).
+    pub storage_bytes: Option<u64>,
     /// Extra environment for every container (on top of the fixed sandbox environment).
     pub env: Vec<(String, String)>,
     /// Wall-clock limit of a run that sets no timeout (the local backend's default).
@@ -140,6 +145,7 @@ impl Default for DockerConfig {
             memory_bytes: 512 << 20,
             pids_limit: 256,
             nano_cpus: 1_000_000_000,
+            storage_bytes: Some(1 << 30),
             env: Vec::new(),
             run_timeout: Duration::from_secs(30),
             max_output_bytes: 1 << 20,

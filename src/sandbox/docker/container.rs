@@ -16,12 +16,16 @@ use bollard::query_parameters::{
 };
 use futures_util::StreamExt;
 
-use super::archive::{self, Downloaded};
+use super::archive::{self, Downloaded, Head};
 use super::config::DockerConfig;
 use super::exec::{self, RunLimits};
+use super::procs;
 use super::reaper::{LABEL_AGENT, LABEL_SESSION, Owner, short};
+use super::storage::{self, StorageLimit};
 use super::{connect, map_api_error};
-use crate::sandbox::{BackendKind, RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec};
+use crate::sandbox::{
+    BackendKind, FileHead, RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec,
+};
 
 /// The environment every sandbox starts with, as in the local backend.
 const BASE_ENV: [(&str, &str); 5] = [
@@ -34,6 +38,10 @@ const BASE_ENV: [(&str, &str); 5] = [
 
 /// How many symlinks `read_file` follows before giving up (Linux's limit).
 const MAX_SYMLINKS: usize = 40;
+
+/// The largest file `read_file` returns whole (the cap of an archive
+/// member: what the host holds of one file at a time).
+pub const MAX_READ_BYTES: usize = crate::archive::tree::MAX_MEMBER_BYTES as usize;
 
 /// How long the drop guard waits for the container's removal.
 const DROP_REMOVE_WAIT: Duration = Duration::from_secs(20);
@@ -120,10 +128,15 @@ pub async fn start(
         name: Some(container_name(&spec.session_id)),
         ..Default::default()
     };
-    let created = docker
-        .create_container(Some(options), body)
-        .await
-        .map_err(map_api_error)?;
+    let (created, storage) = storage::create_limited(
+        docker,
+        &config.resolved_host(),
+        options,
+        body,
+        config.storage_bytes,
+    )
+    .await
+    .map_err(map_api_error)?;
     let sandbox = DockerSandbox {
         docker: docker.clone(),
         config: Arc::clone(config),
@@ -131,6 +144,8 @@ pub async fn start(
         stopped: AtomicBool::new(false),
         #[cfg(feature = "net")]
         net: std::sync::Mutex::new(None),
+        storage,
+        keep: Arc::new(tokio::sync::OnceCell::new()),
     };
     for warning in created.warnings {
         tracing::debug!(container = %short(&sandbox.id), "docker: {warning}");
@@ -158,9 +173,42 @@ pub struct DockerSandbox {
     /// The relay to the egress proxy, when the backend has an egress.
     #[cfg(feature = "net")]
     net: std::sync::Mutex<Option<super::net::NetRelay>>,
+    /// How the storage limit is enforced.
+    storage: StorageLimit,
+    /// The pids the sweep keeps (taken before the first run).
+    keep: Arc<tokio::sync::OnceCell<Vec<u32>>>,
 }
 
 impl DockerSandbox {
+    /// How this container's storage limit is enforced.
+    pub fn storage_limit(&self) -> StorageLimit {
+        self.storage
+    }
+
+    /// Runs `work` as a run of the container: after the processes present
+    /// before the first run are noted, and followed by the sweep of every
+    /// process that is neither one of them nor in a running exec's session
+    /// (see [`procs`]), before the run's result is returned.
+    async fn tracked<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+        let user = self.config.user.as_str();
+        let keep = self
+            .keep
+            .get_or_init(|| async {
+                procs::baseline(&self.docker, &self.id, user)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::debug!(container = %short(&self.id), "baseline: {e}");
+                        Vec::new()
+                    })
+            })
+            .await;
+        let out = work.await;
+        if !keep.is_empty() {
+            procs::sweep(&self.docker, &self.id, user, keep).await;
+        }
+        out
+    }
+
     /// Gives every later run the way out through `relay`.
     #[cfg(feature = "net")]
     pub(crate) fn attach_net(&self, relay: super::net::NetRelay) {
@@ -188,6 +236,7 @@ impl DockerSandbox {
         RunLimits {
             timeout: self.config.run_timeout,
             max_output_bytes: self.config.max_output_bytes,
+            storage_watch: self.storage.watched(),
         }
     }
 
@@ -241,8 +290,15 @@ impl DockerSandbox {
             .await
     }
 
-    /// The archive API's tar of one path, or `None` when the path does not exist.
-    async fn download(&self, abs: &str) -> Result<Option<Vec<u8>>, SandboxError> {
+    /// The first entry of the archive API's tar of one path (a file's first
+    /// `max` bytes and its size), or `None` when the path does not exist.
+    /// The download stops as soon as that much has arrived.
+    async fn download_head(
+        &self,
+        abs: &str,
+        max: usize,
+        whole: bool,
+    ) -> Result<Option<(Downloaded, u64)>, SandboxError> {
         let options = DownloadFromContainerOptions {
             path: abs.to_string(),
         };
@@ -259,8 +315,55 @@ impl DockerSandbox {
                 }
                 Err(e) => return Err(self.map_error(e)),
             }
+            if let Head::Entry(entry, size) =
+                archive::parse_head(&tar, max, whole).map_err(SandboxError::Backend)?
+            {
+                return Ok(Some((entry, size)));
+            }
         }
-        Ok(Some(tar))
+        match archive::parse_head(&tar, max, whole).map_err(SandboxError::Backend)? {
+            Head::Entry(entry, size) => Ok(Some((entry, size))),
+            Head::NeedMore => Err(SandboxError::Backend(
+                "the daemon's archive of the file ended early".into(),
+            )),
+        }
+    }
+
+    /// A file's first `max` bytes and size, following symlinks as the
+    /// container would.
+    async fn read_head(
+        &self,
+        path: &str,
+        max: usize,
+        whole: bool,
+    ) -> Result<Option<FileHead>, SandboxError> {
+        self.check()?;
+        let mut abs = archive::resolve(path)?;
+        for _ in 0..MAX_SYMLINKS {
+            let Some((entry, size)) = self.download_head(&abs, max, whole).await? else {
+                return Ok(None);
+            };
+            match entry {
+                Downloaded::File(data) => return Ok(Some(FileHead { data, size })),
+                Downloaded::Symlink(target) => abs = archive::follow(&abs, &target)?,
+                Downloaded::Directory => {
+                    return Err(SandboxError::Path {
+                        path: path.into(),
+                        reason: "is a directory".into(),
+                    });
+                }
+                Downloaded::Other => {
+                    return Err(SandboxError::Path {
+                        path: path.into(),
+                        reason: "not a regular file".into(),
+                    });
+                }
+            }
+        }
+        Err(SandboxError::Path {
+            path: path.into(),
+            reason: "too many levels of symbolic links".into(),
+        })
     }
 
     fn map_error(&self, e: bollard::errors::Error) -> SandboxError {
@@ -294,48 +397,38 @@ impl Sandbox for DockerSandbox {
         let mut env = self.net_env();
         env.append(&mut request.env);
         request.env = env;
-        exec::run(
+        self.tracked(exec::run(
             &self.docker,
             &self.id,
             &self.config.user,
             request,
             self.limits(),
-        )
+        ))
         .await
     }
 
     async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError> {
-        self.check()?;
-        let mut abs = archive::resolve(path)?;
-        for _ in 0..MAX_SYMLINKS {
-            let Some(tar) = self.download(&abs).await? else {
-                return Ok(None);
-            };
-            let entry = tokio::task::spawn_blocking(move || archive::first_entry(&tar))
-                .await
-                .map_err(|e| SandboxError::Backend(e.to_string()))?
-                .map_err(SandboxError::Backend)?;
-            match entry {
-                Downloaded::File(data) => return Ok(Some(data)),
-                Downloaded::Symlink(target) => abs = archive::follow(&abs, &target)?,
-                Downloaded::Directory => {
-                    return Err(SandboxError::Path {
-                        path: path.into(),
-                        reason: "is a directory".into(),
-                    });
-                }
-                Downloaded::Other => {
-                    return Err(SandboxError::Path {
-                        path: path.into(),
-                        reason: "not a regular file".into(),
-                    });
-                }
-            }
+        let Some(head) = self.read_head(path, MAX_READ_BYTES, true).await? else {
+            return Ok(None);
+        };
+        if head.truncated() {
+            return Err(SandboxError::Path {
+                path: path.into(),
+                reason: format!(
+                    "the file is {} bytes, more than the {MAX_READ_BYTES} bytes a read returns",
+                    head.size
+                ),
+            });
         }
-        Err(SandboxError::Path {
-            path: path.into(),
-            reason: "too many levels of symbolic links".into(),
-        })
+        Ok(Some(head.data))
+    }
+
+    async fn read_file_head(
+        &self,
+        path: &str,
+        max: usize,
+    ) -> Result<Option<FileHead>, SandboxError> {
+        self.read_head(path, max, false).await
     }
 
     async fn write_file(&self, path: &str, data: &[u8]) -> Result<(), SandboxError> {

@@ -4,9 +4,12 @@
 //! wall-clock timeout, an output cap) with the same report.
 //!
 //! Every exec carries a marker variable (`SANDKEEP_RUN=<random id>`) that its
-//! children inherit. Ending a run means a second exec that stops and kills
-//! every process whose environment holds the marker: background jobs and
-//! pipelines included, other runs in the same container untouched.
+//! children inherit, and is a session of its own. Ending a run means a second
+//! exec that stops and kills every process whose environment holds the
+//! marker and every process in such a process's session: background jobs and
+//! pipelines included, also those that dropped the marker, other runs in the
+//! same container untouched (see [`super::procs`], which also sweeps what
+//! left the session).
 
 use std::pin::pin;
 use std::sync::Arc;
@@ -44,21 +47,6 @@ pub const LIMIT_EXIT: i32 = 124;
 /// abandoned (the daemon itself waits up to 2 s for the streams to close).
 const KILL_GRACE: Duration = Duration::from_secs(5);
 
-/// Stops, then kills, every process whose environment holds `SANDKEEP_RUN=$1`.
-/// Bash builtins only: it must work when the run exhausted the pids limit with
-/// forks, and STOP first so a fork loop cannot outrun the KILL pass.
-const KILL_SCRIPT: &str = r#"id=$1 me=$$
-for sig in STOP KILL KILL; do
-  for d in /proc/[0-9]*; do
-    p=${d#/proc/}
-    [ "$p" = "$me" ] && continue
-    mapfile -d '' -t e < "$d/environ" 2>/dev/null || continue
-    for v in "${e[@]}"; do
-      if [ "$v" = "SANDKEEP_RUN=$id" ]; then kill -s "$sig" "$p" 2>/dev/null; break; fi
-    done
-  done
-done"#;
-
 /// The backend-wide defaults a run falls back to.
 #[derive(Clone, Copy, Debug)]
 pub struct RunLimits {
@@ -66,6 +54,9 @@ pub struct RunLimits {
     pub timeout: Duration,
     /// Bytes of stdout and of stderr kept.
     pub max_output_bytes: usize,
+    /// A storage limit to watch during the run (when the storage driver
+    /// does not enforce one), see [`super::storage`].
+    pub storage_watch: Option<u64>,
 }
 
 /// Why a run was ended from outside.
@@ -73,6 +64,8 @@ pub struct RunLimits {
 enum Ended {
     Timeout,
     Output,
+    /// The files grew past the watched storage limit (the size seen).
+    Storage(u64),
 }
 
 /// Runs `bash -c request.command` in `container` as `user`.
@@ -153,6 +146,17 @@ pub async fn run(
     let mut deadline = pin!(tokio::time::sleep(timeout));
     let mut grace = pin!(tokio::time::sleep(Duration::MAX / 4));
     let mut stream_error = None;
+    let (mut storage_watch, storage_limit) = match limits.storage_watch {
+        Some(limit) => (
+            Some(tokio::spawn(super::storage::watch(
+                docker.clone(),
+                container.to_string(),
+                limit,
+            ))),
+            limit,
+        ),
+        None => (None, 0),
+    };
     loop {
         tokio::select! {
             item = output.next() => match item {
@@ -172,6 +176,14 @@ pub async fn run(
                 spawn_kill(docker, container, user, &run_id);
                 grace.as_mut().reset(tokio::time::Instant::now() + KILL_GRACE);
             }
+            size = storage_exceeded(&mut storage_watch), if ended.is_none() => {
+                storage_watch = None;
+                if let Some(size) = size {
+                    ended = Some(Ended::Storage(size));
+                    spawn_kill(docker, container, user, &run_id);
+                    grace.as_mut().reset(tokio::time::Instant::now() + KILL_GRACE);
+                }
+            }
             _ = &mut grace, if ended.is_some() => {
                 tracing::warn!(container = %super::reaper::short(container),
                     "run still producing output {KILL_GRACE:?} after its kill; abandoned");
@@ -187,6 +199,9 @@ pub async fn run(
         }
     }
     if let Some(task) = stdin_task {
+        task.abort();
+    }
+    if let Some(task) = storage_watch {
         task.abort();
     }
     guard.armed = ended.is_none();
@@ -224,12 +239,28 @@ pub async fn run(
                 ),
             );
         }
+        Some(Ended::Storage(size)) => {
+            result.exit_code = LIMIT_EXIT;
+            note(
+                &mut result.stderr,
+                &super::storage::exceeded_message(size, storage_limit),
+            );
+        }
         None => {
             result.exit_code = exit_code(docker, &exec.id).await?;
             guard.armed = false;
         }
     }
     Ok(result)
+}
+
+/// The size the storage watcher saw past the limit; pending forever without
+/// a watcher (so the `select!` branch never fires), `None` if it failed.
+async fn storage_exceeded(watch: &mut Option<tokio::task::JoinHandle<u64>>) -> Option<u64> {
+    match watch {
+        Some(task) => task.await.ok(),
+        None => std::future::pending().await,
+    }
 }
 
 /// Appends the lines a tripped limit prints (the local backend's wording),
@@ -293,36 +324,19 @@ fn spawn_kill(docker: &Docker, container: &str, user: &str, run_id: &str) {
 }
 
 /// Kills every process of run `run_id` (best effort: the run is being ended
-/// anyway, and the container's removal is the backstop).
+/// anyway, and the sweep and the container's removal are the backstops).
 pub async fn kill_run(docker: &Docker, container: &str, user: &str, run_id: &str) {
-    let result = async {
-        let exec = docker
-            .create_exec(
-                container,
-                CreateExecOptions {
-                    attach_stdout: Some(true),
-                    attach_stderr: Some(true),
-                    cmd: Some(vec![
-                        "bash".to_string(),
-                        "-c".to_string(),
-                        KILL_SCRIPT.to_string(),
-                        "sandkeep-kill".to_string(),
-                        run_id.to_string(),
-                    ]),
-                    user: Some(user.to_string()),
-                    working_dir: Some("/".to_string()),
-                    ..Default::default()
-                },
-            )
-            .await?;
-        if let StartExecResults::Attached { mut output, .. } =
-            docker.start_exec(&exec.id, None).await?
-        {
-            while output.next().await.is_some() {}
-        }
-        Ok::<(), bollard::errors::Error>(())
-    };
-    if let Err(e) = result.await {
+    let args = [run_id.to_string()];
+    let result = super::procs::exec_script(
+        docker,
+        container,
+        user,
+        "sandkeep-kill",
+        super::procs::KILL_SCRIPT,
+        &args,
+    )
+    .await;
+    if let Err(e) = result {
         tracing::warn!(container = %super::reaper::short(container), "cannot kill run {run_id}: {e}");
     }
 }
