@@ -485,7 +485,7 @@ fn resources() -> Vec<Case> {
             "fork bomb",
             10,
             ":(){ :|:& };:",
-            vec![NotStatus(0)],
+            vec![Status(124), Stderr("process limit exceeded")],
         ),
         local(
             "resources",
@@ -506,7 +506,7 @@ fn resources() -> Vec<Case> {
             "infinite for",
             1,
             "for ((;;)); do :; done",
-            vec![Status(124)],
+            limit("timeout exceeded"),
         ),
         local(
             "resources",
@@ -580,6 +580,22 @@ fn resources() -> Vec<Case> {
         ),
         local(
             "resources",
+            "brace expansion of five million words",
+            10,
+            "set -- {1..5000000}; echo $#",
+            // Past the 256 MiB budget: refused with the memory limit, never
+            // left as the literal word (which made `$#` 1).
+            limit("memory limit exceeded"),
+        ),
+        local(
+            "resources",
+            "cat of two files past the file size limit",
+            10,
+            "head -c 100M /dev/zero > a; head -c 100M /dev/zero > b; cat a b > h; echo rc=$?",
+            vec![Stdout("rc=1"), Stderr("file size limit")],
+        ),
+        local(
+            "resources",
             "brace expansion past budget",
             10,
             "set -- {1..50000000}; echo $#",
@@ -590,7 +606,7 @@ fn resources() -> Vec<Case> {
             "brace product",
             10,
             "echo {1..1000}{1..1000}{1..1000} | wc -c",
-            vec![Status(124)],
+            vec![Status(124), Stderr("exceeded")],
         ),
         local(
             "resources",
@@ -1327,13 +1343,58 @@ fn docker_mcp_cases() -> Vec<Case> {
 
 /// Cases that still fail (see the README): run them with
 /// `cargo test --release --test attack -- --ignored`.
-const KNOWN_DEFECTS: &[&str] = &[
-    "infinite for",
-    "background job flood",
-    "fork bomb",
-    "brace product",
-    "jq recursion",
-];
+const KNOWN_DEFECTS: &[&str] = &[];
+
+/// jq programs that loop or nest by recursion alone (no `range`): each
+/// ends at its deadline, or for a nesting one with an error, never by
+/// overflowing the stack.
+fn jq_recursion() -> Vec<Case> {
+    use Check::*;
+    let timeout = |what: &str, program: &str| {
+        local(
+            "resources",
+            &format!("jq recursion: {what}"),
+            2,
+            &format!("jq -n '{program}'"),
+            vec![Status(124), Stderr("timeout exceeded")],
+        )
+    };
+    vec![
+        timeout("endless tail call", "def f: f; f"),
+        timeout("recurse", "[recurse(.+1)]"),
+        timeout("until", "until(false; .)"),
+        timeout("repeat", "[repeat(1)] | length"),
+        timeout("while", "[while(true; .)] | length"),
+        local(
+            "resources",
+            "jq recursion: nesting",
+            10,
+            "jq -n 'def f: 1 + f; f'",
+            vec![NotStatus(0)],
+        ),
+        local(
+            "resources",
+            "jq recursion: nesting arrays",
+            10,
+            "jq -n 'def f: [f]; f'",
+            vec![NotStatus(0)],
+        ),
+        local(
+            "resources",
+            "jq fromjson ten thousand deep",
+            10,
+            "printf '%.0s[' {1..10000} | jq -R 'fromjson'; echo rc=$?",
+            vec![Stdout("rc=5"), Stderr("Exceeds depth limit for parsing")],
+        ),
+        local(
+            "resources",
+            "jq fromjson ten thousand deep, closed",
+            10,
+            "x=$(printf '%.0s[' {1..10000}; printf '%.0s]' {1..10000}); jq -n --arg x \"$x\" '$x | fromjson | length'; echo rc=$?",
+            vec![Stdout("rc=5"), Stderr("Exceeds depth limit for parsing")],
+        ),
+    ]
+}
 
 #[test]
 #[ignore = "known defects: cargo test --release --test attack -- --ignored"]
@@ -1364,13 +1425,7 @@ fn suite(known: bool) {
     } else {
         eprintln!("attack suite: skipping the docker group: no docker daemon answers");
     }
-    parallel.push(local(
-        "resources",
-        "jq recursion",
-        2,
-        "jq -n 'def f: f; f'",
-        vec![Check::Status(124)],
-    ));
+    parallel.extend(jq_recursion());
     parallel.retain(|c| KNOWN_DEFECTS.contains(&c.name.as_str()) == known);
     serial.retain(|c| KNOWN_DEFECTS.contains(&c.name.as_str()) == known);
     let total = parallel.len() + serial.len();

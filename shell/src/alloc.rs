@@ -172,8 +172,11 @@ pub fn current() -> Option<Arc<MemoryAccount>> {
 /// thread is charged to the caller's account.
 pub fn inheriting<T>(f: impl FnOnce() -> T) -> impl FnOnce() -> T {
     let account = current();
+    // The thread also watches the caller's run (see `crate::cancel::requested`).
+    let run = crate::cancel::watched();
     move || {
         let _g = charge_to(account);
+        let _w = crate::cancel::watch(run);
         f()
     }
 }

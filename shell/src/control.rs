@@ -5,13 +5,36 @@
 //! run's ([`RunControl::for_job`]): the run's limits and counters still apply
 //! to it, and `kill` can stop the job alone.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use crate::alloc::MemoryAccount;
 use crate::clock::Clock;
 use crate::limits::{LimitKind, Limits};
+
+/// Whether a run (or job) was cancelled, and by which limit.
+#[derive(Debug, Default)]
+struct Ending {
+    cancelled: AtomicBool,
+    tripped: Mutex<Option<LimitKind>>,
+}
+
+impl Ending {
+    fn trip(&self, kind: LimitKind) {
+        let mut t = self.tripped.lock().unwrap_or_else(PoisonError::into_inner);
+        if t.is_none() {
+            *t = Some(kind);
+        }
+        self.cancelled.store(true, Ordering::SeqCst);
+    }
+}
+
+impl crate::watchdog::Expire for Ending {
+    fn expire(&self) {
+        self.trip(LimitKind::Timeout);
+    }
+}
 
 /// Shared control block of one run.
 #[derive(Debug)]
@@ -26,8 +49,11 @@ pub struct RunControl {
     pub seed: Option<u64>,
     commands: AtomicU64,
     loop_iterations: AtomicU64,
-    cancelled: AtomicBool,
-    tripped: Mutex<Option<LimitKind>>,
+    /// Cancellation and the limit that caused it; shared with the deadline
+    /// watchdog (see [`crate::watchdog`]).
+    ending: Arc<Ending>,
+    /// Threads (pipeline stages, background jobs) working for the run now.
+    threads: AtomicUsize,
     /// The run's control block when this one is a background job's.
     parent: Option<Arc<RunControl>>,
     /// The signal `kill` sent this job (0: none).
@@ -44,6 +70,17 @@ impl RunControl {
         deadline: Option<Instant>,
         seed: Option<u64>,
     ) -> RunControl {
+        let control = RunControl::unwatched(limits, clock, deadline, seed);
+        crate::watchdog::watch_run(deadline, &control.ending);
+        control
+    }
+
+    fn unwatched(
+        limits: Limits,
+        clock: Clock,
+        deadline: Option<Instant>,
+        seed: Option<u64>,
+    ) -> RunControl {
         let memory = MemoryAccount::new(limits.max_memory_bytes);
         RunControl {
             memory,
@@ -53,8 +90,8 @@ impl RunControl {
             seed,
             commands: AtomicU64::new(0),
             loop_iterations: AtomicU64::new(0),
-            cancelled: AtomicBool::new(false),
-            tripped: Mutex::new(None),
+            ending: Arc::default(),
+            threads: AtomicUsize::new(0),
             parent: None,
             signal: AtomicI32::new(0),
         }
@@ -65,7 +102,9 @@ impl RunControl {
     /// against the run, a tripped limit ends the whole run, and
     /// [`RunControl::kill`] ends only the job.
     pub fn for_job(parent: &Arc<RunControl>) -> Arc<RunControl> {
-        let mut job = RunControl::new(
+        // The run's deadline already has the watchdog's eye: a job sees it
+        // through its parent.
+        let mut job = RunControl::unwatched(
             parent.limits.clone(),
             parent.clock,
             parent.deadline,
@@ -82,7 +121,7 @@ impl RunControl {
         let _ = self
             .signal
             .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
-        self.cancelled.store(true, Ordering::SeqCst);
+        self.ending.cancelled.store(true, Ordering::SeqCst);
     }
 
     /// The signal [`RunControl::kill`] sent, if any.
@@ -99,18 +138,18 @@ impl RunControl {
             run.trip(kind);
             return;
         }
-        let mut t = self.tripped.lock().unwrap();
-        if t.is_none() {
-            *t = Some(kind);
-        }
-        self.cancelled.store(true, Ordering::SeqCst);
+        self.ending.trip(kind);
     }
 
     /// The limit that ended the run, if any.
     pub fn tripped(&self) -> Option<LimitKind> {
         match &self.parent {
             Some(run) => run.tripped(),
-            None => *self.tripped.lock().unwrap(),
+            None => *self
+                .ending
+                .tripped
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
         }
     }
 
@@ -119,7 +158,7 @@ impl RunControl {
         if let Some(run) = &self.parent {
             run.check()?;
         }
-        if self.cancelled.load(Ordering::Relaxed) {
+        if self.ending.cancelled.load(Ordering::Relaxed) {
             return Err(self.tripped().unwrap_or(LimitKind::Timeout));
         }
         if self.memory.exceeded() {
@@ -178,27 +217,74 @@ impl RunControl {
         }
     }
 
-    /// A cheap check for hot inner loops: only the cancel flag and the
-    /// memory budget (no clock read).
+    /// A cheap check for hot inner loops: only the cancel flags (this
+    /// job's and its run's) and the memory budget, no clock read. The
+    /// deadline still reaches it: the watchdog cancels a run when its
+    /// deadline passes (see [`crate::watchdog`]).
     pub fn check_fast(&self) -> Result<(), LimitKind> {
         if self.memory.exceeded() {
             self.trip(LimitKind::Memory);
             return Err(LimitKind::Memory);
         }
-        if self.cancelled.load(Ordering::Relaxed)
-            || self
-                .parent
-                .as_ref()
-                .is_some_and(|p| p.cancelled.load(Ordering::Relaxed))
-        {
+        if self.is_cancelled() {
             return Err(self.tripped().unwrap_or(LimitKind::Timeout));
         }
         Ok(())
+    }
+
+    /// Whether this run, or for a job the job or any shell above it, was
+    /// cancelled (a limit, the deadline, `kill`).
+    pub fn is_cancelled(&self) -> bool {
+        let mut c = Some(self);
+        while let Some(control) = c {
+            if control.ending.cancelled.load(Ordering::Relaxed) {
+                return true;
+            }
+            c = control.parent.as_deref();
+        }
+        false
+    }
+
+    /// Counts one more thread (pipeline stage, background job) working for
+    /// the run; the guard gives it back when the thread ends. Past
+    /// [`Limits::max_processes`] the run ends with the thread limit, as a fork
+    /// bomb must.
+    pub fn start_thread(self: &Arc<Self>) -> Result<ThreadSlot, LimitKind> {
+        let run = self.root();
+        let before = run.threads.fetch_add(1, Ordering::SeqCst);
+        let slot = ThreadSlot { run: run.clone() };
+        if before >= run.limits.max_processes {
+            run.trip(LimitKind::Processes);
+            return Err(LimitKind::Processes);
+        }
+        Ok(slot)
+    }
+
+    /// The run's own control block (a job's topmost parent).
+    fn root(self: &Arc<Self>) -> &Arc<RunControl> {
+        let mut c = self;
+        while let Some(p) = &c.parent {
+            c = p;
+        }
+        c
     }
 
     /// The time left before the deadline (`None`: no deadline).
     pub fn remaining(&self) -> Option<std::time::Duration> {
         self.deadline
             .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+}
+
+/// One thread's place in its run's thread count (see
+/// [`RunControl::start_thread`]); dropping it gives the place back.
+#[derive(Debug)]
+pub struct ThreadSlot {
+    run: Arc<RunControl>,
+}
+
+impl Drop for ThreadSlot {
+    fn drop(&mut self) {
+        self.run.threads.fetch_sub(1, Ordering::SeqCst);
     }
 }

@@ -20,6 +20,7 @@
 pub mod alloc;
 pub mod builtin_core;
 pub mod bytes;
+pub mod cancel;
 pub mod clock;
 pub mod commands;
 pub mod control;
@@ -27,6 +28,7 @@ pub mod depth;
 pub mod fs;
 pub mod interp;
 pub mod limits;
+pub(crate) mod watchdog;
 
 use std::sync::Arc;
 use std::time::Duration;

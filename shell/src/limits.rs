@@ -20,6 +20,9 @@ pub struct Limits {
     /// when the binary installs [`crate::alloc::MeteredAlloc`]; the files
     /// the run writes count against [`FsLimits`] instead.
     pub max_memory_bytes: u64,
+    /// Pipeline stages and background jobs of one run alive at once (each
+    /// is a thread): a fork bomb ends the run with the process limit.
+    pub max_processes: usize,
     /// Nesting depth of brackets, groups and subshells in one script,
     /// arithmetic expression, condition or jq program, and of arrays and
     /// objects in JSON input: deeper input is refused before it is parsed.
@@ -38,6 +41,7 @@ impl Default for Limits {
             max_output_bytes: 1 << 20,
             max_memory_bytes: 256 << 20,
             max_nesting: 1_000,
+            max_processes: 512,
             fs: FsLimits::default(),
         }
     }
@@ -80,6 +84,9 @@ pub enum LimitKind {
     /// The bytes one command substitution may hold in memory (the
     /// filesystem's file-size limit): `x=$(yes)`.
     Memory,
+    /// The number of pipeline stages and background jobs alive at once
+    /// (a fork bomb).
+    Processes,
 }
 
 impl fmt::Display for LimitKind {
@@ -91,6 +98,7 @@ impl fmt::Display for LimitKind {
             LimitKind::CallDepth => "call depth limit",
             LimitKind::Output => "output limit",
             LimitKind::Memory => "memory limit",
+            LimitKind::Processes => "process limit",
         })
     }
 }

@@ -402,10 +402,14 @@ impl Interp {
             drop(sub);
             self.jobs.record(and_or.to_string(), status)
         } else {
+            // Every job is a thread: past the run's process limit (a fork
+            // bomb) the run ends here.
+            let slot = self.control.start_thread().map_err(Interrupt::Limit)?;
             let control = RunControl::for_job(&self.control);
             sub.control = control.clone();
             let owned = and_or.clone();
             let body = move || {
+                let _slot = slot;
                 let r = sub.exec_and_or(&owned);
                 let r = sub.finish_subshell(r);
                 let killed = sub.control.killed_by();

@@ -539,13 +539,34 @@ fn match_bt(toks: &[Tok], t: &[char], nocase: bool) -> bool {
 
 /// Answers already computed, keyed by the slices' addresses and lengths
 /// (every slice is a view of one pattern's tokens and one text).
+///
+/// Polynomial is still long for a long text (`*(a|aa)*(a|aa)c` on
+/// thousands of characters): every 1024 steps the match asks whether its
+/// run was cancelled, and once it was, gives up as no match (the
+/// interpreter's next check then ends the run).
 #[derive(Default)]
 struct Memo {
     bt: HashMap<(usize, usize, usize, usize), bool>,
     ext: HashMap<(usize, usize, u8, usize, usize), bool>,
+    steps: u32,
+    cancelled: bool,
+}
+
+impl Memo {
+    /// Counts a step; true once the run was cancelled.
+    fn cancelled(&mut self) -> bool {
+        self.steps = self.steps.wrapping_add(1);
+        if !self.cancelled && self.steps.is_multiple_of(1024) {
+            self.cancelled = crate::cancel::requested();
+        }
+        self.cancelled
+    }
 }
 
 fn memo_bt(toks: &[Tok], t: &[char], nocase: bool, memo: &mut Memo) -> bool {
+    if memo.cancelled() {
+        return false;
+    }
     let Some((first, rest)) = toks.split_first() else {
         return t.is_empty();
     };
@@ -581,6 +602,9 @@ fn ext_matches(
     nocase: bool,
     memo: &mut Memo,
 ) -> bool {
+    if memo.cancelled() {
+        return false;
+    }
     let key = (
         alts.as_ptr() as usize,
         alts.len(),

@@ -98,6 +98,13 @@ impl Interp {
         }
         let mut statuses = vec![0; n];
         let mut limit = None;
+        // Each stage but the last is a thread: past the run's process limit
+        // (a fork bomb) the run ends here. The slots last as long as the
+        // stages.
+        let _slots = (1..n)
+            .map(|_| self.control.start_thread())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Interrupt::Limit)?;
         std::thread::scope(|s| {
             let mut prev_reader: Option<Handle> = None;
             let mut handles = Vec::new();

@@ -164,8 +164,15 @@ impl Interp {
                 control: &self.control,
                 exec: &mut exec,
             };
-            match catch_unwind(AssertUnwindSafe(|| f(&mut ctx))) {
-                Ok(s) => s,
+            // The command's own cancellation points (`crate::cancel::point`)
+            // leave it through this scope.
+            let control = ctx.control;
+            match catch_unwind(AssertUnwindSafe(|| {
+                crate::cancel::scope(control, || f(&mut ctx))
+            })) {
+                Ok(Ok(s)) => s,
+                // The run reports the limit that cancelled it.
+                Ok(Err(_)) => 124,
                 Err(_) => {
                     let _ = writeln!(ctx.stderr, "{}: internal error", argv[0]);
                     2

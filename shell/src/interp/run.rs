@@ -68,6 +68,7 @@ fn limit_message(kind: LimitKind, control: &RunControl, timeout: Duration) -> St
         LimitKind::Output => format!("{} bytes", l.max_output_bytes),
         LimitKind::Memory if control.memory().exceeded() => format!("{} bytes", l.max_memory_bytes),
         LimitKind::Memory => format!("{} bytes captured", l.fs.max_file_size),
+        LimitKind::Processes => format!("{} processes", l.max_processes),
     };
     format!("bash: {kind} exceeded ({detail})\n")
 }
@@ -179,6 +180,7 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
     // Every allocation of the run, on this thread and the ones it starts,
     // is charged to the run's budget.
     let _charging = crate::alloc::charge_to(Some(control.memory().clone()));
+    let _watching = crate::cancel::watch(Some(control.clone()));
     let mut fds = FdTable::default();
     fds.set(
         0,

@@ -458,7 +458,8 @@ fn decompress(data: &[u8]) -> Result<(Vec<u8>, bool), &'static str> {
     let mut out = Vec::with_capacity(data.len() * 3);
     let mut rest = data;
     loop {
-        let mut dec = GzDecoder::new(rest);
+        // Through a cancellation point per read: a gzip bomb is long work.
+        let mut dec = GzDecoder::new(crate::cancel::Reader(rest));
         if let Err(e) = dec.read_to_end(&mut out) {
             return Err(match e.kind() {
                 std::io::ErrorKind::UnexpectedEof => "unexpected end of file",
@@ -466,7 +467,7 @@ fn decompress(data: &[u8]) -> Result<(Vec<u8>, bool), &'static str> {
                 _ => "invalid compressed data--format violated",
             });
         }
-        rest = dec.into_inner();
+        rest = dec.into_inner().0;
         if rest.is_empty() {
             return Ok((out, false));
         }

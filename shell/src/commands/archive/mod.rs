@@ -29,8 +29,12 @@ pub(crate) fn gzip_bytes(data: &[u8], level: u32, name: Option<&str>, mtime: u32
         Vec::with_capacity(data.len() / 3 + 64),
         Compression::new(level),
     );
-    // Writing into a Vec can't fail.
-    let _ = enc.write_all(data);
+    // Writing into a Vec can't fail. In chunks: compressing a big file is
+    // long work, which a cancelled run leaves.
+    for chunk in data.chunks(crate::cancel::CHUNK) {
+        crate::cancel::point();
+        let _ = enc.write_all(chunk);
+    }
     enc.finish().unwrap_or_default()
 }
 

@@ -657,6 +657,8 @@ impl<'a, 'c> Interp<'a, 'c> {
     }
 
     fn call(&mut self, name: &str, args: &[Expr]) -> Res<Value> {
+        // Recursion loops too (`f(n-1) + f(n-1)`): each call is a step.
+        self.tick()?;
         let Some(&fi) = self.funcs.get(name) else {
             return Err(Fatal(format!("function `{name}' not defined")));
         };

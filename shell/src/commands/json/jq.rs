@@ -17,6 +17,7 @@ use jaq_std::input::{HasInputs, Inputs, RcIter};
 use super::format::{Layout, write_string, write_value};
 use super::modules::ModulePaths;
 use super::prelude::JQ_COMPAT;
+use super::values::JSON_DEPTH;
 use crate::commands::CommandCtx;
 
 const USAGE: &str = "Usage:\tjq [OPTIONS] FILTER [FILES...]\n\
@@ -126,6 +127,30 @@ where
         .into_vec()
         .into_iter()
         .map(jaq_core::native::run)
+        .chain([tick_fun()])
+}
+
+/// `__sk_tick`: the identity, also as a path and under an update, that
+/// checks the run first ([`tick`]); every recursive definition
+/// starts with it (see [`super::ticks`]).
+fn tick_fun<D>() -> jaq_core::native::Fun<D>
+where
+    D: for<'a> DataT<V<'a> = Val>,
+{
+    use jaq_core::box_iter::box_once;
+    let native = jaq_core::Native::new(|cv| {
+        tick();
+        box_once(Ok(cv.1))
+    })
+    .with_paths(|cv| {
+        tick();
+        box_once(Ok(cv.1))
+    })
+    .with_update(|cv, f| {
+        tick();
+        f(cv.1)
+    });
+    (super::ticks::TICK, jaq_core::native::v(0), native)
 }
 
 fn sandbox_base<D>() -> Box<[jaq_core::native::Filter<jaq_core::RunPtr<D>>]>
@@ -145,7 +170,7 @@ where
             let mut next = Some(from);
             let mut failed: Option<jaq_core::Error<Val>> = None;
             Box::new(std::iter::from_fn(move || {
-                cancel::tick();
+                tick();
                 if let Some(e) = failed.take() {
                     return Some(Err(jaq_core::Exn::from(e)));
                 }
@@ -244,69 +269,27 @@ fn fail(status: i32, message: impl Into<String>) -> Failure {
 
 /// Cancellation inside jaq: jaq's evaluator has no hook of its own, so the
 /// natives that can loop without yielding (`range`, under `[range(1e9)]` or
-/// `reduce range(1e12)`) check the run here and, once it is cancelled or over
-/// its memory budget, unwind out of jaq to [`cancel::scope`].
-mod cancel {
-    use std::cell::Cell;
-
-    use crate::control::RunControl;
-
-    /// The unwind payload of a cancelled jq run.
-    pub(super) struct Cancelled;
-
-    thread_local! {
-        static RUN: Cell<*const RunControl> = const { Cell::new(std::ptr::null()) };
-        static TICKS: Cell<u32> = const { Cell::new(0) };
-    }
-
-    struct Restore(*const RunControl);
-
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            RUN.with(|r| r.set(self.0));
-        }
-    }
-
-    /// Runs `f` with `control` reachable from [`tick`]; `None` when the
-    /// run was cancelled inside it.
-    pub(super) fn scope<T>(control: &RunControl, f: impl FnOnce() -> T) -> Option<T> {
-        let previous = RUN.with(|r| r.replace(control as *const RunControl));
-        let _restore = Restore(previous);
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-            Ok(v) => Some(v),
-            Err(payload) if payload.is::<Cancelled>() => None,
-            Err(payload) => std::panic::resume_unwind(payload),
-        }
-    }
-
-    /// Leaves jaq when the run must stop: the memory budget and the cancel
-    /// flag every time, the clock every 1024 calls.
-    pub(super) fn tick() {
-        let p = RUN.with(|r| r.get());
-        if p.is_null() {
-            return;
-        }
-        // SAFETY: `scope` set the pointer from a reference that outlives
-        // the closure it runs, and restores the previous one when it ends.
-        let control = unsafe { &*p };
-        let n = TICKS.with(|t| {
-            let n = t.get().wrapping_add(1);
-            t.set(n);
-            n
-        });
-        let stop =
-            control.check_fast().is_err() || (n.is_multiple_of(1024) && control.check().is_err());
-        if stop {
-            // `resume_unwind` skips the panic hook: nothing is printed.
-            std::panic::resume_unwind(Box::new(Cancelled));
-        }
-    }
+/// `reduce range(1e12)`) and every recursive definition (through
+/// `__sk_tick`, see [`super::ticks`]: `def f: f; f`, `repeat`, `until`,
+/// `recurse`) call this, which unwinds out of jaq once the run is cancelled
+/// or over its memory budget (see [`crate::cancel`]). A recursion that nests
+/// instead of looping (`def f: 1 + f; f`) unwinds the same way once the
+/// thread's stack runs low, before it can overflow.
+fn tick() {
+    crate::cancel::deep_point();
 }
 
 pub(super) fn main(ctx: &mut CommandCtx<'_>) -> i32 {
     let control = ctx.control;
-    let Some(result) = cancel::scope(control, || run(ctx)) else {
-        return 124;
+    let result = match crate::cancel::scope(control, || run(ctx)) {
+        Ok(result) => result,
+        Err(crate::cancel::Stop::Cancelled) => return 124,
+        // jq 1.6 grows its stack until memory runs out; here a recursion
+        // that deep is an error of the filter, as jq's other limits are.
+        Err(crate::cancel::Stop::TooDeep) => Err(fail(
+            5,
+            "jq: error: recursion too deep (the stack is exhausted)",
+        )),
     };
     match result {
         Ok(status) => status,
@@ -325,9 +308,6 @@ pub(super) fn main(ctx: &mut CommandCtx<'_>) -> i32 {
 /// What jq 1.6 says after a command-line mistake.
 const HINT: &str = "Use jq --help for help with command-line options,\n\
 or see the jq manpage, or online docs  at https://stedolan.github.io/jq";
-
-/// How deep jq 1.6 lets JSON input nest (its `MAX_PARSING_DEPTH`).
-const JSON_DEPTH: usize = 256;
 
 fn parse_json(text: &[u8], what: &str) -> Result<Val, Failure> {
     if crate::depth::nesting(text, crate::depth::Syntax::Json, JSON_DEPTH) > JSON_DEPTH {
@@ -906,7 +886,8 @@ fn build(
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
         .chain(jaq_json::defs())
-        .chain(compat_defs());
+        .chain(compat_defs())
+        .map(super::ticks::def);
     let funs = jaq_core::funs::<JqData>()
         .filter(|(name, _, _)| *name != "range")
         .chain(jaq_std::funs().filter(|(name, _, _)| !HOST_FUNS.contains(name)))

@@ -16,6 +16,7 @@ mod paths;
 mod prelude;
 mod regex;
 mod rewrite;
+mod ticks;
 mod values;
 
 use super::CommandFn;

@@ -22,6 +22,8 @@
 /// - `contains`/`inside` reject values of different types, `flatten`
 ///   flattens objects' values, `gamma` is `lgamma`; `IN`, `INDEX`,
 ///   `recurse_down`, `@base32`, `@base32d` exist;
+/// - `fromjson` refuses text nested deeper than jq parses (256 levels),
+///   with jq's words, before jaq's parser could overflow the stack;
 /// - `input` fails when the inputs are exhausted; `ltrimstr`/`rtrimstr`
 ///   ignore non-strings; `leaf_paths`, `tostream`, `fromstream`,
 ///   `truncate_stream`, `@csv`, `@tsv` exist;
@@ -29,6 +31,8 @@
 ///   `nth`, `JOIN`, `builtins` are jq 1.6's; `utf8bytelength`, `strftime`,
 ///   `strflocaltime` and `mktime` fail with jq's words.
 pub(super) const JQ_COMPAT: &str = r#"
+def __sk_fromjson: fromjson;
+def fromjson: if __sk_json_too_deep then error("Exceeds depth limit for parsing (while parsing '\(.)')") else __sk_fromjson end;
 def __sk_idx($k): if type == "object" and ($k | type) != "string" then error("Cannot index object with \($k | type)") elif type == "array" and ($k | type) == "number" then (if $k | isnan then null else .[$k | floor] end) elif (type == "array" or type == "string" or type == "null") and ($k | type) == "object" then .[{"start": ($k.start | if type == "number" then floor else . end), "end": ($k.end | if type == "number" then ceil else . end)}] else .[$k] end;
 def __sk_arrpat: if type == "object" then error("Cannot index object with number") else . end;
 def getpath($path): reduce $path[] as $p (.; __sk_idx($p));

@@ -17,7 +17,8 @@
 //! than jq's: string interpolation prints numbers as jq does (`"\(1.0)"` is
 //! `"1"`), slices are indexes by `{"start", "end"}` objects (so `null[1:]`
 //! is `null`), `/` and `%` reject a zero divisor, `catch` sees errors in
-//! jq's words, and `$__loc__` exists.
+//! jq's words, and `$__loc__` exists; a recursive definition starts with
+//! a cancellation point (`super::ticks`).
 //!
 //! Printing from the syntax tree (every subterm parenthesised) keeps the
 //! rewrite exact: no operand boundary is guessed from the text. Filters
@@ -64,6 +65,8 @@ fn needs_rewrite(t: &Term<&str>) -> bool {
             Term::Str(None, parts) => parts.iter().any(|p| matches!(p, StrPart::Term(_))),
             Term::Var(v) => *v == "$__loc__",
             Term::TryCatch(_, Some(_)) => true,
+            // A recursive definition gets its cancellation point.
+            Term::Def(defs, _) => defs.iter().any(super::ticks::recursive),
             Term::Path(_, path) => path.0.iter().any(|(p, _)| checked(p)),
             _ => false,
         };
@@ -433,7 +436,14 @@ fn print_def(out: &mut Out, d: &Def<&str>) {
         let _ = write!(out, "({})", d.args.join("; "));
     }
     out.push_str(": ");
-    print(out, &d.body);
+    // A recursive definition checks the run first (see `super::ticks`).
+    if super::ticks::recursive(d) {
+        out.push_str(super::ticks::TICK);
+        out.push_str(" | ");
+        paren(out, &d.body);
+    } else {
+        print(out, &d.body);
+    }
     out.push_str("; ");
 }
 

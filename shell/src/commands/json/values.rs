@@ -12,6 +12,9 @@ use super::paths::type_name;
 
 type Error = jaq_core::Error<Val>;
 
+/// How deep jq 1.6 lets JSON text nest (its `MAX_PARSING_DEPTH`).
+pub(super) const JSON_DEPTH: usize = 256;
+
 /// The native filters of this module.
 pub(super) fn funs<D: for<'a> DataT<V<'a> = Val>>() -> impl Iterator<Item = Fun<D>> {
     base().into_vec().into_iter().map(run)
@@ -43,6 +46,18 @@ fn base<D: for<'a> DataT<V<'a> = Val>>() -> Box<[Filter<RunPtr<D>>]> {
                     String::from_utf8_lossy(&base32_decode(to_json(v).as_bytes())).into_owned(),
                 )),
             })
+        }),
+        // Whether a string is JSON nested deeper than jq parses (256):
+        // jaq's `fromjson` recurses per level without a limit, so `fromjson`
+        // asks first (see the prelude).
+        ("__sk_json_too_deep", v(0), |cv| {
+            let deep = match &cv.1 {
+                Val::TStr(s) | Val::BStr(s) => {
+                    crate::depth::nesting(s, crate::depth::Syntax::Json, JSON_DEPTH) > JSON_DEPTH
+                }
+                _ => false,
+            };
+            bome(Ok(Val::from(deep)))
         }),
         ("__sk_div", v(2), |mut cv| {
             let r = cv.0.pop_var();

@@ -4,7 +4,18 @@
 //! top-level comma or a valid sequence stays literal.
 
 /// Brace-expands a word (raw text, quotes kept). Always returns at least one word.
+///
+/// ```
+/// assert_eq!(sandkeep_shell::interp::expand::brace_expand("a{b,c}"), ["ab", "ac"]);
+/// ```
 pub fn brace_expand(word: &str) -> Vec<String> {
+    brace_expand_until(word, &|| false)
+}
+
+/// [`brace_expand`], giving up (with the words so far) once `stop` says
+/// so: a product of groups (`{1..1000}{1..1000}{1..1000}`) is a billion
+/// words, which a cancelled run must not wait for.
+pub fn brace_expand_until(word: &str, stop: &dyn Fn() -> bool) -> Vec<String> {
     let b = word.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -21,18 +32,19 @@ pub fn brace_expand(word: &str) -> Vec<String> {
                     let inner = &word[i + 1..close];
                     if let Some(alts) = alternatives(inner) {
                         let prefix = &word[..i];
-                        let suffixes = brace_expand(&word[close + 1..]);
+                        let suffixes = brace_expand_until(&word[close + 1..], stop);
                         let mut out = Vec::new();
                         let account = crate::alloc::current();
                         for alt in alts {
-                            for a in brace_expand(&alt) {
+                            for a in brace_expand_until(&alt, stop) {
                                 for s in &suffixes {
                                     out.push(format!("{prefix}{a}{s}"));
                                 }
-                                // A product of groups can outgrow memory:
-                                // stop once the run's budget is spent (the
-                                // run then ends with the memory limit).
-                                if account.as_ref().is_some_and(|a| a.exceeded()) {
+                                // A product of groups can outgrow memory
+                                // and time: stop once the run's budget is
+                                // spent or the run is cancelled (the run
+                                // then ends with that limit).
+                                if account.as_ref().is_some_and(|a| a.exceeded()) || stop() {
                                     return out;
                                 }
                             }

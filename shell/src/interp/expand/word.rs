@@ -268,11 +268,15 @@ impl Interp {
             return Ok(());
         }
         let braced = if word.contains('{') {
-            super::brace_expand(word)
+            let control = &self.control;
+            super::brace_expand_until(word, &|| control.check_fast().is_err())
         } else {
             vec![word.to_string()]
         };
         for w in &braced {
+            // Millions of words each take their expansion: a cancelled run
+            // (or one over its memory budget) stops here.
+            self.control.check_fast().map_err(Interrupt::Limit)?;
             let ifs = self.ifs_value();
             let mut acc = Acc::new(true, true, ifs.as_deref(), self.opts.extglob);
             // `echo x=~/a:~/b`: bash expands tildes after `=` and `:` in a

@@ -63,6 +63,18 @@ impl Extractor {
     }
 }
 
+/// The archive's bytes, decompressed when `gzip`: through a cancellation
+/// point per read, as a gzip bomb is long work.
+fn archive_reader(data: &[u8], gzip: bool) -> Box<dyn Read + '_> {
+    if gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(crate::cancel::Reader(
+            data,
+        )))
+    } else {
+        Box::new(data)
+    }
+}
+
 pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> Result<(), Fatal> {
     let op = opts.op.unwrap_or(Op::List);
     let data = read_archive(ctx, opts)?;
@@ -80,11 +92,7 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
         error(ctx, st, "This does not look like a tar archive");
         return Ok(());
     }
-    let reader: Box<dyn Read> = if is_gzip {
-        Box::new(flate2::read::MultiGzDecoder::new(&data[..]))
-    } else {
-        Box::new(&data[..])
-    };
+    let reader = archive_reader(&data, is_gzip);
     let mut archive = tar::Archive::new(reader);
     let entries = match archive.entries() {
         Ok(e) => e,

@@ -66,9 +66,11 @@ fn mul_mag(a: &[u8], b: &[u8]) -> Vec<u8> {
         for (j, y) in b.iter().enumerate() {
             acc[i + j] += (*x as u32) * (*y as u32);
         }
-        // Keep the accumulators small.
+        // Keep the accumulators small; and a product of big numbers
+        // (`2^999999`) is long work: let a cancelled run leave it.
         if i % 64 == 63 {
             normalize(&mut acc);
+            crate::cancel::point();
         }
     }
     normalize(&mut acc);
@@ -95,6 +97,7 @@ fn div_mag(a: &[u8], b: &[u8]) -> Vec<u8> {
     let mut q = vec![0u8; a.len()];
     let mut r: Vec<u8> = Vec::new();
     for i in (0..a.len()).rev() {
+        crate::cancel::point();
         r.insert(0, a[i]);
         trim(&mut r);
         let mut d = 0;

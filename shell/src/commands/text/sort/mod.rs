@@ -591,7 +591,11 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
     } else if sorter.plain_numeric() {
         lines = sort_numeric(lines, sorter.global.reverse, stable || unique);
     } else {
-        lines.sort_by(|a, b| sorter.cmp(a, b));
+        lines.sort_by(|a, b| {
+            // Sorting a big file is long work: a cancelled run leaves it.
+            crate::cancel::sometimes();
+            sorter.cmp(a, b)
+        });
     }
     let mut buf = Vec::with_capacity(inputs.iter().map(|d| d.len() + 1).sum());
     let mut last: Option<&[u8]> = None;
@@ -670,6 +674,7 @@ fn sort_numeric(lines: Vec<&[u8]>, reverse: bool, no_last_resort: bool) -> Vec<&
         .collect();
     if let Some(mut keyed) = small {
         keyed.sort_by(|a, b| {
+            crate::cancel::sometimes();
             let r = a.0.cmp(&b.0);
             finish(if r == Ordering::Equal && !no_last_resort {
                 a.1.cmp(b.1)
@@ -684,6 +689,7 @@ fn sort_numeric(lines: Vec<&[u8]>, reverse: bool, no_last_resort: bool) -> Vec<&
         .map(|l| (compare::Num::parse(l).0, *l))
         .collect();
     keyed.sort_by(|a, b| {
+        crate::cancel::sometimes();
         let r = a.0.cmp(&b.0);
         finish(if r == Ordering::Equal && !no_last_resort {
             a.1.cmp(b.1)

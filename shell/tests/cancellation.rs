@@ -1,0 +1,251 @@
+//! Cooperative cancellation, one test per command family: a run whose
+//! deadline passes while a command is busy (an endless loop, or long work on
+//! a generous input) returns within 100 ms of its deadline, says it timed
+//! out, and leaves no thread of it using CPU afterwards.
+//!
+//! A test binary of its own, its tests one at a time (a lock): the "no CPU
+//! after" check reads this process's CPU time, which any other test running
+//! beside it would move. Timing assertions are what the acceptance of issue
+//! 18 asks for; the slack above 100 ms covers a loaded CI machine's
+//! scheduling, not slow cancellation.
+
+#![allow(clippy::disallowed_methods)]
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use sandkeep_shell::{LimitKind, Limits, RunOptions, RunOutput, Shell, ShellConfig};
+
+/// The deadline of the run under test.
+const DEADLINE: Duration = Duration::from_millis(400);
+
+/// How late a run may return: 100 ms, plus scheduling slack on a machine
+/// shared with other builds.
+const LATE: Duration = Duration::from_millis(100 + 100);
+
+/// CPU time the process may use while it should be idle for 300 ms: the
+/// test's own bookkeeping, a few clock ticks; a thread still spinning uses
+/// all 300 ms.
+const IDLE_CPU: Duration = Duration::from_millis(60);
+
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A shell whose only limit that matters is each run's deadline.
+fn shell() -> Shell {
+    Shell::new(ShellConfig {
+        limits: Limits {
+            timeout: Duration::from_secs(120),
+            max_commands: u64::MAX,
+            max_loop_iterations: u64::MAX,
+            ..Limits::default()
+        },
+        ..ShellConfig::default()
+    })
+}
+
+fn run(sh: &Shell, script: &str, timeout: Duration) -> RunOutput {
+    sh.run(
+        script,
+        RunOptions {
+            timeout: Some(timeout),
+            ..RunOptions::default()
+        },
+    )
+}
+
+/// Prepares the files a case needs (no deadline to speak of).
+fn setup(sh: &Shell, script: &str) {
+    let o = run(sh, script, Duration::from_secs(120));
+    assert_eq!(
+        o.exit_code,
+        0,
+        "setup `{script}` failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// User plus system CPU time of this whole process (all its threads).
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    // Fields after the command name in parentheses; utime and stime are
+    // fields 14 and 15 of the line, in clock ticks (100 per second).
+    let rest = &stat[stat.rfind(')').expect("stat has the command") + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
+}
+
+/// Runs `script` under [`DEADLINE`] and checks it ends by timeout, within
+/// [`LATE`] of the deadline, and that nothing of it runs afterwards.
+fn stops_on_time(sh: &Shell, family: &str, script: &str) {
+    let started = Instant::now();
+    let o = run(sh, script, DEADLINE);
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.limit,
+        Some(LimitKind::Timeout),
+        "{family}: `{script}` did not time out (status {}, stderr {stderr:?}): give it more work",
+        o.exit_code
+    );
+    assert_eq!(o.exit_code, 124, "{family}: `{script}`");
+    assert!(
+        stderr.contains("timeout exceeded"),
+        "{family}: `{script}`: {stderr:?}"
+    );
+    let late = took.saturating_sub(DEADLINE);
+    assert!(
+        late <= LATE,
+        "{family}: `{script}` returned {late:?} after its deadline"
+    );
+    let before = cpu_time();
+    std::thread::sleep(Duration::from_millis(300));
+    let used = cpu_time().saturating_sub(before);
+    assert!(
+        used <= IDLE_CPU,
+        "{family}: `{script}`: the process used {used:?} of CPU in the 300 ms after the run"
+    );
+}
+
+#[test]
+fn interpreter_loops() {
+    let _serial = serial();
+    let sh = shell();
+    for script in [
+        "while :; do :; done",
+        "for ((;;)); do :; done",
+        "until false; do :; done",
+        "f() { f2; }; f2() { :; }; while :; do f; done",
+        "while :; do :; done | cat",
+        "while :; do echo; done > /dev/null & wait",
+        "x=$(while :; do :; done)",
+        "shopt -s extglob; x=$(printf 'a%.0s' {1..3000}); [[ $x == *(a|aa)*(a|aa)*(a|aa)c ]]",
+    ] {
+        stops_on_time(&sh, "interpreter", script);
+    }
+}
+
+#[test]
+fn brace_expansion() {
+    let _serial = serial();
+    let sh = shell();
+    stops_on_time(
+        &sh,
+        "brace expansion",
+        "echo {1..300}{1..300}{1..300} | wc -c",
+    );
+}
+
+#[test]
+fn jq() {
+    let _serial = serial();
+    let sh = shell();
+    for script in [
+        "jq -n 'def f: f; f'",
+        "jq -n '[recurse(.+1)]'",
+        "jq -n 'until(false; .)'",
+        "jq -n '[repeat(1)] | length'",
+        "jq -n 'reduce range(1e12) as $i (0; . + $i)'",
+        "jq -n 'last(range(1e12))'",
+        "jq -n '[limit(1e9; repeat(1))] | length'",
+    ] {
+        stops_on_time(&sh, "jq", script);
+    }
+}
+
+#[test]
+fn awk() {
+    let _serial = serial();
+    let sh = shell();
+    for script in [
+        "awk 'BEGIN { while (1) ; }'",
+        "awk 'BEGIN { for (;;) n++ }'",
+        "yes | awk '{ n += length($0) } END { print n }'",
+        "awk 'function f(n) { return n < 1 ? 0 : f(n - 1) + f(n - 1) } BEGIN { print f(60) }'",
+    ] {
+        stops_on_time(&sh, "awk", script);
+    }
+}
+
+#[test]
+fn sed() {
+    let _serial = serial();
+    let sh = shell();
+    for script in [
+        "echo a | sed ':a;ba'",
+        "yes | sed 's/y/n/' > /dev/null",
+        "echo a | sed ':a;s/a/aa/;ta' > /dev/null",
+    ] {
+        stops_on_time(&sh, "sed", script);
+    }
+}
+
+#[test]
+fn grep() {
+    let _serial = serial();
+    let sh = shell();
+    for script in ["yes | grep -c x", "yes | grep -E -c '(y|yy)+x'"] {
+        stops_on_time(&sh, "grep", script);
+    }
+}
+
+#[test]
+fn sort() {
+    let _serial = serial();
+    let sh = shell();
+    setup(&sh, "seq 3000000 | rev > lines");
+    for script in [
+        "sort lines > /dev/null",
+        "sort -n lines > /dev/null",
+        "sort -k1,1 -t 0 lines > /dev/null",
+    ] {
+        stops_on_time(&sh, "sort", script);
+    }
+}
+
+#[test]
+fn bc() {
+    let _serial = serial();
+    let sh = shell();
+    for script in [
+        // bc refuses powers past 50,000 digits; a product of two near
+        // that size is long schoolbook work.
+        "echo 'x = 7^50000; y = x * x' | bc",
+        "echo 'while (1) { }' | bc",
+    ] {
+        stops_on_time(&sh, "bc", script);
+    }
+}
+
+#[test]
+fn find() {
+    let _serial = serial();
+    let sh = shell();
+    setup(&sh, "mkdir -p t/{1..40}/{1..40}/{1..40}");
+    for script in [
+        "while :; do find / > /dev/null; done",
+        "find / -exec true {} \\; > /dev/null",
+    ] {
+        stops_on_time(&sh, "find", script);
+    }
+}
+
+#[test]
+fn tar_and_gzip() {
+    let _serial = serial();
+    let sh = shell();
+    setup(
+        &sh,
+        "mkdir big && head -c 60M /dev/urandom > big/a && head -c 60M /dev/urandom > big/b",
+    );
+    for script in [
+        "tar czf t.tgz big",
+        "gzip -c big/a > /dev/null",
+        "gzip -9 -c big/a > /dev/null",
+    ] {
+        stops_on_time(&sh, "tar/gzip", script);
+    }
+}
