@@ -212,7 +212,7 @@ impl Manifest {
                 std::cmp::Ordering::Equal => {
                     let (p, a) = old.next().unwrap_or_else(|| unreachable!());
                     let (_, b) = new.next().unwrap_or_else(|| unreachable!());
-                    if !(a.same_content(b) || a.kind == Kind::Dir && b.kind == Kind::Dir) {
+                    if modified(a, b) {
                         out.push(Change::new(ChangeKind::Modified, p, b));
                     }
                 }
@@ -220,6 +220,12 @@ impl Manifest {
         }
         out
     }
+}
+
+/// True when a path kept in both trees changed as a diff counts it: its
+/// content, kind, mode or target (a directory's mode and mtime do not count).
+fn modified(old: &Entry, new: &Entry) -> bool {
+    !(old.same_content(new) || old.kind == Kind::Dir && new.kind == Kind::Dir)
 }
 
 /// How a path changed.
@@ -318,18 +324,7 @@ impl Delta {
     /// The delta that turns `base` into `target` (mtime-only changes included,
     /// so applying it gives `target` exactly).
     pub fn between(base: &Manifest, target: &Manifest) -> Delta {
-        let mut d = Delta::default();
-        for (p, e) in &target.entries {
-            if base.entries.get(p) != Some(e) {
-                d.set.insert(p.clone(), e.clone());
-            }
-        }
-        for p in base.entries.keys() {
-            if !target.entries.contains_key(p) {
-                d.removed.push(p.clone());
-            }
-        }
-        d
+        Edit::between(base, target).delta(target)
     }
 
     /// Applies the delta to `base`.
@@ -452,9 +447,7 @@ impl Edit {
             match (old, tree.entries.get(p)) {
                 (None, Some(n)) => out.push(Change::new(ChangeKind::Added, p, n)),
                 (Some(o), None) => out.push(Change::new(ChangeKind::Deleted, p, o)),
-                (Some(o), Some(n))
-                    if !(o.same_content(n) || o.kind == Kind::Dir && n.kind == Kind::Dir) =>
-                {
+                (Some(o), Some(n)) if modified(o, n) => {
                     out.push(Change::new(ChangeKind::Modified, p, n));
                 }
                 _ => {}
