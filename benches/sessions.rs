@@ -265,6 +265,8 @@ async fn generations_bench(
                     "run",
                     "--backend",
                     b,
+                    "--storage",
+                    "4G",
                     "--agent",
                     "bench",
                     "-c",
@@ -294,7 +296,15 @@ fn mcp_call_median(data: &Path, backend: &str, calls: usize) -> Duration {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sandkeep"))
         .args(["-q", "--data"])
         .arg(data)
-        .args(["mcp", "--agent", "bench", "--backend", backend])
+        .args([
+            "mcp",
+            "--agent",
+            "bench",
+            "--backend",
+            backend,
+            "--storage",
+            "4G",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -487,8 +497,8 @@ async fn main() {
         if empty_ws.is_empty() {
             empty_ws = archive.clone();
         }
-        // The CLI's filesystem holds less than 1 GB: its rows are for 40 MB.
-        let cli = (files <= 5_000).then_some("local");
+        // The CLI rows (`run --agent`, MCP) with `--storage 4G`.
+        let cli = Some("local");
         let local = generations_bench(big_local(), &archive, files, n, cli).await;
         let local_empty = generations_bench(big_local(), &empty_ws, 0, n, cli).await;
         push_generation_rows(

@@ -6,6 +6,7 @@
 //! `tokio::task::spawn_blocking` in async code.
 
 pub mod atomic;
+pub mod names;
 pub mod tree;
 
 pub use tree::{ArchiveEntry, ArchiveTree, EntryKind, Refused};

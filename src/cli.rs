@@ -42,7 +42,7 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
-    /// Where agents' state is kept: DIR/agents/NAME/{workspace.tgz,mindlog.jsonl,sessions/}.
+    /// Where agents' state is kept: DIR/agents/NAME/{store/,mindlog.jsonl,sessions/}.
     #[arg(
         long,
         global = true,
@@ -52,7 +52,8 @@ pub struct Cli {
     )]
     pub data: PathBuf,
 
-    /// Use this file as the workspace archive instead of DIR/agents/NAME/workspace.tgz.
+    /// Keep the agent's generations in FILE.generations/ (importing FILE, a
+    /// workspace .tgz, when they are empty) instead of DIR/agents/NAME/store/.
     #[arg(long, global = true, value_name = "FILE", env = "WORKSPACE_ARCHIVE")]
     pub workspace_archive: Option<PathBuf>,
 
@@ -157,6 +158,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_sessions_per_token: usize,
 
+    /// Keep N docker containers created and started ahead of the sessions
+    /// (each used by one session, then removed; refilled in the background;
+    /// the waiting ones removed at shutdown). Needs the docker backend.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub docker_pool: usize,
+
     #[command(flatten)]
     pub backend: BackendArgs,
 }
@@ -231,6 +238,22 @@ pub struct BackendArgs {
         default_value_t = Isolation::Thread
     )]
     pub isolation: Isolation,
+
+    /// How many bytes of files a sandbox may hold (`512M`, `2G`, `1.5GiB`;
+    /// K, M, G are powers of 1024): the local filesystem's limit (default
+    /// 512M) or the docker container's writable layer (default 1G). A
+    /// workspace bigger than the limit cannot be restored. Default:
+    /// $SANDKEEP_STORAGE.
+    #[arg(long, value_name = "SIZE", env = "SANDKEEP_STORAGE", value_parser = parse_storage)]
+    pub storage: Option<u64>,
+}
+
+/// A byte size with binary units, for `--storage`.
+fn parse_storage(text: &str) -> Result<u64, String> {
+    parse_size::Config::new()
+        .with_binary()
+        .parse_size(text)
+        .map_err(|e| format!("{e} (a size like 512M or 2G)"))
 }
 
 /// Arguments of `sandkeep run`.

@@ -9,6 +9,15 @@
 //!   lines that match. Corrupt or torn lines are skipped, a missing file reads
 //!   as empty.
 //!
+//! With object storage (`--store s3://...`) the mindlog is instead a set of
+//! append-only segment objects ([`Segments`]), one per appended entry, named
+//! `MILLIS-SEQ-RANDOM` (milliseconds since the epoch, then the writer's
+//! count of appends, so names sort in time order and one writer's entries
+//! keep their order) and created with a put that never overwrites: two workers
+//! appending to one agent's mindlog at once both keep every entry. Reads
+//! list the segments and merge them newest first, fetching only as many as
+//! the answer needs.
+//!
 //! The hook that puts a copy into the sandbox at `/workspace/mindlog.jsonl`
 //! when a turn starts is [`MindlogCopy`](crate::hooks::MindlogCopy) (the
 //! workspace snapshot excludes it, so editing the copy changes nothing durable).
@@ -17,6 +26,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use memchr::memmem;
@@ -30,6 +40,33 @@ pub const SANDBOX_MINDLOG_PATH: &str = "/workspace/mindlog.jsonl";
 
 /// Bytes read per step when scanning backwards.
 const CHUNK: usize = 1 << 20;
+
+/// Segments fetched at once when reading a mindlog kept as segments.
+const SEGMENT_BATCH: usize = 64;
+
+/// Where a mindlog kept as append-only segments lives (one object store
+/// prefix per agent, see `store::s3`). Implementations block; call them
+/// where blocking is allowed.
+pub trait Segments: Send + Sync + std::fmt::Debug {
+    /// Creates segment `name` holding `data` (whole lines); `false`, with
+    /// nothing written, when a segment of that name exists already.
+    fn create(&self, name: &str, data: &[u8]) -> io::Result<bool>;
+    /// Every segment's name, in any order.
+    fn names(&self) -> io::Result<Vec<String>>;
+    /// The bytes of each named segment (`None` for one that is gone), in
+    /// the order asked.
+    fn read(&self, names: &[String]) -> io::Result<Vec<Option<Vec<u8>>>>;
+}
+
+/// What a mindlog looked like when last read: the copy hook recopies it
+/// into a sandbox only when this changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Version {
+    /// A file's length and modification time.
+    File(u64, Option<SystemTime>),
+    /// How many segments there are and the newest one's name.
+    Segments(usize, String),
+}
 
 /// What an entry records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -143,6 +180,7 @@ pub enum MindlogError {
 #[derive(Clone, Debug)]
 pub struct Mindlog {
     path: PathBuf,
+    segments: Option<Arc<dyn Segments>>,
     generations: Option<Generations>,
 }
 
@@ -151,6 +189,17 @@ impl Mindlog {
     pub fn new(path: impl Into<PathBuf>) -> Mindlog {
         Mindlog {
             path: path.into(),
+            segments: None,
+            generations: None,
+        }
+    }
+
+    /// The mindlog kept as append-only segments in `segments` (e.g. an
+    /// object-store prefix shared by several workers).
+    pub fn on_segments(segments: Arc<dyn Segments>) -> Mindlog {
+        Mindlog {
+            path: PathBuf::from(format!("{segments:?}")),
+            segments: Some(segments),
             generations: None,
         }
     }
@@ -163,9 +212,77 @@ impl Mindlog {
         self
     }
 
-    /// The file.
+    /// The file (for a mindlog on segments: a description of where they are).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// What the mindlog looks like now; `None` when it has no entries yet.
+    pub fn version(&self) -> Result<Option<Version>, MindlogError> {
+        if let Some(segments) = &self.segments {
+            let names = segments.names().map_err(self.io())?;
+            return Ok(names
+                .iter()
+                .max()
+                .map(|newest| Version::Segments(names.len(), newest.clone())));
+        }
+        match std::fs::metadata(&self.path) {
+            Ok(m) => Ok(Some(Version::File(m.len(), m.modified().ok()))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.io()(e)),
+        }
+    }
+
+    /// The whole mindlog as JSON lines, oldest first (segments merged in
+    /// the order of their names); empty when it has no entries.
+    pub fn contents(&self) -> Result<Vec<u8>, MindlogError> {
+        if let Some(segments) = &self.segments {
+            let mut names = segments.names().map_err(self.io())?;
+            names.sort();
+            let mut all = Vec::new();
+            for batch in names.chunks(SEGMENT_BATCH) {
+                for data in segments
+                    .read(batch)
+                    .map_err(self.io())?
+                    .into_iter()
+                    .flatten()
+                {
+                    all.extend_from_slice(&data);
+                    if !all.ends_with(b"\n") {
+                        all.push(b'\n');
+                    }
+                }
+            }
+            return Ok(all);
+        }
+        match std::fs::read(&self.path) {
+            Ok(data) => Ok(data),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(self.io()(e)),
+        }
+    }
+
+    /// Entries of the segments `names` (sorted oldest first), newest first,
+    /// fetched a batch at a time until `wanted` says stop.
+    fn segments_newest_first(
+        &self,
+        segments: &dyn Segments,
+        names: &[String],
+        mut wanted: impl FnMut(Entry) -> bool,
+    ) -> Result<(), MindlogError> {
+        for batch in names.rchunks(SEGMENT_BATCH) {
+            let data = segments.read(batch).map_err(self.io())?;
+            for bytes in data.iter().rev().flatten() {
+                for line in bytes.rsplit(|&b| b == b'\n') {
+                    if let Some(entry) = parse(line)
+                        && !wanted(entry)
+                    {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn io(&self) -> impl FnOnce(io::Error) -> MindlogError + '_ {
@@ -204,6 +321,9 @@ impl Mindlog {
                 .and_then(|g| g.store().head().ok().flatten())
                 .map(|id| id.0),
         };
+        if let Some(segments) = &self.segments {
+            return self.append_segment(segments.as_ref(), entry, now);
+        }
         let mut line = serde_json::to_vec(&entry).expect("an entry always serializes");
         line.push(b'\n');
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -231,12 +351,56 @@ impl Mindlog {
         Ok(Some(entry))
     }
 
+    /// Writes `entry` as a new segment (see [`segment_name`]); another id (a
+    /// new random suffix) on the rare clash with an existing one.
+    fn append_segment(
+        &self,
+        segments: &dyn Segments,
+        mut entry: Entry,
+        now: time::OffsetDateTime,
+    ) -> Result<Option<Entry>, MindlogError> {
+        for _ in 0..8 {
+            let mut line = serde_json::to_vec(&entry).expect("an entry always serializes");
+            line.push(b'\n');
+            if segments
+                .create(&segment_name(&entry.id), &line)
+                .map_err(self.io())?
+            {
+                return Ok(Some(entry));
+            }
+            entry.id = format!(
+                "{}-{:08x}",
+                now.unix_timestamp_nanos() / 1_000_000,
+                rand::random::<u32>()
+            );
+        }
+        Err(self.io()(io::Error::other(
+            "no free segment name after 8 attempts",
+        )))
+    }
+
     /// The newest `limit` entries, oldest first. With `before` (an entry id),
     /// only entries older than that entry (for paging back); an unknown id
     /// gives nothing.
     pub fn read(&self, limit: usize, before: Option<&str>) -> Result<Vec<Entry>, MindlogError> {
         let mut found = Vec::new();
         if limit == 0 {
+            return Ok(found);
+        }
+        if let Some(segments) = &self.segments {
+            let mut names = segments.names().map_err(self.io())?;
+            names.sort();
+            if let Some(id) = before {
+                match names.iter().rposition(|n| segment_entry_id(n) == id) {
+                    Some(at) => names.truncate(at),
+                    None => return Ok(found),
+                }
+            }
+            self.segments_newest_first(segments.as_ref(), &names, |entry| {
+                found.push(entry);
+                found.len() < limit
+            })?;
+            found.reverse();
             return Ok(found);
         }
         let Some(mut chunks) = Backward::open(&self.path).map_err(self.io())? else {
@@ -274,10 +438,22 @@ impl Mindlog {
         if limit == 0 {
             return Ok(found);
         }
+        let query_lower = query.to_lowercase();
+        if let Some(segments) = &self.segments {
+            let mut names = segments.names().map_err(self.io())?;
+            names.sort();
+            self.segments_newest_first(segments.as_ref(), &names, |entry| {
+                if query_lower.is_empty() || entry.text.to_lowercase().contains(&query_lower) {
+                    found.push(entry);
+                }
+                found.len() < limit
+            })?;
+            found.reverse();
+            return Ok(found);
+        }
         let Some(mut chunks) = Backward::open(&self.path).map_err(self.io())? else {
             return Ok(found);
         };
-        let query_lower = query.to_lowercase();
         let needle = prefilter_needle(query);
         let finder = needle.as_deref().map(memmem::Finder::new);
         let mut lower = Vec::new();
@@ -323,6 +499,30 @@ impl Mindlog {
         }
         found.reverse();
         Ok(found)
+    }
+}
+
+/// Appends by this process, so entries of one millisecond keep their order.
+static SEGMENT_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The segment name of entry `id` (`MILLIS-RANDOM`): `MILLIS-SEQ-RANDOM`,
+/// with SEQ this process's count of appends, zero-padded, so names sort by
+/// time and, within a millisecond, in this process's order of appends
+/// (entries of two workers in one millisecond are concurrent anyway).
+fn segment_name(id: &str) -> String {
+    let seq = SEGMENT_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    match id.split_once('-') {
+        Some((millis, random)) => format!("{millis}-{seq:020}-{random}"),
+        None => format!("{id}-{seq:020}"),
+    }
+}
+
+/// The entry id a segment name holds (see [`segment_name`]).
+fn segment_entry_id(name: &str) -> String {
+    let mut parts = name.splitn(3, '-');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(millis), Some(_seq), Some(random)) => format!("{millis}-{random}"),
+        _ => name.to_string(),
     }
 }
 

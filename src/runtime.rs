@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::hooks::{Hook, Hooks};
 use crate::hooks::{MindlogCopy, WorkspaceSync};
-use crate::mindlog::Mindlog;
+use crate::mindlog::{Mindlog, Segments};
 use crate::sandbox::Backend;
 use crate::sandbox::local::LocalBackend;
 use crate::session::Session;
@@ -51,6 +51,28 @@ pub struct AgentPaths {
     /// A store that replaces the directory `store` (e.g. object storage
     /// shared by several workers, see [`RuntimeBuilder::stores`]).
     pub shared_store: Option<SharedStore>,
+    /// Append-only segments that replace the file `mindlog` (object storage
+    /// shared by several workers, see [`StoreFactory::mindlog_for`]).
+    pub shared_mindlog: Option<SharedMindlog>,
+}
+
+/// The [`Segments`] one agent's mindlog is kept in instead of a host file;
+/// two are equal when they are the same object.
+#[derive(Clone)]
+pub struct SharedMindlog(pub Arc<dyn Segments>);
+
+impl PartialEq for SharedMindlog {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedMindlog {}
+
+impl std::fmt::Debug for SharedMindlog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 /// A [`Store`] that one agent's paths point at instead of a host directory;
@@ -77,6 +99,13 @@ impl std::fmt::Debug for SharedStore {
 pub trait StoreFactory: Send + Sync {
     /// The store of `agent`'s generations.
     fn store_for(&self, agent: &str) -> Arc<dyn Store>;
+
+    /// Where `agent`'s mindlog is kept, when not in the data directory
+    /// (default: it is).
+    fn mindlog_for(&self, agent: &str) -> Option<Arc<dyn Segments>> {
+        let _ = agent;
+        None
+    }
 }
 
 impl AgentPaths {
@@ -99,8 +128,18 @@ impl AgentPaths {
             mindlog: dir.join("mindlog.jsonl"),
             sessions: dir.join("sessions"),
             shared_store: None,
+            shared_mindlog: None,
             dir,
         })
+    }
+
+    /// The mindlog: the shared segments when there are, else the file.
+    pub fn open_mindlog(&self) -> Mindlog {
+        let log = match &self.shared_mindlog {
+            Some(segments) => Mindlog::on_segments(segments.0.clone()),
+            None => Mindlog::new(&self.mindlog),
+        };
+        log.with_generations(self.generations())
     }
 
     /// The workspace's generations.
@@ -241,6 +280,10 @@ impl Runtime {
         }
         if let Some(stores) = &self.inner.stores {
             paths.shared_store = Some(SharedStore(stores.store_for(agent)));
+            // An explicit mindlog file (`MINDLOG_FILE`) still wins.
+            if self.inner.mindlog_override.is_none() {
+                paths.shared_mindlog = stores.mindlog_for(agent).map(SharedMindlog);
+            }
         }
         Ok(paths)
     }
@@ -259,8 +302,7 @@ impl Runtime {
 
     /// `agent`'s mindlog.
     pub fn mindlog(&self, agent: &str) -> Result<Mindlog, RuntimeError> {
-        let paths = self.paths(agent)?;
-        Ok(Mindlog::new(&paths.mindlog).with_generations(paths.generations()))
+        Ok(self.paths(agent)?.open_mindlog())
     }
 
     /// `agent`'s workspace generations (an old single archive is imported
@@ -365,7 +407,9 @@ impl RuntimeBuilder {
 
     /// Keeps every agent's generations in the stores `factory` makes (e.g.
     /// one S3 bucket shared by several workers) instead of under the data
-    /// directory. Mindlogs and event logs stay in the data directory.
+    /// directory; mindlogs too when the factory says where
+    /// ([`StoreFactory::mindlog_for`]). Event logs stay in the data
+    /// directory.
     pub fn stores(mut self, factory: Arc<dyn StoreFactory>) -> Self {
         self.stores = Some(factory);
         self

@@ -480,3 +480,249 @@ async fn selection_follows_the_choice_and_the_daemon() {
         .unwrap();
     assert_eq!(b.kind(), BackendKind::Local);
 }
+
+/// Polls `stats` until `ready` containers wait in the pool (60 s at most).
+async fn pool_ready(backend: &DockerBackend, ready: usize) -> sandkeep::sandbox::docker::PoolStats {
+    for _ in 0..600 {
+        let stats = backend.pool_stats().expect("a pool");
+        if stats.ready >= ready {
+            return stats;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "the pool never got {ready} ready: {:?}",
+        backend.pool_stats()
+    );
+}
+
+/// What a session can see of its container: who it is, the environment, the
+/// empty workspace, the processes, capabilities, limits and network.
+const PROBE: &str = r#"id; hostname; pwd
+env | grep -v '^SANDKEEP_RUN=' | sort
+echo "workspace: [$(ls -A /workspace)]"
+ps -eo user=,comm= | sort
+grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status
+ulimit -a
+cat /proc/net/dev | tail -n +3 | cut -d: -f1 | sort
+df -P /workspace | tail -1 | awk '{print $1}'
+ls /tmp /var/tmp /dev/shm | sort"#;
+
+/// The parts of a container's inspect a session's hardening is made of.
+async fn hardening(backend: &DockerBackend, id: &str) -> String {
+    let c = backend
+        .docker()
+        .inspect_container(
+            id,
+            None::<bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await
+        .unwrap();
+    let (config, host) = (c.config.unwrap(), c.host_config.unwrap());
+    let mut env = config.env.unwrap_or_default();
+    env.sort();
+    format!(
+        "image={:?} user={:?} workdir={:?} hostname={:?} env={env:?} cmd={:?} entrypoint={:?}\n\
+         privileged={:?} cap_add={:?} cap_drop={:?} security_opt={:?} network={:?} memory={:?} \
+         swap={:?} pids={:?} cpus={:?} init={:?} binds={:?} mounts={:?} ulimits={:?} readonly={:?}",
+        config.image,
+        config.user,
+        config.working_dir,
+        config.hostname,
+        config.cmd,
+        config.entrypoint,
+        host.privileged,
+        host.cap_add,
+        host.cap_drop,
+        host.security_opt,
+        host.network_mode,
+        host.memory,
+        host.memory_swap,
+        host.pids_limit,
+        host.nano_cpus,
+        host.init,
+        host.binds,
+        host.mounts,
+        host.ulimits,
+        host.readonly_rootfs,
+    )
+}
+
+async fn labels_of(backend: &DockerBackend, id: &str) -> HashMap<String, String> {
+    backend
+        .docker()
+        .inspect_container(
+            id,
+            None::<bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await
+        .unwrap()
+        .config
+        .unwrap()
+        .labels
+        .unwrap_or_default()
+}
+
+/// A container from the pool against a fresh one of the same configuration:
+/// the same hardening and environment, an empty workspace, the same
+/// processes, and the sweep ending what a run left behind. The pool serves
+/// each container once, refills, gives a spec with an environment of its own
+/// a fresh container, and `close` removes what still waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pooled_container_is_a_fresh_one_used_once() {
+    use sandkeep::sandbox::docker::PoolConfig;
+    let pool_config = DockerConfig {
+        pool: PoolConfig {
+            size: 1,
+            ..PoolConfig::default()
+        },
+        ..test_config()
+    };
+    let Some(pooled) = backend_with(pool_config).await else {
+        return;
+    };
+    let Some(fresh) = backend().await else {
+        return;
+    };
+    let before = pool_ready(&pooled, 1).await;
+    let spec = |name: &str| SandboxSpec {
+        session_id: docker_support::session_id(name),
+        agent: "tests".into(),
+        env: vec![],
+    };
+    let (pooled_spec, fresh_spec) = (spec("pooled"), spec("fresh"));
+    let a = pooled.create(&pooled_spec).await.unwrap();
+    let b = fresh.create(&fresh_spec).await.unwrap();
+    let after = pooled.pool_stats().unwrap();
+    assert_eq!(after.hits, before.hits + 1, "{after:?}");
+
+    assert_eq!(
+        hardening(&pooled, a.id()).await,
+        hardening(&fresh, b.id()).await
+    );
+    let (la, lb) = (
+        labels_of(&pooled, a.id()).await,
+        labels_of(&fresh, b.id()).await,
+    );
+    for owner in [
+        "sandkeep.owner",
+        "sandkeep.owner.host",
+        "sandkeep.owner.start",
+    ] {
+        assert_eq!(la[owner], lb[owner], "{owner}");
+    }
+    assert!(la.contains_key("sandkeep.session") && la.contains_key("sandkeep.pool"));
+
+    let (pa, pb) = (
+        a.run(RunRequest::new(PROBE)).await.unwrap(),
+        b.run(RunRequest::new(PROBE)).await.unwrap(),
+    );
+    assert_eq!(pa.exit_code, 0, "{}", pa.stderr_text());
+    assert_eq!(pa.stdout_text(), pb.stdout_text());
+    assert!(
+        pa.stdout_text().contains("workspace: []"),
+        "{}",
+        pa.stdout_text()
+    );
+
+    // What a run leaves behind outside its session is swept after it.
+    for sb in [&a, &b] {
+        let r = sb
+            .run(RunRequest::new(
+                "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo started",
+            ))
+            .await
+            .unwrap();
+        assert_eq!(r.stdout_text(), "started\n");
+        let r = sb
+            .run(RunRequest::new("ps -eo comm=,args= | grep -c '^sleep'"))
+            .await
+            .unwrap();
+        assert_eq!(
+            r.stdout_text(),
+            "1\n",
+            "only the container's idle sleep is left"
+        );
+    }
+
+    // Taken from the pool, the container is named after its session.
+    let mut named = String::new();
+    for _ in 0..50 {
+        named = backend_name(&pooled, a.id()).await;
+        if named.contains(&pooled_spec.session_id) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(named.contains(&pooled_spec.session_id), "{named}");
+
+    // Used once: stopping removes it, and the next sandbox is another container.
+    let first = a.id().to_string();
+    teardown(&pooled, a).await;
+    teardown(&fresh, b).await;
+    pool_ready(&pooled, 1).await;
+    let c = pooled.create(&spec("pooled-2")).await.unwrap();
+    assert_ne!(c.id(), first);
+    let stats = pooled.pool_stats().unwrap();
+    assert_eq!(stats.hits, before.hits + 2, "{stats:?}");
+    teardown(&pooled, c).await;
+
+    // An environment of its own is fixed at create: a fresh container.
+    let with_env = SandboxSpec {
+        env: vec![("ONLY_HERE".into(), "1".into())],
+        ..spec("pooled-env")
+    };
+    let d = pooled.create(&with_env).await.unwrap();
+    let r = d.run(RunRequest::new("echo $ONLY_HERE")).await.unwrap();
+    assert_eq!(r.stdout_text(), "1\n");
+    let stats = pooled.pool_stats().unwrap();
+    assert_eq!(stats.misses, before.misses + 1, "{stats:?}");
+    teardown(&pooled, d).await;
+
+    // Closing removes the containers still waiting, and the pool stays shut.
+    pool_ready(&pooled, 1).await;
+    pooled.close().await;
+    assert_eq!(pool_containers(&pooled).await, Vec::<String>::new());
+    assert_eq!(pooled.pool_stats().unwrap().ready, 0);
+    let e = pooled.create(&spec("after-close")).await.unwrap();
+    assert!(pool_containers(&pooled).await.is_empty());
+    teardown(&pooled, e).await;
+}
+
+async fn backend_name(backend: &DockerBackend, id: &str) -> String {
+    backend
+        .docker()
+        .inspect_container(
+            id,
+            None::<bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await
+        .unwrap()
+        .name
+        .unwrap_or_default()
+}
+
+/// The pool containers of this process (running or not).
+async fn pool_containers(backend: &DockerBackend) -> Vec<String> {
+    use bollard::query_parameters::ListContainersOptions;
+    let filters = HashMap::from([(
+        "label".to_string(),
+        vec![
+            "sandkeep.pool".to_string(),
+            format!("sandkeep.owner={}", std::process::id()),
+        ],
+    )]);
+    let options = ListContainersOptions {
+        all: true,
+        filters: Some(filters),
+        ..Default::default()
+    };
+    backend
+        .docker()
+        .list_containers(Some(options))
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|c| c.id)
+        .collect()
+}

@@ -144,6 +144,29 @@ impl HttpServer {
                 let n = conn.read(&mut buf).unwrap_or(0);
                 let head = String::from_utf8_lossy(&buf[..n]).into_owned();
                 seen.lock().unwrap().push(head.clone());
+                if let Some(n) = head
+                    .strip_prefix("GET /big/")
+                    .and_then(|r| r.split(' ').next())
+                    .and_then(|n| n.parse::<usize>().ok())
+                {
+                    // `n` bytes of "0123456789abcde\n" over and over.
+                    let _ = conn.write_all(
+                        format!(
+                            "HTTP/1.1 200 OK\r\nContent-Length: {n}\r\nConnection: close\r\n\r\n"
+                        )
+                        .as_bytes(),
+                    );
+                    let line = b"0123456789abcde\n".repeat(4096);
+                    let mut left = n;
+                    while left > 0 {
+                        let take = left.min(line.len());
+                        if conn.write_all(&line[..take]).is_err() {
+                            break;
+                        }
+                        left -= take;
+                    }
+                    continue;
+                }
                 let answer: &[u8] = if head.starts_with("GET /redirect ") {
                     b"HTTP/1.1 302 Found\r\nLocation: http://api.evil.com/next\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                 } else {
@@ -303,33 +326,47 @@ async fn docker_sessions_go_out_only_through_the_host_side_proxy() {
         "{tls_heads:?}"
     );
 
-    // Denied: the policy's words (the proxy's 403 body for HTTP; curl's
-    // status 56 for a refused tunnel).
-    let (code, out, _) = run(&mut s, "curl -sS http://api.evil.com/x").await;
+    // Denied: the policy's words, as the local backend says them (the
+    // wrappers in /usr/local/bin show the proxy's verdict; see also
+    // `denials_read_the_same_on_both_backends`).
     let allowed = egress.policy().to_string();
+    let denied = |target: &str| {
+        format!(
+            "sandkeep: network policy denies {target} (allowed: {allowed}); ask the operator to add it\n"
+        )
+    };
     assert_eq!(
-        (code, out),
+        run(&mut s, "curl -sS http://api.evil.com/x").await,
         (
-            0,
-            format!(
-                "sandkeep: network policy denies api.evil.com:80 (allowed: {allowed}); ask the operator to add it\n"
-            )
+            56,
+            String::new(),
+            format!("curl: (56) {}", denied("api.evil.com:80"))
         )
     );
-    let (code, _, err) = run(&mut s, "curl -sS https://api.evil.com/x").await;
-    assert_eq!(code, 56, "{err}");
-    assert!(err.contains("CONNECT tunnel failed, response 403"), "{err}");
     assert_eq!(
-        run(&mut s, "wget -q -O- http://api.evil.com/x; echo rc=$?")
-            .await
-            .1,
-        "rc=8\n"
+        run(&mut s, "curl -sS https://api.evil.com/x").await,
+        (
+            56,
+            String::new(),
+            format!("curl: (56) {}", denied("api.evil.com:443"))
+        )
+    );
+    assert_eq!(
+        run(&mut s, "wget -q -O- http://api.evil.com/x; echo rc=$?").await,
+        (
+            0,
+            "rc=4\n".into(),
+            format!("wget: {}", denied("api.evil.com:80"))
+        )
     );
     // A redirect from the allowed host to a denied one: the hop is refused.
-    let (_, out, _) = run(&mut s, &format!("curl -sSL http://api.test:{hp}/redirect")).await;
-    assert!(
-        out.starts_with("sandkeep: network policy denies api.evil.com:80"),
-        "{out}"
+    assert_eq!(
+        run(&mut s, &format!("curl -sSL http://api.test:{hp}/redirect")).await,
+        (
+            56,
+            String::new(),
+            format!("curl: (56) {}", denied("api.evil.com:80"))
+        )
     );
 
     // A tunnel to an allowed name whose TLS SNI names another host is cut.
@@ -387,11 +424,14 @@ getent hosts example.com; echo dns=$?"#
 
     // The policy tightens while the session runs.
     egress.set_policy(sandkeep_net::Policy::deny_all());
-    let (_, out, _) = run(&mut s, &format!("curl -sS {ok}")).await;
     assert_eq!(
-        out,
-        format!(
-            "sandkeep: network policy denies api.test:{hp} (allowed: nothing); ask the operator to add it\n"
+        run(&mut s, &format!("curl -sS {ok}")).await,
+        (
+            56,
+            String::new(),
+            format!(
+                "curl: (56) sandkeep: network policy denies api.test:{hp} (allowed: nothing); ask the operator to add it\n"
+            )
         )
     );
 
@@ -413,7 +453,7 @@ getent hosts example.com; echo dns=$?"#
         ("CONNECT", "api.evil.com"),
         ("GET", "api.evil.com"),
         ("GET", "api.evil.com"),
-        ("CONNECT", "api.test"),
+        ("CONNECT", "evil.test"),
         ("GET", "api.test"),
     ]
     .iter()
@@ -446,13 +486,18 @@ async fn a_dead_relay_fails_requests_at_once_and_the_sandbox_still_stops() {
             })
             .await
             .unwrap();
-        (r.exit_code, String::from_utf8_lossy(&r.stdout).into_owned())
+        (
+            r.exit_code,
+            String::from_utf8_lossy(&r.stdout).into_owned(),
+            String::from_utf8_lossy(&r.stderr).into_owned(),
+        )
     };
     // The sandbox user can neither kill the relay (it runs as root)...
-    let (_, out) = run("pkill -u root python3 2>/dev/null; curl -sS http://api.evil.com/").await;
+    let (code, _, err) =
+        run("pkill -u root python3 2>/dev/null; curl -sS http://api.evil.com/").await;
     assert!(
-        out.starts_with("sandkeep: network policy denies api.evil.com:80"),
-        "{out}"
+        code == 56 && err.starts_with("curl: (56) sandkeep: network policy denies api.evil.com:80"),
+        "{code} {err}"
     );
     // ... nor does its death hang a run: kill it as root from outside.
     let exec = backend
@@ -475,8 +520,301 @@ async fn a_dead_relay_fails_requests_at_once_and_the_sandbox_still_stops() {
     backend.docker().start_exec(&exec.id, None).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let started = std::time::Instant::now();
-    let (_, out) = run("curl -sS http://api.test/ 2>/dev/null; echo rc=$?").await;
+    let (_, out, _) = run("curl -sS http://api.test/ 2>/dev/null; echo rc=$?").await;
     assert_eq!(out, "rc=7\n");
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     docker_support::teardown(&backend, sb).await;
+}
+
+/// One egress under the policy the docker tests use: the container names
+/// the test servers `api.test`, which the host side resolves to 127.0.0.1,
+/// opened by explicit IP rules. Two runtimes must not share one egress
+/// (each files denials through its own sink), so each gets a twin.
+fn test_egress(http: &HttpServer, tls: &TlsServer) -> Egress {
+    let (hp, tp) = (http.addr.port(), tls.addr.port());
+    let egress = Egress::allowing([
+        format!("api.test:{hp}"),
+        format!("127.0.0.1:{hp}"),
+        format!("api.test:{tp}"),
+        format!("127.0.0.1:{tp}"),
+        // Allowed by name, but it resolves to loopback: refused on every
+        // port no IP rule names.
+        "inside.test".to_string(),
+    ])
+    .unwrap();
+    egress.set_resolver(Arc::new(
+        sandkeep_net::StaticResolver::new()
+            .with("api.test", "127.0.0.1".parse().unwrap())
+            .with("inside.test", "127.0.0.1".parse().unwrap()),
+    ));
+    egress.add_ca_pem(tls.ca_pem.as_bytes()).unwrap();
+    egress
+}
+
+/// A local runtime and a docker runtime (each with its own twin of the
+/// egress `make` builds), or `None` without a docker daemon.
+async fn both_backends(make: impl Fn() -> Egress) -> Option<(Runtime, Runtime, tempfile::TempDir)> {
+    let mut config = docker_support::test_config();
+    config.egress = Some(make());
+    let backend = docker_support::backend_with(config).await?;
+    let data = tempfile::tempdir().unwrap();
+    let local = Runtime::builder()
+        .data_dir(data.path().join("local"))
+        .backend(Arc::new(LocalBackend::new().with_egress(make())))
+        .build();
+    let docker = Runtime::builder()
+        .data_dir(data.path().join("docker"))
+        .backend(Arc::new(backend))
+        .build();
+    Some((local, docker, data))
+}
+
+async fn outcome(s: &mut sandkeep::Session, script: &str) -> (i32, String, String) {
+    let r = s.run_script(script).await.unwrap();
+    (r.exit_code, r.stdout_text(), r.stderr_text())
+}
+
+/// The `net.denied` records of a finished session: (method, host, port).
+fn denial_records(path: &std::path::Path) -> Vec<(String, String, u64)> {
+    sandkeep::eventlog::read_records(path)
+        .unwrap()
+        .iter()
+        .filter(|r| r["event"] == "net.denied")
+        .map(|r| {
+            (
+                r["method"].as_str().unwrap_or("").to_string(),
+                r["host"].as_str().unwrap_or("").to_string(),
+                r["port"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// A denial reads the same on both backends: the same stderr line, the
+/// same status (curl 56, wget 4), nothing on stdout, one `net.denied`
+/// record each. On docker the real curl and wget run (behind the wrappers
+/// that show the host side's verdict).
+#[tokio::test]
+async fn denials_read_the_same_on_both_backends() {
+    let http = HttpServer::start();
+    let tls = TlsServer::start();
+    let (hp, tp) = (http.addr.port(), tls.addr.port());
+    let Some((local, docker, _data)) = both_backends(|| test_egress(&http, &tls)).await else {
+        return;
+    };
+    let allowed = test_egress(&http, &tls).policy().to_string();
+    let line = |tool: &str, target: &str| {
+        let words = format!(
+            "sandkeep: network policy denies {target} (allowed: {allowed}); ask the operator to add it\n"
+        );
+        // A name that resolves to a non-public address says so.
+        let words = if target.starts_with("inside.test") {
+            words.replacen(
+                " (allowed:",
+                " (resolves to 127.0.0.1, not a public address; only an IP rule allows it) (allowed:",
+                1,
+            )
+        } else {
+            words
+        };
+        if tool == "curl" {
+            (56, String::new(), format!("curl: (56) {words}"))
+        } else {
+            (4, String::new(), format!("wget: {words}"))
+        }
+    };
+    let cases = [
+        (
+            "denied plain HTTP",
+            "curl -sS http://api.evil.com/x".to_string(),
+            line("curl", "api.evil.com:80"),
+        ),
+        (
+            "denied plain HTTP under -s",
+            "curl -s -o out.txt http://api.evil.com/x".to_string(),
+            line("curl", "api.evil.com:80"),
+        ),
+        (
+            "denied HTTPS (CONNECT)",
+            "curl -sS https://api.evil.com/x".to_string(),
+            line("curl", "api.evil.com:443"),
+        ),
+        (
+            "redirect from an allowed host to a denied one",
+            format!("curl -sSL http://api.test:{hp}/redirect"),
+            line("curl", "api.evil.com:80"),
+        ),
+        (
+            "denied SNI in a tunnel to an allowed host",
+            format!(
+                "curl -sS --connect-to api.evil.com:{tp}:api.test:{tp} https://api.evil.com:{tp}/"
+            ),
+            line("curl", &format!("api.evil.com:{tp}")),
+        ),
+        (
+            "an IP literal no rule names",
+            "curl -sS http://10.1.2.3/x".to_string(),
+            line("curl", "10.1.2.3:80"),
+        ),
+        (
+            "an allowed name that resolves to loopback",
+            "curl -sS http://inside.test/ok".to_string(),
+            line("curl", "inside.test:80"),
+        ),
+        (
+            "an allowed name that resolves to loopback, HTTPS",
+            "curl -sS https://inside.test/".to_string(),
+            line("curl", "inside.test:443"),
+        ),
+        (
+            "wget, denied plain HTTP",
+            "wget -q -O- http://api.evil.com/x".to_string(),
+            line("wget", "api.evil.com:80"),
+        ),
+        (
+            "wget, denied HTTPS",
+            "wget -q -O- https://api.evil.com/x".to_string(),
+            line("wget", "api.evil.com:443"),
+        ),
+    ];
+    let mut logs = Vec::new();
+    for (name, rt) in [("local", &local), ("docker", &docker)] {
+        let mut s = rt.session(&format!("parity-{name}")).unwrap();
+        for (case, script, want) in &cases {
+            assert_eq!(&outcome(&mut s, script).await, want, "{name}: {case}");
+        }
+        // Nothing was written where the refused download was to go.
+        assert_eq!(
+            outcome(&mut s, "ls out.txt 2>&1 >/dev/null | wc -l")
+                .await
+                .1,
+            "1\n",
+            "{name}"
+        );
+        logs.push(s.event_log().unwrap().path());
+        s.complete().await.unwrap();
+    }
+    let tp = u64::from(tp);
+    let want: Vec<(String, String, u64)> = [
+        ("GET", "api.evil.com", 80),
+        ("GET", "api.evil.com", 80),
+        ("CONNECT", "api.evil.com", 443),
+        ("GET", "api.evil.com", 80),
+        ("CONNECT", "api.evil.com", tp),
+        ("GET", "10.1.2.3", 80),
+        ("GET", "inside.test", 80),
+        ("CONNECT", "inside.test", 443),
+        ("GET", "api.evil.com", 80),
+        ("CONNECT", "api.evil.com", 443),
+    ]
+    .iter()
+    .map(|(m, h, p)| (m.to_string(), h.to_string(), *p))
+    .collect();
+    // One record per denial on each backend (the local backend checks the
+    // method as asked: GET; the proxy sees a tunnel: CONNECT).
+    let local_records = denial_records(&logs[0]);
+    let docker_records = denial_records(&logs[1]);
+    assert_eq!(docker_records, want);
+    assert_eq!(
+        local_records
+            .iter()
+            .map(|(_, h, p)| (h.clone(), *p))
+            .collect::<Vec<_>>(),
+        want.iter()
+            .map(|(_, h, p)| (h.clone(), *p))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        http.heads().iter().all(|h| !h.contains("/next")),
+        "nothing reached a denied host's path"
+    );
+}
+
+/// The request limit is per run on both backends: two runs each under it
+/// succeed, a run over it fails with the local backend's words.
+#[tokio::test]
+async fn network_limits_are_per_run_on_both_backends() {
+    let http = HttpServer::start();
+    let tls = TlsServer::start();
+    let hp = http.addr.port();
+    let limited = || {
+        let e = test_egress(&http, &tls);
+        e.set_limits(sandkeep_net::NetLimits {
+            max_requests: 2,
+            ..Default::default()
+        });
+        e
+    };
+    let Some((local, docker, _data)) = both_backends(limited).await else {
+        return;
+    };
+    let ok = format!("http://api.test:{hp}/ok");
+    let two = format!("curl -sS {ok}; curl -sS {ok}");
+    for (name, rt) in [("local", &local), ("docker", &docker)] {
+        let mut s = rt.session(&format!("limits-{name}")).unwrap();
+        for run in 1..=2 {
+            assert_eq!(
+                outcome(&mut s, &two).await,
+                (0, "ok\nok\n".into(), String::new()),
+                "{name}: run {run}"
+            );
+        }
+        assert_eq!(
+            outcome(&mut s, &format!("{two}; curl -sS {ok}")).await,
+            (
+                56,
+                "ok\nok\n".into(),
+                "curl: (56) sandkeep: network limit reached: 2 requests\n".into()
+            ),
+            "{name}: a run over the limit"
+        );
+        s.complete().await.unwrap();
+    }
+}
+
+/// A large download through the relay to a client that reads slowly
+/// arrives whole, and the relay in the container never holds more than a
+/// few windows of it (its peak memory stays far below the download).
+#[tokio::test]
+async fn a_large_download_through_the_relay_is_flow_controlled() {
+    const SIZE: usize = 96 << 20;
+    let http = HttpServer::start();
+    let tls = TlsServer::start();
+    let hp = http.addr.port();
+    let mut config = docker_support::test_config();
+    config.egress = Some(test_egress(&http, &tls));
+    let Some(backend) = docker_support::backend_with(config).await else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let rt = Runtime::builder()
+        .data_dir(data.path())
+        .backend(Arc::new(backend))
+        .build();
+    let mut s = rt.session("bigdownload").unwrap();
+    // The reader sleeps before it reads anything: every byte waits in the
+    // pipeline (curl, the relay, the host side) until it starts.
+    let script = format!(
+        r#"curl -sS http://api.test:{hp}/big/{SIZE} | (sleep 4; cmp - <(yes 0123456789abcde | head -c {SIZE}) && echo same)
+echo "curl=${{PIPESTATUS[0]}}"
+for p in $(pgrep -u root python3); do grep -q MAX_CONNS /proc/$p/cmdline && awk '/VmHWM/ {{print $2}}' /proc/$p/status; done"#
+    );
+    let (code, out, err) = outcome(&mut s, &script).await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        (code, &lines[..2]),
+        (0, &["same", "curl=0"][..]),
+        "{out}{err}"
+    );
+    let peak_kib: u64 = lines[2].trim().parse().unwrap_or_else(|_| panic!("{out}"));
+    assert!(
+        peak_kib < 48 << 10,
+        "the relay peaked at {peak_kib} KiB for a {} MiB download",
+        SIZE >> 20
+    );
+    eprintln!(
+        "relay peak memory {peak_kib} KiB for a {} MiB download",
+        SIZE >> 20
+    );
+    s.complete().await.unwrap();
 }

@@ -7,7 +7,8 @@
 //! and records; two `sandkeep serve` workers on one bucket (state written
 //! through one is read through the other; 20 rounds of concurrent parks of
 //! one agent keep every change); a worker killed with `kill -9` mid-park
-//! leaves a head that verifies.
+//! leaves a head that verifies; the mindlog as segment objects, appended
+//! to by two workers at once.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 // The spawned servers are returned to the tests, which kill and wait on them.
 #![allow(clippy::zombie_processes)]
@@ -362,4 +363,238 @@ async fn kill_9_mid_park_leaves_a_head_that_verifies() {
     assert_eq!(out["stdout"], "300\n");
     let _ = worker.kill();
     let _ = worker.wait();
+}
+
+/// The mindlog on S3 (client16): two workers appending to one agent's
+/// mindlog at once both keep every entry (append-only segment objects, one
+/// per entry, created with If-None-Match), every worker reads the merged
+/// log in time order with paging and search, nothing lands in either
+/// worker's data directory, and a session's `/workspace/mindlog.jsonl` copy
+/// holds the merged log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_workers_append_to_one_mindlog_on_s3_and_keep_every_entry() {
+    let Some(moto) = moto() else { return };
+    make_bucket(&moto, "minds").await;
+    let url = "s3://minds/m";
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (mut w1, b1) = spawn_worker(d1.path(), &moto, url);
+    let (mut w2, b2) = spawn_worker(d2.path(), &moto, url);
+    let c = Client::new();
+    const EACH: usize = 25;
+    let appends = |base: String, worker: usize| {
+        let c = c.clone();
+        async move {
+            let mut ids = Vec::new();
+            for i in 0..EACH {
+                let e = post(
+                    &c,
+                    format!("{base}/v1/agents/kim/mindlog"),
+                    json!({"kind": "note", "text": format!("worker {worker} entry {i}")}),
+                )
+                .await;
+                ids.push(e["id"].as_str().unwrap().to_string());
+            }
+            ids
+        }
+    };
+    let (ids1, ids2) = tokio::join!(appends(b1.clone(), 1), appends(b2.clone(), 2));
+    let mut all: Vec<String> = ids1.iter().chain(&ids2).cloned().collect();
+    all.sort();
+    let millis = |id: &str| id.split('-').next().unwrap().parse::<u64>().unwrap();
+
+    for base in [&b1, &b2] {
+        let r = c
+            .get(format!("{base}/v1/agents/kim/mindlog?limit=1000"))
+            .send()
+            .await
+            .unwrap();
+        let v: Value = r.json().await.unwrap();
+        let entries = v["entries"].as_array().unwrap();
+        let ids: Vec<String> = entries
+            .iter()
+            .map(|e| e["id"].as_str().unwrap().to_string())
+            .collect();
+        let mut got = ids.clone();
+        got.sort();
+        assert_eq!(got, all, "every entry of both workers");
+        assert!(
+            ids.windows(2).all(|w| millis(&w[0]) <= millis(&w[1])),
+            "oldest first: {ids:?}"
+        );
+        for own in [&ids1, &ids2] {
+            let order: Vec<&String> = ids.iter().filter(|id| own.contains(id)).collect();
+            assert_eq!(
+                order,
+                own.iter().collect::<Vec<_>>(),
+                "each worker's own order"
+            );
+        }
+        let expected = ids.clone();
+        for worker in [1, 2] {
+            for i in [0, EACH - 1] {
+                let text = format!("worker {worker} entry {i}");
+                assert!(entries.iter().any(|e| e["text"] == text.as_str()), "{text}");
+            }
+        }
+        // The newest 3, then the 2 before them.
+        let v: Value = c
+            .get(format!("{base}/v1/agents/kim/mindlog?limit=3"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let newest: Vec<&str> = v["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(newest, expected[expected.len() - 3..]);
+        let v: Value = c
+            .get(format!(
+                "{base}/v1/agents/kim/mindlog?limit=2&before={}",
+                newest[0]
+            ))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let page: Vec<&str> = v["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(page, expected[expected.len() - 5..expected.len() - 3]);
+        let v: Value = c
+            .get(format!(
+                "{base}/v1/agents/kim/mindlog?query=WORKER%202%20ENTRY%207"
+            ))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(v["entries"].as_array().unwrap().len(), 1, "{v}");
+    }
+
+    // The sandbox's copy is the merged log.
+    let s = session(&c, &b2, "kim").await;
+    let out = run(
+        &c,
+        &b2,
+        &s,
+        "wc -l < mindlog.jsonl; grep -c 'worker 1' mindlog.jsonl",
+    )
+    .await;
+    assert_eq!(out["stdout"], format!("{}\n{EACH}\n", 2 * EACH), "{out}");
+    // Nothing went to the workers' own disks.
+    for d in [&d1, &d2] {
+        assert!(!d.path().join("agents/kim/mindlog.jsonl").exists());
+    }
+
+    for w in [&mut w1, &mut w2] {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+    // One object per entry under the agent's mindlog prefix.
+    let stores = stores(&moto, url);
+    let names = tokio::task::spawn_blocking(move || {
+        use sandkeep::mindlog::Segments;
+        stores.mindlog("kim").names().unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(names.len(), 2 * EACH);
+}
+
+/// Segments in memory: the merge rules of a mindlog on segments without an
+/// S3 server (the moto test above covers the real one).
+#[derive(Debug, Default)]
+struct MemorySegments(std::sync::Mutex<std::collections::BTreeMap<String, Vec<u8>>>);
+
+impl sandkeep::mindlog::Segments for MemorySegments {
+    fn create(&self, name: &str, data: &[u8]) -> std::io::Result<bool> {
+        let mut map = self.0.lock().unwrap();
+        if map.contains_key(name) {
+            return Ok(false);
+        }
+        map.insert(name.to_string(), data.to_vec());
+        Ok(true)
+    }
+
+    fn names(&self) -> std::io::Result<Vec<String>> {
+        // Any order: the reader must sort.
+        Ok(self.0.lock().unwrap().keys().rev().cloned().collect())
+    }
+
+    fn read(&self, names: &[String]) -> std::io::Result<Vec<Option<Vec<u8>>>> {
+        let map = self.0.lock().unwrap();
+        Ok(names.iter().map(|n| map.get(n).cloned()).collect())
+    }
+}
+
+#[test]
+fn a_mindlog_on_segments_reads_merged_pages_and_searches() {
+    use sandkeep::mindlog::{Kind, Mindlog, Version};
+    let segments = std::sync::Arc::new(MemorySegments::default());
+    let log = Mindlog::on_segments(segments.clone());
+    assert_eq!(log.version().unwrap(), None);
+    assert!(log.read(5, None).unwrap().is_empty());
+    assert!(log.contents().unwrap().is_empty());
+    // More entries than one fetch batch (64).
+    let mut ids = Vec::new();
+    for i in 0..150 {
+        let text = if i % 50 == 7 {
+            format!("{i} Needle")
+        } else {
+            format!("{i} hay")
+        };
+        ids.push(log.append(Kind::Note, &text, None).unwrap().unwrap().id);
+    }
+    assert!(log.append(Kind::Note, "  ", None).unwrap().is_none());
+    // A torn segment and one of several lines are read around and through.
+    segments
+        .0
+        .lock()
+        .unwrap()
+        .insert("0-torn".into(), b"{\"id\":".to_vec());
+    // Many entries share a millisecond: they still read in append order.
+    let read: Vec<String> = log
+        .read(1000, None)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(read, ids);
+    let texts =
+        |v: Vec<sandkeep::mindlog::Entry>| v.into_iter().map(|e| e.text).collect::<Vec<_>>();
+    assert_eq!(texts(log.read(2, None).unwrap()), ["148 hay", "149 hay"]);
+    assert_eq!(log.read(1000, None).unwrap().len(), 150);
+    assert_eq!(
+        texts(log.read(3, Some(&ids[100])).unwrap()),
+        ["97 hay", "98 hay", "99 hay"]
+    );
+    assert!(log.read(3, Some("no-such-id")).unwrap().is_empty());
+    assert_eq!(
+        texts(log.search("NEEDLE", 10).unwrap()),
+        ["7 Needle", "57 Needle", "107 Needle"]
+    );
+    assert_eq!(texts(log.search("needle", 1).unwrap()), ["107 Needle"]);
+    let all = String::from_utf8(log.contents().unwrap()).unwrap();
+    assert_eq!(all.lines().count(), 151, "150 entries and the torn line");
+    assert!(all.lines().nth(1).unwrap().contains("\"0 hay\""));
+    let Some(Version::Segments(count, newest)) = log.version().unwrap() else {
+        panic!("no version")
+    };
+    assert_eq!(count, 151);
+    assert!(
+        newest.ends_with(ids[149].split('-').nth(1).unwrap()),
+        "{newest}"
+    );
 }

@@ -71,8 +71,20 @@ async fn event_log_stores_deltas() {
 }
 
 #[tokio::test]
+async fn quick_rewrites_are_kept() {
+    common::quick_rewrites_are_kept(local()).await;
+}
+
+#[tokio::test]
 async fn local_to_local_restore() {
     common::cross_backend(local(), local()).await;
+}
+
+/// Issue 18: names up to the limits and names that are not UTF-8 (held by
+/// the virtual filesystem in the shell's escape form) round-trip on local.
+#[tokio::test]
+async fn long_and_raw_names_on_local() {
+    common::long_and_raw_names(local(), local()).await;
 }
 
 #[tokio::test]

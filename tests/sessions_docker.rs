@@ -74,6 +74,12 @@ async fn event_log_stores_deltas_on_docker() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn quick_rewrites_are_kept_on_docker() {
+    let Some(d) = docker().await else { return };
+    common::quick_rewrites_are_kept(d).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn workspace_kept_on_docker_restores_on_local_and_back() {
     let Some(d) = docker().await else { return };
     common::cross_backend(d.clone(), local()).await;
@@ -89,4 +95,13 @@ fn fires_via_cli_on_docker() {
     if available {
         common::fires_via_cli("docker");
     }
+}
+
+/// Issue 18: names up to the limits and names that are not UTF-8, kept on
+/// one backend and restored byte-exact on the other, both ways.
+#[tokio::test(flavor = "multi_thread")]
+async fn long_and_raw_names_cross_backends() {
+    let Some(d) = docker().await else { return };
+    common::long_and_raw_names(local(), d.clone()).await;
+    common::long_and_raw_names(d, local()).await;
 }

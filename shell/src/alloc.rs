@@ -37,7 +37,8 @@ pub struct MemoryAccount {
 impl MemoryAccount {
     /// An empty account with a budget of `limit` bytes.
     ///
-    /// ```
+    /// ```ignore
+    /// // Internal (the module is private), so not run as a doctest.
     /// let a = sandkeep_shell::alloc::MemoryAccount::new(1 << 20);
     /// assert!(!a.exceeded());
     /// assert_eq!(a.limit(), 1 << 20);
@@ -134,7 +135,8 @@ impl Drop for Charging {
 /// Charges the calling thread's allocations to `account` while the guard
 /// lives. Threads a run starts call this first with [`current`].
 ///
-/// ```
+/// ```ignore
+/// // Internal (the module is private), so not run as a doctest.
 /// use sandkeep_shell::alloc::{charge_to, current, MemoryAccount};
 /// let a = MemoryAccount::new(1 << 30);
 /// {

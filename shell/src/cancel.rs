@@ -51,7 +51,8 @@ impl Drop for Restore {
 /// Runs `f` with `control` reachable from [`point`]; how it was left when a
 /// point ended it.
 ///
-/// ```
+/// ```ignore
+/// // Internal (the module is private), so not run as a doctest.
 /// use sandkeep_shell::cancel::{point, scope, Stop};
 /// use sandkeep_shell::{Clock, Limits, RunControl, LimitKind};
 ///

@@ -201,7 +201,7 @@ impl RunControl {
     }
 
     /// The run's memory account: threads working for the run charge it
-    /// (see [`crate::alloc`]).
+    /// (see [`crate::MeteredAlloc`]).
     pub fn memory(&self) -> &Arc<MemoryAccount> {
         &self.memory
     }
@@ -220,7 +220,7 @@ impl RunControl {
     /// A cheap check for hot inner loops: only the cancel flags (this
     /// job's and its run's) and the memory budget, no clock read. The
     /// deadline still reaches it: the watchdog cancels a run when its
-    /// deadline passes (see [`crate::watchdog`]).
+    /// deadline passes.
     pub fn check_fast(&self) -> Result<(), LimitKind> {
         if self.memory.exceeded() {
             self.trip(LimitKind::Memory);

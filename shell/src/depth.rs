@@ -21,7 +21,8 @@ pub enum Syntax {
 /// The deepest bracket nesting in `text`, or `limit + 1` as soon as it is
 /// known to pass `limit`.
 ///
-/// ```
+/// ```ignore
+/// // Internal (the module is private), so not run as a doctest.
 /// use sandkeep_shell::depth::{nesting, Syntax};
 /// assert_eq!(nesting(b"( ( echo ')))' ) )", Syntax::Shell, 100), 2);
 /// assert_eq!(nesting(br#"[{"a": "[[["}]"#, Syntax::Json, 100), 2);

@@ -1,8 +1,9 @@
 //! # sandkeep-shell
 //!
 //! An in-process bash interpreter over a virtual filesystem. Scripts are parsed
-//! with [`brush_parser`] and executed by our own interpreter ([`interp`]), whose
-//! only world is the virtual tree in [`fs`] and the commands in [`commands`]:
+//! with [`brush_parser`] and executed by our own interpreter, whose only world
+//! is the virtual tree ([`Fs`]) and its commands (built-in ones and the
+//! embedder's, see [`ShellConfig::command`]):
 //! no host files, no host processes, no host environment.
 //!
 //! ```
@@ -17,33 +18,48 @@
 //! Each [`Shell::run`] is a fresh `bash -c`: files persist for the life of the
 //! [`Shell`], shell variables and the working directory do not.
 
-pub mod alloc;
-pub mod builtin_core;
+#![deny(missing_docs)]
+
+// The modules are private: the public API is what is re-exported below.
+mod alloc;
+mod builtin_core;
+// Public: the runtime's stores and tar streams translate this escape form.
 pub mod bytes;
-pub mod cancel;
-pub mod clock;
-pub mod commands;
-pub mod control;
-pub mod depth;
-pub mod fs;
-pub mod interp;
-pub mod limits;
-pub(crate) mod watchdog;
+mod cancel;
+mod clock;
+mod commands;
+mod control;
+mod depth;
+mod fs;
+mod interp;
+mod limits;
+mod watchdog;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use clock::Clock;
+pub use alloc::MeteredAlloc;
+pub use clock::{Clock, Timestamp};
+pub use commands::{CommandCtx, CommandFn, CustomCommand, Exec, ExecMode, ExecRequest};
 pub use control::RunControl;
-pub use fs::{Fs, FsError};
-pub use limits::{LimitKind, Limits};
+pub use fs::{Changes, Device, FileKind, FileReader, Fs, FsError, FsResult, Metadata, VfsAdapter};
+pub use interp::read_caller_fd;
+pub use limits::{FsLimits, LimitKind, Limits};
+
+/// Entry points for this crate's own integration tests (the built-in
+/// command table, the awk parser for its fuzz test); not part of the API.
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::commands::awk::parser::parse as parse_awk;
+    pub use crate::commands::lookup;
+}
 
 /// How a [`Shell`] is built: limits, determinism and the embedder's own
 /// commands.
 ///
 /// An embedder exposes a host tool as a command the script can pipe and
 /// redirect like any other (it sees only what its closure captures and the
-/// [`commands::CommandCtx`]: arguments, environment, streams, the virtual
+/// [`CommandCtx`]: arguments, environment, streams, the virtual
 /// filesystem):
 ///
 /// ```

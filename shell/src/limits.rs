@@ -68,8 +68,9 @@ impl Default for FsLimits {
     }
 }
 
-/// Which limit ended a run.
+/// Which limit ended a run (more limits may come: match with a catch-all arm).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LimitKind {
     /// The run's wall-clock time.
     Timeout,

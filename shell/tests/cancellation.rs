@@ -12,21 +12,12 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use sandkeep_shell::{LimitKind, Limits, RunOptions, RunOutput, Shell, ShellConfig};
+use sandkeep_shell::{Limits, RunOptions, RunOutput, Shell, ShellConfig};
 
-/// The deadline of the run under test.
-const DEADLINE: Duration = Duration::from_millis(400);
-
-/// How late a run may return: 100 ms, plus scheduling slack on a machine
-/// shared with other builds.
-const LATE: Duration = Duration::from_millis(100 + 100);
-
-/// CPU time the process may use while it should be idle for 300 ms: the
-/// test's own bookkeeping, a few clock ticks; a thread still spinning uses
-/// all 300 ms.
-const IDLE_CPU: Duration = Duration::from_millis(60);
+#[path = "support/deadline.rs"]
+mod deadline;
 
 fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
@@ -67,49 +58,9 @@ fn setup(sh: &Shell, script: &str) {
     );
 }
 
-/// User plus system CPU time of this whole process (all its threads).
-fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
-    // Fields after the command name in parentheses; utime and stime are
-    // fields 14 and 15 of the line, in clock ticks (100 per second).
-    let rest = &stat[stat.rfind(')').expect("stat has the command") + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    Duration::from_millis(ticks * 10)
-}
-
-/// Runs `script` under [`DEADLINE`] and checks it ends by timeout, within
-/// [`LATE`] of the deadline, and that nothing of it runs afterwards.
+/// [`deadline::stops_on_time`] on this file's shell.
 fn stops_on_time(sh: &Shell, family: &str, script: &str) {
-    let started = Instant::now();
-    let o = run(sh, script, DEADLINE);
-    let took = started.elapsed();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(
-        o.limit,
-        Some(LimitKind::Timeout),
-        "{family}: `{script}` did not time out (status {}, stderr {stderr:?}): give it more work",
-        o.exit_code
-    );
-    assert_eq!(o.exit_code, 124, "{family}: `{script}`");
-    assert!(
-        stderr.contains("timeout exceeded"),
-        "{family}: `{script}`: {stderr:?}"
-    );
-    let late = took.saturating_sub(DEADLINE);
-    // The figure the README reports (`-- --nocapture`).
-    eprintln!("{family}: returned {late:?} after the deadline: {script}");
-    assert!(
-        late <= LATE,
-        "{family}: `{script}` returned {late:?} after its deadline"
-    );
-    let before = cpu_time();
-    std::thread::sleep(Duration::from_millis(300));
-    let used = cpu_time().saturating_sub(before);
-    assert!(
-        used <= IDLE_CPU,
-        "{family}: `{script}`: the process used {used:?} of CPU in the 300 ms after the run"
-    );
+    deadline::stops_on_time(family, script, |script, timeout| run(sh, script, timeout));
 }
 
 #[test]

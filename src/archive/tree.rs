@@ -20,6 +20,8 @@ use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use tar::{EntryType, Header};
 
+use super::names;
+
 /// Bytes one member may expand to: a file larger than this is refused.
 pub const MAX_MEMBER_BYTES: u64 = 256 << 20;
 
@@ -152,7 +154,8 @@ impl ArchiveTree {
         let mut archive = tar::Archive::new(reader);
         for entry in archive.entries()? {
             let mut entry = entry?;
-            let raw_name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+            // Names that are not UTF-8 are kept byte-exact (`names`).
+            let raw_name = names::from_bytes(&entry.path_bytes());
             let header = entry.header().clone();
             let kind = match header.entry_type() {
                 EntryType::Regular | EntryType::Continuous | EntryType::GNUSparse => {
@@ -191,9 +194,7 @@ impl ArchiveTree {
                 });
                 continue;
             }
-            let link = entry
-                .link_name_bytes()
-                .map(|b| String::from_utf8_lossy(&b).into_owned());
+            let link = entry.link_name_bytes().map(|b| names::from_bytes(&b));
             if kind == EntryKind::HardLink {
                 match link.as_deref().map(normalize) {
                     Some(Ok(_)) => {}
@@ -304,7 +305,7 @@ impl ArchiveTree {
                     header.set_size(entry.size());
                     builder.append_data(
                         &mut header,
-                        format!("./{}", entry.path),
+                        names::to_path(&format!("./{}", entry.path)),
                         entry.data.as_slice(),
                     )?;
                 }
@@ -312,7 +313,11 @@ impl ArchiveTree {
                     written_dirs.insert(entry.path.clone());
                     header.set_entry_type(EntryType::Directory);
                     header.set_size(0);
-                    builder.append_data(&mut header, format!("./{}/", entry.path), io::empty())?;
+                    builder.append_data(
+                        &mut header,
+                        names::to_path(&format!("./{}/", entry.path)),
+                        io::empty(),
+                    )?;
                 }
                 EntryKind::Symlink | EntryKind::HardLink => {
                     header.set_entry_type(if entry.kind == EntryKind::Symlink {
@@ -327,7 +332,11 @@ impl ArchiveTree {
                     } else {
                         target
                     };
-                    builder.append_link(&mut header, format!("./{}", entry.path), target)?;
+                    builder.append_link(
+                        &mut header,
+                        names::to_path(&format!("./{}", entry.path)),
+                        names::to_path(&target),
+                    )?;
                 }
             }
         }
@@ -354,7 +363,7 @@ fn append_dir<W: Write>(
     header.set_mode(mode);
     header.set_mtime(mtime);
     header.set_size(0);
-    builder.append_data(&mut header, name, io::empty())
+    builder.append_data(&mut header, names::to_path(name), io::empty())
 }
 
 /// The proper ancestors of a normalized path, nearest first (`a/b/c` → `a/b`, `a`).

@@ -20,13 +20,24 @@ use super::{BackendArgs, Cli, Isolation, RunArgs, ShellArgs, WorkerArgs};
 /// Picks the backend (flag, then `SANDKEEP_BACKEND`, then auto) and, on
 /// docker, reaps containers orphaned by dead sandkeep processes.
 pub(super) async fn backend_for(args: &BackendArgs) -> anyhow::Result<Arc<dyn Backend>> {
+    backend_with(args, DockerConfig::from_env()).await
+}
+
+/// [`backend_for`] with the docker backend configured as `docker` says
+/// (`serve --docker-pool` sets its pool).
+pub(super) async fn backend_with(
+    args: &BackendArgs,
+    mut docker: DockerConfig,
+) -> anyhow::Result<Arc<dyn Backend>> {
     let choice = match args.backend {
         Some(c) => c,
         None => BackendChoice::from_env()
             .map_err(anyhow::Error::msg)?
             .unwrap_or_default(),
     };
-    let mut docker = DockerConfig::from_env();
+    if let Some(bytes) = args.storage {
+        docker.storage_bytes = Some(bytes);
+    }
     let egress = egress_for(args)?;
     if !(args.allow_net.is_empty() && args.net_header.is_empty()) {
         // Containers get the relay to the egress proxy only when a rule or
@@ -51,14 +62,23 @@ fn local_backend(
     args: &BackendArgs,
     egress: sandkeep_net::Egress,
 ) -> anyhow::Result<Arc<dyn Backend>> {
+    let mut config = sandkeep_shell::ShellConfig::default();
+    if let Some(bytes) = args.storage {
+        config.limits.fs.max_total_bytes = bytes;
+    }
     match args.isolation {
-        Isolation::Thread => Ok(Arc::new(LocalBackend::new().with_egress(egress))),
+        Isolation::Thread => Ok(Arc::new(
+            LocalBackend::with_config(config).with_egress(egress),
+        )),
         Isolation::Process => {
             if !(args.allow_net.is_empty() && args.net_header.is_empty()) {
                 bail!(
                     "--allow-net and --net-header are not available with --isolation process \
                      in this build (workers have no network)"
                 );
+            }
+            if args.storage.is_some() {
+                bail!("--storage is not available with --isolation process in this build");
             }
             Ok(Arc::new(WorkerBackend::current_exe(
                 WorkerLimits::default(),

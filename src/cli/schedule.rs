@@ -87,6 +87,7 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
                 allow_net: args.backend.allow_net.clone(),
                 net_header: args.backend.net_header.clone(),
                 isolation: args.backend.isolation,
+                storage: args.backend.storage,
             })
             .await?;
             scheduler = scheduler.with_backend(name, runtime(cli, backend));
@@ -106,6 +107,7 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
             allow_net,
             net_header: args.backend.net_header.clone(),
             isolation: args.backend.isolation,
+            storage: args.backend.storage,
         })
         .await?;
         scheduler = scheduler.with_backend(

@@ -1,6 +1,7 @@
-//! `sandkeep serve`: builds the runtime (backend, `--store`), checks that an
-//! unauthenticated server listens on loopback only, and serves until SIGTERM
-//! or Ctrl-C, parking every session before exiting.
+//! `sandkeep serve`: builds the runtime (backend with its `--docker-pool`,
+//! `--store`), checks that an unauthenticated server listens on loopback
+//! only, and serves until SIGTERM or Ctrl-C, parking every session (and
+//! removing the pool's waiting containers) before exiting.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -10,11 +11,13 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use sandkeep::duration::parse_duration;
 use sandkeep::runtime::StoreFactory;
+use sandkeep::sandbox::BackendKind;
+use sandkeep::sandbox::docker::DockerConfig;
 use sandkeep::server::auth::Tokens;
 use sandkeep::server::{ServeConfig, Server};
 use sandkeep::store::{DirStore, Store};
 
-use super::run::{backend_for, runtime_builder};
+use super::run::{backend_with, runtime_builder};
 use super::{Cli, ServeArgs};
 
 /// `--store file://DIR`: each agent's generations in `DIR/agents/NAME/store`.
@@ -71,23 +74,41 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     if args.max_sessions == 0 || args.max_sessions_per_token == 0 {
         bail!("--max-sessions and --max-sessions-per-token must be at least 1");
     }
-    let mut builder = runtime_builder(cli).backend(backend_for(&args.backend).await?);
-    match args.store.as_deref() {
-        None => {}
+    let stores: Option<Arc<dyn StoreFactory>> = match args.store.as_deref() {
+        None => None,
         Some(url) if url.starts_with("file://") => {
             let root = PathBuf::from(&url["file://".len()..]);
             if root.as_os_str().is_empty() {
                 bail!("--store {url}: give a directory, e.g. file:///var/lib/sandkeep");
             }
-            builder = builder.stores(Arc::new(DirStores(root)));
+            Some(Arc::new(DirStores(root)))
         }
         #[cfg(feature = "s3")]
-        Some(url) if url.starts_with("s3://") => {
-            let stores = sandkeep::store::s3::S3Stores::from_url(url)
-                .with_context(|| format!("--store {url}"))?;
-            builder = builder.stores(Arc::new(stores));
-        }
+        Some(url) if url.starts_with("s3://") => Some(Arc::new(
+            sandkeep::store::s3::S3Stores::from_url(url)
+                .with_context(|| format!("--store {url}"))?,
+        )),
         Some(url) => bail!("--store {url}: expected file://DIR or s3://BUCKET/PREFIX"),
+    };
+    // Bound before the backend: a busy port must not leave a docker pool's
+    // containers behind.
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    let mut docker = DockerConfig::from_env();
+    docker.pool.size = args.docker_pool;
+    let backend = backend_with(&args.backend, docker).await?;
+    if args.docker_pool > 0 && backend.kind() != BackendKind::Docker {
+        bail!(
+            "--docker-pool {} needs the docker backend, but the backend is {} \
+             (give --backend docker, and check that the daemon answers)",
+            args.docker_pool,
+            backend.kind()
+        );
+    }
+    let mut builder = runtime_builder(cli).backend(backend);
+    if let Some(stores) = stores {
+        builder = builder.stores(stores);
     }
     let runtime = builder.build();
     let config = ServeConfig {
@@ -98,9 +119,6 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         max_sessions_per_token: args.max_sessions_per_token,
         ..ServeConfig::default()
     };
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening on {addr}"))?;
     let local = listener.local_addr()?;
     // Tests and scripts read this line to find the port of --listen ...:0.
     eprintln!("sandkeep: serving on http://{local}");

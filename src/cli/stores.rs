@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use sandkeep::Runtime;
+use sandkeep::archive::names::{self, quote};
 use sandkeep::duration::parse_duration;
 use sandkeep::mindlog;
 use sandkeep::store::{ChangeStats, Entry, Generations, Kind, Record, Retention, StoreError};
@@ -94,10 +95,10 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
             let mut total = 0;
             for c in changes.iter().filter(|c| c.entry_kind != Kind::Dir) {
                 if *stat {
-                    writeln!(out, "{}\t{}\t{}", c.kind.letter(), c.path, c.size)?;
+                    writeln!(out, "{}\t{}\t{}", c.kind.letter(), quote(&c.path), c.size)?;
                     total += c.size;
                 } else {
-                    writeln!(out, "{}\t{}", c.kind.letter(), c.path)?;
+                    writeln!(out, "{}\t{}", c.kind.letter(), quote(&c.path))?;
                 }
             }
             if *stat {
@@ -111,16 +112,21 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
             let g = gens(agent)?;
             let id = g.resolve(generation)?;
             let tree = g.manifest(&id)?;
-            let path = path.trim_start_matches("./").trim_start_matches('/');
+            // A name as `archive ls` quoted it reads back to its bytes.
+            let unquoted = quote_path(path);
+            let path = unquoted.trim_start_matches("./").trim_start_matches('/');
             let path = path.strip_prefix("workspace/").unwrap_or(path);
             let entry = tree
                 .entries
                 .get(path)
-                .with_context(|| format!("generation {id} has no {path}"))?;
+                .with_context(|| format!("generation {id} has no {}", quote(path)))?;
             match (entry.kind, entry.hash) {
                 (Kind::File, Some(h)) => out.write_all(&g.store().read_blob(&h)?)?,
-                (Kind::Symlink, _) => writeln!(out, "{}", entry.link.as_deref().unwrap_or(""))?,
-                _ => anyhow::bail!("{path} is a directory in generation {id}"),
+                (Kind::Symlink, _) => {
+                    out.write_all(&names::to_bytes(entry.link.as_deref().unwrap_or("")))?;
+                    out.write_all(b"\n")?;
+                }
+                _ => anyhow::bail!("{} is a directory in generation {id}", quote(path)),
             }
         }
         ArchiveCommand::Ls { agent, generation } => {
@@ -248,6 +254,16 @@ fn log_line(r: &Record) -> String {
 }
 
 /// `-rw-r--r--       12 2026-12-03 03:10 notes.txt`, like `tar tv`.
+/// `GEN:PATH`'s path: a name in git's quotes (as `archive ls` prints one
+/// that is not printable UTF-8) is read back to the name it stands for;
+/// anything else is taken as it is.
+fn quote_path(path: &str) -> String {
+    if let Some(name) = names::unquote(path) {
+        return name;
+    }
+    path.to_string()
+}
+
 fn long_line(path: &str, e: &Entry) -> String {
     let type_char = match e.kind {
         Kind::File => '-',
@@ -263,10 +279,12 @@ fn long_line(path: &str, e: &Entry) -> String {
         mode.push(if bits & 1 != 0 { 'x' } else { '-' });
     }
     let when = &utc(e.mtime)[..16];
+    // Names that are not printable UTF-8 are quoted as git quotes them.
+    let shown = quote(path);
     let name = match e.kind {
-        Kind::Dir => format!("{path}/"),
-        Kind::Symlink => format!("{path} -> {}", e.link.as_deref().unwrap_or("")),
-        Kind::File => path.to_string(),
+        Kind::Dir => format!("{shown}/"),
+        Kind::Symlink => format!("{shown} -> {}", quote(e.link.as_deref().unwrap_or(""))),
+        Kind::File => shown.into_owned(),
     };
     format!("{mode} {:>10} {when} {name}", e.size)
 }

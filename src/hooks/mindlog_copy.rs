@@ -4,21 +4,20 @@
 //! generations: editing it changes nothing durable.
 
 use std::collections::HashMap;
-use std::io;
 use std::sync::Mutex;
-use std::time::SystemTime;
 
 use super::{Hook, HookContext, HookResult};
-use crate::mindlog::SANDBOX_MINDLOG_PATH;
+use crate::mindlog::{MindlogError, SANDBOX_MINDLOG_PATH, Version};
 
 /// The hook that copies the mindlog into the sandbox at
-/// `/workspace/mindlog.jsonl` when a turn starts, unless the host file is
-/// unchanged since the last copy into that sandbox. Does nothing for
+/// `/workspace/mindlog.jsonl` when a turn starts, unless the mindlog (a host
+/// file, or segments on object storage) is unchanged since the last copy
+/// into that sandbox. Does nothing for
 /// ephemeral sessions or when the agent has no mindlog yet.
 #[derive(Debug, Default)]
 pub struct MindlogCopy {
-    /// Per sandbox id: (length, mtime) of the host file at the last copy.
-    copied: Mutex<HashMap<String, (u64, Option<SystemTime>)>>,
+    /// Per sandbox id: the mindlog's version at the last copy.
+    copied: Mutex<HashMap<String, Version>>,
 }
 
 impl MindlogCopy {
@@ -39,31 +38,34 @@ impl Hook for MindlogCopy {
             return Ok(());
         };
         let sandbox = ctx.sandbox()?;
-        let path = paths.mindlog.clone();
-        let read = tokio::task::spawn_blocking(
-            move || -> io::Result<Option<(Vec<u8>, (u64, Option<SystemTime>))>> {
-                let meta = match std::fs::metadata(&path) {
-                    Ok(m) => m,
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-                    Err(e) => return Err(e),
-                };
-                let data = std::fs::read(&path)?;
-                Ok(Some((data, (meta.len(), meta.modified().ok()))))
-            },
-        );
-        let Some((data, stamp)) = read.await.map_err(|e| e.to_string())?? else {
-            return Ok(());
-        };
+        let log = paths.open_mindlog();
         let key = sandbox.id().to_string();
-        if self
+        let last = self
             .copied
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&key)
-            == Some(&stamp)
-        {
+            .cloned();
+        // The version first (one stat, or one listing of the segments): the
+        // contents are read only when they changed since the last copy.
+        let read = tokio::task::spawn_blocking(
+            move || -> Result<Option<(Vec<u8>, Version)>, MindlogError> {
+                let Some(version) = log.version()? else {
+                    return Ok(None);
+                };
+                if last.as_ref() == Some(&version) {
+                    return Ok(None);
+                }
+                Ok(Some((log.contents()?, version)))
+            },
+        );
+        let Some((data, stamp)) = read
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?
+        else {
             return Ok(());
-        }
+        };
         sandbox.write_file(SANDBOX_MINDLOG_PATH, &data).await?;
         self.copied
             .lock()

@@ -440,7 +440,7 @@ async fn take_snapshot(
             let tar = std::mem::take(&mut changes.written);
             let (written, bytes) = store_tar(gens, tar).await?;
             let tree = Arc::make_mut(&mut state.tree);
-            let (edit, needed) = apply_changes(tree, state.listed_at, &changes, &written);
+            let (edit, needed) = apply_changes(tree, &changes, &written);
             (edit, needed, changes.listing.listed_at, bytes)
         }
         None => {
@@ -513,7 +513,6 @@ async fn store_tar(
 /// from the tree before (they must be read).
 fn apply_changes(
     tree: &mut Manifest,
-    listed_at: i64,
     changes: &WorkspaceChanges,
     written: &HashMap<String, Entry>,
 ) -> (Edit, Vec<String>) {
@@ -567,8 +566,10 @@ fn apply_changes(
             match (written.get(&l.path), edit.original(tree, &l.path)) {
                 (Some(w), _) if w.kind == Kind::File => entry = w.clone(),
                 // Not written, by the sandbox's account; the stat must agree
-                // too (an account kept by timestamps can be fooled).
-                (None, Some(o)) if same_file(o, l, listed_at) => entry.hash = o.hash,
+                // too. A file written in the second of the last listing is
+                // not re-read: the account is exact, and re-reading such
+                // files cost every docker park a second round trip.
+                (None, Some(o)) if same_stat(o, l) => entry.hash = o.hash,
                 _ => needed.push(l.path.clone()),
             }
         }
@@ -645,11 +646,19 @@ fn listed_entry(l: &Listed) -> Option<Entry> {
 /// size and mtime, and not modified in the second `old`'s tree was listed
 /// at (or later), when it may have changed again without its mtime moving.
 fn same_file(old: &Entry, listed: &Listed, listed_at: i64) -> bool {
+    same_stat(old, listed) && listed.mtime < listed_at.saturating_sub(1)
+}
+
+/// True when `listed` has the stat `old` had: same kind, mode, size and
+/// mtime. Enough with the sandbox's own account of what it wrote (which is
+/// exact, see [`crate::sandbox::workspace::MARK_SCRIPT`]): the stat only
+/// guards against an account that missed a write which changed the size or
+/// the mtime.
+fn same_stat(old: &Entry, listed: &Listed) -> bool {
     old.kind == Kind::File
         && old.mode == listed.mode
         && old.size == listed.size
         && old.mtime == listed.mtime
-        && listed.mtime < listed_at.saturating_sub(1)
 }
 
 /// Collapses a multi-line error (tar's stderr) into one log line.
@@ -766,7 +775,7 @@ mod tests {
                 entries.into_iter().map(|t| (t.path, t.entry)).collect();
             let before = tree.clone();
             let mut incremental = tree;
-            let (edit, needed) = apply_changes(&mut incremental, i64::MAX, &changes, &written);
+            let (edit, needed) = apply_changes(&mut incremental, &changes, &written);
             read_needed(&sandbox, &mut incremental, &needed).await;
             // The edit (whose paths include every file read) describes the
             // change as comparing the whole trees would.

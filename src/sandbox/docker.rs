@@ -11,6 +11,7 @@
 //! - [`reaper`]: owner labels and the removal of orphans
 //! - `net` (feature `net`): the relay to the host-side egress proxy
 //! - [`procs`]: which processes belong to a run, the kill and the sweep
+//! - [`pool`]: warm containers, created and started ahead of the sessions
 //! - [`storage`]: the storage limit (the driver's quota or a watched one)
 //!
 //! [`Sandbox`]: crate::sandbox::Sandbox
@@ -21,6 +22,7 @@ pub mod container;
 pub mod exec;
 #[cfg(feature = "net")]
 pub mod net;
+pub mod pool;
 pub mod procs;
 pub mod reaper;
 pub mod storage;
@@ -33,6 +35,7 @@ use futures_util::StreamExt;
 
 pub use config::{DEFAULT_IMAGE, DockerConfig, NetworkPolicy, PullPolicy};
 pub use container::DockerSandbox;
+pub use pool::{PoolConfig, PoolStats};
 pub use reaper::Owner;
 
 use super::{Backend, BackendKind, Sandbox, SandboxError, SandboxSpec};
@@ -71,77 +74,17 @@ pub fn map_api_error(e: bollard::errors::Error) -> SandboxError {
     }
 }
 
-/// A connected docker daemon that creates sandbox containers.
-pub struct DockerBackend {
-    docker: Docker,
-    config: Arc<DockerConfig>,
-    owner: Owner,
-    host: String,
-    api_version: String,
+/// What the backend and its pool share: the client, the configuration, the
+/// owner labels and whether the image is known to be there.
+pub(crate) struct Core {
+    pub(crate) docker: Docker,
+    pub(crate) config: Arc<DockerConfig>,
+    pub(crate) owner: Owner,
     image_ready: tokio::sync::OnceCell<()>,
 }
 
-impl DockerBackend {
-    /// Connects to the daemon: a ping within `config.ping_timeout`, then the
-    /// API version both sides speak (engine 20.10 speaks 1.41).
-    pub async fn connect(config: DockerConfig) -> Result<DockerBackend, SandboxError> {
-        let host = config.resolved_host();
-        let unreachable = |reason: String| {
-            SandboxError::Backend(format!("no docker daemon answered at {host}: {reason}"))
-        };
-        let docker = connect(&config).map_err(|e| unreachable(e.to_string()))?;
-        match tokio::time::timeout(config.ping_timeout, docker.ping()).await {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(unreachable(e.to_string())),
-            Err(_) => {
-                return Err(unreachable(format!(
-                    "no answer within {:?}",
-                    config.ping_timeout
-                )));
-            }
-        }
-        let docker =
-            match tokio::time::timeout(config.ping_timeout, docker.negotiate_version()).await {
-                Ok(Ok(d)) => d,
-                Ok(Err(e)) => return Err(unreachable(format!("version negotiation: {e}"))),
-                Err(_) => return Err(unreachable("version negotiation timed out".into())),
-            };
-        let api_version = docker.client_version().to_string();
-        let owner = tokio::task::spawn_blocking(Owner::current)
-            .await
-            .map_err(|e| SandboxError::Backend(e.to_string()))?;
-        Ok(DockerBackend {
-            docker,
-            config: Arc::new(config),
-            owner,
-            host,
-            api_version,
-            image_ready: tokio::sync::OnceCell::new(),
-        })
-    }
-
-    /// The bollard client (for inspection in tests and tools).
-    pub fn docker(&self) -> &Docker {
-        &self.docker
-    }
-
-    /// The configuration sandboxes are created with.
-    pub fn config(&self) -> &DockerConfig {
-        &self.config
-    }
-
-    /// The daemon address.
-    pub fn host(&self) -> &str {
-        &self.host
-    }
-
-    /// The Engine API version in use.
-    pub fn api_version(&self) -> &str {
-        &self.api_version
-    }
-
-    /// Whether the daemon has the configured image.
-    pub async fn image_present(&self) -> Result<bool, SandboxError> {
+impl Core {
+    async fn image_present(&self) -> Result<bool, SandboxError> {
         match self.docker.inspect_image(&self.config.image).await {
             Ok(_) => Ok(true),
             Err(bollard::errors::Error::DockerResponseServerError {
@@ -153,7 +96,7 @@ impl DockerBackend {
 
     /// Makes sure the image is there, pulling it as the pull policy allows.
     /// Done once per backend.
-    pub async fn ensure_image(&self) -> Result<(), SandboxError> {
+    pub(crate) async fn ensure_image(&self) -> Result<(), SandboxError> {
         self.image_ready
             .get_or_try_init(|| async {
                 let image = &self.config.image;
@@ -174,11 +117,6 @@ impl DockerBackend {
             })
             .await
             .map(|_| ())
-    }
-
-    /// Removes the containers labelled `sandkeep.session` whose owner process is gone.
-    pub async fn reap_orphans(&self) -> Result<usize, SandboxError> {
-        reaper::reap(&self.docker).await
     }
 
     async fn pull(&self) -> Result<(), String> {
@@ -207,6 +145,104 @@ impl DockerBackend {
     }
 }
 
+/// A connected docker daemon that creates sandbox containers. With a pool
+/// ([`DockerConfig::pool`]), sessions take warm containers from it.
+pub struct DockerBackend {
+    core: Arc<Core>,
+    host: String,
+    api_version: String,
+    pool: Option<pool::Pool>,
+}
+
+impl DockerBackend {
+    /// Connects to the daemon: a ping within `config.ping_timeout`, then the
+    /// API version both sides speak (engine 20.10 speaks 1.41). With
+    /// `config.pool.size > 0` the pool starts filling in the background
+    /// (this needs a tokio runtime).
+    pub async fn connect(config: DockerConfig) -> Result<DockerBackend, SandboxError> {
+        let host = config.resolved_host();
+        let unreachable = |reason: String| {
+            SandboxError::Backend(format!("no docker daemon answered at {host}: {reason}"))
+        };
+        let docker = connect(&config).map_err(|e| unreachable(e.to_string()))?;
+        match tokio::time::timeout(config.ping_timeout, docker.ping()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(unreachable(e.to_string())),
+            Err(_) => {
+                return Err(unreachable(format!(
+                    "no answer within {:?}",
+                    config.ping_timeout
+                )));
+            }
+        }
+        let docker =
+            match tokio::time::timeout(config.ping_timeout, docker.negotiate_version()).await {
+                Ok(Ok(d)) => d,
+                Ok(Err(e)) => return Err(unreachable(format!("version negotiation: {e}"))),
+                Err(_) => return Err(unreachable("version negotiation timed out".into())),
+            };
+        let api_version = docker.client_version().to_string();
+        let owner = tokio::task::spawn_blocking(Owner::current)
+            .await
+            .map_err(|e| SandboxError::Backend(e.to_string()))?;
+        let pool_config = config.pool.clone();
+        let core = Arc::new(Core {
+            docker,
+            config: Arc::new(config),
+            owner,
+            image_ready: tokio::sync::OnceCell::new(),
+        });
+        let pool = (pool_config.size > 0).then(|| pool::Pool::start(core.clone(), pool_config));
+        Ok(DockerBackend {
+            core,
+            host,
+            api_version,
+            pool,
+        })
+    }
+
+    /// The bollard client (for inspection in tests and tools).
+    pub fn docker(&self) -> &Docker {
+        &self.core.docker
+    }
+
+    /// The configuration sandboxes are created with.
+    pub fn config(&self) -> &DockerConfig {
+        &self.core.config
+    }
+
+    /// The daemon address.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The Engine API version in use.
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+
+    /// The pool's counters, or `None` without a pool.
+    pub fn pool_stats(&self) -> Option<PoolStats> {
+        self.pool.as_ref().map(pool::Pool::stats)
+    }
+
+    /// Whether the daemon has the configured image.
+    pub async fn image_present(&self) -> Result<bool, SandboxError> {
+        self.core.image_present().await
+    }
+
+    /// Makes sure the image is there, pulling it as the pull policy allows.
+    /// Done once per backend.
+    pub async fn ensure_image(&self) -> Result<(), SandboxError> {
+        self.core.ensure_image().await
+    }
+
+    /// Removes the containers labelled `sandkeep.session` whose owner process is gone.
+    pub async fn reap_orphans(&self) -> Result<usize, SandboxError> {
+        reaper::reap(&self.core.docker).await
+    }
+}
+
 #[async_trait::async_trait]
 impl Backend for DockerBackend {
     fn kind(&self) -> BackendKind {
@@ -214,13 +250,24 @@ impl Backend for DockerBackend {
     }
 
     async fn create(&self, spec: &SandboxSpec) -> Result<Arc<dyn Sandbox>, SandboxError> {
-        self.ensure_image().await?;
-        let sandbox = container::start(&self.docker, &self.config, spec, &self.owner).await?;
+        self.core.ensure_image().await?;
+        let warm = self.pool.as_ref().and_then(|p| p.take(spec));
+        let sandbox = match warm {
+            Some(sandbox) => sandbox,
+            None => {
+                let core = &self.core;
+                container::start(&core.docker, &core.config, spec, &core.owner).await?
+            }
+        };
         #[cfg(feature = "net")]
-        if let Some(egress) = &self.config.egress {
+        if let Some(egress) = &self.core.config.egress {
             // On error, dropping `sandbox` removes the container.
-            let relay =
-                net::start(&self.docker, sandbox.id(), egress.scoped(&spec.session_id)).await?;
+            let relay = net::start(
+                &self.core.docker,
+                sandbox.id(),
+                egress.scoped(&spec.session_id),
+            )
+            .await?;
             sandbox.attach_net(relay);
         }
         Ok(Arc::new(sandbox))
@@ -228,6 +275,13 @@ impl Backend for DockerBackend {
 
     #[cfg(feature = "net")]
     fn egress(&self) -> Option<sandkeep_net::Egress> {
-        self.config.egress.clone()
+        self.core.config.egress.clone()
+    }
+
+    /// Stops the pool's refills and removes its warm containers.
+    async fn close(&self) {
+        if let Some(pool) = &self.pool {
+            pool.close().await;
+        }
     }
 }

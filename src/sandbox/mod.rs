@@ -249,4 +249,9 @@ pub trait Backend: Send + Sync {
     fn egress(&self) -> Option<sandkeep_net::Egress> {
         None
     }
+
+    /// Releases what the backend holds besides its sandboxes (the docker
+    /// backend's warm pool); sandboxes already created are not touched.
+    /// Called once when the process shuts down; nothing by default.
+    async fn close(&self) {}
 }

@@ -127,7 +127,12 @@ async fn auto_docker(config: DockerConfig) -> Result<DockerBackend, String> {
 /// The start-up reaper: removes the containers labelled `sandkeep.session`
 /// whose owner process is gone. No daemon means nothing to reap (0).
 pub async fn reap_orphans(docker: &DockerConfig) -> Result<usize, SandboxError> {
-    let backend = match DockerBackend::connect(docker.clone()).await {
+    // A connection of its own, without the pool the sessions' backend may have.
+    let config = DockerConfig {
+        pool: Default::default(),
+        ..docker.clone()
+    };
+    let backend = match DockerBackend::connect(config).await {
         Ok(b) => b,
         Err(e) => {
             tracing::debug!("reaper: skipped ({e})");

@@ -10,7 +10,8 @@
 
 use std::time::Duration;
 
-use super::{RunRequest, Sandbox, SandboxError};
+use super::{RunRequest, RunResult, Sandbox, SandboxError};
+use crate::archive::names;
 
 /// Where the sync scripts keep their files inside the sandbox.
 pub const SYNC_DIR: &str = "/tmp/.sandkeep-sync";
@@ -102,7 +103,8 @@ pub fn parse_listing(bytes: &[u8]) -> Result<Listing, SandboxError> {
         }
         let mut next = || fields.next().ok_or_else(|| bad("truncated record"));
         let (mode, size, mtime, path, link) = (next()?, next()?, next()?, next()?, next()?);
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        // Names that are not UTF-8 are kept byte-exact (`names`).
+        let text = names::from_bytes;
         let num = |b: &[u8]| {
             std::str::from_utf8(b)
                 .ok()
@@ -138,14 +140,19 @@ async fn run_checked(sandbox: &(impl Sandbox + ?Sized), script: &str) -> Result<
     let out = sandbox
         .run(RunRequest::new(script).timeout(SYNC_TIMEOUT))
         .await?;
+    script_succeeded(&out)
+}
+
+/// `Ok` when a sync script exited 0, else its stderr (or its status when
+/// it printed nothing) as the error.
+pub fn script_succeeded(out: &RunResult) -> Result<(), SandboxError> {
     if out.exit_code == 0 {
         return Ok(());
     }
     let stderr = out.stderr_text();
-    Err(SandboxError::Backend(if stderr.trim().is_empty() {
-        format!("exit status {}", out.exit_code)
-    } else {
-        stderr.trim().to_string()
+    Err(SandboxError::Backend(match stderr.trim() {
+        "" => format!("exit status {}", out.exit_code),
+        text => text.to_string(),
     }))
 }
 
@@ -163,20 +170,21 @@ pub async fn export_with_shell(
     sandbox: &(impl Sandbox + ?Sized),
     paths: &[String],
 ) -> Result<Vec<u8>, SandboxError> {
-    if let Some(p) = paths.iter().find(|p| p.contains('\n')) {
-        return Err(SandboxError::Path {
-            path: p.clone(),
-            reason: "a name with a newline cannot be exported".into(),
-        });
+    // NUL-terminated and byte-exact: any name a file system holds, newlines
+    // and bytes that are not UTF-8 included.
+    let mut list = Vec::new();
+    for p in paths {
+        list.extend_from_slice(b"./");
+        list.extend_from_slice(&names::to_bytes(p));
+        list.push(0);
     }
-    let list: String = paths.iter().map(|p| format!("./{p}\n")).collect();
     sandbox
-        .write_file(&format!("{SYNC_DIR}/paths"), list.as_bytes())
+        .write_file(&format!("{SYNC_DIR}/paths"), &list)
         .await?;
     // A path deleted since the listing makes tar complain and go on: what it
     // could not read is simply absent from the export.
     let script = "cd /tmp/.sandkeep-sync && tar cf export.tar -C /workspace --no-recursion \
-                  -T paths 2>errors; test -f export.tar || { cat errors >&2; exit 1; }";
+                  --null -T paths 2>errors; test -f export.tar || { cat errors >&2; exit 1; }";
     run_checked(sandbox, script).await?;
     let tar = sandbox
         .read_file(&format!("{SYNC_DIR}/export.tar"))
@@ -186,23 +194,39 @@ pub async fn export_with_shell(
     Ok(tar)
 }
 
-/// The mark [`changes_with_shell`] compares change times with: outside
-/// [`SYNC_DIR`], which the other scripts remove when they are done.
-const MARK: &str = "/tmp/.sandkeep-mark";
+/// The script of [`mark_with_shell`]: touches the mark [`CHANGES_SCRIPT`]
+/// compares change times with (outside [`SYNC_DIR`], which the other
+/// scripts remove when they are done). It runs right after a restore, when
+/// nothing else runs in the sandbox, and the next write comes with the next
+/// run, a round trip (far more than a tick of the filesystem's clock, see
+/// [`CHANGES_SCRIPT`]) later: no wait is needed here.
+pub const MARK_SCRIPT: &str = "touch /tmp/.sandkeep-mark";
 
 /// One round trip for a park: lists `/workspace` (as [`LIST_SCRIPT`]), tars
-/// every file whose status changed since [`MARK`] (every file when there is
+/// every file whose status changed since the mark (every file when there is
 /// no mark), appends the listing as the tar's last member, and moves the
-/// mark to when it started.
-/// (`$m` is [`MARK`], `$d` is [`SYNC_DIR`].)
-const CHANGES_SCRIPT: &str = r#"d=/tmp/.sandkeep-sync m=/tmp/.sandkeep-mark
+/// mark to when it started. (`$m` is the mark, `$d` is [`SYNC_DIR`].)
+///
+/// What it reports is exact: a file it does not report as written has not
+/// been written since the last mark. File times come from a coarse clock (a
+/// kernel tick, a few ms), so a write in the same tick as the new mark looks
+/// no newer than it and the next park's `-cnewer` would miss it; hence the
+/// search for written files starts at least one tick (20 ms) after the mark
+/// (the wait runs beside the listing), and such a write is seen by this
+/// park instead.
+pub const CHANGES_SCRIPT: &str = r#"d=/tmp/.sandkeep-sync m=/tmp/.sandkeep-mark
 rm -rf "$d" && mkdir -p "$d" && touch "$d/mark" && cd /workspace || exit 1
+sleep 0.02 & tick=$!
 { date +%s; find . -mindepth 1 -printf '%y\0%m\0%s\0%T@\0%P\0%l\0'; } > "$d/listing" || exit 1
+wait $tick
 if [ -e "$m" ]; then set -- -cnewer "$m"; fi
 find . -mindepth 1 -type f "$@" -printf './%P\0' > "$d/written" || exit 1
 tar cf "$d/changes.tar" --null --no-recursion -T "$d/written" 2>"$d/errors"
 test -f "$d/changes.tar" || { cat "$d/errors" >&2; exit 1; }
 tar rf "$d/changes.tar" -C "$d" listing && mv "$d/mark" "$m""#;
+
+/// Where [`CHANGES_SCRIPT`] leaves its tar.
+pub const CHANGES_TAR: &str = "/tmp/.sandkeep-sync/changes.tar";
 
 /// [`Sandbox::workspace_changes`](super::Sandbox::workspace_changes) through
 /// the shell: the whole listing, and the files whose status changed since
@@ -211,17 +235,14 @@ pub async fn changes_with_shell(
     sandbox: &(impl Sandbox + ?Sized),
 ) -> Result<WorkspaceChanges, SandboxError> {
     run_checked(sandbox, CHANGES_SCRIPT).await?;
-    let tar = sandbox
-        .read_file(&format!("{SYNC_DIR}/changes.tar"))
-        .await?
-        .unwrap_or_default();
+    let tar = sandbox.read_file(CHANGES_TAR).await?.unwrap_or_default();
     // Left for the next park's script to remove: one exec less per park.
     split_changes(&tar)
 }
 
 /// Splits what [`CHANGES_SCRIPT`] wrote: the written files (a tar of its
 /// own) and the listing, its last member.
-fn split_changes(tar: &[u8]) -> Result<WorkspaceChanges, SandboxError> {
+pub fn split_changes(tar: &[u8]) -> Result<WorkspaceChanges, SandboxError> {
     let bad = |why: String| SandboxError::Backend(format!("unreadable workspace changes: {why}"));
     let mut archive = tar::Archive::new(tar);
     let mut last = None;
@@ -248,7 +269,7 @@ fn split_changes(tar: &[u8]) -> Result<WorkspaceChanges, SandboxError> {
 /// [`Sandbox::mark_workspace`](super::Sandbox::mark_workspace) through the
 /// shell: the mark's mtime is now.
 pub async fn mark_with_shell(sandbox: &(impl Sandbox + ?Sized)) -> Result<(), SandboxError> {
-    run_checked(sandbox, &format!("touch {MARK}")).await
+    run_checked(sandbox, MARK_SCRIPT).await
 }
 
 /// [`Sandbox::import_workspace`] through the shell: `tar xf` into /workspace.

@@ -114,6 +114,8 @@ impl Server {
             .await;
         reaper.abort();
         self.park_all().await;
+        // The docker pool's waiting containers go too.
+        self.state.runtime.backend().close().await;
         result
     }
 

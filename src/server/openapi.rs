@@ -31,6 +31,15 @@ fn query_param(name: &str, schema: Value, description: &str) -> Value {
     json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
 }
 
+/// A valid agent name (see `runtime::validate_agent`).
+pub const AGENT_PATTERN: &str = "^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$";
+
+/// Text with a character that Rust's `str::trim` keeps (one that is not
+/// Unicode White_Space), i.e. text the mindlog does not refuse as blank.
+/// Spelled out rather than `\S`: the regex dialects of the document's
+/// readers disagree on what `\s` covers (U+0085, U+FEFF, U+001C..1F).
+pub const NOT_BLANK_PATTERN: &str = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
 /// Adds the responses every authenticated operation can give.
 fn op(mut operation: Value, path_params: &[Value]) -> Value {
     let responses = operation["responses"].as_object_mut().expect("responses");
@@ -62,12 +71,21 @@ fn op(mut operation: Value, path_params: &[Value]) -> Value {
 /// assert!(doc["paths"]["/v1/sessions/{id}/run"]["post"].is_object());
 /// ```
 pub fn document() -> Value {
-    let agent = path_param(
+    let mut agent = path_param(
         "agent",
-        "The agent's name (1-64 of letters, digits, '.', '_', '-').",
+        "The agent's name (1-64 of letters, digits, '.', '_', '-', not starting with '.' or '-').",
     );
+    // The rule `runtime::validate_agent` enforces, so a name the document
+    // allows is never refused as malformed.
+    agent["schema"]["pattern"] = json!(AGENT_PATTERN);
     let id = path_param("id", "The session id returned at creation.");
-    let path = path_param("path", "A path relative to /workspace.");
+    // No pattern for "no '..' component" (answered 400): with one (with or
+    // without lookarounds) schemathesis 4.32 failed its `filter_too_much`
+    // and `too_slow` health checks on every file operation.
+    let path = path_param(
+        "path",
+        "A path relative to /workspace (leading '/' ignored); one with a '..' component is refused (400).",
+    );
     let generation = path_param(
         "generation",
         "A generation id, a unique prefix, HEAD or HEAD~N.",
@@ -223,17 +241,17 @@ pub fn document() -> Value {
                 }},
                 "RunRequest": {"type": "object", "required": ["command"], "additionalProperties": false, "properties": {
                     "command": {"type": "string", "description": "The script, as for bash -c."},
-                    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 3_600_000},
-                    "stdin": {"type": "string"}
+                    "timeout_ms": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 3_600_000},
+                    "stdin": {"type": "string", "nullable": true}
                 }},
                 "RunResult": {"type": "object", "required": ["stdout", "stderr", "exit_code", "truncated", "timed_out"], "properties": {
                     "stdout": {"type": "string"}, "stderr": {"type": "string"}, "exit_code": {"type": "integer"},
                     "truncated": {"type": "boolean"}, "timed_out": {"type": "boolean"}
                 }},
                 "MindlogAppend": {"type": "object", "required": ["text"], "additionalProperties": false, "properties": {
-                    "kind": {"type": "string", "enum": ["woke", "heard", "thought", "said", "did", "note"]},
-                    "text": {"type": "string"},
-                    "session": {"type": "string"}
+                    "kind": {"type": "string", "nullable": true, "enum": ["woke", "heard", "thought", "said", "did", "note", null], "description": "Default (or null): note."},
+                    "text": {"type": "string", "pattern": NOT_BLANK_PATTERN, "description": "Trimmed when stored; blank text is refused."},
+                    "session": {"type": "string", "nullable": true}
                 }},
                 "MindlogEntry": {"type": "object", "required": ["id", "at", "kind", "text"], "properties": {
                     "id": {"type": "string"}, "at": {"type": "string"}, "kind": {"type": "string"}, "text": {"type": "string"},

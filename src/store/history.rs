@@ -81,6 +81,25 @@ pub struct Commit {
     pub created: bool,
 }
 
+impl Commit {
+    /// A commit that made no generation: `record` (whose tree is `manifest`)
+    /// already had the tree.
+    fn existing(
+        record: Record,
+        manifest: Arc<Manifest>,
+        merged: bool,
+        conflicts: Vec<Conflict>,
+    ) -> Commit {
+        Commit {
+            record,
+            manifest,
+            merged,
+            conflicts,
+            created: false,
+        }
+    }
+}
+
 /// The generations of one agent.
 ///
 /// ```
@@ -417,13 +436,7 @@ impl Generations {
             let head = self.record(base)?;
             if head.tree == base_hash {
                 if ours_hash == base_hash {
-                    return Ok(Commit {
-                        record: head,
-                        manifest: ours,
-                        merged: false,
-                        conflicts: Vec::new(),
-                        created: false,
-                    });
+                    return Ok(Commit::existing(head, ours, false, Vec::new()));
                 }
                 let fields = RecordFields {
                     session,
@@ -434,17 +447,11 @@ impl Generations {
                 let changes = (&head, edit.delta(&ours), ChangeStats::of(&edit.diff(&ours)));
                 let record =
                     self.build_record(vec![base.clone()], Some(changes), &ours, ours_hash, fields);
-                self.store.write_record(&record)?;
-                if self.store.set_head(Some(base), &record.id)? {
-                    return Ok(Commit {
-                        record,
-                        manifest: ours,
-                        merged: false,
-                        conflicts: Vec::new(),
-                        created: true,
-                    });
+                if let Some(commit) =
+                    self.publish(Some(base), record, ours.clone(), false, Vec::new())?
+                {
+                    return Ok(commit);
                 }
-                self.store.remove_record(&record.id)?;
             }
         }
         // Another writer moved the head: merge against the tree we started from.
@@ -492,13 +499,7 @@ impl Generations {
                 && let Some(r) = &head_record
                 && r.tree == ours_hash
             {
-                return Ok(Commit {
-                    record: r.clone(),
-                    manifest: ours,
-                    merged,
-                    conflicts: Vec::new(),
-                    created: false,
-                });
+                return Ok(Commit::existing(r.clone(), ours, merged, Vec::new()));
             }
             let head_manifest = match &head {
                 Some(id) => Some(self.manifest(id)?),
@@ -520,13 +521,7 @@ impl Generations {
             if let (Some(r), Some(m)) = (&head_record, &head_manifest)
                 && r.tree == tree_hash
             {
-                return Ok(Commit {
-                    record: r.clone(),
-                    manifest: m.clone(),
-                    merged,
-                    conflicts,
-                    created: false,
-                });
+                return Ok(Commit::existing(r.clone(), m.clone(), merged, conflicts));
             }
             let mut parents: Vec<GenerationId> = head.iter().cloned().collect();
             if merged && let Some(b) = base {
@@ -544,23 +539,40 @@ impl Generations {
                 note,
             };
             let record = self.build_record(parents, parent, &tree, tree_hash, fields);
-            self.store.write_record(&record)?;
-            if self.store.set_head(head.as_ref(), &record.id)? {
-                self.cache_put(&record.id, tree.clone());
-                return Ok(Commit {
-                    record,
-                    manifest: tree,
-                    merged,
-                    conflicts,
-                    created: true,
-                });
+            if let Some(commit) = self.publish(head.as_ref(), record, tree, merged, conflicts)? {
+                return Ok(commit);
             }
-            self.store.remove_record(&record.id)?;
         }
         Err(StoreError::Damaged {
             what: "the head".into(),
             reason: format!("it kept moving: {MAX_COMMIT_TRIES} tries"),
         })
+    }
+
+    /// Writes `record` (whose tree is `tree`) and moves the head to it if the
+    /// head is still `expected`; `None` (the record removed again) when
+    /// another writer moved the head first.
+    fn publish(
+        &self,
+        expected: Option<&GenerationId>,
+        record: Record,
+        tree: Arc<Manifest>,
+        merged: bool,
+        conflicts: Vec<Conflict>,
+    ) -> Result<Option<Commit>, StoreError> {
+        self.store.write_record(&record)?;
+        if !self.store.set_head(expected, &record.id)? {
+            self.store.remove_record(&record.id)?;
+            return Ok(None);
+        }
+        self.cache_put(&record.id, tree.clone());
+        Ok(Some(Commit {
+            record,
+            manifest: tree,
+            merged,
+            conflicts,
+            created: true,
+        }))
     }
 
     /// Writes `tree` as a generation the head does not move to (a session

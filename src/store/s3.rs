@@ -15,6 +15,11 @@
 //! written, so a worker killed at any point leaves a head whose record and
 //! blobs are all there.
 //!
+//! The agent's mindlog is kept beside them as append-only segments
+//! ([`S3Mindlog`]): `PREFIX/agents/NAME/mindlog/MILLIS-SEQ-RANDOM.jsonl`, one object
+//! per entry, created with `If-None-Match: *` so no append ever overwrites
+//! another worker's; a read lists them and merges (see [`crate::mindlog`]).
+//!
 //! Endpoint, region and credentials come from the standard AWS environment
 //! variables (`AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`,
 //! `AWS_SECRET_ACCESS_KEY`, `AWS_ALLOW_HTTP=true` for a plain-HTTP endpoint).
@@ -35,6 +40,7 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 
 use super::{GenerationId, Hash, Record, Store, StoreError};
+use crate::mindlog::Segments;
 use crate::runtime::StoreFactory;
 
 /// How many objects are written or read at once.
@@ -193,6 +199,127 @@ impl S3Stores {
 impl StoreFactory for S3Stores {
     fn store_for(&self, agent: &str) -> Arc<dyn Store> {
         Arc::new(self.agent(agent))
+    }
+
+    fn mindlog_for(&self, agent: &str) -> Option<Arc<dyn Segments>> {
+        Some(Arc::new(self.mindlog(agent)))
+    }
+}
+
+impl S3Stores {
+    /// One agent's mindlog segments.
+    pub fn mindlog(&self, agent: &str) -> S3Mindlog {
+        let root = if self.prefix.is_empty() {
+            format!("agents/{agent}/mindlog")
+        } else {
+            format!("{}/agents/{agent}/mindlog", self.prefix)
+        };
+        S3Mindlog {
+            shared: self.clone(),
+            root,
+        }
+    }
+
+    /// Runs `fut` on the I/O runtime and waits for it.
+    fn block<T: Send + 'static>(&self, fut: impl Future<Output = T> + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.io.handle().spawn(async move {
+            let _ = tx.send(fut.await);
+        });
+        rx.recv()
+            .expect("the I/O runtime runs every task it is given")
+    }
+}
+
+/// One agent's mindlog as append-only segment objects on object storage.
+///
+/// ```no_run
+/// use sandkeep::mindlog::{Kind, Mindlog};
+/// use sandkeep::store::s3::S3Stores;
+///
+/// let stores = S3Stores::from_url("s3://bucket/prefix").unwrap();
+/// let log = Mindlog::on_segments(std::sync::Arc::new(stores.mindlog("alice")));
+/// log.append(Kind::Note, "kept in the bucket", None).unwrap();
+/// assert_eq!(log.read(1, None).unwrap()[0].text, "kept in the bucket");
+/// ```
+#[derive(Clone)]
+pub struct S3Mindlog {
+    shared: S3Stores,
+    root: String,
+}
+
+impl fmt::Debug for S3Mindlog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.shared.store, self.root)
+    }
+}
+
+impl S3Mindlog {
+    fn segment_path(&self, name: &str) -> Path {
+        Path::from(format!("{}/{name}.jsonl", self.root))
+    }
+}
+
+fn other(e: object_store::Error) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
+impl Segments for S3Mindlog {
+    fn create(&self, name: &str, data: &[u8]) -> std::io::Result<bool> {
+        let store = self.shared.store.clone();
+        let path = self.segment_path(name);
+        let body = PutPayload::from(data.to_vec());
+        self.shared.block(async move {
+            match store
+                .put_opts(&path, body, PutOptions::from(PutMode::Create))
+                .await
+            {
+                Ok(_) => Ok(true),
+                Err(
+                    object_store::Error::AlreadyExists { .. }
+                    | object_store::Error::Precondition { .. },
+                ) => Ok(false),
+                Err(e) => Err(other(e)),
+            }
+        })
+    }
+
+    fn names(&self) -> std::io::Result<Vec<String>> {
+        let store = self.shared.store.clone();
+        let prefix = Path::from(self.root.as_str());
+        let metas = self.shared.block(async move {
+            store
+                .list(Some(&prefix))
+                .try_collect::<Vec<_>>()
+                .await
+                .map_err(other)
+        })?;
+        Ok(metas
+            .iter()
+            .filter_map(|m| m.location.filename()?.strip_suffix(".jsonl"))
+            .map(str::to_string)
+            .collect())
+    }
+
+    fn read(&self, names: &[String]) -> std::io::Result<Vec<Option<Vec<u8>>>> {
+        let store = self.shared.store.clone();
+        let paths: Vec<Path> = names.iter().map(|n| self.segment_path(n)).collect();
+        self.shared.block(async move {
+            futures_util::stream::iter(paths)
+                .map(|path| {
+                    let store = store.clone();
+                    async move {
+                        match store.get(&path).await {
+                            Ok(r) => r.bytes().await.map(|b| Some(b.to_vec())).map_err(other),
+                            Err(object_store::Error::NotFound { .. }) => Ok(None),
+                            Err(e) => Err(other(e)),
+                        }
+                    }
+                })
+                .buffered(PARALLEL)
+                .try_collect()
+                .await
+        })
     }
 }
 

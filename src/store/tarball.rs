@@ -14,6 +14,7 @@ use tar::{EntryType, Header};
 
 use super::StoreError;
 use super::manifest::{Entry, Hash, Kind, Manifest};
+use crate::archive::names;
 use crate::archive::tree::ancestors;
 use crate::archive::{ArchiveTree, EntryKind};
 
@@ -153,15 +154,19 @@ pub fn write_tar<W: Write>(
                     reason: err.to_string(),
                 })?;
                 h.set_size(data.len() as u64);
-                builder.append_data(&mut h, format!("./{path}"), &data[..])
+                builder.append_data(&mut h, names::to_path(&format!("./{path}")), &data[..])
             }
             Kind::Dir => {
                 h.set_entry_type(EntryType::Directory);
-                builder.append_data(&mut h, format!("./{path}/"), io::empty())
+                builder.append_data(&mut h, names::to_path(&format!("./{path}/")), io::empty())
             }
             Kind::Symlink => {
                 h.set_entry_type(EntryType::Symlink);
-                builder.append_link(&mut h, format!("./{path}"), e.link.as_deref().unwrap_or(""))
+                builder.append_link(
+                    &mut h,
+                    names::to_path(&format!("./{path}")),
+                    names::to_path(e.link.as_deref().unwrap_or("")),
+                )
             }
         };
         result.map_err(|err| tar_err(path, err))?;
@@ -209,5 +214,67 @@ mod tests {
         assert_eq!(back.tree_hash(), m.tree_hash());
         assert_eq!(back.entries[&long].mtime, 1_700_000_000);
         assert_eq!(blobs.len(), 1);
+    }
+
+    /// Issue 18: a name that is not UTF-8 (a docker workspace's Latin-1
+    /// file) came back as U+FFFD; it must come back byte for byte, its
+    /// symlink target too, and a merge's conflict copy keeps the bytes.
+    #[test]
+    fn names_that_are_not_utf8_round_trip_byte_exact() {
+        use std::os::unix::ffi::OsStrExt;
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = Header::new_gnu();
+        h.set_entry_type(EntryType::Regular);
+        h.set_size(2);
+        h.set_mode(0o644);
+        let raw: &[u8] = b"./caf\xe9/\xff\xfe.txt";
+        b.append_data(&mut h, std::ffi::OsStr::from_bytes(raw), &b"hi"[..])
+            .unwrap();
+        let mut l = Header::new_gnu();
+        l.set_entry_type(EntryType::Symlink);
+        l.set_size(0);
+        b.append_link(
+            &mut l,
+            std::ffi::OsStr::from_bytes(b"./l\x80"),
+            std::ffi::OsStr::from_bytes(b"caf\xe9/\xff\xfe.txt"),
+        )
+        .unwrap();
+        let tar = b.into_inner().unwrap();
+        let (m, _) = manifest_from_tar(&tar, false).unwrap();
+        let names: Vec<Vec<u8>> = m
+            .entries
+            .keys()
+            .map(|p| crate::archive::names::to_bytes(p).into_owned())
+            .collect();
+        assert!(
+            names.contains(&b"caf\xe9/\xff\xfe.txt".to_vec()),
+            "{names:?}"
+        );
+        assert!(m.entries.keys().all(|p| !p.contains('\u{FFFD}')));
+        let link = m.entries.values().find_map(|e| e.link.clone()).unwrap();
+        assert_eq!(
+            &*crate::archive::names::to_bytes(&link),
+            b"caf\xe9/\xff\xfe.txt"
+        );
+        // Written back for a restore: the very bytes, as GNU tar reads them.
+        let out = write_tar(&m, 0, &|_| Ok(b"hi".to_vec()), Vec::new()).unwrap();
+        let mut archive = tar::Archive::new(&out[..]);
+        let written: Vec<Vec<u8>> = archive
+            .entries()
+            .unwrap()
+            .map(|e| e.unwrap().path_bytes().into_owned())
+            .collect();
+        assert!(
+            written.contains(&b"caf\xe9/\xff\xfe.txt".to_vec()),
+            "{written:?}"
+        );
+        assert!(written.contains(&b"l\x80".to_vec()), "{written:?}");
+        // A conflict copy of such a file keeps its bytes, suffix after them.
+        let path = m.entries.keys().find(|p| p.ends_with(".txt")).unwrap();
+        let copy = crate::store::merge::conflict_name(path, "S");
+        assert_eq!(
+            &*crate::archive::names::to_bytes(&copy),
+            b"caf\xe9/\xff\xfe.txt.conflict-S"
+        );
     }
 }

@@ -576,6 +576,35 @@ pub async fn event_log_stores_deltas(backend: Arc<dyn Backend>) {
     }
 }
 
+/// Parks in quick succession keep rewrites the stat cannot tell apart: the
+/// same size and the mtime pinned back, so only the sandbox's own account of
+/// what it wrote says the file changed (and a file it did not write, listed
+/// in the same second, is not read again but keeps its content).
+pub async fn quick_rewrites_are_kept(backend: Arc<dyn Backend>) {
+    let (_data, rt) = runtime(&backend);
+    let mut s = rt.session("quick").unwrap();
+    ok(&mut s, "printf same > still.txt").await;
+    s.park().await.unwrap();
+    for round in 0..8 {
+        ok(
+            &mut s,
+            &format!("printf 'v%02d' {round} > f && touch -d @1700000000 f"),
+        )
+        .await;
+        s.park().await.unwrap();
+        let files = archive_files(&rt, "quick");
+        assert!(
+            files.contains(&("f".into(), format!("v{round:02}"))),
+            "round {round}: {files:?}"
+        );
+        assert!(
+            files.contains(&("still.txt".into(), "same".into())),
+            "{files:?}"
+        );
+    }
+    s.complete().await.unwrap();
+}
+
 /// A workspace kept by a session on `from` restores in a session on `to`.
 pub async fn cross_backend(from: Arc<dyn Backend>, to: Arc<dyn Backend>) {
     let data = tempfile::tempdir().unwrap();
@@ -745,4 +774,117 @@ pub fn fires_via_cli(backend: &str) {
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert_eq!(ids, [second.as_str(), first.as_str()], "{log}");
+}
+
+/// Issue 18's naming cases across backends: a workspace with names up to
+/// the limits (a 255-byte component, a path of about 4,000 bytes, 100
+/// directories deep, multibyte UTF-8) and names that are not UTF-8, kept by
+/// `from` and restored by `to` byte for byte (GNU tar reads what we pack),
+/// then `archive ls` quoting the raw names and `archive export` carrying
+/// their exact bytes.
+pub async fn long_and_raw_names(from: Arc<dyn Backend>, to: Arc<dyn Backend>) {
+    let data = tempfile::tempdir().unwrap();
+    let build = |b: &Arc<dyn Backend>| {
+        Runtime::builder()
+            .backend(b.clone())
+            .data_dir(data.path())
+            .build()
+    };
+    // `$long`: a 255-byte component; `$deep`: 100 nested directories and
+    // 15 components of 249 bytes: a path of 3,949 bytes; `$uni`: 2- 3- and
+    // 4-byte UTF-8 in a 248-byte component.
+    let names = r#"long=$(printf 'L%.0s' {1..255})
+seg=$(printf 's%.0s' {1..249})
+deep=$(printf 'd/%.0s' {1..100})$(printf "$seg/%.0s" {1..14})$seg
+uni=$(printf 'é€𝄞%.0s' {1..27})x.txt
+raw=$'caf\xe9-\xff\xfe'"#;
+    let write = format!(
+        "{names}\nmkdir -p \"$(dirname \"$deep\")\" && echo deep > \"$deep\" && echo long > \"$long\" \
+         && echo uni > \"$uni\" && mkdir \"$raw\" && echo raw > \"$raw/$raw.txt\" && ln -s \"$raw/$raw.txt\" \"l$raw\" \
+         && echo ${{#deep}} ${{#long}}"
+    );
+    let mut s = build(&from).session("names").unwrap();
+    let r = ok(&mut s, &write).await;
+    assert_eq!(r.stdout_text(), "3949 255\n");
+    s.complete().await.unwrap();
+    let check = format!(
+        "{names}\ncat \"$deep\" \"$long\" \"$uni\" \"$raw/$raw.txt\" \"l$raw\"; \
+         for f in c* l*; do [ \"$f\" = \"$raw\" ] || [ \"$f\" = \"l$raw\" ] && echo same; done; \
+         printf %s c* | wc -c"
+    );
+    let mut s = build(&to).session("names").unwrap();
+    let r = ok(&mut s, &check).await;
+    assert_eq!(
+        r.stdout_text(),
+        "deep\nlong\nuni\nraw\nraw\nsame\nsame\n7\n",
+        "{}",
+        r.stderr_text()
+    );
+    // And back, after a change on `to`.
+    ok(&mut s, &format!("{names}\necho again >> \"$raw/$raw.txt\"")).await;
+    s.complete().await.unwrap();
+    let mut s = build(&from).session("names").unwrap();
+    let r = ok(&mut s, &check).await;
+    assert!(
+        r.stdout_text()
+            .starts_with("deep\nlong\nuni\nraw\nagain\nraw\nagain\n"),
+        "{}{}",
+        r.stdout_text(),
+        r.stderr_text()
+    );
+    s.complete().await.unwrap();
+    // `archive ls` quotes the raw names as git does; `archive export` holds
+    // their bytes, as GNU tar lists them.
+    let ls = cli_output(data.path(), "local", &["archive", "ls", "--agent", "names"]);
+    let ls = String::from_utf8_lossy(&ls.stdout);
+    assert!(ls.contains(r#" "caf\351-\377\376"/"#), "{ls}");
+    assert!(
+        ls.contains(r#" "lcaf\351-\377\376" -> "caf\351-\377\376/caf\351-\377\376.txt""#),
+        "{ls}"
+    );
+    let show = cli_output(
+        data.path(),
+        "local",
+        &[
+            "archive",
+            "show",
+            "--agent",
+            "names",
+            r#"HEAD:"caf\351-\377\376/caf\351-\377\376.txt""#,
+        ],
+    );
+    assert_eq!(String::from_utf8_lossy(&show.stdout), "raw\nagain\n");
+    let rt = build(&to);
+    let gens = rt.generations("names").unwrap();
+    let tgz = gens.export_tgz(&gens.resolve("HEAD").unwrap()).unwrap();
+    let listed = Command::new("tar")
+        .args(["tzf", "-", "--quoting-style=literal"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(&tgz)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(listed.status.success());
+    let lines: Vec<&[u8]> = listed
+        .stdout
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_prefix(b"./").unwrap_or(l))
+        .collect();
+    assert!(
+        lines.contains(&&b"caf\xe9-\xff\xfe/caf\xe9-\xff\xfe.txt"[..]),
+        "GNU tar lists: {:?}",
+        lines
+            .iter()
+            .filter(|l| l.len() < 40)
+            .map(|l| String::from_utf8_lossy(l))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        lines.iter().any(|l| l.len() == 3949),
+        "GNU tar did not list the 3,949-byte path"
+    );
+    assert!(lines.iter().any(|l| l.len() == 255));
 }

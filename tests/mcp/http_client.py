@@ -3,7 +3,7 @@ MCP Python SDK. Usage: http_client.py URL TOKEN
 
 Initializes, lists tools, calls `bash` (writing a file), reads it back with
 `read_file`, and prints one JSON object with what it saw; the Rust test
-(tests/server.rs) asserts on it. A TOKEN of "-" sends no Authorization.
+(tests/server/main.rs) asserts on it. A TOKEN of "-" sends no Authorization.
 """
 import asyncio
 import json

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use sandkeep_shell::commands::{CommandCtx, CommandFn, CustomCommand};
+use sandkeep_shell::{CommandCtx, CommandFn, CustomCommand};
 
 /// Python 2's `repr` of a byte string.
 fn py_repr(s: &[u8]) -> String {
@@ -72,7 +72,7 @@ fn read_from_fd_py(ctx: &mut CommandCtx<'_>) -> i32 {
             let _ = ctx.stdin.read_to_end(&mut v);
             Some(v)
         } else {
-            sandkeep_shell::interp::read_caller_fd(fd)
+            sandkeep_shell::read_caller_fd(fd)
         };
         match data {
             Some(d) => {

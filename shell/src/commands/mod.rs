@@ -5,7 +5,8 @@
 //! Shell builtins that need interpreter state (`cd`, `read`, `declare`, ...)
 //! live in [`crate::interp`]; this module holds what `/usr/bin` would.
 //!
-//! ```
+//! ```ignore
+//! // Internal (the module is private), so not run as a doctest.
 //! assert!(sandkeep_shell::commands::lookup("cat").is_some());
 //! assert!(sandkeep_shell::commands::lookup("no-such-tool").is_none());
 //! ```
@@ -87,7 +88,7 @@ impl CommandCtx<'_> {
 ///
 /// ```
 /// use std::io::Write;
-/// use sandkeep_shell::commands::{Exec, ExecMode, ExecRequest};
+/// use sandkeep_shell::{Exec, ExecMode, ExecRequest};
 ///
 /// /// Prints what it was asked to run instead of running it.
 /// struct Echo;

@@ -120,6 +120,18 @@ pub struct Parsed {
     /// The words that were options, their separate arguments and a `--`, as
     /// given (what GNU's `argv[1..optind]` holds after permutation).
     pub words: Vec<String>,
+    /// Options and operands in the order given, for commands where an
+    /// option affects only the operands after it (tar's `-C`).
+    pub order: Vec<Item>,
+}
+
+/// One entry of [`Parsed::order`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// The option at this index of [`Parsed::opts`].
+    Opt(usize),
+    /// The operand at this index of [`Parsed::operands`].
+    Operand(usize),
 }
 
 impl Parsed {
@@ -163,9 +175,12 @@ pub struct ParseMode {
     pub stop_at_operand: bool,
     /// `-NUM` is reported as option id `"NUM"` with the digits as argument (grep's `-5`).
     pub digit_option: bool,
-    /// A lone `-NUM`... word starting with `-` followed by a digit is an operand (for
-    /// commands taking negative numbers).
+    /// A word starting with `-` followed by a digit or `.` is an operand
+    /// (for commands taking negative numbers, as `seq -1` and `seq -.5`).
     pub negative_numbers: bool,
+    /// No long options, as with POSIX `getopts`: a word starting with `--`
+    /// (other than `--` itself) is a cluster of letters, the first being `-`.
+    pub no_long: bool,
 }
 
 /// Parses `args[1..]` GNU-style. The error is the full first line of the
@@ -174,6 +189,7 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
     let mut p = Parsed::default();
     let mut i = 1;
     while i < args.len() {
+        note_order(&mut p);
         let a = &args[i];
         i += 1;
         if a == "--" {
@@ -182,15 +198,21 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
             break;
         }
         let first = i - 1;
-        if let Some(body) = a.strip_prefix("--") {
+        if let Some(body) = a.strip_prefix("--").filter(|_| !mode.no_long) {
             parse_long(args, &mut i, body, spec, &mut p)?;
             p.words.extend(args[first..i].iter().cloned());
             continue;
         }
         if a.len() > 1 && a.starts_with('-') {
             let body = &a[1..];
-            if mode.negative_numbers && body.as_bytes()[0].is_ascii_digit() {
+            if mode.negative_numbers
+                && (body.as_bytes()[0].is_ascii_digit() || body.starts_with('.'))
+            {
                 p.operands.push(a.clone());
+                if mode.stop_at_operand {
+                    p.operands.extend(args[i..].iter().cloned());
+                    break;
+                }
                 continue;
             }
             parse_short_cluster(args, &mut i, body, spec, mode, &mut p)?;
@@ -203,7 +225,50 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
             break;
         }
     }
+    note_order(&mut p);
     Ok(p)
+}
+
+/// Adds to [`Parsed::order`] the options and operands not in it yet (one
+/// word adds only options or only operands).
+fn note_order(p: &mut Parsed) {
+    let (mut opts, mut operands) = (0, 0);
+    for item in &p.order {
+        match item {
+            Item::Opt(_) => opts += 1,
+            Item::Operand(_) => operands += 1,
+        }
+    }
+    p.order.extend((opts..p.opts.len()).map(Item::Opt));
+    p.order
+        .extend((operands..p.operands.len()).map(Item::Operand));
+}
+
+/// tar's old-style first word (`tar czf ARCHIVE DIR`): when `args[1]` is
+/// no option, each of its letters is one, and those taking an argument take
+/// the next words in turn. Returns argv in the usual style (`tar -c -z -f
+/// ARCHIVE DIR`) for [`parse`]; the error is GNU tar's message for a letter
+/// whose argument is missing.
+pub fn expand_old_style(args: &[String], spec: &[OptSpec]) -> Result<Vec<String>, String> {
+    let Some(first) = args.get(1).filter(|a| !a.is_empty() && !a.starts_with('-')) else {
+        return Ok(args.to_vec());
+    };
+    let mut out = vec![args[0].clone()];
+    let mut rest = args[2..].iter();
+    for c in first.chars() {
+        out.push(format!("-{c}"));
+        let takes_arg = spec
+            .iter()
+            .any(|s| s.short == Some(c) && s.arg == Arg::Required);
+        if takes_arg {
+            let Some(value) = rest.next() else {
+                return Err(format!("Old option '{c}' requires an argument."));
+            };
+            out.push(value.clone());
+        }
+    }
+    out.extend(rest.cloned());
+    Ok(out)
 }
 
 /// One `--NAME[=VALUE]` word (`body` is it without the dashes), resolving
@@ -400,6 +465,15 @@ mod tests {
         let p = parse(&argv(&["x", "-3", "-a"]), SPEC, numeric).unwrap();
         assert_eq!(p.operands, vec!["-3"]);
         assert_eq!(p.last_of(&["all", "lines"]), Some("all"));
+        let getopts = ParseMode {
+            no_long: true,
+            stop_at_operand: true,
+            ..ParseMode::default()
+        };
+        let err = parse(&argv(&["x", "--all"]), SPEC, getopts).unwrap_err();
+        assert_eq!(err, "invalid option -- '-'");
+        let p = parse(&argv(&["x", "-a", "--", "-n"]), SPEC, getopts).unwrap();
+        assert_eq!(p.operands, vec!["-n"]);
     }
 
     /// gzip's shape: aliases, digit flags, names it knows but lacks.
@@ -449,6 +523,40 @@ mod tests {
         assert_eq!(p.words, ["-cS", ".z", "--suffix", "x", "-f", "--"]);
         assert_eq!(p.operands, ["a", "b", "-c"]);
         assert_eq!(p.values("S"), [".z", "x"]);
+    }
+
+    #[test]
+    fn order_keeps_options_between_operands() {
+        let p = parse(
+            &argv(&["x", "f", "-a", "g", "-n1"]),
+            SPEC,
+            ParseMode::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            p.order,
+            [
+                Item::Operand(0),
+                Item::Opt(0),
+                Item::Operand(1),
+                Item::Opt(1)
+            ]
+        );
+    }
+
+    #[test]
+    fn old_style_letters_take_the_next_words() {
+        let tar = [
+            flag('c', None, "c"),
+            with_arg(Some('f'), None, "f"),
+            flag('z', None, "z"),
+        ];
+        let got = expand_old_style(&argv(&["tar", "cfz", "a.tgz", "d"]), &tar).unwrap();
+        assert_eq!(got, argv(&["tar", "-c", "-f", "a.tgz", "-z", "d"]));
+        let same = expand_old_style(&argv(&["tar", "-cf", "a"]), &tar).unwrap();
+        assert_eq!(same, argv(&["tar", "-cf", "a"]));
+        let err = expand_old_style(&argv(&["tar", "cf"]), &tar).unwrap_err();
+        assert_eq!(err, "Old option 'f' requires an argument.");
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Filesystem errors, displayed as the C library's `strerror` texts so that
 //! commands can print `cat: x: No such file or directory` like GNU does.
 
-/// An error from a virtual filesystem operation.
+/// An error from a virtual filesystem operation (more kinds may come: match
+/// with a catch-all arm).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FsError {
     /// ENOENT
     #[error("No such file or directory")]

@@ -142,7 +142,7 @@ impl Fs {
     /// say exactly (the caller then lists everything).
     ///
     /// ```
-    /// use sandkeep_shell::{Clock, Fs, fs::FileKind};
+    /// use sandkeep_shell::{Clock, FileKind, Fs};
     ///
     /// let fs = Fs::empty(Default::default(), Clock::Fixed(1_700_000_000));
     /// fs.mkdir_all("/w/src").unwrap();

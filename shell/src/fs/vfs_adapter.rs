@@ -3,8 +3,7 @@
 //! `vfs::VfsPath` like any other `vfs` filesystem.
 //!
 //! ```
-//! use sandkeep_shell::fs::{Fs, VfsAdapter};
-//! use sandkeep_shell::{Clock, limits::FsLimits};
+//! use sandkeep_shell::{Clock, Fs, FsLimits, VfsAdapter};
 //! use std::io::Write;
 //!
 //! let fs = Fs::new(FsLimits::default(), Clock::fixed(0), sandkeep_shell::usr_bin_names());

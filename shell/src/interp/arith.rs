@@ -122,26 +122,6 @@ impl Interp {
     }
 }
 
-/// Parses an integer the way bash reads a constant in an expression:
-/// decimal, `0x` hex, leading-`0` octal, or `BASE#DIGITS` (base 2 to 64).
-/// Surrounding blanks are allowed. `None` when `s` is not a single constant.
-pub fn parse_integer(s: &str) -> Option<i64> {
-    let t = s.trim_matches(|c: char| c == ' ' || c == '\t' || c == '\n');
-    let (neg, body) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    if body.is_empty() || !body.as_bytes()[0].is_ascii_digit() {
-        return None;
-    }
-    let v = eval::parse_number(body).ok()?;
-    Some(if neg { v.wrapping_neg() } else { v })
-}
-
-#[cfg(test)]
-mod tests;
-
 /// Evaluates an (already expanded) array subscript.
 pub(crate) fn eval_sub(interp: &mut Interp, sub: &str) -> Result<i64, ArithFail> {
     eval::evaluate(interp, sub, 1)

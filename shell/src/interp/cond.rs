@@ -32,11 +32,6 @@ thread_local! {
 }
 
 impl Interp {
-    /// Evaluates a `[[ ]]` expression: true when its status is 0.
-    pub fn eval_cond(&mut self, expr: &ExtendedTestExpr) -> Result<bool, Interrupt> {
-        Ok(self.eval_cond_status(expr)? == 0)
-    }
-
     /// Evaluates a `[[ ]]` expression to bash's exit status: 0 true, 1 false,
     /// 2 when an `=~` regex does not compile. Like bash, `&&` and `||` pass a
     /// 2 through as a failure and `!` turns it into 0.

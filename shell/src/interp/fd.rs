@@ -103,11 +103,6 @@ impl Handle {
             Handle::Out(_) | Handle::PipeWrite(_) | Handle::Capture(_) => Err(ebadf()),
         }
     }
-
-    /// True for a handle that reads from memory or a file (no waiting involved).
-    pub fn is_pipe_read(&self) -> bool {
-        matches!(self, Handle::PipeRead(_))
-    }
 }
 
 /// Collects the run's stdout or stderr up to the output limit, streaming
@@ -409,13 +404,6 @@ impl FdTable {
             fd += 1;
         }
         fd
-    }
-
-    /// The open descriptors, ascending.
-    pub fn open_fds(&self) -> Vec<i32> {
-        (0..self.slots.len() as i32)
-            .filter(|&fd| self.get(fd).is_some())
-            .collect()
     }
 }
 

@@ -279,6 +279,7 @@ impl Options {
     }
 
     /// The value of `$-` (without the `c` of `bash -c`, which the caller adds).
+    #[cfg(test)]
     pub fn dollar_dash(&self) -> String {
         let mut s = String::new();
         for (c, name) in SET_FLAGS {
@@ -287,16 +288,6 @@ impl Options {
             }
         }
         s
-    }
-
-    /// `SHELLOPTS`: the enabled `set -o` options, colon-separated.
-    pub fn shellopts(&self) -> String {
-        SET_O_OPTIONS
-            .iter()
-            .filter(|(n, _)| self.get_set_option(n) == Some(true))
-            .map(|(n, _)| *n)
-            .collect::<Vec<_>>()
-            .join(":")
     }
 }
 

@@ -246,11 +246,6 @@ impl Pattern {
         }
     }
 
-    /// True when the pattern is a plain literal (no wildcard at all).
-    pub fn is_literal(&self) -> bool {
-        self.toks.iter().all(|t| matches!(t, Tok::Lit(_)))
-    }
-
     /// True when the first token is a literal `.` (globbing: hidden files).
     pub fn starts_with_dot(&self) -> bool {
         matches!(self.toks.first(), Some(Tok::Lit('.')))
@@ -634,88 +629,6 @@ fn ext_matches(
     };
     memo.ext.insert(key, r);
     r
-}
-
-/// Converts a shell pattern to an anchored regular expression (`^...$`).
-/// `None` when the pattern uses `!(...)`, which a regex cannot express.
-pub fn to_regex(pattern: &str, options: MatchOptions) -> Option<regex::Regex> {
-    let p = Pattern::new(pattern, options);
-    let mut re = String::from(if options.nocase { "(?si)^" } else { "(?s)^" });
-    toks_to_regex(&p.toks, &mut re)?;
-    re.push('$');
-    regex::Regex::new(&re).ok()
-}
-
-fn toks_to_regex(toks: &[Tok], re: &mut String) -> Option<()> {
-    for t in toks {
-        match t {
-            Tok::Lit(c) => re.push_str(&regex::escape(&c.to_string())),
-            Tok::Any => re.push('.'),
-            Tok::Star => re.push_str(".*"),
-            Tok::Class(cl) => {
-                re.push('[');
-                if cl.negated {
-                    re.push('^');
-                }
-                for it in &cl.items {
-                    match it {
-                        ClassItem::Char(c) => push_class_char(re, *c),
-                        ClassItem::Range(a, b) => {
-                            push_class_char(re, *a);
-                            re.push('-');
-                            push_class_char(re, *b);
-                        }
-                        ClassItem::Named(n) => re.push_str(match n {
-                            Named::Alnum => "[:alnum:]",
-                            Named::Alpha => "[:alpha:]",
-                            Named::Blank => "[:blank:]",
-                            Named::Cntrl => "[:cntrl:]",
-                            Named::Digit => "[:digit:]",
-                            Named::Graph => "[:graph:]",
-                            Named::Lower => "[:lower:]",
-                            Named::Print => "[:print:]",
-                            Named::Punct => "[:punct:]",
-                            Named::Space => "[:space:]",
-                            Named::Upper => "[:upper:]",
-                            Named::Xdigit => "[:xdigit:]",
-                            Named::Word => "[:word:]",
-                        }),
-                    }
-                }
-                if cl.items.is_empty() {
-                    return None;
-                }
-                re.push(']');
-            }
-            Tok::Ext(kind, alts) => {
-                if *kind == ExtKind::Not {
-                    return None;
-                }
-                re.push_str("(?:");
-                for (i, a) in alts.iter().enumerate() {
-                    if i > 0 {
-                        re.push('|');
-                    }
-                    toks_to_regex(a, re)?;
-                }
-                re.push(')');
-                re.push_str(match kind {
-                    ExtKind::ZeroOrOne => "?",
-                    ExtKind::ZeroOrMore => "*",
-                    ExtKind::OneOrMore => "+",
-                    _ => "",
-                });
-            }
-        }
-    }
-    Some(())
-}
-
-fn push_class_char(re: &mut String, c: char) {
-    if matches!(c, '\\' | ']' | '[' | '^' | '-' | '&' | '~') {
-        re.push('\\');
-    }
-    re.push(c);
 }
 
 #[cfg(test)]

@@ -120,9 +120,6 @@ pub enum VarError {
     /// A subscript that names no element (`a[-5]=x` on a short array).
     #[error("{0}: bad array subscript")]
     BadSubscript(String),
-    /// An associative-array compound assignment element without `[key]=`.
-    #[error("{0}: '{1}': must use subscript when assigning associative array")]
-    NeedSubscript(String, String),
     /// Assigning a whole array to an element, or similar misuse.
     #[error("{0}: cannot assign list to array member")]
     ListToMember(String),
@@ -261,15 +258,6 @@ pub fn assoc_insert(m: &mut IndexMap<String, String>, key: String, value: String
     let b = assoc_bucket(&key);
     let pos = m.partition_point(|k, _| assoc_bucket(k) < b);
     m.shift_insert(pos, key, value);
-}
-
-/// Rebuilds a map in bash's order (for values built elsewhere).
-pub fn assoc_reorder(m: IndexMap<String, String>) -> IndexMap<String, String> {
-    let mut out = IndexMap::with_capacity(m.len());
-    for (k, v) in m {
-        assoc_insert(&mut out, k, v);
-    }
-    out
 }
 
 /// An element key: an index of an indexed array or a key of an associative one.

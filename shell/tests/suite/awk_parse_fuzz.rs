@@ -5,7 +5,7 @@
 
 use crate::support::proptest_config;
 use proptest::prelude::*;
-use sandkeep_shell::commands::awk::parser::parse;
+use sandkeep_shell::testing::parse_awk as parse;
 
 const VOCAB: &[&str] = &[
     "BEGIN",

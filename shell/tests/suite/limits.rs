@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::support::ours::run_raw as run;
 use crate::support::suite::off_suites;
-use sandkeep_shell::limits::FsLimits;
+use sandkeep_shell::FsLimits;
 use sandkeep_shell::{LimitKind, Limits, RunOptions, RunOutput, Shell, ShellConfig};
 
 fn shell(limits: Limits) -> Shell {

@@ -1,5 +1,6 @@
 //! Differential suite of the misc commands (`expr`, `truncate`, `shuf`,
-//! `split`, `du`, `tree`, `file`, `timeout`, host-only names): each case is a
+//! `split`, `du`, `tree`, `file`, `timeout`, host-only names, the command
+//! lines of `env`, `printenv`, `sleep`, `which`, `seq`, `xargs`, `chmod`): each case is a
 //! one-line script run by our shell (fresh virtual filesystem, cwd
 //! `/workspace`) and by the host's bash in a fresh temp dir with `LC_ALL=C`
 //! (`C.UTF-8` for `tree`, which draws its box characters only then).
@@ -373,6 +374,75 @@ timeout -s NOPE 1 true; echo $?
 timeout 1 nosuchprogram; echo $?
 printf 'abc\n' | timeout 5 cat
 timeout 5 timeout 0.2 sleep 3; echo $?
+# env, printenv, sleep, which: their command lines through the option parser
+env -i A=1 B=2
+env -i -u A A=1 B=2
+env -i --unset=B A=1 B=2
+env -iuA A=1
+env - A=1
+env -i -- A=1
+env -i --nu A=1 B=2 | od -c
+env -i0 A=1 | od -c
+env --d 2>&1; echo $?
+env --unset 2>&1; echo $?
+env -u 2>&1; echo $?
+env -z 2>&1; echo $?
+env --nope 2>&1; echo $?
+env -i A=1 printenv A
+env -i A=1 B=2 printenv -0 B A | od -c
+env -i A=1 printenv --nu A | od -c
+printenv -x 2>&1; echo $?
+printenv --nope 2>&1; echo $?
+sleep 0 -- 0; echo $?
+sleep --foo 2>&1; echo $?
+sleep -1 2>&1; echo $?
+sleep -- 2>&1; echo $?
+which -z 2>&1; echo $?
+which --foo 2>&1; echo $?
+which -as 2>&1; echo $?
+which -- nosuchprogram; echo $?
+which nosuchprogram -z; echo $?
+seq -1 2
+seq -s, 3
+seq -s , 3
+seq --sep=: 3
+seq -w 8 10
+seq -ws, 9 11
+seq -f %.2f 1 2
+seq -.5 1
+seq 1 -1 -3
+seq -- -1 1
+seq -z 2>&1; echo $?
+seq --nope 1 2>&1; echo $?
+seq -s 2>&1; echo $?
+seq 3 -w; echo $?
+printf 'a b c d\n' | xargs -0n1 echo
+printf 'a b c d\n' | xargs -tn2 echo 2>&1
+printf 'a b c\n' | xargs --max-a=2 echo
+printf 'a\nb\n' | xargs -l echo x
+printf 'a\nb\n' | xargs -i echo [{}]
+printf 'a\nEOF\nb\n' | xargs -eEOF echo
+printf 'a\n' | xargs --max 2>&1; echo $?
+printf 'a\n' | xargs -n 2>&1; echo $?
+printf 'a\n' | xargs -z 2>&1; echo $?
+printf 'a\n' | xargs echo -n x; echo
+printf 'a\n' | xargs -- echo -n; echo
+printf 'a\n' | xargs --eof; echo $?
+printf 'a b c d e\n' | xargs -n2 -t echo 2>&1
+: > f; chmod -w f; ls -l f | cut -c1-10
+: > f; chmod -w,+x f; ls -l f | cut -c1-10
+: > f; chmod -w -x f; ls -l f | cut -c1-10
+: > f; chmod 600 f; ls -l f | cut -c1-10
+: > f; chmod -- -w f; ls -l f | cut -c1-10
+: > f; chmod f -w; ls -l f | cut -c1-10
+: > f; chmod -cR 640 f; chmod -v 604 f; chmod --ch 604 f
+: > f; chmod 600 f; : > g; chmod --ref=f g; ls -l g | cut -c1-10
+chmod 2>&1; echo $?
+chmod -w 2>&1; echo $?
+chmod 644; echo $?
+: > f; chmod --re f 2>&1; echo $?
+: > f; chmod -z f 2>&1; echo $?
+: > f; chmod --nope f 2>&1; echo $?
 "#;
 
 /// Cases that need a host tool; skipped when it is missing.

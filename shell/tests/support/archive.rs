@@ -9,11 +9,11 @@ pub use std::io::{Read, Write};
 pub use std::path::{Path, PathBuf};
 pub use std::process::Command;
 
-pub use sandkeep_shell::clock::Timestamp;
-pub use sandkeep_shell::commands::{self, CommandCtx, Exec};
-pub use sandkeep_shell::fs::{FileKind, Fs};
-pub use sandkeep_shell::limits::{FsLimits, Limits};
+pub use sandkeep_shell::Timestamp;
 pub use sandkeep_shell::{Clock, RunControl};
+pub use sandkeep_shell::{CommandCtx, Exec, testing as commands};
+pub use sandkeep_shell::{FileKind, Fs};
+pub use sandkeep_shell::{FsLimits, Limits};
 
 pub use super::host::{TempDir, read_dir_sorted};
 pub use super::ours::NoExec;

@@ -5,7 +5,7 @@
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
-use sandkeep_shell::commands::{self, CommandCtx, Exec, ExecRequest};
+use sandkeep_shell::{CommandCtx, Exec, ExecRequest, testing as commands};
 use sandkeep_shell::{Determinism, Fs, RunControl, RunOptions, RunOutput, Shell, ShellConfig};
 
 use super::Outcome;

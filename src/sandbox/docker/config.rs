@@ -132,6 +132,8 @@ pub struct DockerConfig {
     /// policy (its network mode stays `none`).
     #[cfg(feature = "net")]
     pub egress: Option<sandkeep_net::Egress>,
+    /// Warm containers kept ready for new sandboxes (none by default).
+    pub pool: super::pool::PoolConfig,
 }
 
 impl Default for DockerConfig {
@@ -153,6 +155,7 @@ impl Default for DockerConfig {
             request_timeout: Duration::from_secs(300),
             #[cfg(feature = "net")]
             egress: None,
+            pool: super::pool::PoolConfig::default(),
         }
     }
 }

@@ -23,6 +23,7 @@ use super::procs;
 use super::reaper::{LABEL_AGENT, LABEL_SESSION, Owner, short};
 use super::storage::{self, StorageLimit};
 use super::{connect, map_api_error};
+use crate::sandbox::workspace::{self, WorkspaceChanges};
 use crate::sandbox::{
     BackendKind, FileHead, RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec,
 };
@@ -123,7 +124,22 @@ pub async fn start(
     spec: &SandboxSpec,
     owner: &Owner,
 ) -> Result<DockerSandbox, SandboxError> {
-    let body = create_body(config, spec, owner);
+    start_labelled(docker, config, spec, owner, &[]).await
+}
+
+/// [`start`] with labels on top of the usual ones (the pool marks its
+/// containers).
+pub(crate) async fn start_labelled(
+    docker: &Docker,
+    config: &Arc<DockerConfig>,
+    spec: &SandboxSpec,
+    owner: &Owner,
+    extra_labels: &[(String, String)],
+) -> Result<DockerSandbox, SandboxError> {
+    let mut body = create_body(config, spec, owner);
+    if let Some(labels) = body.labels.as_mut() {
+        labels.extend(extra_labels.iter().cloned());
+    }
     let options = CreateContainerOptions {
         name: Some(container_name(&spec.session_id)),
         ..Default::default()
@@ -190,23 +206,47 @@ impl DockerSandbox {
     /// process that is neither one of them nor in a running exec's session
     /// (see [`procs`]), before the run's result is returned.
     async fn tracked<T>(&self, work: impl std::future::Future<Output = T>) -> T {
-        let user = self.config.user.as_str();
-        let keep = self
-            .keep
+        let keep = self.baseline().await;
+        let out = work.await;
+        if !keep.is_empty() {
+            procs::sweep(&self.docker, &self.id, &self.config.user, keep).await;
+        }
+        out
+    }
+
+    /// The pids the sweep keeps, noted on the first call (before the first
+    /// run, or ahead of it by the pool: the container has run nothing else
+    /// by then, so the list is the same).
+    pub(crate) async fn baseline(&self) -> &[u32] {
+        self.keep
             .get_or_init(|| async {
-                procs::baseline(&self.docker, &self.id, user)
+                procs::baseline(&self.docker, &self.id, &self.config.user)
                     .await
                     .unwrap_or_else(|e| {
                         tracing::debug!(container = %short(&self.id), "baseline: {e}");
                         Vec::new()
                     })
             })
-            .await;
-        let out = work.await;
-        if !keep.is_empty() {
-            procs::sweep(&self.docker, &self.id, user, keep).await;
+            .await
+    }
+
+    /// Renames the container after the session that took it from the pool,
+    /// as [`start`] would have named it. The returned future owns what it
+    /// needs, so it can run in the background: the name is for people
+    /// reading `docker ps` (the session's event log records the container
+    /// id), and a failure is only logged.
+    pub(crate) fn rename_for(
+        &self,
+        session: &str,
+    ) -> impl std::future::Future<Output = ()> + use<> {
+        let (docker, id) = (self.docker.clone(), self.id.clone());
+        let (session, name) = (session.to_string(), container_name(session));
+        async move {
+            let options = bollard::query_parameters::RenameContainerOptions { name };
+            if let Err(e) = docker.rename_container(&id, options).await {
+                tracing::debug!(container = %short(&id), "rename for session {session}: {e}");
+            }
         }
-        out
     }
 
     /// Gives every later run the way out through `relay`.
@@ -230,6 +270,28 @@ impl DockerSandbox {
         } else {
             Ok(())
         }
+    }
+
+    /// Runs one of the workspace sync's own scripts and returns its stdout
+    /// (up to [`MAX_READ_BYTES`]); fails with its stderr. Unlike an agent's
+    /// run there is no process sweep after it (nothing of the agent's runs
+    /// in it) and no storage watch (it only moves what the agent already
+    /// had): each would cost the park another round trip to the daemon.
+    async fn sync_run(&self, request: RunRequest) -> Result<Vec<u8>, SandboxError> {
+        self.check()?;
+        let limits = RunLimits {
+            timeout: workspace::SYNC_TIMEOUT,
+            max_output_bytes: MAX_READ_BYTES,
+            storage_watch: None,
+        };
+        let out = exec::run(&self.docker, &self.id, &self.config.user, request, limits).await?;
+        if out.truncated {
+            return Err(SandboxError::Backend(format!(
+                "the workspace's changes are more than the {MAX_READ_BYTES} bytes a park reads"
+            )));
+        }
+        workspace::script_succeeded(&out)?;
+        Ok(out.stdout)
     }
 
     fn limits(&self) -> RunLimits {
@@ -471,6 +533,36 @@ impl Sandbox for DockerSandbox {
             }
             other => other,
         })
+    }
+
+    /// `tar xf -` with the archive on the exec's stdin: no upload first.
+    async fn import_workspace(&self, tar: &[u8]) -> Result<(), SandboxError> {
+        if tar.is_empty() {
+            return Ok(());
+        }
+        let request = RunRequest {
+            stdin: tar.to_vec(),
+            ..RunRequest::new("mkdir -p /workspace && tar xf - -C /workspace")
+        };
+        self.sync_run(request).await.map(drop)
+    }
+
+    async fn mark_workspace(&self) -> Result<(), SandboxError> {
+        self.sync_run(RunRequest::new(workspace::MARK_SCRIPT))
+            .await
+            .map(drop)
+    }
+
+    /// The shell's script with its tar sent back on stdout: one exec and no
+    /// archive read per park.
+    async fn workspace_changes(&self) -> Result<Option<WorkspaceChanges>, SandboxError> {
+        let script = format!(
+            "{} && cat {}",
+            workspace::CHANGES_SCRIPT,
+            workspace::CHANGES_TAR
+        );
+        let tar = self.sync_run(RunRequest::new(script)).await?;
+        workspace::split_changes(&tar).map(Some)
     }
 
     async fn remove_path(&self, path: &str) -> Result<(), SandboxError> {

@@ -73,7 +73,7 @@ pub async fn run(
     docker: &Docker,
     container: &str,
     user: &str,
-    request: RunRequest,
+    mut request: RunRequest,
     limits: RunLimits,
 ) -> Result<RunResult, SandboxError> {
     let run_id = format!("{:016x}", rand::random::<u64>());
@@ -132,7 +132,7 @@ pub async fn run(
     // Feed stdin concurrently with reading output, so neither side can block
     // the other on a full pipe; closing our write half is the command's EOF.
     let stdin_task = attach_stdin.then(|| {
-        let stdin = request.stdin.clone();
+        let stdin = std::mem::take(&mut request.stdin);
         tokio::spawn(async move {
             let _ = input.write_all(&stdin).await;
             let _ = input.shutdown().await;

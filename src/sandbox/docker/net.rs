@@ -15,6 +15,19 @@
 //! `NODE_EXTRA_CA_CERTS`), so the proxy can terminate TLS for the hosts that
 //! have an injected header. The CA's key stays on the host side.
 //!
+//! Denials explain themselves as on the local backend: root-owned `curl`
+//! and `wget` wrappers ([`sandkeep_net::wrapper`]) go in `/usr/local/bin`
+//! (ahead of `/usr/bin` in the image's `PATH`) and print the proxy's
+//! verdict in the policy's words with curl's status 56 (wget: 4). They only
+//! present the host side's decision; nothing in the container enforces.
+//!
+//! Flow control is per connection and direction ([`sandkeep_net::relay::WINDOW`]
+//! bytes in flight), so the frames queued for the relay's stdin are bounded
+//! by the open connections (at most 64) times the window.
+//!
+//! The limits are per run: [`NetRelay::env`], which every run asks for when
+//! it starts, resets the sandbox's usage counters.
+//!
 //! The relay's death never hangs a run: connections to its port are then
 //! refused in the container (curl exit 7). The relay ends with the session
 //! ([`NetRelay`] aborts its tasks on drop; removing the container ends the
@@ -49,6 +62,9 @@ pub const CA_BUNDLE: &str = "/etc/ssl/certs/ca-certificates.crt";
 /// How long the relay may take to say which port it listens on.
 const HELLO_WAIT: Duration = Duration::from_secs(15);
 
+/// Where the `curl`/`wget` wrappers go (ahead of `/usr/bin` in `PATH`).
+pub const WRAPPER_DIR: &str = "/usr/local/bin";
+
 /// Appends the CA to the bundle (as `update-ca-certificates` would, minus
 /// its seconds of rehashing).
 const INSTALL_CA: &str = r#"cat "$1" >> "$2""#;
@@ -56,6 +72,7 @@ const INSTALL_CA: &str = r#"cat "$1" >> "$2""#;
 /// The running relay of one sandbox: its port, and the host-side tasks.
 pub struct NetRelay {
     port: u16,
+    egress: sandkeep_net::Egress,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
 }
@@ -66,8 +83,11 @@ impl NetRelay {
         self.port
     }
 
-    /// The environment every run gets: the proxy and the CA bundle.
+    /// The environment every run gets: the proxy and the CA bundle. Called
+    /// once when each run starts, it also starts the run's network usage
+    /// count afresh (the limits are per run, as on the local backend).
     pub fn env(&self) -> Vec<(String, String)> {
+        self.egress.reset_usage();
         let proxy = format!("http://127.0.0.1:{}", self.port);
         let mut env: Vec<(String, String)> =
             ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]
@@ -163,7 +183,7 @@ pub async fn start(
     });
     let outbox: sandkeep_net::relay::Outbox = Arc::new(move |frame| tx.send(frame).is_ok());
     let host = Arc::new(Mutex::new(RelayHost::new(
-        egress,
+        egress.clone(),
         Some(Arc::new(ca)),
         outbox,
     )));
@@ -231,11 +251,57 @@ pub async fn start(
             )));
         }
     };
+    if let Err(e) = install_wrappers(docker, container, relay_port).await {
+        reader.abort();
+        writer.abort();
+        return Err(e);
+    }
     Ok(NetRelay {
         port: relay_port,
+        egress,
         reader,
         writer,
     })
+}
+
+/// Puts the `curl` and `wget` wrappers for the relay on `port` in
+/// [`WRAPPER_DIR`], owned by root and not writable by the sandbox user.
+async fn install_wrappers(docker: &Docker, container: &str, port: u16) -> Result<(), SandboxError> {
+    let failed = |e: &dyn std::fmt::Display| {
+        SandboxError::Backend(format!("egress relay: installing curl/wget wrappers: {e}"))
+    };
+    let text = sandkeep_net::wrapper::script(port);
+    let mtime = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let mut builder = tar::Builder::new(Vec::with_capacity(2 * text.len() + 4096));
+    for name in ["curl", "wget"] {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_size(text.len() as u64);
+        header.set_mode(0o755);
+        header.set_uid(0);
+        header.set_gid(0);
+        header.set_mtime(mtime);
+        header.set_username("root").map_err(|e| failed(&e))?;
+        header.set_groupname("root").map_err(|e| failed(&e))?;
+        builder
+            .append_data(&mut header, name, text.as_bytes())
+            .map_err(|e| failed(&e))?;
+    }
+    let tar = builder.into_inner().map_err(|e| failed(&e))?;
+    docker
+        .upload_to_container(
+            container,
+            Some(UploadToContainerOptions {
+                path: WRAPPER_DIR.to_string(),
+                ..Default::default()
+            }),
+            bollard::body_full(tar.into()),
+        )
+        .await
+        .map_err(|e| failed(&e))
 }
 
 /// Puts the CA certificate in [`CA_DIR`] and appends it to [`CA_BUNDLE`].

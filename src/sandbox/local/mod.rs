@@ -107,7 +107,7 @@ impl LocalBackend {
     /// Adds a program every sandbox of this backend can run: an agent
     /// builder's host tool, exposed as a shell command the agent can pipe and
     /// redirect. It runs on the host, in-process, with only what `run`
-    /// captures and its [`CommandCtx`](sandkeep_shell::commands::CommandCtx)
+    /// captures and its [`CommandCtx`](sandkeep_shell::CommandCtx)
     /// (arguments, environment, streams, the sandbox's filesystem).
     ///
     /// ```
@@ -134,7 +134,7 @@ impl LocalBackend {
     pub fn command(
         mut self,
         name: impl Into<String>,
-        run: impl Fn(&mut sandkeep_shell::commands::CommandCtx<'_>) -> i32 + Send + Sync + 'static,
+        run: impl Fn(&mut sandkeep_shell::CommandCtx<'_>) -> i32 + Send + Sync + 'static,
     ) -> LocalBackend {
         self.config = self.config.command(name, run);
         self
@@ -150,9 +150,11 @@ impl Backend for LocalBackend {
     async fn create(&self, spec: &SandboxSpec) -> Result<Arc<dyn Sandbox>, SandboxError> {
         #[cfg(feature = "net")]
         if let Some(egress) = &self.egress {
-            let config =
-                sandkeep_net::install(self.config.clone(), &egress.scoped(&spec.session_id));
-            return Ok(Arc::new(LocalSandbox::new(config, spec)));
+            let egress = egress.scoped(&spec.session_id);
+            let config = sandkeep_net::install(self.config.clone(), &egress);
+            let mut sandbox = LocalSandbox::new(config, spec);
+            sandbox.net = Some(egress);
+            return Ok(Arc::new(sandbox));
         }
         Ok(Arc::new(LocalSandbox::new(self.config.clone(), spec)))
     }
@@ -171,6 +173,10 @@ pub struct LocalSandbox {
     env: Vec<(String, String)>,
     default_timeout: Duration,
     shell: Mutex<Option<Shell>>,
+    /// This sandbox's egress, whose usage counters each run starts afresh
+    /// (the network limits are per run).
+    #[cfg(feature = "net")]
+    net: Option<sandkeep_net::Egress>,
 }
 
 impl std::fmt::Debug for LocalSandbox {
@@ -195,6 +201,8 @@ impl LocalSandbox {
             env: spec.env.clone(),
             default_timeout,
             shell: Mutex::new(Some(shell)),
+            #[cfg(feature = "net")]
+            net: None,
         }
     }
 
@@ -267,6 +275,10 @@ impl Sandbox for LocalSandbox {
 
     async fn run(&self, request: RunRequest) -> Result<RunResult, SandboxError> {
         let shell = self.shell()?;
+        #[cfg(feature = "net")]
+        if let Some(net) = &self.net {
+            net.reset_usage();
+        }
         let timeout = request.timeout.unwrap_or(self.default_timeout);
         let mut env = self.env.clone();
         env.extend(request.env);

@@ -3,12 +3,12 @@
 //! stream is the same one `tar cf`/`tar xf` would produce and read, which is
 //! what keeps the two backends interchangeable.
 
-use sandkeep_shell::clock::Timestamp;
-use sandkeep_shell::fs::FileKind;
+use sandkeep_shell::FileKind;
+use sandkeep_shell::Timestamp;
 use sandkeep_shell::{Fs, FsError};
 use tar::{EntryType, Header};
 
-use crate::archive::{ArchiveTree, EntryKind};
+use crate::archive::{ArchiveTree, EntryKind, names};
 use crate::sandbox::{Listed, ListedKind, Listing, SandboxError, WorkspaceChanges};
 
 const ROOT: &str = "/workspace";
@@ -140,16 +140,20 @@ pub(super) fn export(fs: &Fs, paths: &[String]) -> Result<Vec<u8>, SandboxError>
                 };
                 h.set_entry_type(EntryType::Regular);
                 h.set_size(data.len() as u64);
-                builder.append_data(&mut h, &name, &data[..])
+                builder.append_data(&mut h, names::to_path(&name), &data[..])
             }
             FileKind::Dir => {
                 h.set_entry_type(EntryType::Directory);
-                builder.append_data(&mut h, format!("{name}/"), std::io::empty())
+                builder.append_data(
+                    &mut h,
+                    names::to_path(&format!("{name}/")),
+                    std::io::empty(),
+                )
             }
             FileKind::Symlink => {
                 let target = fs.read_link(&abs).map_err(|e| fs_error(path, e))?;
                 h.set_entry_type(EntryType::Symlink);
-                builder.append_link(&mut h, &name, target)
+                builder.append_link(&mut h, names::to_path(&name), names::to_path(&target))
             }
             FileKind::CharDevice => continue,
         };

@@ -36,8 +36,8 @@ pub mod worktree;
 
 use std::io::Write;
 
+use sandkeep_shell::CommandCtx;
 use sandkeep_shell::ShellConfig;
-use sandkeep_shell::commands::CommandCtx;
 
 pub use error::{GitError, Result};
 

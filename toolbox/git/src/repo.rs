@@ -12,8 +12,8 @@ use std::io::Write;
 use bstr::{BStr, ByteSlice};
 use gix_hash::ObjectId;
 use gix_object::{Kind, WriteTo};
+use sandkeep_shell::FileKind;
 use sandkeep_shell::Fs;
-use sandkeep_shell::fs::FileKind;
 
 use crate::config::Config;
 use crate::error::{GitError, Result};
@@ -103,7 +103,9 @@ fn inflate_all(z: &mut flate2::Decompress, input: &[u8], out: &mut Vec<u8>) -> b
         let status = match z.decompress_vec(
             &input[before_in.min(input.len())..],
             out,
-            flate2::FlushDecompress::Finish,
+            // `Finish` asks for all the output at once: miniz_oxide fails a
+            // stream whose output outgrows the buffer that way.
+            flate2::FlushDecompress::None,
         ) {
             Ok(s) => s,
             Err(_) => return false,

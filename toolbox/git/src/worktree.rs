@@ -5,7 +5,7 @@
 
 use gix_hash::ObjectId;
 use gix_object::Kind;
-use sandkeep_shell::fs::FileKind;
+use sandkeep_shell::FileKind;
 
 use crate::error::{GitError, Result};
 use crate::repo::{HASH, Repo, join};

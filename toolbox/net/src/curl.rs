@@ -1,7 +1,9 @@
 //! `curl` for the local shell: the options agents use (`-s -S -f -L -o -O -X
 //! -H -d --data-binary @file -u -I -i -w --fail-with-body -m --retry`, and a
-//! few neighbours), over the host-side client in [`crate::http`], so every
-//! request and every redirect hop passes the session's policy. Files land in
+//! few neighbours such as `--connect-to`), over the host-side client in
+//! [`crate::http`], so every request and every redirect hop passes the
+//! session's policy (on `--connect-to`, both the URL's host and the one
+//! connected to). Files land in
 //! the virtual filesystem under its limits; the exit statuses and messages are
 //! curl 7.88's (checked side by side in `tests/curl_diff.rs`).
 //!
@@ -11,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use sandkeep_shell::commands::CommandCtx;
+use sandkeep_shell::CommandCtx;
 
 use crate::Egress;
 use crate::http::{Deadline, NetError, Request, Response};
@@ -42,6 +44,8 @@ struct Options {
     retry_delay: Option<Duration>,
     max_redirs: Option<u32>,
     dump_header: Option<String>,
+    /// `--connect-to HOST1:PORT1:HOST2:PORT2` entries, in order.
+    connect_to: Vec<String>,
     /// URLs with the output each one goes to (`None`: stdout; `Some("")`: -O).
     urls: Vec<(String, Option<String>)>,
 }
@@ -186,6 +190,7 @@ fn parse(ctx: &CommandCtx<'_>) -> Result<Options, Usage> {
                     }
                 }
                 "-D" | "--dump-header" => o.dump_header = Some(value(&mut i)?),
+                "--connect-to" => o.connect_to.push(value(&mut i)?),
                 "-o" | "--output" => pending_outputs.push(Some(value(&mut i)?)),
                 "-O" | "--remote-name" => pending_outputs.push(Some(String::new())),
                 "--url" => o.urls.push((value(&mut i)?, None)),
@@ -300,6 +305,81 @@ pub fn run(ctx: &mut CommandCtx<'_>, egress: &Egress) -> i32 {
         status = transfer(ctx, egress, &o, url, output.as_deref());
     }
     status
+}
+
+/// Where `--connect-to` sends a request for `url`: the first entry whose
+/// `HOST1:PORT1` matches (empty parts match anything) and that names a host
+/// or a port, as curl 7.88 reads them (entries that do not parse are
+/// ignored; a bad PORT2 is curl's error 49).
+///
+fn connect_to_for(entries: &[String], url: &url::Url) -> Result<Option<(String, u16)>, NetError> {
+    // A URL without a host or a known port fails in the client, with
+    // curl's words for it.
+    let Ok((host, port)) = crate::http::host_port(url) else {
+        return Ok(None);
+    };
+    let shown = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.clone()
+    };
+    for entry in entries {
+        let rest = match entry.strip_prefix(':') {
+            Some(rest) => rest,
+            None => {
+                let Some(head) = entry.get(..shown.len()) else {
+                    continue;
+                };
+                if !head.eq_ignore_ascii_case(&shown) || !entry[shown.len()..].starts_with(':') {
+                    continue;
+                }
+                &entry[shown.len() + 1..]
+            }
+        };
+        let rest = match rest.strip_prefix(':') {
+            Some(rest) => rest,
+            None => {
+                let Some((want, after)) = rest.split_once(':') else {
+                    continue;
+                };
+                // strtol: the leading digits count, the rest is ignored.
+                let digits: String = want.chars().take_while(char::is_ascii_digit).collect();
+                if digits.parse::<u64>().ok() != Some(u64::from(port)) {
+                    continue;
+                }
+                after
+            }
+        };
+        let (to_host, to_port) = if let Some(v6) = rest.strip_prefix('[') {
+            match v6.split_once(']') {
+                Some((h, after)) => (h.to_string(), after.strip_prefix(':')),
+                None => continue,
+            }
+        } else {
+            match rest.split_once(':') {
+                Some((h, p)) => (h.to_string(), Some(p)),
+                None => (rest.to_string(), None),
+            }
+        };
+        let to_port = match to_port {
+            Some(p) if !p.is_empty() => Some(p.parse::<u16>().map_err(|_| {
+                NetError::ConnectTo(format!(
+                    "No valid port number in connect to host string ({p})"
+                ))
+            })?),
+            _ => None,
+        };
+        if to_host.is_empty() && to_port.is_none() {
+            continue;
+        }
+        let to_host = if to_host.is_empty() {
+            host.clone()
+        } else {
+            to_host
+        };
+        return Ok(Some((to_host, to_port.unwrap_or(port))));
+    }
+    Ok(None)
 }
 
 fn show_error(ctx: &mut CommandCtx<'_>, o: &Options, code: i32, msg: &str) {
@@ -485,7 +565,9 @@ fn fetch(
             connect_timeout: o.connect_timeout,
             read_timeout: None,
         };
-        let response = match egress.send(&req, deadline) {
+        let connect_to = connect_to_for(&o.connect_to, &url)?;
+        let via = connect_to.as_ref().map(|(h, p)| (h.as_str(), *p));
+        let response = match egress.send_via(&req, via, deadline) {
             Ok(r) => r,
             Err(NetError::Partial {
                 remaining,

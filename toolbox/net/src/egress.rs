@@ -7,6 +7,7 @@
 //! their values are expanded from the host environment once, when sandkeep
 //! starts, and live only here, on the host side.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex, RwLock};
@@ -246,15 +247,24 @@ pub(crate) struct EgressInner {
     pub(crate) policy: RwLock<Policy>,
     pub(crate) headers: RwLock<Vec<InjectedHeader>>,
     pub(crate) limits: RwLock<NetLimits>,
-    pub(crate) usage: Mutex<NetUsage>,
     pub(crate) resolver: RwLock<Arc<dyn Resolve>>,
     pub(crate) tls: RwLock<Arc<rustls::ClientConfig>>,
     pub(crate) on_denial: RwLock<Option<DenialSink>>,
+    /// Refusals kept for the in-container `curl`/`wget` wrappers to show
+    /// ([`Egress::note_verdict`]): (run token, message), oldest first.
+    pub(crate) verdicts: Mutex<VecDeque<(String, String)>>,
 }
+
+/// Most refusals kept for wrappers that have not asked for them yet.
+const MAX_VERDICTS: usize = 256;
 
 /// A session's network egress: the policy and everything that enforces it.
 /// Clones share one state, so a change made through any clone (a new policy,
-/// a tightened limit) applies to the next request of every command.
+/// a tightened limit) applies to the next request of every command. The
+/// usage counted against the limits belongs to a handle and its clones:
+/// [`Egress::scoped`] starts a fresh count (one per sandbox), and the
+/// backends call [`Egress::reset_usage`] when a run starts, so the limits
+/// are per run.
 ///
 /// ```
 /// use sandkeep_net::{Egress, Policy};
@@ -269,6 +279,7 @@ pub(crate) struct EgressInner {
 #[derive(Clone)]
 pub struct Egress {
     pub(crate) inner: Arc<EgressInner>,
+    pub(crate) usage: Arc<Mutex<NetUsage>>,
     scope: Option<Arc<str>>,
 }
 
@@ -310,20 +321,33 @@ impl Egress {
                 policy: RwLock::new(policy),
                 headers: RwLock::new(Vec::new()),
                 limits: RwLock::new(NetLimits::default()),
-                usage: Mutex::new(NetUsage::default()),
                 resolver: RwLock::new(Arc::new(SystemResolver)),
                 tls: RwLock::new(Arc::new(tls_config(roots))),
                 on_denial: RwLock::new(None),
+                verdicts: Mutex::new(VecDeque::new()),
             }),
+            usage: Arc::new(Mutex::new(NetUsage::default())),
             scope: None,
         }
     }
 
-    /// The same egress (one policy, one set of counters), whose denials
-    /// carry `scope` (a session id) so the sink can file them under it.
+    /// The same egress (one policy, one set of headers and limits), whose
+    /// denials carry `scope` (a session id) so the sink can file them under
+    /// it, with usage counters of its own (one sandbox's use never counts
+    /// against another's limits).
+    ///
+    /// ```
+    /// use sandkeep_net::Egress;
+    ///
+    /// let egress = Egress::allowing(["example.org"]).unwrap();
+    /// let a = egress.scoped("session-a");
+    /// assert_eq!(a.scope(), Some("session-a"));
+    /// assert_eq!(a.usage(), Default::default());
+    /// ```
     pub fn scoped(&self, scope: &str) -> Egress {
         Egress {
             inner: self.inner.clone(),
+            usage: Arc::new(Mutex::new(NetUsage::default())),
             scope: Some(Arc::from(scope)),
         }
     }
@@ -372,14 +396,58 @@ impl Egress {
         write(&self.inner.limits, limits);
     }
 
-    /// What was used so far.
+    /// What this handle (and its clones) used so far.
     pub fn usage(&self) -> NetUsage {
-        *self.inner.usage.lock().unwrap_or_else(|e| e.into_inner())
+        *self.usage.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts counting afresh (e.g. at the start of a run).
+    /// Starts counting afresh: the backends call it when a run starts.
     pub fn reset_usage(&self) {
-        *self.inner.usage.lock().unwrap_or_else(|e| e.into_inner()) = NetUsage::default();
+        *self.usage.lock().unwrap_or_else(|e| e.into_inner()) = NetUsage::default();
+    }
+
+    /// Keeps `message` (a refusal's words) for the wrapper that runs under
+    /// `token`, until it asks with [`Egress::take_verdicts`]. At most
+    /// [`MAX_VERDICTS`] are kept; the oldest go first.
+    pub fn note_verdict(&self, token: &str, message: &str) {
+        let mut kept = self
+            .inner
+            .verdicts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= MAX_VERDICTS {
+            kept.pop_front();
+        }
+        kept.push_back((token.to_string(), message.to_string()));
+    }
+
+    /// The refusals noted for `token` since it last asked, oldest first.
+    ///
+    /// ```
+    /// use sandkeep_net::Egress;
+    ///
+    /// let egress = Egress::default();
+    /// egress.note_verdict("run-1", "sandkeep: network policy denies a.test:80");
+    /// assert_eq!(egress.take_verdicts("run-2"), Vec::<String>::new());
+    /// assert_eq!(egress.take_verdicts("run-1"), ["sandkeep: network policy denies a.test:80"]);
+    /// assert!(egress.take_verdicts("run-1").is_empty());
+    /// ```
+    pub fn take_verdicts(&self, token: &str) -> Vec<String> {
+        let mut kept = self
+            .inner
+            .verdicts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut taken = Vec::new();
+        kept.retain(|(t, m)| {
+            if t == token {
+                taken.push(m.clone());
+                false
+            } else {
+                true
+            }
+        });
+        taken
     }
 
     /// Uses `resolver` for host names.

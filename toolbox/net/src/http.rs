@@ -95,6 +95,9 @@ pub enum NetError {
     /// Writing the output failed (curl 23).
     #[error("{0}")]
     Write(String),
+    /// A `--connect-to` entry names a bad port (curl 49).
+    #[error("{0}")]
+    ConnectTo(String),
     /// The run was cancelled (its deadline or a kill).
     #[error("Operation cancelled")]
     Cancelled,
@@ -117,6 +120,7 @@ impl NetError {
             NetError::Send(_) => 55,
             NetError::TooManyRedirects(_) => 47,
             NetError::Write(_) => 23,
+            NetError::ConnectTo(_) => 49,
             NetError::Cancelled => 42,
         }
     }
@@ -240,19 +244,33 @@ impl Write for Conn {
 
 impl Egress {
     pub(crate) fn deny(&self, method: &str, host: &str, port: u16, why: String) -> NetError {
+        let reason = if why.is_empty() {
+            "no rule allows it".to_string()
+        } else {
+            why.trim()
+                .trim_start_matches('(')
+                .trim_end_matches(')')
+                .to_string()
+        };
+        self.deny_because(method, host, port, why, reason)
+    }
+
+    /// [`Egress::deny`] with the event log's `reason` given apart from the
+    /// words shown to the sandbox (`why`).
+    pub(crate) fn deny_because(
+        &self,
+        method: &str,
+        host: &str,
+        port: u16,
+        why: String,
+        reason: String,
+    ) -> NetError {
         let allowed = self.policy().to_string();
         self.report_denial(&Denial {
             host: host.to_string(),
             port,
             method: method.to_string(),
-            reason: if why.is_empty() {
-                "no rule allows it".to_string()
-            } else {
-                why.trim()
-                    .trim_start_matches('(')
-                    .trim_end_matches(')')
-                    .to_string()
-            },
+            reason,
             allowed: allowed.clone(),
             scope: self.scope().map(str::to_string),
         });
@@ -268,7 +286,7 @@ impl Egress {
         f: impl FnOnce(&mut crate::NetUsage, &crate::NetLimits) -> Result<(), String>,
     ) -> Result<(), NetError> {
         let limits = self.limits();
-        let mut usage = self.inner.usage.lock().unwrap_or_else(|e| e.into_inner());
+        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut usage, &limits).map_err(NetError::Limit)
     }
 
@@ -330,18 +348,52 @@ impl Egress {
     /// );
     /// ```
     pub fn send(&self, req: &Request, deadline: Deadline<'_>) -> Result<Response, NetError> {
+        self.send_via(req, None, deadline)
+    }
+
+    /// [`Egress::send`], connecting to `connect_to` (host, port) instead of
+    /// the URL's host and port (curl's `--connect-to`): the URL still names
+    /// the request (`Host`, TLS server name, certificate checked for it), and
+    /// the policy must allow both the URL's host and the one connected to.
+    /// Headers the operator injects for the URL's host are not added when
+    /// the connection goes elsewhere (another server must not receive them).
+    pub fn send_via(
+        &self,
+        req: &Request,
+        connect_to: Option<(&str, u16)>,
+        deadline: Deadline<'_>,
+    ) -> Result<Response, NetError> {
         let scheme = req.url.scheme();
         if scheme != "http" && scheme != "https" {
             return Err(NetError::Scheme(scheme.to_string()));
         }
         let (host, port) = host_port(&req.url)?;
         self.check(&req.method, &req.url)?;
-        let literal: Option<IpAddr> = match req.url.host() {
-            Some(url::Host::Ipv4(a)) => Some(IpAddr::V4(a)),
-            Some(url::Host::Ipv6(a)) => Some(IpAddr::V6(a)),
+        let (dest, dest_port) = match connect_to {
+            Some((h, p)) => {
+                let h = normalize_host(h.trim_start_matches('[').trim_end_matches(']'));
+                if !self
+                    .policy()
+                    .allows_request(&req.method, &h, p, req.url.path())
+                {
+                    return Err(self.deny(&req.method, &h, p, String::new()));
+                }
+                (h, p)
+            }
+            None => (host.clone(), port),
+        };
+        let literal: Option<IpAddr> = match (connect_to, req.url.host()) {
+            (Some(_), _) => dest.parse().ok(),
+            (None, Some(url::Host::Ipv4(a))) => Some(IpAddr::V4(a)),
+            (None, Some(url::Host::Ipv6(a))) => Some(IpAddr::V6(a)),
             _ => None,
         };
-        let head = build_head(req, &host, port, &self.headers());
+        let injected = if (dest.as_str(), dest_port) == (host.as_str(), port) {
+            self.headers()
+        } else {
+            Vec::new()
+        };
+        let head = build_head(req, &host, port, &injected);
         let out_len = (head.len() + req.body.as_ref().map_or(0, Vec::len)) as u64;
         self.count(|usage, limits| {
             if usage.requests >= limits.max_requests {
@@ -355,7 +407,7 @@ impl Egress {
             Ok(())
         })?;
         let addrs = match literal {
-            Some(ip) => vec![SocketAddr::new(ip, port)],
+            Some(ip) => vec![SocketAddr::new(ip, dest_port)],
             None => {
                 let resolver = self
                     .inner
@@ -363,9 +415,9 @@ impl Egress {
                     .read()
                     .unwrap_or_else(|e| e.into_inner())
                     .clone();
-                match resolver.resolve(&host, port) {
+                match resolver.resolve(&dest, dest_port) {
                     Ok(a) if !a.is_empty() => a,
-                    _ => return Err(NetError::Resolve(host)),
+                    _ => return Err(NetError::Resolve(dest)),
                 }
             }
         };
@@ -373,14 +425,14 @@ impl Egress {
         let allowed: Vec<SocketAddr> = addrs
             .iter()
             .copied()
-            .filter(|a| policy.allows_address(a.ip(), port, literal.is_some()))
+            .filter(|a| policy.allows_address(a.ip(), dest_port, literal.is_some()))
             .collect();
         if allowed.is_empty() {
             let ip = addrs[0].ip();
             return Err(self.deny(
                 &req.method,
-                &host,
-                port,
+                &dest,
+                dest_port,
                 format!(" (resolves to {ip}, not a public address; only an IP rule allows it)"),
             ));
         }
@@ -388,7 +440,7 @@ impl Egress {
         let connect_timeout = req
             .connect_timeout
             .map_or(limits.connect_timeout, |c| c.min(limits.connect_timeout));
-        let (tcp, peer) = connect(&allowed, &host, port, connect_timeout, deadline)?;
+        let (tcp, peer) = connect(&allowed, &dest, dest_port, connect_timeout, deadline)?;
         let mut conn = if scheme == "https" {
             let tls = self
                 .inner

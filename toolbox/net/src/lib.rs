@@ -14,7 +14,9 @@
 //! - [`relay`]: the container side of that way out (a python3 relay over a
 //!   `docker exec` stdio stream) and the host side that demultiplexes it;
 //! - [`intercept`]: the per-sandbox CA that lets the proxy terminate TLS for
-//!   hosts with an injected header (credentials into HTTPS).
+//!   hosts with an injected header (credentials into HTTPS);
+//! - [`wrapper`]: the `curl`/`wget` a container runs, which show the proxy's
+//!   refusals in the same words and status as the local backend.
 //!
 //! ```
 //! use sandkeep_net::Egress;
@@ -35,6 +37,7 @@ pub mod policy;
 pub mod proxy;
 pub mod relay;
 pub mod wget;
+pub mod wrapper;
 
 pub use egress::{
     Denial, DenialSink, Egress, HeaderError, InjectedHeader, NetLimits, NetUsage, Resolve,

@@ -19,6 +19,14 @@
 //!   Without one, such tunnels pass through untouched (no header).
 //! - A denial answers `403` with the policy's words in the body and in an
 //!   `X-Sandkeep-Denied` header, and is reported once to the denial sink.
+//! - Requests of the `curl`/`wget` wrappers installed in containers
+//!   ([`crate::wrapper`]) carry a run token as their proxy user name
+//!   ([`RunToken`]). A refusal of such a request is also kept for that
+//!   token, and the wrapper asks for it ([`VERDICT_METHOD`]) to show the
+//!   policy's words as the local backend does; a refused forward request of
+//!   the `curl` wrapper gets no answer at all (the connection is closed), so
+//!   curl writes no 403 page where the download was to go. The verdict is
+//!   the host side's: the wrapper only shows it.
 //!
 //! The proxy serves any [`ClientConn`]: a TCP connection ([`EgressProxy`]
 //! listens on a host port) or a connection multiplexed over some other
@@ -39,6 +47,96 @@ use crate::policy::normalize_host;
 
 /// Largest request head or ClientHello the proxy reads.
 const MAX_HEAD: usize = 64 << 10;
+
+/// The method of a wrapper's request for the refusals noted for its run
+/// token (`SANDKEEP-VERDICTS TOKEN HTTP/1.1`): answered `200` with one
+/// refusal's words per line, oldest first, and forgotten once told.
+pub const VERDICT_METHOD: &str = "SANDKEEP-VERDICTS";
+
+/// Which wrapper a run token belongs to: how a refused forward request is
+/// answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presenter {
+    /// `curl`: no answer (curl then writes nothing to its output).
+    Curl,
+    /// `wget`: the usual `403` (wget writes no error page and does not retry).
+    Wget,
+}
+
+/// The run token of a wrapper's request: the proxy user name
+/// `skc` (curl) or `skw` (wget) followed by 32 lowercase hex digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunToken {
+    /// The whole token.
+    pub id: String,
+    /// The wrapper it came from.
+    pub presenter: Presenter,
+}
+
+impl RunToken {
+    /// Parses a proxy user name.
+    ///
+    /// ```
+    /// use sandkeep_net::proxy::{Presenter, RunToken};
+    ///
+    /// let t = RunToken::parse("skc0123456789abcdef0123456789abcdef").unwrap();
+    /// assert_eq!(t.presenter, Presenter::Curl);
+    /// assert!(RunToken::parse("skc0123").is_none());
+    /// assert!(RunToken::parse("alice").is_none());
+    /// ```
+    pub fn parse(user: &str) -> Option<RunToken> {
+        let presenter = match user.get(..3)? {
+            "skc" => Presenter::Curl,
+            "skw" => Presenter::Wget,
+            _ => return None,
+        };
+        let hex = &user[3..];
+        (hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then(
+            || RunToken {
+                id: user.to_string(),
+                presenter,
+            },
+        )
+    }
+
+    /// The token in a request's `Proxy-Authorization: Basic` header.
+    fn of(headers: &[(String, String)]) -> Option<RunToken> {
+        use base64::Engine;
+        let value = headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("proxy-authorization"))?
+            .1
+            .trim();
+        let (scheme, b64) = value.split_once(' ')?;
+        if !scheme.eq_ignore_ascii_case("basic") {
+            return None;
+        }
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(b64.trim())
+            .ok()?;
+        let text = String::from_utf8(decoded).ok()?;
+        RunToken::parse(text.split(':').next()?)
+    }
+}
+
+/// Keeps a refusal's words for the wrapper of `token`, if any.
+fn note(egress: &Egress, token: Option<&RunToken>, err: &NetError) {
+    if let Some(t) = token
+        && matches!(err, NetError::Denied { .. } | NetError::Limit(_))
+    {
+        egress.note_verdict(&t.id, &err.to_string());
+    }
+}
+
+/// Whether a rule without METHOD or path (the only kind a tunnel can be
+/// checked against) allows `host:port`.
+fn tunnel_allowed(policy: &crate::Policy, host: &str, port: u16) -> bool {
+    policy.rules().iter().any(|r| {
+        r.method.is_none()
+            && r.path_prefix.is_none()
+            && r.allows_request("CONNECT", host, port, "/")
+    })
+}
 
 /// One client connection the proxy serves, and how to split it into a read
 /// half and a write half for a tunnel's two directions.
@@ -250,8 +348,25 @@ pub fn serve<C: ClientConn>(mut conn: C, egress: &Egress, interceptor: Option<&I
     let Some(head) = read_head(&mut conn) else {
         return;
     };
+    if head.method == VERDICT_METHOD {
+        let told = egress.take_verdicts(&head.target);
+        let mut body = told.join("\n");
+        if !body.is_empty() {
+            body.push('\n');
+        }
+        answer(&mut conn, 200, "OK", &[], body.as_bytes());
+        return;
+    }
+    let token = RunToken::of(&head.headers);
     if head.method.eq_ignore_ascii_case("CONNECT") {
-        tunnel(conn, egress, &head.target, head.rest, interceptor);
+        tunnel(
+            conn,
+            egress,
+            &head.target,
+            head.rest,
+            interceptor,
+            token.as_ref(),
+        );
         return;
     }
     let url = match url::Url::parse(&head.target) {
@@ -267,10 +382,16 @@ pub fn serve<C: ClientConn>(mut conn: C, egress: &Egress, interceptor: Option<&I
             return;
         }
     };
-    forward(&mut conn, egress, &head, url);
+    forward(&mut conn, egress, &head, url, token.as_ref());
 }
 
-fn forward(conn: &mut (impl Read + Write), egress: &Egress, head: &Head, url: url::Url) {
+fn forward(
+    conn: &mut (impl Read + Write),
+    egress: &Egress,
+    head: &Head,
+    url: url::Url,
+    token: Option<&RunToken>,
+) {
     let method = head.method.as_str();
     let len: usize = head
         .headers
@@ -360,7 +481,13 @@ fn forward(conn: &mut (impl Read + Write), egress: &Egress, head: &Head, url: ur
             };
             answer(conn, resp.status, &reason, &kept, body);
         }
-        Err(e) => refuse(conn, &e),
+        Err(e) => {
+            note(egress, token, &e);
+            let denied = matches!(e, NetError::Denied { .. } | NetError::Limit(_));
+            if !(denied && token.is_some_and(|t| t.presenter == Presenter::Curl)) {
+                refuse(conn, &e);
+            }
+        }
     }
 }
 
@@ -466,6 +593,7 @@ fn check_opening(
     port: u16,
     literal: bool,
     early: &mut Vec<u8>,
+    token: Option<&RunToken>,
 ) -> Opening {
     let mut chunk = [0u8; 8192];
     loop {
@@ -482,12 +610,34 @@ fn check_opening(
                     };
                     if !fine {
                         let shown = sni.unwrap_or_else(|| "(none)".into());
-                        let _ = egress.deny(
-                            "CONNECT",
-                            host,
-                            port,
-                            format!(" (TLS server name {shown} does not match the tunnel's host)"),
-                        );
+                        let named = normalize_host(&shown);
+                        // A server name no rule allows is denied in the
+                        // same words as a request for it (what the local
+                        // backend says to `curl --connect-to`); an allowed
+                        // one still may not ride another host's tunnel.
+                        let err = if shown != "(none)"
+                            && !tunnel_allowed(&egress.policy(), &named, port)
+                        {
+                            egress.deny_because(
+                                "CONNECT",
+                                &named,
+                                port,
+                                String::new(),
+                                format!(
+                                    "TLS server name {named} does not match the tunnel's host {host}:{port}, and no rule allows it"
+                                ),
+                            )
+                        } else {
+                            egress.deny(
+                                "CONNECT",
+                                host,
+                                port,
+                                format!(
+                                    " (TLS server name {shown} does not match the tunnel's host)"
+                                ),
+                            )
+                        };
+                        note(egress, token, &err);
                         return Opening::Closed;
                     }
                     return Opening::Tls;
@@ -509,6 +659,7 @@ fn tunnel<C: ClientConn>(
     target: &str,
     mut early: Vec<u8>,
     interceptor: Option<&Interceptor>,
+    token: Option<&RunToken>,
 ) {
     let parsed = url::Url::parse(&format!("https://{target}/"));
     let Ok(url) = parsed else {
@@ -520,13 +671,9 @@ fn tunnel<C: ClientConn>(
         return;
     };
     let policy = egress.policy();
-    let allowed = policy.rules().iter().any(|r| {
-        r.method.is_none()
-            && r.path_prefix.is_none()
-            && r.allows_request("CONNECT", &host, port, "/")
-    });
-    if !allowed {
+    if !tunnel_allowed(&policy, &host, port) {
         let err = egress.deny("CONNECT", &host, port, String::new());
+        note(egress, token, &err);
         refuse(&mut conn, &err);
         return;
     }
@@ -553,10 +700,12 @@ fn tunnel<C: ClientConn>(
             port,
             format!(" (resolves to {ip}, not a public address; only an IP rule allows it)"),
         );
+        note(egress, token, &err);
         refuse(&mut conn, &err);
         return;
     };
     if let Err(e) = egress.count_tunnel(1, 0, 0) {
+        note(egress, token, &e);
         refuse(&mut conn, &e);
         return;
     }
@@ -570,12 +719,15 @@ fn tunnel<C: ClientConn>(
         port,
         literal.is_some(),
         &mut early,
+        token,
     );
     let inject = egress.headers().iter().any(|h| h.applies_to(&host, port));
     match (opening, interceptor) {
         (Opening::Closed, _) => {}
-        (Opening::Tls, Some(ca)) if inject => terminate(conn, egress, ca, &host, port, early),
-        (Opening::Tls | Opening::Plain, _) => splice(conn, egress, addr, early),
+        (Opening::Tls, Some(ca)) if inject => {
+            terminate(conn, egress, ca, (&host, port), early, token)
+        }
+        (Opening::Tls | Opening::Plain, _) => splice(conn, egress, addr, early, token),
     }
 }
 
@@ -586,9 +738,9 @@ fn terminate<C: ClientConn>(
     conn: C,
     egress: &Egress,
     ca: &Interceptor,
-    host: &str,
-    port: u16,
+    (host, port): (&str, u16),
     early: Vec<u8>,
+    token: Option<&RunToken>,
 ) {
     let Ok(config) = ca.server_config(host) else {
         return;
@@ -631,7 +783,7 @@ fn terminate<C: ClientConn>(
         format!("/{}", head.target)
     };
     match url::Url::parse(&format!("https://{authority}{path}")) {
-        Ok(url) => forward(&mut tls, egress, &head, url),
+        Ok(url) => forward(&mut tls, egress, &head, url, token),
         Err(_) => answer(&mut tls, 400, "Bad Request", &[], b"bad request target\n"),
     }
     tls.conn.send_close_notify();
@@ -640,13 +792,22 @@ fn terminate<C: ClientConn>(
 
 /// Connects to `addr` and copies both ways, counting the bytes against the
 /// session's limits (a tunnel over its byte limit is closed).
-fn splice<C: ClientConn>(conn: C, egress: &Egress, addr: SocketAddr, early: Vec<u8>) {
+fn splice<C: ClientConn>(
+    conn: C,
+    egress: &Egress,
+    addr: SocketAddr,
+    early: Vec<u8>,
+    token: Option<&RunToken>,
+) {
     let limits = egress.limits();
     let Ok(mut upstream) = TcpStream::connect_timeout(&addr, limits.connect_timeout) else {
         return;
     };
-    if egress.count_tunnel(0, early.len() as u64, 0).is_err() || upstream.write_all(&early).is_err()
-    {
+    if let Err(e) = egress.count_tunnel(0, early.len() as u64, 0) {
+        note(egress, token, &e);
+        return;
+    }
+    if upstream.write_all(&early).is_err() {
         return;
     }
     let mut conn = conn;
@@ -660,6 +821,7 @@ fn splice<C: ClientConn>(conn: C, egress: &Egress, addr: SocketAddr, early: Vec<
         return;
     };
     let back_egress = egress.clone();
+    let back_token = token.cloned();
     let back = std::thread::spawn(move || {
         let mut chunk = vec![0u8; 16 << 10];
         loop {
@@ -667,7 +829,8 @@ fn splice<C: ClientConn>(conn: C, egress: &Egress, addr: SocketAddr, early: Vec<
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
-            if back_egress.count_tunnel(0, 0, n as u64).is_err() {
+            if let Err(e) = back_egress.count_tunnel(0, 0, n as u64) {
+                note(&back_egress, back_token.as_ref(), &e);
                 let _ = up_stop.shutdown(std::net::Shutdown::Both);
                 break;
             }
@@ -684,7 +847,8 @@ fn splice<C: ClientConn>(conn: C, egress: &Egress, addr: SocketAddr, early: Vec<
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        if egress.count_tunnel(0, n as u64, 0).is_err() {
+        if let Err(e) = egress.count_tunnel(0, n as u64, 0) {
+            note(egress, token, &e);
             let _ = upstream.shutdown(std::net::Shutdown::Both);
             break;
         }

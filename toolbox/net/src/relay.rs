@@ -11,12 +11,21 @@
 //! `u32` payload length, payload. Kinds: `H` (relay to host, id 0: the port
 //! it listens on, as decimal text), `O` (a connection was accepted), `D`
 //! (bytes), `C` (the sender has finished sending on this connection: the
-//! relay's client sent end of file, or the proxy finished its answer).
+//! relay's client sent end of file, or the proxy finished its answer), `A`
+//! (the receiver has passed on that many bytes of `D`, as a `u32`).
+//!
+//! Flow control: each direction of each connection may have at most
+//! [`WINDOW`] bytes sent and not yet acknowledged with `A`. The relay acks
+//! what its client's socket took; the host side acks what the proxy read.
+//! A slow reader on either side so holds up only its own connection, and
+//! nothing is buffered without bound: not the host side's frames for the
+//! relay, not the relay's per-connection queues, not the host side's
+//! per-connection channels.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use crate::Egress;
@@ -30,6 +39,7 @@ use crate::proxy::ClientConn;
 pub const RELAY_PY: &str = r#"
 import os, socket, struct, sys, threading, queue
 MAX_CONNS = 64
+WINDOW = 262144
 out_lock = threading.Lock()
 conns = {}
 conns_lock = threading.Lock()
@@ -57,12 +67,20 @@ def finish(cid, half):
             except OSError:
                 pass
 
-def pump_up(cid, sock):
+def pump_up(cid, sock, st):
+    cv = st["cv"]
     try:
         while True:
+            with cv:
+                while st["unacked"] >= WINDOW and not st["gone"]:
+                    cv.wait()
+                if st["gone"]:
+                    break
             data = sock.recv(65536)
             if not data:
                 break
+            with cv:
+                st["unacked"] += len(data)
             send(cid, b"D", data)
     except OSError:
         pass
@@ -78,6 +96,7 @@ def pump_down(cid, sock, q):
             sock.sendall(data)
         except OSError:
             pass
+        send(cid, b"A", struct.pack(">I", len(data)))
     try:
         sock.shutdown(socket.SHUT_WR)
     except OSError:
@@ -95,10 +114,12 @@ def accept(listener):
             continue
         cid += 1
         q = queue.Queue()
+        st = {"sock": sock, "q": q, "up": False, "down": False,
+              "cv": threading.Condition(), "unacked": 0, "gone": False}
         with conns_lock:
-            conns[cid] = {"sock": sock, "q": q, "up": False, "down": False}
+            conns[cid] = st
         send(cid, b"O")
-        threading.Thread(target=pump_up, args=(cid, sock), daemon=True).start()
+        threading.Thread(target=pump_up, args=(cid, sock, st), daemon=True).start()
         threading.Thread(target=pump_down, args=(cid, sock, q), daemon=True).start()
 
 def read_exact(n):
@@ -122,11 +143,21 @@ while True:
     with conns_lock:
         st = conns.get(cid)
     if st is None:
+        if kind == b"D":
+            send(cid, b"A", struct.pack(">I", len(data)))
         continue
     if kind == b"D":
         st["q"].put(data)
     elif kind == b"C":
         st["q"].put(None)
+    elif kind == b"A" and len(data) == 4:
+        with st["cv"]:
+            st["unacked"] = max(0, st["unacked"] - struct.unpack(">I", data)[0])
+            st["cv"].notify_all()
+    elif kind == b"G":
+        with st["cv"]:
+            st["gone"] = True
+            st["cv"].notify_all()
 "#;
 
 /// Largest payload of one frame the host side sends.
@@ -134,6 +165,14 @@ const MAX_FRAME: usize = 64 << 10;
 
 /// Largest payload the host side accepts (the relay sends at most 64 KiB).
 const MAX_INCOMING: u32 = 1 << 20;
+
+/// Bytes one direction of one connection may have in flight (sent, not yet
+/// acknowledged); the relay uses the same figure.
+pub const WINDOW: u64 = 256 << 10;
+
+/// How long a write may wait for the relay's client to take its bytes
+/// before it fails (the client stopped reading).
+const STALL: Duration = Duration::from_secs(120);
 
 /// Why the relay's stream could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -161,12 +200,89 @@ fn frame(id: u32, kind: u8, data: &[u8]) -> Vec<u8> {
     f
 }
 
-/// The read half of a relayed connection: the client's bytes.
+/// The bytes of one connection's host-to-relay direction that the relay
+/// has not acknowledged yet.
+#[derive(Default)]
+struct Window {
+    state: Mutex<WindowState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct WindowState {
+    in_flight: u64,
+    /// The relay is gone: writers fail instead of waiting.
+    closed: bool,
+}
+
+impl Window {
+    fn lock(&self) -> std::sync::MutexGuard<'_, WindowState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until `n` more bytes fit, then counts them.
+    fn reserve(&self, n: u64) -> std::io::Result<()> {
+        let until = std::time::Instant::now() + STALL;
+        let mut st = self.lock();
+        while st.in_flight > 0 && st.in_flight + n > WINDOW && !st.closed {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(std::io::ErrorKind::TimedOut.into());
+            }
+            st = self
+                .changed
+                .wait_timeout(st, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        if st.closed {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        }
+        st.in_flight += n;
+        Ok(())
+    }
+
+    fn ack(&self, n: u64) {
+        let mut st = self.lock();
+        st.in_flight = st.in_flight.saturating_sub(n);
+        self.changed.notify_all();
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.changed.notify_all();
+    }
+}
+
+/// The host side's state of the relayed connections, shared by the stream
+/// reader and every connection's halves.
+#[derive(Default)]
+struct Conns {
+    /// Where each connection's incoming bytes go, until the client finishes
+    /// sending or the proxy stops reading.
+    readers: HashMap<u32, Sender<Vec<u8>>>,
+    /// Each connection's host-to-relay window, until the proxy's answer is
+    /// over.
+    windows: HashMap<u32, Arc<Window>>,
+}
+
+type SharedConns = Arc<Mutex<Conns>>;
+
+fn lock(conns: &SharedConns) -> std::sync::MutexGuard<'_, Conns> {
+    conns.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The read half of a relayed connection: the client's bytes. Each chunk it
+/// hands on is acknowledged to the relay (which then reads more from its
+/// client); dropping it tells the relay to stop reading.
 pub struct MuxReader {
+    id: u32,
     incoming: Receiver<Vec<u8>>,
     pending: Vec<u8>,
     offset: usize,
     timeout: Option<Duration>,
+    outbox: Outbox,
+    conns: SharedConns,
 }
 
 impl Read for MuxReader {
@@ -184,6 +300,9 @@ impl Read for MuxReader {
             };
             match next {
                 Ok(data) => {
+                    // Taken off the channel: the relay may send as much again.
+                    let n = data.len() as u32;
+                    let _ = (self.outbox)(frame(self.id, b'A', &n.to_be_bytes()));
                     self.pending = data;
                     self.offset = 0;
                 }
@@ -199,11 +318,21 @@ impl Read for MuxReader {
     }
 }
 
-/// The write half of a relayed connection; dropping it tells the relay this
-/// side is done (the client reads end of file).
+impl Drop for MuxReader {
+    fn drop(&mut self) {
+        lock(&self.conns).readers.remove(&self.id);
+        let _ = (self.outbox)(frame(self.id, b'G', &[]));
+    }
+}
+
+/// The write half of a relayed connection; each write waits while
+/// [`WINDOW`] bytes are in flight; dropping it tells the relay this side is
+/// done (the client reads end of file).
 pub struct MuxWriter {
     id: u32,
     outbox: Outbox,
+    window: Arc<Window>,
+    conns: SharedConns,
 }
 
 impl Write for MuxWriter {
@@ -212,6 +341,7 @@ impl Write for MuxWriter {
         if n == 0 {
             return Ok(0);
         }
+        self.window.reserve(n as u64)?;
         if (self.outbox)(frame(self.id, b'D', &buf[..n])) {
             Ok(n)
         } else {
@@ -226,6 +356,7 @@ impl Write for MuxWriter {
 
 impl Drop for MuxWriter {
     fn drop(&mut self) {
+        lock(&self.conns).windows.remove(&self.id);
         let _ = (self.outbox)(frame(self.id, b'C', &[]));
     }
 }
@@ -286,7 +417,7 @@ pub struct RelayHost {
     interceptor: Option<Arc<Interceptor>>,
     outbox: Outbox,
     buf: Vec<u8>,
-    conns: Arc<Mutex<HashMap<u32, Sender<Vec<u8>>>>>,
+    conns: SharedConns,
     port: Option<u16>,
 }
 
@@ -300,7 +431,7 @@ impl RelayHost {
             interceptor,
             outbox,
             buf: Vec::new(),
-            conns: Arc::new(Mutex::new(HashMap::new())),
+            conns: SharedConns::default(),
             port: None,
         }
     }
@@ -319,7 +450,7 @@ impl RelayHost {
             let id = u32::from_be_bytes([h[0], h[1], h[2], h[3]]);
             let kind = h[4];
             let len = u32::from_be_bytes([h[5], h[6], h[7], h[8]]);
-            if len > MAX_INCOMING || !matches!(kind, b'H' | b'O' | b'D' | b'C') {
+            if len > MAX_INCOMING || !matches!(kind, b'H' | b'O' | b'D' | b'C' | b'A') {
                 return Err(RelayError::BadFrame { kind, len });
             }
             let end = at + 9 + len as usize;
@@ -335,7 +466,7 @@ impl RelayHost {
     }
 
     fn dispatch(&mut self, id: u32, kind: u8, payload: Vec<u8>) -> Result<(), RelayError> {
-        let mut conns = self.conns.lock().unwrap_or_else(|e| e.into_inner());
+        let mut conns = lock(&self.conns);
         match kind {
             b'H' => {
                 self.port = std::str::from_utf8(&payload)
@@ -350,45 +481,75 @@ impl RelayHost {
             }
             b'O' => {
                 let (tx, rx) = channel();
-                conns.insert(id, tx);
+                let window = Arc::new(Window::default());
+                conns.readers.insert(id, tx);
+                conns.windows.insert(id, window.clone());
                 let conn = MuxConn {
                     reader: MuxReader {
+                        id,
                         incoming: rx,
                         pending: Vec::new(),
                         offset: 0,
                         timeout: None,
+                        outbox: self.outbox.clone(),
+                        conns: self.conns.clone(),
                     },
                     writer: MuxWriter {
                         id,
                         outbox: self.outbox.clone(),
+                        window,
+                        conns: self.conns.clone(),
                     },
                 };
                 let egress = self.egress.clone();
                 let interceptor = self.interceptor.clone();
-                let spawned = std::thread::Builder::new()
+                drop(conns);
+                // On failure the closure (and the connection in it) is
+                // dropped, which tells the relay to close it.
+                let _ = std::thread::Builder::new()
                     .name("sandkeep-egress-relayed".into())
                     .spawn(move || crate::proxy::serve(conn, &egress, interceptor.as_deref()));
-                if spawned.is_err() {
-                    conns.remove(&id);
-                }
             }
             b'D' => {
-                let gone = conns.get(&id).is_some_and(|tx| tx.send(payload).is_err());
+                // The relay counts these against the connection's window
+                // until the proxy reads them (`MuxReader` acks); a reader
+                // that is gone acks nothing, and the relay stopped sending
+                // when told so.
+                let gone = conns
+                    .readers
+                    .get(&id)
+                    .is_some_and(|tx| tx.send(payload).is_err());
                 if gone {
-                    conns.remove(&id);
+                    conns.readers.remove(&id);
+                }
+            }
+            b'A' => {
+                let n = <[u8; 4]>::try_from(payload.as_slice())
+                    .map(u32::from_be_bytes)
+                    .map_err(|_| RelayError::BadFrame {
+                        kind,
+                        len: payload.len() as u32,
+                    })?;
+                if let Some(w) = conns.windows.get(&id) {
+                    w.ack(u64::from(n));
                 }
             }
             _ => {
                 // `C`: the client finished sending; its reader sees end of file.
-                conns.remove(&id);
+                conns.readers.remove(&id);
             }
         }
         Ok(())
     }
 
-    /// The relay is gone: every connection's reader sees end of file.
+    /// The relay is gone: every connection's reader sees end of file and
+    /// every waiting writer fails.
     pub fn close_all(&mut self) {
-        self.conns.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        let mut conns = lock(&self.conns);
+        conns.readers.clear();
+        for (_, w) in conns.windows.drain() {
+            w.close();
+        }
     }
 }
 
@@ -437,5 +598,92 @@ mod tests {
             host.feed(&frame(1, b'X', b"")),
             Err(RelayError::BadFrame { kind: b'X', len: 0 })
         );
+    }
+
+    /// The frames in `bytes` (id, kind, payload).
+    fn frames(bytes: &[u8]) -> Vec<(u32, u8, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while bytes.len() - at >= 9 {
+            let id = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+            let len = u32::from_be_bytes(bytes[at + 5..at + 9].try_into().unwrap()) as usize;
+            out.push((id, bytes[at + 4], bytes[at + 9..at + 9 + len].to_vec()));
+            at += 9 + len;
+        }
+        out
+    }
+
+    #[test]
+    fn a_client_that_does_not_read_holds_back_only_one_window() {
+        use std::net::TcpListener;
+        const BODY: usize = 3 << 20;
+        let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = upstream.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut conn, _) = upstream.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {BODY}\r\n\r\n");
+            let _ = conn.write_all(head.as_bytes());
+            let _ = conn.write_all(&vec![b'x'; BODY]);
+        });
+        let sent = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let outbox: Outbox = {
+            let sent = sent.clone();
+            Arc::new(move |f: Vec<u8>| {
+                sent.lock().unwrap().extend(f);
+                true
+            })
+        };
+        let egress = Egress::allowing([addr.to_string()]).unwrap();
+        let mut host = RelayHost::new(egress, None, outbox);
+        let mut open = frame(5, b'O', b"");
+        open.extend(frame(
+            5,
+            b'D',
+            format!("GET http://{addr}/big HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes(),
+        ));
+        host.feed(&open).unwrap();
+        let data_sent = || -> (usize, bool) {
+            let all = frames(&sent.lock().unwrap());
+            let data = all
+                .iter()
+                .filter(|(id, k, _)| *id == 5 && *k == b'D')
+                .map(|(_, _, p)| p.len())
+                .sum();
+            (data, all.iter().any(|(id, k, _)| *id == 5 && *k == b'C'))
+        };
+        // Nothing acknowledged: the proxy stops after one window.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let mut last = 0;
+        loop {
+            std::thread::sleep(Duration::from_millis(300));
+            let (now, _) = data_sent();
+            if now > 0 && now == last {
+                break;
+            }
+            last = now;
+            assert!(std::time::Instant::now() < deadline, "no data");
+        }
+        assert!(
+            last as u64 <= WINDOW && last as u64 > WINDOW - MAX_FRAME as u64,
+            "{last} bytes in flight unacknowledged"
+        );
+        // Acknowledge as the relay would: the whole answer arrives.
+        let mut acked = 0;
+        loop {
+            let (now, closed) = data_sent();
+            if now > acked {
+                host.feed(&frame(5, b'A', &((now - acked) as u32).to_be_bytes()))
+                    .unwrap();
+                acked = now;
+            }
+            if closed {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "stalled at {now}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(acked > BODY, "{acked}");
     }
 }

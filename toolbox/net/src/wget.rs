@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use sandkeep_shell::commands::CommandCtx;
+use sandkeep_shell::CommandCtx;
 
 use crate::Egress;
 use crate::http::{Deadline, NetError, Request, Response};

@@ -33,7 +33,8 @@ fn curl_and_wget_match_the_real_tools() {
             format!("http://127.0.0.1:{}", dead_port()),
         ),
     ];
-    let egress = Egress::allowing(["127.0.0.1", "nosuch.invalid"]).unwrap();
+    // `connect.test` is only ever connected to through `--connect-to`.
+    let egress = Egress::allowing(["127.0.0.1", "nosuch.invalid", "connect.test"]).unwrap();
     egress.set_resolver(Arc::new(StaticResolver::new()));
     let cases = support::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/curl_cases"));
     let only = std::env::var("CASE").ok();

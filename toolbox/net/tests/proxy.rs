@@ -312,3 +312,132 @@ fn tunnels_count_against_the_byte_limits() {
         "the 100 bytes over the limit never counted"
     );
 }
+
+/// The container's `curl`/`wget` wrappers (`sandkeep_net::wrapper`), run
+/// here on the host in front of Debian's curl and wget with the proxy
+/// announced as the docker backend announces it, say what the local
+/// backend's commands say for the same request under the same policy:
+/// the same stdout, stderr and status, and one denial record each.
+#[test]
+fn the_wrappers_show_refusals_as_the_local_commands_do() {
+    if !(support::host_has("curl") && support::host_has("wget") && support::host_has("python3")) {
+        eprintln!("skipped: the host lacks curl, wget or python3");
+        return;
+    }
+    let server = TestServer::start();
+    let (proxy, denials, egress) = setup(&server);
+    let bin = tempfile::tempdir().unwrap();
+    for name in ["curl", "wget"] {
+        let path = bin.path().join(name);
+        std::fs::write(&path, sandkeep_net::wrapper::script(proxy.addr().port())).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let wrapped = |script: &str| {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.path().display()))
+            .env("http_proxy", proxy.url())
+            .env("https_proxy", proxy.url())
+            .env("HOME", bin.path())
+            .output()
+            .expect("bash");
+        support::Outcome {
+            status: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    };
+    let port = server.addr.port();
+    let allowed = egress.policy().to_string();
+    let denied_line = |target: &str| {
+        format!(
+            "sandkeep: network policy denies {target} (allowed: {allowed}); ask the operator to add it\n"
+        )
+    };
+    let cases = [
+        // (script, the denial line's target or "" for an allowed request)
+        (
+            "curl -sS http://api.evil.com/x".to_string(),
+            "api.evil.com:80",
+        ),
+        (
+            "curl -s http://api.evil.com/x".to_string(),
+            "api.evil.com:80",
+        ),
+        (
+            "curl -sS https://api.evil.com/x".to_string(),
+            "api.evil.com:443",
+        ),
+        (
+            format!(
+                "curl -sSL '{}/to?url=http://api.evil.com/next'",
+                server.url()
+            ),
+            "api.evil.com:80",
+        ),
+        (
+            format!(
+                "curl -sS --connect-to api.evil.com:{port}:127.0.0.1:{port} https://api.evil.com:{port}/"
+            ),
+            "",
+        ),
+        (
+            "wget -q -O- http://api.evil.com/x".to_string(),
+            "api.evil.com:80",
+        ),
+        (
+            "wget -q -O- https://api.evil.com/x".to_string(),
+            "api.evil.com:443",
+        ),
+        (format!("curl -sS {}/text", server.url()), ""),
+        (format!("wget -q -O- {}/text", server.url()), ""),
+        (format!("curl -sS -f {}/status/404", server.url()), ""),
+    ];
+    for (script, target) in &cases {
+        let before = denials.lock().unwrap().len();
+        let ours = support::run_ours(script, &[], &egress);
+        let local_denials = denials.lock().unwrap().len() - before;
+        let theirs = wrapped(script);
+        let wrapper_denials = denials.lock().unwrap().len() - before - local_denials;
+        assert_eq!(theirs, ours, "{script}");
+        assert_eq!(local_denials, wrapper_denials, "{script}");
+        if !target.is_empty() {
+            let tool = &script[..4];
+            let (prefix, status) = if tool == "curl" {
+                ("curl: (56) ", 56)
+            } else {
+                ("wget: ", 4)
+            };
+            assert_eq!(
+                (theirs.status, theirs.stdout.as_str(), theirs.stderr),
+                (status, "", format!("{prefix}{}", denied_line(target))),
+                "{script}"
+            );
+            assert_eq!(wrapper_denials, 1, "{script}");
+        }
+    }
+    // The SNI case: the tunnel to the allowed address is opened, the
+    // ClientHello names a denied host: the same words as the local curl.
+    let sni = wrapped(&format!(
+        "curl -sS --connect-to api.evil.com:{port}:127.0.0.1:{port} https://api.evil.com:{port}/"
+    ));
+    assert_eq!(
+        (sni.status, sni.stderr),
+        (
+            56,
+            format!(
+                "curl: (56) {}",
+                denied_line(&format!("api.evil.com:{port}"))
+            )
+        )
+    );
+    // The same tools without the wrapper are refused just the same, in
+    // their own words: the wrapper decides nothing.
+    let (code, _, err) = curl(&["-sS", "-x", &proxy.url(), "https://api.evil.com/x"]);
+    assert_eq!(code, 56, "{err}");
+    assert!(err.contains("CONNECT tunnel failed, response 403"), "{err}");
+    assert!(server.seen().iter().all(|s| !s.target.starts_with("/next")));
+}

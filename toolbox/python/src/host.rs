@@ -13,10 +13,10 @@ use chrono::{Datelike, Timelike};
 use monty_types::{
     ExcType, ExtFunctionResult, MontyException, MontyObject, OsFunctionCall, dir_stat, file_stat,
 };
+use sandkeep_shell::CommandCtx;
 use sandkeep_shell::Fs;
-use sandkeep_shell::clock::Timestamp;
-use sandkeep_shell::commands::CommandCtx;
-use sandkeep_shell::fs::{FileKind, FsError};
+use sandkeep_shell::Timestamp;
+use sandkeep_shell::{FileKind, FsError};
 
 /// Why a run stops before its program ends, decided by the host side.
 #[derive(Debug)]
@@ -594,7 +594,7 @@ fn sleep_within(ctx: &CommandCtx<'_>, secs: f64) -> Result<MontyObject, MontyExc
     }
 }
 
-fn stat_object(m: &sandkeep_shell::fs::Metadata) -> MontyObject {
+fn stat_object(m: &sandkeep_shell::Metadata) -> MontyObject {
     let mtime = ts(m.mtime);
     match m.kind {
         FileKind::Dir => dir_stat(m.mode as i64, mtime),

@@ -34,7 +34,7 @@ use monty_types::{
     CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult,
     PrintWriter, PrintWriterCallback, ResourceLimits, ResourceTracker, StackFrame, StringRepr,
 };
-use sandkeep_shell::commands::CommandCtx;
+use sandkeep_shell::CommandCtx;
 use sandkeep_shell::{LimitKind, RunControl, ShellConfig};
 
 use cli::{Invocation, Source, UsageError};
@@ -70,7 +70,7 @@ const MAX_RECURSION: usize = 1000;
 /// less is left of the run's memory budget. Monty checks such sizes up
 /// front. A program that grows a structure step by step is stopped at the
 /// interpreter's periodic checkpoint once the run's memory account (kept by
-/// `sandkeep_shell::alloc::MeteredAlloc` when the binary installs it) is
+/// `sandkeep_shell::MeteredAlloc` when the binary installs it) is
 /// over its budget.
 pub const MAX_ALLOCATION: usize = 512 << 20;
 

@@ -1638,20 +1638,104 @@ _sk_re = _SkModule("re")
 _sk_copy_attrs(_sk_re, _sk_nre, ["compile", "search", "match", "fullmatch", "findall", "finditer", "split", "escape", "purge", "error", "Pattern", "Match", "I", "IGNORECASE", "M", "MULTILINE", "S", "DOTALL", "X", "VERBOSE", "A", "ASCII", "U", "UNICODE", "NOFLAG"])
 
 
+# The native sub takes time quadratic in the string and cannot be stopped
+# (400k chars: 14 s past any deadline); past this length a string's
+# replacements are made here, where the run's deadline is checked.
+_SK_NATIVE_SUB_MAX = 20000
+
+_SK_TEMPLATE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "f": "\f", "v": "\v", "\\": "\\"}
+
+
+def _sk_re_template(repl):
+    # A replacement template as pieces: literal text, or [group] (an int or
+    # a name) to take from the match (Python's rules: \1, \g<1>, \g<name>, escapes).
+    pieces = []
+    text = []
+    i = 0
+    while i < len(repl):
+        c = repl[i]
+        if c != "\\" or i + 1 == len(repl):
+            text.append(c)
+            i += 1
+            continue
+        e = repl[i + 1]
+        if e == "0":
+            j = i + 2
+            while j < len(repl) and j < i + 4 and repl[j] in "01234567":
+                j += 1
+            text.append(chr(int(repl[i + 1:j], 8)))
+            i = j
+        elif e.isdigit():
+            j = i + 2
+            if j < len(repl) and repl[j].isdigit():
+                j += 1
+            pieces.append("".join(text))
+            text = []
+            pieces.append([int(repl[i + 1:j])])
+            i = j
+        elif e == "g":
+            end = repl.find(">", i)
+            if i + 2 >= len(repl) or repl[i + 2] != "<" or end < 0:
+                raise _sk_nre.error("missing group name")
+            name = repl[i + 3:end]
+            pieces.append("".join(text))
+            text = []
+            pieces.append([int(name) if name.isdigit() else name])
+            i = end + 1
+        elif e in _SK_TEMPLATE_ESCAPES:
+            text.append(_SK_TEMPLATE_ESCAPES[e])
+            i += 2
+        elif e.isascii() and e.isalpha():
+            raise _sk_nre.error("bad escape \\" + e)
+        else:
+            text.append(c + e)
+            i += 2
+    pieces.append("".join(text))
+    return pieces
+
+
+def _sk_re_expander(repl):
+    pieces = _sk_re_template(repl)
+
+    def expand(m):
+        out = []
+        for p in pieces:
+            if isinstance(p, str):
+                out.append(p)
+            else:
+                g = m.group(p[0])
+                out.append(g if g is not None else "")
+        return "".join(out)
+
+    return expand
+
+
 def _sk_re_sub(pattern, repl, string, count=0, flags=0):
-    if isinstance(repl, str) or isinstance(repl, bytes):
+    if isinstance(repl, bytes) or (isinstance(repl, str) and (not isinstance(string, str) or len(string) <= _SK_NATIVE_SUB_MAX)):
         return _sk_nre.sub(pattern, repl, string, count=count, flags=flags)
+    if isinstance(repl, str):
+        repl = _sk_re_expander(repl)
+    # Slicing a str costs time linear in the index (a quadratic loop);
+    # ASCII text's char indices are its bytes', and bytes slice at once.
+    raw = string.encode() if string.isascii() else None
     out = []
+    chunk = []
     last = 0
     n = 0
     for m in _sk_nre.finditer(pattern, string, flags):
         if count and n >= count:
             break
-        out.append(string[last:m.start()])
-        out.append(repl(m))
+        chunk.append(raw[last:m.start()].decode() if raw is not None else string[last:m.start()])
+        chunk.append(repl(m))
         last = m.end()
         n += 1
-    out.append(string[last:])
+        if len(chunk) >= 4096:
+            # Joined as it goes: a million small pieces cost more memory
+            # than the text they hold.
+            out.append("".join(chunk))
+            chunk = []
+    chunk.append(raw[last:].decode() if raw is not None else string[last:])
+    out.append("".join(chunk))
     return "".join(out)
 
 

@@ -14,7 +14,7 @@ use sandkeep_shell::{Determinism, LimitKind, RunOptions, RunOutput, Shell, Shell
 // As in the sandkeep binary: every allocation is charged to the run that
 // made it, so the run's memory budget binds inside Python too.
 #[global_allocator]
-static ALLOCATOR: sandkeep_shell::alloc::MeteredAlloc = sandkeep_shell::alloc::MeteredAlloc;
+static ALLOCATOR: sandkeep_shell::MeteredAlloc = sandkeep_shell::MeteredAlloc;
 
 fn shell() -> Shell {
     Shell::new(sandkeep_python::install(ShellConfig::default()))
@@ -293,5 +293,51 @@ fn bad_input_gets_a_status_not_a_panic() {
         let out = run(script);
         assert_eq!(out.exit_code, status, "{script}: {}", text(&out.stderr));
         assert!(!text(&out.stderr).is_empty(), "{script}: no message");
+    }
+}
+
+/// Cooperative cancellation of `python3`, as `shell/tests/cancellation.rs`
+/// checks it for the shell's own commands: a run whose deadline passes while
+/// Python is busy returns within 100 ms of it (plus scheduling slack), says
+/// it timed out, and leaves no thread using CPU afterwards.
+///
+/// The "no CPU after" check reads the whole process's CPU time, which the
+/// other tests of this binary would move: [`python_stops_on_time`] runs
+/// [`python_stops_on_time_alone`] in a process of its own.
+#[path = "../../../shell/tests/support/deadline.rs"]
+mod deadline;
+
+mod cancellation {
+    use super::*;
+
+    fn stops_on_time(sh: &Shell, script: &str) {
+        deadline::stops_on_time("python3", script, |script, timeout| {
+            run_with(sh, script, timeout)
+        });
+    }
+
+    #[test]
+    fn python_stops_on_time() {
+        deadline::run_alone("cancellation::python_stops_on_time_alone");
+    }
+
+    /// Run by [`python_stops_on_time`] in a process of its own.
+    #[test]
+    #[ignore = "run alone by python_stops_on_time"]
+    fn python_stops_on_time_alone() {
+        let sh = shell();
+        for script in [
+            "python3 -c 'while True: pass'",
+            "python3 -c 'x = [i * i for i in range(10**12)]'",
+            "python3 -c 'n = 0\nfor i in range(10**12): n += i'",
+            // One native call of 14 s before it was made where the deadline is seen.
+            "python3 -c 'import re; print(len(re.sub(\"a\", \"bb\", \"a\" * 4 * 10**5)))'",
+            "python3 -c 'import re; print(len(re.sub(\"(a)\", r\"<\\1>\", \"é\" + \"a\" * 4 * 10**5)))'",
+            "python3 -c 'import re\nwhile True: re.findall(\"a+b\", \"a\" * 1000)'",
+            "python3 -c 'def f(n):\n    return 0 if n < 1 else f(n - 1) + f(n - 1)\nf(60)'",
+            "python3 -c 's = \"ab\" * 1000\nwhile True: s = s.replace(\"ab\", \"ba\").replace(\"ba\", \"ab\")'",
+        ] {
+            stops_on_time(&sh, script);
+        }
     }
 }

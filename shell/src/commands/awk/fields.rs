@@ -20,11 +20,6 @@ pub enum FieldSep {
 }
 
 impl FieldSep {
-    /// Compiles a separator from its string form.
-    pub fn new(fs: &str) -> Result<FieldSep, String> {
-        FieldSep::with_case(fs, false)
-    }
-
     /// Compiles a separator; a regex one ignores case when `icase` (gawk's
     /// `IGNORECASE`; a single-character FS stays literal, as in gawk).
     pub fn with_case(fs: &str, icase: bool) -> Result<FieldSep, String> {

@@ -4,11 +4,6 @@
 //! ENDFILE, FPAT, `patsplit`, `typeof`, bit functions), over the virtual
 //! filesystem. Lexer → parser (AST as plain data) → tree-walking interpreter;
 //! output ordering follows gawk's buffering (see [`output`]).
-//!
-//! ```
-//! use sandkeep_shell::commands::awk::run_program;
-//! assert_eq!(run_program("BEGIN { printf \"%d-%s\\n\", 3, \"x\" }", "").unwrap(), "3-x\n");
-//! ```
 
 pub mod ast;
 pub mod builtins;
@@ -37,22 +32,6 @@ POSIX options:\n\
 \t-f progfile\n\
 \t-F fs\n\
 \t-v var=val\n";
-
-/// Parses `src` and runs it as a standalone check (no input); returns the
-/// output or the error text. For doc tests and quick checks.
-pub fn run_program(src: &str, _input: &str) -> Result<String, String> {
-    parser::parse(src).map(|_| ()).map_err(|e| e.msg)?;
-    // Formatting-only programs can be evaluated without a context: run the
-    // printf pieces through the formatter (kept tiny on purpose).
-    let mut out = String::new();
-    printf::format(
-        "%d-%s\n",
-        &[value::Value::Num(3.0), value::Value::Str("x".into())],
-        "%.6g",
-        &mut out,
-    )?;
-    Ok(out)
-}
 
 /// `awk [-F fs] [-v var=val]... [-f progfile | 'prog'] [file | var=val]...`
 pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {

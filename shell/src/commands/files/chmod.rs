@@ -3,8 +3,9 @@
 //! uses.
 
 use super::common::GnuError;
-use super::common::{join, mode_string, quote, quote_locale, usage_error};
+use super::common::{join, mode_string, parse_or_usage, quote, quote_locale, usage_error};
 use crate::commands::CommandCtx;
+use crate::commands::options::{Arg, OptSpec, Parsed, flag, long_flag, opt, with_arg};
 use crate::fs::{FileKind, Metadata};
 
 /// The sandbox's file-creation mask.
@@ -97,16 +98,51 @@ pub fn apply_mode(spec: &str, old: u32, is_dir: bool, umask: u32) -> Option<u32>
     Some(mode)
 }
 
-fn is_mode_arg(a: &str) -> bool {
-    let Some(rest) = a.strip_prefix('-') else {
-        return false;
-    };
-    !rest.is_empty()
-        && rest.bytes().all(|b| b"rwxXstugoa,+-=01234567".contains(&b))
-        && rest
-            .bytes()
-            .next()
-            .is_some_and(|b| b"rwxXst01234567=".contains(&b))
+/// GNU chmod's options in the order of its table. A mode letter, digit or
+/// `,+=` is an option too (`chmod -w FILE`), whose optional argument is the
+/// rest of the word: the word is then a mode (its id is `-` and the letter).
+const SPEC: &[OptSpec] = &[
+    flag('c', Some("changes"), "c"),
+    flag('R', Some("recursive"), "R"),
+    long_flag("no-preserve-root", "no-preserve-root"),
+    long_flag("preserve-root", "preserve-root"),
+    flag('f', Some("quiet"), "f"),
+    with_arg(None, Some("reference"), "reference"),
+    long_flag("silent", "f"),
+    flag('v', Some("verbose"), "v"),
+    opt("-r", Some('r'), None, Arg::Optional),
+    opt("-w", Some('w'), None, Arg::Optional),
+    opt("-x", Some('x'), None, Arg::Optional),
+    opt("-X", Some('X'), None, Arg::Optional),
+    opt("-s", Some('s'), None, Arg::Optional),
+    opt("-t", Some('t'), None, Arg::Optional),
+    opt("-u", Some('u'), None, Arg::Optional),
+    opt("-g", Some('g'), None, Arg::Optional),
+    opt("-o", Some('o'), None, Arg::Optional),
+    opt("-a", Some('a'), None, Arg::Optional),
+    opt("-,", Some(','), None, Arg::Optional),
+    opt("-+", Some('+'), None, Arg::Optional),
+    opt("-=", Some('='), None, Arg::Optional),
+    opt("-0", Some('0'), None, Arg::Optional),
+    opt("-1", Some('1'), None, Arg::Optional),
+    opt("-2", Some('2'), None, Arg::Optional),
+    opt("-3", Some('3'), None, Arg::Optional),
+    opt("-4", Some('4'), None, Arg::Optional),
+    opt("-5", Some('5'), None, Arg::Optional),
+    opt("-6", Some('6'), None, Arg::Optional),
+    opt("-7", Some('7'), None, Arg::Optional),
+];
+
+/// The modes given as options (`-w`, `-x,o-r`), joined by commas as GNU
+/// chmod joins them.
+fn option_modes(parsed: &Parsed) -> Option<String> {
+    let modes: Vec<String> = parsed
+        .opts
+        .iter()
+        .filter(|(id, _)| id.len() == 2 && id.starts_with('-'))
+        .map(|(id, rest)| format!("{id}{}", rest.as_deref().unwrap_or("")))
+        .collect();
+    (!modes.is_empty()).then(|| modes.join(","))
 }
 
 struct ChmodOpts {
@@ -118,78 +154,20 @@ struct ChmodOpts {
 
 /// `chmod [-Rcfv] MODE[,MODE]... FILE...` and `chmod --reference=RFILE FILE...`
 pub fn chmod(ctx: &mut CommandCtx<'_>) -> i32 {
-    let mut o = ChmodOpts {
-        recursive: false,
-        verbose: false,
-        changes: false,
-        quiet: false,
+    let Some(parsed) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
     };
-    let mut mode: Option<String> = None;
-    let mut reference: Option<String> = None;
-    let mut files = Vec::new();
-    let args = ctx.args.to_vec();
-    let mut i = 1;
-    let mut no_more_opts = false;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if no_more_opts {
-            if mode.is_none() && reference.is_none() {
-                mode = Some(a.clone());
-            } else {
-                files.push(a.clone());
-            }
-            continue;
-        }
-        if a == "--" {
-            no_more_opts = true;
-            continue;
-        }
-        if let Some(long) = a.strip_prefix("--") {
-            match long.split_once('=') {
-                Some(("reference", v)) => reference = Some(v.to_string()),
-                _ => match long {
-                    "recursive" => o.recursive = true,
-                    "verbose" => o.verbose = true,
-                    "changes" => o.changes = true,
-                    "silent" | "quiet" => o.quiet = true,
-                    "no-preserve-root" | "preserve-root" => {}
-                    "reference" if i < args.len() => {
-                        reference = Some(args[i].clone());
-                        i += 1;
-                    }
-                    _ => {
-                        usage_error(ctx, &format!("unrecognized option '{a}'"));
-                        return 1;
-                    }
-                },
-            }
-            continue;
-        }
-        if mode.is_none() && reference.is_none() && is_mode_arg(a) {
-            mode = Some(a.clone());
-            continue;
-        }
-        if a.len() > 1 && a.starts_with('-') {
-            for c in a[1..].chars() {
-                match c {
-                    'R' => o.recursive = true,
-                    'v' => o.verbose = true,
-                    'c' => o.changes = true,
-                    'f' => o.quiet = true,
-                    _ => {
-                        usage_error(ctx, &format!("invalid option -- '{c}'"));
-                        return 1;
-                    }
-                }
-            }
-            continue;
-        }
-        if mode.is_none() && reference.is_none() {
-            mode = Some(a.clone());
-        } else {
-            files.push(a.clone());
-        }
+    let o = ChmodOpts {
+        recursive: parsed.has("R"),
+        verbose: parsed.has("v"),
+        changes: parsed.has("c"),
+        quiet: parsed.has("f"),
+    };
+    let reference = parsed.last("reference").map(String::from);
+    let mut mode = option_modes(&parsed);
+    let mut files = parsed.operands;
+    if mode.is_none() && reference.is_none() && !files.is_empty() {
+        mode = Some(files.remove(0));
     }
     let spec = match (&reference, &mode) {
         (Some(r), _) => match ctx.fs.metadata(&ctx.path(r)) {

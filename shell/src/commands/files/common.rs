@@ -2,8 +2,6 @@
 //! with GNU's usage error, GNU's two quoting styles for file names in
 //! messages, and small formatting helpers.
 
-use std::io::Write;
-
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Metadata};
 
@@ -224,11 +222,6 @@ pub fn parse_size(s: &str) -> Option<u64> {
         _ => return None,
     };
     n.checked_mul(mult).or(Some(u64::MAX))
-}
-
-/// Writes, mapping any failure (a closed pipe) to `false`.
-pub fn emit(out: &mut dyn Write, data: &[u8]) -> bool {
-    out.write_all(data).is_ok()
 }
 
 #[cfg(test)]

@@ -171,11 +171,6 @@ impl InputReader<'_> {
     pub fn snapshot(&self) -> Option<&Arc<Vec<u8>>> {
         self.reader.snapshot()
     }
-
-    /// True for an endless device.
-    pub fn is_endless(&self) -> bool {
-        self.reader.is_endless()
-    }
 }
 
 impl Read for InputReader<'_> {

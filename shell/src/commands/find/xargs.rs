@@ -2,6 +2,9 @@
 //! runs them in the sandbox through [`crate::commands::Exec`].
 
 use super::super::{CommandCtx, ExecMode, ExecRequest};
+use crate::commands::options::{
+    Arg, OptSpec, ParseMode, flag, long_flag, opt, parse, unimplemented, with_arg,
+};
 use crate::commands::text::common::read_stdin;
 
 /// How input is split into items.
@@ -14,12 +17,11 @@ enum Split {
 
 /// Runs `xargs`.
 pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
-    let args: Vec<String> = ctx.args[1..].to_vec();
-    let o = match parse_options(ctx, &args) {
+    let o = match parse_options(ctx) {
         Ok(o) => o,
         Err(status) => return status,
     };
-    let mut command: Vec<String> = args[o.command_start..].to_vec();
+    let mut command: Vec<String> = o.command.clone();
     if command.is_empty() {
         command.push("echo".into());
     }
@@ -47,125 +49,108 @@ struct XargsOptions {
     eof: Option<String>,
     /// `-a FILE`: read items from FILE, not stdin.
     file: Option<String>,
-    /// Where the command starts in the arguments.
-    command_start: usize,
+    /// The command and its initial arguments.
+    command: Vec<String>,
 }
 
-/// The options of `args` (without argv[0]), up to the command. `Err` is the
-/// status to exit with, the message written (`--help` exits 0).
-fn parse_options(ctx: &mut CommandCtx<'_>, args: &[String]) -> Result<XargsOptions, i32> {
-    let mut split = Split::Shell;
-    let mut max_args: Option<usize> = None;
-    let mut max_lines: Option<usize> = None;
-    let mut replace: Option<String> = None;
-    let mut no_run_empty = false;
-    let mut trace = false;
-    let mut eof: Option<String> = None;
-    let mut file: Option<String> = None;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if !a.starts_with('-') || a == "-" {
-            break;
+/// GNU xargs's options, in the order of its table; `-p` and `-x` are
+/// accepted and ignored, `-P` and `-s` checked and ignored.
+const SPEC: &[OptSpec] = &[
+    flag('0', Some("null"), "0"),
+    with_arg(Some('a'), Some("arg-file"), "a"),
+    with_arg(Some('d'), Some("delimiter"), "d"),
+    with_arg(Some('E'), None, "E"),
+    opt("e", Some('e'), Some("eof"), Arg::Optional),
+    with_arg(Some('I'), None, "I"),
+    opt("i", Some('i'), Some("replace"), Arg::Optional),
+    opt("l", Some('l'), Some("max-lines"), Arg::Optional),
+    with_arg(Some('L'), None, "L"),
+    with_arg(Some('n'), Some("max-args"), "n"),
+    unimplemented("open-tty"),
+    flag('p', Some("interactive"), "p"),
+    flag('r', Some("no-run-if-empty"), "r"),
+    with_arg(Some('s'), Some("max-chars"), "s"),
+    unimplemented("show-limits"),
+    flag('t', Some("verbose"), "t"),
+    flag('x', Some("exit"), "x"),
+    with_arg(Some('P'), Some("max-procs"), "P"),
+    unimplemented("process-slot-var"),
+    long_flag("help", "help"),
+];
+
+/// The options of argv, up to the command (options stop at the first
+/// operand, as GNU's `+` optstring says). `Err` is the status to exit
+/// with, the message written (`--help` exits 0).
+fn parse_options(ctx: &mut CommandCtx<'_>) -> Result<XargsOptions, i32> {
+    let mode = ParseMode {
+        stop_at_operand: true,
+        ..ParseMode::default()
+    };
+    let parsed = match parse(ctx.args, SPEC, mode) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            ctx.error(e);
+            let _ = writeln!(ctx.stderr, "Try 'xargs --help' for more information.");
+            return Err(1);
         }
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if a == "--help" {
-            let _ = ctx.stdout.write_all(USAGE.as_bytes());
-            return Err(0);
-        }
-        let need = |i: &mut usize, inline: &str| -> Option<String> {
-            if !inline.is_empty() {
-                Some(inline.to_string())
-            } else {
-                *i += 1;
-                args.get(*i).cloned()
+    };
+    if parsed.has("help") {
+        let _ = ctx.stdout.write_all(USAGE.as_bytes());
+        return Err(0);
+    }
+    let mut o = XargsOptions {
+        split: Split::Shell,
+        max_args: None,
+        max_lines: None,
+        replace: None,
+        no_run_empty: false,
+        trace: false,
+        eof: None,
+        file: None,
+        command: parsed.operands.clone(),
+    };
+    for (id, value) in &parsed.opts {
+        o.apply(ctx, id, value.as_deref())?;
+    }
+    Ok(o)
+}
+
+impl XargsOptions {
+    /// Takes one parsed option (`id` as in [`SPEC`]) into account.
+    fn apply(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        id: &str,
+        value: Option<&str>,
+    ) -> Result<(), i32> {
+        let value = value.map(String::from);
+        match id {
+            "0" => self.split = Split::Delim(0),
+            "d" => self.split = Split::Delim(parse_delim(&value.unwrap_or_default())),
+            "a" => self.file = value,
+            "E" | "e" => self.eof = value,
+            "r" => self.no_run_empty = true,
+            "t" => self.trace = true,
+            "I" | "i" => {
+                self.replace = Some(value.unwrap_or_else(|| "{}".to_string()));
+                self.max_lines = Some(1);
             }
-        };
-        let (flag, inline) = if a.starts_with("--") {
-            match a.split_once('=') {
-                Some((f, v)) => (f.to_string(), v.to_string()),
-                None => (a.to_string(), String::new()),
-            }
-        } else {
-            (a[..2].to_string(), a[2..].to_string())
-        };
-        match flag.as_str() {
-            "-0" | "--null" => split = Split::Delim(0),
-            "-r" | "--no-run-if-empty" => no_run_empty = true,
-            "-t" | "--verbose" => trace = true,
-            "-p" | "-x" => {}
-            "-d" | "--delimiter" => {
-                let Some(d) = need(&mut i, &inline) else {
-                    return Err(missing(ctx, "d"));
-                };
-                split = Split::Delim(parse_delim(&d));
-            }
-            "-n" | "--max-args" | "-L" | "--max-lines" | "-P" | "--max-procs" | "-s"
-            | "--max-chars" => {
-                let Some(v) = need(&mut i, &inline) else {
-                    return Err(missing(ctx, &flag[1..]));
-                };
+            "n" | "L" | "l" | "P" | "s" => {
+                let v = value.unwrap_or_else(|| "1".to_string());
                 let Ok(n) = v.parse::<usize>() else {
-                    ctx.error(format!(
-                        "invalid number \"{v}\" for -{} option",
-                        &flag[1..2]
-                    ));
+                    ctx.error(format!("invalid number \"{v}\" for -{id} option"));
                     return Err(1);
                 };
-                match flag.as_str() {
-                    "-n" | "--max-args" => max_args = Some(n.max(1)),
-                    "-L" | "--max-lines" => max_lines = Some(n.max(1)),
+                match id {
+                    "n" => self.max_args = Some(n.max(1)),
+                    "L" | "l" => self.max_lines = Some(n.max(1)),
                     _ => {}
                 }
             }
-            "-I" | "--replace" | "-i" => {
-                let r = if flag == "-I" {
-                    match need(&mut i, &inline) {
-                        Some(r) => r,
-                        None => return Err(missing(ctx, "I")),
-                    }
-                } else if inline.is_empty() {
-                    "{}".to_string()
-                } else {
-                    inline.clone()
-                };
-                replace = Some(r);
-                max_lines = Some(1);
-            }
-            "-E" | "-e" | "--eof" => {
-                let Some(v) = need(&mut i, &inline) else {
-                    return Err(missing(ctx, "E"));
-                };
-                eof = Some(v);
-            }
-            "-a" | "--arg-file" => {
-                let Some(v) = need(&mut i, &inline) else {
-                    return Err(missing(ctx, "a"));
-                };
-                file = Some(v);
-            }
-            _ => {
-                ctx.error(format!("invalid option -- '{}'", a.trim_start_matches('-')));
-                let _ = writeln!(ctx.stderr, "Try 'xargs --help' for more information.");
-                return Err(1);
-            }
+            _ => {}
         }
-        i += 1;
+        Ok(())
     }
-    Ok(XargsOptions {
-        split,
-        max_args,
-        max_lines,
-        replace,
-        no_run_empty,
-        trace,
-        eof,
-        file,
-        command_start: i,
-    })
 }
 
 /// The input's items, grouped by input line (for `-L` and `-I`), up to the
@@ -291,6 +276,9 @@ fn run_batches(
             stderr: ctx.stderr,
             mode: ExecMode::Inherit,
         });
+        // Each command's output before the next trace line, as with GNU's
+        // child processes (it matters under `2>&1`).
+        let _ = ctx.stdout.flush();
         match rc {
             0 => {}
             255 => {
@@ -303,12 +291,6 @@ fn run_batches(
         }
     }
     status
-}
-
-fn missing(ctx: &mut CommandCtx<'_>, opt: &str) -> i32 {
-    ctx.error(format!("option requires an argument -- '{opt}'"));
-    let _ = writeln!(ctx.stderr, "Try 'xargs --help' for more information.");
-    1
 }
 
 const USAGE: &str = "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\n\

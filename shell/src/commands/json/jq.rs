@@ -320,245 +320,277 @@ fn parse_json(text: &[u8], what: &str) -> Result<Val, Failure> {
         .map_err(|_| fail(2, format!("jq: invalid JSON text passed to {what}\n{HINT}")))
 }
 
+/// What one command-line word asks for.
+enum Step {
+    /// Go on with the next word.
+    Next,
+    /// `-h`/`--help`: print the usage and stop.
+    Help,
+}
+
+/// jq 1.6's command line, read as jq's own `main.c` reads it rather than by
+/// getopt: `--arg` and friends take two words, long options never
+/// abbreviate, `-L` glues its directory, a `-` before a non-letter (`-1`,
+/// `-.a`) starts a filter, and after `--args`/`--jsonargs` the words after
+/// the filter are positional arguments.
+struct ArgReader<'w> {
+    args: &'w [String],
+    /// The index of the word after the one being read.
+    next: usize,
+    /// After `--args` (`Some(false)`) or `--jsonargs` (`Some(true)`).
+    rest_are_args: Option<bool>,
+    o: Options,
+}
+
 fn parse_args(ctx: &mut CommandCtx<'_>) -> Result<Option<Options>, Failure> {
-    let mut o = Options::default();
+    let ctx: &CommandCtx<'_> = ctx;
     let args = &ctx.args[1..];
-    let mut i = 0;
-    let mut rest_are_args: Option<bool> = None; // Some(json?)
-    let need = |i: usize, n: usize, flag: &str| {
-        if i + n >= args.len() {
+    let mut reader = ArgReader {
+        args,
+        next: 0,
+        rest_are_args: None,
+        o: Options::default(),
+    };
+    while reader.next < args.len() {
+        let word = &args[reader.next];
+        reader.next += 1;
+        if let Step::Help = reader.word(ctx, word)? {
+            return Ok(None);
+        }
+    }
+    reader.finish(ctx).map(Some)
+}
+
+impl ArgReader<'_> {
+    /// Reads one word (and the parameters it takes).
+    fn word(&mut self, ctx: &CommandCtx<'_>, a: &str) -> Result<Step, Failure> {
+        if a == "--help" || a == "-h" {
+            return Ok(Step::Help);
+        }
+        if self.rest_are_args.is_some() && self.o.filter.is_some() && !a.starts_with('-') {
+            return self.operand(a);
+        }
+        match a {
+            "-L" | "--library-path" => {
+                let Some(dir) = self.args.get(self.next) else {
+                    return Err(fail(
+                        2,
+                        "-L takes a parameter: (e.g. -L /search/path or -L/search/path)",
+                    ));
+                };
+                self.o.library.push(dir.clone());
+                self.next += 1;
+            }
+            s if s.starts_with("-L") => self.o.library.push(s[2..].to_string()),
+            "-" => self.o.files.push(a.to_string()),
+            s if s.starts_with("--") => return self.long_option(ctx, s),
+            // `-1`, `-.a`: jq 1.6 reads a `-` before a non-letter as a filter.
+            s if s.starts_with('-') && s.as_bytes().get(1).is_some_and(u8::is_ascii_alphabetic) => {
+                return self.short_cluster(s);
+            }
+            _ => return self.operand(a),
+        }
+        Ok(Step::Next)
+    }
+
+    /// The `n` words after an option that takes them; jq's message names
+    /// what the option wanted when they are missing.
+    fn params(&mut self, flag: &str, n: usize) -> Result<&[String], Failure> {
+        if self.next + n > self.args.len() {
             let what = match flag {
                 "--arg" => "two parameters (e.g. --arg varname value)".to_string(),
                 "--argjson" => "two parameters (e.g. --argjson varname text)".to_string(),
                 f if n == 2 => format!("two parameters (e.g. {f} varname filename)"),
                 _ => "one parameter".to_string(),
             };
-            Err(fail(2, format!("jq: {flag} takes {what}\n{HINT}")))
-        } else {
-            Ok(())
+            return Err(fail(2, format!("jq: {flag} takes {what}\n{HINT}")));
         }
-    };
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "--help" || a == "-h" {
-            return Ok(None);
-        }
-        if let Some(json) = rest_are_args
-            && o.filter.is_some()
-            && !a.starts_with('-')
-        {
-            o.positional.push(if json {
-                parse_json(a.as_bytes(), "--jsonargs")?
-            } else {
-                Val::from(a.to_string())
-            });
-            i += 1;
-            continue;
-        }
+        self.next += n;
+        Ok(&self.args[self.next - n..self.next])
+    }
+
+    /// The one word after an option that takes it.
+    fn param(&mut self, flag: &str) -> Result<String, Failure> {
+        Ok(self.params(flag, 1)?[0].clone())
+    }
+
+    /// The two words after an option that takes a name and a value.
+    fn param_pair(&mut self, flag: &str) -> Result<(String, String), Failure> {
+        let words = self.params(flag, 2)?;
+        Ok((words[0].clone(), words[1].clone()))
+    }
+
+    /// A `--NAME` word: jq 1.6 knows only whole names.
+    fn long_option(&mut self, ctx: &CommandCtx<'_>, a: &str) -> Result<Step, Failure> {
         match a {
-            "-L" | "--library-path" => {
-                if i + 1 >= args.len() {
-                    return Err(fail(
-                        2,
-                        "-L takes a parameter: (e.g. -L /search/path or -L/search/path)",
-                    ));
-                }
-                o.library.push(args[i + 1].clone());
-                i += 2;
-            }
-            s if s.starts_with("-L") => {
-                o.library.push(s[2..].to_string());
-                i += 1;
-            }
             "--arg" => {
-                need(i, 2, a)?;
-                o.named
-                    .push((args[i + 1].clone(), Val::from(args[i + 2].clone())));
-                i += 3;
+                let (name, value) = self.param_pair(a)?;
+                self.o.named.push((name, Val::from(value)));
             }
             "--argjson" => {
-                need(i, 2, a)?;
-                let v = parse_json(args[i + 2].as_bytes(), "--argjson")?;
-                o.named.push((args[i + 1].clone(), v));
-                i += 3;
-            }
-            "--from-file" => {
-                need(i, 1, a)?;
-                o.from_file = Some(args[i + 1].clone());
-                i += 2;
+                let (name, text) = self.param_pair(a)?;
+                let value = parse_json(text.as_bytes(), "--argjson")?;
+                self.o.named.push((name, value));
             }
             "--slurpfile" | "--rawfile" | "--argfile" => {
-                need(i, 2, a)?;
-                let path = ctx.path(&args[i + 2]);
-                let bytes = ctx.fs.read(&path).map_err(|e| {
-                    fail(
-                        2,
-                        format!(
-                            "jq: Bad JSON in {a} {} {}: Could not open {}: {e}",
-                            args[i + 1],
-                            args[i + 2],
-                            args[i + 2]
-                        ),
-                    )
-                })?;
-                let v = if a == "--rawfile" {
-                    Val::from(String::from_utf8_lossy(&bytes).into_owned())
-                } else {
-                    if crate::depth::nesting(&bytes, crate::depth::Syntax::Json, JSON_DEPTH)
-                        > JSON_DEPTH
-                    {
-                        return Err(fail(
-                            2,
-                            format!(
-                                "jq: Bad JSON in {a} {} {}: Exceeds depth limit for parsing",
-                                args[i + 1],
-                                args[i + 2]
-                            ),
-                        ));
-                    }
-                    let vals: Result<Vec<Val>, _> = jaq_json::read::parse_many(&bytes).collect();
-                    let mut vals = vals.map_err(|e| {
-                        let e = super::parse_errors::message(&bytes).unwrap_or(e.to_string());
-                        fail(
-                            2,
-                            format!("jq: Bad JSON in {a} {} {}: {e}", args[i + 1], args[i + 2]),
-                        )
-                    })?;
-                    // jq 1.6's `--argfile`: a file of one value is that value.
-                    if a == "--argfile" && vals.len() == 1 {
-                        vals.pop().unwrap_or_default()
-                    } else {
-                        Val::from_iter(vals)
-                    }
-                };
-                o.named.push((args[i + 1].clone(), v));
-                i += 3;
+                let (name, path) = self.param_pair(a)?;
+                let value = file_value(ctx, a, &name, &path)?;
+                self.o.named.push((name, value));
             }
-            "--indent" => {
-                need(i, 1, a)?;
-                // jq 1.6 reads the number with atoi: `x` is 0.
-                let n: i64 = args[i + 1].trim().parse().unwrap_or(0);
-                if !(-1..=7).contains(&n) {
-                    return Err(fail(
-                        2,
-                        format!("jq: --indent takes a number between -1 and 7\n{HINT}"),
-                    ));
+            "--from-file" => self.o.from_file = Some(self.param(a)?),
+            "--indent" => self.o.layout.indent = indent(&self.param(a)?)?,
+            "--args" => self.rest_are_args = Some(false),
+            "--jsonargs" => self.rest_are_args = Some(true),
+            _ if long_flag(&mut self.o, a) => {}
+            _ => return Err(fail(2, format!("jq: Unknown option {a}\n{HINT}"))),
+        }
+        Ok(Step::Next)
+    }
+
+    /// A `-abc` cluster of one-letter flags; an `f` in it takes the next word
+    /// as the filter's file once the whole cluster is read.
+    fn short_cluster(&mut self, s: &str) -> Result<Step, Failure> {
+        let o = &mut self.o;
+        let mut takes_file = false;
+        for c in s[1..].chars() {
+            match c {
+                'f' => takes_file = true,
+                'n' => o.null_input = true,
+                'R' => o.raw_input = true,
+                's' => o.slurp = true,
+                'r' => o.raw_output = true,
+                'j' => {
+                    o.raw_output = true;
+                    o.join_output = true
                 }
-                o.layout.indent = match n {
-                    -1 => Some("\t".into()),
-                    0 => None,
-                    n => Some(" ".repeat(n as usize)),
-                };
-                i += 2;
-            }
-            "--tab" => {
-                o.layout.indent = Some("\t".into());
-                i += 1;
-            }
-            "--args" => {
-                rest_are_args = Some(false);
-                i += 1;
-            }
-            "--jsonargs" => {
-                rest_are_args = Some(true);
-                i += 1;
-            }
-            "--null-input" => (o.null_input, i) = (true, i + 1),
-            "--raw-input" => (o.raw_input, i) = (true, i + 1),
-            "--slurp" => (o.slurp, i) = (true, i + 1),
-            "--raw-output" => (o.raw_output, i) = (true, i + 1),
-            "--join-output" => (o.join_output, i) = (true, i + 1),
-            "--compact-output" => (o.layout.indent, i) = (None, i + 1),
-            "--sort-keys" => (o.layout.sort_keys, i) = (true, i + 1),
-            "--ascii-output" => (o.layout.ascii, i) = (true, i + 1),
-            "--exit-status" => (o.exit_status, i) = (true, i + 1),
-            "--color-output" | "--monochrome-output" => i += 1,
-            "--version" => (o.version, i) = (true, i + 1),
-            "--stream" => (o.stream, i) = (true, i + 1),
-            "--seq" => (o.seq, i) = (true, i + 1),
-            "-" => {
-                o.files.push(a.to_string());
-                i += 1;
-            }
-            // `-1`, `-.a`: jq 1.6 reads a `-` before a non-letter as a filter.
-            s if s.starts_with('-')
-                && !s.starts_with("--")
-                && s.as_bytes().get(1).is_some_and(u8::is_ascii_alphabetic) =>
-            {
-                let mut takes_file = false;
-                for c in s[1..].chars() {
-                    match c {
-                        'f' => takes_file = true,
-                        'n' => o.null_input = true,
-                        'R' => o.raw_input = true,
-                        's' => o.slurp = true,
-                        'r' => o.raw_output = true,
-                        'j' => {
-                            o.raw_output = true;
-                            o.join_output = true
-                        }
-                        'c' => o.layout.indent = None,
-                        'S' => o.layout.sort_keys = true,
-                        'a' => o.layout.ascii = true,
-                        'e' => o.exit_status = true,
-                        'C' | 'M' => {}
-                        'h' => return Ok(None),
-                        _ => return Err(fail(2, format!("jq: Unknown option {s}\n{HINT}"))),
-                    }
-                }
-                if takes_file {
-                    need(i, 1, "-f")?;
-                    o.from_file = Some(args[i + 1].clone());
-                    i += 1;
-                }
-                i += 1;
-            }
-            s if s.starts_with("--") => {
-                return Err(fail(2, format!("jq: Unknown option {s}\n{HINT}")));
-            }
-            _ => {
-                if o.filter.is_none() {
-                    o.filter = Some(a.to_string());
-                } else if let Some(json) = rest_are_args {
-                    o.positional.push(if json {
-                        parse_json(a.as_bytes(), "--jsonargs")?
-                    } else {
-                        Val::from(a.to_string())
-                    });
-                } else {
-                    o.files.push(a.to_string());
-                }
-                i += 1;
+                'c' => o.layout.indent = None,
+                'S' => o.layout.sort_keys = true,
+                'a' => o.layout.ascii = true,
+                'e' => o.exit_status = true,
+                'C' | 'M' => {}
+                'h' => return Ok(Step::Help),
+                _ => return Err(fail(2, format!("jq: Unknown option {s}\n{HINT}"))),
             }
         }
+        if takes_file {
+            self.o.from_file = Some(self.param("-f")?);
+        }
+        Ok(Step::Next)
     }
-    if o.join_output {
-        o.raw_output = true;
+
+    /// A word that is no option: the filter, then files, or positional
+    /// arguments after `--args`/`--jsonargs`.
+    fn operand(&mut self, a: &str) -> Result<Step, Failure> {
+        if self.o.filter.is_none() {
+            self.o.filter = Some(a.to_string());
+        } else if let Some(json) = self.rest_are_args {
+            let value = positional(a, json)?;
+            self.o.positional.push(value);
+        } else {
+            self.o.files.push(a.to_string());
+        }
+        Ok(Step::Next)
     }
-    // `-f FILE`: the filter is the file's text, and what looked like the
-    // filter is the first input file (or positional argument).
-    if let Some(path) = o.from_file.clone() {
-        let bytes = ctx
-            .fs
-            .read(&ctx.path(&path))
-            .map_err(|e| fail(2, format!("jq: Could not open {path}: {e}")))?;
-        if let Some(first) = o
-            .filter
-            .replace(String::from_utf8_lossy(&bytes).into_owned())
-        {
-            match rest_are_args {
-                Some(true) => o
-                    .positional
-                    .insert(0, parse_json(first.as_bytes(), "--jsonargs")?),
-                Some(false) => o.positional.insert(0, Val::from(first)),
-                None => o.files.insert(0, first),
+
+    /// After the last word: `-j` implies `-r`, `-f FILE` replaces the filter
+    /// with the file's text (what looked like the filter is then the first
+    /// input file or positional argument), and the first `--arg` of a name
+    /// wins, as in jq.
+    fn finish(self, ctx: &CommandCtx<'_>) -> Result<Options, Failure> {
+        let mut o = self.o;
+        if o.join_output {
+            o.raw_output = true;
+        }
+        if let Some(path) = o.from_file.clone() {
+            let bytes = ctx
+                .fs
+                .read(&ctx.path(&path))
+                .map_err(|e| fail(2, format!("jq: Could not open {path}: {e}")))?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if let Some(first) = o.filter.replace(text) {
+                match self.rest_are_args {
+                    Some(json) => o.positional.insert(0, positional(&first, json)?),
+                    None => o.files.insert(0, first),
+                }
             }
         }
+        let mut seen = std::collections::HashSet::new();
+        o.named.retain(|(name, _)| seen.insert(name.clone()));
+        Ok(o)
     }
-    // The first `--arg` of a name wins, as in jq.
-    let mut seen = std::collections::HashSet::new();
-    o.named.retain(|(name, _)| seen.insert(name.clone()));
-    Ok(Some(o))
+}
+
+/// A long option that is a flag of `o`; false for any other word.
+fn long_flag(o: &mut Options, a: &str) -> bool {
+    match a {
+        "--tab" => o.layout.indent = Some("\t".into()),
+        "--null-input" => o.null_input = true,
+        "--raw-input" => o.raw_input = true,
+        "--slurp" => o.slurp = true,
+        "--raw-output" => o.raw_output = true,
+        "--join-output" => o.join_output = true,
+        "--compact-output" => o.layout.indent = None,
+        "--sort-keys" => o.layout.sort_keys = true,
+        "--ascii-output" => o.layout.ascii = true,
+        "--exit-status" => o.exit_status = true,
+        "--color-output" | "--monochrome-output" => {}
+        "--version" => o.version = true,
+        "--stream" => o.stream = true,
+        "--seq" => o.seq = true,
+        _ => return false,
+    }
+    true
+}
+
+/// A positional argument: a string after `--args`, JSON after `--jsonargs`.
+fn positional(word: &str, json: bool) -> Result<Val, Failure> {
+    if json {
+        parse_json(word.as_bytes(), "--jsonargs")
+    } else {
+        Ok(Val::from(word.to_string()))
+    }
+}
+
+/// `--indent N`: jq 1.6 reads the number with atoi (`x` is 0) and takes -1
+/// (a tab) to 7.
+fn indent(word: &str) -> Result<Option<String>, Failure> {
+    let n: i64 = word.trim().parse().unwrap_or(0);
+    if !(-1..=7).contains(&n) {
+        return Err(fail(
+            2,
+            format!("jq: --indent takes a number between -1 and 7\n{HINT}"),
+        ));
+    }
+    Ok(match n {
+        -1 => Some("\t".into()),
+        0 => None,
+        n => Some(" ".repeat(n as usize)),
+    })
+}
+
+/// The value `--slurpfile`, `--rawfile` or `--argfile` (`flag`) binds to
+/// `$name` from the file at `path`, with jq 1.6's messages.
+fn file_value(ctx: &CommandCtx<'_>, flag: &str, name: &str, path: &str) -> Result<Val, Failure> {
+    let bad = |why: String| fail(2, format!("jq: Bad JSON in {flag} {name} {path}: {why}"));
+    let bytes = ctx
+        .fs
+        .read(&ctx.path(path))
+        .map_err(|e| bad(format!("Could not open {path}: {e}")))?;
+    if flag == "--rawfile" {
+        return Ok(Val::from(String::from_utf8_lossy(&bytes).into_owned()));
+    }
+    if crate::depth::nesting(&bytes, crate::depth::Syntax::Json, JSON_DEPTH) > JSON_DEPTH {
+        return Err(bad("Exceeds depth limit for parsing".to_string()));
+    }
+    let vals: Result<Vec<Val>, _> = jaq_json::read::parse_many(&bytes).collect();
+    let mut vals =
+        vals.map_err(|e| bad(super::parse_errors::message(&bytes).unwrap_or(e.to_string())))?;
+    // jq 1.6's `--argfile`: a file of one value is that value.
+    Ok(if flag == "--argfile" && vals.len() == 1 {
+        vals.pop().unwrap_or_default()
+    } else {
+        Val::from_iter(vals)
+    })
 }
 
 /// The input sources: each one's name (for `input_filename`) and text. A
@@ -1062,15 +1094,69 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
         let _ = ctx.stdout.write_all(b"jq-1.6\n");
         return Ok(0);
     }
-    // With no filter jq 1.6 runs `.` (when stdin or stdout is no terminal,
-    // which in the sandbox they never are).
-    // An empty program is `.` too.
+    let (filter, data_imports) = compile_program(ctx, &o)?;
+    // The values of the program's variables: the globals, the named
+    // arguments, then the data its imports bound.
+    let vars: Vec<Val> = global_values(ctx, &o)
+        .into_iter()
+        .chain(o.named.iter().map(|(_, v)| v.clone()))
+        .chain(data_imports)
+        .collect();
+
+    let mut missing = false;
+    let sources = if o.null_input && o.files.is_empty() && !o.raw_input {
+        // `-n` still lets `input`/`inputs` read stdin.
+        read_input(ctx, &o.files, &mut missing).unwrap_or_default()
+    } else {
+        read_input(ctx, &o.files, &mut missing)?
+    };
+    let (values, end) = input_values(&o, sources);
+    let position = Rc::new(RefCell::new(Position::default()));
+    let inputs = RcIter::new(tracked(values, end, position.clone()));
+    let data = Data {
+        lut: &filter.lut,
+        inputs: &inputs,
+        stderr: RefCell::new(Vec::new()),
+        position,
+    };
+
+    let mut outcome = Outcome::default();
+    let program = Program {
+        o: &o,
+        filter: &filter,
+        vars: &vars,
+    };
+    if o.null_input {
+        program.run_on(ctx, &data, Val::Null, &mut outcome)?;
+    } else {
+        for input in &inputs {
+            match input {
+                Ok(v) => program.run_on(ctx, &data, v, &mut outcome)?,
+                Err(e) => {
+                    let _ = ctx.stdout.write_all(&outcome.out);
+                    let _ = writeln!(ctx.stderr, "{e}");
+                    return Ok(2);
+                }
+            }
+        }
+    }
+    let _ = ctx.stdout.write_all(&outcome.out);
+    Ok(exit_status(&o, missing, &outcome))
+}
+
+/// Compiles the filter (`.` when there is none or it is blank, as jq 1.6
+/// runs it when stdin or stdout is no terminal, which in the sandbox they
+/// never are), with the named arguments as variables and modules looked for
+/// where `-L` or jq's defaults say.
+fn compile_program(
+    ctx: &CommandCtx<'_>,
+    o: &Options,
+) -> Result<(Rc<jaq_core::Filter<JqData>>, Vec<Val>), Failure> {
     let code = o
         .filter
         .clone()
         .filter(|f| !f.trim().is_empty())
         .unwrap_or_else(|| ".".to_string());
-
     let names: Vec<String> = o.named.iter().map(|(n, _)| format!("${n}")).collect();
     let home = ctx
         .env
@@ -1087,7 +1173,11 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
             o.library.clone()
         },
     };
-    let (filter, data_imports) = compile(&code, &names, &module_paths)?;
+    compile(&code, &names, &module_paths)
+}
+
+/// The values of [`GLOBALS`]: `$ENV`, the sandbox clock's now, `$ARGS`.
+fn global_values(ctx: &CommandCtx<'_>, o: &Options) -> [Val; 3] {
     let named = object(
         o.named
             .iter()
@@ -1102,22 +1192,19 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
     ]);
     let now = ctx.control.clock.now();
     let now = Val::from(now.secs as f64 + f64::from(now.nanos) / 1e9);
-    let var_values = [env_object(ctx), now, args_obj];
+    [env_object(ctx), now, args_obj]
+}
 
-    let mut missing = false;
-    let sources = if o.null_input && o.files.is_empty() && !o.raw_input {
-        // `-n` still lets `input`/`inputs` read stdin.
-        read_input(ctx, &o.files, &mut missing).unwrap_or_default()
-    } else {
-        read_input(ctx, &o.files, &mut missing)?
-    };
-    let (values, end) = input_values(&o, sources);
-    // Reading an input moves the position; reading past the last one
-    // leaves it at the end of the last source.
-    let position = Rc::new(RefCell::new(Position::default()));
-    let iter: Box<dyn Iterator<Item = Result<Val, String>>> = Box::new({
-        let position = position.clone();
-        let mut values = values.into_iter();
+/// The input values as an iterator that moves `position` to each value's
+/// source and line as it is read, and past the end leaves it at the end of
+/// the last source.
+fn tracked(
+    values: Vec<Input>,
+    end: Position,
+    position: Rc<RefCell<Position>>,
+) -> Box<dyn Iterator<Item = Result<Val, String>>> {
+    let mut values = values.into_iter();
+    Box::new(
         std::iter::from_fn(move || match values.next() {
             Some((v, pos)) => {
                 *position.borrow_mut() = pos;
@@ -1128,30 +1215,62 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
                 None
             }
         })
-        .fuse()
-    });
-    let inputs = RcIter::new(iter);
-    let data = Data {
-        lut: &filter.lut,
-        inputs: &inputs,
-        stderr: RefCell::new(Vec::new()),
-        position: position.clone(),
-    };
+        .fuse(),
+    )
+}
 
-    let mut last: Option<Val> = None;
-    let mut status = 0;
-    let mut out = Vec::new();
-    let mut run_one = |input: Val, out: &mut Vec<u8>| -> Result<(), Failure> {
+/// What the runs over the inputs leave behind.
+#[derive(Default)]
+struct Outcome {
+    /// The status of the last input's run (5 after an error), as jq's.
+    status: i32,
+    /// The last value output, for `-e`.
+    last: Option<Val>,
+    /// Output not written yet.
+    out: Vec<u8>,
+}
+
+/// jq's exit status once every input has run.
+fn exit_status(o: &Options, missing: bool, outcome: &Outcome) -> i32 {
+    if missing {
+        return 2;
+    }
+    if outcome.status != 0 {
+        return outcome.status;
+    }
+    if o.exit_status {
+        return match outcome.last {
+            None => 4,
+            Some(Val::Null) | Some(Val::Bool(false)) => 1,
+            Some(_) => 0,
+        };
+    }
+    0
+}
+
+/// A compiled filter with what each of its runs needs.
+struct Program<'p> {
+    o: &'p Options,
+    filter: &'p jaq_core::Filter<JqData>,
+    /// The values of the program's variables, in the compiler's order.
+    vars: &'p [Val],
+}
+
+impl Program<'_> {
+    /// Runs the filter on one input, writing its outputs; an error ends the
+    /// run on this input (status 5), a `halt` or `halt_error` the whole jq.
+    fn run_on<'a>(
+        &self,
+        ctx: &mut CommandCtx<'_>,
+        data: &'a Data<'a>,
+        input: Val,
+        outcome: &mut Outcome,
+    ) -> Result<(), Failure> {
         // As in jq, the exit status follows the last input's run.
-        status = 0;
-        let globals = var_values.iter().cloned();
-        let vars = Vars::new(
-            globals
-                .chain(o.named.iter().map(|(_, v)| v.clone()))
-                .chain(data_imports.iter().cloned()),
-        );
-        let jctx = Ctx::<JqData>::new(&data, vars);
-        for y in filter.id.run((jctx, input)) {
+        outcome.status = 0;
+        let vars = Vars::new(self.vars.iter().cloned());
+        let jctx = Ctx::<JqData>::new(data, vars);
+        for y in self.filter.id.run((jctx, input)) {
             if ctx.control.check().is_err() {
                 return Err(fail(124, ""));
             }
@@ -1163,105 +1282,84 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
                 }
             }
             match y {
-                Ok(v) => {
-                    if o.seq {
-                        out.push(0x1e);
-                    }
-                    match &v {
-                        Val::TStr(s) | Val::BStr(s) if o.raw_output => out.extend_from_slice(s),
-                        _ => write_value(out, &o.layout, &v),
-                    }
-                    if !o.join_output {
-                        out.push(b'\n');
-                    }
-                    last = Some(v);
-                }
+                Ok(v) => self.output(v, outcome),
                 Err(exn) => {
-                    let _ = ctx.stdout.write_all(out);
-                    out.clear();
+                    let _ = ctx.stdout.write_all(&outcome.out);
+                    outcome.out.clear();
                     // `unwrap_valr` would exit the host process on `halt`: never use it.
                     let err = match exn.get_err() {
                         Ok(err) => err.into_val(),
                         Err(exn) => return Err(fail(exn.get_halt().unwrap_or(5), "")),
                     };
-                    if let Some((value, code)) = halt_error(&err) {
-                        match &value {
-                            Val::TStr(s) | Val::BStr(s) => {
-                                let _ = ctx.stderr.write_all(s);
-                            }
-                            Val::Null => {}
-                            v => {
-                                let mut b = Vec::new();
-                                write_value(
-                                    &mut b,
-                                    &Layout {
-                                        indent: None,
-                                        ..Layout::default()
-                                    },
-                                    v,
-                                );
-                                b.push(b'\n');
-                                let _ = ctx.stderr.write_all(&b);
-                            }
-                        }
-                        return Err(fail(code, ""));
-                    }
-                    let at = position.borrow().describe();
-                    let _ = match &err {
-                        Val::TStr(s) | Val::BStr(s) => {
-                            let msg = String::from_utf8_lossy(s);
-                            let msg = super::errors::jq_message(&msg).unwrap_or(msg.into_owned());
-                            writeln!(ctx.stderr, "jq: error (at {at}): {msg}")
-                        }
-                        v => writeln!(
-                            ctx.stderr,
-                            "jq: error (at {at}) (not a string): {}",
-                            super::values::to_json(v)
-                        ),
-                    };
-                    // An error ends the run on this input, as in jq.
-                    status = 5;
+                    let at = data.position.borrow().describe();
+                    report_error(ctx, &err, &at)?;
+                    outcome.status = 5;
                     return Ok(());
                 }
             }
-            if out.len() > 1 << 16 {
-                ctx.stdout.write_all(out).map_err(|_| fail(141, ""))?;
-                out.clear();
+            if outcome.out.len() > 1 << 16 {
+                ctx.stdout
+                    .write_all(&outcome.out)
+                    .map_err(|_| fail(141, ""))?;
+                outcome.out.clear();
             }
         }
         Ok(())
-    };
+    }
 
-    if o.null_input {
-        run_one(Val::Null, &mut out)?;
-    } else {
-        for input in &inputs {
-            match input {
-                Ok(v) => run_one(v, &mut out)?,
-                Err(e) => {
-                    let _ = ctx.stdout.write_all(&out);
-                    out.clear();
-                    let _ = writeln!(ctx.stderr, "{e}");
-                    return Ok(2);
-                }
+    /// One output value, as `-r`, `-j`, `--seq` and the layout say.
+    fn output(&self, v: Val, outcome: &mut Outcome) {
+        let out = &mut outcome.out;
+        if self.o.seq {
+            out.push(0x1e);
+        }
+        match &v {
+            Val::TStr(s) | Val::BStr(s) if self.o.raw_output => out.extend_from_slice(s),
+            _ => write_value(out, &self.o.layout, &v),
+        }
+        if !self.o.join_output {
+            out.push(b'\n');
+        }
+        outcome.last = Some(v);
+    }
+}
+
+/// An error the filter raised, on stderr as jq 1.6 words it (`at` is the
+/// input's position). A `halt_error` writes its value and ends jq with its
+/// code instead.
+fn report_error(ctx: &mut CommandCtx<'_>, err: &Val, at: &str) -> Result<(), Failure> {
+    if let Some((value, code)) = halt_error(err) {
+        match &value {
+            Val::TStr(s) | Val::BStr(s) => {
+                let _ = ctx.stderr.write_all(s);
+            }
+            Val::Null => {}
+            v => {
+                let mut b = Vec::new();
+                let compact = Layout {
+                    indent: None,
+                    ..Layout::default()
+                };
+                write_value(&mut b, &compact, v);
+                b.push(b'\n');
+                let _ = ctx.stderr.write_all(&b);
             }
         }
+        return Err(fail(code, ""));
     }
-    let _ = ctx.stdout.write_all(&out);
-    if missing {
-        return Ok(2);
-    }
-    if status != 0 {
-        return Ok(status);
-    }
-    if o.exit_status {
-        return Ok(match last {
-            None => 4,
-            Some(Val::Null) | Some(Val::Bool(false)) => 1,
-            Some(_) => 0,
-        });
-    }
-    Ok(0)
+    let _ = match err {
+        Val::TStr(s) | Val::BStr(s) => {
+            let msg = String::from_utf8_lossy(s);
+            let msg = super::errors::jq_message(&msg).unwrap_or(msg.into_owned());
+            writeln!(ctx.stderr, "jq: error (at {at}): {msg}")
+        }
+        v => writeln!(
+            ctx.stderr,
+            "jq: error (at {at}) (not a string): {}",
+            super::values::to_json(v)
+        ),
+    };
+    Ok(())
 }
 
 /// Quotes `s` as a JSON string (used in error messages).

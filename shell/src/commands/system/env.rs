@@ -1,7 +1,8 @@
 //! `env` and `printenv`.
 
 use crate::commands::files::common::GnuError;
-use crate::commands::files::common::{quote_locale, usage_error};
+use crate::commands::files::common::{parse_or_usage, quote_locale};
+use crate::commands::options::{OptSpec, flag, unimplemented, with_arg};
 use crate::commands::{CommandCtx, ExecMode, ExecRequest};
 
 /// What the options say.
@@ -18,100 +19,37 @@ struct EnvOptions {
     next: usize,
 }
 
+/// GNU env's options, in the order of its table (for abbreviations); the
+/// signal options, `--debug` and `-S` are known but not implemented.
+const ENV_SPEC: &[OptSpec] = &[
+    flag('i', Some("ignore-environment"), "i"),
+    flag('0', Some("null"), "0"),
+    with_arg(Some('u'), Some("unset"), "u"),
+    with_arg(Some('C'), Some("chdir"), "C"),
+    unimplemented("default-signal"),
+    unimplemented("ignore-signal"),
+    unimplemented("block-signal"),
+    unimplemented("list-signal-handling"),
+    unimplemented("debug"),
+    unimplemented("split-string"),
+];
+
 /// The options of `args` (argv); they end at the first word that is not
-/// one, or after `--`. `None` after the usage error.
+/// one, or after `--`; a `-` right after them is `-i`, as in GNU env.
+/// `None` after the usage error.
 fn parse_options(ctx: &mut CommandCtx<'_>, args: &[String]) -> Option<EnvOptions> {
-    let mut clear = false;
-    let mut unset: Vec<String> = Vec::new();
-    let mut zero = false;
-    let mut chdir: Option<String> = None;
-    let mut i = 1;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "-" {
-            clear = true;
-            i += 1;
-            continue;
-        }
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if !a.starts_with('-') || a.len() == 1 {
-            break;
-        }
-        i += 1;
-        if let Some(long) = a.strip_prefix("--") {
-            let (name, val) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            match name {
-                "ignore-environment" => clear = true,
-                "null" => zero = true,
-                "unset" | "chdir" => {
-                    let v = match val.or_else(|| {
-                        i += 1;
-                        args.get(i - 1).cloned()
-                    }) {
-                        Some(v) => v,
-                        None => {
-                            usage_error(ctx, &format!("option '--{name}' requires an argument"));
-                            return None;
-                        }
-                    };
-                    if name == "unset" {
-                        unset.push(v);
-                    } else {
-                        chdir = Some(v);
-                    }
-                }
-                _ => {
-                    usage_error(ctx, &format!("unrecognized option '{a}'"));
-                    return None;
-                }
-            }
-            continue;
-        }
-        let chars: Vec<char> = a[1..].chars().collect();
-        let mut j = 0;
-        while j < chars.len() {
-            let c = chars[j];
-            j += 1;
-            match c {
-                'i' => clear = true,
-                '0' => zero = true,
-                'u' | 'C' => {
-                    let rest: String = chars[j..].iter().collect();
-                    let v = if !rest.is_empty() {
-                        rest
-                    } else if i < args.len() {
-                        i += 1;
-                        args[i - 1].clone()
-                    } else {
-                        usage_error(ctx, &format!("option requires an argument -- '{c}'"));
-                        return None;
-                    };
-                    if c == 'u' {
-                        unset.push(v);
-                    } else {
-                        chdir = Some(v);
-                    }
-                    break;
-                }
-                _ => {
-                    usage_error(ctx, &format!("invalid option -- '{c}'"));
-                    return None;
-                }
-            }
-        }
+    let parsed = parse_or_usage(ctx, ENV_SPEC, true)?;
+    let mut next = args.len() - parsed.operands.len();
+    let lone_dash = parsed.operands.first().is_some_and(|a| a == "-");
+    if lone_dash {
+        next += 1;
     }
     Some(EnvOptions {
-        clear,
-        unset,
-        zero,
-        chdir,
-        next: i,
+        clear: parsed.has("i") || lone_dash,
+        unset: parsed.values("u").into_iter().map(String::from).collect(),
+        zero: parsed.has("0"),
+        chdir: parsed.last("C").map(String::from),
+        next,
     })
 }
 
@@ -202,23 +140,12 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// `printenv [-0] [NAME]...`
 pub fn printenv(ctx: &mut CommandCtx<'_>) -> i32 {
-    let mut zero = false;
-    let mut names = Vec::new();
-    for a in &ctx.args[1..] {
-        match a.as_str() {
-            "-0" | "--null" => zero = true,
-            s if s.starts_with('-') && s.len() > 1 => {
-                let msg = if s.starts_with("--") {
-                    format!("unrecognized option '{s}'")
-                } else {
-                    format!("invalid option -- '{}'", &s[1..2])
-                };
-                usage_error(ctx, &msg);
-                return 2;
-            }
-            s => names.push(s.to_string()),
-        }
-    }
+    let spec = [flag('0', Some("null"), "0")];
+    let Some(parsed) = parse_or_usage(ctx, &spec, false) else {
+        return 2;
+    };
+    let zero = parsed.has("0");
+    let names = parsed.operands;
     let term = if zero { "\0" } else { "\n" };
     if names.is_empty() {
         let mut out = String::new();

@@ -4,6 +4,7 @@
 use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{quote_locale, usage_error};
+use crate::commands::options::{OptSpec, ParseMode, flag, parse, with_arg};
 
 /// A parsed operand: its value, its decimal digits, and the exact scaled form.
 #[derive(Clone, Debug)]
@@ -376,102 +377,28 @@ struct SeqOptions {
 /// operand, and options stop at the first operand. `None` after the usage
 /// error.
 fn parse_args(ctx: &mut CommandCtx<'_>) -> Option<SeqOptions> {
-    let args = ctx.args.to_vec();
-    let mut sep = "\n".to_string();
-    let mut format: Option<String> = None;
-    let mut equal = false;
-    let mut ops = Vec::new();
-    let mut i = 1;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        let looks_numeric = a.len() > 1
-            && a.starts_with('-')
-            && a[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
-        if !ops.is_empty() || looks_numeric || !a.starts_with('-') || a == "-" {
-            ops.push(a.clone());
-            continue;
+    const SPEC: &[OptSpec] = &[
+        flag('w', Some("equal-width"), "w"),
+        with_arg(Some('f'), Some("format"), "f"),
+        with_arg(Some('s'), Some("separator"), "s"),
+    ];
+    let mode = ParseMode {
+        stop_at_operand: true,
+        negative_numbers: true,
+        ..ParseMode::default()
+    };
+    let parsed = match parse(ctx.args, SPEC, mode) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            usage_error(ctx, &e);
+            return None;
         }
-        if a == "--" {
-            ops.extend(args[i..].iter().cloned());
-            break;
-        }
-        let take = |name: &str, inline: Option<String>, i: &mut usize| -> Option<String> {
-            inline
-                .or_else(|| {
-                    let v = args.get(*i).cloned();
-                    *i += 1;
-                    v
-                })
-                .or_else(|| {
-                    let _ = name;
-                    None
-                })
-        };
-        if let Some(long) = a.strip_prefix("--") {
-            let (n, v) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let full = ["separator", "format", "equal-width"]
-                .into_iter()
-                .find(|f| f.starts_with(n));
-            match full {
-                Some("equal-width") => equal = true,
-                Some(f) => match take(f, v, &mut i) {
-                    Some(v) => match f {
-                        "separator" => sep = v,
-                        _ => format = Some(v),
-                    },
-                    None => {
-                        usage_error(ctx, &format!("option '--{f}' requires an argument"));
-                        return None;
-                    }
-                },
-                None => {
-                    usage_error(ctx, &format!("unrecognized option '{a}'"));
-                    return None;
-                }
-            }
-            continue;
-        }
-        let chars: Vec<char> = a[1..].chars().collect();
-        let mut j = 0;
-        while j < chars.len() {
-            let c = chars[j];
-            j += 1;
-            match c {
-                'w' => equal = true,
-                's' | 'f' => {
-                    let rest: String = chars[j..].iter().collect();
-                    let v = if rest.is_empty() {
-                        take("", None, &mut i)
-                    } else {
-                        Some(rest)
-                    };
-                    let Some(v) = v else {
-                        usage_error(ctx, &format!("option requires an argument -- '{c}'"));
-                        return None;
-                    };
-                    if c == 's' {
-                        sep = v;
-                    } else {
-                        format = Some(v);
-                    }
-                    break;
-                }
-                _ => {
-                    usage_error(ctx, &format!("invalid option -- '{c}'"));
-                    return None;
-                }
-            }
-        }
-    }
+    };
     Some(SeqOptions {
-        sep,
-        format,
-        equal,
-        ops,
+        sep: parsed.last("s").unwrap_or("\n").to_string(),
+        format: parsed.last("f").map(String::from),
+        equal: parsed.has("w"),
+        ops: parsed.operands,
     })
 }
 

@@ -5,7 +5,7 @@ use crate::commands::files::common::GnuError;
 use std::time::{Duration, Instant};
 
 use crate::commands::CommandCtx;
-use crate::commands::files::common::{quote_locale, usage_error};
+use crate::commands::files::common::{parse_or_usage, quote_locale, usage_error};
 
 /// Parses one `sleep` operand (`1.5`, `2m`, `inf`) into seconds.
 pub fn parse_interval(s: &str) -> Option<f64> {
@@ -36,24 +36,13 @@ pub fn parse_interval(s: &str) -> Option<f64> {
 
 /// `sleep NUMBER[smhd]...`: sleeps the sum, cut short by the run's deadline.
 pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
-    let mut ops: Vec<String> = Vec::new();
-    let mut only_operands = false;
-    for a in &ctx.args[1..] {
-        if !only_operands && a == "--" {
-            only_operands = true;
-        } else if !only_operands && a.len() > 1 && a.starts_with('-') {
-            let msg = if a.starts_with("--") {
-                format!("unrecognized option '{a}'")
-            } else {
-                format!("invalid option -- '{}'", &a[1..2])
-            };
-            usage_error(ctx, &msg);
-            return 1;
-        } else {
-            ops.push(a.clone());
-        }
-    }
-    if ops.is_empty() {
+    // GNU sleep has no options but --help and --version.
+    let Some(parsed) = parse_or_usage(ctx, &[], false) else {
+        return 1;
+    };
+    let ops = parsed.operands;
+    // GNU sleep complains only with no argument at all: `sleep --` sleeps 0.
+    if ctx.args.len() == 1 {
         usage_error(ctx, "missing operand");
         return 1;
     }

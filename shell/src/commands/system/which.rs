@@ -2,6 +2,7 @@
 
 use crate::commands::CommandCtx;
 use crate::commands::files::common::join;
+use crate::commands::options::{ParseMode, flag, parse};
 use crate::fs::{FileKind, Fs};
 
 /// The first executable regular file called `name` along `path_var` (a name
@@ -41,34 +42,30 @@ fn find_all(fs: &Fs, path_var: &str, cwd: &str, name: &str, all: bool) -> Vec<St
     found
 }
 
-/// `which [-a] NAME...`
+/// `which [-a] NAME...` (Debian's `which` has no `-s`)
 pub fn which(ctx: &mut CommandCtx<'_>) -> i32 {
     // Debian's `which` is a script using getopts: options come first.
-    let (mut all, mut silent) = (false, false);
-    let mut operands = Vec::new();
-    let mut opts_done = false;
-    for a in &ctx.args[1..] {
-        if !opts_done && a == "--" {
-            opts_done = true;
-        } else if !opts_done && a.len() > 1 && a.starts_with('-') {
-            for c in a[1..].chars() {
-                match c {
-                    'a' => all = true,
-                    's' => silent = true,
-                    _ => {
-                        let _ = writeln!(
-                            ctx.stderr,
-                            "Illegal option -{c}\nUsage: /usr/bin/which [-a] args"
-                        );
-                        return 2;
-                    }
-                }
-            }
-        } else {
-            opts_done = true;
-            operands.push(a.clone());
+    let getopts = ParseMode {
+        stop_at_operand: true,
+        no_long: true,
+        ..ParseMode::default()
+    };
+    let spec = [flag('a', None, "a")];
+    let parsed = match parse(ctx.args, &spec, getopts) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            // getopts names the letter: `Illegal option -z`.
+            let letter = e.strip_prefix("invalid option -- '").unwrap_or(&e);
+            let letter = letter.strip_suffix('\'').unwrap_or(letter);
+            let _ = writeln!(
+                ctx.stderr,
+                "Illegal option -{letter}\nUsage: /usr/bin/which [-a] args"
+            );
+            return 2;
         }
-    }
+    };
+    let all = parsed.has("a");
+    let operands = parsed.operands;
     let path_var = ctx.getenv("PATH").unwrap_or("").to_string();
     let mut status = 0;
     if operands.is_empty() {
@@ -79,10 +76,8 @@ pub fn which(ctx: &mut CommandCtx<'_>) -> i32 {
         if found.is_empty() {
             status = 1;
         }
-        if !silent {
-            for f in found {
-                let _ = writeln!(ctx.stdout, "{f}");
-            }
+        for f in found {
+            let _ = writeln!(ctx.stdout, "{f}");
         }
     }
     status

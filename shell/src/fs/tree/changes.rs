@@ -43,7 +43,7 @@ impl ChangeLog {
 }
 
 /// The changes below one directory since tracking started (or since the
-/// last [`Tree::take_changes`]), as absolute paths.
+/// last [`Fs::take_changes`](crate::Fs::take_changes)), as absolute paths.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Changes {
     /// Directories whose every entry is in `entries`: a name below one of

@@ -3,17 +3,8 @@
 //! `${...}` and `$(...)` are never brace-expanded. A brace group without a
 //! top-level comma or a valid sequence stays literal.
 
-/// Brace-expands a word (raw text, quotes kept). Always returns at least one word.
-///
-/// ```
-/// assert_eq!(sandkeep_shell::interp::expand::brace_expand("a{b,c}"), ["ab", "ac"]);
-/// ```
-pub fn brace_expand(word: &str) -> Vec<String> {
-    brace_expand_until(word, &|| false)
-}
-
-/// [`brace_expand`], giving up (with the words so far) once `stop` says
-/// so: a product of groups (`{1..1000}{1..1000}{1..1000}`) is a billion
+/// Brace-expands a word (raw text, quotes kept; always at least one word),
+/// giving up (with the words so far) once `stop` says so: a product of groups (`{1..1000}{1..1000}{1..1000}`) is a billion
 /// words, which a cancelled run must not wait for.
 pub fn brace_expand_until(word: &str, stop: &dyn Fn() -> bool) -> Vec<String> {
     let b = word.as_bytes();
@@ -305,7 +296,11 @@ fn single_letter(s: &str) -> Option<char> {
 
 #[cfg(test)]
 mod tests {
-    use super::brace_expand;
+    use super::brace_expand_until;
+
+    fn brace_expand(word: &str) -> Vec<String> {
+        brace_expand_until(word, &|| false)
+    }
 
     fn e(w: &str) -> String {
         brace_expand(w).join(" ")

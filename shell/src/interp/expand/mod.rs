@@ -35,8 +35,7 @@ use super::{Interp, Interrupt};
 
 use crate::builtin_core::quote;
 pub use ansi::decode_ansi_c;
-pub use brace::{brace_expand, brace_expand_until};
-pub use quote::quote_for_reuse;
+pub use brace::brace_expand_until;
 pub(crate) use special::split_subscript;
 
 /// Parsed pieces of a word.

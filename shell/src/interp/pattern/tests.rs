@@ -1,6 +1,6 @@
 //! Unit tests of pattern matching (checked against bash 5.2's behaviour).
 
-use super::{MatchOptions, Pattern, escape, has_glob_chars, matches, to_regex};
+use super::{MatchOptions, Pattern, escape, has_glob_chars, matches};
 
 const PLAIN: MatchOptions = MatchOptions {
     extglob: false,
@@ -93,17 +93,4 @@ fn find_is_leftmost_longest() {
     assert_eq!(Pattern::new("a*", PLAIN).find(&t, 0), Some((1, 6)));
     assert_eq!(Pattern::new("a", PLAIN).find(&t, 3), Some((4, 5)));
     assert_eq!(Pattern::new("z", PLAIN).find(&t, 0), None);
-}
-
-#[test]
-fn regex_conversion() {
-    let re = to_regex("*.rs", PLAIN).unwrap();
-    assert!(re.is_match("main.rs"));
-    assert!(!re.is_match("main.rsx"));
-    let re = to_regex("[!a]?", PLAIN).unwrap();
-    assert!(re.is_match("bc"));
-    assert!(!re.is_match("ac"));
-    let re = to_regex("@(a|b)+(c)", EXT).unwrap();
-    assert!(re.is_match("bcc"));
-    assert!(to_regex("!(a)", EXT).is_none());
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use gix_object::Kind;
-use sandkeep_shell::fs::FileKind;
+use sandkeep_shell::FileKind;
 
 use super::{G, config_get, split_short};
 use crate::config::{self, Config};

@@ -24,7 +24,7 @@ pub fn write_work_file(repo: &Repo<'_>, rel: &str, mode: u32, id: &ObjectId) -> 
         if repo
             .fs
             .metadata(dir)
-            .is_ok_and(|m| m.kind != sandkeep_shell::fs::FileKind::Dir)
+            .is_ok_and(|m| m.kind != sandkeep_shell::FileKind::Dir)
         {
             repo.fs.remove_file(dir)?;
         }
@@ -33,7 +33,7 @@ pub fn write_work_file(repo: &Repo<'_>, rel: &str, mode: u32, id: &ObjectId) -> 
     if repo
         .fs
         .symlink_metadata(&path)
-        .is_ok_and(|m| m.kind == sandkeep_shell::fs::FileKind::Dir)
+        .is_ok_and(|m| m.kind == sandkeep_shell::FileKind::Dir)
     {
         repo.fs.remove_all(&path)?;
     }
@@ -44,7 +44,7 @@ pub fn write_work_file(repo: &Repo<'_>, rel: &str, mode: u32, id: &ObjectId) -> 
         if repo
             .fs
             .symlink_metadata(&path)
-            .is_ok_and(|m| m.kind == sandkeep_shell::fs::FileKind::Symlink)
+            .is_ok_and(|m| m.kind == sandkeep_shell::FileKind::Symlink)
         {
             repo.fs.remove_file(&path)?;
         }

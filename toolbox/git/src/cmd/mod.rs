@@ -12,7 +12,7 @@ mod status;
 use std::io::Write;
 
 use gix_hash::ObjectId;
-use sandkeep_shell::commands::CommandCtx;
+use sandkeep_shell::CommandCtx;
 use sandkeep_shell::{Fs, RunControl};
 
 use crate::error::{GitError, Result};
@@ -145,7 +145,7 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
     if !g
         .fs
         .metadata(&g.cwd)
-        .is_ok_and(|m| m.kind == sandkeep_shell::fs::FileKind::Dir)
+        .is_ok_and(|m| m.kind == sandkeep_shell::FileKind::Dir)
     {
         return Err(GitError::fatal(format!(
             "cannot change to '{}': No such file or directory",

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use sandkeep_shell::fs::{FileKind, Metadata};
+use sandkeep_shell::{FileKind, Metadata};
 use std::io::Write;
 
 use gix_hash::ObjectId;

@@ -14,6 +14,9 @@ mod names;
 use names::Excludes;
 
 use crate::commands::CommandCtx;
+use crate::commands::options::{
+    self, Item, OptSpec, ParseMode, expand_old_style, flag, long_flag, with_arg,
+};
 use crate::fs::Fs;
 
 /// What the invocation asks for.
@@ -140,81 +143,83 @@ fn usage_error(ctx: &mut CommandCtx<'_>, msg: impl std::fmt::Display) -> i32 {
     2
 }
 
-/// Long options: name, whether it takes an argument.
-const LONG: &[(&str, bool)] = &[
-    ("absolute-names", false),
-    ("anchored", false),
-    ("auto-compress", false),
-    ("blocking-factor", true),
-    ("bzip2", false),
-    ("create", false),
-    ("delay-directory-restore", false),
-    ("dereference", false),
-    ("directory", true),
-    ("exclude", true),
-    ("exclude-from", true),
-    ("extract", false),
-    ("file", true),
-    ("files-from", true),
-    ("format", true),
-    ("get", false),
-    ("group", true),
-    ("gunzip", false),
-    ("gzip", false),
-    ("help", false),
-    ("ignore-failed-read", false),
-    ("ignore-zeros", false),
-    ("keep-directory-symlink", false),
-    ("keep-old-files", false),
-    ("list", false),
-    ("lzma", false),
-    ("mode", true),
-    ("mtime", true),
-    ("no-anchored", false),
-    ("no-overwrite-dir", false),
-    ("no-recursion", false),
-    ("no-same-owner", false),
-    ("no-same-permissions", false),
-    ("no-wildcards", false),
-    ("numeric-owner", false),
-    ("one-file-system", false),
-    ("overwrite", false),
-    ("overwrite-dir", false),
-    ("owner", true),
-    ("preserve-permissions", false),
-    ("record-size", true),
-    ("recursion", false),
-    ("remove-files", false),
-    ("same-owner", false),
-    ("same-permissions", false),
-    ("skip-old-files", false),
-    ("sort", true),
-    ("strip-components", true),
-    ("to-stdout", false),
-    ("totals", false),
-    ("touch", false),
-    ("ungzip", false),
-    ("unlink-first", false),
-    ("verbose", false),
-    ("version", false),
-    ("warning", true),
-    ("wildcards", false),
-    ("wildcards-match-slash", false),
-    ("xz", false),
-    ("zstd", false),
+/// tar's options: each long option under its name as id (aliases under
+/// the name they stand for), short letters with them; the letters of GNU
+/// options the sandbox lacks have ids `-A`... and are refused by [`apply`].
+const SPEC: &[OptSpec] = &[
+    flag('P', Some("absolute-names"), "absolute-names"),
+    long_flag("anchored", "anchored"),
+    flag('a', Some("auto-compress"), "auto-compress"),
+    with_arg(Some('b'), Some("blocking-factor"), "blocking-factor"),
+    flag('j', Some("bzip2"), "bzip2"),
+    flag('c', Some("create"), "create"),
+    long_flag("delay-directory-restore", "delay-directory-restore"),
+    flag('h', Some("dereference"), "dereference"),
+    with_arg(Some('C'), Some("directory"), "directory"),
+    with_arg(None, Some("exclude"), "exclude"),
+    with_arg(Some('X'), Some("exclude-from"), "exclude-from"),
+    flag('x', Some("extract"), "extract"),
+    with_arg(Some('f'), Some("file"), "file"),
+    with_arg(Some('T'), Some("files-from"), "files-from"),
+    with_arg(Some('H'), Some("format"), "format"),
+    long_flag("get", "extract"),
+    with_arg(None, Some("group"), "group"),
+    long_flag("gunzip", "gzip"),
+    flag('z', Some("gzip"), "gzip"),
+    long_flag("help", "help"),
+    long_flag("ignore-failed-read", "ignore-failed-read"),
+    flag('i', Some("ignore-zeros"), "ignore-zeros"),
+    long_flag("keep-directory-symlink", "keep-directory-symlink"),
+    flag('k', Some("keep-old-files"), "keep-old-files"),
+    flag('t', Some("list"), "list"),
+    long_flag("lzma", "lzma"),
+    with_arg(None, Some("mode"), "mode"),
+    with_arg(None, Some("mtime"), "mtime"),
+    long_flag("no-anchored", "no-anchored"),
+    long_flag("no-overwrite-dir", "no-overwrite-dir"),
+    long_flag("no-recursion", "no-recursion"),
+    flag('o', Some("no-same-owner"), "no-same-owner"),
+    long_flag("no-same-permissions", "no-same-permissions"),
+    long_flag("no-wildcards", "no-wildcards"),
+    long_flag("numeric-owner", "numeric-owner"),
+    long_flag("one-file-system", "one-file-system"),
+    long_flag("overwrite", "overwrite"),
+    long_flag("overwrite-dir", "overwrite-dir"),
+    with_arg(None, Some("owner"), "owner"),
+    flag('p', Some("preserve-permissions"), "preserve-permissions"),
+    with_arg(None, Some("record-size"), "record-size"),
+    long_flag("recursion", "recursion"),
+    long_flag("remove-files", "remove-files"),
+    long_flag("same-owner", "same-owner"),
+    long_flag("same-permissions", "preserve-permissions"),
+    long_flag("skip-old-files", "skip-old-files"),
+    with_arg(None, Some("sort"), "sort"),
+    with_arg(None, Some("strip-components"), "strip-components"),
+    flag('O', Some("to-stdout"), "to-stdout"),
+    long_flag("totals", "totals"),
+    flag('m', Some("touch"), "touch"),
+    long_flag("ungzip", "gzip"),
+    flag('U', Some("unlink-first"), "unlink-first"),
+    flag('v', Some("verbose"), "verbose"),
+    long_flag("version", "version"),
+    with_arg(None, Some("warning"), "warning"),
+    long_flag("wildcards", "wildcards"),
+    long_flag("wildcards-match-slash", "wildcards-match-slash"),
+    flag('J', Some("xz"), "xz"),
+    long_flag("zstd", "zstd"),
+    flag('Z', None, "compress"),
+    flag('A', None, "-A"),
+    flag('r', None, "-r"),
+    flag('u', None, "-u"),
+    flag('d', None, "-d"),
+    with_arg(Some('g'), None, "-g"),
+    with_arg(Some('K'), None, "-K"),
+    with_arg(Some('L'), None, "-L"),
+    with_arg(Some('N'), None, "-N"),
+    with_arg(Some('V'), None, "-V"),
 ];
 
-/// Short options that take an argument.
-const SHORT_WITH_ARG: &[char] = &['f', 'C', 'X', 'T', 'b', 'H', 'K', 'L', 'N', 'V', 'g'];
-
-/// One option occurrence, normalised to its long name (or short letter).
-enum Opt {
-    Short(char, Option<String>),
-    Long(&'static str, Option<String>),
-}
-
 fn parse(ctx: &mut CommandCtx<'_>) -> Result<Options, i32> {
-    let args: Vec<String> = ctx.args[1..].to_vec();
     let mut opts = Options {
         op: None,
         file: None,
@@ -235,70 +240,21 @@ fn parse(ctx: &mut CommandCtx<'_>) -> Result<Options, i32> {
         operands: Vec::new(),
         late_excludes: Vec::new(),
     };
-    let mut i = 0;
-    // Old-style first argument: `tar czf FILE ...`, letters taking their
-    // arguments from the following words in order.
-    if let Some(first) = args.first()
-        && !first.starts_with('-')
-        && !first.is_empty()
-    {
-        i = 1;
-        for c in first.chars() {
-            let arg = if SHORT_WITH_ARG.contains(&c) {
-                let Some(a) = args.get(i) else {
-                    return Err(usage_error(
-                        ctx,
-                        format_args!("option requires an argument -- '{c}'"),
-                    ));
-                };
-                i += 1;
-                Some(a.clone())
-            } else {
-                None
-            };
-            apply(ctx, &mut opts, Opt::Short(c, arg))?;
-        }
-    }
-    let mut only_operands = false;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if only_operands || a == "-" || !a.starts_with('-') {
-            let dir = opts.dir.clone();
-            opts.operands.push((dir, a.clone()));
-            continue;
-        }
-        if a == "--" {
-            only_operands = true;
-            continue;
-        }
-        if let Some(long) = a.strip_prefix("--") {
-            parse_long(ctx, &mut opts, &args, &mut i, long)?;
-            continue;
-        }
-        // A cluster of short options; one taking an argument ends it.
-        let chars: Vec<char> = a[1..].chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
-            k += 1;
-            if SHORT_WITH_ARG.contains(&c) {
-                let rest: String = chars[k..].iter().collect();
-                let value = if !rest.is_empty() {
-                    rest
-                } else if let Some(v) = args.get(i) {
-                    i += 1;
-                    v.clone()
-                } else {
-                    return Err(usage_error(
-                        ctx,
-                        format_args!("option requires an argument -- '{c}'"),
-                    ));
-                };
-                apply(ctx, &mut opts, Opt::Short(c, Some(value)))?;
-                break;
+    // `tar czf FILE ...`: the old-style first word, made usual first.
+    let argv = expand_old_style(ctx.args, SPEC).map_err(|e| usage_error(ctx, e))?;
+    let parsed =
+        options::parse(&argv, SPEC, ParseMode::default()).map_err(|e| usage_error(ctx, e))?;
+    // In order: `-C DIR` applies to the operands after it.
+    for item in &parsed.order {
+        match *item {
+            Item::Opt(k) => {
+                let (id, value) = &parsed.opts[k];
+                apply(ctx, &mut opts, id, value.clone())?;
             }
-            apply(ctx, &mut opts, Opt::Short(c, None))?;
+            Item::Operand(k) => {
+                let dir = opts.dir.clone();
+                opts.operands.push((dir, parsed.operands[k].clone()));
+            }
         }
     }
     let Some(op) = opts.op else {
@@ -311,63 +267,6 @@ fn parse(ctx: &mut CommandCtx<'_>) -> Result<Options, i32> {
         check_create(ctx, &mut opts)?;
     }
     Ok(opts)
-}
-
-/// One `--NAME[=VALUE]` word (`long` is it without the dashes), an
-/// unambiguous abbreviation allowed; a required value not given with `=` is
-/// the next word (`*i` moves past it).
-fn parse_long(
-    ctx: &mut CommandCtx<'_>,
-    opts: &mut Options,
-    args: &[String],
-    i: &mut usize,
-    long: &str,
-) -> Result<(), i32> {
-    let (name, value) = match long.split_once('=') {
-        Some((n, v)) => (n, Some(v.to_string())),
-        None => (long, None),
-    };
-    let exact = LONG.iter().find(|(n, _)| *n == name);
-    let candidates: Vec<_> = LONG.iter().filter(|(n, _)| n.starts_with(name)).collect();
-    let &(full, takes_arg) = match (exact, candidates.as_slice()) {
-        (Some(e), _) => e,
-        (None, [one]) => one,
-        (None, []) => {
-            return Err(usage_error(
-                ctx,
-                format_args!("unrecognized option '--{long}'"),
-            ));
-        }
-        (None, _) => {
-            return Err(usage_error(
-                ctx,
-                format_args!("option '--{long}' is ambiguous"),
-            ));
-        }
-    };
-    let value = match (takes_arg, value) {
-        (true, Some(v)) => Some(v),
-        (true, None) => match args.get(*i) {
-            Some(v) => {
-                *i += 1;
-                Some(v.clone())
-            }
-            None => {
-                return Err(usage_error(
-                    ctx,
-                    format_args!("option '--{full}' requires an argument"),
-                ));
-            }
-        },
-        (false, Some(_)) => {
-            return Err(usage_error(
-                ctx,
-                format_args!("option '--{full}' doesn't allow an argument"),
-            ));
-        }
-        (false, None) => None,
-    };
-    apply(ctx, opts, Opt::Long(full, value))
 }
 
 /// GNU's checks of `-c`: operands given, and no `--exclude` after them
@@ -458,47 +357,16 @@ fn files_from(ctx: &mut CommandCtx<'_>, opts: &mut Options, file: &str) -> Resul
 
 /// The long name of short option `c`; `None` for one tar does not know or
 /// the sandbox does not support.
-fn short_name(c: char) -> Option<&'static str> {
-    Some(match c {
-        'c' => "create",
-        'x' => "extract",
-        't' => "list",
-        'f' => "file",
-        'C' => "directory",
-        'z' => "gzip",
-        'v' => "verbose",
-        'O' => "to-stdout",
-        'P' => "absolute-names",
-        'k' => "keep-old-files",
-        'p' => "preserve-permissions",
-        'm' => "touch",
-        'a' => "auto-compress",
-        'X' => "exclude-from",
-        'T' => "files-from",
-        'h' => "dereference",
-        'j' => "bzip2",
-        'J' => "xz",
-        'Z' => "compress",
-        'o' => "no-same-owner",
-        'U' => "unlink-first",
-        'i' => "ignore-zeros",
-        'b' => "blocking-factor",
-        'H' => "format",
-        _ => return None,
-    })
-}
-
-fn apply(ctx: &mut CommandCtx<'_>, opts: &mut Options, opt: Opt) -> Result<(), i32> {
-    let (name, value): (&str, Option<String>) = match opt {
-        Opt::Short(c, v) => match short_name(c) {
-            Some(name) => (name, v),
-            None if "ArudgKLNV".contains(c) => return unsupported(ctx, &format!("option -{c}")),
-            None => {
-                return Err(usage_error(ctx, format_args!("invalid option -- '{c}'")));
-            }
-        },
-        Opt::Long(n, v) => (n, v),
-    };
+/// Takes one option (its id in [`SPEC`]) into account, in command-line order.
+fn apply(
+    ctx: &mut CommandCtx<'_>,
+    opts: &mut Options,
+    name: &str,
+    value: Option<String>,
+) -> Result<(), i32> {
+    if name.starts_with('-') {
+        return unsupported(ctx, &format!("option {name}"));
+    }
     let value_or_empty = || value.clone().unwrap_or_default();
     match name {
         "create" => set_op(ctx, opts, Op::Create)?,

@@ -8,7 +8,8 @@
 //! Matches are POSIX leftmost-longest: where the crate's leftmost-first rule
 //! could pick a shorter match (`a|ab`), [`longest`] extends it.
 //!
-//! ```
+//! ```ignore
+//! // Internal (the module is private), so not run as a doctest.
 //! use sandkeep_shell::commands::text::posix_regex::{Flavor, Regex, RegexOptions, Syntax};
 //!
 //! let opts = RegexOptions { syntax: Syntax::Basic, flavor: Flavor::Grep, ..Default::default() };

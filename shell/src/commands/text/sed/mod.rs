@@ -174,13 +174,7 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
     if script.starts_with(b"#n") && matches!(script.get(2), None | Some(b'\n')) {
         set.quiet = true;
     }
-    let cmds = match parse::parse(
-        &script,
-        parse::ParseOpts {
-            extended,
-            sandbox: true,
-        },
-    ) {
+    let cmds = match parse::parse(&script, parse::ParseOpts { extended }) {
         Ok(c) => c,
         Err(e) => {
             common::err(ctx.stderr, name, &e);

@@ -79,8 +79,6 @@ pub struct Subst {
     pub print: u32,
     /// `w FILE`
     pub wfile: Option<String>,
-    /// `e`
-    pub eval: bool,
 }
 
 /// What a command does.
@@ -170,8 +168,6 @@ pub struct Cmd {
 pub struct ParseOpts {
     /// `-E`/`-r`
     pub extended: bool,
-    /// `--posix`-less GNU behaviour is assumed; `-z` changes nothing here.
-    pub sandbox: bool,
 }
 
 struct P<'a> {
@@ -690,7 +686,6 @@ impl P<'_> {
             nth: 1,
             print: 0,
             wfile: None,
-            eval: false,
         };
         let (mut icase, mut multi) = (false, false);
         let mut nth_given = false;
