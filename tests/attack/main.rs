@@ -74,8 +74,10 @@ struct Outcome {
     wall: Duration,
 }
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_sandkeep")
+/// The binary under attack: this build's, or `SANDKEEP_ATTACK_BIN` (an
+/// earlier version's build, to show which cases it fails).
+fn bin() -> String {
+    std::env::var("SANDKEEP_ATTACK_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_sandkeep").into())
 }
 
 /// A local run of `script` with a deadline of `timeout` seconds.

@@ -1,7 +1,7 @@
 //! Scenarios of the sessions issue, generic over the backend: each takes an
 //! `Arc<dyn Backend>` (and its CLI name where the CLI binary is involved), so
-//! the same scenario runs on the local backend (`tests/sessions.rs`,
-//! `tests/cli.rs`) and on docker (the parity tests). Scenarios of the
+//! the same scenario runs on the local backend (`tests/runtime/sessions.rs`,
+//! `tests/runtime/cli.rs`) and on docker (the parity tests). Scenarios of the
 //! `Sandbox` trait alone are in [`sandbox`].
 #![allow(dead_code, clippy::disallowed_methods, clippy::disallowed_types)]
 

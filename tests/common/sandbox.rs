@@ -1,6 +1,6 @@
 //! Scenarios of the `Sandbox` trait itself, generic over the backend: each
 //! takes a live sandbox, so the same contract is checked on the local backend
-//! (`tests/local_backend.rs`) and on docker (`tests/docker.rs`).
+//! (`tests/runtime/local_backend.rs`) and on docker (`tests/docker/backend.rs`).
 
 use std::time::{Duration, Instant};
 

@@ -7,31 +7,9 @@ use super::*;
 /// `sandkeep serve --backend local` on a free loopback port, logging only
 /// warnings (a benchmark should not measure debug logging); its URL.
 fn spawn_quiet_serve(data: &Path, extra: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sandkeep"))
-        .arg("--data")
-        .arg(data)
-        .args(["serve", "--backend", "local", "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            lines.read_line(&mut line).unwrap() > 0,
-            "serve exited before listening"
-        );
-        if let Some(url) = line.trim().strip_prefix("sandkeep: serving on ") {
-            let url = url.to_string();
-            // Drain the rest so the server never blocks on a full pipe.
-            std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
-            return (child, url);
-        }
-    }
+    let mut cmd = serve_command(data, "local", extra);
+    cmd.env("RUST_LOG", "warn");
+    serve_child(cmd, false)
 }
 
 /// The load benchmark of issue 16: `AGENTS` concurrent agents (default 100),

@@ -22,6 +22,7 @@ mod docker_support;
 mod docker;
 mod load;
 mod python;
+mod s3;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -723,16 +724,29 @@ fn spawn_serve(data: &Path, extra: &[&str]) -> (Child, String) {
 }
 
 fn spawn_serve_on(backend: &str, data: &Path, extra: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sandkeep"))
-        .arg("--data")
+    let mut cmd = serve_command(data, backend, extra);
+    cmd.env("RUST_LOG", "debug");
+    serve_child(cmd, true)
+}
+
+/// `sandkeep --data DATA serve --backend BACKEND --listen 127.0.0.1:0 EXTRA`,
+/// its stdout discarded and its stderr piped for [`serve_child`].
+fn serve_command(data: &Path, backend: &str, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sandkeep"));
+    cmd.arg("--data")
         .arg(data)
         .args(["serve", "--backend", backend, "--listen", "127.0.0.1:0"])
         .args(extra)
-        .env("RUST_LOG", "debug")
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Starts a serve process and waits for its `serving on URL` line; the rest
+/// of its stderr is drained by a thread, so the server never blocks on a
+/// full pipe, and kept in `LOGS` for the test to read when `keep_log`.
+fn serve_child(mut cmd: Command, keep_log: bool) -> (Child, String) {
+    let mut child = cmd.spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     loop {
@@ -743,13 +757,14 @@ fn spawn_serve_on(backend: &str, data: &Path, extra: &[&str]) -> (Child, String)
         );
         if let Some(url) = line.trim().strip_prefix("sandkeep: serving on ") {
             let url = url.to_string();
-            // Keep draining stderr into a file-less buffer thread.
             let log = std::thread::spawn(move || {
                 let mut rest = String::new();
                 let _ = std::io::Read::read_to_string(&mut lines, &mut rest);
                 rest
             });
-            LOGS.with(|l| l.borrow_mut().push(log));
+            if keep_log {
+                LOGS.with(|l| l.borrow_mut().push(log));
+            }
             return (child, url);
         }
     }
@@ -922,7 +937,7 @@ async fn the_openapi_document_matches_the_routes() {
 }
 
 /// A python with the official MCP SDK: `$SANDKEEP_MCP_PYTHON`, the virtualenv
-/// tests/mcp.rs makes, or python3 itself; `None` (skipped, reason printed)
+/// tests/runtime/mcp.rs makes, or python3 itself; `None` (skipped, reason printed)
 /// without one, unless `SANDKEEP_REQUIRE_S3=1` (CI), where it fails.
 fn mcp_python() -> Option<std::path::PathBuf> {
     let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/mcp-venv/bin/python");

@@ -3,10 +3,10 @@
 //! Ignored by default (it is a measurement, not a check):
 //!
 //! ```text
-//! cargo test --release --test parity_bench -- --ignored --nocapture
+//! cargo test --release --test docker parity_bench:: -- --ignored --nocapture
 //! ```
 
-mod docker_support;
+use crate::docker_support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! limits) and the inside (the `sandbox` user, no capabilities, no new
 //! privileges, no host files, only `lo` under deny-all).
 
-mod docker_support;
+use crate::docker_support;
 
 use bollard::query_parameters::InspectContainerOptions;
 use docker_support::{backend, backend_with, sandbox, teardown, test_config};

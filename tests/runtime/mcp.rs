@@ -3,7 +3,7 @@
 //! use), on both backends; and raw JSON-RPC abuse (malformed lines, unknown
 //! methods) that must get errors while the server keeps serving.
 
-mod docker_support;
+use crate::docker_support;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

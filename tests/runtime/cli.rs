@@ -3,7 +3,7 @@
 //! archive, and crash safety under `kill -9`.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Instant;

@@ -4,7 +4,7 @@
 //! the `Sandbox` API, modes and symlinks through tar, timeouts, output limits,
 //! and workspace archives packed on one backend and restored on the other.
 
-mod docker_support;
+use crate::docker_support;
 
 use std::sync::Arc;
 use std::time::Duration;

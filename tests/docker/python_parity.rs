@@ -5,11 +5,11 @@
 //! output written here (what CPython prints). Known differences are listed
 //! in `KNOWN` with their reason.
 //!
-//! Run: `cargo test --release --test python_parity` (docker:
+//! Run: `cargo test --release --test docker python_parity::` (docker:
 //! `DOCKER_HOST=... SANDKEEP_REQUIRE_DOCKER=1`).
 #![cfg(feature = "python")]
 
-mod docker_support;
+use crate::docker_support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! on the same daemon, are not ours to judge.) `.ci/run` repeats the check
 //! after the whole test command.
 
-mod docker_support;
+use crate::docker_support;
 
 use sandkeep::sandbox::docker::reaper::{list_sandbox_containers, owner_is_gone};
 

@@ -1,7 +1,7 @@
 //! The local backend through the `Sandbox` trait: runs, files, paths,
 //! timeouts and stop.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! new session that remembers the last (on both backends), `--once`,
 //! `--list`, overlap `skip`, graceful shutdown, and bad schedule files.
 
-mod docker_support;
+use crate::docker_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

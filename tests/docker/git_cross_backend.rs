@@ -4,10 +4,10 @@
 //! our `git` shows both commits with a clean status. Skipped with a printed
 //! reason when no daemon answers (`SANDKEEP_REQUIRE_DOCKER=1` fails instead).
 //!
-//! Run: `DOCKER_HOST=unix:///tmp/dk/docker.sock cargo test --release --test git_cross_backend`
+//! Run: `DOCKER_HOST=unix:///tmp/dk/docker.sock cargo test --release --test docker git_cross_backend::`
 #![cfg(feature = "git")]
 
-mod docker_support;
+use crate::docker_support;
 
 use std::sync::Arc;
 

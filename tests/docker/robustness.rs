@@ -4,7 +4,7 @@
 //! huge file, many files. Skips with a printed reason when no daemon
 //! answers, unless `SANDKEEP_REQUIRE_DOCKER=1`.
 
-mod docker_support;
+use crate::docker_support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -13,7 +13,6 @@
 // The spawned servers are returned to the tests, which kill and wait on them.
 #![allow(clippy::zombie_processes)]
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -168,39 +167,11 @@ async fn head_moves_only_by_compare_and_swap_on_s3() {
     .unwrap();
 }
 
+/// A `sandkeep serve` worker on the S3 store at `url`.
 fn spawn_worker(data: &Path, moto: &Moto, url: &str) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sandkeep"))
-        .arg("--data")
-        .arg(data)
-        .args([
-            "-q",
-            "serve",
-            "--backend",
-            "local",
-            "--listen",
-            "127.0.0.1:0",
-            "--store",
-            url,
-        ])
-        .envs(aws_env(moto))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            lines.read_line(&mut line).unwrap() > 0,
-            "serve exited before listening"
-        );
-        if let Some(url) = line.trim().strip_prefix("sandkeep: serving on ") {
-            let url = url.to_string();
-            std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
-            return (child, url);
-        }
-    }
+    let mut cmd = super::serve_command(data, "local", &["--store", url]);
+    cmd.env("RUST_LOG", "warn").envs(aws_env(moto));
+    super::serve_child(cmd, false)
 }
 
 async fn post(c: &Client, url: String, body: Value) -> Value {

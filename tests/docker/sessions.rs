@@ -3,8 +3,8 @@
 //! reason when no daemon answers, failed instead under
 //! `SANDKEEP_REQUIRE_DOCKER=1`.
 
-mod common;
-mod docker_support;
+use crate::common;
+use crate::docker_support;
 
 use std::sync::Arc;
 

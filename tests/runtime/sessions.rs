@@ -1,7 +1,7 @@
 //! The sessions issue's acceptance scenarios on the local backend (the same
 //! scenarios run on docker in the parity tests; see `common/mod.rs`).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -17,7 +17,7 @@
 //!   the event log hold no trace of the secret, the policy tightens while
 //!   the session runs, and a dead relay makes requests fail fast.
 //!
-//! Run: `cargo test --release --test net` (docker: with `DOCKER_HOST` set).
+//! Run: `cargo test --release --test docker net::` (docker: with `DOCKER_HOST` set).
 #![cfg(feature = "net")]
 
 use std::io::{Read, Write};
@@ -117,7 +117,7 @@ async fn local_sessions_go_out_only_as_the_policy_says() {
     server.join().unwrap();
 }
 
-mod docker_support;
+use crate::docker_support;
 
 /// A plain HTTP server on 127.0.0.1 for the docker test: `/ok` answers
 /// `ok`, `/redirect` sends to a denied host; every request head is kept.
