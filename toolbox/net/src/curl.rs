@@ -5,7 +5,7 @@
 //! session's policy (on `--connect-to`, both the URL's host and the one
 //! connected to). Files land in
 //! the virtual filesystem under its limits; the exit statuses and messages are
-//! curl 7.88's (checked side by side in `tests/curl_diff.rs`).
+//! curl 7.88's (checked side by side in `tests/net/curl_diff.rs`).
 //!
 //! Not emulated: the progress meter (curl prints it to a non-terminal stderr
 //! without `-s`; its numbers are timing noise), `-v` traces, cookies, forms.

@@ -6,9 +6,9 @@
 //! exit status must match. Scripts see `$URL` (the server) and `$DEAD` (a
 //! port where nothing listens).
 //!
-//! Run: `cargo test --release -p sandkeep-net --test curl_diff`.
+//! Run: `cargo test --release -p sandkeep-net --test net curl_diff::`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

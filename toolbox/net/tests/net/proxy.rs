@@ -5,9 +5,9 @@
 //! anything reaches upstream, and injected headers are added on forwarded
 //! requests.
 //!
-//! Run: `cargo test --release -p sandkeep-net --test proxy`.
+//! Run: `cargo test --release -p sandkeep-net --test net proxy::`.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -5,9 +5,9 @@
 //! to a test server on 127.0.0.1 only; names are pinned with a
 //! [`StaticResolver`], so no DNS query leaves the machine.
 //!
-//! Run: `cargo test --release -p sandkeep-net --test attacks`.
+//! Run: `cargo test --release -p sandkeep-net --test net attacks::`.
 
-mod support;
+use crate::support;
 
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
