@@ -429,6 +429,72 @@ printf 'a\n' | xargs echo -n x; echo
 printf 'a\n' | xargs -- echo -n; echo
 printf 'a\n' | xargs --eof; echo $?
 printf 'a b c d e\n' | xargs -n2 -t echo 2>&1
+# issue 17: seq -w widths as GNU counts them from the operands' text
+seq -w 1 10
+seq -w -1 1
+seq -w -10 1
+seq -w 5 -1 -5
+seq -w 1 0.5 2
+seq -w 0.5 1 3
+seq -w 010 12
+seq -w 1e1 12
+seq -w 9 11
+seq -w -5 -3
+seq -w 1 000010
+seq -w 0 0.01 0.03
+seq -w -0.5 0.5 1
+seq -w 1 1e2 300
+seq -w 99 101
+seq -w 1.0 3
+seq -w .5 2
+seq -w +5 7
+seq -w 1 -1
+seq -w -1e0 1
+seq -w 1 2 10
+seq -w 0.1e1 3
+seq -w 1e-1 0.1 0.3
+seq -w 5. 7
+seq 0x10 0x12
+seq -w 0x10 0x12
+seq -w 08 10
+# issue 17: xargs -s counts each word and its NUL (when a line is too
+# long, GNU's message races with the command still running: compared apart)
+printf 'a b c d e f g h\n' | xargs -s 12 echo
+printf 'a b c d e f g h\n' | xargs -s 5 echo 2>&1; echo $?
+printf 'aaaaaaaaaa b\n' | xargs -s 12 echo 2>&1; echo $?
+printf 'aaaa b\n' | xargs -s 10 echo
+printf 'a\n' | xargs -s 3 echo 2>&1; echo $?
+printf 'a b c\n' | xargs -s 0 echo 2>&1; echo $?
+printf 'a b c\n' | xargs -s x echo 2>&1; echo $?
+printf 'a b c\n' | xargs -s 10 -n 1 echo
+printf 'a bb ccc dddd\n' | xargs -s 14 -t echo 2>&1
+printf 'a bbbbbbbbbbbbb c\n' | xargs -s 10 echo 2>/dev/null; echo $?
+printf 'a bbbbbbbbbbbbb c\n' | xargs -s 10 echo 2>&1 >/dev/null; echo $?
+printf 'a b c d e f\n' | xargs -s 9 -L 1 echo 2>&1; echo $?
+printf 'a b\nc d e f\n' | xargs -s 11 -L 1 echo 2>/dev/null; echo $?
+printf 'a b\nc d e f\n' | xargs -s 11 -L 1 echo 2>&1 >/dev/null; echo $?
+printf 'a b\n' | xargs -s 7 -I{} echo {} 2>&1; echo $?
+printf 'a b\n' | xargs -x -s 8 -n 2 echo 2>&1; echo $?
+printf 'a b c d\n' | xargs -s 9 -n 3 echo
+printf 'ab\n' | xargs -s 7 2>&1; echo $?
+printf 'a\0bb\0c\0' | xargs -0 -s 10 echo
+printf 'a\nb\nc d e f g\nh\n' | xargs -s 9 -L 1 echo 2>/dev/null; echo $?
+printf 'a\nb\nc d e f g\nh\n' | xargs -s 9 -L 1 echo 2>&1 >/dev/null; echo $?
+printf 'a b c bbbbbbbbbbbbb c\n' | xargs -n 1 -s 10 echo 2>/dev/null; echo $?
+printf 'a b c bbbbbbbbbbbbb c\n' | xargs -n 1 -s 10 echo 2>&1 >/dev/null; echo $?
+printf 'a\n' | xargs -n 0 echo 2>&1; echo $?
+printf 'a\n' | xargs -L 0 echo 2>&1; echo $?
+printf 'a\n' | xargs -n x echo 2>&1; echo $?
+: | xargs -s 20 echo x
+# issue 17: xargs -I strips leading blanks of each line, keeps trailing ones
+printf '  a b  \n\t c\n   \nd  \n' | xargs -I{} echo "[{}]"
+printf '  a "b c"  d\n' | xargs -I{} echo "[{}]"
+printf 'a\\ b\n' | xargs -I{} echo "[{}]"
+printf ' \t x\n' | xargs -I X echo "<X>"
+printf '  x\n  y\n' | xargs -i echo "<{}>"
+printf '  x\n  y\n' | xargs -d '\n' -I{} echo "<{}>"
+printf '  x\0  y\0' | xargs -0 -I{} echo "<{}>"
+printf '  a b  \n' | xargs -L1 echo "["
 : > f; chmod -w f; ls -l f | cut -c1-10
 : > f; chmod -w,+x f; ls -l f | cut -c1-10
 : > f; chmod -w -x f; ls -l f | cut -c1-10

@@ -1,6 +1,8 @@
 //! `hexdump` (and `hd`): the canonical `-C` form, the default 2-byte hex
-//! words, and `-x -d -o -c -b`, with `-n -s -v`.
+//! words, `-x -d -o -c -b`, and `-e FORMAT` ([`super::hexfmt`]), with `-n
+//! -s -v`.
 
+use super::hexfmt::Format;
 use super::{common, lines, parse_size, read_all};
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
@@ -18,6 +20,7 @@ Options:
  -d, --two-bytes-decimal   two-byte decimal display
  -o, --two-bytes-octal     two-byte octal display
  -x, --two-bytes-hex       two-byte hexadecimal display
+ -e, --format <format>     format string to be used for displaying data
  -n, --length <length>     interpret only length bytes of input
  -s, --skip <offset>       skip offset bytes from the beginning
  -v, --no-squeezing        output identical lines
@@ -31,6 +34,7 @@ const SPEC: &[OptSpec] = &[
     opt("d", Some('d'), Some("two-bytes-decimal"), Arg::None),
     opt("o", Some('o'), Some("two-bytes-octal"), Arg::None),
     opt("x", Some('x'), Some("two-bytes-hex"), Arg::None),
+    opt("e", Some('e'), Some("format"), Arg::Required),
     opt("n", Some('n'), Some("length"), Arg::Required),
     opt("s", Some('s'), Some("skip"), Arg::Required),
     opt("v", Some('v'), Some("no-squeezing"), Arg::None),
@@ -52,6 +56,46 @@ fn char_field(b: u8) -> String {
     }
 }
 
+/// `-s` and `-n`: the bytes to skip and to show at most. `Err` is the
+/// status after the message.
+fn range(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Result<(usize, Option<usize>), i32> {
+    let skip = match p.last("s").map(parse_size) {
+        None => 0,
+        Some(Some(n)) => n as usize,
+        Some(None) => {
+            common::err(ctx.stderr, "hexdump", "invalid skip argument");
+            return Err(1);
+        }
+    };
+    let len = match p.last("n").map(parse_size) {
+        None => None,
+        Some(Some(n)) => Some(n as usize),
+        Some(None) => {
+            common::err(ctx.stderr, "hexdump", "invalid length argument");
+            return Err(1);
+        }
+    };
+    Ok((skip, len))
+}
+
+/// The `-e` formats, parsed. `Err` is the status after the message.
+fn formats(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Result<Vec<Format>, i32> {
+    let mut parsed = Vec::new();
+    for (id, v) in &p.opts {
+        if *id != "e" {
+            continue;
+        }
+        match super::hexfmt::parse(v.as_deref().unwrap_or("")) {
+            Ok(f) => parsed.push(f),
+            Err(e) => {
+                common::err(ctx.stderr, "hexdump", e);
+                return Err(1);
+            }
+        }
+    }
+    Ok(parsed)
+}
+
 /// `hexdump` / `hd`
 pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
     let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
@@ -68,21 +112,13 @@ pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
         .iter()
         .rev()
         .find_map(|(id, _)| ["b", "c", "d", "o", "x"].contains(id).then_some(*id));
-    let skip = match p.last("s").map(parse_size) {
-        None => 0,
-        Some(Some(n)) => n as usize,
-        Some(None) => {
-            common::err(ctx.stderr, "hexdump", "invalid skip argument");
-            return 1;
-        }
+    let (skip, len) = match range(ctx, &p) {
+        Ok(r) => r,
+        Err(s) => return s,
     };
-    let len = match p.last("n").map(parse_size) {
-        None => None,
-        Some(Some(n)) => Some(n as usize),
-        Some(None) => {
-            common::err(ctx.stderr, "hexdump", "invalid length argument");
-            return 1;
-        }
+    let formats = match formats(ctx, &p) {
+        Ok(f) => f,
+        Err(s) => return s,
     };
     let data = match read_all(ctx, &p.operands, len.map(|n| (skip + n) as u64)) {
         Ok(d) => d,
@@ -93,9 +129,11 @@ pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
         .map(|l| (start + l).min(data.len()))
         .unwrap_or(data.len());
     let d = &data[start..end];
-    let mut out = String::new();
     let verbose = p.has("v");
-    if canonical {
+    let mut out = String::new();
+    if !formats.is_empty() {
+        out = super::hexfmt::dump(&formats, d, start as u64, verbose);
+    } else if canonical {
         lines(
             d,
             16,
