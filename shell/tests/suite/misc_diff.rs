@@ -354,6 +354,64 @@ echo '2^-2^2' | bc
 echo '2*-3' | bc
 echo 'scale=50; sqrt(2)' | bc
 echo 'scale=100; 4*1/3' | bc
+# issue 17: bc's continue, print, and loop-less break/continue
+echo 'for(i=0;i<5;i++){ if(i==2) continue; print i, "\n" }' | bc
+echo 'i=0; while(i<5){ i=i+1; if(i==2) continue; i }' | bc
+echo 'for(i=0;i<3;i++){ for(j=0;j<3;j++){ if(j==1) continue; if (j==2) break; print i,j,"\n"}}' | bc
+printf 'for(i=0;i<6;i++){ if(i%%2) continue\ni }\n' | bc
+echo 'continue; 5' | bc 2>&1; echo $?
+echo 'break; 5' | bc 2>&1; echo $?
+echo 'x=5; print x, " ", x*2, "\n"; last' | bc
+echo 'obase=16; print 255, "\n"' | bc
+echo 'print "a\zb\\c\ed\qe\tf\n"' | bc
+# issue 17: the math library's last digit, as GNU's libmath computes it
+echo 'scale=20; c(3.14159265358979323846)' | bc -l
+echo 'scale=20; s(1); a(1); l(2); e(1); c(1)' | bc -l
+echo 'scale=30; s(1); a(1); l(2); e(1); c(1)' | bc -l
+echo 'scale=50; s(2); c(2); a(2); l(3); e(2)' | bc -l
+echo 'scale=70; a(1); a(.2); a(.5); s(.5)' | bc -l
+echo 'scale=5; s(3); c(3); a(3); l(3); e(3)' | bc -l
+echo 'scale=0; s(3); e(3); l(30); a(3)' | bc -l
+echo 'scale=10; e(-2); e(10); e(0.001); l(0.001); l(1000)' | bc -l
+echo 's(-1); c(-1); a(-1); a(-.2); s(7); c(100)' | bc -l
+echo 'scale=25; a(1); a(.2); scale=40; a(1); scale=60; a(.2)' | bc -l
+echo 'l(0); l(-1)' | bc -l
+echo 'scale=4; l(0)' | bc -l
+echo 'e(l(2)*3); l(e(2)); e(l(10)/2)' | bc -l
+echo 'x=l(2); y=e(x); x; y; l(1.5)*1000' | bc -l
+echo 'scale=100; e(1)' | bc -l
+echo 'scale=100; l(2)' | bc -l
+echo 'for(i=1;i<=5;i++) e(i)' | bc -l
+echo 'for(i=1;i<=5;i++) l(i)' | bc -l
+# issue 17: ibase digits past the base, lone digits, fractions, bases to 36
+echo 'ibase=16; FF; 1G; G; ZZ; 1.Z; .G' | bc
+echo 'ibase=16; 1.; 1.8; G.8; A; 1A.A1; 10.01' | bc
+echo 'A; 1A; A.A; .A; 1.A; Z' | bc
+echo 'ibase=2; 1.1; 11.11; 2; 12; 1.2' | bc
+echo 'ibase=17; G; 10; GG' | bc
+echo 'ibase=36; Z; 10; ZZ' | bc 2>/dev/null
+echo 'ibase=16; obase=10; FF.F' | bc
+echo 'ibase=8; 777; 8; 18; 7.4' | bc
+echo 'obase=16; 0.5; 255.9; -1.25; 3.14159' | bc
+echo 'obase=20; 12.5; 0.37' | bc
+echo 'obase=2; 5.625' | bc
+echo 'scale=3; obase=8; 1/3' | bc
+# issue 17: programs with define, auto, return (and l/e inside them)
+printf 'define f(x) { return x*2 }\nf(3)\n' | bc
+printf 'define g(a,b) {\n auto t\n t = a+b\n return (t*t)\n}\ng(1,2)\n' | bc
+printf 'define h() { "hi\n"; return; }\nh()\n' | bc
+printf 'define r(n) { if (n<=1) return 1; return n*r(n-1) }\nr(10)\nr(25)\n' | bc
+printf 'define p(x) { x = x + 1; return x }\nx=10; p(1); x\n' | bc
+printf 'define k() { auto t; t=1; return t }\nt=5; k(); t\n' | bc
+printf 'define f(x) { return x }\nf(1,2)\nq(1)\n' | bc 2>/dev/null; echo $?
+echo 'define f(x) { scale=2; return x/3 }; f(1); scale' | bc
+printf 'define v(x) { x }\nz=v(4)\nz\n' | bc
+printf 'define f(x) {\n return (x)\n}\nf(2)\ndefine f(x) { return (x+1) }\nf(2)\n' | bc
+printf 'define pw(b, x) { return e(x*l(b)) }\npw(2, 10); pw(10, 0.5)\n' | bc -l
+printf 'define log10(x) { return l(x)/l(10) }\nscale=10; log10(1000); log10(2)\n' | bc -l
+printf 'define round(x, n) { auto s; s = scale; scale = n; x = (x + 5/10^(n+1)) / 1; scale = s; return x }\nround(3.14159, 2)\n' | bc -l
+printf 'define fib(n) { if (n < 2) return n; return fib(n-1) + fib(n-2) }\nfor (i = 0; i < 15; i++) print fib(i), " "\nprint "\n"\n' | bc
+echo 'return 5' | bc; echo $?
 # timeout
 timeout 5 echo hi
 timeout 5 true; echo $?
