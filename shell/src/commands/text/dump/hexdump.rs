@@ -78,14 +78,45 @@ fn range(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Result<(usize, Option<
     Ok((skip, len))
 }
 
-/// The `-e` formats, parsed. `Err` is the status after the message.
+/// util-linux's formats for the display options, used when they are given
+/// along with `-e` (each option adds its formats where it stands).
+fn builtin_formats(id: &str) -> &'static [&'static str] {
+    const END: &str = r#""%07.7_Ax\n""#;
+    match id {
+        "C" => &[
+            r#""%08.8_Ax\n""#,
+            r#""%08.8_ax  " 8/1 "%02x " "  " 8/1 "%02x ""#,
+            r#""  |" 16/1 "%_p" "|\n""#,
+        ],
+        "b" => &[END, r#""%07.7_ax " 16/1 "%03o " "\n""#],
+        "c" => &[END, r#""%07.7_ax " 16/1 "%3_c " "\n""#],
+        "d" => &[END, r#""%07.7_ax " 8/2 "  %05u " "\n""#],
+        "o" => &[END, r#""%07.7_ax " 8/2 " %06o " "\n""#],
+        "x" => &[END, r#""%07.7_ax " 8/2 "   %04x " "\n""#],
+        _ => &[],
+    }
+}
+
+/// The `-e` formats, parsed, with those of the display options given
+/// along with them, in order (none without `-e`). `Err` is the status
+/// after the message.
 fn formats(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Result<Vec<Format>, i32> {
-    let mut parsed = Vec::new();
+    if !p.has("e") {
+        return Ok(Vec::new());
+    }
+    let mut texts: Vec<&str> = Vec::new();
+    if ctx.args[0] == "hd" {
+        texts.extend(builtin_formats("C"));
+    }
     for (id, v) in &p.opts {
-        if *id != "e" {
-            continue;
+        match *id {
+            "e" => texts.push(v.as_deref().unwrap_or("")),
+            other => texts.extend(builtin_formats(other)),
         }
-        match super::hexfmt::parse(v.as_deref().unwrap_or("")) {
+    }
+    let mut parsed = Vec::new();
+    for text in texts {
+        match super::hexfmt::parse(text) {
             Ok(f) => parsed.push(f),
             Err(e) => {
                 common::err(ctx.stderr, "hexdump", e);

@@ -534,8 +534,11 @@ pub fn dump(formats: &[Format], data: &[u8], base: u64, verbose: bool) -> String
             block_text(f, chunk, at, end, &mut out);
         }
     }
-    for f in &formats {
-        end_text(f, end, &mut out);
+    // Nothing read at all: no closing offset either.
+    if !data.is_empty() || base > 0 {
+        for f in &formats {
+            end_text(f, end, &mut out);
+        }
     }
     out
 }
