@@ -412,6 +412,23 @@ printf 'define log10(x) { return l(x)/l(10) }\nscale=10; log10(1000); log10(2)\n
 printf 'define round(x, n) { auto s; s = scale; scale = n; x = (x + 5/10^(n+1)) / 1; scale = s; return x }\nround(3.14159, 2)\n' | bc -l
 printf 'define fib(n) { if (n < 2) return n; return fib(n-1) + fib(n-2) }\nfor (i = 0; i < 15; i++) print fib(i), " "\nprint "\n"\n' | bc
 echo 'return 5' | bc; echo $?
+echo '1/0; 5' | bc
+printf '1/0; 5\n6\n' | bc
+printf '5; 1+; 6\n7\n' | bc
+echo '5; quit' | bc
+echo 'if (0) quit; 5' | bc
+printf '5\nquit\n6\n' | bc
+echo 'x = 2; y = x * 3; y; if (y > 5) halt; 9' | bc
+echo 'scale=0; e(1); l(2); s(1); c(1); a(1)' | bc -l
+echo 'scale=3; e(-10); e(50); l(1e3); l(.000001)' | bc -l
+echo 'scale=15; s(3.14159); s(-100); c(-3); a(100); a(-.5)' | bc -l
+echo 'scale=8; e(.5)^2; sqrt(e(1)); l(sqrt(2))*2' | bc -l
+echo 'a(.2); a(1); scale=61; a(1); a(.2)' | bc -l
+echo 'x=3; define sq(x) { return x*x }; sq(4); x' | bc
+printf 'define f(n) {\n auto i, s\n for (i = 1; i <= n; i++) s += i\n return s\n}\nf(100); i; s\n' | bc
+echo 'define z() { }; z()' | bc
+printf 'define a(x) { return x+1 }\na(1)\n' | bc -l
+printf 'define c(n) { if (n == 0) return 0; if (n %% 2 == 0) continue; return 1 }\n' | bc 2>&1
 # timeout
 timeout 5 echo hi
 timeout 5 true; echo $?

@@ -13,6 +13,7 @@ mod mathlib;
 mod num;
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::rc::Rc;
 
 use crate::commands::CommandCtx;
@@ -180,6 +181,11 @@ struct Parser {
     message: Option<&'static str>,
     /// Parsing a function body: `return` is allowed.
     in_function: bool,
+    /// The statement about to be parsed begins a line: only there may a
+    /// `define` stand (GNU: `x=1; define f()...` is a syntax error).
+    at_line_start: bool,
+    /// A `quit` was read.
+    quit_seen: bool,
 }
 
 type PResult<T> = Result<T, usize>;
@@ -224,6 +230,7 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> PResult<Stmt> {
+        let line_start = std::mem::take(&mut self.at_line_start);
         match self.peek().cloned() {
             None | Some(Tok::Newline) => Ok(Stmt::Empty),
             Some(Tok::Op(";")) => Ok(Stmt::Empty),
@@ -247,6 +254,8 @@ impl Parser {
             }
             Some(Tok::Name(n)) if n == "quit" || n == "halt" => {
                 self.pos += 1;
+                // `quit` ends bc when read, even where it would not run.
+                self.quit_seen |= n == "quit";
                 Ok(Stmt::Quit)
             }
             Some(Tok::Name(n)) if n == "break" || n == "continue" => {
@@ -297,29 +306,9 @@ impl Parser {
             }
             Some(Tok::Name(n)) if n == "for" => {
                 self.pos += 1;
-                self.expect("(")?;
-                let a = if self.is_op(";") {
-                    None
-                } else {
-                    Some(self.expr()?)
-                };
-                self.expect(";")?;
-                let b = if self.is_op(";") {
-                    None
-                } else {
-                    Some(self.expr()?)
-                };
-                self.expect(";")?;
-                let c = if self.is_op(")") {
-                    None
-                } else {
-                    Some(self.expr()?)
-                };
-                self.expect(")")?;
-                self.skip_nl_only();
-                Ok(Stmt::For(a, b, c, Box::new(self.loop_body()?)))
+                self.for_stmt()
             }
-            Some(Tok::Name(n)) if n == "define" && !self.in_function => {
+            Some(Tok::Name(n)) if n == "define" && !self.in_function && line_start => {
                 self.pos += 1;
                 self.define()
             }
@@ -403,6 +392,25 @@ impl Parser {
                 return Ok(v);
             }
         }
+    }
+
+    /// `for (A; B; C) BODY` (after `for`); each part may be empty.
+    fn for_stmt(&mut self) -> PResult<Stmt> {
+        self.expect("(")?;
+        let mut parts = Vec::new();
+        for end in [";", ";", ")"] {
+            parts.push(if self.is_op(end) {
+                None
+            } else {
+                Some(self.expr()?)
+            });
+            self.expect(end)?;
+        }
+        let c = parts.pop().flatten();
+        let b = parts.pop().flatten();
+        let a = parts.pop().flatten();
+        self.skip_nl_only();
+        Ok(Stmt::For(a, b, c, Box::new(self.loop_body()?)))
     }
 
     fn loop_body(&mut self) -> PResult<Stmt> {
@@ -882,6 +890,44 @@ fn print_escapes(s: &str) -> String {
     out
 }
 
+/// The statements of one input line (a statement may span lines), as GNU
+/// bc reads them before running any: a syntax error anywhere drops the
+/// whole line (`None`, the message written).
+fn parse_line(parser: &mut Parser, stderr: &mut dyn Write) -> Option<Vec<Stmt>> {
+    let mut line = Vec::new();
+    loop {
+        parser.at_line_start =
+            parser.pos == 0 || matches!(parser.toks.get(parser.pos - 1), Some((Tok::Newline, _)));
+        let failed_at = match parser.stmt() {
+            Ok(st) => {
+                line.push(st);
+                if parser.quit_seen {
+                    return Some(line);
+                }
+                match parser.peek() {
+                    None | Some(Tok::Newline) => return Some(line),
+                    Some(Tok::Op(";")) => {
+                        parser.pos += 1;
+                        if matches!(parser.peek(), None | Some(Tok::Newline)) {
+                            return Some(line);
+                        }
+                        continue;
+                    }
+                    _ => parser.line(),
+                }
+            }
+            Err(at) => at,
+        };
+        let msg = parser.message.take().unwrap_or("syntax error");
+        let _ = writeln!(stderr, "(standard_in) {failed_at}: {msg}");
+        // Resynchronise at the next line, as bc does.
+        while !matches!(parser.peek(), None | Some(Tok::Newline)) {
+            parser.pos += 1;
+        }
+        return None;
+    }
+}
+
 /// `bc`
 pub fn bc(ctx: &mut CommandCtx<'_>) -> i32 {
     let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
@@ -934,42 +980,31 @@ pub fn bc(ctx: &mut CommandCtx<'_>) -> i32 {
             loops: 0,
             message: None,
             in_function: false,
+            at_line_start: false,
+            quit_seen: false,
         };
         loop {
             parser.skip_newlines();
             if parser.peek().is_none() {
                 break;
             }
-            let stmt = match parser.stmt() {
-                Ok(s) => s,
-                Err(line) => {
-                    let msg = parser.message.take().unwrap_or("syntax error");
-                    let _ = writeln!(m.ctx.stderr, "(standard_in) {line}: {msg}");
-                    // Resynchronise at the next line, as bc does.
-                    while !matches!(parser.peek(), None | Some(Tok::Newline)) {
-                        parser.pos += 1;
-                    }
-                    continue;
-                }
-            };
-            if !matches!(
-                parser.peek(),
-                None | Some(Tok::Newline) | Some(Tok::Op(";"))
-            ) {
-                let line = parser.line();
-                let _ = writeln!(m.ctx.stderr, "(standard_in) {line}: syntax error");
-                while !matches!(parser.peek(), None | Some(Tok::Newline)) {
-                    parser.pos += 1;
-                }
+            let Some(line) = parse_line(&mut parser, m.ctx.stderr) else {
                 continue;
+            };
+            if parser.quit_seen {
+                break 'files;
             }
-            match m.run(&stmt) {
-                Ok(()) | Err(Flow::Break) | Err(Flow::Continue) | Err(Flow::Return(_)) => {}
-                Err(Flow::Quit) => break 'files,
-                Err(Flow::Error(msg)) => {
-                    let out = std::mem::take(&mut m.out);
-                    let _ = m.ctx.stdout.write_all(out.as_bytes());
-                    let _ = writeln!(m.ctx.stderr, "Runtime error (func=(main), adr=0): {msg}");
+            for stmt in &line {
+                match m.run(stmt) {
+                    Ok(()) | Err(Flow::Break) | Err(Flow::Continue) | Err(Flow::Return(_)) => {}
+                    Err(Flow::Quit) => break 'files,
+                    Err(Flow::Error(msg)) => {
+                        let out = std::mem::take(&mut m.out);
+                        let _ = m.ctx.stdout.write_all(out.as_bytes());
+                        let _ = writeln!(m.ctx.stderr, "Runtime error (func=(main), adr=0): {msg}");
+                        // The rest of the line is not run.
+                        break;
+                    }
                 }
             }
         }
