@@ -129,6 +129,12 @@ diff --label 2>&1; echo $?
 diff 2>&1; echo $?
 diff a 2>&1; echo $?
 diff a b c 2>&1; echo $?
+# issue 17: `diff - -` is standard input against itself
+printf 'a\n' | diff - -
+printf 'a\n' | diff -u - -
+printf 'a\n' | diff -s - -
+printf 'a\n' | diff - a
+printf 'a\n' | diff a -
 "#;
 
 #[test]

@@ -354,6 +354,81 @@ echo '2^-2^2' | bc
 echo '2*-3' | bc
 echo 'scale=50; sqrt(2)' | bc
 echo 'scale=100; 4*1/3' | bc
+# issue 17: bc's continue, print, and loop-less break/continue
+echo 'for(i=0;i<5;i++){ if(i==2) continue; print i, "\n" }' | bc
+echo 'i=0; while(i<5){ i=i+1; if(i==2) continue; i }' | bc
+echo 'for(i=0;i<3;i++){ for(j=0;j<3;j++){ if(j==1) continue; if (j==2) break; print i,j,"\n"}}' | bc
+printf 'for(i=0;i<6;i++){ if(i%%2) continue\ni }\n' | bc
+echo 'continue; 5' | bc 2>&1; echo $?
+echo 'break; 5' | bc 2>&1; echo $?
+echo 'x=5; print x, " ", x*2, "\n"; last' | bc
+echo 'obase=16; print 255, "\n"' | bc
+echo 'print "a\zb\\c\ed\qe\tf\n"' | bc
+# issue 17: the math library's last digit, as GNU's libmath computes it
+echo 'scale=20; c(3.14159265358979323846)' | bc -l
+echo 'scale=20; s(1); a(1); l(2); e(1); c(1)' | bc -l
+echo 'scale=30; s(1); a(1); l(2); e(1); c(1)' | bc -l
+echo 'scale=50; s(2); c(2); a(2); l(3); e(2)' | bc -l
+echo 'scale=70; a(1); a(.2); a(.5); s(.5)' | bc -l
+echo 'scale=5; s(3); c(3); a(3); l(3); e(3)' | bc -l
+echo 'scale=0; s(3); e(3); l(30); a(3)' | bc -l
+echo 'scale=10; e(-2); e(10); e(0.001); l(0.001); l(1000)' | bc -l
+echo 's(-1); c(-1); a(-1); a(-.2); s(7); c(100)' | bc -l
+echo 'scale=25; a(1); a(.2); scale=40; a(1); scale=60; a(.2)' | bc -l
+echo 'l(0); l(-1)' | bc -l
+echo 'scale=4; l(0)' | bc -l
+echo 'e(l(2)*3); l(e(2)); e(l(10)/2)' | bc -l
+echo 'x=l(2); y=e(x); x; y; l(1.5)*1000' | bc -l
+echo 'scale=100; e(1)' | bc -l
+echo 'scale=100; l(2)' | bc -l
+echo 'for(i=1;i<=5;i++) e(i)' | bc -l
+echo 'for(i=1;i<=5;i++) l(i)' | bc -l
+# issue 17: ibase digits past the base, lone digits, fractions, bases to 36
+echo 'ibase=16; FF; 1G; G; ZZ; 1.Z; .G' | bc
+echo 'ibase=16; 1.; 1.8; G.8; A; 1A.A1; 10.01' | bc
+echo 'A; 1A; A.A; .A; 1.A; Z' | bc
+echo 'ibase=2; 1.1; 11.11; 2; 12; 1.2' | bc
+echo 'ibase=17; G; 10; GG' | bc
+echo 'ibase=36; Z; 10; ZZ' | bc 2>/dev/null
+echo 'ibase=16; obase=10; FF.F' | bc
+echo 'ibase=8; 777; 8; 18; 7.4' | bc
+echo 'obase=16; 0.5; 255.9; -1.25; 3.14159' | bc
+echo 'obase=20; 12.5; 0.37' | bc
+echo 'obase=2; 5.625' | bc
+echo 'scale=3; obase=8; 1/3' | bc
+# issue 17: programs with define, auto, return (and l/e inside them)
+printf 'define f(x) { return x*2 }\nf(3)\n' | bc
+printf 'define g(a,b) {\n auto t\n t = a+b\n return (t*t)\n}\ng(1,2)\n' | bc
+printf 'define h() { "hi\n"; return; }\nh()\n' | bc
+printf 'define r(n) { if (n<=1) return 1; return n*r(n-1) }\nr(10)\nr(25)\n' | bc
+printf 'define p(x) { x = x + 1; return x }\nx=10; p(1); x\n' | bc
+printf 'define k() { auto t; t=1; return t }\nt=5; k(); t\n' | bc
+printf 'define f(x) { return x }\nf(1,2)\nq(1)\n' | bc 2>/dev/null; echo $?
+echo 'define f(x) { scale=2; return x/3 }; f(1); scale' | bc
+printf 'define v(x) { x }\nz=v(4)\nz\n' | bc
+printf 'define f(x) {\n return (x)\n}\nf(2)\ndefine f(x) { return (x+1) }\nf(2)\n' | bc
+printf 'define pw(b, x) { return e(x*l(b)) }\npw(2, 10); pw(10, 0.5)\n' | bc -l
+printf 'define log10(x) { return l(x)/l(10) }\nscale=10; log10(1000); log10(2)\n' | bc -l
+printf 'define round(x, n) { auto s; s = scale; scale = n; x = (x + 5/10^(n+1)) / 1; scale = s; return x }\nround(3.14159, 2)\n' | bc -l
+printf 'define fib(n) { if (n < 2) return n; return fib(n-1) + fib(n-2) }\nfor (i = 0; i < 15; i++) print fib(i), " "\nprint "\n"\n' | bc
+echo 'return 5' | bc; echo $?
+echo '1/0; 5' | bc
+printf '1/0; 5\n6\n' | bc
+printf '5; 1+; 6\n7\n' | bc
+echo '5; quit' | bc
+echo 'if (0) quit; 5' | bc
+printf '5\nquit\n6\n' | bc
+echo 'x = 2; y = x * 3; y; if (y > 5) halt; 9' | bc
+echo 'scale=0; e(1); l(2); s(1); c(1); a(1)' | bc -l
+echo 'scale=3; e(-10); e(50); l(1e3); l(.000001)' | bc -l
+echo 'scale=15; s(3.14159); s(-100); c(-3); a(100); a(-.5)' | bc -l
+echo 'scale=8; e(.5)^2; sqrt(e(1)); l(sqrt(2))*2' | bc -l
+echo 'a(.2); a(1); scale=61; a(1); a(.2)' | bc -l
+echo 'x=3; define sq(x) { return x*x }; sq(4); x' | bc
+printf 'define f(n) {\n auto i, s\n for (i = 1; i <= n; i++) s += i\n return s\n}\nf(100); i; s\n' | bc
+echo 'define z() { }; z()' | bc
+printf 'define a(x) { return x+1 }\na(1)\n' | bc -l
+printf 'define c(n) { if (n == 0) return 0; if (n %% 2 == 0) continue; return 1 }\n' | bc 2>&1
 # timeout
 timeout 5 echo hi
 timeout 5 true; echo $?
@@ -429,6 +504,72 @@ printf 'a\n' | xargs echo -n x; echo
 printf 'a\n' | xargs -- echo -n; echo
 printf 'a\n' | xargs --eof; echo $?
 printf 'a b c d e\n' | xargs -n2 -t echo 2>&1
+# issue 17: seq -w widths as GNU counts them from the operands' text
+seq -w 1 10
+seq -w -1 1
+seq -w -10 1
+seq -w 5 -1 -5
+seq -w 1 0.5 2
+seq -w 0.5 1 3
+seq -w 010 12
+seq -w 1e1 12
+seq -w 9 11
+seq -w -5 -3
+seq -w 1 000010
+seq -w 0 0.01 0.03
+seq -w -0.5 0.5 1
+seq -w 1 1e2 300
+seq -w 99 101
+seq -w 1.0 3
+seq -w .5 2
+seq -w +5 7
+seq -w 1 -1
+seq -w -1e0 1
+seq -w 1 2 10
+seq -w 0.1e1 3
+seq -w 1e-1 0.1 0.3
+seq -w 5. 7
+seq 0x10 0x12
+seq -w 0x10 0x12
+seq -w 08 10
+# issue 17: xargs -s counts each word and its NUL (when a line is too
+# long, GNU's message races with the command still running: compared apart)
+printf 'a b c d e f g h\n' | xargs -s 12 echo
+printf 'a b c d e f g h\n' | xargs -s 5 echo 2>&1; echo $?
+printf 'aaaaaaaaaa b\n' | xargs -s 12 echo 2>&1; echo $?
+printf 'aaaa b\n' | xargs -s 10 echo
+printf 'a\n' | xargs -s 3 echo 2>&1; echo $?
+printf 'a b c\n' | xargs -s 0 echo 2>&1; echo $?
+printf 'a b c\n' | xargs -s x echo 2>&1; echo $?
+printf 'a b c\n' | xargs -s 10 -n 1 echo
+printf 'a bb ccc dddd\n' | xargs -s 14 -t echo 2>&1
+printf 'a bbbbbbbbbbbbb c\n' | xargs -s 10 echo 2>/dev/null; echo $?
+printf 'a bbbbbbbbbbbbb c\n' | xargs -s 10 echo 2>&1 >/dev/null; echo $?
+printf 'a b c d e f\n' | xargs -s 9 -L 1 echo 2>&1; echo $?
+printf 'a b\nc d e f\n' | xargs -s 11 -L 1 echo 2>/dev/null; echo $?
+printf 'a b\nc d e f\n' | xargs -s 11 -L 1 echo 2>&1 >/dev/null; echo $?
+printf 'a b\n' | xargs -s 7 -I{} echo {} 2>&1; echo $?
+printf 'a b\n' | xargs -x -s 8 -n 2 echo 2>&1; echo $?
+printf 'a b c d\n' | xargs -s 9 -n 3 echo
+printf 'ab\n' | xargs -s 7 2>&1; echo $?
+printf 'a\0bb\0c\0' | xargs -0 -s 10 echo
+printf 'a\nb\nc d e f g\nh\n' | xargs -s 9 -L 1 echo 2>/dev/null; echo $?
+printf 'a\nb\nc d e f g\nh\n' | xargs -s 9 -L 1 echo 2>&1 >/dev/null; echo $?
+printf 'a b c bbbbbbbbbbbbb c\n' | xargs -n 1 -s 10 echo 2>/dev/null; echo $?
+printf 'a b c bbbbbbbbbbbbb c\n' | xargs -n 1 -s 10 echo 2>&1 >/dev/null; echo $?
+printf 'a\n' | xargs -n 0 echo 2>&1; echo $?
+printf 'a\n' | xargs -L 0 echo 2>&1; echo $?
+printf 'a\n' | xargs -n x echo 2>&1; echo $?
+: | xargs -s 20 echo x
+# issue 17: xargs -I strips leading blanks of each line, keeps trailing ones
+printf '  a b  \n\t c\n   \nd  \n' | xargs -I{} echo "[{}]"
+printf '  a "b c"  d\n' | xargs -I{} echo "[{}]"
+printf 'a\\ b\n' | xargs -I{} echo "[{}]"
+printf ' \t x\n' | xargs -I X echo "<X>"
+printf '  x\n  y\n' | xargs -i echo "<{}>"
+printf '  x\n  y\n' | xargs -d '\n' -I{} echo "<{}>"
+printf '  x\0  y\0' | xargs -0 -I{} echo "<{}>"
+printf '  a b  \n' | xargs -L1 echo "["
 : > f; chmod -w f; ls -l f | cut -c1-10
 : > f; chmod -w,+x f; ls -l f | cut -c1-10
 : > f; chmod -w -x f; ls -l f | cut -c1-10

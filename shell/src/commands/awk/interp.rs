@@ -77,6 +77,8 @@ pub struct Interp<'a, 'c> {
     pub(super) fields: Vec<String>,
     pub(super) split_done: bool,
     pub(super) fs_cache: Option<(Rc<FieldSep>, bool)>,
+    /// The splitter in force when `$0` was last set (taken by the split).
+    record_sep: Option<(Rc<FieldSep>, bool)>,
     pub(super) rs_cache: Option<Rc<RecordSep>>,
     pub(super) recs: u32,
     /// stdout buffer.
@@ -153,6 +155,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             fields: Vec::new(),
             split_done: true,
             fs_cache: None,
+            record_sep: None,
             rs_cache: None,
             recs: 0,
             out: Vec::with_capacity(64 * 1024),
@@ -300,9 +303,13 @@ impl<'a, 'c> Interp<'a, 'c> {
 
     // ---- fields ----
 
+    /// Sets `$0`; its fields will be split by the FS (or FPAT) in force
+    /// now: an assignment to FS later in the same action applies from the
+    /// next record on, as in gawk.
     pub(super) fn set_record(&mut self, rec: String) {
         self.record = rec;
         self.split_done = false;
+        self.record_sep = Some(self.splitter());
     }
 
     pub(super) fn ensure_split(&mut self) {
@@ -310,7 +317,19 @@ impl<'a, 'c> Interp<'a, 'c> {
             return;
         }
         self.split_done = true;
-        let (sep, para) = match &self.fs_cache {
+        let (sep, para) = match self.record_sep.take() {
+            Some(s) => s,
+            None => self.splitter(),
+        };
+        let mut f = std::mem::take(&mut self.fields);
+        sep.split(&self.record, &mut f, para);
+        self.fields = f;
+    }
+
+    /// The field splitter of the current FS/FPAT and RS (cached until one
+    /// of them is assigned), and whether RS is paragraph mode.
+    fn splitter(&mut self) -> (Rc<FieldSep>, bool) {
+        match &self.fs_cache {
             Some((sep, para)) => (sep.clone(), *para),
             None => {
                 let sep = if self.fpat_mode {
@@ -327,10 +346,7 @@ impl<'a, 'c> Interp<'a, 'c> {
                 self.fs_cache = Some((sep.clone(), para));
                 (sep, para)
             }
-        };
-        let mut f = std::mem::take(&mut self.fields);
-        sep.split(&self.record, &mut f, para);
-        self.fields = f;
+        }
     }
 
     fn rebuild_record(&mut self) -> Res<()> {
@@ -344,10 +360,9 @@ impl<'a, 'c> Interp<'a, 'c> {
             return Value::StrNum(self.record.clone());
         }
         self.ensure_split();
-        match self.fields.get(i - 1) {
-            Some(s) => Value::StrNum(s.clone()),
-            None => Value::Uninit,
-        }
+        // A field past NF is an empty input string, not an uninitialized
+        // value: gawk compares it as a string (`$2 != 0` holds).
+        Value::StrNum(self.fields.get(i - 1).cloned().unwrap_or_default())
     }
 
     fn field_index(&mut self, e: &Expr) -> Res<usize> {

@@ -31,14 +31,17 @@ Usage: awk [POSIX or GNU style options] [--] 'program' file ...\n\
 POSIX options:\n\
 \t-f progfile\n\
 \t-F fs\n\
-\t-v var=val\n";
+\t-v var=val\n\
+GNU options:\n\
+\t-e 'program-text'\t--source='program-text'\n";
 
-/// `awk [-F fs] [-v var=val]... [-f progfile | 'prog'] [file | var=val]...`
+/// `awk [-F fs] [-v var=val]... [-f progfile | -e text | 'prog'] [file | var=val]...`
 pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {
     let args: Vec<String> = ctx.args.to_vec();
     let mut fs: Option<String> = None;
     let mut assigns: Vec<(String, String)> = Vec::new();
-    let mut progfiles: Vec<String> = Vec::new();
+    // `-f FILE` and `-e TEXT` (gawk's `--source`), in the order given.
+    let mut sources: Vec<Source> = Vec::new();
     let mut i = 1;
     while i < args.len() {
         let a = &args[i];
@@ -59,6 +62,19 @@ pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         if !a.starts_with('-') || a == "-" {
             break;
+        }
+        if let Some(text) = a.strip_prefix("--source=") {
+            sources.push(Source::Text(text.to_string()));
+            i += 1;
+            continue;
+        }
+        if a == "--source" {
+            match args.get(i + 1) {
+                Some(t) => sources.push(Source::Text(t.clone())),
+                None => return usage_error(ctx, "option '--source' requires an argument"),
+            }
+            i += 2;
+            continue;
         }
         let (opt, rest) = a.split_at(2.min(a.len()));
         let take = |i: &mut usize| -> Option<String> {
@@ -85,8 +101,12 @@ pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {
                 None => return usage_error(ctx, "option requires an argument -- v"),
             },
             "-f" => match take(&mut i) {
-                Some(v) => progfiles.push(v),
+                Some(v) => sources.push(Source::File(v)),
                 None => return usage_error(ctx, "option requires an argument -- f"),
+            },
+            "-e" => match take(&mut i) {
+                Some(v) => sources.push(Source::Text(v)),
+                None => return usage_error(ctx, "option requires an argument -- e"),
             },
             _ if a.starts_with("--posix")
                 || a.starts_with("--re-interval")
@@ -95,7 +115,7 @@ pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         i += 1;
     }
-    let src = if progfiles.is_empty() {
+    let src = if sources.is_empty() {
         match args.get(i) {
             Some(p) => {
                 i += 1;
@@ -104,25 +124,10 @@ pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {
             None => return usage_error(ctx, "no program text"),
         }
     } else {
-        let mut s = String::new();
-        for f in &progfiles {
-            let data = if f == "-" || f == "/dev/stdin" {
-                let mut v = Vec::new();
-                let _ = ctx.stdin.read_to_end(&mut v);
-                v
-            } else {
-                match ctx.fs.read_shared(&ctx.path(f)) {
-                    Ok(d) => d.to_vec(),
-                    Err(_) => {
-                        ctx.error(format!("fatal: can't open source file `{f}' for reading: No such file or directory"));
-                        return 2;
-                    }
-                }
-            };
-            s.push_str(&String::from_utf8_lossy(&data));
-            s.push('\n');
+        match program_text(ctx, &sources) {
+            Ok(s) => s,
+            Err(status) => return status,
         }
-        s
     };
     let prog = match parser::parse(&src) {
         Ok(p) => p,
@@ -148,6 +153,43 @@ pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {
         it.assign_global(&n, lexer::unescape(&v));
     }
     it.run()
+}
+
+/// One piece of the program given by option.
+enum Source {
+    /// `-f FILE`
+    File(String),
+    /// `-e TEXT` / `--source=TEXT`
+    Text(String),
+}
+
+/// The program from `-f` files and `-e` texts, each piece ending a line.
+/// `Err` is the status after the message.
+fn program_text(ctx: &mut CommandCtx<'_>, sources: &[Source]) -> Result<String, i32> {
+    let mut s = String::new();
+    for src in sources {
+        match src {
+            Source::Text(t) => s.push_str(t),
+            Source::File(f) => {
+                let data = if f == "-" || f == "/dev/stdin" {
+                    let mut v = Vec::new();
+                    let _ = ctx.stdin.read_to_end(&mut v);
+                    v
+                } else {
+                    match ctx.fs.read_shared(&ctx.path(f)) {
+                        Ok(d) => d.to_vec(),
+                        Err(_) => {
+                            ctx.error(format!("fatal: can't open source file `{f}' for reading: No such file or directory"));
+                            return Err(2);
+                        }
+                    }
+                };
+                s.push_str(&String::from_utf8_lossy(&data));
+            }
+        }
+        s.push('\n');
+    }
+    Ok(s)
 }
 
 fn usage_error(ctx: &mut CommandCtx<'_>, msg: &str) -> i32 {

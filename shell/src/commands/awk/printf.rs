@@ -351,16 +351,16 @@ fn convert(
         }
         'c' => {
             let v = args.next();
-            let s = match v {
-                Value::Num(n) => char::from_u32(n as u32)
-                    .map(String::from)
-                    .unwrap_or_default(),
-                other => other
-                    .str_with(convfmt)
-                    .chars()
-                    .next()
-                    .map(String::from)
-                    .unwrap_or_default(),
+            // A number (numeric input text too) is a character code, 0 a
+            // NUL; a string gives its first character, a NUL when empty.
+            let s = if v.is_numeric() {
+                let code = v.num();
+                let code = if code.is_finite() { code as i64 } else { 0 };
+                // The C locale's byte: the code modulo 256.
+                char::from((code & 0xff) as u8).to_string()
+            } else {
+                let text = v.str_with(convfmt);
+                text.chars().next().unwrap_or('\0').to_string()
             };
             pad(out, &s, &sp, false);
         }

@@ -29,7 +29,110 @@ pub fn xargs(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     };
     let batches = batches(&o, lines, &mut command);
-    run_batches(ctx, &command, batches, o.trace)
+    let Some(limit) = o.max_chars else {
+        return run_batches(ctx, &command, batches, o.trace);
+    };
+    run_fitted(ctx, &o, &command, batches, limit)
+}
+
+/// `-s`: runs the batches cut to fit `limit` bytes a command line.
+fn run_fitted(
+    ctx: &mut CommandCtx<'_>,
+    o: &XargsOptions,
+    command: &[String],
+    mut batches: Vec<Vec<String>>,
+    limit: usize,
+) -> i32 {
+    if arg_size(command) > limit {
+        ctx.error("cannot fit single argument within argument list size limit");
+        return 1;
+    }
+    let whole = o.max_lines.is_some() || o.replace.is_some() || o.exit_if_too_long;
+    if !whole && o.max_args.is_some() {
+        // -n and -s both bound one stream of items.
+        batches = vec![batches.into_iter().flatten().collect()];
+    }
+    let fitted = fit_size(batches, arg_size(command), limit, whole, o.max_args);
+    let Some((msg, before)) = fitted.too_long else {
+        return run_batches(ctx, command, fitted.batches, o.trace);
+    };
+    // GNU reports an overlong input line while the line before it still
+    // waits to run; an item too long for any line after running the rest.
+    let mut batches = fitted.batches;
+    let rest = batches.split_off(before.min(batches.len()));
+    let status = run_batches(ctx, command, batches, o.trace);
+    if status != 0 && status != 123 {
+        return status;
+    }
+    ctx.error(msg);
+    match run_batches(ctx, command, rest, o.trace) {
+        0 | 123 => 1,
+        s => s,
+    }
+}
+
+/// The bytes a command line's words take, as xargs counts them (each with
+/// its terminating NUL).
+fn arg_size(words: &[String]) -> usize {
+    words.iter().map(|w| w.len() + 1).sum()
+}
+
+/// What `-s` leaves to run, and where the run stops with which message
+/// (printed before the batch at that index runs).
+struct Fitted {
+    batches: Vec<Vec<String>>,
+    too_long: Option<(&'static str, usize)>,
+}
+
+/// `-s`: splits the batches so that each command line (`base` bytes of
+/// command plus its items, at most `max_args` items) fits in `limit`. A
+/// batch that must stay whole (`-L`, `-I`, `-x`) and does not fit, or one
+/// item that fits in no line, ends the run there with GNU's message.
+fn fit_size(
+    batches: Vec<Vec<String>>,
+    base: usize,
+    limit: usize,
+    whole: bool,
+    max_args: Option<usize>,
+) -> Fitted {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let stop = |out: Vec<Vec<String>>, msg, before| Fitted {
+        batches: out,
+        too_long: Some((msg, before)),
+    };
+    for b in batches {
+        if whole {
+            if base + arg_size(&b) > limit {
+                let before = out.len().saturating_sub(1);
+                return stop(out, "argument list too long", before);
+            }
+            out.push(b);
+            continue;
+        }
+        let mut cur: Vec<String> = Vec::new();
+        let mut size = base;
+        for item in b {
+            let need = item.len() + 1;
+            let full = max_args.is_some_and(|n| cur.len() >= n);
+            if (size + need > limit || full) && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+                size = base;
+            }
+            if size + need > limit {
+                let before = out.len();
+                return stop(out, "argument line too long", before);
+            }
+            size += need;
+            cur.push(item);
+        }
+        if !cur.is_empty() || out.is_empty() {
+            out.push(cur);
+        }
+    }
+    Fitted {
+        batches: out,
+        too_long: None,
+    }
 }
 
 /// What the options ask for.
@@ -41,6 +144,10 @@ struct XargsOptions {
     max_lines: Option<usize>,
     /// `-I STR` / `-i`: replace STR in the command by each line.
     replace: Option<String>,
+    /// `-s`: bytes a command line may take (words with their NULs).
+    max_chars: Option<usize>,
+    /// `-x`: a batch of `-n` items that overflows `-s` is an error.
+    exit_if_too_long: bool,
     /// `-r`: no run at all for empty input.
     no_run_empty: bool,
     /// `-t`: print each command line to stderr first.
@@ -53,8 +160,8 @@ struct XargsOptions {
     command: Vec<String>,
 }
 
-/// GNU xargs's options, in the order of its table; `-p` and `-x` are
-/// accepted and ignored, `-P` and `-s` checked and ignored.
+/// GNU xargs's options, in the order of its table; `-p` is accepted and
+/// ignored, `-P` checked and ignored.
 const SPEC: &[OptSpec] = &[
     flag('0', Some("null"), "0"),
     with_arg(Some('a'), Some("arg-file"), "a"),
@@ -103,6 +210,8 @@ fn parse_options(ctx: &mut CommandCtx<'_>) -> Result<XargsOptions, i32> {
         max_args: None,
         max_lines: None,
         replace: None,
+        max_chars: None,
+        exit_if_too_long: false,
         no_run_empty: false,
         trace: false,
         eof: None,
@@ -131,19 +240,31 @@ impl XargsOptions {
             "E" | "e" => self.eof = value,
             "r" => self.no_run_empty = true,
             "t" => self.trace = true,
+            "x" => self.exit_if_too_long = true,
             "I" | "i" => {
                 self.replace = Some(value.unwrap_or_else(|| "{}".to_string()));
                 self.max_lines = Some(1);
             }
             "n" | "L" | "l" | "P" | "s" => {
                 let v = value.unwrap_or_else(|| "1".to_string());
+                let try_help = "Try 'xargs --help' for more information.";
                 let Ok(n) = v.parse::<usize>() else {
                     ctx.error(format!("invalid number \"{v}\" for -{id} option"));
+                    let _ = writeln!(ctx.stderr, "{try_help}");
                     return Err(1);
                 };
+                if n == 0 && id != "P" {
+                    ctx.error(format!("value 0 for -{id} option should be >= 1"));
+                    // GNU goes on with -s 1 (which nothing fits in).
+                    if id != "s" {
+                        let _ = writeln!(ctx.stderr, "{try_help}");
+                        return Err(1);
+                    }
+                }
                 match id {
-                    "n" => self.max_args = Some(n.max(1)),
-                    "L" | "l" => self.max_lines = Some(n.max(1)),
+                    "n" => self.max_args = Some(n),
+                    "s" => self.max_chars = Some(n.max(1)),
+                    "L" | "l" => self.max_lines = Some(n),
                     _ => {}
                 }
             }

@@ -15,11 +15,17 @@ struct Num {
     /// Exact value times 10^`scale_digits`, when representable.
     scaled: Option<(i128, usize)>,
     text: String,
+    /// The width `-w` gives it, from the operand's text as GNU counts it
+    /// (so `seq -w 010 12` pads to 3); `None` for hex operands.
+    width: Option<usize>,
 }
 
 fn parse_num(s: &str) -> Option<Num> {
     let t = s.trim_start_matches([' ', '\t']);
     let t = t.strip_prefix('+').unwrap_or(t);
+    if let Some(n) = parse_hex_int(t, s) {
+        return Some(n);
+    }
     let value: f64 = t.parse().ok()?;
     if value.is_nan() && !t.eq_ignore_ascii_case("nan") {
         return None;
@@ -62,7 +68,76 @@ fn parse_num(s: &str) -> Option<Num> {
         prec,
         scaled,
         text: s.to_string(),
+        width: value.is_finite().then(|| operand_width(t)),
     })
+}
+
+/// A hex integer operand (`0x10`): GNU's strtold reads it; it has no
+/// decimals and no `-w` width.
+fn parse_hex_int(t: &str, s: &str) -> Option<Num> {
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t),
+    };
+    let hex = body
+        .strip_prefix("0x")
+        .or_else(|| body.strip_prefix("0X"))?;
+    let v = i128::from_str_radix(hex, 16).ok()?;
+    let v = if neg { -v } else { v };
+    Some(Num {
+        value: v as f64,
+        prec: 0,
+        scaled: Some((v, 0)),
+        text: s.to_string(),
+        width: None,
+    })
+}
+
+/// GNU seq's width of an operand `arg` (sign and blanks already skipped
+/// as it skips them): its length, adjusted for `.5` (0.5), `5.` (5) and an
+/// exponent (which is not printed).
+fn operand_width(arg: &str) -> usize {
+    let mut width = arg.len() as i64;
+    let point = arg.find('.');
+    let mut prec: i64 = 0;
+    if let Some(p) = point {
+        let frac = arg[p + 1..].find(['e', 'E']).unwrap_or(arg.len() - p - 1) as i64;
+        prec = frac;
+        let bare = p == 0 || !arg.as_bytes()[p - 1].is_ascii_digit();
+        width += if frac == 0 { -1 } else { i64::from(bare) };
+    }
+    if let Some(e) = arg.find(['e', 'E']) {
+        let exponent: i64 = leading_int(&arg[e + 1..]);
+        prec += if exponent < 0 {
+            -exponent
+        } else {
+            -prec.min(exponent)
+        };
+        width -= (arg.len() - e) as i64;
+        let shift = if exponent < 0 {
+            if point.is_none_or(|p| e == p + 1) {
+                width += 1;
+            }
+            -exponent
+        } else {
+            if point.is_some() && prec == 0 {
+                width -= 1;
+            }
+            -prec.min(exponent)
+        };
+        width += shift;
+    }
+    width.max(0) as usize
+}
+
+/// The integer at the start of `s`, as strtol reads it (0 when none).
+fn leading_int(s: &str) -> i64 {
+    let b = s.as_bytes();
+    let mut end = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    while end < b.len() && b[end].is_ascii_digit() {
+        end += 1;
+    }
+    s[..end].parse().unwrap_or(0)
 }
 
 fn rescale(n: &Num, scale: usize) -> Option<i128> {
@@ -327,15 +402,14 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
         rescale(&last, scale),
     );
     let printed = if let (Some(f), Some(s), Some(l)) = exact {
-        let width = if equal {
-            fixed(f, scale, prec).len().max(fixed(l, scale, prec).len())
-        } else {
-            0
-        };
         let fixed_point = FixedPoint {
             scale,
             prec,
-            width: equal.then_some(width),
+            width: if equal {
+                equal_width(&first, &step, &last)
+            } else {
+                None
+            },
         };
         print_exact(ctx, &mut out, (f, s, l), fixed_point, fmt.as_ref())
     } else {
@@ -359,6 +433,27 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     }
     0
+}
+
+/// `-w`'s width, GNU's way: from the widths of FIRST and LAST as written,
+/// each widened by the decimals FIRST or INCREMENT add. `None` (no
+/// padding) for hex operands.
+fn equal_width(first: &Num, step: &Num, last: &Num) -> Option<usize> {
+    let prec = first.prec.max(step.prec) as i64;
+    let (fw, lw) = (first.width? as i64, last.width? as i64);
+    let (fp, lp) = (first.prec as i64, last.prec as i64);
+    let mut first_width = fw + (prec - fp);
+    let mut last_width = lw + (prec - lp);
+    if lp > 0 && prec == 0 {
+        last_width -= 1;
+    }
+    if lp == 0 && prec > 0 {
+        last_width += 1;
+    }
+    if fp == 0 && prec > 0 {
+        first_width += 1;
+    }
+    usize::try_from(first_width.max(last_width)).ok()
 }
 
 /// What the command line gives.

@@ -275,7 +275,13 @@ impl Differ<'_, '_> {
             _ => {}
         }
         let da = self.read(&a, ka.is_none());
-        let db = self.read(&b, kb.is_none());
+        // `diff - -` compares standard input with itself (GNU sees one
+        // file twice): reading it again would give nothing.
+        let db = if a == "-" && b == "-" {
+            da.clone()
+        } else {
+            self.read(&b, kb.is_none())
+        };
         let (Some(da), Some(db)) = (da, db) else {
             self.set(2);
             return;

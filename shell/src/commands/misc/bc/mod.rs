@@ -2,15 +2,19 @@
 //! numbers with `scale`, `+ - * / % ^`, unary minus, parentheses,
 //! comparisons and `! && ||`, variables with `= += -= *= /= %= ^=` and
 //! `++`/`--`, `ibase`/`obase` (integers), `sqrt length scale`, strings,
-//! `{ }` blocks, `if`/`else`, `while`, `for`, `break`, `quit`, `/* */` and
+//! `{ }` blocks, `if`/`else`, `while`, `for`, `break`, `continue`, GNU's
+//! `print`, `quit`, `/* */` and
 //! `#` comments. Output lines wrap at 70 characters with a backslash, as
 //! GNU bc does. `-l` sets `scale=20` and provides the math library's `s c a
-//! l e` ([`mathlib`]; not `j`). User functions (`define`) are not supported.
+//! l e` ([`mathlib`]; not `j`). User functions: `define` with parameters,
+//! `auto` locals and `return` (no array parameters).
 
 mod mathlib;
 mod num;
 
 use std::collections::HashMap;
+use std::io::Write;
+use std::rc::Rc;
 
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
@@ -36,6 +40,10 @@ const SPEC: &[OptSpec] = &[
 /// The largest `scale` honoured (the digit-by-digit division makes huge
 /// scales slow; GNU allows more).
 const MAX_SCALE: usize = 1000;
+
+/// How deep `define`d functions may call each other (recursion ends in
+/// an error, not a stack overflow).
+const MAX_CALL_DEPTH: usize = 2000;
 
 /// The largest power result computed, in digits.
 const MAX_DIGITS: usize = 50_000;
@@ -126,7 +134,15 @@ enum Expr {
     Assign(&'static str, String, Box<Expr>),
     /// `++x` / `--x` (pre) and `x++` / `x--` (post).
     Step(String, i64, bool),
-    Call(String, Box<Expr>),
+    Call(String, Vec<Expr>),
+}
+
+/// A `define`d function: parameters, `auto` locals, body.
+#[derive(Debug)]
+struct Func {
+    params: Vec<String>,
+    autos: Vec<String>,
+    body: Vec<Stmt>,
 }
 
 #[derive(Clone, Debug)]
@@ -138,13 +154,38 @@ enum Stmt {
     While(Expr, Box<Stmt>),
     For(Option<Expr>, Option<Expr>, Option<Expr>, Box<Stmt>),
     Break,
+    Continue,
+    /// GNU's `print` list: numbers without newline, strings with escapes.
+    Print(Vec<PrintItem>),
     Quit,
     Empty,
+    /// `define NAME(PARAMS) { auto ...; BODY }`
+    Define(String, Rc<Func>),
+    /// `return` / `return (EXPR)` in a function.
+    Return(Option<Expr>),
+}
+
+/// One item of a `print` list.
+#[derive(Clone, Debug)]
+enum PrintItem {
+    Str(String),
+    Expr(Expr),
 }
 
 struct Parser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
+    /// `for`/`while` bodies being parsed: `break` and `continue` need one.
+    loops: usize,
+    /// The message of the last parse error when it is not "syntax error".
+    message: Option<&'static str>,
+    /// Parsing a function body: `return` is allowed.
+    in_function: bool,
+    /// The statement about to be parsed begins a line: only there may a
+    /// `define` stand (GNU: `x=1; define f()...` is a syntax error).
+    at_line_start: bool,
+    /// A `quit` was read.
+    quit_seen: bool,
 }
 
 type PResult<T> = Result<T, usize>;
@@ -189,6 +230,7 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> PResult<Stmt> {
+        let line_start = std::mem::take(&mut self.at_line_start);
         match self.peek().cloned() {
             None | Some(Tok::Newline) => Ok(Stmt::Empty),
             Some(Tok::Op(";")) => Ok(Stmt::Empty),
@@ -212,11 +254,29 @@ impl Parser {
             }
             Some(Tok::Name(n)) if n == "quit" || n == "halt" => {
                 self.pos += 1;
+                // `quit` ends bc when read, even where it would not run.
+                self.quit_seen |= n == "quit";
                 Ok(Stmt::Quit)
             }
-            Some(Tok::Name(n)) if n == "break" => {
+            Some(Tok::Name(n)) if n == "break" || n == "continue" => {
+                if self.loops == 0 {
+                    self.message = Some(if n == "break" {
+                        "Break outside a for/while"
+                    } else {
+                        "Continue outside a for"
+                    });
+                    return Err(self.line());
+                }
                 self.pos += 1;
-                Ok(Stmt::Break)
+                Ok(if n == "break" {
+                    Stmt::Break
+                } else {
+                    Stmt::Continue
+                })
+            }
+            Some(Tok::Name(n)) if n == "print" => {
+                self.pos += 1;
+                self.print_list()
             }
             Some(Tok::Name(n)) if n == "if" => {
                 self.pos += 1;
@@ -242,34 +302,138 @@ impl Parser {
                 let c = self.expr()?;
                 self.expect(")")?;
                 self.skip_nl_only();
-                Ok(Stmt::While(c, Box::new(self.stmt()?)))
+                Ok(Stmt::While(c, Box::new(self.loop_body()?)))
             }
             Some(Tok::Name(n)) if n == "for" => {
                 self.pos += 1;
-                self.expect("(")?;
-                let a = if self.is_op(";") {
-                    None
-                } else {
-                    Some(self.expr()?)
-                };
-                self.expect(";")?;
-                let b = if self.is_op(";") {
-                    None
-                } else {
-                    Some(self.expr()?)
-                };
-                self.expect(";")?;
-                let c = if self.is_op(")") {
-                    None
-                } else {
-                    Some(self.expr()?)
-                };
-                self.expect(")")?;
-                self.skip_nl_only();
-                Ok(Stmt::For(a, b, c, Box::new(self.stmt()?)))
+                self.for_stmt()
             }
-            Some(Tok::Name(n)) if n == "define" || n == "auto" || n == "return" => Err(self.line()),
+            Some(Tok::Name(n)) if n == "define" && !self.in_function && line_start => {
+                self.pos += 1;
+                self.define()
+            }
+            Some(Tok::Name(n)) if n == "return" && self.in_function => {
+                self.pos += 1;
+                if matches!(self.peek(), None | Some(Tok::Newline))
+                    || self.is_op(";")
+                    || self.is_op("}")
+                {
+                    return Ok(Stmt::Return(None));
+                }
+                Ok(Stmt::Return(Some(self.expr()?)))
+            }
+            Some(Tok::Name(n)) if n == "return" => {
+                self.message = Some("Return outside of a function.");
+                Err(self.line())
+            }
+            Some(Tok::Name(n)) if n == "define" || n == "auto" => Err(self.line()),
             _ => Ok(Stmt::Expr(self.expr()?)),
+        }
+    }
+
+    /// `define NAME(A, B) { auto X, Y ... }` (after `define`).
+    fn define(&mut self) -> PResult<Stmt> {
+        let Some(Tok::Name(name)) = self.peek().cloned() else {
+            return Err(self.line());
+        };
+        self.pos += 1;
+        self.expect("(")?;
+        let params = self.names(")")?;
+        self.expect(")")?;
+        self.skip_nl_only();
+        self.expect("{")?;
+        self.skip_newlines();
+        let mut autos = Vec::new();
+        if matches!(self.peek(), Some(Tok::Name(n)) if n == "auto") {
+            self.pos += 1;
+            autos = self.names("")?;
+        }
+        let (loops, in_function) = (self.loops, self.in_function);
+        self.loops = 0;
+        self.in_function = true;
+        let mut body = Vec::new();
+        let result = loop {
+            self.skip_newlines();
+            if self.eat("}") {
+                break Ok(());
+            }
+            if self.peek().is_none() {
+                break Err(self.line());
+            }
+            match self.stmt() {
+                Ok(st) => body.push(st),
+                Err(e) => break Err(e),
+            }
+        };
+        self.loops = loops;
+        self.in_function = in_function;
+        result?;
+        let func = Func {
+            params,
+            autos,
+            body,
+        };
+        Ok(Stmt::Define(name, Rc::new(func)))
+    }
+
+    /// A comma-separated list of names, up to `end` (or any non-name).
+    fn names(&mut self, end: &str) -> PResult<Vec<String>> {
+        let mut v = Vec::new();
+        if !end.is_empty() && self.is_op(end) {
+            return Ok(v);
+        }
+        loop {
+            let Some(Tok::Name(n)) = self.peek().cloned() else {
+                return Err(self.line());
+            };
+            self.pos += 1;
+            v.push(n);
+            if !self.eat(",") {
+                return Ok(v);
+            }
+        }
+    }
+
+    /// `for (A; B; C) BODY` (after `for`); each part may be empty.
+    fn for_stmt(&mut self) -> PResult<Stmt> {
+        self.expect("(")?;
+        let mut parts = Vec::new();
+        for end in [";", ";", ")"] {
+            parts.push(if self.is_op(end) {
+                None
+            } else {
+                Some(self.expr()?)
+            });
+            self.expect(end)?;
+        }
+        let c = parts.pop().flatten();
+        let b = parts.pop().flatten();
+        let a = parts.pop().flatten();
+        self.skip_nl_only();
+        Ok(Stmt::For(a, b, c, Box::new(self.loop_body()?)))
+    }
+
+    fn loop_body(&mut self) -> PResult<Stmt> {
+        self.loops += 1;
+        let body = self.stmt();
+        self.loops -= 1;
+        body
+    }
+
+    /// `print a, "text", b`.
+    fn print_list(&mut self) -> PResult<Stmt> {
+        let mut items = Vec::new();
+        loop {
+            match self.peek().cloned() {
+                Some(Tok::Str(s)) => {
+                    self.pos += 1;
+                    items.push(PrintItem::Str(s));
+                }
+                _ => items.push(PrintItem::Expr(self.expr()?)),
+            }
+            if !self.eat(",") {
+                return Ok(Stmt::Print(items));
+            }
         }
     }
 
@@ -394,9 +558,17 @@ impl Parser {
             },
             Tok::Name(n) => {
                 if self.eat("(") {
-                    let arg = self.expr()?;
+                    let mut args = Vec::new();
+                    if !self.is_op(")") {
+                        loop {
+                            args.push(self.expr()?);
+                            if !self.eat(",") {
+                                break;
+                            }
+                        }
+                    }
                     self.expect(")")?;
-                    return Ok(Expr::Call(n, Box::new(arg)));
+                    return Ok(Expr::Call(n, args));
                 }
                 if self.eat("++") {
                     return Ok(Expr::Step(n, 1, false));
@@ -414,6 +586,9 @@ impl Parser {
 /// Why evaluation stopped early.
 enum Flow {
     Break,
+    Continue,
+    /// `return` with the function's value.
+    Return(Num),
     Quit,
     Error(String),
 }
@@ -426,6 +601,10 @@ struct Machine<'c, 'a> {
     obase: u32,
     /// `-l`: the math library's functions exist.
     mathlib: bool,
+    /// The `define`d functions.
+    funcs: HashMap<String, Rc<Func>>,
+    /// Calls in progress.
+    depth: usize,
     out: String,
 }
 
@@ -443,7 +622,8 @@ impl Machine<'_, '_> {
         let small = v.to_i64().unwrap_or(i64::MAX);
         match name {
             "scale" => self.scale = small.clamp(0, MAX_SCALE as i64) as usize,
-            "ibase" => self.ibase = small.clamp(2, 16) as u32,
+            // GNU bc 1.07 takes bases up to 36 (digits 0-9, A-Z).
+            "ibase" => self.ibase = small.clamp(2, 36) as u32,
             "obase" => self.obase = small.clamp(2, 999) as u32,
             _ => {
                 self.vars.insert(name.to_string(), v);
@@ -485,7 +665,13 @@ impl Machine<'_, '_> {
                 self.set(name, next);
                 if *pre { self.get(name) } else { cur }
             }
-            Expr::Call(f, arg) => {
+            Expr::Call(f, args) => {
+                if let Some(func) = self.funcs.get(f).cloned() {
+                    return self.call(f, &func, args);
+                }
+                let [arg] = args.as_slice() else {
+                    return Err(Flow::Error(format!("Function {f} not defined.")));
+                };
                 let v = self.eval(arg)?;
                 match f.as_str() {
                     "sqrt" => v
@@ -497,12 +683,55 @@ impl Machine<'_, '_> {
                     "c" if self.mathlib => mathlib::cos(&v, self.scale),
                     "a" if self.mathlib => mathlib::atan(&v, self.scale),
                     "e" if self.mathlib => mathlib::exp(&v, self.scale),
-                    "l" if self.mathlib => mathlib::ln(&v, self.scale)
-                        .ok_or_else(|| Flow::Error("logarithm of a non-positive number".into()))?,
+                    "l" if self.mathlib => mathlib::ln(&v, self.scale),
                     _ => return Err(Flow::Error(format!("Function {f} not defined."))),
                 }
             }
         })
+    }
+
+    /// Calls a `define`d function: the parameters and `auto` names get
+    /// fresh values for the call (bc's dynamic scope), restored after.
+    fn call(&mut self, name: &str, func: &Func, args: &[Expr]) -> Result<Num, Flow> {
+        if args.len() != func.params.len() {
+            return Err(Flow::Error("Parameter number mismatch".into()));
+        }
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(Flow::Error(format!("{name}: calls nested too deeply")));
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.eval(a)?);
+        }
+        let locals: Vec<&String> = func.params.iter().chain(func.autos.iter()).collect();
+        let saved: Vec<Option<Num>> = locals.iter().map(|n| self.vars.remove(*n)).collect();
+        for (p, v) in func.params.iter().zip(values) {
+            self.vars.insert(p.clone(), v);
+        }
+        self.depth += 1;
+        let mut result = Ok(Num::zero());
+        for st in &func.body {
+            match self.run(st) {
+                Ok(()) => {}
+                Err(Flow::Return(v)) => {
+                    result = Ok(v);
+                    break;
+                }
+                Err(Flow::Break | Flow::Continue) => break,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.depth -= 1;
+        for (n, old) in locals.into_iter().zip(saved) {
+            match old {
+                Some(v) => self.vars.insert(n.clone(), v),
+                None => self.vars.remove(n),
+            };
+        }
+        result
     }
 
     fn binary(&mut self, op: &str, x: &Num, y: &Num) -> Result<Num, Flow> {
@@ -556,6 +785,29 @@ impl Machine<'_, '_> {
             Stmt::Empty => {}
             Stmt::Quit => return Err(Flow::Quit),
             Stmt::Break => return Err(Flow::Break),
+            Stmt::Continue => return Err(Flow::Continue),
+            Stmt::Define(name, func) => {
+                self.funcs.insert(name.clone(), func.clone());
+            }
+            Stmt::Return(e) => {
+                let v = match e {
+                    Some(e) => self.eval(e)?,
+                    None => Num::zero(),
+                };
+                return Err(Flow::Return(v));
+            }
+            Stmt::Print(items) => {
+                for item in items {
+                    match item {
+                        PrintItem::Str(t) => self.out.push_str(&print_escapes(t)),
+                        PrintItem::Expr(e) => {
+                            let v = self.eval(e)?;
+                            self.out.push_str(&v.format(self.obase));
+                            self.vars.insert("last".into(), v);
+                        }
+                    }
+                }
+            }
             Stmt::Str(t) => self.out.push_str(&unescape(t)),
             Stmt::Expr(e) => {
                 let v = self.eval(e)?;
@@ -580,6 +832,7 @@ impl Machine<'_, '_> {
                 while !self.eval(c)?.is_zero() {
                     match self.run(body) {
                         Err(Flow::Break) => break,
+                        Err(Flow::Continue) => continue,
                         r => r?,
                     }
                 }
@@ -594,6 +847,7 @@ impl Machine<'_, '_> {
                 } {
                     match self.run(body) {
                         Err(Flow::Break) => break,
+                        Err(Flow::Continue) => {}
                         r => r?,
                     }
                     if let Some(s) = step {
@@ -609,6 +863,69 @@ impl Machine<'_, '_> {
 /// bc strings print as written (GNU bc has no escapes in strings).
 fn unescape(s: &str) -> String {
     s.to_string()
+}
+
+/// A `print` string: GNU reads `\a \b \f \n \q (") \r \t \\`; it drops
+/// any other escape, backslash and character.
+fn print_escapes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('a') => out.push('\x07'),
+            Some('b') => out.push('\x08'),
+            Some('f') => out.push('\x0c'),
+            Some('n') => out.push('\n'),
+            Some('q') => out.push('"'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('\\') => out.push('\\'),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The statements of one input line (a statement may span lines), as GNU
+/// bc reads them before running any: a syntax error anywhere drops the
+/// whole line (`None`, the message written).
+fn parse_line(parser: &mut Parser, stderr: &mut dyn Write) -> Option<Vec<Stmt>> {
+    let mut line = Vec::new();
+    loop {
+        parser.at_line_start =
+            parser.pos == 0 || matches!(parser.toks.get(parser.pos - 1), Some((Tok::Newline, _)));
+        let failed_at = match parser.stmt() {
+            Ok(st) => {
+                line.push(st);
+                if parser.quit_seen {
+                    return Some(line);
+                }
+                match parser.peek() {
+                    None | Some(Tok::Newline) => return Some(line),
+                    Some(Tok::Op(";")) => {
+                        parser.pos += 1;
+                        if matches!(parser.peek(), None | Some(Tok::Newline)) {
+                            return Some(line);
+                        }
+                        continue;
+                    }
+                    _ => parser.line(),
+                }
+            }
+            Err(at) => at,
+        };
+        let msg = parser.message.take().unwrap_or("syntax error");
+        let _ = writeln!(stderr, "(standard_in) {failed_at}: {msg}");
+        // Resynchronise at the next line, as bc does.
+        while !matches!(parser.peek(), None | Some(Tok::Newline)) {
+            parser.pos += 1;
+        }
+        return None;
+    }
 }
 
 /// `bc`
@@ -645,6 +962,8 @@ pub fn bc(ctx: &mut CommandCtx<'_>) -> i32 {
         ibase: 10,
         obase: 10,
         mathlib: p.has("l"),
+        funcs: HashMap::new(),
+        depth: 0,
         out: String::new(),
     };
     'files: for src in &sources {
@@ -655,41 +974,37 @@ pub fn bc(ctx: &mut CommandCtx<'_>) -> i32 {
                 continue;
             }
         };
-        let mut parser = Parser { toks, pos: 0 };
+        let mut parser = Parser {
+            toks,
+            pos: 0,
+            loops: 0,
+            message: None,
+            in_function: false,
+            at_line_start: false,
+            quit_seen: false,
+        };
         loop {
             parser.skip_newlines();
             if parser.peek().is_none() {
                 break;
             }
-            let stmt = match parser.stmt() {
-                Ok(s) => s,
-                Err(line) => {
-                    let _ = writeln!(m.ctx.stderr, "(standard_in) {line}: syntax error");
-                    // Resynchronise at the next line, as bc does.
-                    while !matches!(parser.peek(), None | Some(Tok::Newline)) {
-                        parser.pos += 1;
-                    }
-                    continue;
-                }
-            };
-            if !matches!(
-                parser.peek(),
-                None | Some(Tok::Newline) | Some(Tok::Op(";"))
-            ) {
-                let line = parser.line();
-                let _ = writeln!(m.ctx.stderr, "(standard_in) {line}: syntax error");
-                while !matches!(parser.peek(), None | Some(Tok::Newline)) {
-                    parser.pos += 1;
-                }
+            let Some(line) = parse_line(&mut parser, m.ctx.stderr) else {
                 continue;
+            };
+            if parser.quit_seen {
+                break 'files;
             }
-            match m.run(&stmt) {
-                Ok(()) | Err(Flow::Break) => {}
-                Err(Flow::Quit) => break 'files,
-                Err(Flow::Error(msg)) => {
-                    let out = std::mem::take(&mut m.out);
-                    let _ = m.ctx.stdout.write_all(out.as_bytes());
-                    let _ = writeln!(m.ctx.stderr, "Runtime error (func=(main), adr=0): {msg}");
+            for stmt in &line {
+                match m.run(stmt) {
+                    Ok(()) | Err(Flow::Break) | Err(Flow::Continue) | Err(Flow::Return(_)) => {}
+                    Err(Flow::Quit) => break 'files,
+                    Err(Flow::Error(msg)) => {
+                        let out = std::mem::take(&mut m.out);
+                        let _ = m.ctx.stdout.write_all(out.as_bytes());
+                        let _ = writeln!(m.ctx.stderr, "Runtime error (func=(main), adr=0): {msg}");
+                        // The rest of the line is not run.
+                        break;
+                    }
                 }
             }
         }

@@ -142,11 +142,22 @@ impl Num {
         }
     }
 
-    /// Parses digits in `ibase` (uppercase letters are digits 10-15, as in
-    /// bc); a `.` starts the fraction (decimal only).
+    /// Parses a constant in `ibase`, as GNU bc reads it: a lone digit has
+    /// its face value whatever the base (`A` is 10, `Z` 35); in longer
+    /// numbers a digit too big for the base counts as the base's highest
+    /// (`ibase=16; 1G` is 31). Decimal constants clamp each digit to 9. The
+    /// fraction of a non-decimal constant keeps as many digits as it had
+    /// (`ibase=16; 1.8` is 1.5).
     pub fn parse(text: &str, ibase: u32) -> Num {
-        if ibase == 10 || text.contains('.') {
-            let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+        if text.len() == 1 && text != "." {
+            return Num::from_i64(digit(text.as_bytes()[0]) as i64);
+        }
+        let (int, frac) = match text.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (text, None),
+        };
+        if ibase == 10 {
+            let frac = frac.unwrap_or("");
             let mut mag: Vec<u8> = frac
                 .bytes()
                 .rev()
@@ -160,14 +171,28 @@ impl Num {
                 scale: frac.len(),
             };
         }
-        let mut n = Num::zero();
         let base = Num::from_i64(ibase as i64);
-        for b in text.bytes() {
-            n = n
-                .mul(&base, 0)
-                .add(&Num::from_i64(digit(b).min(ibase - 1) as i64));
+        let top = ibase - 1;
+        let mut n = Num::zero();
+        for (k, b) in int.bytes().enumerate() {
+            // The first digit keeps its face value when no digit follows.
+            let d = if k == 0 && int.len() == 1 {
+                digit(b)
+            } else {
+                digit(b).min(top)
+            };
+            n = n.mul(&base, 0).add(&Num::from_i64(d as i64));
         }
-        n
+        let Some(frac) = frac else { return n };
+        let mut num = Num::zero();
+        let mut den = Num::from_i64(1);
+        for b in frac.bytes() {
+            num = num
+                .mul(&base, 0)
+                .add(&Num::from_i64(digit(b).min(top) as i64));
+            den = den.mul(&base, 0);
+        }
+        n.add(&num.div(&den, frac.len()).unwrap_or_default())
     }
 
     /// True for zero.
@@ -333,19 +358,49 @@ impl Num {
         self.mag.len().max(self.scale)
     }
 
-    /// Formats in base `obase` (fractions only in base 10), without wrapping.
+    /// The fraction in base `obase`, GNU's way: one digit for each power
+    /// of the base until the power has more digits than the scale, each
+    /// taken by multiplying the (truncated) fraction by the base.
+    fn push_fraction(&self, s: &mut String, base: &Num, obase: u32, w: usize) {
+        if self.scale == 0 {
+            return;
+        }
+        s.push('.');
+        let mut frac = self.sub(&self.rescale(0));
+        frac.neg = false;
+        let mut power = Num::from_i64(1);
+        let mut first = true;
+        while power.mag.len() <= self.scale {
+            frac = frac.mul(base, self.scale);
+            let d = frac.to_i64().unwrap_or(0);
+            frac = frac.sub(&Num::from_i64(d));
+            if obase <= 16 {
+                s.push(
+                    char::from_digit(d as u32, 16)
+                        .unwrap_or('0')
+                        .to_ascii_uppercase(),
+                );
+            } else {
+                let sep = if first { "" } else { " " };
+                s.push_str(&format!("{sep}{d:0w$}"));
+            }
+            first = false;
+            power = power.mul(base, 0);
+        }
+    }
+
+    /// Formats in base `obase`, without wrapping.
     pub fn format(&self, obase: u32) -> String {
         let mut s = String::new();
         if self.neg {
             s.push('-');
         }
         if obase != 10 {
+            if self.is_zero() {
+                return "0".into();
+            }
             let mut int = self.rescale(0);
             int.neg = false;
-            if int.is_zero() {
-                s.push('0');
-                return s;
-            }
             let base = Num::from_i64(obase as i64);
             let mut digits = Vec::new();
             while !int.is_zero() {
@@ -358,14 +413,15 @@ impl Num {
                 digits.push(r);
                 int = q;
             }
+            let w = (obase - 1).to_string().len();
             for d in digits.iter().rev() {
                 if obase <= 16 {
                     s.push(char::from_digit(*d, 16).unwrap_or('0').to_ascii_uppercase());
                 } else {
-                    let w = (obase - 1).to_string().len();
                     s.push_str(&format!(" {d:0w$}"));
                 }
             }
+            self.push_fraction(&mut s, &base, obase, w);
             return s;
         }
         let int = self.mag.get(self.scale..).unwrap_or(&[]);

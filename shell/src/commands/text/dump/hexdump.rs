@@ -1,6 +1,8 @@
 //! `hexdump` (and `hd`): the canonical `-C` form, the default 2-byte hex
-//! words, and `-x -d -o -c -b`, with `-n -s -v`.
+//! words, `-x -d -o -c -b`, and `-e FORMAT` ([`super::hexfmt`]), with `-n
+//! -s -v`.
 
+use super::hexfmt::Format;
 use super::{common, lines, parse_size, read_all};
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
@@ -18,6 +20,7 @@ Options:
  -d, --two-bytes-decimal   two-byte decimal display
  -o, --two-bytes-octal     two-byte octal display
  -x, --two-bytes-hex       two-byte hexadecimal display
+ -e, --format <format>     format string to be used for displaying data
  -n, --length <length>     interpret only length bytes of input
  -s, --skip <offset>       skip offset bytes from the beginning
  -v, --no-squeezing        output identical lines
@@ -31,6 +34,7 @@ const SPEC: &[OptSpec] = &[
     opt("d", Some('d'), Some("two-bytes-decimal"), Arg::None),
     opt("o", Some('o'), Some("two-bytes-octal"), Arg::None),
     opt("x", Some('x'), Some("two-bytes-hex"), Arg::None),
+    opt("e", Some('e'), Some("format"), Arg::Required),
     opt("n", Some('n'), Some("length"), Arg::Required),
     opt("s", Some('s'), Some("skip"), Arg::Required),
     opt("v", Some('v'), Some("no-squeezing"), Arg::None),
@@ -52,6 +56,77 @@ fn char_field(b: u8) -> String {
     }
 }
 
+/// `-s` and `-n`: the bytes to skip and to show at most. `Err` is the
+/// status after the message.
+fn range(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Result<(usize, Option<usize>), i32> {
+    let skip = match p.last("s").map(parse_size) {
+        None => 0,
+        Some(Some(n)) => n as usize,
+        Some(None) => {
+            common::err(ctx.stderr, "hexdump", "invalid skip argument");
+            return Err(1);
+        }
+    };
+    let len = match p.last("n").map(parse_size) {
+        None => None,
+        Some(Some(n)) => Some(n as usize),
+        Some(None) => {
+            common::err(ctx.stderr, "hexdump", "invalid length argument");
+            return Err(1);
+        }
+    };
+    Ok((skip, len))
+}
+
+/// util-linux's formats for the display options, used when they are given
+/// along with `-e` (each option adds its formats where it stands).
+fn builtin_formats(id: &str) -> &'static [&'static str] {
+    const END: &str = r#""%07.7_Ax\n""#;
+    match id {
+        "C" => &[
+            r#""%08.8_Ax\n""#,
+            r#""%08.8_ax  " 8/1 "%02x " "  " 8/1 "%02x ""#,
+            r#""  |" 16/1 "%_p" "|\n""#,
+        ],
+        "b" => &[END, r#""%07.7_ax " 16/1 "%03o " "\n""#],
+        "c" => &[END, r#""%07.7_ax " 16/1 "%3_c " "\n""#],
+        "d" => &[END, r#""%07.7_ax " 8/2 "  %05u " "\n""#],
+        "o" => &[END, r#""%07.7_ax " 8/2 " %06o " "\n""#],
+        "x" => &[END, r#""%07.7_ax " 8/2 "   %04x " "\n""#],
+        _ => &[],
+    }
+}
+
+/// The `-e` formats, parsed, with those of the display options given
+/// along with them, in order (none without `-e`). `Err` is the status
+/// after the message.
+fn formats(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Result<Vec<Format>, i32> {
+    if !p.has("e") {
+        return Ok(Vec::new());
+    }
+    let mut texts: Vec<&str> = Vec::new();
+    if ctx.args[0] == "hd" {
+        texts.extend(builtin_formats("C"));
+    }
+    for (id, v) in &p.opts {
+        match *id {
+            "e" => texts.push(v.as_deref().unwrap_or("")),
+            other => texts.extend(builtin_formats(other)),
+        }
+    }
+    let mut parsed = Vec::new();
+    for text in texts {
+        match super::hexfmt::parse(text) {
+            Ok(f) => parsed.push(f),
+            Err(e) => {
+                common::err(ctx.stderr, "hexdump", e);
+                return Err(1);
+            }
+        }
+    }
+    Ok(parsed)
+}
+
 /// `hexdump` / `hd`
 pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
     let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
@@ -68,21 +143,13 @@ pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
         .iter()
         .rev()
         .find_map(|(id, _)| ["b", "c", "d", "o", "x"].contains(id).then_some(*id));
-    let skip = match p.last("s").map(parse_size) {
-        None => 0,
-        Some(Some(n)) => n as usize,
-        Some(None) => {
-            common::err(ctx.stderr, "hexdump", "invalid skip argument");
-            return 1;
-        }
+    let (skip, len) = match range(ctx, &p) {
+        Ok(r) => r,
+        Err(s) => return s,
     };
-    let len = match p.last("n").map(parse_size) {
-        None => None,
-        Some(Some(n)) => Some(n as usize),
-        Some(None) => {
-            common::err(ctx.stderr, "hexdump", "invalid length argument");
-            return 1;
-        }
+    let formats = match formats(ctx, &p) {
+        Ok(f) => f,
+        Err(s) => return s,
     };
     let data = match read_all(ctx, &p.operands, len.map(|n| (skip + n) as u64)) {
         Ok(d) => d,
@@ -93,9 +160,11 @@ pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
         .map(|l| (start + l).min(data.len()))
         .unwrap_or(data.len());
     let d = &data[start..end];
-    let mut out = String::new();
     let verbose = p.has("v");
-    if canonical {
+    let mut out = String::new();
+    if !formats.is_empty() {
+        out = super::hexfmt::dump(&formats, d, start as u64, verbose);
+    } else if canonical {
         lines(
             d,
             16,

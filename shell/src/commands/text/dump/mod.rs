@@ -3,6 +3,7 @@
 //! the `*` line that stands for repeated lines.
 
 pub mod hexdump;
+pub mod hexfmt;
 pub mod od;
 pub mod xxd;
 
@@ -18,6 +19,19 @@ pub fn read_all(
     operands: &[String],
     max: Option<u64>,
 ) -> Result<Vec<u8>, i32> {
+    match read_some(ctx, operands, max) {
+        (data, true) => Ok(data),
+        _ => Err(1),
+    }
+}
+
+/// As [`read_all`], but keeps what could be read: the data and whether
+/// every operand was read (an unreadable one is reported).
+pub fn read_some(
+    ctx: &mut CommandCtx<'_>,
+    operands: &[String],
+    max: Option<u64>,
+) -> (Vec<u8>, bool) {
     let stdin = ["-".to_string()];
     let names = if operands.is_empty() {
         &stdin[..]
@@ -39,7 +53,7 @@ pub fn read_all(
             }
         }
     }
-    if ok { Ok(data) } else { Err(1) }
+    (data, ok)
 }
 
 /// Formats `data` in lines of `width` bytes with `line(offset, bytes)`,

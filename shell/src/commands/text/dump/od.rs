@@ -1,7 +1,9 @@
-//! `od`: dump bytes in octal, hex, decimal, characters (`-A -t -j -N -w -v`
-//! and the traditional `-b -c -d -o -s -x -a -i -l`).
+//! `od`: dump bytes in octal, hex, decimal, characters, floats (`-A -t -j
+//! -N -w -v`, the traditional `-a -b -c -d -f -i -l -o -s -x` and GNU's
+//! undocumented `-B -D -e -F -h -H -I -L -O -X`), with the old operand forms
+//! `od FILE [+]OFFSET` and `od --traditional FILE OFFSET LABEL`.
 
-use super::{common, lines, parse_size, read_all};
+use super::{common, lines, parse_size, read_some};
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
 
@@ -26,6 +28,7 @@ Traditional format specifications may be intermixed:
   -b   same as -t o1, select octal bytes
   -c   same as -t c,  select printable characters or backslash escapes
   -d   same as -t u2, select unsigned decimal 2-byte units
+  -f   same as -t fF, select floats
   -i   same as -t dI, select decimal ints
   -l   same as -t dL, select decimal longs
   -o   same as -t o2, select octal 2-byte units
@@ -36,6 +39,7 @@ TYPE is made up of one or more of these specifications:
   a          named character, ignoring high-order bit
   c          printable character or backslash escape
   d[SIZE]    signed decimal, SIZE bytes per integer
+  f[SIZE]    floating point, SIZE bytes per float
   o[SIZE]    octal, SIZE bytes per integer
   u[SIZE]    unsigned decimal, SIZE bytes per integer
   x[SIZE]    hexadecimal, SIZE bytes per integer
@@ -59,6 +63,18 @@ const SPEC: &[OptSpec] = &[
     opt("o", Some('o'), None, Arg::None),
     opt("s", Some('s'), None, Arg::None),
     opt("x", Some('x'), None, Arg::None),
+    opt("f", Some('f'), None, Arg::None),
+    opt("B", Some('B'), None, Arg::None),
+    opt("D", Some('D'), None, Arg::None),
+    opt("e", Some('e'), None, Arg::None),
+    opt("F", Some('F'), None, Arg::None),
+    opt("h", Some('h'), None, Arg::None),
+    opt("H", Some('H'), None, Arg::None),
+    opt("I", Some('I'), None, Arg::None),
+    opt("L", Some('L'), None, Arg::None),
+    opt("O", Some('O'), None, Arg::None),
+    opt("X", Some('X'), None, Arg::None),
+    opt("traditional", None, Some("traditional"), Arg::None),
     opt("help", None, Some("help"), Arg::None),
 ];
 
@@ -87,6 +103,9 @@ impl Ty {
             ('d', 1) => 4,
             ('d', 2) => 6,
             ('d', 4) => 11,
+            // GNU's bounds: sign, 9 (17) digits, point, exponent.
+            ('f', 4) => 15,
+            ('f', _) => 24,
             _ => 20,
         }
     }
@@ -126,6 +145,7 @@ impl Ty {
             'o' => format!("{u:0w$o}", w = self.digits()),
             'x' => format!("{u:0w$x}", w = self.digits()),
             'u' => u.to_string(),
+            'f' => float_text(u, self.size),
             _ => {
                 let bits = self.size * 8;
                 let s = if bits == 64 {
@@ -139,6 +159,71 @@ impl Ty {
     }
 }
 
+/// The size after `f` in a type string (`F` 4, `D` 8, or digits); `None`
+/// when none is given. Long double (`L`, 16 bytes) is not decoded here.
+fn float_size(spec: &str, b: &[u8], i: &mut usize) -> Result<Option<usize>, String> {
+    let size = match b[*i] {
+        b'F' => 4,
+        b'D' => 8,
+        b'L' => return Err("long double formats (fL) are not supported in the sandbox".into()),
+        c if c.is_ascii_digit() => {
+            let st = *i;
+            while *i < b.len() && b[*i].is_ascii_digit() {
+                *i += 1;
+            }
+            let size = spec[st..*i].parse().unwrap_or(0);
+            if size != 4 && size != 8 {
+                return Err(format!(
+                    "invalid type string '{spec}';\nthis system doesn't provide a {size}-byte floating point type"
+                ));
+            }
+            return Ok(Some(size));
+        }
+        _ => return Ok(None),
+    };
+    *i += 1;
+    Ok(Some(size))
+}
+
+/// A float as GNU od shows it: the shortest `%g` (from FLT_DIG/DBL_DIG
+/// digits up) that reads back as the same value, as gnulib's `ftoastr`.
+fn float_text(bits: u64, size: usize) -> String {
+    let (x, negative, min_normal, first_prec, max_prec) = if size == 4 {
+        let f = f32::from_bits(bits as u32);
+        (
+            f as f64,
+            f.is_sign_negative(),
+            f32::MIN_POSITIVE as f64,
+            6,
+            9,
+        )
+    } else {
+        let f = f64::from_bits(bits);
+        (f, f.is_sign_negative(), f64::MIN_POSITIVE, 15, 17)
+    };
+    let sign = if negative { "-" } else { "" };
+    if x.is_nan() {
+        return format!("{sign}nan");
+    }
+    if x.is_infinite() {
+        return format!("{sign}inf");
+    }
+    let start = if x.abs() < min_normal { 1 } else { first_prec };
+    let mut text = String::new();
+    for prec in start..=max_prec {
+        text = crate::commands::awk::printf::format_number(&format!("%.{prec}g"), x);
+        let back = if size == 4 {
+            text.parse::<f32>().map(|v| v as f64)
+        } else {
+            text.parse::<f64>()
+        };
+        if back.is_ok_and(|v| v == x) {
+            break;
+        }
+    }
+    text
+}
+
 fn parse_type(spec: &str, out: &mut Vec<Ty>) -> Result<(), String> {
     let b = spec.as_bytes();
     let mut i = 0;
@@ -148,7 +233,7 @@ fn parse_type(spec: &str, out: &mut Vec<Ty>) -> Result<(), String> {
         let mut size = match kind {
             'a' | 'c' => 1,
             'd' | 'o' | 'u' | 'x' => 4,
-            'f' => return Err("floating-point formats are not supported in the sandbox".into()),
+            'f' => 8,
             _ => {
                 return Err(format!(
                     "invalid character '{kind}' in type string '{spec}'"
@@ -187,6 +272,9 @@ fn parse_type(spec: &str, out: &mut Vec<Ty>) -> Result<(), String> {
                 }
                 _ => {}
             }
+        }
+        if kind == 'f' && i < b.len() {
+            size = float_size(spec, b, &mut i)?.unwrap_or(size);
         }
         let z = b.get(i) == Some(&b'z');
         if z {
@@ -228,7 +316,14 @@ fn parse_options(p: &common::Parsed) -> Result<OdOptions, String> {
             "l" => parse_type("dL", &mut types),
             "o" => parse_type("o2", &mut types),
             "s" => parse_type("d2", &mut types),
-            "x" => parse_type("x2", &mut types),
+            "x" | "h" => parse_type("x2", &mut types),
+            "f" => parse_type("fF", &mut types),
+            "e" | "F" => parse_type("fD", &mut types),
+            "B" => parse_type("o2", &mut types),
+            "D" => parse_type("u4", &mut types),
+            "H" | "X" => parse_type("x4", &mut types),
+            "I" | "L" => parse_type("dL", &mut types),
+            "O" => parse_type("o4", &mut types),
             "A" => match v {
                 "o" | "d" | "x" | "n" => {
                     radix = v.chars().next().unwrap();
@@ -322,10 +417,17 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         }
     };
-    let data = match read_all(ctx, &p.operands, limit.map(|n| skip.saturating_add(n))) {
-        Ok(d) => d,
-        Err(s) => return s,
+    let modern = ["A", "j", "N", "t", "v", "w"].iter().any(|o| p.has(o));
+    let old = match old_operands(&p.operands, p.has("traditional"), modern) {
+        Ok(o) => o,
+        Err(extra) => return extra_operand(ctx, &extra),
     };
+    let skip = old.skip.unwrap_or(skip);
+    // GNU dumps what it can read and fails afterwards.
+    let (data, all_read) = read_some(ctx, &old.files, limit.map(|n| skip.saturating_add(n)));
+    if !all_read && data.is_empty() {
+        return 1;
+    }
     if skip > data.len() as u64 {
         common::err(ctx.stderr, "od", "cannot skip past end of combined input");
         return 1;
@@ -336,15 +438,13 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
         .unwrap_or(data.len());
     let data = &data[start..end];
     let widths = column_widths(&types, width);
-    let addr = |off: u64| -> String {
-        match radix {
-            'd' => format!("{off:07}"),
-            'x' => format!("{off:06x}"),
-            'n' => String::new(),
-            _ => format!("{off:07o}"),
-        }
+    let addresses = Addresses {
+        radix,
+        label: old.label,
+        skip,
     };
-    let addr_width = addr(0).len();
+    let addr = |off: u64| addresses.text(off);
+    let addr_width = addresses.pad_width();
     let mut out = String::new();
     lines(
         data,
@@ -384,12 +484,157 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
         },
         &mut out,
     );
-    if radix != 'n' {
+    if radix != 'n' || old.label.is_some() {
         out.push_str(&addr(skip + data.len() as u64));
         out.push('\n');
     }
-    if ctx.stdout.write_all(out.as_bytes()).is_err() {
+    if ctx.stdout.write_all(out.as_bytes()).is_err() || !all_read {
         return 1;
     }
     0
+}
+
+/// `--traditional` with two files: GNU's usage error.
+fn extra_operand(ctx: &mut CommandCtx<'_>, extra: &str) -> i32 {
+    common::err(ctx.stderr, "od", format!("extra operand '{extra}'"));
+    common::err(
+        ctx.stderr,
+        "od",
+        "compatibility mode supports at most one file",
+    );
+    let _ = writeln!(ctx.stderr, "Try 'od --help' for more information.");
+    1
+}
+
+/// How offsets are shown: `-A`'s radix, and `--traditional`'s LABEL.
+struct Addresses {
+    radix: char,
+    label: Option<u64>,
+    skip: u64,
+}
+
+impl Addresses {
+    fn plain(off: u64, radix: char) -> String {
+        match radix {
+            'd' => format!("{off:07}"),
+            'x' => format!("{off:06x}"),
+            'n' => String::new(),
+            _ => format!("{off:07o}"),
+        }
+    }
+
+    /// The offset of a line. With a LABEL, GNU adds the pseudo-address in
+    /// parentheses; with -An it shows the real offset (octal) there.
+    fn text(&self, off: u64) -> String {
+        match self.label {
+            None => Self::plain(off, self.radix),
+            Some(_) if self.radix == 'n' => format!("({})", Self::plain(off, 'o')),
+            Some(label) => {
+                let shown = off.wrapping_add(label).wrapping_sub(self.skip);
+                format!(
+                    "{} ({})",
+                    Self::plain(off, self.radix),
+                    Self::plain(shown, self.radix)
+                )
+            }
+        }
+    }
+
+    /// The blanks before the other types' lines: as without a label.
+    fn pad_width(&self) -> usize {
+        match (self.radix, self.label) {
+            ('n', Some(_)) => 7,
+            _ => Self::plain(0, self.radix).len(),
+        }
+    }
+}
+
+/// The operands once the old forms are taken out.
+struct OldOperands {
+    files: Vec<String>,
+    /// `[+]OFFSET`: bytes to skip (overrides `-j`).
+    skip: Option<u64>,
+    /// `--traditional`'s LABEL: the pseudo-address of the first byte.
+    label: Option<u64>,
+}
+
+/// GNU's reading of the operands: without options of the modern form
+/// (`-A -j -N -t -v -w`), `FILE [+]OFFSET` skips OFFSET when it starts
+/// with `+` or (with two operands) a digit; `--traditional` also takes a
+/// lone OFFSET and `FILE OFFSET LABEL`, and at most one file. `Err` is the
+/// extra operand.
+fn old_operands(ops: &[String], traditional: bool, modern: bool) -> Result<OldOperands, String> {
+    let mut r = OldOperands {
+        files: ops.to_vec(),
+        skip: None,
+        label: None,
+    };
+    if modern && !traditional {
+        return Ok(r);
+    }
+    match ops.len() {
+        1 if traditional || ops[0].starts_with('+') => {
+            if let Some(o) = old_offset(&ops[0]) {
+                r.skip = Some(o);
+                r.files.clear();
+            }
+        }
+        2 if traditional
+            || ops[1].starts_with('+')
+            || ops[1].starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            if let Some(o2) = old_offset(&ops[1]) {
+                match old_offset(&ops[0]).filter(|_| traditional) {
+                    Some(o1) => {
+                        r.skip = Some(o1);
+                        r.label = Some(o2);
+                        r.files.clear();
+                    }
+                    None => {
+                        r.skip = Some(o2);
+                        r.files.truncate(1);
+                    }
+                }
+            }
+        }
+        3 if traditional => {
+            if let (Some(o1), Some(o2)) = (old_offset(&ops[1]), old_offset(&ops[2])) {
+                r.skip = Some(o1);
+                r.label = Some(o2);
+                r.files.truncate(1);
+            }
+        }
+        _ => {}
+    }
+    if traditional && r.files.len() > 1 {
+        return Err(r.files[1].clone());
+    }
+    Ok(r)
+}
+
+/// `[+]OFFSET[.][b]`: octal, hex after `0x`, decimal when it holds a `.`
+/// (which GNU's suffix check then refuses), times 512 after `b`, 1024
+/// after `B`.
+fn old_offset(s: &str) -> Option<u64> {
+    let s = s.strip_prefix('+').unwrap_or(s);
+    let (body, radix) = if s.contains('.') {
+        (s, 10)
+    } else if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (h, 16)
+    } else {
+        (s, 8)
+    };
+    let end = body
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(body.len());
+    if end == 0 {
+        return None;
+    }
+    let n = u64::from_str_radix(&body[..end], radix).ok()?;
+    match &body[end..] {
+        "" => Some(n),
+        "b" => n.checked_mul(512),
+        "B" => n.checked_mul(1024),
+        _ => None,
+    }
 }

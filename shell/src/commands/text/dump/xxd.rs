@@ -111,16 +111,39 @@ fn hex(b: u8, upper: bool) -> String {
     }
 }
 
-/// `-r -p`: every pair of hex digits is a byte; anything else is skipped.
+/// `-r -p`, as xxd decodes it: blanks and newlines are skipped; two hex
+/// digits in a row make a byte; one other character breaks a pair, and
+/// after a byte two of them in a row (three non-digits counting the
+/// pair's end) drop the rest of the line. Garbage before the first digit
+/// is ignored.
 fn revert_plain(data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut hi: Option<u8> = None;
-    for &b in data {
-        if let Some(v) = hexval(b) {
-            match hi.take() {
-                None => hi = Some(v),
-                Some(h) => out.push(h << 4 | v),
+    // The last three characters' digit values (-1: not a digit).
+    let (mut n1, mut n2): (i16, i16) = (-1, 0);
+    let mut ignore_garbage = true;
+    let mut i = 0;
+    while i < data.len() {
+        let c = data[i];
+        i += 1;
+        if matches!(c, b'\r' | b' ' | b'\n' | b'\t') {
+            continue;
+        }
+        let n3 = n2;
+        n2 = n1;
+        n1 = hexval(c).map_or(-1, i16::from);
+        if n1 < 0 && ignore_garbage {
+            continue;
+        }
+        ignore_garbage = false;
+        if n2 >= 0 && n1 >= 0 {
+            out.push(((n2 << 4) | n1) as u8);
+            n1 = -1;
+        } else if n1 < 0 && n2 < 0 && n3 < 0 {
+            match memchr::memchr(b'\n', &data[i..]) {
+                Some(nl) => i += nl + 1,
+                None => i = data.len(),
             }
+            ignore_garbage = true;
         }
     }
     out

@@ -2,7 +2,7 @@
 //! know `$`), runs the compiled program over the pattern space, and writes
 //! output the GNU way (a missing final newline stays missing).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::rc::Rc;
 
@@ -40,6 +40,10 @@ pub enum End {
 struct Range {
     active: bool,
     end: u64,
+    /// The range has begun once: a line-number first address (`N,...`,
+    /// `0,/re/`) starts it on the first line at or past N that reaches the
+    /// command (GNU: a `d` before it may skip line N), but only once.
+    started: bool,
 }
 
 enum Queued {
@@ -85,6 +89,10 @@ pub struct Machine<'a> {
     last_re: Option<Rc<Regex>>,
     slots: HashMap<*const Regex, Slots>,
     wfiles: HashMap<String, Vec<u8>>,
+    /// The `w` files (and `w /dev/stdout`, which GNU keeps as an output of
+    /// its own) whose last line went out without its newline: the next
+    /// write to them adds it first.
+    wfiles_missing_nl: HashSet<String>,
     rfiles: HashMap<String, (Rc<Vec<u8>>, usize)>,
     queue: Vec<Queued>,
     /// Errors that do not stop the run (unreadable input files).
@@ -219,6 +227,7 @@ impl<'a> Machine<'a> {
             last_re: None,
             slots: HashMap::new(),
             wfiles,
+            wfiles_missing_nl: HashSet::new(),
             rfiles: HashMap::new(),
             queue: Vec::new(),
             status: 0,
@@ -375,51 +384,57 @@ impl<'a> Machine<'a> {
         let mut r = self.ranges[pc];
         let res = if !r.active {
             let zero = matches!(a1, Addr::Zero);
-            if !zero && !hit1(self, input, err)? {
+            let numbered = match a1 {
+                Addr::Zero => Some(0),
+                Addr::Line(n) => Some(*n),
+                _ => None,
+            };
+            let hit = match numbered {
+                Some(first) => !r.started && l >= first,
+                None => hit1(self, input, err)?,
+            };
+            if !hit {
                 return Ok(false);
             }
-            if zero && l != 1 {
-                // `0,/re/` is active from the first line only.
+            r.started = true;
+            if let (Some(first), Addr2::Line(last)) = (numbered, a2)
+                && l > first
+                && l > *last
+            {
+                // Started late, already past the end: nothing to select.
+                self.ranges[pc] = r;
                 return Ok(false);
             }
             match a2 {
                 Addr2::Line(n) => {
                     if *n > l {
-                        r = Range {
-                            active: true,
-                            end: *n,
-                        };
+                        r.active = true;
+                        r.end = *n;
                     }
                 }
                 Addr2::Plus(n) => {
                     if *n > 0 {
-                        r = Range {
-                            active: true,
-                            end: l + n,
-                        };
+                        r.active = true;
+                        r.end = l + n;
                     }
                 }
                 Addr2::Tilde(n) => {
-                    if *n > 0 && !l.is_multiple_of(*n) {
-                        r = Range {
-                            active: true,
-                            end: l.div_ceil(*n) * n,
-                        };
+                    // GNU ends at the next multiple after this line, even
+                    // when this line is one (`3,~3` is 3-6).
+                    if *n > 0 {
+                        r.active = true;
+                        r.end = (l / n + 1) * n;
                     }
                 }
                 Addr2::Last => {
                     if !input.is_last(self, err) {
-                        r = Range {
-                            active: true,
-                            end: 0,
-                        };
+                        r.active = true;
+                        r.end = 0;
                     }
                 }
                 Addr2::Re(re) => {
-                    r = Range {
-                        active: true,
-                        end: 0,
-                    };
+                    r.active = true;
+                    r.end = 0;
                     if zero && self.re_match(re, &sp.ps, err)? {
                         r.active = false;
                     }
@@ -514,11 +529,12 @@ impl<'a> Machine<'a> {
                     return Ok(Next::Continue);
                 }
                 Kind::DeleteFirst => return self.delete_first(sp, sink),
-                Kind::Print => self.write_out(sink, &sp.ps, true)?,
-                Kind::PrintFirst => {
-                    let end = memchr::memchr(b'\n', &sp.ps).unwrap_or(sp.ps.len());
-                    self.write_out(sink, &sp.ps[..end], true)?;
-                }
+                Kind::Print => self.write_out(sink, &sp.ps, sp.nl)?,
+                Kind::PrintFirst => match memchr::memchr(b'\n', &sp.ps) {
+                    Some(end) => self.write_out(sink, &sp.ps[..end], true)?,
+                    // One line only: as `p` (a missing newline stays missing).
+                    None => self.write_out(sink, &sp.ps, sp.nl)?,
+                },
                 Kind::Next | Kind::NextAppend => {
                     let append = matches!(cmd.kind, Kind::NextAppend);
                     if let Some(next) = self.next_line(append, sp, input, sink, err)? {
@@ -543,10 +559,10 @@ impl<'a> Machine<'a> {
                         self.queue.push(Queued::Text(l));
                     }
                 }
-                Kind::Write(f) => self.write_file(f, &sp.ps, sink)?,
+                Kind::Write(f) => self.write_file(f, &sp.ps, sp.nl, sink)?,
                 Kind::WriteFirst(f) => {
                     let end = memchr::memchr(b'\n', &sp.ps).unwrap_or(sp.ps.len());
-                    self.write_file(f, &sp.ps[..end], sink)?;
+                    self.write_file(f, &sp.ps[..end], true, sink)?;
                 }
                 Kind::Subst(s) => self.subst_command(s, sp, sink, err)?,
                 Kind::Translate(map) => {
@@ -596,10 +612,10 @@ impl<'a> Machine<'a> {
         if self.subst(s, sp, err)? {
             sp.replaced = true;
             for _ in 0..s.print {
-                self.write_out(sink, &sp.ps, true)?;
+                self.write_out(sink, &sp.ps, sp.nl)?;
             }
             if let Some(f) = &s.wfile {
-                self.write_file(f, &sp.ps, sink)?;
+                self.write_file(f, &sp.ps, sp.nl, sink)?;
             }
         }
         Ok(())
@@ -676,13 +692,35 @@ impl<'a> Machine<'a> {
         sink.w.write_all(data).map_err(|_| End::Fatal(4))
     }
 
-    fn write_file(&mut self, f: &str, data: &[u8], sink: &mut Sink<'_>) -> Flow {
+    /// `w`/`W`/`s///w`: appends `data` to the file's content (a line that
+    /// lacked its newline in the input goes out without it, as with `p`).
+    fn write_file(&mut self, f: &str, data: &[u8], nl: bool, sink: &mut Sink<'_>) -> Flow {
+        let sep = self.set.sep;
+        let missing = if nl {
+            self.wfiles_missing_nl.remove(f)
+        } else {
+            !self.wfiles_missing_nl.insert(f.to_string())
+        };
         if f == "/dev/stdout" {
-            return self.write_out(sink, data, true);
+            let w = &mut sink.w;
+            let put = |w: &mut &mut dyn Write, b: &[u8]| w.write_all(b).map_err(|_| End::Fatal(4));
+            if missing {
+                put(w, &[sep])?;
+            }
+            put(w, data)?;
+            if nl {
+                put(w, &[sep])?;
+            }
+            return Ok(());
         }
         let buf = self.wfiles.entry(f.to_string()).or_default();
+        if missing {
+            buf.push(sep);
+        }
         buf.extend_from_slice(data);
-        buf.push(self.set.sep);
+        if nl {
+            buf.push(sep);
+        }
         Ok(())
     }
 

@@ -520,17 +520,18 @@ impl P<'_> {
         }
     }
 
+    /// A label of `:`, `b`, `t`, `T`: it ends at a blank, newline, `;`,
+    /// `}` or `#` (GNU 4.9), so `b l }` and `b l}` close a block.
     fn label(&mut self) -> Vec<u8> {
         self.skip_ws();
         let st = self.i;
-        while self.peek().is_some_and(|c| c != b'\n' && c != b';') {
+        while self
+            .peek()
+            .is_some_and(|c| !matches!(c, b'\n' | b';' | b'}' | b'#') && !is_space(c))
+        {
             self.i += 1;
         }
-        let mut l = self.s[st..self.i].to_vec();
-        while l.last().is_some_and(|c| is_space(*c)) {
-            l.pop();
-        }
-        l
+        self.s[st..self.i].to_vec()
     }
 
     fn filename(&mut self) -> String {
@@ -748,6 +749,9 @@ impl P<'_> {
                     };
                     self.i += 1;
                     match n {
+                        // `\` + the delimiter is the delimiter itself, even
+                        // a digit or `n` (`s1a1\11` writes a `1`).
+                        _ if n == delim => lit.push(n),
                         b'0'..=b'9' => {
                             flush(&mut lit, &mut v);
                             v.push(Repl::Group((n - b'0') as usize));
