@@ -170,6 +170,52 @@ fn refusal(line: &Line) -> Option<String> {
     }
 }
 
+/// Writes one reply line and flushes it; an answer to a pending request
+/// takes it off the list. False when the client's end is gone.
+async fn send_line(output: &mut (impl AsyncWrite + Unpin), pending: &Pending, line: &str) -> bool {
+    if let Ok(reply) = serde_json::from_str::<Value>(line)
+        && reply.get("method").is_none()
+        && let Some(id) = reply.get("id")
+    {
+        pending.ids().remove(&id.to_string());
+        pending.answered.notify_waiters();
+    }
+    output.write_all(line.as_bytes()).await.is_ok()
+        && output.write_all(b"\n").await.is_ok()
+        && output.flush().await.is_ok()
+}
+
+/// Writes the server's responses and the refusals to `output`, a line at a
+/// time, until the server's output ends or the client's end is gone.
+async fn write_replies(
+    mut output: impl AsyncWrite + Unpin,
+    responses: impl AsyncBufRead + Unpin,
+    mut errors: mpsc::UnboundedReceiver<String>,
+    pending: Arc<Pending>,
+) {
+    let mut responses = responses.lines();
+    loop {
+        let line = tokio::select! {
+            biased;
+            Some(e) = errors.recv() => e,
+            r = responses.next_line() => match r {
+                Ok(Some(line)) => line,
+                _ => break,
+            },
+        };
+        if !send_line(&mut output, &pending, &line).await {
+            return;
+        }
+    }
+    // The server's output ended (end of input, after its last answer):
+    // refusals read before that still go out.
+    while let Ok(e) = errors.try_recv() {
+        if !send_line(&mut output, &pending, &e).await {
+            return;
+        }
+    }
+}
+
 /// Wraps `input`/`output`: returns the pair rmcp should use.
 pub fn frame(
     input: impl AsyncRead + Unpin + Send + 'static,
@@ -177,7 +223,7 @@ pub fn frame(
 ) -> (DuplexStream, DuplexStream) {
     let (server_in, mut feed) = tokio::io::duplex(1 << 16);
     let (server_out, responses) = tokio::io::duplex(1 << 16);
-    let (errors_tx, mut errors_rx) = mpsc::unbounded_channel::<String>();
+    let (errors_tx, errors_rx) = mpsc::unbounded_channel::<String>();
     let pending = Arc::new(Pending::default());
     let reader_pending = pending.clone();
 
@@ -211,31 +257,31 @@ pub fn frame(
         reader_pending.all_answered().await;
     });
 
-    tokio::spawn(async move {
-        let mut output = output;
-        let mut responses = BufReader::new(responses).lines();
-        loop {
-            let line = tokio::select! {
-                r = responses.next_line() => match r {
-                    Ok(Some(line)) => line,
-                    _ => break,
-                },
-                Some(e) = errors_rx.recv() => e,
-            };
-            if let Ok(reply) = serde_json::from_str::<Value>(&line)
-                && reply.get("method").is_none()
-                && let Some(id) = reply.get("id")
-            {
-                pending.ids().remove(&id.to_string());
-                pending.answered.notify_waiters();
-            }
-            if output.write_all(line.as_bytes()).await.is_err()
-                || output.write_all(b"\n").await.is_err()
-                || output.flush().await.is_err()
-            {
-                break;
-            }
-        }
-    });
+    tokio::spawn(write_replies(
+        output,
+        BufReader::new(responses),
+        errors_rx,
+        pending,
+    ));
     (server_in, server_out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A refusal still queued when the server's output ends goes out (it
+    /// used to race the end of the output and was lost half the time).
+    #[tokio::test]
+    async fn a_refusal_queued_at_the_end_of_the_servers_output_goes_out() {
+        for _ in 0..100 {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tx.send(error_line(&Value::from(5), -32600, "Invalid request"))
+                .unwrap();
+            let mut out = Vec::new();
+            write_replies(&mut out, &b""[..], rx, Arc::default()).await;
+            let out = String::from_utf8(out).unwrap();
+            assert!(out.contains(r#""id":5"#), "{out:?}");
+        }
+    }
 }
