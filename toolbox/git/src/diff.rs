@@ -9,10 +9,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use gix_hash::ObjectId;
-use imara_diff::{Algorithm, Diff, InternedInput};
+use imara_diff::{Algorithm, Diff, IndentHeuristic, IndentLevel, InternedInput};
 
 use crate::error::Result;
 use crate::repo::Repo;
+use crate::slide::Changes;
 use crate::worktree;
 
 /// One side's version of a path: mode and blob id; `work` when the bytes
@@ -175,9 +176,11 @@ pub fn changes_with_renames(
     a: &Side,
     b: &Side,
     keep: &dyn Fn(&str) -> bool,
+    check: Check<'_>,
 ) -> Result<Vec<Change>> {
     let mut out = changes(a, b, keep, true);
-    pair_similar(repo, &mut out)?;
+    check()?;
+    pair_similar(repo, &mut out, check)?;
     Ok(out)
 }
 
@@ -246,8 +249,9 @@ fn copied_bytes(src: &[(u32, u64)], dst: &[(u32, u64)]) -> u64 {
 /// Pairs the remaining deleted and added regular files by similarity, as
 /// git's diffcore-rename does: every pair scored (at most 4 candidates kept
 /// per added file), best scores first (a same file name wins a tie), each
-/// file in at most one rename.
-fn pair_similar(repo: &Repo<'_>, changes: &mut Vec<Change>) -> Result<()> {
+/// file in at most one rename. `check` is asked per file loaded and per
+/// added file scored (a row of up to 1,000 pairs).
+fn pair_similar(repo: &Repo<'_>, changes: &mut Vec<Change>, check: Check<'_>) -> Result<()> {
     let regular = |v: &Version| v.mode == 0o100644 || v.mode == 0o100755;
     let deleted: Vec<usize> = (0..changes.len())
         .filter(|&i| changes[i].new.is_none() && changes[i].old.is_some_and(|v| regular(&v)))
@@ -267,12 +271,14 @@ fn pair_similar(repo: &Repo<'_>, changes: &mut Vec<Change>) -> Result<()> {
     };
     let mut src_data = Vec::with_capacity(deleted.len());
     for &i in &deleted {
+        check()?;
         src_data.push(load(i, &changes[i].old.expect("a deletion"))?);
     }
     let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
     // (score, same base name, added index, deleted index)
     let mut candidates: Vec<(u64, bool, usize, usize)> = Vec::new();
     for (ai, &i) in added.iter().enumerate() {
+        check()?;
         let (dst_size, dst_spans) = load(i, &changes[i].new.expect("an addition"))?;
         let mut best: Vec<(u64, bool, usize, usize)> = Vec::new();
         for (di, (src_size, src_spans)) in src_data.iter().enumerate() {
@@ -343,24 +349,85 @@ pub fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
 }
 
+/// Asks whether the run may go on: `Err(Interrupted)` once its deadline
+/// passed or it was cancelled. Every loop over unbounded input calls it
+/// (issue 18: nothing of a run may outlive it).
+pub type Check<'c> = &'c dyn Fn() -> Result<()>;
+
+/// How many lines (tokens, hunks) are handled between two [`Check`]s: a
+/// few hundred microseconds of work.
+const LINES_PER_CHECK: usize = 1 << 14;
+
 /// The changed line ranges between `old` and `new`, as git's Myers with
-/// the indent heuristic finds them.
-pub fn hunks(old: &[u8], new: &[u8]) -> Vec<imara_diff::Hunk> {
-    let input = InternedInput::new(old, new);
-    let mut diff = Diff::compute(Algorithm::Myers, &input);
-    diff.postprocess_lines(&input);
-    diff.hunks().collect()
+/// the indent heuristic finds them. `check` is asked between the phases
+/// and inside those that are ours (interning, git's hunk sliding: see
+/// [`crate::slide`]); the one call that is not (imara-diff's Myers) gets
+/// only the lines left once the common head and tail are trimmed and the
+/// lines of one side only are set aside, and its heuristics bound its cost.
+pub fn hunks(old: &[u8], new: &[u8], check: Check<'_>) -> Result<Vec<imara_diff::Hunk>> {
+    check()?;
+    let input = intern_lines(old, new, check)?;
+    check()?;
+    let mut diff = Diff::default();
+    diff.compute_with(
+        Algorithm::Myers,
+        &input.before,
+        &input.after,
+        input.interner.num_tokens(),
+    );
+    check()?;
+    let mut changes = Changes {
+        removed: (0..input.before.len() as u32)
+            .map(|i| diff.is_removed(i))
+            .collect(),
+        added: (0..input.after.len() as u32)
+            .map(|i| diff.is_added(i))
+            .collect(),
+    };
+    drop(diff);
+    check()?;
+    let mut indent = IndentHeuristic::new(|token| {
+        IndentLevel::for_ascii_line(input.interner[token].iter().copied(), 8)
+    });
+    changes.slide(&input.before, &input.after, &mut indent, check)?;
+    changes.hunks(check)
+}
+
+/// The lines of both sides interned (equal lines get equal tokens), as
+/// `InternedInput::new` does it, with `check` asked as it goes.
+fn intern_lines<'d>(
+    old: &'d [u8],
+    new: &'d [u8],
+    check: Check<'_>,
+) -> Result<InternedInput<&'d [u8]>> {
+    let mut input = InternedInput::default();
+    input.reserve_for_token_source(&old, &new);
+    for (i, line) in imara_diff::sources::byte_lines(old).enumerate() {
+        if i.is_multiple_of(LINES_PER_CHECK) {
+            check()?;
+        }
+        let token = input.interner.intern(line);
+        input.before.push(token);
+    }
+    for (i, line) in imara_diff::sources::byte_lines(new).enumerate() {
+        if i.is_multiple_of(LINES_PER_CHECK) {
+            check()?;
+        }
+        let token = input.interner.intern(line);
+        input.after.push(token);
+    }
+    Ok(input)
 }
 
 /// (insertions, deletions) between two texts.
-pub fn line_counts(old: &[u8], new: &[u8]) -> (usize, usize) {
+pub fn line_counts(old: &[u8], new: &[u8], check: Check<'_>) -> Result<(usize, usize)> {
     let mut ins = 0;
     let mut del = 0;
-    for h in hunks(old, new) {
+    for h in hunks(old, new, check)? {
         ins += h.after.len();
         del += h.before.len();
     }
-    (ins, del)
+    Ok((ins, del))
 }
 
 fn split_lines(data: &[u8]) -> Vec<&[u8]> {
@@ -385,11 +452,45 @@ fn func_line(line: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// The hunks of a unified diff with `context` lines (no file headers).
-pub fn unified(old: &[u8], new: &[u8], context: u32, out: &mut Vec<u8>) {
+/// The function-name line a hunk header shows: the nearest line above the
+/// hunk that git's default rule takes. Found as git finds it (xemit.c
+/// `get_func_line`): the search stops where the previous hunk's began and
+/// takes that hunk's answer, so a long file of hunks is scanned once.
+struct FuncLines<'d> {
+    /// Lines before this one were searched already.
+    searched_to: usize,
+    /// What that search found.
+    found: Option<&'d [u8]>,
+}
+
+impl<'d> FuncLines<'d> {
+    fn above(&mut self, lines: &[&'d [u8]], start: usize) -> Option<&'d [u8]> {
+        let from = self.searched_to.min(start);
+        if let Some(f) = (from..start).rev().find_map(|k| func_line(lines[k])) {
+            self.found = Some(f);
+        }
+        self.searched_to = start;
+        self.found
+    }
+}
+
+/// The hunks of a unified diff with `context` lines (no file headers);
+/// `check` is asked once per [`LINES_PER_CHECK`] lines written.
+pub fn unified(
+    old: &[u8],
+    new: &[u8],
+    context: u32,
+    out: &mut Vec<u8>,
+    check: Check<'_>,
+) -> Result<()> {
     let a = split_lines(old);
     let b = split_lines(new);
-    let hs = hunks(old, new);
+    let hs = hunks(old, new, check)?;
+    let mut func = FuncLines {
+        searched_to: 0,
+        found: None,
+    };
+    let mut written = 0;
     let mut i = 0;
     while i < hs.len() {
         // Join hunks whose gap is at most twice the context.
@@ -401,31 +502,20 @@ pub fn unified(old: &[u8], new: &[u8], context: u32, out: &mut Vec<u8>) {
         let start_b = hs[i].after.start - (hs[i].before.start - start_a);
         let end_a = (hs[j].before.end + context).min(a.len() as u32);
         let end_b = hs[j].after.end + (end_a - hs[j].before.end);
-        let len_a = end_a - start_a;
-        let len_b = end_b - start_b;
-        let range = |start: u32, len: u32| -> String {
-            let first = if len == 0 { start } else { start + 1 };
-            if len == 1 {
-                format!("{first}")
-            } else {
-                format!("{first},{len}")
-            }
-        };
-        out.extend_from_slice(
-            format!(
-                "@@ -{} +{} @@",
-                range(start_a, len_a),
-                range(start_b, len_b)
-            )
-            .as_bytes(),
-        );
-        if let Some(f) = (0..start_a as usize).rev().find_map(|k| func_line(a[k])) {
+        hunk_header(out, (start_a, end_a - start_a), (start_b, end_b - start_b));
+        if let Some(f) = func.above(&a, start_a as usize) {
             out.push(b' ');
             out.extend_from_slice(f);
         }
         out.push(b'\n');
         let mut pa = start_a;
         for h in &hs[i..=j] {
+            let shown = (h.before.start - pa) + h.before.len() as u32 + h.after.len() as u32;
+            written += shown as usize;
+            if written >= LINES_PER_CHECK {
+                written = 0;
+                check()?;
+            }
             while pa < h.before.start {
                 line(out, b' ', a[pa as usize]);
                 pa += 1;
@@ -444,6 +534,25 @@ pub fn unified(old: &[u8], new: &[u8], context: u32, out: &mut Vec<u8>) {
         }
         i = j + 1;
     }
+    Ok(())
+}
+
+/// `@@ -A,n +B,m @@` (without its function name and newline).
+fn hunk_header(out: &mut Vec<u8>, (start_a, len_a): (u32, u32), (start_b, len_b): (u32, u32)) {
+    let range = |start: u32, len: u32| -> String {
+        let first = if len == 0 { start } else { start + 1 };
+        if len == 1 {
+            format!("{first}")
+        } else {
+            format!("{first},{len}")
+        }
+    };
+    let _ = write!(
+        out,
+        "@@ -{} +{} @@",
+        range(start_a, len_a),
+        range(start_b, len_b)
+    );
 }
 
 fn line(out: &mut Vec<u8>, sign: u8, text: &[u8]) {
@@ -455,7 +564,8 @@ fn line(out: &mut Vec<u8>, sign: u8, text: &[u8]) {
 }
 
 /// Writes one change as a git patch (`diff --git` header and hunks).
-pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>) -> Result<()> {
+pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>, check: Check<'_>) -> Result<()> {
+    check()?;
     let old_path = c.from.as_deref().unwrap_or(&c.path);
     // Names needing it are quoted with their a/ or b/ prefix inside.
     let non_ascii = repo.config.get_bool("core.quotePath").unwrap_or(true);
@@ -549,8 +659,7 @@ pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>) -> Result<()>
         }
         None => out.extend_from_slice(b"+++ /dev/null\n"),
     }
-    unified(&old, &new, 3, out);
-    Ok(())
+    unified(&old, &new, 3, out, check)
 }
 
 /// Per-file numbers of a `--stat`.
@@ -563,11 +672,12 @@ pub struct StatLine {
     pub sizes: (usize, usize),
 }
 
-/// Counts for each change.
-pub fn stat_lines(repo: &Repo<'_>, changes: &[Change]) -> Result<Vec<StatLine>> {
+/// Counts for each change; `check` asked for each.
+pub fn stat_lines(repo: &Repo<'_>, changes: &[Change], check: Check<'_>) -> Result<Vec<StatLine>> {
     let non_ascii = repo.config.get_bool("core.quotePath").unwrap_or(true);
     let mut out = Vec::new();
     for c in changes {
+        check()?;
         let old_path = c.from.as_deref().unwrap_or(&c.path);
         let old = match &c.old {
             Some(v) => content(repo, old_path, v)?,
@@ -584,7 +694,7 @@ pub fn stat_lines(repo: &Repo<'_>, changes: &[Change]) -> Result<Vec<StatLine>> 
         let counts = if is_binary(&old) || is_binary(&new) {
             None
         } else {
-            Some(line_counts(&old, &new))
+            Some(line_counts(&old, &new, check)?)
         };
         out.push(StatLine {
             name,

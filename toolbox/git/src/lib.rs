@@ -32,6 +32,7 @@ pub mod diff;
 pub mod error;
 mod pack;
 pub mod repo;
+mod slide;
 pub mod worktree;
 
 use std::io::Write;

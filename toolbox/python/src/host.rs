@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use chrono::{Datelike, Timelike};
 
+use crate::re_scan::Scan;
 use monty_types::{
     ExcType, ExtFunctionResult, MontyException, MontyObject, OsFunctionCall, dir_stat, file_stat,
 };
@@ -36,6 +37,8 @@ pub struct Host {
     rng: u64,
     /// A stop the host decided on (the driver ends the run with it).
     pub stop: Option<Stop>,
+    /// The `re` walk over a big string in progress (see [`Scan`]).
+    scan: Option<Scan>,
 }
 
 impl Host {
@@ -53,6 +56,7 @@ impl Host {
             started: Instant::now(),
             rng: seed | 1,
             stop: None,
+            scan: None,
         }
     }
 
@@ -294,9 +298,10 @@ impl Host {
                     }
                     None => &[][..],
                 };
-                Ok(MontyObject::Bytes(digest(&name, data).ok_or_else(
-                    || value_error(&format!("unsupported hash type {name}")),
-                )?))
+                Ok(MontyObject::Bytes(
+                    digest(&name, data, ctx.control)?
+                        .ok_or_else(|| value_error(&format!("unsupported hash type {name}")))?,
+                ))
             }
             "time" => {
                 let t = ctx.control.clock.now();
@@ -323,6 +328,26 @@ impl Host {
                     self.rng = (*i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
                 }
                 Ok(MontyObject::None)
+            }
+            "re_open" => {
+                let flags = match rest.get(1) {
+                    Some(MontyObject::Int(i)) => *i,
+                    _ => 0,
+                };
+                let scan = Scan::open(&s(0)?, flags, s(2)?)?;
+                let names = scan.group_names();
+                self.scan = Some(scan);
+                Ok(names)
+            }
+            "re_next" => {
+                let limit = match rest.first() {
+                    Some(MontyObject::Int(i)) if *i > 0 => *i as usize,
+                    _ => return Err(value_error("re_next: positive int expected")),
+                };
+                match self.scan.as_mut() {
+                    Some(scan) => scan.next_batch(ctx.control, limit),
+                    None => Ok(MontyObject::None),
+                }
             }
             other => Err(MontyException::new(
                 ExcType::NotImplementedError,
@@ -516,17 +541,41 @@ impl Host {
 
 /// `hashlib`'s digest of `data` with the algorithm `name` (None: not one
 /// the sandbox has).
-fn digest(name: &str, data: &[u8]) -> Option<Vec<u8>> {
-    use sha2::Digest;
-    Some(match name {
-        "md5" => md5::Md5::digest(data).to_vec(),
-        "sha1" => sha1::Sha1::digest(data).to_vec(),
-        "sha224" => sha2::Sha224::digest(data).to_vec(),
-        "sha256" => sha2::Sha256::digest(data).to_vec(),
-        "sha384" => sha2::Sha384::digest(data).to_vec(),
-        "sha512" => sha2::Sha512::digest(data).to_vec(),
-        _ => return None,
-    })
+/// Bytes hashed between two reads of the run's cancel flag (a few
+/// milliseconds of SHA-512 on a slow core).
+const DIGEST_BYTES_PER_CHECK: usize = 1 << 20;
+
+/// The `name` digest of `data`, fed in pieces with `control` checked
+/// between them (hashing hundreds of megabytes in one call would outlast
+/// the run's deadline). `Ok(None)`: no such hash.
+fn digest(
+    name: &str,
+    data: &[u8],
+    control: &sandkeep_shell::RunControl,
+) -> Result<Option<Vec<u8>>, MontyException> {
+    Ok(Some(match name {
+        "md5" => digest_in_pieces::<md5::Md5>(data, control)?,
+        "sha1" => digest_in_pieces::<sha1::Sha1>(data, control)?,
+        "sha224" => digest_in_pieces::<sha2::Sha224>(data, control)?,
+        "sha256" => digest_in_pieces::<sha2::Sha256>(data, control)?,
+        "sha384" => digest_in_pieces::<sha2::Sha384>(data, control)?,
+        "sha512" => digest_in_pieces::<sha2::Sha512>(data, control)?,
+        _ => return Ok(None),
+    }))
+}
+
+fn digest_in_pieces<D: sha2::Digest>(
+    data: &[u8],
+    control: &sandkeep_shell::RunControl,
+) -> Result<Vec<u8>, MontyException> {
+    let mut hasher = D::new();
+    for piece in data.chunks(DIGEST_BYTES_PER_CHECK) {
+        control
+            .check_fast()
+            .map_err(|kind| crate::limit_exception(control, kind))?;
+        hasher.update(piece);
+    }
+    Ok(hasher.finalize().to_vec())
 }
 
 /// The wall-clock time `t` at `offset_seconds` east of UTC.

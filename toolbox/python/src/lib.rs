@@ -23,6 +23,7 @@
 pub mod cli;
 pub mod host;
 pub mod imports;
+mod re_scan;
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -56,6 +57,7 @@ const LAZY: &[(&str, &str)] = &[
     ("argparse", include_str!("shims/argparse.py")),
     ("hashlib", include_str!("shims/hashlib.py")),
     ("dataclasses", include_str!("shims/dataclasses.py")),
+    ("re", include_str!("shims/re.py")),
 ];
 
 /// The program `python3 -m json.tool` runs.
@@ -218,17 +220,23 @@ impl PrintWriterCallback for Out<'_> {
     /// budget (the sandkeep binary's allocator charges the run for every
     /// allocation the interpreter makes).
     fn poll_flush(&mut self) -> Result<(), MontyException> {
-        match self.control.check() {
-            Ok(()) => Ok(()),
-            Err(LimitKind::Memory) => Err(MontyException::new(
-                ExcType::MemoryError,
-                Some(memory_message(self.control)),
-            )),
-            Err(kind) => Err(MontyException::new(
-                ExcType::TimeoutError,
-                Some(format!("the run was stopped: {kind} reached")),
-            )),
+        self.control
+            .check()
+            .map_err(|kind| limit_exception(self.control, kind))
+    }
+}
+
+/// What Python code is told when the run hits limit `kind`: `MemoryError`
+/// for the memory budget, `TimeoutError` for the rest.
+pub(crate) fn limit_exception(control: &RunControl, kind: LimitKind) -> MontyException {
+    match kind {
+        LimitKind::Memory => {
+            MontyException::new(ExcType::MemoryError, Some(memory_message(control)))
         }
+        kind => MontyException::new(
+            ExcType::TimeoutError,
+            Some(format!("the run was stopped: {kind} reached")),
+        ),
     }
 }
 

@@ -255,7 +255,7 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
             }
             if !force_delete
                 && let Some(h) = repo.head()
-                && !super::log::merge_bases(&repo, &id, &h)?.contains(&id)
+                && !super::log::merge_bases(&repo, &id, &h, &|| g.check())?.contains(&id)
             {
                 let _ = writeln!(
                     g.err,

@@ -48,13 +48,14 @@ pub fn output_option(a: &str) -> Option<Output> {
 }
 
 /// Prints `changes` as `how` says; `patch_too` adds patches after a stat
-/// (`--stat -p`).
+/// (`--stat -p`); `check` is asked for each file and inside each diff.
 pub fn print_changes(
     repo: &Repo<'_>,
     changes: &[Change],
     how: Output,
     patch_too: bool,
     out: &mut Vec<u8>,
+    check: diff::Check<'_>,
 ) -> Result<()> {
     let non_ascii = repo.config.get_bool("core.quotePath").unwrap_or(true);
     let q = |p: &str| crate::worktree::quote_path(p, non_ascii, false);
@@ -62,16 +63,16 @@ pub fn print_changes(
         Output::Nothing => {}
         Output::Patch => {
             for c in changes {
-                diff::write_patch(repo, c, out)?;
+                diff::write_patch(repo, c, out, check)?;
             }
         }
         Output::Stat => {
-            let lines = diff::stat_lines(repo, changes)?;
+            let lines = diff::stat_lines(repo, changes, check)?;
             diff::write_stat(&lines, out);
         }
         Output::ShortStat => {
             if !changes.is_empty() {
-                let lines = diff::stat_lines(repo, changes)?;
+                let lines = diff::stat_lines(repo, changes, check)?;
                 let (i, d) = lines
                     .iter()
                     .filter_map(|l| l.counts)
@@ -80,7 +81,7 @@ pub fn print_changes(
             }
         }
         Output::NumStat => {
-            for (c, l) in changes.iter().zip(diff::stat_lines(repo, changes)?) {
+            for (c, l) in changes.iter().zip(diff::stat_lines(repo, changes, check)?) {
                 let name = match &c.from {
                     Some(f) => diff::rename_name(f, &c.path),
                     None => c.path.clone(),
@@ -119,7 +120,7 @@ pub fn print_changes(
             out.push(b'\n');
         }
         for c in changes {
-            diff::write_patch(repo, c, out)?;
+            diff::write_patch(repo, c, out, check)?;
         }
     }
     Ok(())
@@ -200,14 +201,27 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
         Ok(diff::side_of(&repo.flatten_tree(&tree)?))
     };
     let index = repo.read_index()?;
+    let check = g.checker();
     let changes = if revs.len() >= 2 {
-        diff::changes_with_renames(&repo, &tree_side(&revs[0])?, &tree_side(&revs[1])?, &keep)?
+        diff::changes_with_renames(
+            &repo,
+            &tree_side(&revs[0])?,
+            &tree_side(&revs[1])?,
+            &keep,
+            &check,
+        )?
     } else if cached {
         let base = match revs.first() {
             Some(r) => tree_side(r)?,
             None => diff::side_of(&repo.commit_files(repo.head().as_ref())?),
         };
-        diff::changes_with_renames(&repo, &base, &super::status::index_side(&index), &keep)?
+        diff::changes_with_renames(
+            &repo,
+            &base,
+            &super::status::index_side(&index),
+            &keep,
+            &check,
+        )?
     } else if let Some(r) = revs.first() {
         let base = tree_side(r)?;
         // Commit against the work tree: tracked files as they are on disk.
@@ -244,7 +258,7 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
         cs
     };
     if !quiet {
-        print_changes(&repo, &changes, how, patch_too, g.out)?;
+        print_changes(&repo, &changes, how, patch_too, g.out, &check)?;
     }
     Ok(if exit_code && !changes.is_empty() {
         1

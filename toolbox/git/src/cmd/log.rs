@@ -434,9 +434,10 @@ fn write_commit(
         };
         let new = diff::side_of(&repo.flatten_tree(&c.tree)?);
         let keep = |p: &str| spec.matches(p);
-        let changes = diff::changes_with_renames(repo, &old, &new, &keep)?;
+        let check = g.checker();
+        let changes = diff::changes_with_renames(repo, &old, &new, &keep, &check)?;
         let mut buf = Vec::new();
-        print_changes(repo, &changes, how, opts.patch_too, &mut buf)?;
+        print_changes(repo, &changes, how, opts.patch_too, &mut buf, &check)?;
         if !buf.is_empty() {
             match &opts.pretty {
                 Pretty::Oneline | Pretty::OnelineFull => {}
@@ -588,7 +589,11 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
 }
 
 /// Turns revision arguments into (starts, hidden).
-fn rev_range(repo: &Repo<'_>, revs: &[String]) -> Result<(Vec<ObjectId>, Vec<ObjectId>)> {
+fn rev_range(
+    repo: &Repo<'_>,
+    revs: &[String],
+    check: &dyn Fn() -> Result<()>,
+) -> Result<(Vec<ObjectId>, Vec<ObjectId>)> {
     let mut starts = Vec::new();
     let mut hidden = Vec::new();
     for r in revs {
@@ -602,7 +607,7 @@ fn rev_range(repo: &Repo<'_>, revs: &[String]) -> Result<(Vec<ObjectId>, Vec<Obj
             let b = super::rev_commit(repo, if b.is_empty() { "HEAD" } else { b })?;
             starts.push(a);
             starts.push(b);
-            hidden.extend(merge_bases(repo, &a, &b)?);
+            hidden.extend(merge_bases(repo, &a, &b, check)?);
         } else if let Some((a, b)) = r.split_once("..") {
             hidden.push(super::rev_commit(
                 repo,
@@ -636,7 +641,7 @@ pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
             }
         }
     } else {
-        rev_range(&repo, &revs)?
+        rev_range(&repo, &revs, &|| g.check())?
     };
     let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
     let mut ids = walk(g, &repo, &starts, &hidden, first_parent)?;
@@ -671,7 +676,7 @@ pub fn rev_list(g: &mut G<'_, '_>) -> Result<i32> {
     g.args.retain(|a| a != "--count");
     let repo = g.repo()?;
     let (_, revs, _, max, reverse, first_parent) = parse_log_args(g, &repo, false)?;
-    let (starts, hidden) = rev_range(&repo, &revs)?;
+    let (starts, hidden) = rev_range(&repo, &revs, &|| g.check())?;
     let mut ids = walk(g, &repo, &starts, &hidden, first_parent)?;
     if let Some(m) = max {
         ids.truncate(m);
@@ -870,35 +875,36 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
     Ok(0)
 }
 
-/// The best common ancestors of two commits.
-pub fn merge_bases(repo: &Repo<'_>, a: &ObjectId, b: &ObjectId) -> Result<Vec<ObjectId>> {
-    let ancestors = |start: &ObjectId| -> Result<HashSet<ObjectId>> {
+/// The best common ancestors of two commits: the common ancestors no other
+/// common ancestor reaches. One walk each for `a`'s and `b`'s ancestors and
+/// one from the parents of the common ones (what they reach is not best),
+/// with `check` asked per commit read.
+pub fn merge_bases(
+    repo: &Repo<'_>,
+    a: &ObjectId,
+    b: &ObjectId,
+    check: &dyn Fn() -> Result<()>,
+) -> Result<Vec<ObjectId>> {
+    let reach = |starts: Vec<ObjectId>| -> Result<HashSet<ObjectId>> {
         let mut seen = HashSet::new();
-        let mut stack = vec![*start];
+        let mut stack = starts;
         while let Some(id) = stack.pop() {
             if seen.insert(id) {
+                check()?;
                 stack.extend(repo.commit(&id)?.parents.iter().copied());
             }
         }
         Ok(seen)
     };
-    let aa = ancestors(a)?;
-    let bb = ancestors(b)?;
+    let aa = reach(vec![*a])?;
+    let bb = reach(vec![*b])?;
     let common: HashSet<ObjectId> = aa.intersection(&bb).copied().collect();
-    // Best: common ancestors that are not ancestors of another common one.
-    let mut best = Vec::new();
+    let mut parents = Vec::new();
     for c in &common {
-        let mut dominated = false;
-        for other in &common {
-            if other != c && ancestors(other)?.contains(c) {
-                dominated = true;
-                break;
-            }
-        }
-        if !dominated {
-            best.push(*c);
-        }
+        parents.extend(repo.commit(c)?.parents.iter().copied());
     }
+    let dominated = reach(parents)?;
+    let mut best: Vec<ObjectId> = common.difference(&dominated).copied().collect();
     best.sort();
     Ok(best)
 }
@@ -920,7 +926,7 @@ pub fn merge_base_cmd(g: &mut G<'_, '_>) -> Result<i32> {
     }
     let a = super::rev_commit(&repo, &revs[0])?;
     let b = super::rev_commit(&repo, &revs[1])?;
-    let bases = merge_bases(&repo, &a, &b)?;
+    let bases = merge_bases(&repo, &a, &b, &|| g.check())?;
     if is_anc {
         return Ok(if bases.contains(&a) { 0 } else { 1 });
     }
@@ -1004,7 +1010,7 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
         }
         let old = repo.read_kind(&pb, gix_object::Kind::Blob)?;
         let new = repo.read_kind(&cur_blob, gix_object::Kind::Blob)?;
-        let hunks = diff::hunks(&old, &new);
+        let hunks = diff::hunks(&old, &new, &|| g.check())?;
         let mut next = Vec::new();
         for (f, line) in pending.drain(..) {
             let l = line as u32;

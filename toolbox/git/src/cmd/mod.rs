@@ -56,6 +56,13 @@ impl<'a> G<'a, '_> {
     pub fn check(&self) -> Result<()> {
         self.control.check().map_err(|_| GitError::Interrupted)
     }
+
+    /// [`G::check`] as a closure holding only the run's control block, for
+    /// code that writes to `out` while it checks.
+    pub fn checker(&self) -> impl Fn() -> Result<()> + use<'a> {
+        let control = self.control;
+        move || control.check().map_err(|_| GitError::Interrupted)
+    }
 }
 
 /// Splits `-abc` into `-a -b -c` for the commands whose short flags take no value.

@@ -38,12 +38,13 @@ pub fn merge_text(
     theirs: &[u8],
     our_label: &str,
     their_label: &str,
-) -> FileMerge {
+    check: diff::Check<'_>,
+) -> Result<FileMerge> {
     let b = lines(base);
     let o = lines(ours);
     let t = lines(theirs);
-    let ho = diff::hunks(base, ours);
-    let ht = diff::hunks(base, theirs);
+    let ho = diff::hunks(base, ours, check)?;
+    let ht = diff::hunks(base, theirs, check)?;
     // (start, end in base, side 0/1, after start, after end)
     let mut all: Vec<(u32, u32, usize, u32, u32)> = Vec::new();
     for h in &ho {
@@ -133,10 +134,10 @@ pub fn merge_text(
     for l in &b[(pos as usize).min(b.len())..] {
         out.extend_from_slice(l);
     }
-    FileMerge {
+    Ok(FileMerge {
         text: out,
         conflict,
-    }
+    })
 }
 
 /// The outcome of a tree merge.
@@ -159,6 +160,7 @@ pub fn merge_trees(
     theirs: &Files,
     our_label: &str,
     their_label: &str,
+    check: diff::Check<'_>,
 ) -> Result<TreeMerge> {
     let mut files = Files::new();
     let mut conflicts = BTreeMap::new();
@@ -191,7 +193,8 @@ pub fn merge_trees(
                     };
                     let od = repo.read_kind(&ov.1, Kind::Blob)?;
                     let td = repo.read_kind(&tv.1, Kind::Blob)?;
-                    let m = merge_text(&bd, &od, &td, our_label, their_label);
+                    check()?;
+                    let m = merge_text(&bd, &od, &td, our_label, their_label, check)?;
                     let id = repo.write_object(Kind::Blob, &m.text)?;
                     let mode = if ov.0 == tv.0 {
                         ov.0
@@ -350,7 +353,7 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
         repo.update_head(&theirs)?;
         return Ok(0);
     };
-    let bases = super::log::merge_bases(&repo, &ours, &theirs)?;
+    let bases = super::log::merge_bases(&repo, &ours, &theirs, &|| g.check())?;
     if bases.contains(&theirs) {
         let _ = writeln!(g.out, "Already up to date.");
         return Ok(0);
@@ -393,7 +396,15 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
         }
     };
     let theirs_files = files_of(&repo, Some(&theirs))?;
-    let m = merge_trees(&repo, &base_files, &current, &theirs_files, "HEAD", &target)?;
+    let m = merge_trees(
+        &repo,
+        &base_files,
+        &current,
+        &theirs_files,
+        "HEAD",
+        &target,
+        &g.checker(),
+    )?;
     let branch = repo.head_branch();
     let msg = match &message {
         Some(m) => super::status::cleanup_message(m, false),
@@ -496,7 +507,15 @@ pub fn cherry_pick(g: &mut G<'_, '_>) -> Result<i32> {
         let theirs = repo.flatten_tree(&c.tree)?;
         let subj = super::status::subject(&c.message.to_string());
         let label = format!("{} ({subj})", repo.abbrev(&id));
-        let m = merge_trees(&repo, &base, &current, &theirs, "HEAD", &label)?;
+        let m = merge_trees(
+            &repo,
+            &base,
+            &current,
+            &theirs,
+            "HEAD",
+            &label,
+            &g.checker(),
+        )?;
         if !apply_merge(g, &repo, &current, &m)? {
             let _ = writeln!(g.err, "error: cherry-pick failed");
             return Ok(128);
@@ -774,13 +793,14 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             let c = repo.commit(id)?;
             let base = diff::side_of(&files_of(&repo, c.parents.first())?);
             let new = diff::side_of(&repo.flatten_tree(&c.tree)?);
-            let changes = diff::changes_with_renames(&repo, &base, &new, &|_| true)?;
+            let check = g.checker();
+            let changes = diff::changes_with_renames(&repo, &base, &new, &|_| true, &check)?;
             let how = if args.iter().any(|a| a == "-p" || a == "--patch") {
                 super::diffcmd::Output::Patch
             } else {
                 super::diffcmd::Output::Stat
             };
-            super::diffcmd::print_changes(&repo, &changes, how, false, g.out)?;
+            super::diffcmd::print_changes(&repo, &changes, how, false, g.out, &check)?;
             Ok(0)
         }
         "drop" => {
@@ -825,6 +845,7 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                 &theirs,
                 "Updated upstream",
                 "Stashed changes",
+                &g.checker(),
             )?;
             // Apply onto the work tree; the index keeps HEAD except for new files.
             let index_before = repo.read_index()?;

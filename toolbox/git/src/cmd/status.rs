@@ -110,7 +110,7 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
     for e in index.iter().filter(|e| e.stage > 0) {
         *unmerged.entry(e.path.clone()).or_default() |= 1 << (e.stage - 1);
     }
-    let staged = diff::changes_with_renames(repo, &head_side, &iside, &keep)?;
+    let staged = diff::changes_with_renames(repo, &head_side, &iside, &keep, &|| g.check())?;
     let wside = work_side(repo, &index)?;
     let staged: Vec<Change> = staged
         .into_iter()
@@ -493,8 +493,9 @@ pub fn subject(msg: &str) -> String {
 
 /// Writes the summary after a commit: stat line and create/delete/rename/mode lines.
 pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
-    let changes = diff::changes_with_renames(repo, old, new, &|_| true)?;
-    let lines = diff::stat_lines(repo, &changes)?;
+    let check = g.checker();
+    let changes = diff::changes_with_renames(repo, old, new, &|_| true, &check)?;
+    let lines = diff::stat_lines(repo, &changes, &check)?;
     let (mut ins, mut del) = (0, 0);
     for l in &lines {
         if let Some((i, d)) = l.counts {
@@ -509,8 +510,9 @@ pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side
 
 /// The diffstat and summary `merge` prints.
 pub fn merge_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
-    let changes = diff::changes_with_renames(repo, old, new, &|_| true)?;
-    let lines = diff::stat_lines(repo, &changes)?;
+    let check = g.checker();
+    let changes = diff::changes_with_renames(repo, old, new, &|_| true, &check)?;
+    let lines = diff::stat_lines(repo, &changes, &check)?;
     diff::write_stat(&lines, g.out);
     write_modes_summary(g.out, &changes, super::quote_non_ascii(g, repo));
     Ok(())
