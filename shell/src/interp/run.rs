@@ -125,6 +125,7 @@ impl Interp {
             call_stack: Vec::new(),
             call_lines: Vec::new(),
             line_base: 0,
+            line_map: None,
             dash_c: true,
             process_depth: 0,
             subshell_depth: 0,

@@ -127,10 +127,8 @@ impl Interp {
         if let Some(p) = &sc.prefix {
             collect_items(&p.0, &mut assigns, &mut redirs, &mut words, true);
         }
-        if let Some(w) = &sc.word_or_name
-            && let Some(l) = &w.loc
-        {
-            self.set_line(l.start.line);
+        if let Some(line) = command_line(sc) {
+            self.set_line(line);
         } else if let Some(a) = assigns.first() {
             self.set_line(a.loc.start.line);
         } else if let Some(line) = redirs.iter().find_map(|(r, _)| redirect_line(r)) {
@@ -294,11 +292,12 @@ impl Interp {
                     }
                 }
                 if self.opts.xtrace {
-                    let shown: Vec<String> = elems
+                    // bash shows the words as written, not their values.
+                    let shown: Vec<String> = items
                         .iter()
                         .map(|(k, v)| match k {
-                            Some(k) => format!("[{k}]={}", trace_quote(v)),
-                            None => trace_quote(v),
+                            Some(k) => format!("[{}]={}", k.value, v.value),
+                            None => v.value.clone(),
                         })
                         .collect();
                     let op = if a.append { "+=" } else { "=" };
@@ -385,8 +384,11 @@ impl Interp {
         let is_fn = self.funcs.contains_key(name);
         let builtin = builtins::lookup(name);
         // Functions and builtins see the assignments as temporarily exported
-        // variables; special builtins keep them (POSIX), others restore.
-        let special = builtin.is_some() && builtins::is_special(name);
+        // variables; special builtins keep them in POSIX mode, others (and
+        // all builtins outside POSIX mode) restore.
+        let special = builtin.is_some()
+            && builtins::is_special(name)
+            && self.opts.get_set_option("posix") == Some(true);
         if is_fn && !special {
             return self.call_with_temp_scope(argv, assigns);
         }
@@ -418,6 +420,9 @@ impl Interp {
             None => self.dispatch(argv, &[]),
         };
         for (n, old) in saved.into_iter().rev() {
+            if propagates_binding(argv, &n) {
+                continue;
+            }
             match old {
                 Some(var) => {
                     if let Some(cur) = self.vars.get_raw_mut(&n) {
@@ -513,6 +518,18 @@ impl Interp {
     }
 }
 
+/// `X=1 export X` and `X=1 readonly X`: the builtin hands the temporary
+/// binding of `X` on to the scope it would have been restored in.
+fn propagates_binding(argv: &[String], name: &str) -> bool {
+    matches!(argv[0].as_str(), "export" | "readonly")
+        && !argv[1..]
+            .iter()
+            .any(|a| a.starts_with('-') && a.contains(['n', 'f']))
+        && argv[1..]
+            .iter()
+            .any(|a| a.split_once('=').map_or(a.as_str(), |(n, _)| n) == name)
+}
+
 /// True for a `{name}` word that names the fd of the redirection after it.
 fn fd_var_name(w: &str) -> Option<&str> {
     let inner = w.strip_prefix('{')?.strip_suffix('}')?;
@@ -549,6 +566,29 @@ fn collect_items<'a>(
         }
         i += 1;
     }
+}
+
+/// The line bash gives a simple command: the line its parser had reached
+/// when it made the command, which is after the token that follows the
+/// first word (`echo "a<newline>b" $LINENO` is on the second line, and so
+/// is the text of a `$(...)` in that token).
+fn command_line(sc: &ast::SimpleCommand) -> Option<usize> {
+    let item_end = |item: &CommandPrefixOrSuffixItem| match item {
+        CommandPrefixOrSuffixItem::Word(w) | CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+            w.loc.as_ref().map(|l| l.end.line)
+        }
+        CommandPrefixOrSuffixItem::IoRedirect(r) => redirect_line(r),
+        CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => Some(sub.loc.end.line),
+    };
+    let prefix = sc.prefix.iter().flat_map(|p| p.0.iter().map(item_end));
+    let name = sc
+        .word_or_name
+        .iter()
+        .map(|w| w.loc.as_ref().map(|l| l.end.line));
+    let suffix = sc.suffix.iter().flat_map(|s| s.0.iter().map(item_end));
+    let mut lines = prefix.chain(name).chain(suffix);
+    let first = lines.next()??;
+    Some(lines.next().flatten().unwrap_or(first))
 }
 
 /// The line of a redirection, from its target word.

@@ -26,9 +26,11 @@ pub fn eval(interp: &mut Interp, args: &[String]) -> ExecResult {
     let text = rest.join(" ");
     // The eval'd text counts its lines from the eval command's.
     let saved_base = interp.line_base;
+    let saved_map = interp.line_map.take();
     interp.line_base = interp.lineno.saturating_sub(1);
     let r = interp.run_source(&text);
     interp.line_base = saved_base;
+    interp.line_map = saved_map;
     match r {
         // An error that abandons the current command (assigning to a
         // readonly variable, a bad arithmetic expansion) ends only the
@@ -89,7 +91,7 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
             return Ok(1);
         }
     };
-    let text = crate::bytes::decode_vec(data);
+    let text = crate::interp::program::without_nuls(crate::bytes::decode_vec(data));
     let saved_positional = if rest.len() > 1 {
         Some(std::mem::replace(
             &mut interp.positional,
@@ -101,6 +103,7 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     let saved_name = interp.script_name.replace(name.clone());
     let saved_line = interp.lineno;
     let saved_base = std::mem::take(&mut interp.line_base);
+    let saved_map = interp.line_map.take();
     interp.call_stack.push("source".to_string());
     interp.call_lines.push(saved_line);
     let r = interp.run_source(&text);
@@ -109,7 +112,12 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     interp.script_name = saved_name;
     interp.lineno = saved_line;
     interp.line_base = saved_base;
-    if let Some(p) = saved_positional {
+    interp.line_map = saved_map;
+    // bash restores the caller's parameters unless the file changed its own
+    // (`set --`, `shift`).
+    if let Some(p) = saved_positional
+        && interp.positional[..] == rest[1..]
+    {
         interp.positional = p;
     }
     match r {

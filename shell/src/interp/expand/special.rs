@@ -130,7 +130,7 @@ impl Interp {
         })
     }
 
-    /// Array values of dynamic arrays (`FUNCNAME`, `BASH_VERSINFO`).
+    /// Array values of dynamic arrays (`FUNCNAME`, `BASH_VERSINFO`, `DIRSTACK`).
     fn dynamic_array(&self, name: &str) -> Option<Vec<String>> {
         match name {
             "FUNCNAME" => {
@@ -144,6 +144,12 @@ impl Interp {
                     return None;
                 }
                 Some(self.call_lines.iter().rev().map(u32::to_string).collect())
+            }
+            // The directory stack as `dirs -l` lists it, working directory first.
+            "DIRSTACK" if self.vars.get(name).is_none() => {
+                let mut stack = vec![self.cwd.clone()];
+                stack.extend(self.dir_stack.iter().cloned());
+                Some(stack)
             }
             "BASH_VERSINFO" if self.vars.get(name).is_none() => Some(
                 ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"]
