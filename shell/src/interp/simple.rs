@@ -397,9 +397,7 @@ impl Interp {
         let xtrace = std::mem::replace(&mut self.opts.xtrace, false);
         let mut failed = None;
         for a in assigns {
-            if let AssignmentName::VariableName(n) = &a.name
-                && !special
-            {
+            if let AssignmentName::VariableName(n) = &a.name {
                 saved.push((n.clone(), self.vars.get_raw(n).cloned()));
             }
             if let Err(e) = self.do_assignment(a) {
@@ -420,7 +418,10 @@ impl Interp {
             None => self.dispatch(argv, &[]),
         };
         for (n, old) in saved.into_iter().rev() {
-            if propagates_binding(argv, &n) {
+            // A special builtin (POSIX mode) keeps its bindings, unless it
+            // unset one (`x=tmp unset x` leaves the old `x`).
+            let kept = special && self.vars.get_raw(&n).is_some();
+            if kept || propagates_binding(argv, &n) {
                 continue;
             }
             match old {

@@ -309,6 +309,11 @@ impl Interp {
                 PVal::Unset if !matches!(p, Parameter::Named(_)) => {
                     return Ok(PVal::Str(String::new()));
                 }
+                // An array without element 0 (`${!A}` of an associative
+                // array) refers to nothing, without an error.
+                PVal::Unset if matches!(p, Parameter::Named(n) if self.is_array_var(n)) => {
+                    return Ok(PVal::Str(String::new()));
+                }
                 PVal::Unset => {
                     self.expansion_error(&format!(
                         "{}: invalid indirect expansion",
