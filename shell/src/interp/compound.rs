@@ -98,7 +98,9 @@ impl Interp {
                 *status = s;
                 Ok(Flow::Next)
             }
+            // The loop's status is then that of `break`/`continue`: 0.
             Err(Interrupt::Break(n)) => {
+                *status = 0;
                 if n > 1 {
                     Err(Interrupt::Break(n - 1))
                 } else {
@@ -106,6 +108,7 @@ impl Interp {
                 }
             }
             Err(Interrupt::Continue(n)) => {
+                *status = 0;
                 if n > 1 {
                     Err(Interrupt::Continue(n - 1))
                 } else {

@@ -63,6 +63,23 @@ fn find(interp: &Interp, name: &str) -> Option<String> {
     Some(Fs::resolve(&interp.cwd, name))
 }
 
+/// The RETURN trap fires when a sourced file finishes, unless a function
+/// is running that does not inherit it (without `set -T`).
+fn run_return_trap(interp: &mut Interp) -> Result<(), Interrupt> {
+    let in_function = interp.call_stack.iter().any(|f| f != "source");
+    if interp.trap_depth > 0
+        || (in_function && interp.opts.get_set_option("functrace") != Some(true))
+    {
+        return Ok(());
+    }
+    if let Some(trap) = interp.active_trap("RETURN")
+        && let Err(e @ (Interrupt::Exit(_) | Interrupt::Limit(_))) = interp.run_trap(&trap)
+    {
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// `source FILE [ARGS]` / `. FILE [ARGS]`
 pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     let mut rest = &args[1..];
@@ -109,6 +126,7 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     let r = interp.run_source(&text);
     interp.call_stack.pop();
     interp.call_lines.pop();
+    run_return_trap(interp)?;
     interp.script_name = saved_name;
     interp.lineno = saved_line;
     interp.line_base = saved_base;
