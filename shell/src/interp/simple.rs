@@ -281,7 +281,13 @@ impl Interp {
                     match k {
                         Some(k) => {
                             let k = self.expand_string(&k.value)?;
-                            let v = self.expand_string(&v.value)?;
+                            // `[k]=~:~` expands each tilde, as an assignment
+                            // does (bash 5.2 does not for associative arrays).
+                            let v = if self.is_assoc(n) {
+                                self.expand_string(&v.value)?
+                            } else {
+                                self.expand_assignment_value(&v.value)?
+                            };
                             elems.push((Some(k), v));
                         }
                         None => {
@@ -400,7 +406,7 @@ impl Interp {
             if let AssignmentName::VariableName(n) = &a.name {
                 saved.push((n.clone(), self.vars.get_raw(n).cloned()));
             }
-            if let Err(e) = self.do_assignment(a) {
+            if let Err(e) = self.temp_binding(a) {
                 failed = Some(e);
                 break;
             }
@@ -440,6 +446,35 @@ impl Interp {
         r
     }
 
+    /// One `name=value` before a command. An array value cannot be an
+    /// environment binding: bash binds the text `(w1 w2)` of its expanded
+    /// words instead.
+    fn temp_binding(&mut self, a: &ast::Assignment) -> Result<bool, Interrupt> {
+        let (AssignmentName::VariableName(n), AssignmentValue::Array(items)) = (&a.name, &a.value)
+        else {
+            return self.do_assignment(a);
+        };
+        let mut words = Vec::new();
+        for (k, v) in items {
+            match k {
+                Some(k) => {
+                    let v = self.expand_string(&v.value)?;
+                    words.push(format!("[{}]={v}", k.value));
+                }
+                None => words.extend(self.expand_words(std::slice::from_ref(v))?),
+            }
+        }
+        let text = format!("({})", words.join(" "));
+        match self.assign(n, &text, a.append) {
+            Ok(()) => Ok(true),
+            Err(VarError::Interrupted(i)) => Err(i),
+            Err(e) => {
+                self.shell_error(&e);
+                Ok(false)
+            }
+        }
+    }
+
     /// `x=tmp f`: the bindings live in a scope of their own between the
     /// caller and the function, so `unset x` in `f` reveals the caller's `x`
     /// and nothing leaks out after the call.
@@ -463,7 +498,7 @@ impl Interp {
             // then move the result into the temporary scope.
             let in_temp = self.vars.is_in_current_scope(n);
             let before = self.vars.get_raw(n).cloned();
-            if let Err(e) = self.do_assignment(a) {
+            if let Err(e) = self.temp_binding(a) {
                 failed = Some(e);
                 break;
             }
