@@ -89,6 +89,9 @@ pub struct Interp {
     pub arg0: String,
     /// `$1 ... $N`
     pub positional: Vec<String>,
+    /// How many times `set` replaced the positional parameters: a sourced
+    /// file given arguments keeps the ones it `set` (not those it `shift`ed).
+    pub(crate) positional_sets: u32,
     /// The working directory (absolute, virtual).
     pub cwd: String,
     /// `$?`

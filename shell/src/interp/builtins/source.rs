@@ -117,6 +117,7 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     } else {
         None
     };
+    let sets_before = interp.positional_sets;
     let saved_name = interp.script_name.replace(name.clone());
     let saved_line = interp.lineno;
     let saved_base = std::mem::take(&mut interp.line_base);
@@ -131,10 +132,9 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     interp.lineno = saved_line;
     interp.line_base = saved_base;
     interp.line_map = saved_map;
-    // bash restores the caller's parameters unless the file changed its own
-    // (`set --`, `shift`).
+    // bash restores the caller's parameters unless the file `set` its own.
     if let Some(p) = saved_positional
-        && interp.positional[..] == rest[1..]
+        && interp.positional_sets == sets_before
     {
         interp.positional = p;
     }
