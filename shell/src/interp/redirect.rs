@@ -210,7 +210,9 @@ impl Interp {
                         self.dup(*src, target_fd, input, saved)?;
                     }
                     IoFileRedirectTarget::Duplicate(w) => {
-                        let text = self.expand_redir_word(w)?;
+                        // Split and globbed like a file name: `>& "$@"` with
+                        // two words is an ambiguous redirect.
+                        let text = self.expand_target(w)?;
                         if text == "-" {
                             let target_fd = match (fd, var) {
                                 (_, Some(v)) => {
