@@ -10,7 +10,7 @@ use super::pattern::{self, MatchOptions};
 use super::{ExecResult, Interp, Interrupt};
 
 /// What a loop body asked for.
-enum Flow {
+pub(crate) enum Flow {
     Next,
     Stop,
 }
@@ -88,13 +88,19 @@ impl Interp {
     }
 
     /// Runs one loop body, translating `break`/`continue`.
-    fn loop_body(&mut self, body: &ast::CompoundList, status: &mut i32) -> Result<Flow, Interrupt> {
+    pub(crate) fn loop_body(
+        &mut self,
+        body: &ast::CompoundList,
+        status: &mut i32,
+    ) -> Result<Flow, Interrupt> {
         match self.exec_list(body) {
             Ok(s) => {
                 *status = s;
                 Ok(Flow::Next)
             }
+            // The loop's status is then that of `break`/`continue`: 0.
             Err(Interrupt::Break(n)) => {
+                *status = 0;
                 if n > 1 {
                     Err(Interrupt::Break(n - 1))
                 } else {
@@ -102,6 +108,7 @@ impl Interp {
                 }
             }
             Err(Interrupt::Continue(n)) => {
+                *status = 0;
                 if n > 1 {
                     Err(Interrupt::Continue(n - 1))
                 } else {
@@ -112,7 +119,7 @@ impl Interp {
         }
     }
 
-    fn looped<T>(
+    pub(crate) fn looped<T>(
         &mut self,
         f: impl FnOnce(&mut Interp) -> Result<T, Interrupt>,
     ) -> Result<T, Interrupt> {
@@ -156,17 +163,22 @@ impl Interp {
 
     fn exec_for(&mut self, f: &ast::ForClauseCommand) -> ExecResult {
         self.set_line(f.loc.start.line);
-        if !super::vars::is_valid_name(&f.variable_name) {
-            self.shell_error(format_args!(
-                "`{}': not a valid identifier",
-                f.variable_name
-            ));
+        let (name, select, empty_in) = super::parse::loop_header_name(&f.variable_name);
+        if !super::vars::is_valid_name(name) {
+            self.shell_error(format_args!("`{name}': not a valid identifier"));
             return Ok(1);
         }
         let values = match &f.values {
             Some(words) => self.expand_words(words)?,
+            None if empty_in => Vec::new(),
             None => self.positional.clone(),
         };
+        if select {
+            if self.opts.xtrace {
+                self.trace(&loop_header_text(f, name, select, empty_in));
+            }
+            return self.exec_select(f, name, values);
+        }
         self.looped(|sh| {
             let mut status = 0;
             for v in values {
@@ -174,7 +186,10 @@ impl Interp {
                 // DEBUG runs before each assignment of the loop variable.
                 sh.set_line(f.loc.start.line);
                 sh.debug_trap()?;
-                if let Err(e) = sh.assign(&f.variable_name, &v, false) {
+                if sh.opts.xtrace {
+                    sh.trace(&loop_header_text(f, name, false, empty_in));
+                }
+                if let Err(e) = sh.assign(name, &v, false) {
                     if let super::vars::VarError::Interrupted(i) = e {
                         return Err(i);
                     }
@@ -231,6 +246,9 @@ impl Interp {
     fn exec_case(&mut self, c: &ast::CaseClauseCommand) -> ExecResult {
         self.set_line(c.loc.start.line);
         self.debug_trap()?;
+        if self.opts.xtrace {
+            self.trace(&format!("case {} in", c.value.value));
+        }
         let value = self.expand_string(&c.value.value)?;
         let opts = MatchOptions {
             extglob: true,
@@ -268,4 +286,20 @@ impl Interp {
         }
         Ok(status)
     }
+}
+
+/// A `for` or `select` header as `set -x` shows it: the words as written,
+/// `in "$@"` for a loop over the positional parameters.
+fn loop_header_text(f: &ast::ForClauseCommand, name: &str, select: bool, empty_in: bool) -> String {
+    let keyword = if select { "select" } else { "for" };
+    let words = match &f.values {
+        Some(words) => words
+            .iter()
+            .map(|w| w.value.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        None if empty_in => String::new(),
+        None => "\"$@\"".to_string(),
+    };
+    format!("{keyword} {name} in {words}")
 }

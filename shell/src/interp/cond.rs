@@ -64,9 +64,10 @@ impl Interp {
             U::ShellOptionEnabled => return self.option_enabled(s),
             U::ShellVariableIsSetAndAssigned => return self.var_is_set(s),
             U::ShellVariableIsSetAndNameRef => {
+                // The variable itself, not what it refers to.
                 return self
                     .vars
-                    .get(s)
+                    .get_raw(s)
                     .is_some_and(|v| v.attrs.has(Attrs::NAMEREF));
             }
             U::FdIsOpenTerminal => return false,

@@ -130,6 +130,7 @@ impl Interp {
         }
         sub.fds.set(1, Some(Handle::Capture(buf.clone())));
         sub.line_base = self.lineno.saturating_sub(1);
+        sub.line_map = Some(super::parse::comsub_line_map(source));
         let r = sub.nest(|sh| sh.run_source_inner(source));
         let status = sub.finish_subshell(r)?;
         drop(sub);
@@ -239,6 +240,7 @@ impl Interp {
         let saved_line = self.lineno;
         // The body's lines are the script's own.
         let saved_base = std::mem::take(&mut self.line_base);
+        let saved_map = self.line_map.take();
         self.vars.push_scope();
         let r = self.nest(|sh| {
             let body = &f.body;
@@ -265,6 +267,7 @@ impl Interp {
         // `$LINENO` (say in an ERR trap for the call) is the caller's again.
         self.lineno = saved_line;
         self.line_base = saved_base;
+        self.line_map = saved_map;
         self.positional = saved_args;
         if let Err(e @ (Interrupt::Exit(_) | Interrupt::Limit(_))) = trap_result {
             return Err(e);

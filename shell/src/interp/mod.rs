@@ -27,6 +27,7 @@ mod program;
 pub use program::read_caller_fd;
 mod redirect;
 mod run;
+mod select;
 mod simple;
 pub mod vars;
 
@@ -88,6 +89,9 @@ pub struct Interp {
     pub arg0: String,
     /// `$1 ... $N`
     pub positional: Vec<String>,
+    /// How many times `set` replaced the positional parameters: a sourced
+    /// file given arguments keeps the ones it `set` (not those it `shift`ed).
+    pub(crate) positional_sets: u32,
     /// The working directory (absolute, virtual).
     pub cwd: String,
     /// `$?`
@@ -102,6 +106,10 @@ pub struct Interp {
     /// and `$(...)` counts its lines from the command that runs it, as bash
     /// reports them (0 for a script, a sourced file, a function body).
     pub(crate) line_base: u32,
+    /// The line numbers of a `$(...)` text as bash counts them (see
+    /// [`parse::comsub_line_map`]), added to `line_base` in place of the
+    /// text's own; `None` elsewhere.
+    pub(crate) line_map: Option<Arc<[u32]>>,
     /// This shell process runs a `bash -c` string (not a script file or
     /// stdin): a fatal expansion error then ends it with 127, not 1.
     pub dash_c: bool,
@@ -185,7 +193,14 @@ impl Interp {
     /// Records the line of the command about to run (`LINENO`).
     pub(crate) fn set_line(&mut self, line: usize) {
         if self.trap_depth == 0 {
-            self.lineno = line as u32 + self.line_base;
+            let line = match &self.line_map {
+                Some(map) => map
+                    .get(line.wrapping_sub(1))
+                    .copied()
+                    .unwrap_or(line as u32),
+                None => line as u32,
+            };
+            self.lineno = line + self.line_base;
         }
     }
 

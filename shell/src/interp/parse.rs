@@ -147,11 +147,28 @@ fn bracket_depth(w: &str) -> i32 {
 }
 
 fn tokenize(source: &str) -> Result<Vec<Token>, String> {
+    // A backslash ending the text (`eval 'echo a\'`) is a literal one to
+    // bash; the tokenizer would wait for the line it continues.
+    let escaped;
+    let source = if ends_in_lone_backslash(source) {
+        escaped = format!("{source}\\");
+        escaped.as_str()
+    } else {
+        source
+    };
     match catch_unwind(|| brush_parser::tokenize_str(source)) {
-        Ok(Ok(t)) => Ok(split_arith_for_semicolons(restore_braced_text(t, source))),
+        Ok(Ok(t)) => Ok(mark_loop_headers(split_extglob_function_names(
+            split_arith_for_semicolons(restore_braced_text(t, source)),
+        ))),
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("tokenizer failure".to_string()),
     }
+}
+
+/// Whether `text` ends in an odd number of backslashes.
+pub(crate) fn ends_in_lone_backslash(text: &str) -> bool {
+    let n = text.len() - text.trim_end_matches('\\').len();
+    n % 2 == 1
 }
 
 /// The tokenizer rebuilds the inside of `${...}` from sub-tokens, dropping
@@ -223,6 +240,147 @@ fn split_arith_for_semicolons(tokens: Vec<Token>) -> Vec<Token> {
         out.push(t.clone());
     }
     out
+}
+
+/// `@() { ...; }` and `+() ...` define functions named `@` and `+`; the
+/// tokenizer reads `@()` as an empty extglob group. Splits such a word in
+/// command position, before a function body, into name, `(` and `)`.
+fn split_extglob_function_names(tokens: Vec<Token>) -> Vec<Token> {
+    // The tokenizer also glues a `{` right after the group to it: `@(){`.
+    let is_group = |w: &str| {
+        matches!(w.get(..3), Some("@()" | "+()" | "*()" | "?()" | "!()"))
+            && matches!(&w[3..], "" | "{")
+    };
+    let needs = tokens
+        .iter()
+        .any(|t| matches!(t, Token::Word(w, _) if is_group(w)));
+    if !needs {
+        return tokens;
+    }
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len() + 2);
+    for (i, t) in tokens.iter().enumerate() {
+        let glued = matches!(t, Token::Word(w, _) if w.len() > 3);
+        let body_follows = glued
+            || match tokens.get(i + 1) {
+                Some(Token::Word(w, _)) => w == "{",
+                Some(Token::Operator(o, _)) => o == "(" || o == "\n",
+                None => false,
+            };
+        match t {
+            Token::Word(w, span) if is_group(w) && body_follows && starts_command(out.last()) => {
+                let at = |k: usize| {
+                    Arc::new(brush_parser::SourcePosition {
+                        index: span.start.index + k,
+                        line: span.start.line,
+                        column: span.start.column + k,
+                    })
+                };
+                let piece = |a: usize, b: usize| brush_parser::SourceSpan {
+                    start: at(a),
+                    end: at(b),
+                };
+                out.push(Token::Word(w[..1].to_string(), piece(0, 1)));
+                out.push(Token::Operator("(".to_string(), piece(1, 2)));
+                out.push(Token::Operator(")".to_string(), piece(2, 3)));
+                if glued {
+                    out.push(Token::Word("{".to_string(), piece(3, 4)));
+                }
+            }
+            _ => out.push(t.clone()),
+        }
+    }
+    out
+}
+
+/// Put before the variable name of a `for` clause that was a `select`:
+/// brush-parser has no `select`, whose grammar is that of `for`.
+pub(crate) const SELECT_MARK: &str = "\u{1}select\u{1}";
+/// Put before the variable name of `for NAME in ;` (an empty list): the
+/// parser gives it no list at all, like `for NAME;`, which loops over `"$@"`.
+pub(crate) const EMPTY_IN_MARK: &str = "\u{1}in\u{1}";
+
+/// The variable name of a `for` clause without the marks of
+/// [`mark_loop_headers`], and whether it was a `select` and had an empty
+/// `in` list.
+pub(crate) fn loop_header_name(name: &str) -> (&str, bool, bool) {
+    let (name, select) = match name.strip_prefix(SELECT_MARK) {
+        Some(n) => (n, true),
+        None => (name, false),
+    };
+    match name.strip_prefix(EMPTY_IN_MARK) {
+        Some(n) => (n, select, true),
+        None => (name, select, false),
+    }
+}
+
+/// How bash numbers the lines of a `$(...)` text: it runs the text as its
+/// parser printed it back, without blank lines, comment lines and line
+/// continuations. Entry `i` is the number bash gives line `i + 1`.
+pub(crate) fn comsub_line_map(source: &str) -> Arc<[u32]> {
+    let mut map = Vec::new();
+    let mut printed = 0u32;
+    let mut continued = false;
+    for line in source.split('\n') {
+        let text = line.trim();
+        if !continued && !text.is_empty() && !text.starts_with('#') {
+            printed += 1;
+        }
+        map.push(printed.max(1));
+        let backslashes = line.len() - line.trim_end_matches('\\').len();
+        continued = backslashes % 2 == 1;
+    }
+    map.into()
+}
+
+/// A function's text as `declare -f` shows it, without the marks of
+/// [`mark_loop_headers`].
+pub(crate) fn function_text(def: &brush_parser::ast::FunctionDefinition) -> String {
+    format!("{def}")
+        .replace(&format!("for {SELECT_MARK}"), "select ")
+        .replace(EMPTY_IN_MARK, "")
+}
+
+/// Rewrites `select NAME` in command position into `for` with a marked
+/// name, and marks the name of `for NAME in` followed by a separator (see
+/// [`loop_header_name`]).
+fn mark_loop_headers(mut tokens: Vec<Token>) -> Vec<Token> {
+    let word = |t: Option<&Token>| match t {
+        Some(Token::Word(w, _)) => Some(w.clone()),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < tokens.len() {
+        let head = word(tokens.get(i));
+        let in_command_position = i == 0 || starts_command(tokens.get(i - 1));
+        let (Some(head), true, Some(name)) = (head, in_command_position, word(tokens.get(i + 1)))
+        else {
+            i += 1;
+            continue;
+        };
+        if head != "select" && head != "for" {
+            i += 1;
+            continue;
+        }
+        let mut marked = String::new();
+        if head == "select" {
+            marked.push_str(SELECT_MARK);
+            if let Token::Word(w, _) = &mut tokens[i] {
+                *w = "for".to_string();
+            }
+        }
+        let empty_in = word(tokens.get(i + 2)).as_deref() == Some("in")
+            && matches!(tokens.get(i + 3), Some(Token::Operator(o, _)) if o == ";" || o == "\n");
+        if empty_in {
+            marked.push_str(EMPTY_IN_MARK);
+        }
+        if !marked.is_empty()
+            && let Token::Word(w, _) = &mut tokens[i + 1]
+        {
+            *w = format!("{marked}{name}");
+        }
+        i += 2;
+    }
+    tokens
 }
 
 fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {
@@ -604,6 +762,12 @@ mod tests {
             s[1].contains("unexpected EOF while looking for matching"),
             "{s:?}"
         );
+    }
+
+    #[test]
+    fn comsub_lines_skip_blanks_comments_and_continuations() {
+        let map = comsub_line_map("\n\necho a\n# c\n\necho b \\\n c\necho d");
+        assert_eq!(&map[..], &[1, 1, 1, 1, 1, 2, 2, 3]);
     }
 
     #[test]

@@ -209,6 +209,7 @@ impl Interp {
         child.call_stack.clear();
         child.call_lines.clear();
         child.line_base = 0;
+        child.line_map = None;
         child.dir_stack.clear();
         child.errexit_quiet = 0;
         child.errexit_bang_off = 0;
@@ -308,7 +309,13 @@ impl Interp {
                 return Ok(126);
             }
         };
-        let text = crate::bytes::decode(&data);
+        if is_binary(&data) {
+            self.shell_error(format_args!(
+                "{name}: cannot execute binary file: Exec format error"
+            ));
+            return Ok(126);
+        }
+        let text = script_file_text(crate::bytes::decode(&data));
         if let Some(first) = text.lines().next()
             && let Some(interp) = first.strip_prefix("#!")
         {
@@ -469,10 +476,15 @@ impl Interp {
                     return Ok(127);
                 }
             };
+            if is_binary(&data) {
+                let msg = format!("{file}: {file}: cannot execute binary file\n");
+                let _ = self.write_fd(2, msg.as_bytes());
+                return Ok(126);
+            }
             child.arg0 = file.clone();
             child.positional = rest[1..].to_vec();
             child.script_name = Some(file.clone());
-            let text = crate::bytes::decode(&data);
+            let text = script_file_text(crate::bytes::decode(&data));
             return Ok(child.run_as_process(&text));
         }
         // The script comes from stdin.
@@ -483,8 +495,36 @@ impl Interp {
         child.arg0 = argv[0].clone();
         child.positional = rest.to_vec();
         child.script_name = None;
-        let text = crate::bytes::decode(&data);
+        let text = script_file_text(crate::bytes::decode(&data));
         Ok(child.run_as_process(&text))
+    }
+}
+
+/// bash's `check_binary_file`: a NUL byte in the first line (of the first
+/// 80 bytes) makes a file binary, which bash refuses to run as a script.
+fn is_binary(data: &[u8]) -> bool {
+    let sample = &data[..data.len().min(80)];
+    let line = sample.split(|b| *b == b'\n').next().unwrap_or_default();
+    line.contains(&0)
+}
+
+/// Script text with its NUL bytes dropped, as bash reads it, and from a
+/// file, a backslash at its very end dropped too (a `-c` string, `eval`
+/// and `source` keep it).
+fn script_file_text(text: String) -> String {
+    let mut text = without_nuls(text);
+    if super::parse::ends_in_lone_backslash(&text) {
+        text.pop();
+    }
+    text
+}
+
+/// Text with its NUL bytes dropped, as bash reads scripts.
+pub(crate) fn without_nuls(text: String) -> String {
+    if text.contains('\0') {
+        text.replace('\0', "")
+    } else {
+        text
     }
 }
 

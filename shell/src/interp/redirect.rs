@@ -210,7 +210,9 @@ impl Interp {
                         self.dup(*src, target_fd, input, saved)?;
                     }
                     IoFileRedirectTarget::Duplicate(w) => {
-                        let text = self.expand_redir_word(w)?;
+                        // Split and globbed like a file name: `>& "$@"` with
+                        // two words is an ambiguous redirect.
+                        let text = self.expand_target(w)?;
                         if text == "-" {
                             let target_fd = match (fd, var) {
                                 (_, Some(v)) => {
@@ -267,6 +269,9 @@ impl Interp {
             }
             ast::IoRedirect::HereDocument(fd, doc) => {
                 let mut body = doc.doc.value.clone();
+                if doc.requires_expansion {
+                    body = join_continued_lines(&body);
+                }
                 if doc.remove_tabs {
                     body = body
                         .split_inclusive('\n')
@@ -474,8 +479,9 @@ impl Interp {
                 let mut child = self.subshell();
                 child.fds.set(1, Some(Handle::Capture(buf.clone())));
                 let r = child.nest(|sh| sh.exec_list(&sub.list));
-                let _ = child.finish_subshell(r)?;
+                let status = child.finish_subshell(r)?;
                 drop(child);
+                self.note_procsub_job(status);
                 let data = buf.take();
                 let _ = self.fs.write(&path, &data);
                 self.fds
@@ -520,9 +526,47 @@ impl Interp {
                     .fds
                     .set(0, Some(Handle::Bytes(Arc::new(ByteSource::new(data)))));
                 let r = child.nest(|sh| sh.exec_list(&cmd.list));
-                let _ = child.finish_subshell(r)?;
+                let status = child.finish_subshell(r)?;
+                drop(child);
+                self.note_procsub_job(status);
             }
         }
         Ok(())
     }
+
+    /// A process substitution is an asynchronous job to bash: `$!` names
+    /// it and `wait $!` returns its status. It ended already here; it is
+    /// kept out of `jobs` and job specs, as in bash.
+    fn note_procsub_job(&mut self, status: i32) {
+        let pid = self.jobs.record(String::new(), status);
+        self.jobs.disown(pid);
+        self.last_bg_pid = Some(pid);
+        self.vars.global_entry("!").value = Some(super::vars::Value::Str(pid.to_string()));
+    }
+}
+
+/// An unquoted here-document's body with each backslash-newline removed
+/// (bash joins those lines as it reads them, before `<<-` strips tabs);
+/// an escaped backslash before a newline stays.
+fn join_continued_lines(body: &str) -> String {
+    if !body.contains("\\\n") {
+        return body.to_string();
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\n') => {}
+            Some(next) => {
+                out.push(c);
+                out.push(next);
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }

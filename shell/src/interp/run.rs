@@ -125,6 +125,8 @@ impl Interp {
             call_stack: Vec::new(),
             call_lines: Vec::new(),
             line_base: 0,
+            line_map: None,
+            positional_sets: 0,
             dash_c: true,
             process_depth: 0,
             subshell_depth: 0,

@@ -127,10 +127,8 @@ impl Interp {
         if let Some(p) = &sc.prefix {
             collect_items(&p.0, &mut assigns, &mut redirs, &mut words, true);
         }
-        if let Some(w) = &sc.word_or_name
-            && let Some(l) = &w.loc
-        {
-            self.set_line(l.start.line);
+        if let Some(line) = command_line(sc) {
+            self.set_line(line);
         } else if let Some(a) = assigns.first() {
             self.set_line(a.loc.start.line);
         } else if let Some(line) = redirs.iter().find_map(|(r, _)| redirect_line(r)) {
@@ -283,7 +281,13 @@ impl Interp {
                     match k {
                         Some(k) => {
                             let k = self.expand_string(&k.value)?;
-                            let v = self.expand_string(&v.value)?;
+                            // `[k]=~:~` expands each tilde, as an assignment
+                            // does (bash 5.2 does not for associative arrays).
+                            let v = if self.is_assoc(n) {
+                                self.expand_string(&v.value)?
+                            } else {
+                                self.expand_assignment_value(&v.value)?
+                            };
                             elems.push((Some(k), v));
                         }
                         None => {
@@ -294,11 +298,12 @@ impl Interp {
                     }
                 }
                 if self.opts.xtrace {
-                    let shown: Vec<String> = elems
+                    // bash shows the words as written, not their values.
+                    let shown: Vec<String> = items
                         .iter()
                         .map(|(k, v)| match k {
-                            Some(k) => format!("[{k}]={}", trace_quote(v)),
-                            None => trace_quote(v),
+                            Some(k) => format!("[{}]={}", k.value, v.value),
+                            None => v.value.clone(),
                         })
                         .collect();
                     let op = if a.append { "+=" } else { "=" };
@@ -385,8 +390,11 @@ impl Interp {
         let is_fn = self.funcs.contains_key(name);
         let builtin = builtins::lookup(name);
         // Functions and builtins see the assignments as temporarily exported
-        // variables; special builtins keep them (POSIX), others restore.
-        let special = builtin.is_some() && builtins::is_special(name);
+        // variables; special builtins keep them in POSIX mode, others (and
+        // all builtins outside POSIX mode) restore.
+        let special = builtin.is_some()
+            && builtins::is_special(name)
+            && self.opts.get_set_option("posix") == Some(true);
         if is_fn && !special {
             return self.call_with_temp_scope(argv, assigns);
         }
@@ -395,12 +403,10 @@ impl Interp {
         let xtrace = std::mem::replace(&mut self.opts.xtrace, false);
         let mut failed = None;
         for a in assigns {
-            if let AssignmentName::VariableName(n) = &a.name
-                && !special
-            {
+            if let AssignmentName::VariableName(n) = &a.name {
                 saved.push((n.clone(), self.vars.get_raw(n).cloned()));
             }
-            if let Err(e) = self.do_assignment(a) {
+            if let Err(e) = self.temp_binding(a) {
                 failed = Some(e);
                 break;
             }
@@ -418,6 +424,12 @@ impl Interp {
             None => self.dispatch(argv, &[]),
         };
         for (n, old) in saved.into_iter().rev() {
+            // A special builtin (POSIX mode) keeps its bindings, unless it
+            // unset one (`x=tmp unset x` leaves the old `x`).
+            let kept = special && self.vars.get_raw(&n).is_some();
+            if kept || propagates_binding(argv, &n) {
+                continue;
+            }
             match old {
                 Some(var) => {
                     if let Some(cur) = self.vars.get_raw_mut(&n) {
@@ -432,6 +444,35 @@ impl Interp {
             }
         }
         r
+    }
+
+    /// One `name=value` before a command. An array value cannot be an
+    /// environment binding: bash binds the text `(w1 w2)` of its expanded
+    /// words instead.
+    fn temp_binding(&mut self, a: &ast::Assignment) -> Result<bool, Interrupt> {
+        let (AssignmentName::VariableName(n), AssignmentValue::Array(items)) = (&a.name, &a.value)
+        else {
+            return self.do_assignment(a);
+        };
+        let mut words = Vec::new();
+        for (k, v) in items {
+            match k {
+                Some(k) => {
+                    let v = self.expand_string(&v.value)?;
+                    words.push(format!("[{}]={v}", k.value));
+                }
+                None => words.extend(self.expand_words(std::slice::from_ref(v))?),
+            }
+        }
+        let text = format!("({})", words.join(" "));
+        match self.assign(n, &text, a.append) {
+            Ok(()) => Ok(true),
+            Err(VarError::Interrupted(i)) => Err(i),
+            Err(e) => {
+                self.shell_error(&e);
+                Ok(false)
+            }
+        }
     }
 
     /// `x=tmp f`: the bindings live in a scope of their own between the
@@ -457,7 +498,7 @@ impl Interp {
             // then move the result into the temporary scope.
             let in_temp = self.vars.is_in_current_scope(n);
             let before = self.vars.get_raw(n).cloned();
-            if let Err(e) = self.do_assignment(a) {
+            if let Err(e) = self.temp_binding(a) {
                 failed = Some(e);
                 break;
             }
@@ -513,6 +554,18 @@ impl Interp {
     }
 }
 
+/// `X=1 export X` and `X=1 readonly X`: the builtin hands the temporary
+/// binding of `X` on to the scope it would have been restored in.
+fn propagates_binding(argv: &[String], name: &str) -> bool {
+    matches!(argv[0].as_str(), "export" | "readonly")
+        && !argv[1..]
+            .iter()
+            .any(|a| a.starts_with('-') && a.contains(['n', 'f']))
+        && argv[1..]
+            .iter()
+            .any(|a| a.split_once('=').map_or(a.as_str(), |(n, _)| n) == name)
+}
+
 /// True for a `{name}` word that names the fd of the redirection after it.
 fn fd_var_name(w: &str) -> Option<&str> {
     let inner = w.strip_prefix('{')?.strip_suffix('}')?;
@@ -549,6 +602,29 @@ fn collect_items<'a>(
         }
         i += 1;
     }
+}
+
+/// The line bash gives a simple command: the line its parser had reached
+/// when it made the command, which is after the token that follows the
+/// first word (`echo "a<newline>b" $LINENO` is on the second line, and so
+/// is the text of a `$(...)` in that token).
+fn command_line(sc: &ast::SimpleCommand) -> Option<usize> {
+    let item_end = |item: &CommandPrefixOrSuffixItem| match item {
+        CommandPrefixOrSuffixItem::Word(w) | CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+            w.loc.as_ref().map(|l| l.end.line)
+        }
+        CommandPrefixOrSuffixItem::IoRedirect(r) => redirect_line(r),
+        CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => Some(sub.loc.end.line),
+    };
+    let prefix = sc.prefix.iter().flat_map(|p| p.0.iter().map(item_end));
+    let name = sc
+        .word_or_name
+        .iter()
+        .map(|w| w.loc.as_ref().map(|l| l.end.line));
+    let suffix = sc.suffix.iter().flat_map(|s| s.0.iter().map(item_end));
+    let mut lines = prefix.chain(name).chain(suffix);
+    let first = lines.next()??;
+    Some(lines.next().flatten().unwrap_or(first))
 }
 
 /// The line of a redirection, from its target word.

@@ -126,6 +126,11 @@ pub(crate) fn plain_decimal(text: &str) -> Option<i64> {
 pub(super) fn parse_number(s: &str) -> Result<i64, &'static str> {
     let b = s.as_bytes();
     if let Some(hash) = s.find('#') {
+        // bash reads a base with a leading zero as an octal constant
+        // followed by junk.
+        if s.starts_with('0') {
+            return Err("invalid number");
+        }
         let base: i64 = s[..hash].parse().map_err(|_| "invalid arithmetic base")?;
         if !(2..=64).contains(&base) {
             return Err("invalid arithmetic base");

@@ -351,8 +351,8 @@ pub fn pushd(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
         Some(t) => {
             if no_cd {
-                let d = Fs::resolve(&interp.cwd, &t);
-                interp.dir_stack.insert(0, d);
+                // Kept as written, as bash does (`dirs` then shows `d1`).
+                interp.dir_stack.insert(0, t);
             } else {
                 let old = interp.cwd.clone();
                 if let Err(m) = change_dir(interp, &t, &t, false) {

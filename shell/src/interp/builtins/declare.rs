@@ -686,7 +686,8 @@ fn functions(interp: &mut Interp, name: &str, names: &[String], f: &Flags) -> Ex
             if f.func_names {
                 text.push_str(&format!("declare -f {n}\n"));
             } else if let Some(def) = interp.funcs.get(&n) {
-                text.push_str(&format!("{def}\n"));
+                text.push_str(&crate::interp::parse::function_text(def));
+                text.push('\n');
             }
         }
     } else {
@@ -696,7 +697,8 @@ fn functions(interp: &mut Interp, name: &str, names: &[String], f: &Flags) -> Ex
                     if f.func_names {
                         text.push_str(&format!("{n}\n"));
                     } else if f.add == Attrs::default() || f.print {
-                        text.push_str(&format!("{def}\n"));
+                        text.push_str(&crate::interp::parse::function_text(def));
+                        text.push('\n');
                     }
                 }
                 None => {
@@ -784,6 +786,10 @@ fn unset_element(interp: &mut Interp, base: &str, sub: &str) -> Result<(), DeclE
         .is_some_and(|v| v.attrs.has(Attrs::ASSOC) || matches!(v.value, Some(Value::Assoc(_))));
     if sub == "@" || sub == "*" {
         return interp.vars.unset(&target).map_err(DeclErr::from);
+    }
+    // bash 5.2 names no element by `a[]` and unsets nothing, successfully.
+    if sub.is_empty() {
+        return Ok(());
     }
     let value_kind = interp.vars.get(&target).map(|v| match &v.value {
         Some(Value::Str(_)) => 1,

@@ -1,5 +1,5 @@
 //! Small builtins: `:`, `true`, `false`, `let`, `times`, `umask`, `ulimit`,
-//! `exec CMD`, `help`. None of them reaches the host: `umask` is a per-shell
+//! `exec CMD`. None of them reaches the host: `umask` is a per-shell
 //! value.
 
 use super::{err, out};
@@ -224,60 +224,4 @@ pub fn exec(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     let status = interp.run_argv(rest, true)?;
     Err(Interrupt::Exit(status))
-}
-
-/// `help [NAME]`: one-line synopses.
-pub fn help(interp: &mut Interp, args: &[String]) -> ExecResult {
-    const SYNOPSES: &[(&str, &str)] = &[
-        ("cd", "cd [-L|[-P [-e]] [-@]] [dir]"),
-        (
-            "declare",
-            "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
-        ),
-        ("echo", "echo [-neE] [arg ...]"),
-        ("exit", "exit [n]"),
-        ("export", "export [-fn] [name[=value] ...] or export -p"),
-        ("getopts", "getopts optstring name [arg ...]"),
-        ("local", "local [option] name[=value] ..."),
-        ("printf", "printf [-v var] format [arguments]"),
-        (
-            "read",
-            "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]",
-        ),
-        (
-            "set",
-            "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]",
-        ),
-        ("shift", "shift [n]"),
-        ("test", "test [expr]"),
-        ("trap", "trap [-lp] [[arg] signal_spec ...]"),
-        ("type", "type [-afptP] name [name ...]"),
-        ("unset", "unset [-f] [-v] [-n] [name ...]"),
-    ];
-    if args.len() < 2 {
-        let mut text =
-            String::from("sandkeep shell: bash builtins. Type `help name' for a synopsis.\n\n");
-        for n in super::names() {
-            text.push_str(n);
-            text.push('\n');
-        }
-        return Ok(if out(interp, text) { 0 } else { 1 });
-    }
-    let mut status = 0;
-    for name in &args[1..] {
-        if let Some((_, s)) = SYNOPSES.iter().find(|(n, _)| n == name) {
-            out(interp, format!("{name}: {s}\n"));
-        } else if super::lookup(name).is_some() {
-            out(interp, format!("{name}: {name} [arg ...]\n"));
-        } else {
-            err(
-                interp,
-                format!(
-                    "help: no help topics match `{name}'.  Try `help help' or `man -k {name}' or `info {name}'."
-                ),
-            );
-            status = 1;
-        }
-    }
-    Ok(status)
 }

@@ -17,12 +17,13 @@ mod declare;
 mod echo;
 mod flow;
 mod getopts;
+mod help;
 mod history;
 mod jobs;
 mod mapfile;
 mod misc;
 mod printf;
-mod read;
+pub(crate) mod read;
 mod set;
 mod source;
 mod test;
@@ -66,7 +67,7 @@ const BUILTINS: &[(&str, BuiltinFn)] = &[
     ("fg", jobs::fg_bg),
     ("getopts", getopts::getopts),
     ("hash", types::hash),
-    ("help", misc::help),
+    ("help", help::help),
     ("history", history::history),
     ("jobs", jobs::jobs),
     ("kill", jobs::kill),

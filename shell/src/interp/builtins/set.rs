@@ -83,6 +83,7 @@ pub fn set(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     if let Some(p) = positional {
         interp.positional = p;
+        interp.positional_sets = interp.positional_sets.wrapping_add(1);
     }
     Ok(0)
 }

@@ -26,9 +26,11 @@ pub fn eval(interp: &mut Interp, args: &[String]) -> ExecResult {
     let text = rest.join(" ");
     // The eval'd text counts its lines from the eval command's.
     let saved_base = interp.line_base;
+    let saved_map = interp.line_map.take();
     interp.line_base = interp.lineno.saturating_sub(1);
     let r = interp.run_source(&text);
     interp.line_base = saved_base;
+    interp.line_map = saved_map;
     match r {
         // An error that abandons the current command (assigning to a
         // readonly variable, a bad arithmetic expansion) ends only the
@@ -61,6 +63,23 @@ fn find(interp: &Interp, name: &str) -> Option<String> {
     Some(Fs::resolve(&interp.cwd, name))
 }
 
+/// The RETURN trap fires when a sourced file finishes, unless a function
+/// is running that does not inherit it (without `set -T`).
+fn run_return_trap(interp: &mut Interp) -> Result<(), Interrupt> {
+    let in_function = interp.call_stack.iter().any(|f| f != "source");
+    if interp.trap_depth > 0
+        || (in_function && interp.opts.get_set_option("functrace") != Some(true))
+    {
+        return Ok(());
+    }
+    if let Some(trap) = interp.active_trap("RETURN")
+        && let Err(e @ (Interrupt::Exit(_) | Interrupt::Limit(_))) = interp.run_trap(&trap)
+    {
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// `source FILE [ARGS]` / `. FILE [ARGS]`
 pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     let mut rest = &args[1..];
@@ -89,7 +108,7 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
             return Ok(1);
         }
     };
-    let text = crate::bytes::decode_vec(data);
+    let text = crate::interp::program::without_nuls(crate::bytes::decode_vec(data));
     let saved_positional = if rest.len() > 1 {
         Some(std::mem::replace(
             &mut interp.positional,
@@ -98,18 +117,25 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
     } else {
         None
     };
+    let sets_before = interp.positional_sets;
     let saved_name = interp.script_name.replace(name.clone());
     let saved_line = interp.lineno;
     let saved_base = std::mem::take(&mut interp.line_base);
+    let saved_map = interp.line_map.take();
     interp.call_stack.push("source".to_string());
     interp.call_lines.push(saved_line);
     let r = interp.run_source(&text);
     interp.call_stack.pop();
     interp.call_lines.pop();
+    run_return_trap(interp)?;
     interp.script_name = saved_name;
     interp.lineno = saved_line;
     interp.line_base = saved_base;
-    if let Some(p) = saved_positional {
+    interp.line_map = saved_map;
+    // bash restores the caller's parameters unless the file `set` its own.
+    if let Some(p) = saved_positional
+        && interp.positional_sets == sets_before
+    {
         interp.positional = p;
     }
     match r {

@@ -29,6 +29,8 @@ impl TestEnv for InterpEnv<'_> {
     fn var_set(&self, name: &str) -> bool {
         let (base, sub) = crate::interp::vars::split_subscript(name);
         match sub {
+            // bash always has these two (computed from the options).
+            None if matches!(base, "SHELLOPTS" | "BASHOPTS") => true,
             // A whole variable is "set" when its element 0 is (bash).
             None => self
                 .0

@@ -45,7 +45,7 @@ fn function_text(interp: &Interp, name: &str) -> String {
     interp
         .funcs
         .get(name)
-        .map(|f| format!("{f}"))
+        .map(|f| crate::interp::parse::function_text(f))
         .unwrap_or_default()
 }
 

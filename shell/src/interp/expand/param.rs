@@ -305,6 +305,15 @@ impl Interp {
             let target = match self.fetch(p, false)? {
                 PVal::Str(s) => s,
                 PVal::List(v, _) => v.join(" "),
+                // `${!1}`, `${!@}` without parameters: empty, no error.
+                PVal::Unset if !matches!(p, Parameter::Named(_)) => {
+                    return Ok(PVal::Str(String::new()));
+                }
+                // An array without element 0 (`${!A}` of an associative
+                // array) refers to nothing, without an error.
+                PVal::Unset if matches!(p, Parameter::Named(n) if self.is_array_var(n)) => {
+                    return Ok(PVal::Str(String::new()));
+                }
                 PVal::Unset => {
                     self.expansion_error(&format!(
                         "{}: invalid indirect expansion",
@@ -313,6 +322,9 @@ impl Interp {
                     return Err(self.expansion_abort());
                 }
             };
+            if target.is_empty() && !matches!(p, Parameter::Named(_)) {
+                return Ok(PVal::Str(String::new()));
+            }
             let parsed = brush_parser::word::parse_parameter(
                 &target,
                 &brush_parser::ParserOptions::default(),

@@ -102,6 +102,17 @@ impl Interp {
                 format!("{}.{:06}", t.secs, t.nanos / 1000)
             }
             "FUNCNAME" => return self.call_stack.last().cloned(),
+            // The options that are on, as bash keeps these read-only lists.
+            "SHELLOPTS" if self.vars.get(name).is_none() => {
+                options_on(crate::interp::options::SET_O_OPTIONS, |n| {
+                    self.opts.get_set_option(n)
+                })
+            }
+            "BASHOPTS" if self.vars.get(name).is_none() => {
+                options_on(crate::interp::options::SHOPT_OPTIONS, |n| {
+                    self.opts.get_shopt(n)
+                })
+            }
             _ => return None,
         })
     }
@@ -130,7 +141,7 @@ impl Interp {
         })
     }
 
-    /// Array values of dynamic arrays (`FUNCNAME`, `BASH_VERSINFO`).
+    /// Array values of dynamic arrays (`FUNCNAME`, `BASH_VERSINFO`, `DIRSTACK`).
     fn dynamic_array(&self, name: &str) -> Option<Vec<String>> {
         match name {
             "FUNCNAME" => {
@@ -144,6 +155,12 @@ impl Interp {
                     return None;
                 }
                 Some(self.call_lines.iter().rev().map(u32::to_string).collect())
+            }
+            // The directory stack as `dirs -l` lists it, working directory first.
+            "DIRSTACK" if self.vars.get(name).is_none() => {
+                let mut stack = vec![self.cwd.clone()];
+                stack.extend(self.dir_stack.iter().cloned());
+                Some(stack)
             }
             "BASH_VERSINFO" if self.vars.get(name).is_none() => Some(
                 ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"]
@@ -180,6 +197,14 @@ impl Interp {
                 .fallback_scalar(name)
                 .or_else(|| self.dynamic_array(name).and_then(|a| a.into_iter().next())),
         }
+    }
+
+    /// True when `name` holds an indexed or associative array.
+    pub(crate) fn is_array_var(&self, name: &str) -> bool {
+        self.vars.get(name).is_some_and(|v| {
+            matches!(v.value, Some(Value::Indexed(_) | Value::Assoc(_)))
+                || v.attrs.has(Attrs::ASSOC)
+        })
     }
 
     /// True when `name` is an associative array.
@@ -361,6 +386,16 @@ impl Interp {
         let i = crate::interp::arith::eval_sub(self, sub)?;
         Ok(self.indexed_get(name, i)?)
     }
+}
+
+/// The names of `table` that `state` says are on, colon-separated.
+fn options_on(table: &[(&str, bool)], state: impl Fn(&str) -> Option<bool>) -> String {
+    let on: Vec<&str> = table
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| state(n) == Some(true))
+        .collect();
+    on.join(":")
 }
 
 /// True for the names [`Interp::dynamic_scalar`] computes.
