@@ -89,16 +89,19 @@ fn string_end(text: &[u8], mut i: usize) -> usize {
 }
 
 /// Whether `text` may hold an integer too long for a double: a run of 16
-/// digits or more (cheap to find; the values are then checked).
+/// digits or more (the values are then checked). Such a run covers a
+/// multiple of 16, so only every 16th byte is looked at first: inputs are
+/// often large and rarely hold one.
 pub(super) fn may_hold_long_integers(text: &[u8]) -> bool {
-    let mut run = 0;
-    for &b in text {
-        run = if b.is_ascii_digit() { run + 1 } else { 0 };
-        if run >= 16 {
-            return true;
+    (0..text.len()).step_by(16).any(|i| {
+        let digit = |j: &usize| text[*j].is_ascii_digit();
+        if !digit(&i) {
+            return false;
         }
-    }
-    false
+        let before = (0..i).rev().take_while(digit).count();
+        let after = (i..text.len()).take_while(digit).count();
+        before + after >= 16
+    })
 }
 
 /// `v` with every integer past 2^53 rounded to a double, as jq 1.6 reads it.
@@ -162,6 +165,18 @@ mod tests {
             br#"[1,NaN,"inf",Infinity,-Infinity,NaN,nan1,Infinity1]"#
         );
         assert!(matches!(specials_spelled(b"[1]"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn finds_runs_of_sixteen_digits_anywhere() {
+        for at in 0..20 {
+            let mut t = vec![b' '; at];
+            t.extend_from_slice(b"1234567890123456 ");
+            assert!(may_hold_long_integers(&t), "at {at}");
+            let mut t = vec![b' '; at];
+            t.extend_from_slice(b"123456789012345 ");
+            assert!(!may_hold_long_integers(&t), "at {at}");
+        }
     }
 
     #[test]
