@@ -9,6 +9,10 @@
 //! with every variable of every pattern bound (to null when its pattern
 //! did not match). As in jq, an error in an alternative's binding or body
 //! moves on to the next alternative, and the last one's error propagates.
+//!
+//! The other rewrites of the text before jaq parses it live here too, on
+//! the same tokens: numbers with a leading point (`.5`) and variable keys
+//! of object patterns (`. as {$b: [$c]}`).
 
 /// What a token of jq source is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -239,6 +243,58 @@ pub(super) fn leading_dot_numbers(code: &str) -> Option<String> {
     Some(out)
 }
 
+/// `code` with each `$name: pattern` entry of an object pattern (`. as
+/// {$b: [$c, $d]}`, which binds `$b` to `.b` and destructures it too, and
+/// which jaq's parser does not know) written `$name, "name": pattern`, or
+/// `None` if there is none. Only brackets opened right after `as` or `?//`,
+/// and those nested in them, are patterns; an object built with such a key
+/// stays the syntax error it is in jq 1.6.
+pub(super) fn variable_key_patterns(code: &str) -> Option<String> {
+    let b = code.as_bytes();
+    let toks = tokens(code);
+    // For each open bracket: whether it is (part of) a pattern.
+    let mut open: Vec<bool> = Vec::new();
+    let mut at = Vec::new();
+    for (n, &(s, e, kind)) in toks.iter().enumerate() {
+        let prev = n.checked_sub(1).map(|p| toks[p]);
+        match kind {
+            Kind::Open => {
+                let after_as = prev.is_some_and(|(ps, pe, pk)| {
+                    pk == Kind::Alt || (pk == Kind::Word && &code[ps..pe] == "as")
+                });
+                let inside = open.last() == Some(&true) && b[s] != b'(';
+                open.push(after_as || inside);
+            }
+            Kind::Close => {
+                open.pop();
+            }
+            Kind::Word if b[s] == b'$' && open.last() == Some(&true) => {
+                let entry_start =
+                    prev.is_some_and(|(ps, pe, _)| pe - ps == 1 && matches!(b[ps], b'{' | b','));
+                let colon = toks
+                    .get(n + 1)
+                    .is_some_and(|&(cs, ce, _)| &code[cs..ce] == ":");
+                if entry_start && colon {
+                    at.push((s, e));
+                }
+            }
+            _ => {}
+        }
+    }
+    if at.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(code.len() + at.len() * 8);
+    let mut from = 0;
+    for (s, e) in at {
+        out.push_str(&code[from..e]);
+        out.push_str(&format!(", \"{}\"", &code[s + 1..e]));
+        from = e;
+    }
+    out.push_str(&code[from..]);
+    Some(out)
+}
+
 /// `code` with every `?//` alternative rewritten, or `None` if it has none
 /// (or one this does not understand, left for the parser to reject).
 pub(super) fn rewrite(code: &str) -> Option<String> {
@@ -360,6 +416,15 @@ mod tests {
         ] {
             assert_eq!(constant_errors(code), None, "{code}");
         }
+    }
+
+    #[test]
+    fn spells_out_variable_keys_of_object_patterns() {
+        assert_eq!(
+            variable_key_patterns(". as {$a, $b:[$c, $d]} | $b").as_deref(),
+            Some(". as {$a, $b, \"b\":[$c, $d]} | $b")
+        );
+        assert_eq!(variable_key_patterns("{$b: 1}"), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! and `now` read the host, so they are replaced; so are `localtime`, which
 //! reads the host's time zone, and `debug`/`stderr`, which log to the host).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -64,6 +65,8 @@ struct Data<'a> {
     stderr: RefCell<Vec<u8>>,
     /// Where the input read last came from.
     position: Rc<RefCell<Position>>,
+    /// Where modules are found, for `modulemeta`.
+    modules: ModulePaths<'a>,
 }
 
 /// Where the input read last came from, as jq tells it: in error messages
@@ -105,6 +108,7 @@ const HOST_FUNS: &[&str] = &[
 trait Session {
     fn stderr(&self) -> &RefCell<Vec<u8>>;
     fn position(&self) -> &RefCell<Position>;
+    fn module_meta(&self, name: &str) -> Result<Val, String>;
 }
 
 impl Session for &Data<'_> {
@@ -113,6 +117,9 @@ impl Session for &Data<'_> {
     }
     fn position(&self) -> &RefCell<Position> {
         &self.position
+    }
+    fn module_meta(&self, name: &str) -> Result<Val, String> {
+        self.modules.module_meta(name)
     }
 }
 
@@ -204,6 +211,19 @@ where
         ("input_line_number", jaq_core::native::v(0), |cv| {
             let line = cv.0.data().position().borrow().line;
             Box::new(std::iter::once(Ok(Val::from(line))))
+        }),
+        ("modulemeta", jaq_core::native::v(0), |cv| {
+            let meta = match &cv.1 {
+                Val::TStr(s) | Val::BStr(s) => {
+                    cv.0.data()
+                        .module_meta(&String::from_utf8_lossy(s))
+                        .map_err(|e| jaq_core::Exn::from(jaq_core::Error::str(e)))
+                }
+                _ => Err(jaq_core::Exn::from(jaq_core::Error::str(
+                    "modulemeta input module name must be a string",
+                ))),
+            };
+            Box::new(std::iter::once(meta))
         }),
         ("stderr_empty", jaq_core::native::v(0), |cv| {
             let json = super::values::to_json(&cv.1);
@@ -686,20 +706,17 @@ fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> (Vec<Input>, Posit
             ));
             break 'sources;
         }
-        let mut offset = 0;
-        for v in jaq_json::read::parse_many(&text) {
-            let failed = v.is_err();
-            offset = value_end(&text, offset);
-            let pos = at(&name, lines_read(&text, offset));
-            // The whole message, in jq 1.6's words when they can be found.
-            let v = v.map_err(|e| match super::parse_errors::message(&text) {
-                Some(m) => format!("parse error: {m}"),
-                None => format!("jq: error (at {}): Cannot parse input: {e}", pos.describe()),
-            });
-            vals.push((v, pos));
-            if failed {
-                break 'sources;
+        let read = vals.len();
+        if parse_source(&name, &text, &mut vals) {
+            // jaq's reader stopped; strtod's other spellings of NaN and
+            // infinity may be why: read the source again with jaq's.
+            if let Cow::Owned(spelled) = super::reading::specials_spelled(&text) {
+                vals.truncate(read);
+                if !parse_source(&name, &spelled, &mut vals) {
+                    continue 'sources;
+                }
             }
+            break 'sources;
         }
     }
     if o.stream {
@@ -727,6 +744,37 @@ fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> (Vec<Input>, Posit
         return (vec![(Ok(Val::from_iter(arr)), end.clone())], end);
     }
     (vals, end)
+}
+
+/// Reads the values of the source `name` onto `vals`, each with its
+/// position, up to the first that fails; says whether one failed.
+fn parse_source(name: &Val, text: &[u8], vals: &mut Vec<Input>) -> bool {
+    let at = |line: usize| Position {
+        name: Some(name.clone()),
+        line,
+    };
+    let long_integers = super::reading::may_hold_long_integers(text);
+    let mut offset = 0;
+    for v in jaq_json::read::parse_many(text) {
+        offset = value_end(text, offset);
+        let pos = at(lines_read(text, offset));
+        let v = match v {
+            // jq 1.6 holds every number as a double.
+            Ok(v) if long_integers => Ok(super::reading::as_doubles(v)),
+            Ok(v) => Ok(v),
+            // The whole message, in jq 1.6's words when they can be found.
+            Err(e) => Err(match super::parse_errors::message(text) {
+                Some(m) => format!("parse error: {m}"),
+                None => format!("jq: error (at {}): Cannot parse input: {e}", pos.describe()),
+            }),
+        };
+        let failed = v.is_err();
+        vals.push((v, pos));
+        if failed {
+            return true;
+        }
+    }
+    false
 }
 
 /// How many lines jq 1.6 has read of `text` once it has parsed a value
@@ -875,6 +923,8 @@ fn compile(
     // parses; should it ever not compile, the filter as written still may.
     let dotted = super::alternatives::leading_dot_numbers(code);
     let code_read = dotted.as_deref().unwrap_or(code);
+    let keyed = super::alternatives::variable_key_patterns(code_read);
+    let code_read = keyed.as_deref().unwrap_or(code_read);
     let alternatives = super::alternatives::rewrite(code_read);
     let jq = alternatives.as_deref().unwrap_or(code_read);
     let filter = match super::rewrite::rewrite(jq) {
@@ -1118,6 +1168,7 @@ fn run(ctx: &mut CommandCtx<'_>) -> Result<i32, Failure> {
         inputs: &inputs,
         stderr: RefCell::new(Vec::new()),
         position,
+        modules: module_paths(ctx, &o),
     };
 
     let mut outcome = Outcome::default();
@@ -1158,12 +1209,17 @@ fn compile_program(
         .filter(|f| !f.trim().is_empty())
         .unwrap_or_else(|| ".".to_string());
     let names: Vec<String> = o.named.iter().map(|(n, _)| format!("${n}")).collect();
-    let home = ctx
-        .env
+    compile(&code, &names, &module_paths(ctx, o))
+}
+
+/// Where `-L` or jq's defaults say modules are.
+fn module_paths<'a>(ctx: &CommandCtx<'a>, o: &Options) -> ModulePaths<'a> {
+    let env: &'a [(String, String)] = ctx.env;
+    let home = env
         .iter()
         .find(|(k, _)| k == "HOME")
         .map(|(_, v)| v.as_str());
-    let module_paths = ModulePaths {
+    ModulePaths {
         fs: ctx.fs,
         cwd: ctx.cwd,
         home,
@@ -1172,8 +1228,7 @@ fn compile_program(
         } else {
             o.library.clone()
         },
-    };
-    compile(&code, &names, &module_paths)
+    }
 }
 
 /// The values of [`GLOBALS`]: `$ENV`, the sandbox clock's now, `$ARGS`.

@@ -14,6 +14,7 @@ mod modules;
 mod parse_errors;
 mod paths;
 mod prelude;
+mod reading;
 mod regex;
 mod rewrite;
 mod ticks;

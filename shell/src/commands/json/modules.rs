@@ -3,13 +3,15 @@
 //! rules: the import's `{search: ...}` directories relative to the
 //! importing module, then the `-L` paths, by default `~/.jq`,
 //! `$ORIGIN/../lib/jq` and `$ORIGIN/../lib`; in each, `NAME.jq` or
-//! `NAME/BASENAME.jq`), read through [`Fs`], never the host.
+//! `NAME/BASENAME.jq`), read through [`Fs`], never the host; and what
+//! `modulemeta` tells of a module (its header's metadata and imports).
 
 use jaq_core::load::lex::StrPart;
 use jaq_core::load::parse::{BinaryOp, Term};
 use jaq_core::load::{File, Import};
 use jaq_json::Val;
 
+use super::alternatives::Kind;
 use crate::fs::Fs;
 
 /// Where modules are looked for.
@@ -147,6 +149,147 @@ impl ModulePaths<'_> {
         let bytes = self.fs.read(&path).map_err(|e| e.to_string())?;
         let vals: Result<Vec<Val>, _> = jaq_json::read::parse_many(&bytes).collect();
         vals.map(Val::from_iter).map_err(|e| format!("{path}: {e}"))
+    }
+}
+
+impl ModulePaths<'_> {
+    /// `modulemeta`: the metadata of the module `name` (found as `import`
+    /// would find it) with its `deps`, each import's metadata followed by
+    /// its `as`, `is_data` and `relpath`, as jq 1.6 gives it.
+    pub fn module_meta(&self, name: &str) -> Result<Val, String> {
+        let parent = String::new();
+        let import = Import {
+            parent: &parent,
+            path: &name,
+            meta: &None,
+        };
+        let path = self.find(&import, "jq")?;
+        let code = self.fs.read(&path).map_err(|e| e.to_string())?;
+        let code = String::from_utf8_lossy(&code);
+        let (meta, deps) = header(&code);
+        let mut entries = match meta {
+            Some(Val::Obj(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            _ => Vec::new(),
+        };
+        entries.push((Val::from("deps".to_string()), Val::from_iter(deps)));
+        Ok(object(entries))
+    }
+}
+
+/// An object of the `entries`, in their order.
+fn object(entries: Vec<(Val, Val)>) -> Val {
+    <Val as jaq_core::ValT>::from_map(entries).unwrap_or_default()
+}
+
+/// The metadata and the dependencies (`deps` entries) a module's header
+/// declares: `module META;`, then `import "path" as name META;` and
+/// `include "path" META;` directives.
+fn header(code: &str) -> (Option<Val>, Vec<Val>) {
+    let toks = super::alternatives::tokens(code);
+    let text = |n: usize| toks.get(n).map_or("", |&(s, e, _)| &code[s..e]);
+    let mut n = 0;
+    let mut meta = None;
+    if text(0) == "module" {
+        let end = directive_end(&toks, code, 1);
+        meta = constant_text(code, &toks[1..end]);
+        n = end + 1;
+    }
+    let mut deps = Vec::new();
+    while matches!(text(n), "import" | "include") {
+        let import = text(n) == "import";
+        let relpath = constant_text(code, &toks[n + 1..(n + 2).min(toks.len())]);
+        let mut next = n + 2;
+        let name = if import && text(next) == "as" {
+            next += 2;
+            Some(text(next - 1))
+        } else {
+            None
+        };
+        let end = directive_end(&toks, code, next);
+        let mut entry: Vec<(Val, Val)> = match constant_text(code, &toks[next..end]) {
+            Some(Val::Obj(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            _ => Vec::new(),
+        };
+        if let Some(name) = name {
+            let key = |k: &str| Val::from(k.to_string());
+            entry.push((key("as"), key(name.trim_start_matches('$'))));
+            entry.push((key("is_data"), Val::from(name.starts_with('$'))));
+        }
+        entry.push((
+            Val::from("relpath".to_string()),
+            relpath.unwrap_or_default(),
+        ));
+        deps.push(object(entry));
+        n = end + 1;
+    }
+    (meta, deps)
+}
+
+/// The index of the `;` that ends the directive whose tokens start at
+/// `from` (the first `;` outside brackets), or the number of tokens.
+fn directive_end(toks: &[(usize, usize, Kind)], code: &str, from: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, &(s, e, kind)) in toks.iter().enumerate().skip(from) {
+        match kind {
+            Kind::Open => depth += 1,
+            Kind::Close => depth = depth.saturating_sub(1),
+            Kind::Semi if depth == 0 && &code[s..e] == ";" => return i,
+            _ => {}
+        }
+    }
+    toks.len()
+}
+
+/// The constant value of the term spelled by `toks` (metadata is constant).
+fn constant_text(code: &str, toks: &[(usize, usize, Kind)]) -> Option<Val> {
+    let (first, last) = (toks.first()?, toks.last()?);
+    let text = &code[first.0..last.1];
+    constant(&jaq_core::load::parse(text, |p| p.term())?)
+}
+
+/// The value of a constant term: literals, arrays and objects of them.
+fn constant(t: &Term<&str>) -> Option<Val> {
+    Some(match t {
+        Term::Num(n) => jaq_json::read::parse_single(n.as_bytes()).ok()?,
+        Term::Str(..) => Val::from(literal(t)?),
+        Term::Call(name, args) if args.is_empty() => match *name {
+            "null" => Val::Null,
+            "true" => Val::from(true),
+            "false" => Val::from(false),
+            _ => return None,
+        },
+        Term::Arr(None) => Val::from_iter(std::iter::empty()),
+        Term::Arr(Some(items)) => {
+            let mut out = Vec::new();
+            comma_items(items, &mut out)?;
+            Val::from_iter(out)
+        }
+        Term::Obj(entries) => {
+            let mut out = Vec::new();
+            for (k, v) in entries {
+                let key = literal(k).or_else(|| match k {
+                    Term::Call(name, args) if args.is_empty() => Some(name.to_string()),
+                    _ => None,
+                })?;
+                out.push((Val::from(key), constant(v.as_ref()?)?));
+            }
+            object(out)
+        }
+        _ => return None,
+    })
+}
+
+/// The constant values of the comma-separated terms of `t`.
+fn comma_items(t: &Term<&str>, out: &mut Vec<Val>) -> Option<()> {
+    match t {
+        Term::BinOp(l, BinaryOp::Comma, r) => {
+            comma_items(l, out)?;
+            comma_items(r, out)
+        }
+        t => {
+            out.push(constant(t)?);
+            Some(())
+        }
     }
 }
 

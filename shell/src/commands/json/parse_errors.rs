@@ -153,6 +153,9 @@ impl Parser {
 
 /// Whether jq's `strtod` takes `t` whole as a number.
 fn is_number(t: &[u8]) -> bool {
+    if super::reading::is_special(t) {
+        return true;
+    }
     let s = std::str::from_utf8(t).unwrap_or("");
     let s = s.strip_prefix(['-', '+']).unwrap_or(s);
     let (mantissa, exp) = match s.find(['e', 'E']) {

@@ -245,6 +245,7 @@ pub(super) fn set_path(v: &mut Val, path: &[Val], x: Val) -> Result<(), Error> {
             Rc::make_mut(a).splice(s..e, part.iter().cloned());
             Ok(())
         }
+        (Val::Arr(_), Val::Arr(_)) => Err(err("Cannot update field at array index of array")),
         (Val::TStr(_) | Val::BStr(_), Val::Obj(_)) => Err(err(format!(
             "Cannot update field at object index of {}",
             type_name(v)

@@ -23,16 +23,17 @@
 ///   flattens objects' values, `gamma` is `lgamma`; `IN`, `INDEX`,
 ///   `recurse_down`, `@base32`, `@base32d` exist;
 /// - `fromjson` refuses text nested deeper than jq parses (256 levels),
-///   with jq's words, before jaq's parser could overflow the stack;
-/// - `input` fails when the inputs are exhausted; `ltrimstr`/`rtrimstr`
-///   ignore non-strings; `leaf_paths`, `tostream`, `fromstream`,
+///   with jq's words, before jaq's parser could overflow the stack, and
+///   reads one value as jq 1.6 does (`super::reading`);
+/// - `input` fails when the inputs are exhausted (with jq 1.6's `break`);
+///   `ltrimstr`/`rtrimstr` ignore non-strings; `leaf_paths`, `tostream`, `fromstream`,
 ///   `truncate_stream`, `@csv`, `@tsv` exist;
 /// - indices floor (slice ends ceil, NaN is null) and `has(nan)` is false;
 ///   `nth`, `JOIN`, `builtins` are jq 1.6's; `utf8bytelength`, `strftime`,
 ///   `strflocaltime` and `mktime` fail with jq's words.
 pub(super) const JQ_COMPAT: &str = r#"
 def __sk_fromjson: fromjson;
-def fromjson: if __sk_json_too_deep then error("Exceeds depth limit for parsing (while parsing '\(.)')") else __sk_fromjson end;
+def fromjson: if type != "string" then __sk_fromjson elif __sk_json_too_deep then error("Exceeds depth limit for parsing (while parsing '\(.)')") else __sk_fromjson_text end;
 def __sk_idx($k): if type == "object" and ($k | type) != "string" then error("Cannot index object with \($k | type)") elif type == "array" and ($k | type) == "number" then (if $k | isnan then null else .[$k | floor] end) elif (type == "array" or type == "string" or type == "null") and ($k | type) == "object" then .[{"start": ($k.start | if type == "number" then floor else . end), "end": ($k.end | if type == "number" then ceil else . end)}] else .[$k] end;
 def __sk_arrpat: if type == "object" then error("Cannot index object with number") else . end;
 def getpath($path): reduce $path[] as $p (.; __sk_idx($p));
@@ -123,7 +124,7 @@ def __sk_fromdate: fromdate;
 def fromdate: if type == "string" then (. as $d | try __sk_fromdate catch error("date \($d | tojson) does not match format \"%Y-%m-%dT%H:%M:%SZ\"")) else error("strptime/1 requires string inputs and arguments") end;
 def todate: if type == "number" then floor end | strftime("%Y-%m-%dT%H:%M:%SZ");
 def todateiso8601: todate;
-def input: [limit(1; inputs)] | if length == 0 then error("No more inputs") else .[0] end;
+def input: [limit(1; inputs)] | if length == 0 then error("break") else .[0] end;
 def ltrimstr($x): if type == "string" and ($x | type) == "string" and startswith($x) then .[($x | length):] else . end;
 def rtrimstr($x): if type == "string" and ($x | type) == "string" and endswith($x) and ($x | length) > 0 then .[:length - ($x | length)] else . end;
 def leaf_paths: paths(scalars);

@@ -58,7 +58,7 @@ fn needs_rewrite(t: &Term<&str>) -> bool {
                 | BinaryOp::Update
                 | BinaryOp::UpdateMath(_)
                 | BinaryOp::UpdateAlt
-                | BinaryOp::Math(Math::Div | Math::Rem) => true,
+                | BinaryOp::Math(Math::Mul | Math::Div | Math::Rem) => true,
                 BinaryOp::Math(_) | BinaryOp::Cmp(_) => may_yield_many(l) && may_yield_many(r),
                 _ => false,
             },
@@ -602,12 +602,12 @@ fn print_binop(out: &mut Out, l: &Term<&str>, op: &BinaryOp<&str>, r: &Term<&str
         BinaryOp::Alt => "//",
         BinaryOp::Or => "or",
         BinaryOp::And => "and",
-        BinaryOp::Math(m @ (Math::Div | Math::Rem)) => {
+        BinaryOp::Math(m @ (Math::Mul | Math::Div | Math::Rem)) => {
             // jq: the right operand is the outer loop.
-            let f = if let Math::Div = m {
-                "__sk_div"
-            } else {
-                "__sk_rem"
+            let f = match m {
+                Math::Mul => "__sk_mul",
+                Math::Div => "__sk_div",
+                _ => "__sk_rem",
             };
             out.push('(');
             paren(out, r);

@@ -1,7 +1,8 @@
 //! Native filters where jq's answer about a value differs from jaq's:
 //! `tojson`/`tostring` print numbers as jq does (`1.0` is `1`, `1e3` is
 //! `1000`), and `/` and `%` fail on a zero divisor instead of yielding
-//! infinity (the [`super::rewrite`] pass routes the operators here).
+//! infinity, and a string times a number repeats it as jq 1.6 does (the
+//! [`super::rewrite`] pass routes the operators here).
 
 use jaq_core::native::{Filter, Fun, bome, run, v};
 use jaq_core::{DataT, RunPtr};
@@ -64,6 +65,20 @@ fn base<D: for<'a> DataT<V<'a> = Val>>() -> Box<[Filter<RunPtr<D>>]> {
             let l = cv.0.pop_var();
             bome(div(l, r))
         }),
+        ("__sk_fromjson_text", v(0), |cv| {
+            bome(match &cv.1 {
+                Val::TStr(s) | Val::BStr(s) => super::reading::from_json(s).map_err(Error::str),
+                v => Err(Error::str(format!(
+                    "{} only strings can be parsed",
+                    describe(v)
+                ))),
+            })
+        }),
+        ("__sk_mul", v(2), |mut cv| {
+            let r = cv.0.pop_var();
+            let l = cv.0.pop_var();
+            bome(mul(l, r))
+        }),
         ("__sk_rem", v(2), |mut cv| {
             let r = cv.0.pop_var();
             let l = cv.0.pop_var();
@@ -100,6 +115,36 @@ pub(super) fn describe(v: &Val) -> String {
 
 fn is_zero(n: &Num) -> bool {
     num_to_f64(n) == 0.0
+}
+
+/// `l * r`: as jaq, except that a string times a number is jq 1.6's: the
+/// string repeated `n` times, `n` the count less one truncated to a C
+/// `int` (so `0.5` and `1.5` give the string once) plus one, and null when
+/// that is below zero, as for `nan`, whose conversion yields `INT_MIN`.
+fn mul(l: Val, r: Val) -> Result<Val, Error> {
+    let (s, n) = match (&l, &r) {
+        (Val::TStr(_) | Val::BStr(_), Val::Num(n)) => (&l, n),
+        (Val::Num(n), Val::TStr(_) | Val::BStr(_)) => (&r, n),
+        _ => return l * r,
+    };
+    let extra = num_to_f64(n) - 1.0;
+    // C's (int) conversion: truncation, and INT_MIN when out of range.
+    let extra = if extra.is_nan()
+        || extra <= f64::from(i32::MIN) - 1.0
+        || extra >= f64::from(i32::MAX) + 1.0
+    {
+        i64::from(i32::MIN)
+    } else {
+        extra.trunc() as i64
+    };
+    if extra < 0 {
+        return Ok(Val::Null);
+    }
+    match s {
+        Val::TStr(b) => Ok(Val::utf8_str(b.repeat(extra as usize + 1))),
+        Val::BStr(b) => Ok(Val::byte_str(b.repeat(extra as usize + 1))),
+        _ => l * r,
+    }
 }
 
 /// `l / r`: as jaq, except that a zero divisor is an error.
