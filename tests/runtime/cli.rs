@@ -581,3 +581,37 @@ fn archive_history_commands_work_end_to_end() {
 fn sandkeep_flip(store: &Path) {
     common::flip_a_byte_in_every_pack(store);
 }
+
+/// A park that fails is the run's failure: status 125 naming the reason, and
+/// the head stays the last kept generation, which the next run restores once
+/// the store is mended. (The store's pack directory is a file here, so the
+/// restore fails too and the run starts empty; it is the park that fails the
+/// run.)
+#[test]
+fn a_failed_park_is_a_failure_and_the_head_stays() {
+    let data = tempfile::tempdir().unwrap();
+    let run = |script: &str| cli_output(data.path(), LOCAL, &["run", "--agent", "p", "-c", script]);
+    let o = run("echo one > f");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let store = data.path().join("agents/p/store");
+    let head = || std::fs::read_to_string(store.join("HEAD")).unwrap();
+    let kept = head();
+    let (packs, aside) = (store.join("packs"), data.path().join("packs-aside"));
+    std::fs::rename(&packs, &aside).unwrap();
+    std::fs::write(&packs, b"").unwrap();
+
+    let o = run("echo two > f");
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(125), "{err}");
+    assert!(
+        err.contains("snapshot failed") && err.contains("the last kept generation stays the head"),
+        "{err}"
+    );
+    assert_eq!(head(), kept);
+
+    std::fs::remove_file(&packs).unwrap();
+    std::fs::rename(&aside, &packs).unwrap();
+    let o = run("cat f");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "one\n");
+}

@@ -294,3 +294,68 @@ fn workspace_history_diff_and_restore_over_mcp() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// A park that fails (the store's pack directory replaced by a file between
+/// two calls) makes that call's result an error saying the workspace was not
+/// kept; the head stays the last kept generation, and once the store is
+/// mended the next call keeps the failed call's change too.
+#[test]
+fn a_failed_park_is_an_error_result_and_the_head_stays() {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = Command::new(sandkeep())
+        .args(["-q", "--data", data.path().to_str().unwrap()])
+        .args(["mcp", "--agent", "park", "--backend", "local"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |request: serde_json::Value| -> serde_json::Value {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        let mut reply = String::new();
+        std::io::BufRead::read_line(&mut stdout, &mut reply).unwrap();
+        serde_json::from_str(&reply).unwrap()
+    };
+    let bash = |id: u32, command: &str| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "bash", "arguments": {"command": command}}})
+    };
+    ask(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "park", "version": "1"}}}),
+    );
+    let r = ask(bash(2, "echo one > f"));
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let store = data.path().join("agents/park/store");
+    let head = || std::fs::read_to_string(store.join("HEAD")).unwrap();
+    let kept = head();
+    let (packs, aside) = (store.join("packs"), data.path().join("packs-aside"));
+    std::fs::rename(&packs, &aside).unwrap();
+    std::fs::write(&packs, b"").unwrap();
+
+    let r = ask(bash(3, "echo two > f"));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let said = r["result"]["content"].to_string();
+    assert!(
+        said.contains("NOT kept") && said.contains("the last kept generation stays the head"),
+        "{said}"
+    );
+    assert_eq!(head(), kept);
+
+    std::fs::remove_file(&packs).unwrap();
+    std::fs::rename(&aside, &packs).unwrap();
+    let r = ask(bash(4, "cat f"));
+    assert_eq!(r["result"]["structuredContent"]["stdout"], "two\n", "{r}");
+    assert_ne!(
+        head(),
+        kept,
+        "the mended store keeps the failed call's change"
+    );
+    drop(ask);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
