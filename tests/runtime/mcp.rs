@@ -355,7 +355,6 @@ fn a_failed_park_is_an_error_result_and_the_head_stays() {
         kept,
         "the mended store keeps the failed call's change"
     );
-    drop(ask);
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
