@@ -205,23 +205,37 @@ fn malformed_requests_get_json_rpc_errors_and_the_server_keeps_serving() {
     );
 }
 
-/// One request at a time over raw JSON-RPC: the workspace history tools see
-/// each call's generation, and `workspace_restore` brings a deleted tree back
-/// (kept as a new generation).
-#[test]
-fn workspace_history_diff_and_restore_over_mcp() {
-    use std::io::{BufRead, BufReader};
-    let data = tempfile::tempdir().unwrap();
+/// `sandkeep mcp` on the local backend for `agent`, driven over raw
+/// JSON-RPC: the child, its stdin and its stdout read a line at a time.
+fn raw_server(
+    data: &Path,
+    agent: &str,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::io::BufReader<std::process::ChildStdout>,
+) {
     let mut child = Command::new(sandkeep())
-        .args(["-q", "--data", data.path().to_str().unwrap()])
-        .args(["mcp", "--agent", "hist", "--backend", "local"])
+        .args(["-q", "--data", data.to_str().unwrap()])
+        .args(["mcp", "--agent", agent, "--backend", "local"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    (child, stdin, stdout)
+}
+
+/// One request at a time over raw JSON-RPC: the workspace history tools see
+/// each call's generation, and `workspace_restore` brings a deleted tree back
+/// (kept as a new generation).
+#[test]
+fn workspace_history_diff_and_restore_over_mcp() {
+    use std::io::BufRead;
+    let data = tempfile::tempdir().unwrap();
+    let (mut child, mut stdin, mut stdout) = raw_server(data.path(), "hist");
     let mut next_id = 0;
     let mut call = |method: &str, params: serde_json::Value| -> serde_json::Value {
         next_id += 1;
@@ -302,16 +316,7 @@ fn workspace_history_diff_and_restore_over_mcp() {
 #[test]
 fn a_failed_park_is_an_error_result_and_the_head_stays() {
     let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(sandkeep())
-        .args(["-q", "--data", data.path().to_str().unwrap()])
-        .args(["mcp", "--agent", "park", "--backend", "local"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, mut stdout) = raw_server(data.path(), "park");
     let mut ask = |request: serde_json::Value| -> serde_json::Value {
         writeln!(stdin, "{request}").unwrap();
         stdin.flush().unwrap();
