@@ -58,6 +58,7 @@ pub(super) fn docker_cases(h: &Host) -> Vec<Case> {
         v.push(Case {
             group: "docker",
             name: format!("docker: {name}"),
+            program: Program::Sandkeep,
             args: [
                 "run",
                 "--backend",
@@ -76,7 +77,67 @@ pub(super) fn docker_cases(h: &Host) -> Vec<Case> {
         });
     }
     v.extend(docker_mcp_cases());
+    v.extend(docker_store_cases());
     v
+}
+
+/// What one backend parks the other restores: raw-byte names, names and
+/// paths up to Linux's limits, and a merge of concurrent docker sessions.
+fn docker_store_cases() -> Vec<Case> {
+    use Check::*;
+    let names = "for f in *.bin; do printf %s \"$f\" | od -An -tx1; done";
+    let make_raw = "f=$(printf \"\\377.bin\"); printf N > \"$f\"";
+    let run = |backend: &str, agent: &str, script: &str| {
+        format!("\"$SK\" run --backend {backend} -q --agent {agent} -c '{script}'")
+    };
+    let long = "n=$(printf %0255d 0); echo long > $n; d=$(printf \"d%.0s\" {1..200}); \
+                p=$d; for i in $(seq 18); do p=$p/$d; done; mkdir -p $p && echo deep > $p/f";
+    vec![
+        host_script(
+            "docker",
+            "docker: a raw-byte name parked on docker reads back on docker and local",
+            60,
+            &[
+                run("docker", "raw-name", make_raw),
+                run("docker", "raw-name", names),
+                run("local", "raw-name", names),
+            ]
+            .join(" && "),
+            vec![Stdout(" ff 2e 62 69 6e\n ff 2e 62 69 6e\n"), Status(0)],
+        ),
+        host_script(
+            "docker",
+            "docker: a raw-byte name survives a merge of concurrent docker sessions",
+            60,
+            &format!(
+                "{} && {}",
+                super::durability::concurrent(
+                    "raw-merge",
+                    "docker",
+                    "echo o > other",
+                    make_raw,
+                    "cat other"
+                ),
+                run("local", "raw-merge", names)
+            ),
+            vec![Stdout("o\n ff 2e 62 69 6e\n"), Status(0)],
+        ),
+        host_script(
+            "docker",
+            "docker: a 255-byte name and a 3,800-byte path parked on local restore on docker",
+            60,
+            &format!(
+                "{} && {}",
+                run("local", "long-names", long),
+                run(
+                    "docker",
+                    "long-names",
+                    "cat 0*; find . -name f -exec cat {} +"
+                )
+            ),
+            vec![StdoutIs("long\ndeep\n".into()), Status(0)],
+        ),
+    ]
 }
 
 /// Docker sessions over MCP, where a second tool call is the next turn.
@@ -97,6 +158,7 @@ pub(super) fn docker_mcp_cases() -> Vec<Case> {
         Case {
             group: "docker",
             name: format!("docker: {name}"),
+            program: Program::Sandkeep,
             args: ["mcp", "--backend", "docker", "--agent", "attack-docker"]
                 .iter()
                 .map(|s| s.to_string())

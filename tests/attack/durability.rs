@@ -1,4 +1,6 @@
-//! Durability: what a session keeps, also after a timeout.
+//! Durability: what a session keeps, also after a timeout, also when two
+//! sessions of one agent park at once (the merge), and names the other
+//! backend could not restore are refused up front.
 
 use super::*;
 
@@ -53,6 +55,7 @@ pub(super) fn durability() -> Vec<Case> {
         v.push(Case {
             group: "durability",
             name: format!("{name}: write"),
+            program: Program::Sandkeep,
             args: a,
             stdin: Vec::new(),
             deadline: Duration::from_secs(10),
@@ -61,11 +64,80 @@ pub(super) fn durability() -> Vec<Case> {
         v.push(Case {
             group: "durability",
             name: format!("{name}: read back"),
+            program: Program::Sandkeep,
             args: run(&agent, second),
             stdin: Vec::new(),
             deadline: Duration::from_secs(10),
             checks: vec![Stdout(want), Status(0)],
         });
     }
+    v.extend(merges());
+    v.push(local(
+        "durability",
+        "a name past 255 bytes is refused as a real filesystem refuses it",
+        10,
+        "n=$(printf %0256d 0); echo x > $n; echo st=$?; mkdir -p d/$n; echo md=$?",
+        vec![Stdout("st=1"), Stdout("md=1"), Stderr("File name too long")],
+    ));
     v
+}
+
+/// Two sessions of one agent at once: the slow one restored the same
+/// generation as the quick one and parks second, so its park merges.
+pub(super) fn concurrent(
+    agent: &str,
+    backend: &str,
+    slow: &str,
+    quick: &str,
+    read: &str,
+) -> String {
+    let run =
+        |script: &str| format!("\"$SK\" run --backend {backend} -q --agent {agent} -c '{script}'");
+    // The quick session starts once the slow one has surely restored (a
+    // docker session takes longer to start).
+    let (pause, head_start) = if backend == "docker" {
+        (8, 4.0)
+    } else {
+        (3, 1.5)
+    };
+    format!(
+        "{base} && {{ {slow} & }}; sleep {head_start}; {quick}; wait; {read}",
+        base = run("echo base > keep"),
+        slow = run(&format!("sleep {pause}; {slow}")),
+        quick = run(quick),
+        read = run(read),
+    )
+}
+
+fn merges() -> Vec<Case> {
+    use Check::*;
+    let all_files = "find . -type f -exec cat {} + | sort | tr \"\\n\" \" \"";
+    vec![
+        host_script(
+            "durability",
+            "merge: a file x and a directory x/ from concurrent sessions both stay",
+            25,
+            &concurrent(
+                "merge-fd",
+                "local",
+                "echo FILESIDE > x",
+                "mkdir x; echo DIRSIDE > x/f",
+                all_files,
+            ),
+            vec![Stdout("DIRSIDE FILESIDE base"), Status(0)],
+        ),
+        host_script(
+            "durability",
+            "merge: a directory x/ and a file x from concurrent sessions both stay",
+            25,
+            &concurrent(
+                "merge-df",
+                "local",
+                "mkdir x; echo DIRSIDE > x/f",
+                "echo FILESIDE > x",
+                all_files,
+            ),
+            vec![Stdout("DIRSIDE FILESIDE base"), Status(0)],
+        ),
+    ]
 }

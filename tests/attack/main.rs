@@ -61,12 +61,22 @@ enum Check {
 struct Case {
     group: &'static str,
     name: String,
+    /// What runs under `time`: `sandkeep ARGS`, or, for cases that need
+    /// several `sandkeep` processes at once (concurrent sessions), `bash -c
+    /// SCRIPT` with the binary under attack in `$SK`.
+    program: Program,
     args: Vec<String>,
     stdin: Vec<u8>,
     /// When the case must be over (its run's deadline, or a bound for
     /// cases without one).
     deadline: Duration,
     checks: Vec<Check>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Program {
+    Sandkeep,
+    HostBash,
 }
 
 struct Outcome {
@@ -102,9 +112,30 @@ fn local(group: &'static str, name: &str, timeout: u64, script: &str, checks: Ve
     Case {
         group,
         name: name.to_string(),
+        program: Program::Sandkeep,
         args,
         stdin,
         deadline: Duration::from_secs(timeout),
+        checks,
+    }
+}
+
+/// A host bash script driving `$SK` (the binary under attack), for cases
+/// that need concurrent sessions; `deadline` bounds the whole script.
+fn host_script(
+    group: &'static str,
+    name: &str,
+    deadline: u64,
+    script: &str,
+    checks: Vec<Check>,
+) -> Case {
+    Case {
+        group,
+        name: name.to_string(),
+        program: Program::HostBash,
+        args: vec!["-c".into(), script.to_string()],
+        stdin: Vec::new(),
+        deadline: Duration::from_secs(deadline),
         checks,
     }
 }
@@ -113,6 +144,7 @@ fn args(group: &'static str, name: &str, a: &[&str], checks: Vec<Check>) -> Case
     Case {
         group,
         name: name.to_string(),
+        program: Program::Sandkeep,
         args: a.iter().map(|s| s.to_string()).collect(),
         stdin: Vec::new(),
         deadline: Duration::from_secs(10),
@@ -128,8 +160,12 @@ fn run_case(case: &Case, data: &Path, secret: &str) -> Outcome {
         .arg("%M")
         .arg("-o")
         .arg(rss_file.path())
-        .arg(bin())
+        .arg(match case.program {
+            Program::Sandkeep => bin(),
+            Program::HostBash => "bash".into(),
+        })
         .args(&case.args)
+        .env("SK", bin())
         .env("SANDKEEP_DATA", data)
         .env("SANDKEEP_ATTACK_SECRET", secret)
         .env("RUST_BACKTRACE", "0")

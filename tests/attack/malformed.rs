@@ -362,6 +362,7 @@ pub(super) fn mcp_cases() -> Vec<Case> {
         v.push(Case {
             group: "malformed",
             name: format!("mcp: {name} line"),
+            program: Program::Sandkeep,
             args: vec![
                 "mcp".into(),
                 "--backend".into(),

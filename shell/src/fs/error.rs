@@ -42,6 +42,10 @@ pub enum FsError {
     /// EBUSY: e.g. removing `/` or `/dev`.
     #[error("Device or resource busy")]
     Busy,
+    /// ENAMETOOLONG: a path component over 255 bytes, as Linux refuses
+    /// (so that what one backend keeps, the other can restore).
+    #[error("File name too long")]
+    NameTooLong,
 }
 
 /// An I/O error as the C library's `strerror` words it (`No space left on

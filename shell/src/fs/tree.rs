@@ -28,6 +28,29 @@ pub(crate) const ROOT: Ino = 0;
 /// Symlinks followed in one lookup before `ELOOP` (Linux's limit).
 const MAX_LINKS: u32 = 40;
 
+/// The longest path component Linux accepts (`NAME_MAX`), in bytes.
+const NAME_MAX: usize = 255;
+
+/// Refuses a path component longer than [`NAME_MAX`] bytes, counting each
+/// raw byte kept as an escape char ([`crate::bytes`]) as the one byte it is:
+/// a name this tree takes must be one GNU tar can restore on a real
+/// filesystem (the docker backend's).
+fn check_name(name: &str) -> FsResult<()> {
+    // Cheap first: a name of at most 255 chars is at most 255 bytes once
+    // encoded unless it holds multi-byte chars.
+    if name.len() <= NAME_MAX {
+        return Ok(());
+    }
+    let bytes: usize = name
+        .chars()
+        .map(|c| crate::bytes::raw_byte(c).map_or(c.len_utf8(), |_| 1))
+        .sum();
+    if bytes > NAME_MAX {
+        return Err(FsError::NameTooLong);
+    }
+    Ok(())
+}
+
 /// Size that `stat` reports for a directory, as on ext4.
 const DIR_SIZE: u64 = 4096;
 
@@ -272,6 +295,7 @@ impl Tree {
                 "." => {}
                 ".." => cur = dir.parent,
                 name => {
+                    check_name(name)?;
                     let child = *dir.children.get(name).ok_or(FsError::NotFound)?;
                     if let NodeKind::Symlink(target) = &self.node(child).kind
                         && (!last || follow_last || trailing)
@@ -326,6 +350,7 @@ impl Tree {
             return Err(FsError::NotFound);
         }
         let (dir, name) = split_parent(path);
+        check_name(name)?;
         let parent = if dir == "." {
             start
         } else {
