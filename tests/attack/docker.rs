@@ -78,7 +78,33 @@ pub(super) fn docker_cases(h: &Host) -> Vec<Case> {
     }
     v.extend(docker_mcp_cases());
     v.extend(docker_store_cases());
+    v.push(sparse_read_file());
     v
+}
+
+/// MCP `read_file` of a 700 MB sparse file on docker: the head comes back
+/// with a note, in bounded host memory. The read is sent once the file
+/// exists (the server answers calls concurrently), and the file lies
+/// outside `/workspace`, where no park has to refuse it.
+fn sparse_read_file() -> Case {
+    use Check::*;
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let make = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"truncate -s 700M /tmp/sparse"}}}"#;
+    let read = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"/tmp/sparse"}}}"#;
+    host_script(
+        "docker",
+        "docker: read_file of a 700 MB sparse file returns its head in bounded memory",
+        60,
+        &format!(
+            "{{ printf '%s\\n' '{init}' '{make}'; sleep 6; printf '%s\\n' '{read}'; sleep 4; }} \\
+             | \"$SK\" mcp --backend docker --agent attack-sparse"
+        ),
+        vec![
+            Stdout(r#""id":3"#),
+            Stdout("[truncated: /tmp/sparse is 734003200 bytes"),
+            Status(0),
+        ],
+    )
 }
 
 /// What one backend parks the other restores: raw-byte names, names and

@@ -72,6 +72,18 @@ pub(super) fn durability() -> Vec<Case> {
         });
     }
     v.extend(merges());
+    // A park that cannot be written (here: the host's file-size limit, the
+    // shape of a full disk) fails the run and leaves the last generation.
+    v.push(host_script(
+        "durability",
+        "a park that cannot be written fails the run and keeps the last generation",
+        20,
+        "trap '' XFSZ; r() { \"$SK\" run --backend local -q --agent fsz -c \"$1\"; }; \
+         r 'echo first > keep' && \
+         (ulimit -f 64; r 'head -c 1M /dev/urandom > big; echo second > keep'); \
+         [ $? -ne 0 ] && echo park-failed; r 'cat keep; ls'",
+        vec![StdoutIs("park-failed\nfirst\nkeep\n".into()), Status(0)],
+    ));
     v.push(local(
         "durability",
         "a name past 255 bytes is refused as a real filesystem refuses it",

@@ -306,7 +306,44 @@ pub(super) fn malformed(h: &Host) -> Vec<Case> {
         vec![NotStatus(0), Stderr("limit 268435456 bytes")],
     ));
     v.extend(mcp_cases());
+    v.extend(schedule_cases());
     v
+}
+
+/// Schedule files with bad frontmatter: each is reported by file and line,
+/// and none is fired or listed.
+fn schedule_cases() -> Vec<Case> {
+    use Check::*;
+    // A schedule folder of one file, made and removed by the case.
+    let with_schedule = |stem: &str, frontmatter: &str, command: &str| {
+        format!(
+            "d=$(mktemp -d) && printf -- '---\\ncron: \"*/15 * * * *\"\\n{frontmatter}\\n---\\n```bash\\necho hi\\n```\\n' \\
+             > $d/{stem}.md && \"$SK\" schedule {command} $d; s=$?; rm -rf $d; exit $s"
+        )
+    };
+    vec![
+        host_script(
+            "malformed",
+            "schedule: a timeout past what a duration holds",
+            10,
+            &with_schedule(
+                "huge",
+                "agent: huge\\ntimeout: 500000000000000000h",
+                "--once huge",
+            ),
+            vec![Stderr("huge.md:4: invalid timeout"), NotStatus(0)],
+        ),
+        host_script(
+            "malformed",
+            "schedule: an agent name that leaves the data dir is reported, not listed",
+            10,
+            &with_schedule("trav", "agent: ../../x", "--list"),
+            vec![
+                Stderr("trav.md:3: invalid agent name"),
+                Never("agent=../../x".into()),
+            ],
+        ),
+    ]
 }
 
 /// MCP: one line each, then a good request: the server must answer both.
