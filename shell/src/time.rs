@@ -2,8 +2,9 @@
 //! calendar, and `strftime` formatting with GNU/glibc semantics on top of it.
 //! `date`, `touch`, `ls`, `stat`, `find -printf`, `tar tv`, awk's
 //! `strftime()`/`mktime()` and the `printf` builtin's `%(fmt)T` all split and
-//! format times here. (`date -d` strings are parsed in
-//! `commands::system::dateparse`, which builds on this module.)
+//! format times here, and `sleep` and `timeout` read their intervals here.
+//! (`date -d` strings are parsed in `commands::system::dateparse`, which
+//! builds on this module.)
 //!
 //! The sandbox's time zone is always UTC: it has no host zoneinfo, so nothing
 //! here reads `TZ`. The calendar (days, months, weekdays, ISO weeks) is
@@ -133,6 +134,34 @@ pub fn to_epoch(y: i64, m: u32, d: u32, h: u32, mi: u32, s: u32) -> i64 {
     days_from_civil(y, m, d)
         .saturating_mul(86_400)
         .saturating_add(i64::from(h) * 3600 + i64::from(mi) * 60 + i64::from(s))
+}
+
+/// Parses a GNU time interval, as `sleep` and `timeout` read theirs (`1.5`,
+/// `2m`, `1e-1`, `inf`), into seconds; `None` for anything else.
+pub fn parse_interval(s: &str) -> Option<f64> {
+    let (num, mult) = match s.chars().last()? {
+        's' => (&s[..s.len() - 1], 1.0),
+        'm' => (&s[..s.len() - 1], 60.0),
+        'h' => (&s[..s.len() - 1], 3600.0),
+        'd' => (&s[..s.len() - 1], 86400.0),
+        _ => (s, 1.0),
+    };
+    let lower = num.to_ascii_lowercase();
+    if lower == "inf" || lower == "infinity" {
+        return Some(f64::INFINITY);
+    }
+    if num.is_empty()
+        || !num
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.' || b == b'e' || b == b'+' || b == b'-')
+    {
+        return None;
+    }
+    let v: f64 = num.parse().ok()?;
+    if v < 0.0 || v.is_nan() {
+        return None;
+    }
+    Some(v * mult)
 }
 
 /// Which C library's `strftime` to follow.
@@ -453,6 +482,17 @@ mod tests {
             strftime("%3N %10Y", &from_epoch(0, 123_456_789)),
             "123 0000001970"
         );
+    }
+
+    #[test]
+    fn intervals_as_sleep_and_timeout_read_them() {
+        assert_eq!(parse_interval("1.5m"), Some(90.0));
+        assert_eq!(parse_interval("1e-1"), Some(0.1));
+        assert_eq!(parse_interval("2d"), Some(172_800.0));
+        assert_eq!(parse_interval("inf"), Some(f64::INFINITY));
+        for bad in ["", "s", "1e", "-1", "nan", "1x", "5 s"] {
+            assert_eq!(parse_interval(bad), None, "{bad:?}");
+        }
     }
 
     #[test]
