@@ -195,7 +195,7 @@ pub fn strftime_as(flavor: Flavor, fmt: &str, tm: &Tm) -> String {
             continue;
         }
         let start = i - 1;
-        let (spec, next) = parse_spec(&chars, i);
+        let (spec, next) = parse_spec(flavor, &chars, i);
         i = next;
         let Some(conv) = chars.get(i).copied() else {
             out.extend(&chars[start..]);
@@ -204,7 +204,7 @@ pub fn strftime_as(flavor: Flavor, fmt: &str, tm: &Tm) -> String {
         i += 1;
         let mut width = spec.width;
         // An unknown conversion is printed as written, padded like text.
-        let field = conversion(flavor, conv, tm, &mut width, spec.colons)
+        let field = conversion(flavor, conv, tm, &mut width, (spec.colons, spec.flags.pad))
             .unwrap_or_else(|| Field::Text(chars[start..i].iter().collect()));
         write_field(&mut out, field, conv, spec.flags, width, flavor);
     }
@@ -219,20 +219,29 @@ struct Spec {
 }
 
 /// Reads flags, width, colons and an `E`/`O` modifier from `i`; returns
-/// them and the index of the conversion character.
-fn parse_spec(chars: &[char], mut i: usize) -> (Spec, usize) {
+/// them and the index of the conversion character. glibc knows no `+` flag:
+/// there it is an (unknown) conversion.
+fn parse_spec(flavor: Flavor, chars: &[char], mut i: usize) -> (Spec, usize) {
     let mut flags = Flags {
         pad: None,
+        plus: false,
         upper: false,
         swap: false,
     };
     while let Some(&c @ ('-' | '_' | '0' | '^' | '#' | '+')) = chars.get(i) {
         match c {
-            '-' => flags.pad = Some('\0'),
-            '_' => flags.pad = Some(' '),
-            '0' | '+' => flags.pad = Some('0'),
+            '+' if flavor == Flavor::Libc => break,
             '^' => flags.upper = true,
-            _ => flags.swap = true,
+            '#' => flags.swap = true,
+            // The last padding flag wins.
+            _ => {
+                flags.pad = Some(match c {
+                    '-' => '\0',
+                    '_' => ' ',
+                    _ => '0',
+                });
+                flags.plus = c == '+';
+            }
         }
         i += 1;
     }
@@ -267,8 +276,10 @@ fn parse_spec(chars: &[char], mut i: usize) -> (Spec, usize) {
 
 /// What one conversion produces.
 enum Field {
-    /// A number: value, default width, default padding (`0` or space).
-    Number(i64, usize, char),
+    /// A number: value, default width, default padding (`0` or space), and
+    /// for a year-like one (`%Y %C %G %y`) the digits past which gnulib's
+    /// `+` flag writes a sign (0 for the others).
+    Number(i64, usize, char, u32),
     /// Text, padded with spaces only when a width is given.
     Text(String),
 }
@@ -278,6 +289,8 @@ enum Field {
 struct Flags {
     /// `-` (`'\0'`: none), `_` (space), `0`/`+` (zero).
     pad: Option<char>,
+    /// `+` (gnulib only): zeros, and a `+` on a year past its digits.
+    plus: bool,
     /// `^`: upper case.
     upper: bool,
     /// `#`: swap case (upper case, except `%Z` and `%p` in lower).
@@ -292,15 +305,20 @@ fn conversion(
     conv: char,
     tm: &Tm,
     width: &mut Option<usize>,
-    colons: usize,
+    spec: (usize, Option<char>),
 ) -> Option<Field> {
+    let (colons, pad) = spec;
     if flavor == Flavor::Libc && (matches!(conv, 'N' | 'q') || colons > 0) {
         return None;
     }
-    if let Some(n) = number(conv, tm) {
+    if let Some(n) = number(flavor, conv, tm) {
         return Some(n);
     }
     let compound = |f: &str| Field::Text(strftime_as(flavor, f, tm));
+    // gnulib's bare `%F` is `%+4Y-%m-%d`: a sign on years past 9999.
+    if conv == 'F' && flavor == Flavor::Gnu && width.is_none() && pad.is_none() {
+        return Some(compound("%+4Y-%m-%d"));
+    }
     Some(match conv {
         'N' => {
             // The width is the digit count (zeros past the ninth), not padding.
@@ -334,20 +352,31 @@ fn conversion(
         'D' | 'x' => compound("%m/%d/%y"),
         'R' => compound("%H:%M"),
         'r' => compound("%I:%M:%S %p"),
-        'c' => compound("%a %b %e %H:%M:%S %Y"),
+        // gnulib hands the locale's `%c` to the C library: an unpadded year.
+        'c' => Field::Text(strftime_as(Flavor::Libc, "%a %b %e %H:%M:%S %Y", tm)),
         _ => return None,
     })
 }
 
-/// The numeric conversions: value, default width and padding.
-fn number(conv: char, tm: &Tm) -> Option<Field> {
+/// The numeric conversions: value, default width and padding. gnulib pads
+/// years (`%Y %G`) to four digits and centuries to two; glibc does not.
+fn number(flavor: Flavor, conv: char, tm: &Tm) -> Option<Field> {
     let wday = i64::from(tm.wday);
     let yday = i64::from(tm.yday);
     let h12 = i64::from((tm.hour + 11) % 12 + 1);
+    let (year_w, century_w) = match flavor {
+        Flavor::Gnu => (4, 2),
+        Flavor::Libc => (1, 1),
+    };
+    let yearish = match conv {
+        'Y' | 'G' => 4,
+        'C' | 'y' => 2,
+        _ => 0,
+    };
     let (v, w, p) = match conv {
-        'Y' => (tm.year, 1, '0'),
+        'Y' => (tm.year, year_w, '0'),
         // Before year 0 the C libraries truncate: -768 is century -7, year 68.
-        'C' => (tm.year / 100, 2, '0'),
+        'C' => (tm.year / 100, century_w, '0'),
         'y' => ((tm.year % 100).abs(), 2, '0'),
         'm' => (i64::from(tm.month), 2, '0'),
         'd' => (i64::from(tm.day), 2, '0'),
@@ -366,11 +395,11 @@ fn number(conv: char, tm: &Tm) -> Option<Field> {
         'U' => ((yday + 7 - wday) / 7, 2, '0'),
         'W' => ((yday + 7 - (wday + 6) % 7) / 7, 2, '0'),
         'V' => (i64::from(tm.iso_week), 2, '0'),
-        'G' => (tm.iso_year, 1, '0'),
+        'G' => (tm.iso_year, year_w, '0'),
         'g' => ((tm.iso_year % 100).abs(), 2, '0'),
         _ => return None,
     };
-    Some(Field::Number(v, w, p))
+    Some(Field::Number(v, w, p, yearish))
 }
 
 /// Writes `field` with the flags and width.
@@ -383,11 +412,21 @@ fn write_field(
     flavor: Flavor,
 ) {
     match field {
-        Field::Number(v, dw, dp) => {
+        Field::Number(v, dw, dp, yearish) => {
             let p = f.pad.unwrap_or(dp);
             let w = width.unwrap_or(dw);
             let digits = v.unsigned_abs().to_string();
-            let sign = if v < 0 { "-" } else { "" };
+            let most = if yearish == 2 { 99 } else { 9999 };
+            let plus = f.plus
+                && yearish > 0
+                && (v > most || width.is_some_and(|w| (yearish as usize) < w));
+            let sign = if v < 0 {
+                "-"
+            } else if plus {
+                "+"
+            } else {
+                ""
+            };
             if p == '\0' {
                 let _ = write!(out, "{sign}{digits}");
             } else if p == ' ' {

@@ -114,6 +114,10 @@ pub const CASES: &[(&str, &str)] = &[
         r#"printf '%(%-j %_H %^B %#b %c %D %r %x %X %R %u %w %U %W %h %e %l %I %p)T\n' 1700000000; printf '%(%F %T %a %j %s)T\n' -86400; printf '%(%Y %s %V %G)T\n' -62167219200"#,
     ),
     (
+        "printf time years before 1000 and glibc's missing plus flag",
+        r#"for t in -30636403200 -62009366400 999999999999; do printf '%(%Y|%F|%C|%G|%-Y|%_Y|%c|%+4Y|%+Y|%5+)T\n' $t; done"#,
+    ),
+    (
         "printf time unknown conversions and widths",
         r#"printf '%(%K|%L|%i|%5K|%10A|%-10A|%_10B|%010B|%3a|%12c|x%)T\n' 0; printf '[%-20(%F)T][%.4(%F)T]\n' 86400 86400"#,
     ),
