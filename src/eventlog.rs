@@ -92,7 +92,10 @@ impl EventLog {
     /// after any pending delta.
     pub fn record(&self, event: &str, fields: Value) {
         let mut line = Map::new();
-        line.insert("at".into(), Value::String(now_iso()));
+        line.insert(
+            "at".into(),
+            Value::String(crate::timestamp::now_iso_millis()),
+        );
         line.insert("event".into(), Value::String(event.into()));
         if let Value::Object(fields) = fields {
             line.extend(fields);
@@ -230,21 +233,6 @@ pub fn excerpt(bytes: &[u8]) -> String {
     let cut = bytes.len().min(EXCERPT_BYTES);
     let cut = cut - incomplete_utf8_tail(&bytes[..cut]);
     String::from_utf8_lossy(&bytes[..cut]).into_owned()
-}
-
-/// The current UTC time, ISO-8601 with milliseconds.
-pub(crate) fn now_iso() -> String {
-    let t = time::OffsetDateTime::now_utc();
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.millisecond()
-    )
 }
 
 /// Reads a whole event log back (skipping unparsable lines); for tools and tests.

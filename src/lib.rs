@@ -46,6 +46,7 @@ pub mod schedule;
 pub mod server;
 pub mod session;
 pub mod store;
+pub mod timestamp;
 
 pub use hooks::{Hook, HookContext, HookError, HookEvent, HookResult, KeptGeneration};
 pub use runtime::{AgentPaths, Runtime, RuntimeBuilder};

@@ -304,14 +304,10 @@ impl Mindlog {
         if text.is_empty() {
             return Ok(None);
         }
-        let now = time::OffsetDateTime::from(SystemTime::now());
+        let now = jiff::Timestamp::now();
         let entry = Entry {
-            id: format!(
-                "{}-{:08x}",
-                now.unix_timestamp_nanos() / 1_000_000,
-                rand::random::<u32>()
-            ),
-            at: iso_millis(now),
+            id: format!("{}-{:08x}", now.as_millisecond(), rand::random::<u32>()),
+            at: crate::timestamp::iso_millis(now),
             kind,
             text: text.to_string(),
             session_id: session_id.map(str::to_string),
@@ -357,7 +353,7 @@ impl Mindlog {
         &self,
         segments: &dyn Segments,
         mut entry: Entry,
-        now: time::OffsetDateTime,
+        now: jiff::Timestamp,
     ) -> Result<Option<Entry>, MindlogError> {
         for _ in 0..8 {
             let mut line = serde_json::to_vec(&entry).expect("an entry always serializes");
@@ -368,11 +364,7 @@ impl Mindlog {
             {
                 return Ok(Some(entry));
             }
-            entry.id = format!(
-                "{}-{:08x}",
-                now.unix_timestamp_nanos() / 1_000_000,
-                rand::random::<u32>()
-            );
+            entry.id = format!("{}-{:08x}", now.as_millisecond(), rand::random::<u32>());
         }
         Err(self.io()(io::Error::other(
             "no free segment name after 8 attempts",
@@ -524,21 +516,6 @@ fn segment_entry_id(name: &str) -> String {
         (Some(millis), Some(_seq), Some(random)) => format!("{millis}-{random}"),
         _ => name.to_string(),
     }
-}
-
-/// `2026-12-03T03:10:43.123Z`.
-fn iso_millis(t: time::OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.millisecond()
-    )
 }
 
 /// Parses one line; `None` for corrupt or torn lines.

@@ -96,15 +96,9 @@ impl std::fmt::Debug for Session {
 /// A new session id: UTC date and time plus a random suffix, e.g.
 /// `20261203-031500-4f3a9c` (sortable, safe in file names).
 pub fn new_session_id() -> String {
-    let t = time::OffsetDateTime::now_utc();
     format!(
-        "{:04}{:02}{:02}-{:02}{:02}{:02}-{:06x}",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
+        "{}-{:06x}",
+        crate::timestamp::now_compact(),
         rand::random::<u32>() & 0xff_ffff
     )
 }

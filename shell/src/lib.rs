@@ -33,6 +33,7 @@ mod depth;
 mod fs;
 mod interp;
 mod limits;
+mod time;
 mod watchdog;
 
 use std::sync::Arc;

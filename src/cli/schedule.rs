@@ -60,7 +60,7 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
                 .cron
                 .next_fires(now, 3)
                 .iter()
-                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                .filter_map(|t| sandkeep::timestamp::rfc3339_secs(t.timestamp()))
                 .collect();
             println!(
                 "{}\tagent={}\tcron={:?}\tnext: {}",

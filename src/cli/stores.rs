@@ -222,19 +222,7 @@ fn runtime(cli: &Cli) -> Runtime {
 
 /// `2026-12-04 03:10:00`, UTC.
 fn utc(secs: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp(secs)
-        .map(|t| {
-            format!(
-                "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
-                t.year(),
-                u8::from(t.month()),
-                t.day(),
-                t.hour(),
-                t.minute(),
-                t.second()
-            )
-        })
-        .unwrap_or_else(|_| "????-??-?? ??:??:??".into())
+    sandkeep::timestamp::utc_seconds(secs).unwrap_or_else(|| "????-??-?? ??:??:??".into())
 }
 
 /// `ID  TIME  SESSION  +A ~M -D  N bytes new  [note]`.

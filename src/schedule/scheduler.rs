@@ -125,7 +125,7 @@ impl Scheduler {
                 schedule.agent,
                 schedule.cron.source,
                 next.first()
-                    .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                    .and_then(|t| crate::timestamp::rfc3339_secs(t.timestamp()))
                     .unwrap_or_else(|| "never".into())
             );
             let schedule = Arc::new(schedule);
@@ -174,7 +174,7 @@ impl Scheduler {
         if inflight.stopping.load(Ordering::SeqCst) {
             return;
         }
-        let second = chrono::Utc::now().timestamp();
+        let second = crate::timestamp::unix_now();
         {
             let mut last = slot.last_second.lock().unwrap();
             if *last == Some(second) {

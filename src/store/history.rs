@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
@@ -119,13 +119,6 @@ pub struct Generations {
     store: Arc<dyn Store>,
     cache: Arc<Mutex<HashMap<GenerationId, Arc<Manifest>>>>,
     records: Arc<Mutex<HashMap<GenerationId, Record>>>,
-}
-
-fn now_secs() -> i64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }
 
 impl Generations {
@@ -297,7 +290,7 @@ impl Generations {
         tree_hash: Hash,
         fields: RecordFields<'_>,
     ) -> Record {
-        let created = now_secs();
+        let created = crate::timestamp::unix_now();
         let seq = parent.as_ref().map(|p| p.0.seq + 1).unwrap_or(1);
         let mut h = Sha256::new();
         h.update(seq.to_le_bytes());
@@ -766,7 +759,7 @@ impl Generations {
     /// kept generation holds.
     pub fn gc(&self, retention: Retention) -> Result<GcReport, StoreError> {
         let chain = self.log(usize::MAX)?;
-        let now = now_secs();
+        let now = crate::timestamp::unix_now();
         let young = |r: &Record| {
             retention
                 .keep_within

@@ -606,7 +606,8 @@ impl Store for S3Store {
 
     fn retain_blobs(&self, keep: &HashSet<Hash>) -> Result<u64, StoreError> {
         self.with_seen(|seen| *seen = Seen::default());
-        let cutoff = chrono_now_minus(self.shared.grace);
+        let cutoff = crate::timestamp::unix_now()
+            .saturating_sub(i64::try_from(self.shared.grace.as_secs()).unwrap_or(i64::MAX));
         let doomed: Vec<(Path, u64)> = self
             .list("blobs")?
             .into_iter()
@@ -642,13 +643,4 @@ impl Store for S3Store {
             .filter_map(|m| m.location.filename().and_then(Hash::from_hex))
             .collect())
     }
-}
-
-/// Seconds since the epoch, `age` ago.
-fn chrono_now_minus(age: Duration) -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    now.saturating_sub(age.as_secs() as i64)
 }

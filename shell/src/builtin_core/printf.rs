@@ -9,6 +9,7 @@
 use super::echo::{EscapeMode, unescape};
 use super::quote::quote_backslash;
 use crate::bytes::encode;
+use crate::time::{Flavor, from_epoch, strftime_as};
 
 /// The widest field (width or precision) printf builds: 64 MiB.
 const MAX_FIELD: usize = 1 << 26;
@@ -314,7 +315,7 @@ fn format_once(
                         }
                     }
                 };
-                let mut s = strftime(&tf, secs);
+                let mut s = strftime_as(Flavor::Libc, &tf, &from_epoch(secs, 0));
                 // bash formats into a 128-byte buffer and prints nothing on overflow.
                 if s.len() >= 128 {
                     s.clear();
@@ -613,128 +614,6 @@ fn strip_zeros(s: &str) -> String {
     format!("{m}{e}")
 }
 
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// Civil date from days since the epoch (Howard Hinnant's algorithm).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-/// Formats `secs` (UTC) with a strftime format.
-pub fn strftime(fmt: &str, secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    let (y, m, d) = civil(days);
-    let (hh, mm, ss) = (sod / 3600, sod % 3600 / 60, sod % 60);
-    let wday = (days + 4).rem_euclid(7) as usize;
-    let cum = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
-    let yday = cum[(m - 1) as usize] + d as i64 - 1 + if m > 2 && is_leap(y) { 1 } else { 0 };
-    let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
-    let mut out = String::new();
-    let mut chars = fmt.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        // Optional flag like `-` (no padding) as GNU supports.
-        let mut nopad = false;
-        if chars.peek() == Some(&'-') {
-            nopad = true;
-            chars.next();
-        }
-        let Some(f) = chars.next() else {
-            out.push('%');
-            break;
-        };
-        let num = |v: i64, w: usize, padc: char| -> String {
-            if nopad {
-                v.to_string()
-            } else if padc == '0' {
-                format!("{v:0w$}")
-            } else {
-                format!("{v:w$}")
-            }
-        };
-        let s = match f {
-            'Y' => y.to_string(),
-            'C' => num(y.div_euclid(100), 2, '0'),
-            'y' => num(y.rem_euclid(100), 2, '0'),
-            'm' => num(m as i64, 2, '0'),
-            'd' => num(d as i64, 2, '0'),
-            'e' => num(d as i64, 2, ' '),
-            'H' => num(hh, 2, '0'),
-            'k' => num(hh, 2, ' '),
-            'I' => num(h12, 2, '0'),
-            'l' => num(h12, 2, ' '),
-            'M' => num(mm, 2, '0'),
-            'S' => num(ss, 2, '0'),
-            'j' => num(yday + 1, 3, '0'),
-            'a' => DAYS[wday][..3].to_string(),
-            'A' => DAYS[wday].to_string(),
-            'b' | 'h' => MONTHS[(m - 1) as usize][..3].to_string(),
-            'B' => MONTHS[(m - 1) as usize].to_string(),
-            'p' => if hh < 12 { "AM" } else { "PM" }.to_string(),
-            'P' => if hh < 12 { "am" } else { "pm" }.to_string(),
-            'u' => (if wday == 0 { 7 } else { wday }).to_string(),
-            'w' => wday.to_string(),
-            's' => secs.to_string(),
-            'Z' => "UTC".to_string(),
-            'z' => "+0000".to_string(),
-            'n' => "\n".to_string(),
-            't' => "\t".to_string(),
-            '%' => "%".to_string(),
-            'D' => strftime("%m/%d/%y", secs),
-            'x' => strftime("%m/%d/%y", secs),
-            'F' => strftime("%Y-%m-%d", secs),
-            'T' | 'X' => strftime("%H:%M:%S", secs),
-            'R' => strftime("%H:%M", secs),
-            'r' => strftime("%I:%M:%S %p", secs),
-            'c' => strftime("%a %b %e %H:%M:%S %Y", secs),
-            'U' => num((yday + 7 - wday as i64) / 7, 2, '0'),
-            'W' => num((yday + 7 - ((wday as i64 + 6) % 7)) / 7, 2, '0'),
-            other => format!("%{other}"),
-        };
-        out.push_str(&s);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -792,18 +671,6 @@ mod tests {
         assert_eq!(
             f("%d", &["99999999999999999999"]),
             ("9223372036854775807".into(), 0)
-        );
-    }
-
-    #[test]
-    fn strftime_formats() {
-        assert_eq!(
-            strftime("%Y-%m-%d %H:%M:%S %j %a %b %e %%", 0),
-            "1970-01-01 00:00:00 001 Thu Jan  1 %"
-        );
-        assert_eq!(
-            strftime("%F %T %A", 1_704_067_200),
-            "2024-01-01 00:00:00 Monday"
         );
     }
 }

@@ -106,6 +106,22 @@ pub const CASES: &[(&str, &str)] = &[
     ),
     ("printf time width", r#"printf '[%12(%H:%M)T]\n' 3600"#),
     (
+        "printf time glibc flags and gnulib-only conversions",
+        r#"printf '%(%N|%3N|%q|%:z|%z|%G|%V|%g|%10Y|%#Z|%^a|%_d|%-d|%05e|%P|%#p|%^P|%Ey|%Od|%C|%#a|%k|%s)T\n' 0"#,
+    ),
+    (
+        "printf time compounds, weeks and negative times",
+        r#"printf '%(%-j %_H %^B %#b %c %D %r %x %X %R %u %w %U %W %h %e %l %I %p)T\n' 1700000000; printf '%(%F %T %a %j %s)T\n' -86400; printf '%(%Y %s %V %G)T\n' -62167219200"#,
+    ),
+    (
+        "printf time years before 1000 and glibc's missing plus flag",
+        r#"for t in -30636403200 -62009366400 999999999999; do printf '%(%Y|%F|%C|%G|%-Y|%_Y|%c|%+4Y|%+Y|%5+)T\n' $t; done"#,
+    ),
+    (
+        "printf time unknown conversions and widths",
+        r#"printf '%(%K|%L|%i|%5K|%10A|%-10A|%_10B|%010B|%3a|%12c|x%)T\n' 0; printf '[%-20(%F)T][%.4(%F)T]\n' 86400 86400"#,
+    ),
+    (
         "printf missing args",
         r#"printf '%s|%d|%f|\n'; printf '%s-%s\n' only"#,
     ),

@@ -445,6 +445,12 @@ timeout -k 1 5 echo k
 timeout; echo $?
 timeout 1; echo $?
 timeout x true; echo $?
+timeout 1e-1 true; echo $?
+timeout inf echo inf; echo $?
+timeout .1s true; echo $?
+timeout 1e true; echo $?
+timeout -k 1e-1 5 echo k; echo $?
+timeout -k nan 5 true; echo $?
 timeout -s NOPE 1 true; echo $?
 timeout 1 nosuchprogram; echo $?
 printf 'abc\n' | timeout 5 cat

@@ -38,41 +38,9 @@ pub(crate) fn gzip_bytes(data: &[u8], level: u32, name: Option<&str>, mtime: u32
     enc.finish().unwrap_or_default()
 }
 
-/// Splits seconds since the epoch into UTC `(year, month, day, hour, minute, second)`.
-pub(crate) fn civil(secs: i64) -> (i64, u32, u32, u32, u32, u32) {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (
-        y,
-        m,
-        d,
-        (rem / 3600) as u32,
-        (rem % 3600 / 60) as u32,
-        (rem % 60) as u32,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil(0), (1970, 1, 1, 0, 0, 0));
-        assert_eq!(civil(1_796_267_700), (2026, 12, 3, 3, 15, 0));
-        assert_eq!(civil(951_782_400), (2000, 2, 29, 0, 0, 0));
-        assert_eq!(civil(-1), (1969, 12, 31, 23, 59, 59));
-    }
 
     #[test]
     fn gzip_header_like_gnu() {

@@ -1,34 +1,17 @@
 //! gawk's time functions over the sandbox clock, always in UTC (the sandbox
 //! has no time zones): `strftime()` formatting and `mktime()` parsing.
 
-use crate::commands::system::calendar;
+use crate::time::{self, Flavor};
 
-/// `strftime(fmt, t, utc)` in the C locale, by the shared GNU formatter;
-/// `utc` only changes `%Z` (`GMT` from gmtime, `UTC` as the sandbox's local
-/// zone).
+/// `strftime(fmt, t, utc)` in the C locale, as glibc's `strftime(3)` (which
+/// gawk calls) formats it; `utc` only changes `%Z` (`GMT` from gmtime, `UTC`
+/// as the sandbox's local zone).
 pub fn strftime(fmt: &str, t: i64, utc: bool) -> String {
-    // Drop the E and O modifiers (the C locale has no alternative forms)
-    // and, for `utc`, swap `%Z` (not `%%Z`) for a literal GMT.
-    let mut f = String::with_capacity(fmt.len());
-    let mut it = fmt.chars().peekable();
-    while let Some(c) = it.next() {
-        if c != '%' {
-            f.push(c);
-            continue;
-        }
-        if matches!(it.peek(), Some('E' | 'O')) {
-            it.next();
-        }
-        match it.next() {
-            Some('Z') if utc => f.push_str("GMT"),
-            Some(o) => {
-                f.push('%');
-                f.push(o);
-            }
-            None => f.push('%'),
-        }
+    let mut tm = time::from_epoch(t, 0);
+    if utc {
+        tm.zone = "GMT";
     }
-    calendar::strftime(&f, &calendar::from_epoch(t, 0))
+    time::strftime_as(Flavor::Libc, fmt, &tm)
 }
 
 /// `mktime("YYYY MM DD HH MM SS [DST]")`: seconds since the epoch, fields
@@ -47,7 +30,7 @@ pub fn mktime(spec: &str) -> f64 {
     if !(-1_000_000..=1_000_000).contains(&y) {
         return -1.0;
     }
-    let days = calendar::days_from_civil(y, mon as u32, 1) + f[2] - 1;
+    let days = time::days_from_civil(y, mon as u32, 1) + f[2] - 1;
     let t = days * 86400 + f[3] * 3600 + f[4] * 60 + f[5];
     t as f64
 }

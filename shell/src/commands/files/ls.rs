@@ -9,8 +9,8 @@ use super::common::{
 };
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
-use crate::commands::system::calendar::{from_epoch, strftime};
 use crate::fs::{FileKind, Metadata};
+use crate::time::{from_epoch, strftime};
 
 /// The fixed owner and group of every node.
 pub const OWNER: &str = "sandbox";

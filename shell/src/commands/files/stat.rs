@@ -6,8 +6,8 @@ use super::common::{OptSpec, flag, mode_string, parse_or_usage, quote, usage_err
 use super::ls::{OWNER, OWNER_ID, display_size};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
-use crate::commands::system::calendar::{from_epoch, strftime};
 use crate::fs::{FileKind, Metadata};
+use crate::time::{from_epoch, strftime};
 
 const SPEC: &[OptSpec] = &[
     flag('L', Some("dereference"), "L"),

@@ -4,8 +4,8 @@ use super::common::GnuError;
 use super::common::{OptSpec, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
-use crate::commands::system::calendar::{from_epoch, to_epoch};
 use crate::commands::system::dateparse::parse_date;
+use crate::time::{from_epoch, to_epoch};
 
 const SPEC: &[OptSpec] = &[
     flag('a', None, "a"),

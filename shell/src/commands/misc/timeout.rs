@@ -47,22 +47,6 @@ const SIGNALS: &[(&str, i32)] = &[
     ("TERM", 15),
 ];
 
-/// Parses a GNU duration (`1.5`, `2m`, `1d`) into seconds.
-pub fn parse_duration(s: &str) -> Option<f64> {
-    let (num, mult) = match s.chars().last()? {
-        's' => (&s[..s.len() - 1], 1.0),
-        'm' => (&s[..s.len() - 1], 60.0),
-        'h' => (&s[..s.len() - 1], 3600.0),
-        'd' => (&s[..s.len() - 1], 86400.0),
-        _ => (s, 1.0),
-    };
-    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        return None;
-    }
-    let v: f64 = num.parse().ok()?;
-    Some(v * mult)
-}
-
 fn signal_number(s: &str) -> Option<i32> {
     if let Ok(n) = s.parse::<i32>() {
         return (0..=64).contains(&n).then_some(n);
@@ -93,7 +77,7 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
         None => 15,
     };
     if let Some(k) = p.last("k")
-        && parse_duration(k).is_none()
+        && crate::time::parse_interval(k).is_none()
     {
         ctx.error(format!("invalid time interval '{k}'"));
         common::usage_err(ctx.stderr, "timeout", "", "");
@@ -107,7 +91,7 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
         return 125;
     }
     let dur = &p.operands[0];
-    let Some(secs) = parse_duration(dur) else {
+    let Some(secs) = crate::time::parse_interval(dur) else {
         ctx.error(format!("invalid time interval '{dur}'"));
         common::usage_err(ctx.stderr, "timeout", "", "");
         return 125;

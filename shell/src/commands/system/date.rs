@@ -1,6 +1,5 @@
 //! `date`: print (never set) the time, always in UTC.
 
-use super::calendar::{from_epoch, strftime};
 use super::dateparse::parse_date;
 use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
@@ -8,6 +7,7 @@ use crate::commands::files::common::{
     Arg, OptSpec, Parsed, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
 };
 use crate::commands::files::input;
+use crate::time::{from_epoch, strftime};
 
 const SPEC: &[OptSpec] = &[
     with_arg(Some('d'), Some("date"), "d"),

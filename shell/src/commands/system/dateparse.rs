@@ -2,7 +2,7 @@
 //! times with zones, `M/D/Y`, month names, `am`/`pm`, weekday names and
 //! relative items (`3 days ago`, `+1 week`, `next month`, `yesterday`).
 
-use super::calendar::{DAYS, MONTHS, days_in_month, from_epoch, to_epoch};
+use crate::time::{DAYS, MONTHS, days_in_month, from_epoch, to_epoch};
 
 /// A time of day: hours, minutes, seconds, nanoseconds, and the UTC offset
 /// in seconds it was written in.
@@ -451,8 +451,7 @@ mod tests {
     const NOW: i64 = 1_796_268_366; // Thu 2026-12-03 03:26:06 UTC
 
     fn fmt(s: &str) -> Option<String> {
-        parse_date(s, NOW)
-            .map(|(secs, _)| super::super::calendar::strftime("%F %T %a", &from_epoch(secs, 0)))
+        parse_date(s, NOW).map(|(secs, _)| crate::time::strftime("%F %T %a", &from_epoch(secs, 0)))
     }
 
     #[test]

@@ -4,7 +4,6 @@
 
 use super::CommandFn;
 
-pub mod calendar;
 mod date;
 pub mod dateparse;
 mod env;

@@ -7,33 +7,6 @@ use std::time::{Duration, Instant};
 use crate::commands::CommandCtx;
 use crate::commands::files::common::{parse_or_usage, quote_locale, usage_error};
 
-/// Parses one `sleep` operand (`1.5`, `2m`, `inf`) into seconds.
-pub fn parse_interval(s: &str) -> Option<f64> {
-    let (num, mult) = match s.chars().last()? {
-        's' => (&s[..s.len() - 1], 1.0),
-        'm' => (&s[..s.len() - 1], 60.0),
-        'h' => (&s[..s.len() - 1], 3600.0),
-        'd' => (&s[..s.len() - 1], 86400.0),
-        _ => (s, 1.0),
-    };
-    let lower = num.to_ascii_lowercase();
-    if lower == "inf" || lower == "infinity" {
-        return Some(f64::INFINITY);
-    }
-    if num.is_empty()
-        || !num
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b == b'.' || b == b'e' || b == b'+' || b == b'-')
-    {
-        return None;
-    }
-    let v: f64 = num.parse().ok()?;
-    if v < 0.0 || v.is_nan() {
-        return None;
-    }
-    Some(v * mult)
-}
-
 /// `sleep NUMBER[smhd]...`: sleeps the sum, cut short by the run's deadline.
 pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
     // GNU sleep has no options but --help and --version.
@@ -49,7 +22,7 @@ pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut total = 0.0;
     let mut bad = false;
     for a in &ops {
-        match parse_interval(a) {
+        match crate::time::parse_interval(a) {
             Some(v) => total += v,
             None => {
                 ctx.gnu_error(format_args!("invalid time interval {}", quote_locale(a)));

@@ -4,8 +4,6 @@
 //! -rw-r--r-- sandbox/sandbox   6 2024-01-01 00:00 ./a.txt
 //! ```
 
-use crate::commands::archive::civil;
-
 /// Column state shared across the lines of one listing: GNU widens the
 /// owner/size column when an entry needs more room and keeps it wide.
 pub(crate) struct Listing {
@@ -39,9 +37,9 @@ impl Listing {
             self.ugswidth = pad;
         }
         let width = self.ugswidth - pad + size.len();
-        let (y, mo, d, h, mi, _) = civil(e.mtime);
+        let when = crate::time::strftime("%4Y-%m-%d %H:%M", &crate::time::from_epoch(e.mtime, 0));
         let mut out = format!(
-            "{} {}/{} {:>width$} {y:04}-{mo:02}-{d:02} {h:02}:{mi:02} {}",
+            "{} {}/{} {:>width$} {when} {}",
             mode_string(e.typeflag, e.mode),
             e.user,
             e.group,

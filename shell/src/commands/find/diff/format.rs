@@ -228,21 +228,8 @@ fn unified(buf: &mut Vec<u8>, hunks: &[Change], la: &[&[u8]], lb: &[&[u8]], n: u
 
 /// `2024-01-01 00:00:00.000000000 +0000`, in UTC.
 fn stamp(secs: i64, nanos: u32) -> String {
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z.rem_euclid(146097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{nanos:09} +0000",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
+    crate::time::strftime(
+        "%4Y-%m-%d %H:%M:%S.%N %z",
+        &crate::time::from_epoch(secs, nanos),
     )
 }

@@ -417,36 +417,22 @@ fn pad(spec: &str, val: &str) -> String {
     }
 }
 
-/// One field of a UTC broken-down time, `%T<k>` in `-printf`.
+/// One field of a UTC broken-down time, `%T<k>` in `-printf`: the
+/// fields GNU find shares with `strftime`, empty for the others.
 fn time_part(secs: i64, k: char) -> String {
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
-    let (y, m, d) = civil(days);
-    match k {
-        'Y' => format!("{y:04}"),
-        'm' => format!("{m:02}"),
-        'd' => format!("{d:02}"),
-        'H' => format!("{:02}", rem / 3600),
-        'M' => format!("{:02}", rem / 60 % 60),
-        'S' => format!("{:02}", rem % 60),
-        'T' => format!("{:02}:{:02}:{:02}", rem / 3600, rem / 60 % 60, rem % 60),
-        'F' => format!("{y:04}-{m:02}-{d:02}"),
-        _ => String::new(),
-    }
-}
-
-/// Days since the epoch to (year, month, day), proleptic Gregorian.
-fn civil(z: i64) -> (i64, u32, u32) {
-    let z = z + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z.rem_euclid(146097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    // Years with at least four digits, as find prints them.
+    let fmt = match k {
+        'Y' => "%4Y",
+        'F' => "%4Y-%m-%d",
+        'm' => "%m",
+        'd' => "%d",
+        'H' => "%H",
+        'M' => "%M",
+        'S' => "%S",
+        'T' => "%T",
+        _ => return String::new(),
+    };
+    crate::time::strftime(fmt, &crate::time::from_epoch(secs, 0))
 }
 
 fn type_char(k: FileKind) -> char {
