@@ -618,6 +618,8 @@ dd if=/dev/zero bs=512 count=3 2>&1 >/dev/null | sed 's/copied.*/copied/'
 dd if=/dev/zero of=/dev/null bs=1M count=4 2>&1 | sed 's/copied.*/copied/'
 head -c 3000 /dev/zero | dd bs=2K iflag=fullblock 2>&1 >/dev/null | sed 's/copied.*/copied/'
 yes | dd bs=1 count=5 status=none
+dd if=/dev/zero bs=1 | head -c 3 | od -c; echo ${PIPESTATUS[@]}
+timeout 0.5 dd if=/dev/zero of=/dev/null; echo $?
 : | dd 2>&1 | sed 's/copied.*/copied/'
 printf abcdef > f; dd if=f count=0 2>&1 | sed 's/copied.*/copied/'
 printf abcdef > f; dd if=f skip=10 bs=1 2>&1 | sed 's/copied.*/copied/'; echo $?
@@ -650,6 +652,8 @@ factor -1; echo $?
 factor -h; echo $?
 printf '6 9\nx 10\n\n  15\t21 ' | factor; echo $?
 echo 4294967297 | factor
+yes 12 | factor | head -2; echo ${PIPESTATUS[@]}
+timeout 0.5 factor < /dev/zero; echo $?
 seq 2 30 | factor
 factor --help | head -1
 # issue 17: tsort

@@ -335,6 +335,8 @@ struct Copy {
     pending: Vec<u8>,
     sink: Sink,
     started: std::time::Instant,
+    /// The output was a pipe whose reader left.
+    sigpipe: bool,
 }
 
 impl Copy {
@@ -356,6 +358,7 @@ impl Copy {
             pending: Vec::new(),
             sink,
             started: std::time::Instant::now(),
+            sigpipe: false,
         };
         let mut io = Streams {
             stdout: &mut *ctx.stdout,
@@ -367,7 +370,9 @@ impl Copy {
             None => c.copy(&mut io, o, &mut *ctx.stdin),
         };
         let ok = ok && c.finish(&mut io, o);
-        c.report(&mut io, o);
+        if !c.sigpipe {
+            c.report(&mut io, o);
+        }
         i32::from(!ok)
     }
 
@@ -460,7 +465,11 @@ impl Copy {
     /// Writes bytes to the sink. False (the message written) on an error.
     fn emit(&mut self, io: &mut Streams<'_>, data: &[u8]) -> bool {
         let result = match &mut self.sink {
-            Sink::Stdout => io.stdout.write_all(data).map_err(|_| FsError::NoSpace),
+            Sink::Stdout => io.stdout.write_all(data).map_err(|e| {
+                // A reader gone is SIGPIPE for GNU dd: it dies silently.
+                self.sigpipe = e.kind() == std::io::ErrorKind::BrokenPipe;
+                FsError::NoSpace
+            }),
             Sink::Stderr => io.stderr.write_all(data).map_err(|_| FsError::NoSpace),
             Sink::Discard => Ok(()),
             Sink::Full if data.is_empty() => Ok(()),
@@ -478,6 +487,7 @@ impl Copy {
                 self.bytes_out += data.len() as u64;
                 true
             }
+            Err(_) if self.sigpipe => false,
             Err(e) => {
                 let name = output_name(&self.sink);
                 common::err(io.stderr, "dd", format_args!("error writing {name}: {e}"));

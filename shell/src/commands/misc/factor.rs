@@ -4,10 +4,10 @@
 //! Miller-Rabin and Pollard's rho (Brent's variant); larger ones, which GNU
 //! factors with GMP, are refused as too large.
 
-use std::io::Write;
+use std::io::{Read, Write};
 
 use crate::commands::CommandCtx;
-use crate::commands::text::common::{self, LineSource, OptSpec, ParseMode};
+use crate::commands::text::common::{self, OptSpec, ParseMode};
 
 const USAGE: &str = "\
 Usage: factor [NUMBER]...
@@ -41,33 +41,60 @@ pub fn factor(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut out = std::io::BufWriter::with_capacity(4096, &mut *ctx.stdout);
     let mut ok = true;
     if p.operands.is_empty() {
-        let mut line = Vec::new();
-        let mut src = LineSource::stream(&mut *ctx.stdin);
-        while {
-            line.clear();
-            src.next_record(b'\n', &mut line)
-        } {
-            for w in line
-                .split(|b| b.is_ascii_whitespace())
-                .filter(|w| !w.is_empty())
-            {
-                ok &= print_one(&mut out, ctx.stderr, &String::from_utf8_lossy(w));
-            }
-        }
+        ok = from_stdin(ctx.stdin, &mut out, ctx.stderr);
     } else {
         for w in &p.operands {
             if ctx.control.check().is_err() {
                 return 1;
             }
-            ok &= print_one(&mut out, ctx.stderr, w);
+            match print_one(&mut out, ctx.stderr, w) {
+                Ok(good) => ok &= good,
+                Err(()) => return 1,
+            }
         }
     }
     let _ = out.flush();
     i32::from(!ok)
 }
 
-/// Prints `N: factors...` for one word, or GNU's message for a bad one.
-fn print_one(out: &mut dyn Write, err: &mut dyn Write, word: &str) -> bool {
+/// Factors each blank-separated word of stdin, read a block at a time
+/// through a cancellation point (so `factor < /dev/zero` ends with its
+/// run). False when a word was bad or the output failed.
+fn from_stdin(stdin: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Write) -> bool {
+    let mut ok = true;
+    let mut word = Vec::new();
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        crate::cancel::point();
+        let n = match stdin.read(&mut buf) {
+            Ok(0) | Err(_) => 0,
+            Ok(n) => n,
+        };
+        let end = n == 0;
+        for &b in buf[..n].iter().chain(end.then_some(&b' ')) {
+            if !b.is_ascii_whitespace() {
+                word.push(b);
+                continue;
+            }
+            if word.is_empty() {
+                continue;
+            }
+            match print_one(out, err, &String::from_utf8_lossy(&word)) {
+                Ok(good) => ok &= good,
+                // The reader left (SIGPIPE for GNU): stop.
+                Err(()) => return false,
+            }
+            word.clear();
+        }
+        if end {
+            return ok;
+        }
+    }
+}
+
+/// Prints `N: factors...` for one word, or GNU's message for a bad one;
+/// `Err` when stdout cannot be written.
+fn print_one(out: &mut dyn Write, err: &mut dyn Write, word: &str) -> Result<bool, ()> {
     match parse(word) {
         Ok(n) => {
             let mut line = format!("{n}:");
@@ -75,8 +102,8 @@ fn print_one(out: &mut dyn Write, err: &mut dyn Write, word: &str) -> bool {
                 line.push_str(&format!(" {f}"));
             }
             line.push('\n');
-            let _ = out.write_all(line.as_bytes());
-            true
+            out.write_all(line.as_bytes()).map_err(|_| ())?;
+            Ok(true)
         }
         Err(too_large) => {
             let what = if too_large {
@@ -85,7 +112,7 @@ fn print_one(out: &mut dyn Write, err: &mut dyn Write, word: &str) -> bool {
                 "is not a valid positive integer"
             };
             let _ = writeln!(err, "factor: '{word}' {what}");
-            false
+            Ok(false)
         }
     }
 }
