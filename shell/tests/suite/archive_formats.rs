@@ -90,6 +90,8 @@ mkdir -p d/e; echo x > d/e/f; echo y > d/g; zip -qr t.zip d; unzip -l t.zip | aw
 mkdir -p d/e; echo x > d/e/f; zip t.zip d | sed 's/(.*//'; unzip -l t.zip | awk '{print $1, $NF}'
 mkdir -p d/e; echo x > d/e/f; zip -qrj t.zip d; unzip -l t.zip | awk '{print $1, $NF}'
 mkdir -p d/e; echo x > d/e/f; zip -qrD t.zip d; unzip -l t.zip | awk '{print $1, $NF}'
+mkdir d; echo x > d/a; cd d; zip -qr t.zip .; zip -r t.zip .; unzip -l t.zip | awk '{print $1, $NF}' | sort
+mkdir d; echo x > d/a; zip -qr t.zip d; zip -r t.zip . | sed 's/(.*//' | sort; unzip -l t.zip | awk '{print $1, $NF}' | sort
 printf 'hello\n' > a; zip t2 a nope; echo $?; unzip -l t2.zip | wc -l
 zip t3 nope; echo $?; ls
 seq 1000 > b; zip -0 t.zip b; unzip -p t.zip | md5sum

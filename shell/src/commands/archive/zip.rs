@@ -52,6 +52,8 @@ const SPEC: &[OptSpec] = &[
 /// One member to write: its name in the archive and its source.
 struct Member {
     name: String,
+    /// Its path in the tree.
+    path: String,
     /// The file's bytes; `None` for a directory entry.
     data: Option<Vec<u8>>,
     mode: u32,
@@ -83,6 +85,9 @@ pub fn zip(ctx: &mut CommandCtx<'_>) -> i32 {
             let _ = writeln!(ctx.stdout, "\tzip warning: name not matched: {name}");
         }
     }
+    // The archive never goes into itself.
+    let own = ctx.path(&archive);
+    members.retain(|m| m.path != own);
     if members.is_empty() {
         let _ = writeln!(ctx.stdout, "\nzip error: Nothing to do! ({archive})");
         return 12;
@@ -113,9 +118,11 @@ fn collect(
     };
     if meta.kind == FileKind::Dir {
         let dir_name = format!("{}/", stored.trim_end_matches('/'));
-        if !no_dirs && !junk {
+        // `.` itself is no member (its contents are).
+        if !no_dirs && !junk && !matches!(stored.trim_end_matches('/'), "" | ".") {
             out.push(Member {
                 name: dir_name.clone(),
+                path: path.clone(),
                 data: None,
                 mode: meta.mode,
                 mtime: meta.mtime.secs,
@@ -137,6 +144,7 @@ fn collect(
     };
     out.push(Member {
         name: stored.to_string(),
+        path,
         data: Some(data),
         mode: meta.mode,
         mtime: meta.mtime.secs,
