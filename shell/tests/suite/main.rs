@@ -32,6 +32,7 @@ mod support;
 mod builtins_cases;
 
 mod archive;
+mod archive_formats;
 mod archive_gnu;
 mod archive_shell;
 mod awk_diff;

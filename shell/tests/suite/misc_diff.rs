@@ -1,5 +1,5 @@
 //! Differential suite of the misc commands (`expr`, `truncate`, `shuf`,
-//! `split`, `du`, `tree`, `file`, `timeout`, host-only names, the command
+//! `split`, `du`, `tree`, `file`, `timeout`, `dd`, `factor`, `tsort`, `sum`, host-only names, the command
 //! lines of `env`, `printenv`, `sleep`, `which`, `seq`, `xargs`, `chmod`): each case is a
 //! one-line script run by our shell (fresh virtual filesystem, cwd
 //! `/workspace`) and by the host's bash in a fresh temp dir with `LC_ALL=C`
@@ -590,6 +590,105 @@ chmod 644; echo $?
 : > f; chmod --re f 2>&1; echo $?
 : > f; chmod -z f 2>&1; echo $?
 : > f; chmod --nope f 2>&1; echo $?
+# issue 17: dd (the summary compared up to "copied": the time and speed differ)
+seq 1000 > s; dd if=s of=o bs=100 count=3 2>&1 | sed 's/copied.*/copied/'; wc -c o
+seq 1000 > s; dd if=s of=o 2>&1 | sed 's/copied.*/copied/'; cmp s o && echo same
+seq 1000 > s; dd if=s of=o bs=1M 2>&1 | sed 's/copied.*/copied/'
+seq 1000 > s; dd if=s of=o bs=1000 2>&1 | sed 's/copied.*/copied/'
+seq 10000 > s; dd if=s of=o bs=1024 count=40 2>&1 | sed 's/copied.*/copied/'
+seq 1000 > s; dd if=s bs=7 count=2 status=noxfer
+seq 1000 > s; dd if=s bs=7 count=2 status=none
+seq 1000 > s; dd if=s bs=1 count=1 2>&1 | sed 's/copied.*/copied/'
+printf abcdef > f; dd if=f bs=4 conv=sync status=none | od -c
+printf abcdef > f; dd if=f ibs=4 obs=3 conv=sync of=o 2>&1 | sed 's/copied.*/copied/'; od -c o
+printf abcdef > f; dd if=f ibs=2 obs=4 of=o 2>&1 | sed 's/copied.*/copied/'; cat o
+printf abcdefg > f; dd if=f ibs=3 obs=2 of=o 2>&1 | sed 's/copied.*/copied/'; cat o
+printf abcdef > f; dd if=f seek=2 of=g bs=1 status=none; od -c g
+printf abcdef > f; printf 123456789 > g; dd if=f of=g conv=notrunc bs=1 count=2 seek=3 status=none; cat g
+printf abcdef > f; printf 123456789 > g; dd if=f of=g bs=1 count=2 seek=3 status=none; cat g
+printf abcdef > f; printf 123456789 > g; dd if=f of=g bs=2 seek=1 oflag=seek_bytes status=none; cat g
+printf abcdef > f; dd if=f skip=2 bs=1 status=none
+printf abcdef > f; dd if=f skip=1 bs=2 count=1 status=none
+printf abcdef > f; dd if=f iseek=1 bs=2 count=1 status=none
+printf abcdef > f; dd if=f iflag=skip_bytes,count_bytes skip=1 count=3 bs=2 status=none
+printf abcdef > f; dd if=f bs=2x2 status=none
+printf abcdef > f; dd if=f of=g status=none; dd if=f of=g oflag=append conv=notrunc status=none; cat g
+printf abcdef > f; dd if=f of=g conv=excl status=none; dd if=f of=g conv=excl status=none; echo $?
+printf abcdef > f; dd if=f of=g conv=nocreat status=none; echo $?; ls
+printf 'Hello World' | dd conv=ucase status=none
+printf 'Hello World' | dd conv=lcase status=none
+printf 'abcdef' | dd conv=swab status=none
+printf 'abcde' | dd conv=swab,ucase status=none
+dd if=/dev/zero bs=1k count=3 status=none | wc -c
+dd if=/dev/zero bs=512 count=3 2>&1 >/dev/null | sed 's/copied.*/copied/'
+dd if=/dev/zero of=/dev/null bs=1M count=4 2>&1 | sed 's/copied.*/copied/'
+head -c 3000 /dev/zero | dd bs=2K iflag=fullblock 2>&1 >/dev/null | sed 's/copied.*/copied/'
+yes | dd bs=1 count=5 status=none
+dd if=/dev/zero bs=1 | head -c 3 | od -c; echo ${PIPESTATUS[@]}
+timeout 0.5 dd if=/dev/zero of=/dev/null; echo $?
+: | dd 2>&1 | sed 's/copied.*/copied/'
+printf abcdef > f; dd if=f count=0 2>&1 | sed 's/copied.*/copied/'
+printf abcdef > f; dd if=f skip=10 bs=1 2>&1 | sed 's/copied.*/copied/'; echo $?
+printf abc | dd bs=0; echo $?
+dd bs=x; echo $?
+dd bs=-1; echo $?
+dd if=nope; echo $?
+mkdir d; dd if=d; echo $?
+dd foo=1; echo $?
+dd nonsense; echo $?
+dd conv=nope; echo $?
+dd conv=ucase,lcase; echo $?
+dd iflag=bogus; echo $?
+dd oflag=fullblock,bogus; echo $?
+dd status=bogus; echo $?
+printf abcdef > f; dd if=f count=99999999999999999999; echo $?
+printf abcdef > f; dd if=f bs=1T; echo $?
+dd --help | head -1
+dd -x; echo $?
+# issue 17: factor
+factor 0 1 2 3 4 12 +12 97 100
+factor 18446744073709551615 18446744073709551617 18446744073709551557
+factor 340282366920938463463374607431768211455 170141183460469231731687303715884105727
+factor 1000000000000000000000000000000000001
+factor 999999999999999989 1000000016000000063 4611686014132420609
+factor 600851475143 9007199254740993 123456789012345678
+factor ' 12' '12 ' '' + ++5 abc 0x10 1e3 2>&1; echo $?
+factor -- -1; echo $?
+factor -1; echo $?
+factor -h; echo $?
+printf '6 9\nx 10\n\n  15\t21 ' | factor; echo $?
+echo 4294967297 | factor
+yes 12 | factor | head -2; echo ${PIPESTATUS[@]}
+timeout 0.5 factor < /dev/zero; echo $?
+seq 2 30 | factor
+factor --help | head -1
+# issue 17: tsort
+printf 'a b\nb c\n' | tsort
+printf 'a b\nb c\nc a\nd e\n' | tsort; echo $?
+printf 'a b\nb c\nc a\nd e\n' | tsort 2>&1 >/dev/null
+printf 'x y z w\nw v\ny v\n' | tsort
+printf 'b a\nc a\nd a\na e\n' | tsort
+printf 'a a\nb b\n' | tsort
+printf 'a b c' | tsort; echo $?
+printf '1 2\n2 3\n3 1\n3 4\n4 5\n5 3\n' | tsort 2>&1; echo $?
+printf 'main parse\nmain eval\nparse lex\neval lex\neval print\nlex util\nprint util\n' | tsort
+printf 'a b\n' > f; tsort f; tsort f f; echo $?
+tsort nope; echo $?
+: | tsort; echo $?
+printf 'a\tb\n\nc   d\n' | tsort
+tsort --help | head -1
+tsort -x; echo $?
+# issue 17: sum
+printf 'hello\n' > a; seq 1000 > b; sum a; sum a b; sum -s a; sum -s a b
+printf x | sum; printf x | sum -s; printf x | sum -
+printf 'hello\n' > a; sum -rs a; sum -sr a; sum --sysv a
+head -c 5000 /dev/zero | sum; head -c 5000 /dev/zero | sum -s
+seq 100000 | sum; seq 100000 | sum -s
+: | sum; : | sum -s
+sum nope; echo $?
+mkdir d; sum d; echo $?
+sum -x; echo $?
+sum --help | head -2
 "#;
 
 /// Cases that need a host tool; skipped when it is missing.

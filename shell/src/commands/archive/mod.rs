@@ -1,8 +1,14 @@
-//! The archive family of commands: `tar` and `gzip`/`gunzip`/`zcat`, over the
+//! The archive family of commands: `tar`, `gzip`/`gunzip`/`zcat`,
+//! `bzip2`/`bunzip2`/`bzcat`, `xz`/`unxz`/`xzcat` and `zip`/`unzip`, over the
 //! virtual tree, with GNU's options, messages and exit statuses.
 
+mod bzip2;
+mod codec;
 mod gzip;
 mod tar;
+mod unzip;
+mod xz;
+mod zip;
 
 use std::io::Write;
 
@@ -16,6 +22,14 @@ pub const COMMANDS: &[(&str, CommandFn)] = &[
     ("gzip", gzip::gzip),
     ("gunzip", gzip::gunzip),
     ("zcat", gzip::zcat),
+    ("bzip2", bzip2::bzip2),
+    ("bunzip2", bzip2::bunzip2),
+    ("bzcat", bzip2::bzcat),
+    ("xz", xz::xz),
+    ("unxz", xz::unxz),
+    ("xzcat", xz::xzcat),
+    ("zip", zip::zip),
+    ("unzip", unzip::unzip),
 ];
 
 /// Gzips `data` at `level` with the header gzip writes: the original file

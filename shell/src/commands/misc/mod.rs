@@ -1,11 +1,13 @@
 //! The misc family: small GNU utilities that fit no other family (`expr`,
-//! `truncate`, `shuf`, `split`, `du`, `df`, `tree`, `file`, `timeout`) and the
+//! `truncate`, `shuf`, `split`, `du`, `df`, `tree`, `file`, `timeout`, `dd`, `factor`) and the
 //! names of host-only programs (`curl`, `python3`, ...) that explain they are
 //! not available in the local sandbox.
 
 pub mod bc;
+pub mod dd;
 pub mod du;
 pub mod expr;
+pub mod factor;
 
 pub mod file;
 pub mod hostonly;
@@ -30,6 +32,8 @@ pub const COMMANDS: &[(&str, CommandFn)] = &[
     ("df", du::df),
     ("tree", tree::tree),
     ("file", file::file),
+    ("dd", dd::dd),
+    ("factor", factor::factor),
     ("curl", hostonly::unavailable),
     ("wget", hostonly::unavailable),
     ("python", hostonly::unavailable),

@@ -20,10 +20,12 @@ pub mod rev;
 pub mod sed;
 pub mod sort;
 pub mod strings;
+pub mod sum;
 pub mod sums;
 pub mod tac;
 pub mod tee;
 pub mod tr;
+pub mod tsort;
 pub mod uniq;
 
 use super::CommandFn;
@@ -62,6 +64,8 @@ pub const COMMANDS: &[(&str, CommandFn)] = &[
     ("hd", dump::hexdump::hexdump),
     ("join", join::join),
     ("column", column::column),
+    ("tsort", tsort::tsort),
+    ("sum", sum::sum),
 ];
 
 #[cfg(test)]
