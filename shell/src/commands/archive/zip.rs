@@ -13,7 +13,6 @@ use std::io::{Cursor, Write};
 use ::zip::write::SimpleFileOptions;
 use ::zip::{CompressionMethod, DateTime, ZipArchive, ZipWriter};
 
-use super::civil;
 use crate::commands::CommandCtx;
 use crate::commands::options::{self, OptSpec, ParseMode, flag};
 use crate::fs::FileKind;
@@ -221,14 +220,14 @@ fn write_archive(
 /// Info-ZIP's line for it.
 fn add(w: &mut ZipWriter<Cursor<Vec<u8>>>, m: &Member, level: i64, verb: &str, log: &mut String) {
     crate::cancel::point();
-    let (y, mo, d, h, mi, s) = civil(m.mtime.max(315_532_800));
+    let tm = crate::time::from_epoch(m.mtime.max(315_532_800), 0);
     let time = DateTime::from_date_and_time(
-        y.clamp(1980, 2107) as u16,
-        mo as u8,
-        d as u8,
-        h as u8,
-        mi as u8,
-        s as u8,
+        tm.year.clamp(1980, 2107) as u16,
+        tm.month as u8,
+        tm.day as u8,
+        tm.hour as u8,
+        tm.min as u8,
+        tm.sec as u8,
     )
     .unwrap_or_default();
     let opts = SimpleFileOptions::default()
