@@ -282,6 +282,7 @@ impl Sandbox for LocalSandbox {
         let timeout = request.timeout.unwrap_or(self.default_timeout);
         let mut env = self.env.clone();
         env.extend(request.env);
+        let sink = request.sink.clone();
         let options = RunOptions {
             cwd: request.cwd,
             env,
@@ -306,10 +307,15 @@ impl Sandbox for LocalSandbox {
             Ok(Err(_)) => return Err(SandboxError::Backend("the shell thread vanished".into())),
             Err(_) => {
                 // The interpreter missed its own deadline: report a timeout and
-                // leave the thread to finish on its own.
+                // leave the thread to finish on its own. A sink that takes the
+                // output gets the message too (the result holds none of it).
+                let mut stderr = format!("sandkeep: timeout after {timeout:?}\n").into_bytes();
+                if let Some(sink) = sink.filter(|s| s.takes_output()) {
+                    sink.stderr(&std::mem::take(&mut stderr));
+                }
                 return Ok(RunResult {
                     exit_code: 124,
-                    stderr: format!("sandkeep: timeout after {timeout:?}\n").into_bytes(),
+                    stderr,
                     timed_out: true,
                     ..RunResult::default()
                 });
