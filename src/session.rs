@@ -105,7 +105,7 @@ pub fn new_session_id() -> String {
         t.hour(),
         t.minute(),
         t.second(),
-        rand::random::<u32>() & 0xff_ffff
+        crate::sandbox::local::cheap_random_u32() & 0xff_ffff
     )
 }
 
