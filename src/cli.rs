@@ -256,6 +256,56 @@ fn parse_storage(text: &str) -> Result<u64, String> {
         .map_err(|e| format!("{e} (a size like 512M or 2G)"))
 }
 
+/// A byte size for `--max-output` (`unlimited` for none).
+fn parse_output_size(text: &str) -> Result<OutputCap, String> {
+    if text.trim().eq_ignore_ascii_case("unlimited") {
+        return Ok(OutputCap::Unlimited);
+    }
+    let bytes = parse_storage(text)?;
+    usize::try_from(bytes)
+        .map(OutputCap::Bytes)
+        .map_err(|_| format!("{text} is too large"))
+}
+
+/// How much of each of a script's streams `run` and `shell` write out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputCap {
+    /// All of it, streamed as it comes and never held in memory (a person
+    /// running a script expects its whole output).
+    #[default]
+    Unlimited,
+    /// This many bytes; past it the run ends with status 141 and a message.
+    Bytes(usize),
+}
+
+impl OutputCap {
+    /// The backends' `max_output_bytes` for this cap.
+    pub fn bytes(self) -> usize {
+        match self {
+            OutputCap::Unlimited => usize::MAX,
+            OutputCap::Bytes(n) => n,
+        }
+    }
+}
+
+/// `--max-output`, shared by `run` and `shell` (MCP and `serve` keep the
+/// backends' 1 MiB cap: their output goes into a reply).
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Stop a script once it wrote SIZE bytes to stdout or to stderr
+    /// (`64K`, `10M`), ending it with status 141 and a message. Default:
+    /// $SANDKEEP_MAX_OUTPUT, else unlimited (streamed, never held in memory).
+    #[arg(
+        long,
+        value_name = "SIZE",
+        env = "SANDKEEP_MAX_OUTPUT",
+        value_parser = parse_output_size,
+        default_value = "unlimited",
+        hide_default_value = true
+    )]
+    pub max_output: OutputCap,
+}
+
 /// Arguments of `sandkeep run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -282,6 +332,9 @@ pub struct RunArgs {
     /// Wall-clock limit of the script, in seconds (default: the backend's, 30 s).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Arguments of `sandkeep shell`.
@@ -297,6 +350,9 @@ pub struct ShellArgs {
     /// Wall-clock limit of each line, in seconds (default: the backend's, 30 s).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `sandkeep mindlog ...`.
@@ -472,7 +528,9 @@ pub fn main() -> ExitCode {
         return ExitCode::from(EXIT_SANDKEEP_ERROR);
     }
     let result = match &cli.command {
-        Command::Run(args) => with_tokio(run::run(&cli, args)),
+        // One run needs no worker threads: a current-thread runtime starts
+        // in a fraction of the time (no CPU count, no threads to spawn).
+        Command::Run(args) => with_tokio_current_thread(run::run(&cli, args)),
         Command::Shell(args) => with_tokio(run::shell(&cli, args)),
         Command::Mindlog(cmd) => stores::mindlog(&cli, cmd),
         Command::Archive(cmd) => stores::archive(&cli, cmd),
@@ -497,6 +555,23 @@ fn with_tokio(
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    block_on_and_stop(rt, fut)
+}
+
+/// [`with_tokio`] on a current-thread runtime (for `run`).
+fn with_tokio_current_thread(
+    fut: impl std::future::Future<Output = anyhow::Result<ExitCode>>,
+) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    block_on_and_stop(rt, fut)
+}
+
+fn block_on_and_stop(
+    rt: tokio::runtime::Runtime,
+    fut: impl std::future::Future<Output = anyhow::Result<ExitCode>>,
+) -> anyhow::Result<ExitCode> {
     let result = rt.block_on(fut);
     // Dropping a runtime waits for its blocking threads, and the one that
     // reads stdin never returns while the client keeps its end open: after

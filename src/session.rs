@@ -99,7 +99,7 @@ pub fn new_session_id() -> String {
     format!(
         "{}-{:06x}",
         crate::timestamp::now_compact(),
-        rand::random::<u32>() & 0xff_ffff
+        crate::sandbox::local::cheap_random_u32() & 0xff_ffff
     )
 }
 

@@ -45,7 +45,7 @@ pub use commands::{CommandCtx, CommandFn, CustomCommand, Exec, ExecMode, ExecReq
 pub use control::RunControl;
 pub use fs::{Changes, Device, FileKind, FileReader, Fs, FsError, FsResult, Metadata, VfsAdapter};
 pub use interp::read_caller_fd;
-pub use limits::{FsLimits, LimitKind, Limits};
+pub use limits::{FsLimits, LIMIT_STATUS, LimitKind, Limits, OUTPUT_LIMIT_STATUS};
 
 /// Entry points for this crate's own integration tests (the built-in
 /// command table, the awk parser for its fuzz test); not part of the API.
@@ -140,6 +140,22 @@ pub trait OutputSink: Send + Sync {
     fn stdout(&self, chunk: &[u8]);
     /// A chunk written to the script's stderr.
     fn stderr(&self, chunk: &[u8]);
+
+    /// True when the sink takes the output for good (a terminal, a pipe):
+    /// the run then keeps none of what it streamed, so its output may be
+    /// as large as the output limit allows without being held in memory
+    /// ([`RunOutput::stdout`] and [`RunOutput::stderr`] stay empty).
+    fn takes_output(&self) -> bool {
+        false
+    }
+
+    /// True once the reader of the streamed stdout is gone (the caller's
+    /// stdout was a pipe that closed): the script's later writes to stdout
+    /// fail as on a broken pipe, so a `yes` ends with status 141 instead of
+    /// writing into the void.
+    fn stdout_closed(&self) -> bool {
+        false
+    }
 }
 
 /// Inputs of one [`Shell::run`].
@@ -161,12 +177,14 @@ pub struct RunOptions {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunOutput {
     /// The script's exit status (bash's: 0-255). When a limit ended the run it
-    /// is 124 (like `timeout(1)`) whatever the limit; `limit` says which one,
+    /// is [`LimitKind::exit_status`] (124 like `timeout(1)`, 141 for the output
+    /// limit); `limit` says which one,
     /// and stderr ends with `bash: <limit> exceeded (...)`.
     pub exit_code: i32,
-    /// Everything written to stdout, up to the output limit.
+    /// Everything written to stdout, up to the output limit (nothing when
+    /// the sink [takes the output](OutputSink::takes_output)).
     pub stdout: Vec<u8>,
-    /// Everything written to stderr, up to the output limit.
+    /// Everything written to stderr, up to the output limit (as stdout).
     pub stderr: Vec<u8>,
     /// True when output was cut at the output limit.
     pub truncated: bool,

@@ -14,7 +14,10 @@ pub struct Limits {
     pub max_loop_iterations: u64,
     /// Nesting of function calls, `source`, `eval` and subshells.
     pub max_call_depth: usize,
-    /// Bytes of stdout and of stderr kept per run; the rest is dropped and flagged.
+    /// Bytes of stdout and of stderr a run may write (each); past it the
+    /// rest is dropped, flagged and the run ends (`usize::MAX`: no limit, for
+    /// a caller whose sink takes the output as it comes, see
+    /// [`crate::OutputSink::takes_output`]).
     pub max_output_bytes: usize,
     /// Bytes of memory one run may hold (all its threads together), counted
     /// when the binary installs [`crate::alloc::MeteredAlloc`]; the files
@@ -88,6 +91,25 @@ pub enum LimitKind {
     /// The number of pipeline stages and background jobs alive at once
     /// (a fork bomb).
     Processes,
+}
+
+/// The status of a run the output limit ended: 141 (128 + SIGPIPE), as for
+/// a program whose reader stopped reading. A timeout is 124 (`timeout(1)`'s).
+pub const OUTPUT_LIMIT_STATUS: i32 = 141;
+
+/// The status of a run any other limit ended (`timeout(1)`'s 124).
+pub const LIMIT_STATUS: i32 = 124;
+
+impl LimitKind {
+    /// The exit status of a run this limit ended: 141 for the output limit
+    /// (the caller stopped taking output; never reported as a timeout), 124
+    /// for the others.
+    pub fn exit_status(self) -> i32 {
+        match self {
+            LimitKind::Output => OUTPUT_LIMIT_STATUS,
+            _ => LIMIT_STATUS,
+        }
+    }
 }
 
 impl fmt::Display for LimitKind {

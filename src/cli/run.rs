@@ -3,7 +3,7 @@
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -15,7 +15,7 @@ use sandkeep::{Runtime, RuntimeBuilder, Session};
 
 use sandkeep::sandbox::worker::{WorkerBackend, WorkerLimits};
 
-use super::{BackendArgs, Cli, Isolation, RunArgs, ShellArgs, WorkerArgs};
+use super::{BackendArgs, Cli, Isolation, OutputCap, RunArgs, ShellArgs, WorkerArgs};
 
 /// Picks the backend (flag, then `SANDKEEP_BACKEND`, then auto) and, on
 /// docker, reaps containers orphaned by dead sandkeep processes.
@@ -27,7 +27,25 @@ pub(super) async fn backend_for(args: &BackendArgs) -> anyhow::Result<Arc<dyn Ba
 /// (`serve --docker-pool` sets its pool).
 pub(super) async fn backend_with(
     args: &BackendArgs,
+    docker: DockerConfig,
+) -> anyhow::Result<Arc<dyn Backend>> {
+    choose(args, docker, None).await
+}
+
+/// [`backend_for`] for `run` and `shell`, whose output goes to our stdio:
+/// both backends cap it at `cap` (the others keep their 1 MiB).
+async fn backend_for_stdio(args: &BackendArgs, cap: OutputCap) -> anyhow::Result<Arc<dyn Backend>> {
+    let mut docker = DockerConfig::from_env();
+    docker.max_output_bytes = cap.bytes();
+    choose(args, docker, Some(cap.bytes())).await
+}
+
+/// The backend of `args`, the local one with `max_output` bytes of output
+/// per stream when set (else its default).
+async fn choose(
+    args: &BackendArgs,
     mut docker: DockerConfig,
+    max_output: Option<usize>,
 ) -> anyhow::Result<Arc<dyn Backend>> {
     let choice = match args.backend {
         Some(c) => c,
@@ -44,7 +62,7 @@ pub(super) async fn backend_with(
         // a header asks for it; otherwise they have no way out at all.
         docker.egress = Some(egress.clone());
     }
-    let local = local_backend(args, egress)?;
+    let local = local_backend(args, egress, max_output)?;
     let backend = select::choose_backend(choice, docker.clone(), local)
         .await
         .with_context(|| format!("backend {choice}"))?;
@@ -61,10 +79,14 @@ pub(super) async fn backend_with(
 fn local_backend(
     args: &BackendArgs,
     egress: sandkeep_net::Egress,
+    max_output: Option<usize>,
 ) -> anyhow::Result<Arc<dyn Backend>> {
     let mut config = sandkeep_shell::ShellConfig::default();
     if let Some(bytes) = args.storage {
         config.limits.fs.max_total_bytes = bytes;
+    }
+    if let Some(bytes) = max_output {
+        config.limits.max_output_bytes = bytes;
     }
     match args.isolation {
         Isolation::Thread => Ok(Arc::new(
@@ -144,19 +166,27 @@ fn timeout(seconds: Option<f64>) -> anyhow::Result<Option<Duration>> {
     }
 }
 
-/// Writes the script's output to our stdout/stderr as it arrives, counting
-/// what it wrote (a backend that does not stream gets the rest printed after).
+/// Writes the script's output to our stdout/stderr as it arrives and keeps
+/// none of it (output may be unbounded), counting what it wrote: a backend
+/// that does not stream (or keeps what it streamed) gets the rest printed
+/// after. Once our stdout is a closed pipe, the script's writes fail as on
+/// a broken pipe (so `sandkeep run -c yes | head -1` ends).
 #[derive(Default)]
 struct StdioSink {
     stdout: AtomicUsize,
     stderr: AtomicUsize,
+    stdout_closed: AtomicBool,
 }
 
 impl OutputSink for StdioSink {
     fn stdout(&self, chunk: &[u8]) {
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(chunk);
-        let _ = out.flush();
+        let written = out.write_all(chunk).and_then(|()| out.flush());
+        if let Err(e) = written
+            && e.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            self.stdout_closed.store(true, Ordering::Relaxed);
+        }
         self.stdout.fetch_add(chunk.len(), Ordering::Relaxed);
     }
 
@@ -164,6 +194,14 @@ impl OutputSink for StdioSink {
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(chunk);
         self.stderr.fetch_add(chunk.len(), Ordering::Relaxed);
+    }
+
+    fn takes_output(&self) -> bool {
+        true
+    }
+
+    fn stdout_closed(&self) -> bool {
+        self.stdout_closed.load(Ordering::Relaxed)
     }
 }
 
@@ -234,7 +272,10 @@ pub async fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<ExitCode> {
             .context("reading stdin")?;
         buf
     };
-    let rt = runtime(cli, backend_for(&args.backend).await?);
+    let rt = runtime(
+        cli,
+        backend_for_stdio(&args.backend, args.output.max_output).await?,
+    );
     let mut session = match &args.agent {
         Some(agent) => rt.session(agent)?,
         None => rt.ephemeral_session(),
@@ -259,7 +300,10 @@ pub async fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<ExitCode> {
 /// `sandkeep shell`: a REPL session; each line is a turn, parked after it.
 pub async fn shell(cli: &Cli, args: &ShellArgs) -> anyhow::Result<ExitCode> {
     let timeout = timeout(args.timeout)?;
-    let rt = runtime(cli, backend_for(&args.backend).await?);
+    let rt = runtime(
+        cli,
+        backend_for_stdio(&args.backend, args.output.max_output).await?,
+    );
     let mut session = rt.session(&args.agent)?;
     let interactive = std::io::stdin().is_terminal();
     if interactive {

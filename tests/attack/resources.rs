@@ -360,7 +360,32 @@ pub(super) fn resources() -> Vec<Case> {
             vec![Status(0), Stdout(want)],
         ));
     }
+    v.push(nothing_outlives_its_turn());
     v
+}
+
+/// An MCP turn whose jq times out, then a turn that only sleeps: the
+/// server's user CPU time stays near the first turn's second of work (a
+/// timed-out run's thread that kept going would burn a core through the
+/// sleep: 5.5 s on earlier builds).
+fn nothing_outlives_its_turn() -> Case {
+    use Check::*;
+    let script = r#"init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+busy='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"jq -n "reduce range(1e12) as \$i (0; .+1)"","timeout_ms":1000}}}'
+idle='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 4; echo idle-done"}}}'
+t=$(mktemp)
+{ printf '%s
+' "$init" "$busy"; sleep 2; printf '%s
+' "$idle"; sleep 5; } |
+    /usr/bin/time -f 'cpu=%U' -o "$t" "$SK" mcp --backend local --agent cpu-after
+awk -F= '/cpu=/ { print ($2 < 2.5 ? "cpu-ok" : "cpu-burned " $2) }' "$t"; rm -f "$t""#;
+    host_script(
+        "resources",
+        "a timed-out turn uses no CPU during the next turn",
+        15,
+        script,
+        vec![Stdout(r#""id":2"#), Stdout("idle-done"), Stdout("cpu-ok")],
+    )
 }
 
 /// jq programs that loop or nest by recursion alone (no `range`): each

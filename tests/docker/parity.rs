@@ -471,7 +471,7 @@ async fn output_limits_cut_and_flag_the_same_way() {
         let ctx = format!("[{name}] stderr {:?}", r.stderr_text());
         assert!(r.truncated, "{ctx}");
         assert!(!r.timed_out, "{ctx}");
-        assert_eq!(r.exit_code, 124, "{ctx}");
+        assert_eq!(r.exit_code, 141, "{ctx}");
         assert_eq!(r.stdout.len(), 1 << 20, "{ctx}");
         assert!(r.stdout.starts_with(b"y\ny\ny\n"), "{ctx}");
         assert!(

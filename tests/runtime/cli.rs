@@ -1,6 +1,8 @@
 //! The `sandkeep` binary on the local backend: the seed's FIRES evidence,
 //! logs, exit statuses, the REPL, the mindlog and archive commands, a corrupt
-//! archive, and crash safety under `kill -9`.
+//! archive, crash safety under `kill -9`, and output: whole and streamed by
+//! default (compared with bash and GNU tools), cut by `--max-output`, ended
+//! by a closed stdout as SIGPIPE ends bash.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use crate::common;
@@ -614,4 +616,154 @@ fn a_failed_park_is_a_failure_and_the_head_stays() {
     let o = run("cat f");
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), "one\n");
+}
+
+/// `script` run by the host's bash and by `sandkeep run` (ephemeral, local),
+/// each with stdout piped to a reader that takes `keep` bytes and then
+/// closes its end: (bytes read, exit status) of both.
+fn both_with_a_closing_reader(script: &str, keep: usize) -> [(Vec<u8>, Option<i32>); 2] {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let data = tempfile::tempdir().unwrap();
+    let mut bash = Command::new("bash");
+    bash.args(["-c", script]);
+    let mut ours = cli(data.path(), LOCAL);
+    ours.args(["run", "-c", script]);
+    [bash, ours].map(|mut cmd| {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut head = vec![0; keep];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        // The pipe's read end is closed here, as by `head -c KEEP`.
+        let started = Instant::now();
+        let status = child.wait().unwrap();
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "{script:?} went on after its reader left"
+        );
+        // A shell killed by SIGPIPE reports 128 + 13, as its parent shell would.
+        let code = status
+            .code()
+            .or_else(|| std::os::unix::process::ExitStatusExt::signal(&status).map(|s| 128 + s));
+        (head, code)
+    })
+}
+
+#[test]
+fn whole_output_is_streamed_past_a_mebibyte() {
+    // 1.3 MB: past the 1 MiB cap that MCP and the server keep.
+    let script = "seq 1 200000";
+    let gnu = std::process::Command::new("bash")
+        .args(["-c", script])
+        .output()
+        .unwrap();
+    assert!(gnu.stdout.len() > 1 << 20);
+    let data = tempfile::tempdir().unwrap();
+    let o = cli_output(data.path(), LOCAL, &["run", "-c", script]);
+    assert_eq!(o.status.code(), gnu.status.code(), "{}", text(&o.stderr));
+    assert_eq!(o.stdout.len(), gnu.stdout.len());
+    assert!(o.stdout == gnu.stdout, "the same bytes as GNU seq");
+    assert_eq!(text(&o.stderr), text(&gnu.stderr));
+    // Both streams: stderr is not capped either.
+    let script = "seq 1 200000 >&2";
+    let o = cli_output(data.path(), LOCAL, &["run", "-c", script]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.stderr, gnu.stdout);
+}
+
+#[test]
+fn max_output_cuts_with_141_never_a_timeouts_124() {
+    let data = tempfile::tempdir().unwrap();
+    for (args, env) in [
+        (&["run", "--max-output", "64K", "-c", "yes"][..], None),
+        (&["run", "-c", "yes"][..], Some("64k")),
+    ] {
+        let mut cmd = cli(data.path(), LOCAL);
+        if let Some(size) = env {
+            cmd.env("SANDKEEP_MAX_OUTPUT", size);
+        }
+        let o = cmd.args(args).output().unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(141), "{args:?} {err}");
+        assert_eq!(o.stdout.len(), 64 << 10, "{args:?}");
+        assert!(o.stdout.starts_with(b"y\ny\n"));
+        assert!(
+            err.contains("[output truncated: output limit of 65536 bytes reached]")
+                && err.ends_with("bash: output limit exceeded (65536 bytes)\n"),
+            "{err}"
+        );
+    }
+    // Under the cap: whole, status 0; a real timeout stays 124.
+    let o = cli_output(
+        data.path(),
+        LOCAL,
+        &[
+            "run",
+            "--max-output",
+            "64K",
+            "-c",
+            "head -c 65536 /dev/zero",
+        ],
+    );
+    assert_eq!((o.stdout.len(), o.status.code()), (65536, Some(0)));
+    let o = cli_output(
+        data.path(),
+        LOCAL,
+        &["run", "--timeout", "0.3", "-c", "while :; do :; done"],
+    );
+    assert_eq!(o.status.code(), Some(124), "{}", text(&o.stderr));
+    let o = cli_output(
+        data.path(),
+        LOCAL,
+        &["run", "--max-output", "lots", "-c", ":"],
+    );
+    assert_eq!(o.status.code(), Some(2), "a usage error");
+    assert!(
+        text(&o.stderr).contains("--max-output"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_as_sigpipe_ends_bash() {
+    for script in ["yes", "yes; echo after", "while :; do echo loop; done"] {
+        let [(bash_head, bash_status), (our_head, our_status)] =
+            both_with_a_closing_reader(script, 4096);
+        assert_eq!(our_head, bash_head, "{script:?}");
+        assert_eq!(our_status, bash_status, "{script:?}");
+    }
+}
+
+#[test]
+fn unbounded_output_is_not_held_in_memory() {
+    // 2 GiB through our stdout into `wc -c`: the process's peak RSS stays
+    // far below it (the output is streamed, not collected).
+    let data = tempfile::tempdir().unwrap();
+    let rss = data.path().join("rss");
+    let bin = env!("CARGO_BIN_EXE_sandkeep");
+    let pipeline = format!(
+        "/usr/bin/time -f %M -o {rss} {bin} --data {data} run --backend local --timeout 120 \
+         -c 'yes | head -c 2G' | wc -c",
+        rss = rss.display(),
+        data = data.path().display(),
+    );
+    let o = std::process::Command::new("bash")
+        .args(["-o", "pipefail", "-c", &pipeline])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).trim(), (2u64 << 30).to_string());
+    let peak_kb: u64 = std::fs::read_to_string(&rss)
+        .unwrap()
+        .trim()
+        .lines()
+        .last()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(peak_kb < 100 << 10, "peak RSS {peak_kb} kB");
 }

@@ -106,14 +106,24 @@ impl Handle {
 }
 
 /// Collects the run's stdout or stderr up to the output limit, streaming
-/// each accepted chunk to the caller's sink.
+/// each accepted chunk to the caller's sink (and keeping nothing when the
+/// sink takes the output: unbounded output must not be held in memory).
 pub struct Collector {
-    buf: Mutex<Vec<u8>>,
+    kept: Mutex<Kept>,
     truncated: AtomicBool,
     limit: usize,
     stderr: bool,
     sink: Option<Arc<dyn OutputSink>>,
+    /// The sink takes the output for good: count it, keep none of it.
+    stream_only: bool,
     control: Arc<RunControl>,
+}
+
+/// What a collector holds: the bytes kept and how many were written.
+#[derive(Default)]
+struct Kept {
+    bytes: Vec<u8>,
+    written: usize,
 }
 
 impl Collector {
@@ -124,18 +134,22 @@ impl Collector {
         sink: Option<Arc<dyn OutputSink>>,
         control: Arc<RunControl>,
     ) -> Collector {
+        let stream_only = sink.as_ref().is_some_and(|s| s.takes_output());
         Collector {
-            buf: Mutex::new(Vec::new()),
+            kept: Mutex::new(Kept::default()),
             truncated: AtomicBool::new(false),
             limit,
             stderr,
             sink,
+            stream_only,
             control,
         }
     }
 
     fn emit(&self, chunk: &[u8]) {
-        if let Some(sink) = &self.sink {
+        if let Some(sink) = &self.sink
+            && !chunk.is_empty()
+        {
             if self.stderr {
                 sink.stderr(chunk);
             } else {
@@ -144,23 +158,33 @@ impl Collector {
         }
     }
 
+    /// True when the reader of this (stdout) stream is gone.
+    fn reader_gone(&self) -> bool {
+        !self.stderr && self.sink.as_ref().is_some_and(|s| s.stdout_closed())
+    }
+
     /// Appends `data`; past the limit keeps what fits, flags truncation and
-    /// trips the output limit (which ends the run).
+    /// trips the output limit (which ends the run). Fails as a broken pipe
+    /// once the sink's reader is gone.
     pub fn write(&self, data: &[u8]) -> io::Result<()> {
-        let mut buf = self.buf.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         if self.truncated.load(Ordering::Relaxed) {
             return Err(io::Error::other("output limit reached"));
         }
-        let room = self.limit.saturating_sub(buf.len());
-        if data.len() <= room {
-            buf.extend_from_slice(data);
-            drop(buf);
-            self.emit(data);
+        if self.reader_gone() {
+            return Err(io::Error::from(io::ErrorKind::BrokenPipe));
+        }
+        let room = self.limit.saturating_sub(kept.written);
+        let accepted = &data[..data.len().min(room)];
+        kept.written += accepted.len();
+        if !self.stream_only {
+            kept.bytes.extend_from_slice(accepted);
+        }
+        drop(kept);
+        self.emit(accepted);
+        if accepted.len() == data.len() {
             return Ok(());
         }
-        buf.extend_from_slice(&data[..room]);
-        drop(buf);
-        self.emit(&data[..room]);
         self.truncated.store(true, Ordering::Relaxed);
         self.control.trip(LimitKind::Output);
         Err(io::Error::other("output limit reached"))
@@ -168,10 +192,13 @@ impl Collector {
 
     /// Appends `data` even past the limit (the run's final messages).
     pub fn write_forced(&self, data: &[u8]) {
-        self.buf
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(data);
+        if !self.stream_only {
+            self.kept
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .bytes
+                .extend_from_slice(data);
+        }
         self.emit(data);
     }
 
@@ -180,9 +207,9 @@ impl Collector {
         self.truncated.load(Ordering::Relaxed)
     }
 
-    /// Takes the collected bytes.
+    /// Takes the collected bytes (none when the sink took them).
     pub fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.buf.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut self.kept.lock().unwrap_or_else(|e| e.into_inner()).bytes)
     }
 }
 

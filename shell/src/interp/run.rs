@@ -3,7 +3,8 @@
 //!
 //! The environment is explicit (never the host's); output is collected up to
 //! the output limit and streamed to the caller's sink; a tripped limit ends
-//! the run with status 124 and a message naming the limit on stderr.
+//! the run with its status (124, or 141 for the output limit: never a
+//! timeout's) and a message naming the limit on stderr.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -205,15 +206,21 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
         Err(Interrupt::Break(_)) | Err(Interrupt::Continue(_)) => sh.last_status,
         Err(Interrupt::Limit(_)) => 124,
     };
+    // A builtin of this shell wrote to a closed pipe (the caller's stdout
+    // went away): bash dies of SIGPIPE there, with no EXIT trap.
+    let killed_by_sigpipe = sh.broken_pipe;
+    if killed_by_sigpipe {
+        status = 141;
+    }
     sh.last_status = status;
-    if control.tripped().is_none() {
+    if control.tripped().is_none() && !killed_by_sigpipe {
         let _ = sh.run_exit_trap();
         status = sh.last_status;
     }
     drop(sh);
     let limit = control.tripped();
     if let Some(kind) = limit {
-        status = 124;
+        status = kind.exit_status();
         if kind == LimitKind::Output {
             let marker = format!(
                 "[output truncated: output limit of {} bytes reached]\n",

@@ -493,6 +493,9 @@ seq -f %.2f 1 2
 seq -.5 1
 seq 1 -1 -3
 seq -- -1 1
+seq 1 1388000 | md5sum; seq 1 1388000 | tail -c 20
+seq -s' ' 7 -3 -9; seq 0; seq 10 -1 10
+seq 18446744073709551614 18446744073709551617
 seq -z 2>&1; echo $?
 seq --nope 1 2>&1; echo $?
 seq -s 2>&1; echo $?

@@ -43,6 +43,10 @@ pub const TIMEOUT_EXIT: i32 = 124;
 /// Exit status of a run another limit ended (the local backend's).
 pub const LIMIT_EXIT: i32 = 124;
 
+/// Exit status of a run the output limit ended, or whose streamed stdout
+/// lost its reader: 141 (128 + SIGPIPE), never a timeout's 124.
+pub const OUTPUT_LIMIT_EXIT: i32 = sandkeep_shell::OUTPUT_LIMIT_STATUS;
+
 /// How long the output may keep flowing after a kill before the run is
 /// abandoned (the daemon itself waits up to 2 s for the streams to close).
 const KILL_GRACE: Duration = Duration::from_secs(5);
@@ -64,6 +68,8 @@ pub struct RunLimits {
 enum Ended {
     Timeout,
     Output,
+    /// The sink's reader went away (our stdout, a pipe, closed).
+    ReaderGone,
     /// The files grew past the watched storage limit (the size seen).
     Storage(u64),
 }
@@ -190,8 +196,13 @@ pub async fn run(
                 break;
             }
         }
-        if out.over && ended.is_none() {
-            ended = Some(Ended::Output);
+        let reader_gone = out.reader_gone();
+        if (out.over || reader_gone) && ended.is_none() {
+            ended = Some(if out.over {
+                Ended::Output
+            } else {
+                Ended::ReaderGone
+            });
             spawn_kill(docker, container, user, &run_id);
             grace
                 .as_mut()
@@ -213,8 +224,8 @@ pub async fn run(
     }
     let mut result = RunResult {
         exit_code: 0,
-        stdout: out.stdout,
-        stderr: out.stderr,
+        stdout: std::mem::take(&mut out.stdout),
+        stderr: std::mem::take(&mut out.stderr),
         truncated: out.truncated,
         timed_out: false,
     };
@@ -223,15 +234,17 @@ pub async fn run(
             result.exit_code = TIMEOUT_EXIT;
             result.timed_out = true;
             let secs = timeout.as_secs_f64();
-            note(
+            out.note(
                 &mut result.stderr,
                 &format!("bash: timeout exceeded ({secs:.1}s)\n"),
             );
         }
+        // As bash under SIGPIPE: no message, status 141.
+        Some(Ended::ReaderGone) => result.exit_code = OUTPUT_LIMIT_EXIT,
         Some(Ended::Output) => {
-            result.exit_code = LIMIT_EXIT;
+            result.exit_code = OUTPUT_LIMIT_EXIT;
             let max = limits.max_output_bytes;
-            note(
+            out.note(
                 &mut result.stderr,
                 &format!(
                     "[output truncated: output limit of {max} bytes reached]\n\
@@ -241,7 +254,7 @@ pub async fn run(
         }
         Some(Ended::Storage(size)) => {
             result.exit_code = LIMIT_EXIT;
-            note(
+            out.note(
                 &mut result.stderr,
                 &super::storage::exceeded_message(size, storage_limit),
             );
@@ -371,8 +384,15 @@ impl Drop for KillOnDrop {
 struct Collector {
     max: usize,
     sink: Option<Arc<dyn OutputSink>>,
+    /// The sink takes the output for good: count it, keep none of it.
+    stream_only: bool,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
+    /// Bytes accepted on each stream (kept or only streamed).
+    stdout_len: usize,
+    stderr_len: usize,
+    /// The last byte streamed to stderr (a note starts on a line of its own).
+    stderr_last: Option<u8>,
     truncated: bool,
     over: bool,
 }
@@ -381,32 +401,47 @@ impl Collector {
     fn new(max: usize, sink: Option<Arc<dyn OutputSink>>) -> Collector {
         Collector {
             max,
+            stream_only: sink.as_ref().is_some_and(|s| s.takes_output()),
             sink,
             stdout: Vec::new(),
             stderr: Vec::new(),
+            stdout_len: 0,
+            stderr_len: 0,
+            stderr_last: None,
             truncated: false,
             over: false,
         }
     }
 
     fn stdout(&mut self, chunk: &[u8]) {
-        let kept = keep(&mut self.stdout, chunk, self.max);
-        if let Some(sink) = &self.sink
-            && kept > 0
-        {
-            sink.stdout(&chunk[..kept]);
+        let n = room(self.stdout_len, chunk.len(), self.max);
+        self.stdout_len += n;
+        if !self.stream_only {
+            self.stdout.extend_from_slice(&chunk[..n]);
         }
-        self.flag(kept, chunk.len());
+        if let Some(sink) = &self.sink
+            && n > 0
+        {
+            sink.stdout(&chunk[..n]);
+        }
+        self.flag(n, chunk.len());
     }
 
     fn stderr(&mut self, chunk: &[u8]) {
-        let kept = keep(&mut self.stderr, chunk, self.max);
-        if let Some(sink) = &self.sink
-            && kept > 0
-        {
-            sink.stderr(&chunk[..kept]);
+        let n = room(self.stderr_len, chunk.len(), self.max);
+        self.stderr_len += n;
+        if n > 0 {
+            self.stderr_last = Some(chunk[n - 1]);
         }
-        self.flag(kept, chunk.len());
+        if !self.stream_only {
+            self.stderr.extend_from_slice(&chunk[..n]);
+        }
+        if let Some(sink) = &self.sink
+            && n > 0
+        {
+            sink.stderr(&chunk[..n]);
+        }
+        self.flag(n, chunk.len());
     }
 
     fn flag(&mut self, kept: usize, len: usize) {
@@ -415,13 +450,34 @@ impl Collector {
             self.over = true;
         }
     }
+
+    /// Appends a limit's lines to `stderr` (the result's), or streams them
+    /// when the sink takes the output (the result then holds none of it).
+    fn note(&mut self, stderr: &mut Vec<u8>, lines: &str) {
+        if !self.stream_only {
+            note(stderr, lines);
+            return;
+        }
+        let mut text = Vec::new();
+        if self.stderr_last.is_some_and(|b| b != b'\n') {
+            text.push(b'\n');
+        }
+        text.extend_from_slice(lines.as_bytes());
+        if let Some(sink) = &self.sink {
+            sink.stderr(&text);
+        }
+        self.stderr_last = text.last().copied();
+    }
+
+    /// True once the reader of the streamed stdout is gone.
+    fn reader_gone(&self) -> bool {
+        self.sink.as_ref().is_some_and(|s| s.stdout_closed())
+    }
 }
 
-/// Appends as much of `chunk` as fits under `max`; returns how many bytes.
-fn keep(buf: &mut Vec<u8>, chunk: &[u8], max: usize) -> usize {
-    let n = chunk.len().min(max.saturating_sub(buf.len()));
-    buf.extend_from_slice(&chunk[..n]);
-    n
+/// How many of `len` new bytes fit under `max` after `written`.
+fn room(written: usize, len: usize, max: usize) -> usize {
+    len.min(max.saturating_sub(written))
 }
 
 /// A failed exec on a container that no longer exists (or stopped) is a gone

@@ -238,8 +238,24 @@ fn new_sandbox_id() -> String {
     format!(
         "local-{:x}-{n}-{:08x}",
         std::process::id(),
-        rand::random::<u32>()
+        cheap_random_u32()
     )
+}
+
+/// 32 unpredictable bits for ids (not secrets): std's per-process random
+/// hash keys, which the first `HashMap` already seeded from the OS.
+/// `rand::random` would set up a ChaCha generator first, whose CPU feature
+/// probes (CPUID, slow under a hypervisor) cost a visible part of a
+/// `sandkeep run` start.
+pub(crate) fn cheap_random_u32() -> u32 {
+    use std::hash::BuildHasher;
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let h = std::hash::RandomState::new().hash_one((n, nanos));
+    (h ^ (h >> 32)) as u32
 }
 
 /// Resolves a sandbox path: relative paths start at `/workspace`.
@@ -282,6 +298,7 @@ impl Sandbox for LocalSandbox {
         let timeout = request.timeout.unwrap_or(self.default_timeout);
         let mut env = self.env.clone();
         env.extend(request.env);
+        let sink = request.sink.clone();
         let options = RunOptions {
             cwd: request.cwd,
             env,
@@ -306,10 +323,15 @@ impl Sandbox for LocalSandbox {
             Ok(Err(_)) => return Err(SandboxError::Backend("the shell thread vanished".into())),
             Err(_) => {
                 // The interpreter missed its own deadline: report a timeout and
-                // leave the thread to finish on its own.
+                // leave the thread to finish on its own. A sink that takes the
+                // output gets the message too (the result holds none of it).
+                let mut stderr = format!("sandkeep: timeout after {timeout:?}\n").into_bytes();
+                if let Some(sink) = sink.filter(|s| s.takes_output()) {
+                    sink.stderr(&std::mem::take(&mut stderr));
+                }
                 return Ok(RunResult {
                     exit_code: 124,
-                    stderr: format!("sandkeep: timeout after {timeout:?}\n").into_bytes(),
+                    stderr,
                     timed_out: true,
                     ..RunResult::default()
                 });

@@ -547,10 +547,20 @@ struct Output<'s> {
 impl Output<'_> {
     /// Adds one number's text; false when writing failed or the run must end.
     fn emit(&mut self, ctx: &mut CommandCtx<'_>, s: &str, is_first: bool) -> bool {
+        self.emit_with(ctx, is_first, |buf| buf.extend_from_slice(s.as_bytes()))
+    }
+
+    /// Adds one number, written into the buffer by `write`.
+    fn emit_with(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        is_first: bool,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> bool {
         if !is_first {
             self.buf.extend_from_slice(self.sep.as_bytes());
         }
-        self.buf.extend_from_slice(s.as_bytes());
+        write(&mut self.buf);
         if self.buf.len() >= 8192 {
             if ctx.stdout.write_all(&self.buf).is_err() {
                 return false;
@@ -585,7 +595,18 @@ fn print_exact(
     let FixedPoint { scale, prec, .. } = fp;
     let mut count = 0u64;
     let mut v = f;
+    // Plain integers (`seq 1 1000000`), the common case, are written as
+    // digits straight into the buffer: no string per number.
+    let plain = fmt.is_none() && fp.width.is_none() && scale == 0 && prec == 0;
     while (s > 0 && v <= l) || (s < 0 && v >= l) {
+        if plain {
+            if !out.emit_with(ctx, count == 0, |buf| push_int(buf, v)) {
+                return None;
+            }
+            count += 1;
+            v += s;
+            continue;
+        }
         let text = match (fmt, fp.width) {
             (Some(fm), _) => {
                 let x = v as f64 / pow10(scale) as f64;
@@ -612,6 +633,33 @@ fn print_exact(
         v += s;
     }
     Some(count)
+}
+
+/// Appends `v` in decimal (what `fixed(v, 0, 0)` gives, without allocating).
+fn push_int(buf: &mut Vec<u8>, v: i128) {
+    let mut digits = [0u8; 40];
+    let mut at = digits.len();
+    let mut n = v.unsigned_abs();
+    // u64 division is several times cheaper than u128's: use it once the
+    // rest fits (always, for the numbers seq can print in time).
+    while n > u128::from(u64::MAX) {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    let mut small = n as u64;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (small % 10) as u8;
+        small /= 10;
+        if small == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        buf.push(b'-');
+    }
+    buf.extend_from_slice(&digits[at..]);
 }
 
 /// The sequence in floating point, for numbers exact arithmetic cannot
@@ -660,5 +708,24 @@ mod tests {
         assert_eq!(format_float("", None, Some(2), 'e', 1234.5), "1.23e+03");
         assert_eq!(fixed(-5, 1, 1), "-0.5");
         assert_eq!(fixed(25, 1, 1), "2.5");
+    }
+
+    #[test]
+    fn integers_are_pushed_as_fixed_prints_them() {
+        for v in [
+            0,
+            7,
+            -7,
+            10,
+            -10,
+            1_388_000,
+            i128::from(u64::MAX) + 1,
+            i128::MIN,
+            i128::MAX,
+        ] {
+            let mut buf = Vec::new();
+            push_int(&mut buf, v);
+            assert_eq!(String::from_utf8(buf).unwrap(), fixed(v, 0, 0), "{v}");
+        }
     }
 }
