@@ -159,24 +159,9 @@ fn link_one(ctx: &mut CommandCtx<'_>, p: &Parsed, target: &String, link: &str) -
         };
         ctx.fs.symlink(&stored, &lpath)
     } else {
-        let src = ctx.path(target);
-        let is_link = ctx
-            .fs
-            .symlink_metadata(&src)
-            .is_ok_and(|m| m.kind == FileKind::Symlink);
-        if is_link {
-            // A hard link to a symlink is another symlink with the same target.
-            ctx.fs
-                .read_link(&src)
-                .and_then(|t| ctx.fs.symlink(&t, &lpath))
-        } else {
-            ctx.fs.read_shared(&src).and_then(|data| {
-                let meta = ctx.fs.metadata(&src)?;
-                ctx.fs.write(&lpath, &data)?;
-                ctx.fs.set_mode(&lpath, meta.mode)?;
-                ctx.fs.set_mtime(&lpath, meta.mtime)
-            })
-        }
+        // One inode under two names (a symlink source links the symlink
+        // itself, as GNU ln's default -P does on Linux).
+        ctx.fs.hard_link(&ctx.path(target), &lpath)
     };
     match result {
         Ok(()) => {
