@@ -218,6 +218,7 @@ impl Interp {
         child.subshell_depth += 1;
         child.process_depth = child.subshell_depth;
         child.dash_c = false;
+        child.interactive = false;
         child.source_depth = 0;
         let mut vars = super::vars::Vars::default();
         for (k, v) in self.program_env(env) {
@@ -374,6 +375,9 @@ impl Interp {
         let mut i = 1;
         let mut command: Option<String> = None;
         let mut read_stdin = false;
+        let mut interactive = false;
+        let mut rcfile: Option<String> = None;
+        let mut norc = false;
         while i < argv.len() {
             let a = &argv[i];
             if a == "--" || a == "-" {
@@ -398,7 +402,18 @@ impl Interp {
                 continue;
             }
             if a == "--rcfile" || a == "--init-file" {
+                rcfile = argv.get(i + 1).cloned();
                 i += 2;
+                continue;
+            }
+            if a == "-i" {
+                interactive = true;
+                i += 1;
+                continue;
+            }
+            if a == "--norc" {
+                norc = true;
+                i += 1;
                 continue;
             }
             if a == "-o" || a == "+o" {
@@ -408,13 +423,7 @@ impl Interp {
                 i += 2;
                 continue;
             }
-            if a == "--norc"
-                || a == "--noprofile"
-                || a == "--posix"
-                || a == "-i"
-                || a == "-l"
-                || a == "--login"
-            {
+            if a == "--noprofile" || a == "--posix" || a == "-l" || a == "--login" {
                 i += 1;
                 continue;
             }
@@ -443,6 +452,10 @@ impl Interp {
                         read_stdin = true;
                         continue;
                     }
+                    if c == 'i' {
+                        interactive = true;
+                        continue;
+                    }
                     if let Some(name) = super::options::Options::flag_name(c) {
                         child.opts.set_set_option(name, on);
                     } else {
@@ -456,6 +469,9 @@ impl Interp {
             break;
         }
         let rest = &argv[i.min(argv.len())..];
+        if interactive && let Err(status) = child.start_interactive(rcfile.as_deref(), norc) {
+            return Ok(status);
+        }
         if command.is_some() {
             let Some(script) = rest.first() else {
                 self.shell_error("-c: option requires an argument");
@@ -496,6 +512,9 @@ impl Interp {
         child.positional = rest.to_vec();
         child.script_name = None;
         let text = script_file_text(crate::bytes::decode(&data));
+        if child.interactive {
+            return Ok(child.run_interactive(&text));
+        }
         Ok(child.run_as_process(&text))
     }
 }

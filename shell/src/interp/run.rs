@@ -128,6 +128,7 @@ impl Interp {
             line_map: None,
             positional_sets: 0,
             dash_c: true,
+            interactive: false,
             process_depth: 0,
             subshell_depth: 0,
             dir_stack: Vec::new(),

@@ -25,7 +25,7 @@ mod misc;
 mod printf;
 pub(crate) mod read;
 mod set;
-mod source;
+pub(crate) mod source;
 mod test;
 mod trap;
 mod types;

@@ -246,7 +246,7 @@ impl Interp {
 
     fn unbound(&mut self, name: &str) -> Result<(), Interrupt> {
         self.expansion_error(&format!("{name}: unbound variable"));
-        Err(Interrupt::Exit(self.fatal_expansion_status()))
+        Err(self.fatal_expansion())
     }
 
     fn emit(&mut self, val: PVal, quoted: bool, acc: &mut Acc) {
@@ -512,7 +512,7 @@ impl Interp {
                     },
                 };
                 self.expansion_error(&format!("{}: {msg}", display_name(p)));
-                return Err(Interrupt::Exit(self.fatal_expansion_status()));
+                return Err(self.fatal_expansion());
             }
             _ => {}
         }
@@ -772,7 +772,16 @@ impl Interp {
                     None => String::new(),
                 }
             }),
-            ParameterTransformOp::PromptExpand => val.map(|s| self.prompt_expand(s)),
+            ParameterTransformOp::PromptExpand => match val {
+                PVal::Unset => PVal::Unset,
+                PVal::Str(s) => PVal::Str(self.prompt_expand(&s)?),
+                PVal::List(v, c) => PVal::List(
+                    v.iter()
+                        .map(|s| self.prompt_expand(s))
+                        .collect::<Result<_, _>>()?,
+                    c,
+                ),
+            },
             ParameterTransformOp::ToAttributeFlags => {
                 let name = match p {
                     Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => {
