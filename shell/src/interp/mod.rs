@@ -118,6 +118,11 @@ pub struct Interp {
     /// current command line, `$-` holds `i`, and stdin is read as typed
     /// lines (prompts, `PROMPT_COMMAND`, history).
     pub interactive: bool,
+    /// bash's table of remembered command paths (`hash`): name, path, hits,
+    /// in the order they were added.
+    pub command_hash: Vec<(String, String, u32)>,
+    /// The `PATH` the table was filled under: assigning `PATH` empties it.
+    pub command_hash_path: String,
     /// `subshell_depth` when this shell process started: deeper means a
     /// subshell of it.
     pub process_depth: u32,

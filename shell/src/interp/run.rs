@@ -129,6 +129,8 @@ impl Interp {
             positional_sets: 0,
             dash_c: true,
             interactive: false,
+            command_hash: Vec::new(),
+            command_hash_path: String::new(),
             process_depth: 0,
             subshell_depth: 0,
             dir_stack: Vec::new(),
