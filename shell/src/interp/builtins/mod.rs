@@ -21,7 +21,7 @@ mod help;
 mod history;
 mod jobs;
 mod mapfile;
-mod misc;
+pub(crate) mod misc;
 mod printf;
 pub(crate) mod read;
 mod set;

@@ -20,7 +20,7 @@ mod brace;
 mod param;
 mod prompt;
 mod reparse;
-mod special;
+pub(crate) mod special;
 mod tilde;
 mod word;
 
