@@ -6,7 +6,8 @@
 //! session: `PROMPT_COMMAND` runs and the expanded `PS1` goes to stderr
 //! before each command line, the line is recorded in the history, and at
 //! the end of input it prints `exit` and appends the new history entries to
-//! `$HISTFILE` (cut to `$HISTFILESIZE`).
+//! `$HISTFILE` (cut to `$HISTFILESIZE`). Assigning `HISTSIZE` or
+//! `HISTFILESIZE` cuts the list or the file at once.
 
 use super::parse::{Script, Step};
 use super::{Interp, Interrupt};
@@ -90,7 +91,14 @@ impl Interp {
         if new.is_empty() {
             return;
         }
-        let mut text = self.fs.read(&path).unwrap_or_default();
+        // Without `histappend`, more new lines than the list holds (it was
+        // cut by HISTSIZE) make bash rewrite the file from the list.
+        let append =
+            self.opts.get_shopt("histappend") == Some(true) || self.opts.history_new <= h.len();
+        let mut text = match append {
+            true => self.fs.read(&path).unwrap_or_default(),
+            false => Vec::new(),
+        };
         for entry in new {
             text.extend_from_slice(entry.as_bytes());
             text.push(b'\n');
@@ -107,6 +115,28 @@ impl Interp {
         let _ = self.fs.write(&path, &text);
     }
 
+    /// `HISTSIZE=N` keeps the last N history entries; `HISTFILESIZE=N` cuts
+    /// the history file to its last N lines, as bash does on assignment.
+    pub(crate) fn limit_history(&mut self, name: &str, value: &str) {
+        let Ok(keep) = value.trim().parse::<usize>() else {
+            return;
+        };
+        if name == "HISTSIZE" {
+            let h = &mut self.opts.history;
+            h.drain(..h.len().saturating_sub(keep));
+            return;
+        }
+        let Some(path) = self.history_path() else {
+            return;
+        };
+        if let Ok(text) = self.fs.read(&path) {
+            let lines: Vec<&[u8]> = text.split_inclusive(|b| *b == b'\n').collect();
+            if lines.len() > keep {
+                let _ = self.fs.write(&path, &lines[lines.len() - keep..].concat());
+            }
+        }
+    }
+
     /// Records one command line in the history list (when `set -o history`).
     fn record_history(&mut self, line: &str) {
         if self.opts.get_set_option("history") != Some(true) || line.trim().is_empty() {
@@ -114,6 +144,10 @@ impl Interp {
         }
         self.opts.history.push(line.to_string());
         self.opts.history_new += 1;
+        // The list never grows past `HISTSIZE`.
+        if let Some(size) = self.vars.get_str("HISTSIZE").map(str::to_string) {
+            self.limit_history("HISTSIZE", &size);
+        }
     }
 
     /// Runs `PROMPT_COMMAND` and writes the prompt (and, as readline does

@@ -759,6 +759,9 @@ impl Interp {
             // Any assignment to PATH, even of its own value, empties `hash`.
             self.command_hash.clear();
         }
+        if name == "HISTSIZE" || name == "HISTFILESIZE" {
+            self.limit_history(name, value);
+        }
         // Fast path (the hot loop `x=$((x+i))`): a plain variable with no
         // attribute that changes the value is updated in place.
         if !name.ends_with(']') {
