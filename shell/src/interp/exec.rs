@@ -107,7 +107,7 @@ impl Interp {
 
     /// Runs one complete command; at the top level of a shell, a
     /// [`Interrupt::Discard`] ends only this command.
-    fn exec_top(&mut self, cc: &CompoundList, top: bool) -> ExecResult {
+    pub(crate) fn exec_top(&mut self, cc: &CompoundList, top: bool) -> ExecResult {
         match self.exec_list(cc) {
             Err(Interrupt::Discard(n)) if top => {
                 self.last_status = n;

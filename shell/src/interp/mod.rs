@@ -17,6 +17,7 @@ pub mod cond;
 pub mod exec;
 pub mod expand;
 pub mod fd;
+mod interactive;
 pub mod jobs;
 pub mod options;
 pub mod parse;
@@ -113,6 +114,15 @@ pub struct Interp {
     /// This shell process runs a `bash -c` string (not a script file or
     /// stdin): a fatal expansion error then ends it with 127, not 1.
     pub dash_c: bool,
+    /// `bash -i`: an unbound variable or `${x:?}` then abandons only the
+    /// current command line, `$-` holds `i`, and stdin is read as typed
+    /// lines (prompts, `PROMPT_COMMAND`, history).
+    pub interactive: bool,
+    /// bash's table of remembered command paths (`hash`): name, path, hits,
+    /// in the order they were added.
+    pub command_hash: Vec<(String, String, u32)>,
+    /// The `PATH` the table was filled under: assigning `PATH` empties it.
+    pub command_hash_path: String,
     /// `subshell_depth` when this shell process started: deeper means a
     /// subshell of it.
     pub process_depth: u32,

@@ -60,6 +60,10 @@ pub struct Options {
     pub completions: Vec<(String, String)>,
     /// The history list (`history -s`, `history -r`): entries in order.
     pub history: Vec<String>,
+    /// How many entries at the end of `history` this shell added and has not
+    /// yet appended to the history file (`history -a`, the end of an
+    /// interactive shell).
+    pub history_new: usize,
     /// Key bindings a script added with `bind` (key sequence, readline
     /// function or shell command, is a `bind -x` command); an empty target
     /// removes a default binding.
@@ -260,6 +264,15 @@ impl Options {
 
     /// Sets a `set -o` option; false for an unknown name.
     pub fn set_set_option(&mut self, name: &str, on: bool) -> bool {
+        // One line-editing mode at a time: turning one on turns the other off.
+        let other_mode = match name {
+            "emacs" => Some("vi"),
+            "vi" => Some("emacs"),
+            _ => None,
+        };
+        if on && let Some(other) = other_mode {
+            self.write(SET_O_OPTIONS, other, false);
+        }
         self.write(SET_O_OPTIONS, name, on)
     }
 

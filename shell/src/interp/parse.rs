@@ -464,6 +464,24 @@ impl Script {
         }
     }
 
+    /// How many tokens the steps so far consumed.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The span (char indices of the source) of the tokens from token `from`
+    /// up to the current position, without leading and trailing newlines:
+    /// the text of the last step, as an interactive shell records it.
+    pub fn span_since(&self, from: usize) -> Option<(usize, usize)> {
+        let tokens = self.tokens.get(from..self.pos)?;
+        let location = |t: &Token| match t {
+            Token::Operator(_, l) | Token::Word(_, l) => (l.start.index, l.end.index),
+        };
+        let first = tokens.iter().find(|t| !is_newline(t))?;
+        let last = tokens.iter().rev().find(|t| !is_newline(t))?;
+        Some((location(first).0, location(last).1))
+    }
+
     /// The next step. `aliases` (when `expand_aliases` is on) are expanded in
     /// command position; `incremental` forces command-by-command parsing
     /// (an alias defined now must affect the next line).

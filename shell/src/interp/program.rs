@@ -100,12 +100,61 @@ impl Interp {
         None
     }
 
+    /// The command hash table, emptied first when `PATH` changed since it
+    /// was filled (bash empties it on every assignment to `PATH`).
+    pub(crate) fn command_hash(&mut self) -> &mut Vec<(String, String, u32)> {
+        let path = self.vars.get_str("PATH").unwrap_or("");
+        if path != self.command_hash_path {
+            self.command_hash_path = path.to_string();
+            self.command_hash.clear();
+        }
+        &mut self.command_hash
+    }
+
+    /// Finds `name` through the hash table, as bash does: a remembered
+    /// path is used (counting a hit) even when an earlier `PATH` directory
+    /// has gained the command; a found one is remembered.
+    /// `Err(path)`: the remembered file is gone.
+    fn find_hashed(&mut self, name: &str) -> Result<Option<Found>, String> {
+        if name.contains('/') {
+            return Ok(self.find_program(name));
+        }
+        let hashed = self
+            .command_hash()
+            .iter_mut()
+            .find(|(n, ..)| n == name)
+            .map(|e| {
+                e.2 += 1;
+                e.1.clone()
+            });
+        if let Some(path) = hashed {
+            return match self.find_program(&path) {
+                Some(f) if self.fs.exists(&f.path) || !matches!(f.kind, ProgKind::Script) => {
+                    Ok(Some(f))
+                }
+                _ => Err(path),
+            };
+        }
+        let found = self.find_program(name);
+        if let Some(f) = &found {
+            let entry = (name.to_string(), f.path.clone(), 1);
+            self.command_hash().push(entry);
+        }
+        Ok(found)
+    }
+
     /// Runs a program with `env` added to the exported environment.
     pub(crate) fn run_program(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
         let name = &argv[0];
         let found = match env.iter().rev().find(|(k, _)| k == "PATH") {
             Some((_, p)) => self.find_program_in(name, p),
-            None => self.find_program(name),
+            None => match self.find_hashed(name) {
+                Ok(f) => f,
+                Err(path) => {
+                    self.shell_error(format_args!("{path}: No such file or directory"));
+                    return Ok(127);
+                }
+            },
         };
         let Some(found) = found else {
             self.shell_error(format_args!("{name}: command not found"));
@@ -218,6 +267,8 @@ impl Interp {
         child.subshell_depth += 1;
         child.process_depth = child.subshell_depth;
         child.dash_c = false;
+        child.interactive = false;
+        child.command_hash.clear();
         child.source_depth = 0;
         let mut vars = super::vars::Vars::default();
         for (k, v) in self.program_env(env) {
@@ -374,6 +425,9 @@ impl Interp {
         let mut i = 1;
         let mut command: Option<String> = None;
         let mut read_stdin = false;
+        let mut interactive = false;
+        let mut rcfile: Option<String> = None;
+        let mut norc = false;
         while i < argv.len() {
             let a = &argv[i];
             if a == "--" || a == "-" {
@@ -398,7 +452,18 @@ impl Interp {
                 continue;
             }
             if a == "--rcfile" || a == "--init-file" {
+                rcfile = argv.get(i + 1).cloned();
                 i += 2;
+                continue;
+            }
+            if a == "-i" {
+                interactive = true;
+                i += 1;
+                continue;
+            }
+            if a == "--norc" {
+                norc = true;
+                i += 1;
                 continue;
             }
             if a == "-o" || a == "+o" {
@@ -408,13 +473,7 @@ impl Interp {
                 i += 2;
                 continue;
             }
-            if a == "--norc"
-                || a == "--noprofile"
-                || a == "--posix"
-                || a == "-i"
-                || a == "-l"
-                || a == "--login"
-            {
+            if a == "--noprofile" || a == "--posix" || a == "-l" || a == "--login" {
                 i += 1;
                 continue;
             }
@@ -443,6 +502,10 @@ impl Interp {
                         read_stdin = true;
                         continue;
                     }
+                    if c == 'i' {
+                        interactive = true;
+                        continue;
+                    }
                     if let Some(name) = super::options::Options::flag_name(c) {
                         child.opts.set_set_option(name, on);
                     } else {
@@ -456,6 +519,9 @@ impl Interp {
             break;
         }
         let rest = &argv[i.min(argv.len())..];
+        if interactive && let Err(status) = child.start_interactive(rcfile.as_deref(), norc) {
+            return Ok(status);
+        }
         if command.is_some() {
             let Some(script) = rest.first() else {
                 self.shell_error("-c: option requires an argument");
@@ -496,6 +562,9 @@ impl Interp {
         child.positional = rest.to_vec();
         child.script_name = None;
         let text = script_file_text(crate::bytes::decode(&data));
+        if child.interactive {
+            return Ok(child.run_interactive(&text));
+        }
         Ok(child.run_as_process(&text))
     }
 }

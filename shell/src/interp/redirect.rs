@@ -397,8 +397,12 @@ impl Interp {
                 if let Some(dev) = fs.device(&abs) {
                     return Ok(device_writer(fs, abs, mode, dev));
                 }
+                let existed = fs.exists(&abs);
                 match fs.write(&abs, b"") {
-                    Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
+                    Ok(()) => {
+                        self.mask_new_file(&abs, existed);
+                        Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None))))
+                    }
                     Err(e) => fail(self, e),
                 }
             }
@@ -406,8 +410,12 @@ impl Interp {
                 if let Some(dev) = fs.device(&abs) {
                     return Ok(device_writer(fs, abs, mode, dev));
                 }
+                let existed = fs.exists(&abs);
                 match fs.append(&abs, b"") {
-                    Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
+                    Ok(()) => {
+                        self.mask_new_file(&abs, existed);
+                        Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None))))
+                    }
                     Err(e) => fail(self, e),
                 }
             }
@@ -418,10 +426,25 @@ impl Interp {
                     Err(e) => fail(self, e),
                 }
             }
-            FileMode::ReadWrite => match fs.create(&abs, false) {
-                Ok(()) => Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None)))),
-                Err(e) => fail(self, e),
-            },
+            FileMode::ReadWrite => {
+                let existed = fs.exists(&abs);
+                match fs.create(&abs, false) {
+                    Ok(()) => {
+                        self.mask_new_file(&abs, existed);
+                        Ok(Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None))))
+                    }
+                    Err(e) => fail(self, e),
+                }
+            }
+        }
+    }
+
+    /// A file a redirection created gets mode 0666 less the `umask`, as
+    /// open(2) gives it.
+    fn mask_new_file(&self, abs: &str, existed: bool) {
+        if !existed {
+            let mode = 0o666 & !super::builtins::misc::current_umask(self);
+            let _ = self.fs.set_mode(abs, mode);
         }
     }
 

@@ -755,6 +755,13 @@ impl Interp {
     /// `declare -i` variables, applies `-l`/`-u`, exports under `set -a`.
     /// `name` may be `name[subscript]` (subscript already expanded).
     pub fn assign(&mut self, name: &str, value: &str, append: bool) -> Result<(), VarError> {
+        if name == "PATH" {
+            // Any assignment to PATH, even of its own value, empties `hash`.
+            self.command_hash.clear();
+        }
+        if name == "HISTSIZE" || name == "HISTFILESIZE" {
+            self.limit_history(name, value);
+        }
         // Fast path (the hot loop `x=$((x+i))`): a plain variable with no
         // attribute that changes the value is updated in place.
         if !name.ends_with(']') {

@@ -488,9 +488,6 @@ pub fn history(interp: &mut Interp, args: &[String]) -> ExecResult {
             i += 1;
             break;
         }
-        if args[i][1..].chars().all(|c| c.is_ascii_digit()) {
-            break;
-        }
         for c in args[i][1..].chars() {
             match c {
                 'c' | 'a' | 'n' | 'r' | 'w' | 'p' | 's' => flags.push(c),
@@ -519,6 +516,7 @@ pub fn history(interp: &mut Interp, args: &[String]) -> ExecResult {
     let rest = &args[i..];
     if flags.contains('c') {
         interp.opts.history.clear();
+        interp.opts.history_new = 0;
     }
     if let Some(d) = delete {
         let len = interp.opts.history.len() as i64;
@@ -574,12 +572,15 @@ pub fn history(interp: &mut Interp, args: &[String]) -> ExecResult {
                 }
             },
             _ => {
-                let text: String = interp
-                    .opts
-                    .history
-                    .iter()
-                    .map(|e| format!("{e}\n"))
-                    .collect();
+                // `-a` appends only the entries added since the last `-a`.
+                let h = &interp.opts.history;
+                let from = if op == 'a' {
+                    h.len() - interp.opts.history_new.min(h.len())
+                } else {
+                    0
+                };
+                let text: String = h[from..].iter().map(|e| format!("{e}\n")).collect();
+                interp.opts.history_new = 0;
                 let r = if op == 'w' {
                     interp.fs.write(&path, text.as_bytes())
                 } else {

@@ -4,7 +4,8 @@
 
 use super::trap::{signal_name, signal_number, signal_table};
 use super::{err, flag_letters, out};
-use crate::interp::{ExecResult, Interp, Value};
+use crate::interp::expand::special::SHELL_PID;
+use crate::interp::{ExecResult, Interp, Interrupt, Value};
 
 /// `wait [-fn] [-p VAR] [ID...]`: waits for background jobs (all of them
 /// without operands, the next one to end with `-n`) and returns the last
@@ -152,6 +153,9 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
     let mut status = 0;
     for p in rest {
+        if signal_self(interp, p, sig)? {
+            continue;
+        }
         let pid = resolve_job(&interp.jobs.pids(), p);
         match pid.and_then(|pid| interp.jobs.kill(pid, sig as i32)) {
             Some(true) => continue,
@@ -178,6 +182,29 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
     }
     Ok(status)
+}
+
+/// `kill -SIG $$`: the shell signals itself. A trapped signal runs its
+/// trap, a signal whose default is to be ignored (or `0`) does nothing, and
+/// any other ends the shell with 128 + the signal's number. False when `p`
+/// is not this shell, or when this is a subshell or a child `bash` (where
+/// `$$` names the top shell, another process).
+fn signal_self(interp: &mut Interp, p: &str, sig: i64) -> Result<bool, Interrupt> {
+    if p.parse::<i64>() != Ok(SHELL_PID) || interp.subshell_depth != 0 {
+        return Ok(false);
+    }
+    let name = signal_name(sig).unwrap_or_default();
+    if let Some(action) = interp.traps.get(&name).cloned() {
+        // The trap runs once `kill` is done: `$?` there is kill's 0.
+        interp.last_status = 0;
+        interp.run_trap(&action)?;
+        return Ok(true);
+    }
+    // SIGCHLD, SIGCONT, SIGURG, SIGWINCH are ignored by default.
+    if matches!(sig, 0 | 17 | 18 | 23 | 28) {
+        return Ok(true);
+    }
+    Err(Interrupt::Exit(128 + sig as i32))
 }
 
 /// The pid a `wait`/`kill` operand names: a pid, or a job spec (`%%`, `%+`,

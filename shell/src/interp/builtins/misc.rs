@@ -49,7 +49,8 @@ pub fn times(interp: &mut Interp, _: &[String]) -> ExecResult {
 /// scripts: its name is not an identifier). The host umask is never touched.
 const UMASK: &str = "\u{1}umask";
 
-fn current_umask(interp: &Interp) -> u32 {
+/// The shell's file-creation mask (`umask`), 022 until set.
+pub(crate) fn current_umask(interp: &Interp) -> u32 {
     interp
         .vars
         .get_str(UMASK)

@@ -271,17 +271,98 @@ pub fn builtin(interp: &mut Interp, args: &[String]) -> ExecResult {
     }
 }
 
-/// `hash [-r] [NAME...]`: there is no command cache; names are checked.
-pub fn hash(interp: &mut Interp, args: &[String]) -> ExecResult {
-    let mut status = 0;
-    let names: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
-    if args.len() == 1 {
+/// `hash` without names: the table as bash prints it (`-l`: as commands).
+fn print_hash(interp: &mut Interp, reusable: bool) {
+    let table = interp.command_hash().clone();
+    if table.is_empty() {
         out(interp, "hash: hash table empty\n");
+        return;
+    }
+    let text: String = if reusable {
+        let line = |(n, p, _): &(String, String, u32)| format!("builtin hash -p {p} {n}\n");
+        table.iter().map(line).collect()
+    } else {
+        let line = |(_, p, h): &(String, String, u32)| format!("{h:4}\t{p}\n");
+        std::iter::once("hits\tcommand\n".to_string())
+            .chain(table.iter().map(line))
+            .collect()
+    };
+    out(interp, text);
+}
+
+/// `hash NAME`: remembers where NAME is (a builtin or function: nothing).
+fn hash_name(interp: &mut Interp, name: &str) -> bool {
+    if super::lookup(name).is_some() || interp.funcs.contains_key(name) {
+        return true;
+    }
+    let Some(path) = path_matches(interp, name).into_iter().next() else {
+        err(interp, format!("hash: {name}: not found"));
+        return false;
+    };
+    let path = Fs::resolve(&interp.cwd, &path);
+    let table = interp.command_hash();
+    table.retain(|(n, ..)| n != name);
+    table.push((name.to_string(), path, 0));
+    true
+}
+
+/// `hash [-lr] [-p PATH] [-dt] [NAME...]`: bash's table of command paths.
+pub fn hash(interp: &mut Interp, args: &[String]) -> ExecResult {
+    let (mut flags, mut i, mut given) = (String::new(), 1, None);
+    while let Some(a) = args.get(i).filter(|a| a.starts_with('-') && a.len() > 1) {
+        i += 1;
+        if a == "--" {
+            break;
+        }
+        for c in a[1..].chars() {
+            match c {
+                'l' | 'r' | 'd' | 't' => flags.push(c),
+                'p' => {
+                    given = args.get(i).cloned();
+                    i += 1;
+                }
+                _ => {
+                    let usage = "hash [-lr] [-p pathname] [-dt] [name ...]";
+                    return Ok(super::invalid_option(
+                        interp,
+                        "hash",
+                        &format!("-{c}"),
+                        usage,
+                    ));
+                }
+            }
+        }
+    }
+    if flags.contains('r') {
+        interp.command_hash().clear();
+    }
+    let names = &args[i.min(args.len())..];
+    if names.is_empty() {
+        if !flags.contains('r') {
+            print_hash(interp, flags.contains('l'));
+        }
         return Ok(0);
     }
+    let mut status = 0;
     for n in names {
-        if super::lookup(n).is_none() && path_matches(interp, n).is_empty() {
+        let table = interp.command_hash();
+        let pos = table.iter().position(|(name, ..)| name == n);
+        let ok = if let Some(p) = &given {
+            table.retain(|(name, ..)| name != n);
+            table.push((n.clone(), p.clone(), 0));
+            true
+        } else if flags.contains('d') {
+            pos.map(|k| table.remove(k)).is_some()
+        } else if flags.contains('t') {
+            let path = pos.map(|k| table[k].1.clone());
+            path.map(|p| out(interp, format!("{p}\n"))).is_some()
+        } else {
+            hash_name(interp, n)
+        };
+        if !ok && (flags.contains('d') || flags.contains('t')) {
             err(interp, format!("hash: {n}: not found"));
+        }
+        if !ok {
             status = 1;
         }
     }

@@ -19,7 +19,8 @@ mod assign;
 mod brace;
 mod param;
 mod prompt;
-mod special;
+mod reparse;
+pub(crate) mod special;
 mod tilde;
 mod word;
 
@@ -74,12 +75,20 @@ pub(crate) fn parse_word(word: &str, mode: ParseMode) -> Option<Pieces> {
             tilde_expansion_after_colon: mode == ParseMode::Assignment,
             ..ParserOptions::default()
         };
-        let parsed = if mode == ParseMode::Heredoc {
-            brush_parser::word::parse_heredoc(word, &options)
-        } else {
-            brush_parser::word::parse(word, &options)
+        let parse = |w: &str| {
+            let parsed = if mode == ParseMode::Heredoc {
+                brush_parser::word::parse_heredoc(w, &options)
+            } else {
+                brush_parser::word::parse(w, &options)
+            };
+            parsed.ok()
         };
-        let pieces = Rc::new(parsed.ok()?);
+        let pieces = match parse(word) {
+            Some(p) if !reparse::has_unparsed(&p) => p,
+            Some(p) => reparse::parse_rejected(word, parse).unwrap_or(p),
+            None => reparse::parse_rejected(word, parse)?,
+        };
+        let pieces = Rc::new(pieces);
         if cache.len() > 4096 {
             cache.clear();
         }

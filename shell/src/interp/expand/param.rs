@@ -246,7 +246,7 @@ impl Interp {
 
     fn unbound(&mut self, name: &str) -> Result<(), Interrupt> {
         self.expansion_error(&format!("{name}: unbound variable"));
-        Err(Interrupt::Exit(self.fatal_expansion_status()))
+        Err(self.fatal_expansion())
     }
 
     fn emit(&mut self, val: PVal, quoted: bool, acc: &mut Acc) {
@@ -294,6 +294,17 @@ impl Interp {
         }
     }
 
+    /// The parameter that `${!p}` refers to, when `p`'s value names one.
+    fn indirect_target(&mut self, p: &Parameter) -> Result<Option<Parameter>, Interrupt> {
+        let target = match self.fetch(p, false)? {
+            PVal::Str(s) => s,
+            PVal::List(v, _) => v.join(" "),
+            PVal::Unset => return Ok(None),
+        };
+        let options = brush_parser::ParserOptions::default();
+        Ok(brush_parser::word::parse_parameter(&target, &options).ok())
+    }
+
     /// Fetches the value of a parameter (following `${!x}` indirection).
     fn fetch(&mut self, p: &Parameter, indirect: bool) -> Result<PVal, Interrupt> {
         if indirect {
@@ -305,8 +316,14 @@ impl Interp {
             let target = match self.fetch(p, false)? {
                 PVal::Str(s) => s,
                 PVal::List(v, _) => v.join(" "),
-                // `${!1}`, `${!@}` without parameters: empty, no error.
-                PVal::Unset if !matches!(p, Parameter::Named(_)) => {
+                // `${!1}`, `${!@}` without parameters: empty, no error
+                // (but an unset `${!a[@]}` is an error, as for a name).
+                PVal::Unset
+                    if !matches!(
+                        p,
+                        Parameter::Named(_) | Parameter::NamedWithAllIndices { .. }
+                    ) =>
+                {
                     return Ok(PVal::Str(String::new()));
                 }
                 // An array without element 0 (`${!A}` of an associative
@@ -322,6 +339,17 @@ impl Interp {
                     return Err(self.expansion_abort());
                 }
             };
+            if let Parameter::NamedWithAllIndices { name, .. } = p
+                && target.is_empty()
+            {
+                // `${!a[@]}`: an empty array refers to nothing (unset), an
+                // unset one is an error.
+                if self.vars.get(name).is_some() {
+                    return Ok(PVal::Unset);
+                }
+                self.expansion_error(&format!("{}: invalid indirect expansion", display_name(p)));
+                return Err(self.expansion_abort());
+            }
             if target.is_empty() && !matches!(p, Parameter::Named(_)) {
                 return Ok(PVal::Str(String::new()));
             }
@@ -444,8 +472,9 @@ impl Interp {
                     if let Some(w) = alternative_value {
                         self.expand_operand_into(w, quoted, acc)?;
                     }
-                } else if quoted && (!is_list_param(p) || is_star_param(p)) {
-                    // `"${a[*]:+x}"` is one (empty) word, `"${a[@]:+x}"` none.
+                } else if quoted && (indirect || !is_list_param(p) || is_star_param(p)) {
+                    // `"${a[*]:+x}"` is one (empty) word, `"${a[@]:+x}"` none;
+                    // `"${!a[@]:+x}"` names one variable, so one word.
                     acc.push_literal("", true);
                 }
                 return Ok(None);
@@ -465,7 +494,8 @@ impl Interp {
                 let target = if indirect {
                     match self.fetch(p, false)? {
                         PVal::Str(s) => Some(s),
-                        _ => None,
+                        PVal::List(v, _) => Some(v.join(" ")),
+                        PVal::Unset => None,
                     }
                 } else {
                     None
@@ -512,7 +542,7 @@ impl Interp {
                     },
                 };
                 self.expansion_error(&format!("{}: {msg}", display_name(p)));
-                return Err(Interrupt::Exit(self.fatal_expansion_status()));
+                return Err(self.fatal_expansion());
             }
             _ => {}
         }
@@ -599,16 +629,29 @@ impl Interp {
                     Some(l) => Some(self.arith_operand(&l.value)?),
                     None => None,
                 };
-                self.substring(p, val, off, len)?
+                // `${!r:1}` slices the parameter `r` names, with its indices.
+                let target = match indirect {
+                    true => self.indirect_target(p)?,
+                    false => None,
+                };
+                self.substring(target.as_ref().unwrap_or(p), val, off, len)?
             }
             ParameterExpr::Transform { op, .. } => {
                 if indirect && matches!(op, ParameterTransformOp::ToAttributeFlags) {
                     let target = match self.fetch(p, false)? {
                         PVal::Str(s) => s,
-                        _ => String::new(),
+                        PVal::List(v, _) => v.join(" "),
+                        PVal::Unset => String::new(),
                     };
                     let name = target.split('[').next().unwrap_or_default().to_string();
-                    PVal::Str(self.attr_flags(&name))
+                    let flags = self.attr_flags(&name);
+                    match val {
+                        // `${!r@a}` with r='a[@]': the flags once per element.
+                        PVal::List(v, c) => {
+                            PVal::List(v.iter().map(|_| flags.clone()).collect(), c)
+                        }
+                        _ => PVal::Str(flags),
+                    }
                 } else {
                     self.transform(p, val, op)?
                 }
@@ -772,7 +815,16 @@ impl Interp {
                     None => String::new(),
                 }
             }),
-            ParameterTransformOp::PromptExpand => val.map(|s| self.prompt_expand(s)),
+            ParameterTransformOp::PromptExpand => match val {
+                PVal::Unset => PVal::Unset,
+                PVal::Str(s) => PVal::Str(self.prompt_expand(&s)?),
+                PVal::List(v, c) => PVal::List(
+                    v.iter()
+                        .map(|s| self.prompt_expand(s))
+                        .collect::<Result<_, _>>()?,
+                    c,
+                ),
+            },
             ParameterTransformOp::ToAttributeFlags => {
                 let name = match p {
                     Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => {

@@ -313,9 +313,19 @@ impl Interp {
         }
     }
 
-    /// The status a fatal expansion error (`${x:?}`, `set -u`) ends the
-    /// shell with: 127 for a `bash -c` shell, 1 in a subshell, a script
-    /// file, or under `set -e` (measured on bash 5.2).
+    /// What a fatal expansion error (`${x:?}`, `set -u`) does to the shell.
+    pub fn fatal_expansion(&self) -> Interrupt {
+        if self.interactive && self.subshell_depth == self.process_depth {
+            // An interactive shell abandons the command line and goes on.
+            Interrupt::Discard(1)
+        } else {
+            Interrupt::Exit(self.fatal_expansion_status())
+        }
+    }
+
+    /// The status a fatal expansion error ends a non-interactive shell with:
+    /// 127 for a `bash -c` shell, 1 in a subshell, a script file, or under
+    /// `set -e` (measured on bash 5.2).
     pub fn fatal_expansion_status(&self) -> i32 {
         if self.dash_c && self.subshell_depth == self.process_depth && !self.opts.errexit {
             127
@@ -333,12 +343,14 @@ impl Interp {
             (o.errexit, 'e'),
             (o.noglob, 'f'),
             (true, 'h'),
+            (self.interactive, 'i'),
             (o.noexec, 'n'),
             (o.nounset, 'u'),
             (o.verbose, 'v'),
             (o.xtrace, 'x'),
             (true, 'B'),
             (o.noclobber, 'C'),
+            (o.get_set_option("histexpand") == Some(true), 'H'),
         ] {
             if on {
                 s.push(c);
@@ -354,9 +366,7 @@ impl Interp {
         let v = self.var_scalar(name);
         if v.is_none() && self.opts.nounset {
             self.expansion_error(&format!("{name}: unbound variable"));
-            return Err(ArithFail::Interrupt(Interrupt::Exit(
-                self.fatal_expansion_status(),
-            )));
+            return Err(ArithFail::Interrupt(self.fatal_expansion()));
         }
         Ok(v)
     }
@@ -376,9 +386,7 @@ impl Interp {
             && self.dynamic_array(name).is_none()
         {
             self.expansion_error(&format!("{name}: unbound variable"));
-            return Err(ArithFail::Interrupt(Interrupt::Exit(
-                self.fatal_expansion_status(),
-            )));
+            return Err(ArithFail::Interrupt(self.fatal_expansion()));
         }
         if self.is_assoc(name) {
             return Ok(self.assoc_get(name, unquote_key(sub)));

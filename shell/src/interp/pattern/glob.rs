@@ -41,14 +41,61 @@ fn ignored(globignore: &str, path: &str, m: MatchOptions) -> bool {
         return true;
     }
     let names: Vec<&str> = path.split('/').collect();
-    globignore.split(':').filter(|p| !p.is_empty()).any(|p| {
-        let comps: Vec<&str> = p.split('/').collect();
-        comps.len() == names.len()
-            && comps
-                .iter()
-                .zip(&names)
-                .all(|(c, n)| compiled(c, m).matches(n))
-    })
+    split_ignore(globignore)
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .any(|p| {
+            let comps: Vec<&str> = p.split('/').collect();
+            comps.len() == names.len()
+                && comps
+                    .iter()
+                    .zip(&names)
+                    .all(|(c, n)| compiled(c, m).matches(n))
+        })
+}
+
+/// Where the bracket expression opening at `open` ends (the index of its
+/// `]`), with bash's rules: a `]` first (after `!`/`^`) is literal, and
+/// `[:class:]` is part of it. `None`: no closing bracket.
+fn bracket_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    if matches!(b.get(i), Some(b'!' | b'^')) {
+        i += 1;
+    }
+    if b.get(i) == Some(&b']') {
+        i += 1;
+    }
+    while i < b.len() {
+        match b[i] {
+            b']' => return Some(i),
+            b'[' if b.get(i + 1) == Some(&b':') => {
+                let close = b[i + 2..].windows(2).position(|w| w == b":]")?;
+                i += close + 4;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Splits `GLOBIGNORE` at its colons, except those inside a bracket
+/// expression (`[[:alnum:]]*` is one pattern), as bash does.
+fn split_ignore(spec: &str) -> Vec<&str> {
+    let b = spec.as_bytes();
+    let (mut parts, mut start, mut i) = (Vec::new(), 0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'[' => i = bracket_end(b, i).map_or(i + 1, |e| e + 1),
+            b':' => {
+                parts.push(&spec[start..i]);
+                start = i + 1;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    parts.push(&spec[start..]);
+    parts
 }
 
 /// Glob options.
