@@ -9,8 +9,16 @@
 //! for a non-root user so the expansion step prints it as `$`.
 
 use super::special::SANDBOX_UID;
-use crate::builtin_core::printf::strftime;
 use crate::interp::{Interp, Interrupt};
+
+/// bash formats prompt times with the C library's `strftime(3)`.
+fn strftime(fmt: &str, secs: i64) -> String {
+    crate::time::strftime_as(
+        crate::time::Flavor::Libc,
+        fmt,
+        &crate::time::from_epoch(secs, 0),
+    )
+}
 
 /// Backslash-quotes the characters special inside double quotes.
 fn quote_for_double_quotes(s: &str) -> String {
