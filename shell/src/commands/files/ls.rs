@@ -341,7 +341,7 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
         let s = list_dir(ctx, d, &o, print_headers, &mut first, &mut out, true);
         status = status.max(s);
         if out.len() > 64 * 1024 {
-            if ctx.stdout.write_all(&out).is_err() {
+            if write_names(ctx, &out).is_err() {
                 return 2;
             }
             out.clear();
@@ -350,8 +350,17 @@ pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
             break;
         }
     }
-    let _ = ctx.stdout.write_all(&out);
+    let _ = write_names(ctx, &out);
     status
+}
+
+/// Writes listed text, names made from raw bytes as those bytes
+/// ([`crate::bytes`]), as GNU ls writes them to a pipe.
+fn write_names(ctx: &mut CommandCtx<'_>, out: &[u8]) -> std::io::Result<()> {
+    match std::str::from_utf8(out) {
+        Ok(text) => ctx.stdout.write_all(&crate::bytes::encode(text)),
+        Err(_) => ctx.stdout.write_all(out),
+    }
 }
 
 fn make_entry(

@@ -213,13 +213,15 @@ impl Walk<'_, '_> {
                 self.quit = true;
                 true
             }
+            // Names made from raw bytes go out as those bytes (crate::bytes).
             Expr::Print(term) => {
-                let _ = write!(self.ctx.stdout, "{}{}", e.path, term);
+                let _ = self.ctx.stdout.write_all(&crate::bytes::encode(e.path));
+                let _ = write!(self.ctx.stdout, "{term}");
                 true
             }
             Expr::Printf(fmt) => {
                 let s = self.printf(fmt, e);
-                let _ = self.ctx.stdout.write_all(s.as_bytes());
+                let _ = self.ctx.stdout.write_all(&crate::bytes::encode(&s));
                 true
             }
             Expr::Delete => self.delete(e),
