@@ -124,24 +124,7 @@ fn run(ctx: &mut CommandCtx<'_>, decompress: bool, stdout: bool) -> i32 {
         return 0;
     }
     const LEVELS: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
-    let o = Opts {
-        decompress: match p.last_of(&["d", "z"]) {
-            Some("d") => true,
-            Some(_) => false,
-            None => decompress,
-        },
-        stdout: stdout || p.has("c"),
-        keep: p.has("k"),
-        force: p.has("f"),
-        quiet: p.has("q"),
-        test: p.has("t"),
-        level: p.last_of(&LEVELS).map_or(9, |l| l.parse().unwrap_or(9)),
-        variant: 0,
-    };
-    let o = Opts {
-        decompress: o.decompress || o.test,
-        ..o
-    };
+    let o = Opts::from_parsed(&p, decompress, stdout, &LEVELS, 9);
     codec::run(ctx, &TOOL, &o, &p.operands)
 }
 

@@ -84,6 +84,38 @@ pub(super) struct Opts {
     pub variant: u32,
 }
 
+impl Opts {
+    /// The common options as both tools read them: `-d`/`-z` (the last
+    /// wins over the command's own mode), `-c`, `-k`, `-f`, `-q`, `-t`
+    /// (which decompresses) and a level among `levels` (ids `"0"`..`"9"`).
+    pub(super) fn from_parsed(
+        p: &crate::commands::options::Parsed,
+        decompress: bool,
+        stdout: bool,
+        levels: &[&str],
+        default_level: u32,
+    ) -> Opts {
+        let test = p.has("t");
+        Opts {
+            decompress: test
+                || match p.last_of(&["d", "z"]) {
+                    Some("d") => true,
+                    Some(_) => false,
+                    None => decompress,
+                },
+            stdout: stdout || p.has("c"),
+            keep: p.has("k"),
+            force: p.has("f"),
+            quiet: p.has("q"),
+            test,
+            level: p
+                .last_of(levels)
+                .map_or(default_level, |l| l.parse().unwrap_or(default_level)),
+            variant: 0,
+        }
+    }
+}
+
 /// The stdin name in messages.
 pub(super) const STDIN: &str = "(stdin)";
 

@@ -134,21 +134,9 @@ fn run(ctx: &mut CommandCtx<'_>, decompress: bool, stdout: bool) -> i32 {
         Some(c) => return usage(ctx, format_args!("{c}: Unsupported integrity check type")),
     };
     const LEVELS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
-    let test = p.has("t");
     let o = Opts {
-        decompress: test
-            || match p.last_of(&["d", "z"]) {
-                Some("d") => true,
-                Some(_) => false,
-                None => decompress,
-            },
-        stdout: stdout || p.has("c"),
-        keep: p.has("k"),
-        force: p.has("f"),
-        quiet: p.has("q"),
-        test,
-        level: p.last_of(&LEVELS).map_or(6, |l| l.parse().unwrap_or(6)),
         variant: check as u32,
+        ..Opts::from_parsed(&p, decompress, stdout, &LEVELS, 6)
     };
     codec::run(ctx, &TOOL, &o, &p.operands)
 }
