@@ -270,6 +270,22 @@ fn our_unzip_reads_host_zip_files() {
     std::fs::write(tmp.0.join("src/a.txt"), b"alpha\n").unwrap();
     std::fs::write(tmp.0.join("src/sub/b.bin"), &samples()[3]).unwrap();
     std::fs::write(tmp.0.join("src/empty"), b"").unwrap();
+    // An odd second: zip rounds the DOS time up to the next minute here,
+    // and UnZip shows the exact extended timestamp instead.
+    let touched = host(
+        "touch",
+        &[
+            "-d",
+            "2024-03-04 05:06:59",
+            "src/a.txt",
+            "src/sub/b.bin",
+            "src/empty",
+            "src/sub",
+            "src",
+        ],
+        &tmp.0,
+    );
+    assert!(touched.status.success());
     let z = host("zip", &["-qr", "theirs.zip", "src"], &tmp.0);
     assert!(z.status.success());
     let fs = new_fs();

@@ -196,13 +196,13 @@ fn list(
         };
         total += f.size();
         let (date, time) =
-            f.last_modified()
-                .map_or(("1980-00-00".to_string(), "00:00".to_string()), |t| {
-                    (
-                        format!("{:04}-{:02}-{:02}", t.year(), t.month(), t.day()),
-                        format!("{:02}:{:02}", t.hour(), t.minute()),
-                    )
-                });
+            member_mtime(&f).map_or(("1980-00-00".to_string(), "00:00".to_string()), |secs| {
+                let t = crate::time::from_epoch(secs, 0);
+                (
+                    format!("{:04}-{:02}-{:02}", t.year, t.month, t.day),
+                    format!("{:02}:{:02}", t.hour, t.min),
+                )
+            });
         out.push_str(&format!("{:>9}  {date} {time}   {name}\n", f.size()));
     }
     if quiet < 2 {
@@ -345,7 +345,7 @@ impl Extract {
         out: &mut String,
     ) -> i32 {
         let (mode, mtime) = match archive.by_index_raw(i) {
-            Ok(f) => (f.unix_mode(), f.last_modified()),
+            Ok(f) => (f.unix_mode(), member_mtime(&f)),
             Err(_) => (None, None),
         };
         if name.ends_with('/') {
@@ -394,15 +394,7 @@ impl Extract {
         if let Some(m) = mode {
             let _ = ctx.fs.set_mode(path, m & 0o7777);
         }
-        if let Some(t) = mtime {
-            let secs = crate::time::to_epoch(
-                i64::from(t.year()),
-                u32::from(t.month()),
-                u32::from(t.day()),
-                u32::from(t.hour()),
-                u32::from(t.minute()),
-                u32::from(t.second()),
-            );
+        if let Some(secs) = mtime {
             let _ = ctx.fs.set_mtime(path, Timestamp { secs, nanos: 0 });
         }
         0
@@ -480,6 +472,29 @@ fn safe_name(name: &str, junk: bool) -> Option<String> {
         s.push('/');
     }
     Some(s)
+}
+
+/// A member's modification time in epoch seconds: the extended timestamp
+/// (extra field 0x5455, exact to the second) when Info-ZIP wrote one, as
+/// UnZip prefers it; otherwise the DOS date and time, which `zip` rounds up
+/// to an even second.
+fn member_mtime<R: std::io::Read>(f: &::zip::read::ZipFile<'_, R>) -> Option<i64> {
+    let exact = f.extra_data_fields().find_map(|field| match field {
+        ::zip::extra_fields::ExtraField::ExtendedTimestamp(t) => t.mod_time(),
+        _ => None,
+    });
+    if let Some(secs) = exact {
+        return Some(i64::from(secs));
+    }
+    let t = f.last_modified()?;
+    Some(crate::time::to_epoch(
+        i64::from(t.year()),
+        u32::from(t.month()),
+        u32::from(t.day()),
+        u32::from(t.hour()),
+        u32::from(t.minute()),
+        u32::from(t.second()),
+    ))
 }
 
 #[cfg(test)]
