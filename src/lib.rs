@@ -48,7 +48,7 @@ pub mod session;
 pub mod store;
 pub mod timestamp;
 
-pub use hooks::{Hook, HookContext, HookError, HookEvent, HookResult, KeptGeneration};
+pub use hooks::{Hook, HookContext, HookError, HookEvent, HookResult, KeptGeneration, RunInfo};
 pub use runtime::{AgentPaths, Runtime, RuntimeBuilder};
 pub use sandbox::{Backend, BackendKind, RunRequest, RunResult, Sandbox, SandboxError};
 pub use session::Session;

@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use crate::eventlog::{self, EventLog, Stream};
-use crate::hooks::{HookContext, HookEvent, HookFailure};
+use crate::hooks::{HookContext, HookEvent, HookFailure, RunInfo, SessionState};
 use crate::runtime::{AgentPaths, Inner};
 use crate::sandbox::{RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec};
 
@@ -80,6 +80,8 @@ pub struct Session {
     runs: u64,
     events: Option<EventLog>,
     hook_failures: Vec<HookFailure>,
+    /// What hooks keep for this session between its events.
+    hook_state: Arc<SessionState>,
 }
 
 impl std::fmt::Debug for Session {
@@ -115,6 +117,7 @@ impl Session {
             runs: 0,
             events: None,
             hook_failures: Vec::new(),
+            hook_state: Arc::default(),
         }
     }
 
@@ -158,7 +161,12 @@ impl Session {
         self.state == State::Ended
     }
 
-    fn context(&self, event: HookEvent, error: Option<String>) -> HookContext {
+    fn context(
+        &self,
+        event: HookEvent,
+        error: Option<String>,
+        run: Option<RunInfo>,
+    ) -> HookContext {
         HookContext {
             event,
             session_id: self.id.clone(),
@@ -167,10 +175,13 @@ impl Session {
             sandbox: self.sandbox.clone(),
             paths: self.paths.clone(),
             error,
+            run,
+            state: self.hook_state.clone(),
             kept: Default::default(),
         }
     }
 
+    /// Records a session event in the event log and runs its hooks.
     async fn emit(&mut self, event: HookEvent, error: Option<String>) -> Result<(), SessionError> {
         if let Some(log) = &self.events {
             let mut fields = json!({ "turn": self.turn });
@@ -179,7 +190,12 @@ impl Session {
             }
             log.record(event.name(), fields);
         }
-        let ctx = self.context(event, error);
+        self.run_hooks(self.context(event, error, None)).await
+    }
+
+    /// Runs the hooks for `ctx`'s event, logs what they kept and how they
+    /// failed; a critical failure is the operation's error.
+    async fn run_hooks(&mut self, ctx: HookContext) -> Result<(), SessionError> {
         let failures = self.rt.hooks.emit(&ctx).await;
         if let Some(log) = &self.events {
             if let Some(kept) = ctx.kept() {
@@ -295,6 +311,11 @@ impl Session {
             .ok_or_else(|| SessionError::Ended(self.id.clone()))?;
         self.runs += 1;
         let run = self.runs;
+        let mut info = RunInfo {
+            number: run,
+            command: request.command.clone(),
+            ..RunInfo::default()
+        };
         if let Some(log) = &self.events {
             log.record(
                 "run.started",
@@ -303,7 +324,28 @@ impl Session {
             request.sink = Some(log.sink(run, request.sink.take()));
         }
         let started = Instant::now();
+        let ctx = self.context(HookEvent::RunStarted, None, Some(info.clone()));
+        if let Err(refused) = self.run_hooks(ctx).await {
+            if let Some(log) = &self.events {
+                log.record(
+                    "run.failed",
+                    json!({ "turn": self.turn, "run": run, "error": refused.to_string() }),
+                );
+            }
+            info.error = Some(refused.to_string());
+            let ctx = self.context(HookEvent::RunFinished, None, Some(info));
+            let _ = self.run_hooks(ctx).await;
+            return Err(refused);
+        }
         let result = sandbox.run(request).await;
+        info.duration = Some(started.elapsed());
+        match &result {
+            Ok(r) => {
+                info.exit_code = Some(r.exit_code);
+                info.timed_out = r.timed_out;
+            }
+            Err(e) => info.error = Some(e.to_string()),
+        }
         if let Some(log) = &self.events {
             match &result {
                 Ok(r) => log.record(
@@ -323,7 +365,10 @@ impl Session {
                 Err(e) => log.record("run.failed", json!({ "turn": self.turn, "run": run, "error": e.to_string() })),
             }
         }
-        Ok(result?)
+        let ctx = self.context(HookEvent::RunFinished, None, Some(info));
+        let finished = self.run_hooks(ctx).await;
+        let result = result?;
+        finished.map(|()| result)
     }
 
     /// Runs a script with default options (see [`Session::run`]).

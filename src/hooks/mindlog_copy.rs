@@ -3,9 +3,6 @@
 //! its memory with ordinary tools. The copy is excluded from the workspace's
 //! generations: editing it changes nothing durable.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use super::{Hook, HookContext, HookResult};
 use crate::mindlog::{MindlogError, SANDBOX_MINDLOG_PATH, Version};
 
@@ -15,15 +12,16 @@ use crate::mindlog::{MindlogError, SANDBOX_MINDLOG_PATH, Version};
 /// into that sandbox. Does nothing for
 /// ephemeral sessions or when the agent has no mindlog yet.
 #[derive(Debug, Default)]
-pub struct MindlogCopy {
-    /// Per sandbox id: the mindlog's version at the last copy.
-    copied: Mutex<HashMap<String, Version>>,
-}
+pub struct MindlogCopy;
+
+/// The mindlog's version at the session's last copy (per-session hook
+/// state: it dies with the session).
+struct Copied(Version);
 
 impl MindlogCopy {
     /// A new hook.
     pub fn new() -> MindlogCopy {
-        MindlogCopy::default()
+        MindlogCopy
     }
 }
 
@@ -39,59 +37,31 @@ impl Hook for MindlogCopy {
         };
         let sandbox = ctx.sandbox()?;
         let log = paths.open_mindlog();
-        let key = sandbox.id().to_string();
-        let last = self
-            .copied
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-            .cloned();
+        let last = ctx.take_state::<Copied>().map(|Copied(v)| v);
         // The version first (one stat, or one listing of the segments): the
         // contents are read only when they changed since the last copy.
         let read = tokio::task::spawn_blocking(
-            move || -> Result<Option<(Vec<u8>, Version)>, MindlogError> {
+            move || -> Result<Option<(Option<Vec<u8>>, Version)>, MindlogError> {
                 let Some(version) = log.version()? else {
                     return Ok(None);
                 };
                 if last.as_ref() == Some(&version) {
-                    return Ok(None);
+                    return Ok(Some((None, version)));
                 }
-                Ok(Some((log.contents()?, version)))
+                Ok(Some((Some(log.contents()?), version)))
             },
         );
-        let Some((data, stamp)) = read
+        let Some((data, version)) = read
             .await
             .map_err(|e| e.to_string())?
             .map_err(|e| e.to_string())?
         else {
             return Ok(());
         };
-        sandbox.write_file(SANDBOX_MINDLOG_PATH, &data).await?;
-        self.copied
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, stamp);
-        Ok(())
-    }
-
-    async fn session_completed(&self, ctx: &HookContext) -> HookResult {
-        self.forget(ctx);
-        Ok(())
-    }
-
-    async fn session_failed(&self, ctx: &HookContext) -> HookResult {
-        self.forget(ctx);
-        Ok(())
-    }
-}
-
-impl MindlogCopy {
-    fn forget(&self, ctx: &HookContext) {
-        if let Some(sandbox) = &ctx.sandbox {
-            self.copied
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(sandbox.id());
+        if let Some(data) = data {
+            sandbox.write_file(SANDBOX_MINDLOG_PATH, &data).await?;
         }
+        ctx.put_state(Copied(version));
+        Ok(())
     }
 }

@@ -2,17 +2,24 @@
 //! sandbox boundary (the workspace archive, the mindlog, your own).
 //!
 //! A session emits, in order: [`HookEvent::SessionStarted`], then per turn
-//! [`HookEvent::TurnStarted`] ... the turn's runs ... [`HookEvent::SessionWaiting`]
-//! (the turn parked), and finally [`HookEvent::SessionCompleted`] (after which
-//! the sandbox is stopped) or [`HookEvent::SessionFailed`].
+//! [`HookEvent::TurnStarted`], for each of the turn's runs
+//! [`HookEvent::RunStarted`] and [`HookEvent::RunFinished`], then
+//! [`HookEvent::SessionWaiting`] (the turn parked), and finally
+//! [`HookEvent::SessionCompleted`] (after which the sandbox is stopped) or
+//! [`HookEvent::SessionFailed`].
 //!
 //! Hooks run in registration order. A hook that returns an error is logged
 //! with its name and the event; the session and the other hooks go on.
 //! Hooks talk to the sandbox only through the [`Sandbox`] trait, so the same
-//! hook works on every backend.
+//! hook works on every backend. What a hook keeps between one session's
+//! events lives in that session ([`HookContext::put_state`]), so it goes
+//! when the session goes, however it ends.
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 mod mindlog_copy;
 mod workspace_sync;
@@ -26,6 +33,7 @@ use crate::store::{Change, ChangeStats, GenerationId};
 
 /// A session event hooks react to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum HookEvent {
     /// The session's sandbox was created (before the first turn).
     SessionStarted,
@@ -37,11 +45,16 @@ pub enum HookEvent {
     SessionCompleted,
     /// The session ended with an error ([`HookContext::error`]).
     SessionFailed,
+    /// A run is about to start ([`HookContext::run`] holds its command). A
+    /// [critical](HookError::critical) error refuses the run.
+    RunStarted,
+    /// A run ended ([`HookContext::run`] holds its status, or why it failed).
+    RunFinished,
 }
 
 impl HookEvent {
     /// The event's name: `session.started`, `turn.started`, `session.waiting`,
-    /// `session.completed`, `session.failed`.
+    /// `session.completed`, `session.failed`, `run.started`, `run.finished`.
     pub fn name(self) -> &'static str {
         match self {
             HookEvent::SessionStarted => "session.started",
@@ -49,6 +62,8 @@ impl HookEvent {
             HookEvent::SessionWaiting => "session.waiting",
             HookEvent::SessionCompleted => "session.completed",
             HookEvent::SessionFailed => "session.failed",
+            HookEvent::RunStarted => "run.started",
+            HookEvent::RunFinished => "run.finished",
         }
     }
 }
@@ -69,9 +84,39 @@ pub struct HookContext {
     pub(crate) sandbox: Option<Arc<dyn Sandbox>>,
     pub(crate) paths: Option<AgentPaths>,
     pub(crate) error: Option<String>,
+    pub(crate) run: Option<RunInfo>,
+    pub(crate) state: Arc<SessionState>,
     /// Filled by the workspace-sync hook when it parks; read by the hooks
     /// after it and by the session's event log.
     pub(crate) kept: Arc<Mutex<Option<KeptGeneration>>>,
+}
+
+/// One run as hooks see it at [`HookEvent::RunStarted`] and
+/// [`HookEvent::RunFinished`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunInfo {
+    /// The run's number in the session, from 1.
+    pub number: u64,
+    /// The script, as for `bash -c`.
+    pub command: String,
+    /// The exit status, once the run finished.
+    pub exit_code: Option<i32>,
+    /// True when the run was stopped at its timeout.
+    pub timed_out: bool,
+    /// How long it took, once it finished.
+    pub duration: Option<Duration>,
+    /// Why the run could not be carried out (the sandbox failed, or a hook
+    /// refused it), at [`HookEvent::RunFinished`].
+    pub error: Option<String>,
+}
+
+/// Values hooks keep for one session between its events, one per type.
+/// The session owns it: they are dropped with the session, whether it
+/// completed, failed or was dropped.
+#[derive(Default)]
+pub(crate) struct SessionState {
+    values: Mutex<HashMap<TypeId, Box<dyn Any + Send>>>,
 }
 
 /// What a park kept of the workspace: the generation and how it differs
@@ -153,6 +198,57 @@ impl HookContext {
     /// (hooks registered after the default ones see it).
     pub fn kept(&self) -> Option<KeptGeneration> {
         self.kept.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The run, at [`HookEvent::RunStarted`] and [`HookEvent::RunFinished`].
+    pub fn run(&self) -> Option<&RunInfo> {
+        self.run.as_ref()
+    }
+
+    /// Takes the value of type `T` this session holds for hooks (put there
+    /// at an earlier event with [`HookContext::put_state`]), leaving none.
+    /// A hook keeps its per-session state this way, under a type of its
+    /// own, instead of in a map keyed by session id that would outlive
+    /// sessions dropped without an ending event.
+    ///
+    /// ```
+    /// use sandkeep::hooks::{Hook, HookContext, HookResult};
+    ///
+    /// /// Counts each session's runs.
+    /// struct RunCounter;
+    /// struct Runs(u64);
+    ///
+    /// #[async_trait::async_trait]
+    /// impl Hook for RunCounter {
+    ///     fn name(&self) -> &str {
+    ///         "run-counter"
+    ///     }
+    ///
+    ///     async fn run_finished(&self, ctx: &HookContext) -> HookResult {
+    ///         let Runs(n) = ctx.take_state::<Runs>().unwrap_or(Runs(0));
+    ///         ctx.put_state(Runs(n + 1));
+    ///         Ok(())
+    ///     }
+    /// }
+    /// ```
+    pub fn take_state<T: Send + 'static>(&self) -> Option<T> {
+        let value = self
+            .state
+            .values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&TypeId::of::<T>())?;
+        value.downcast::<T>().ok().map(|b| *b)
+    }
+
+    /// Keeps `value` for this session until a hook takes it or the session
+    /// goes (see [`HookContext::take_state`]); replaces an earlier `T`.
+    pub fn put_state<T: Send + 'static>(&self, value: T) {
+        self.state
+            .values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(TypeId::of::<T>(), Box::new(value));
     }
 
     pub(crate) fn set_kept(&self, kept: KeptGeneration) {
@@ -291,6 +387,17 @@ pub trait Hook: Send + Sync {
     async fn session_failed(&self, _ctx: &HookContext) -> HookResult {
         Ok(())
     }
+
+    /// A run is about to start ([`HookContext::run`]); a critical error
+    /// refuses it.
+    async fn run_started(&self, _ctx: &HookContext) -> HookResult {
+        Ok(())
+    }
+
+    /// A run ended ([`HookContext::run`] has its status).
+    async fn run_finished(&self, _ctx: &HookContext) -> HookResult {
+        Ok(())
+    }
 }
 
 /// Hooks in registration order.
@@ -357,6 +464,8 @@ impl Hooks {
                 HookEvent::SessionWaiting => hook.session_waiting(ctx).await,
                 HookEvent::SessionCompleted => hook.session_completed(ctx).await,
                 HookEvent::SessionFailed => hook.session_failed(ctx).await,
+                HookEvent::RunStarted => hook.run_started(ctx).await,
+                HookEvent::RunFinished => hook.run_finished(ctx).await,
             };
             if let Err(e) = result {
                 tracing::warn!(

@@ -26,7 +26,7 @@
 //! snapshot is an error of the park (the head stays the last good generation).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::hooks::{Hook, HookContext, HookError, HookResult, KeptGeneration};
 use crate::mindlog::SANDBOX_MINDLOG_PATH;
@@ -86,7 +86,6 @@ impl Default for SyncState {
 /// process made them.
 #[derive(Debug, Default)]
 pub struct WorkspaceSync {
-    sessions: Mutex<HashMap<String, SyncState>>,
     retention: Option<Retention>,
 }
 
@@ -149,30 +148,6 @@ impl WorkspaceSync {
         }
     }
 
-    /// The session's state, out of the map while a park works on it (so its
-    /// tree is the park's alone and is edited in place).
-    fn take_state(&self, session: &str) -> SyncState {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(session)
-            .unwrap_or_default()
-    }
-
-    fn set_state(&self, session: &str, state: SyncState) {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(session.to_string(), state);
-    }
-
-    fn forget(&self, session: &str) {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(session);
-    }
-
     async fn restore(&self, ctx: &HookContext) -> HookResult {
         let Some(paths) = ctx.paths() else {
             return Ok(());
@@ -198,49 +173,33 @@ impl WorkspaceSync {
             Ok(Some(x)) => x,
             Ok(None) => {
                 tracing::info!("[workspace-sync] {sid} nothing kept yet");
-                self.set_state(sid, SyncState::default());
+                ctx.put_state(SyncState::default());
                 return Ok(());
             }
-            Err(e) => return self.restore_failed(sid, &e.to_string()),
+            Err(e) => return restore_failed(ctx, &e.to_string()),
         };
         if let Err(e) = sandbox.import_workspace(&tar).await {
-            return self.restore_failed(sid, &format!("the sandbox refused it: {e}"));
+            return restore_failed(ctx, &format!("the sandbox refused it: {e}"));
         }
         // What the next park reports as changed starts here.
         if let Err(e) = sandbox.mark_workspace().await {
-            return self.restore_failed(sid, &format!("marking the restored tree: {e}"));
+            return restore_failed(ctx, &format!("marking the restored tree: {e}"));
         }
         tracing::info!(
             "[workspace-sync] {sid} restored generation {} ({} bytes)",
             head.id,
             tree.content_bytes()
         );
-        self.set_state(
-            sid,
-            SyncState {
-                base: Some(head.id),
-                tree,
-                tree_hash: head.tree,
-                listed_at: head.listed_at,
-                restore_failed: None,
-                gens: Some(gens),
-                stale: false,
-                start_seq: head.seq,
-            },
-        );
-        Ok(())
-    }
-
-    fn restore_failed(&self, sid: &str, reason: &str) -> HookResult {
-        let reason = one_line(reason);
-        tracing::warn!("[workspace-sync] {sid} restore failed: {reason}");
-        self.set_state(
-            sid,
-            SyncState {
-                restore_failed: Some(reason),
-                ..SyncState::default()
-            },
-        );
+        ctx.put_state(SyncState {
+            base: Some(head.id),
+            tree,
+            tree_hash: head.tree,
+            listed_at: head.listed_at,
+            restore_failed: None,
+            gens: Some(gens),
+            stale: false,
+            start_seq: head.seq,
+        });
         Ok(())
     }
 
@@ -250,7 +209,7 @@ impl WorkspaceSync {
         };
         let sid = ctx.session_id().to_string();
         let sandbox = ctx.sandbox()?;
-        let mut state = self.take_state(&sid);
+        let mut state = ctx.take_state::<SyncState>().unwrap_or_default();
         let gens = state
             .gens
             .get_or_insert_with(|| paths.generations())
@@ -264,7 +223,7 @@ impl WorkspaceSync {
                 state.stale = true;
             }
         }
-        self.set_state(&sid, state);
+        ctx.put_state(state);
         result
             .map(|_| ())
             .map_err(|e| hook_err(format!("{e}; the last kept generation stays the head")))
@@ -670,6 +629,21 @@ fn one_line(text: &str) -> String {
         .join("; ")
 }
 
+/// Notes a restore that failed: the session runs on an empty workspace and
+/// its parks merge into the head instead of replacing it.
+fn restore_failed(ctx: &HookContext, reason: &str) -> HookResult {
+    let reason = one_line(reason);
+    tracing::warn!(
+        "[workspace-sync] {} restore failed: {reason}",
+        ctx.session_id()
+    );
+    ctx.put_state(SyncState {
+        restore_failed: Some(reason),
+        ..SyncState::default()
+    });
+    Ok(())
+}
+
 #[async_trait::async_trait]
 impl Hook for WorkspaceSync {
     fn name(&self) -> &str {
@@ -686,7 +660,7 @@ impl Hook for WorkspaceSync {
 
     async fn session_completed(&self, ctx: &HookContext) -> HookResult {
         let result = self.snapshot(ctx).await;
-        let state = self.take_state(ctx.session_id());
+        let state = ctx.take_state::<SyncState>().unwrap_or_default();
         if result.is_ok()
             && let Some(gens) = state.gens
         {
@@ -697,7 +671,7 @@ impl Hook for WorkspaceSync {
     }
 
     async fn session_failed(&self, ctx: &HookContext) -> HookResult {
-        self.forget(ctx.session_id());
+        ctx.take_state::<SyncState>();
         Ok(())
     }
 }
@@ -709,6 +683,7 @@ mod tests {
     use crate::sandbox::local::LocalSandbox;
     use crate::sandbox::{RunRequest, SandboxSpec};
     use crate::store::manifest::Delta;
+    use std::sync::Mutex;
 
     /// Fills the hashes of `needed` from an export of the sandbox.
     async fn read_needed(sandbox: &LocalSandbox, tree: &mut Manifest, needed: &[String]) {

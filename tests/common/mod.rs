@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use sandkeep::archive::{ArchiveEntry, ArchiveTree};
-use sandkeep::hooks::{Hook, HookContext, HookResult};
+use sandkeep::hooks::{Hook, HookContext, HookError, HookResult};
 use sandkeep::mindlog::Kind;
 use sandkeep::sandbox::{Backend, RunResult};
 use sandkeep::store::{self, GenerationId, Generations};
@@ -139,11 +139,44 @@ impl Hook for Recorder {
             .push(format!("waiting:{}", ctx.turn()));
         Err("a failing hook does not stop the session".into())
     }
-    async fn session_completed(&self, _ctx: &HookContext) -> HookResult {
-        self.events.lock().unwrap().push("completed".into());
+    async fn session_completed(&self, ctx: &HookContext) -> HookResult {
+        let runs = ctx.take_state::<RunsSeen>().map_or(0, |r| r.0);
+        self.events
+            .lock()
+            .unwrap()
+            .push(format!("completed:runs={runs}"));
+        Ok(())
+    }
+    async fn run_started(&self, ctx: &HookContext) -> HookResult {
+        let run = ctx.run().expect("a run event carries its run");
+        self.events
+            .lock()
+            .unwrap()
+            .push(format!("run:{}:{}", run.number, run.command));
+        if run.command.contains("forbidden") {
+            return Err(HookError::critical("this command is not allowed"));
+        }
+        Ok(())
+    }
+    async fn run_finished(&self, ctx: &HookContext) -> HookResult {
+        let run = ctx.run().expect("a run event carries its run");
+        let how = match (&run.error, run.exit_code) {
+            (Some(e), _) => e.clone(),
+            (None, Some(code)) => code.to_string(),
+            (None, None) => "?".into(),
+        };
+        self.events
+            .lock()
+            .unwrap()
+            .push(format!("done:{}:{how}", run.number));
+        let seen = ctx.take_state::<RunsSeen>().map_or(0, |r| r.0);
+        ctx.put_state(RunsSeen(seen + 1));
         Ok(())
     }
 }
+
+/// The runs the recorder saw finish in one session (per-session hook state).
+struct RunsSeen(u64);
 
 /// Events come in order, hooks run after the default ones, a failing hook is
 /// reported but harmless.
@@ -158,8 +191,13 @@ pub async fn hook_events_in_order(backend: Arc<dyn Backend>) {
     let mut s = rt.session("hooks").unwrap();
     ok(&mut s, "echo v1 > kept.txt").await;
     s.park().await.unwrap();
-    ok(&mut s, "echo v2 > kept.txt").await;
+    let r = s.run_script("echo v2 > kept.txt; exit 3").await.unwrap();
+    assert_eq!(r.exit_code, 3);
     assert_eq!(s.hook_failures().len(), 1);
+    // A critical error at run.started refuses the run: it never happens.
+    let refused = s.run_script("touch forbidden").await.unwrap_err();
+    assert!(refused.to_string().contains("not allowed"), "{refused}");
+    ok(&mut s, "test ! -e forb*").await;
     s.complete().await.unwrap();
     let mut s = rt.session("hooks").unwrap();
     s.start().await.unwrap();
@@ -169,11 +207,19 @@ pub async fn hook_events_in_order(backend: Arc<dyn Backend>) {
         [
             "started:none",
             "turn:1",
+            "run:1:echo v1 > kept.txt",
+            "done:1:0",
             "waiting:1",
             "turn:2",
-            "completed",
+            "run:2:echo v2 > kept.txt; exit 3",
+            "done:2:3",
+            "run:3:touch forbidden",
+            "done:3:recorder: this command is not allowed",
+            "run:4:test ! -e forb*",
+            "done:4:0",
+            "completed:runs=4",
             "started:v2",
-            "completed"
+            "completed:runs=0"
         ]
     );
 }

@@ -6,6 +6,8 @@ use crate::common;
 use std::sync::Arc;
 
 use common::Order;
+use sandkeep::Runtime;
+use sandkeep::hooks::{Hook, HookContext, HookResult};
 use sandkeep::sandbox::Backend;
 use sandkeep::sandbox::local::LocalBackend;
 
@@ -21,6 +23,38 @@ async fn fires_twice() {
 #[tokio::test]
 async fn hook_events_in_order() {
     common::hook_events_in_order(local()).await;
+}
+
+/// Holds a clone of a shared `Arc` in each session's hook state.
+struct Holder(Arc<()>);
+
+#[async_trait::async_trait]
+impl Hook for Holder {
+    fn name(&self) -> &str {
+        "holder"
+    }
+    async fn turn_started(&self, ctx: &HookContext) -> HookResult {
+        ctx.put_state(self.0.clone());
+        Ok(())
+    }
+}
+
+/// What hooks keep for a session goes with it, also when it is dropped
+/// without complete() (no map keyed by session id that grows forever).
+#[tokio::test]
+async fn hook_state_goes_with_a_dropped_session() {
+    let data = tempfile::tempdir().unwrap();
+    let token = Arc::new(());
+    let rt = Runtime::builder()
+        .backend(local())
+        .data_dir(data.path())
+        .hook(Holder(token.clone()))
+        .build();
+    let mut s = rt.session("holder").unwrap();
+    s.run_script("true").await.unwrap();
+    assert_eq!(Arc::strong_count(&token), 3, "the hook's and the session's");
+    drop(s);
+    assert_eq!(Arc::strong_count(&token), 2, "only the hook's is left");
 }
 
 #[tokio::test]
