@@ -20,7 +20,7 @@ fn export(fs: &Fs, vdir: &str, host_dir: &Path) {
             FileKind::Symlink => {
                 std::os::unix::fs::symlink(fs.read_link(&vp).unwrap(), &hp).unwrap()
             }
-            FileKind::CharDevice => {}
+            FileKind::CharDevice | FileKind::Fifo => {}
         }
     }
 }
