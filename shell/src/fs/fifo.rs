@@ -11,7 +11,10 @@
 //! since it opened, for one to come. Every wait re-checks the reader's stop
 //! condition (the run's deadline and cancellation: given, or else the run
 //! the thread works for, [`crate::cancel::watched`]): a reader that has no
-//! way to stop never waits, and none waits past its run's end.
+//! way to stop never waits, and none waits past its run's end. When the
+//! last reader leaves while a writer holds the FIFO open, what is queued is
+//! dropped and writes fail with `EPIPE` until the writers are gone (so
+//! `yes > p & head -1 p` ends instead of filling memory).
 
 use std::collections::VecDeque;
 use std::io;
@@ -31,6 +34,11 @@ struct State {
     /// Writer sessions so far: each [`FifoWriter`] and each write by path
     /// counts one, so a reader knows whether a writer came since it opened.
     sessions: u64,
+    /// Readers holding the FIFO open.
+    readers: usize,
+    /// The last reader left while writers were there: writes fail (`EPIPE`)
+    /// until the writers are gone.
+    broken: bool,
 }
 
 /// The shared queue of one FIFO node.
@@ -53,6 +61,9 @@ impl Fifo {
             return Ok(());
         }
         let mut st = self.lock();
+        if st.broken {
+            return Err(FsError::BrokenPipe);
+        }
         if (st.queue.len() + data.len()) as u64 > cap {
             return Err(FsError::FileTooLarge);
         }
@@ -75,7 +86,9 @@ impl Fifo {
 
     /// Opens the FIFO for reading.
     pub fn open_reader(self: &Arc<Self>) -> FifoReader {
-        let sessions = self.lock().sessions;
+        let mut st = self.lock();
+        st.readers += 1;
+        let sessions = st.sessions;
         FifoReader {
             fifo: Arc::clone(self),
             sessions_at_open: sessions,
@@ -93,7 +106,21 @@ impl Drop for FifoWriter {
     fn drop(&mut self) {
         let mut st = self.fifo.lock();
         st.writers = st.writers.saturating_sub(1);
+        if st.writers == 0 {
+            st.broken = false;
+        }
         self.fifo.changed.notify_all();
+    }
+}
+
+impl Drop for FifoReader {
+    fn drop(&mut self) {
+        let mut st = self.fifo.lock();
+        st.readers = st.readers.saturating_sub(1);
+        if st.readers == 0 && st.writers > 0 {
+            st.broken = true;
+            st.queue.clear();
+        }
     }
 }
 

@@ -643,3 +643,19 @@ fn fifo_readers_wait_for_open_writers() {
     assert_eq!(err.kind(), std::io::ErrorKind::Interrupted);
     assert!(fs.fifo("/tmp").is_none());
 }
+
+#[test]
+fn fifo_writers_get_epipe_once_their_readers_leave() {
+    let fs = fs();
+    fs.mkfifo("/tmp/p", 0o644).unwrap();
+    let fifo = fs.fifo("/tmp/p").unwrap();
+    let writer = fifo.open_writer();
+    let reader = fs.open_read("/tmp/p", None).unwrap();
+    fs.append("/tmp/p", b"unread").unwrap();
+    drop(reader);
+    assert_eq!(fs.append("/tmp/p", b"more"), Err(FsError::BrokenPipe));
+    drop(writer);
+    // With the writers gone the FIFO is usable again, its old queue dropped.
+    fs.append("/tmp/p", b"fresh").unwrap();
+    assert_eq!(fs.read("/tmp/p").unwrap(), b"fresh");
+}

@@ -489,7 +489,12 @@ impl Tree {
     /// `None` for any other node.
     fn push_fifo(&self, ino: Ino, data: &[u8]) -> Option<FsResult<()>> {
         match &self.node(ino).kind {
-            NodeKind::Fifo(f) => Some(f.push(data, self.limits.max_file_size)),
+            NodeKind::Fifo(f) => {
+                // A queue holds no more than one file, nor than the tree's
+                // free space (queues are not counted in its bytes).
+                let free = self.limits.max_total_bytes.saturating_sub(self.bytes);
+                Some(f.push(data, self.limits.max_file_size.min(free)))
+            }
             _ => None,
         }
     }

@@ -288,6 +288,8 @@ impl FileHandle {
                     self.fs.max_file_size()
                 ))
             }
+            // A FIFO whose readers left: EPIPE, as a pipe's writer gets.
+            FsError::BrokenPipe => io::Error::from(io::ErrorKind::BrokenPipe),
             e => io::Error::other(e.to_string()),
         })?;
         *pos += data.len() as u64;
