@@ -15,6 +15,7 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
+use super::fifo::FifoReader;
 use super::{FsError, FsResult};
 use crate::clock::Clock;
 
@@ -94,6 +95,9 @@ enum Inner {
     Zeros,
     /// `/dev/random`, `/dev/urandom`.
     Random(Xoshiro),
+    /// A FIFO's queue: finite, but its reads may wait (see
+    /// [`FileReader::read_until`]).
+    Fifo(FifoReader),
 }
 
 impl std::fmt::Debug for FileReader {
@@ -102,6 +106,7 @@ impl std::fmt::Debug for FileReader {
             Inner::Bytes(d, pos) => format!("bytes({}, at {pos})", d.len()),
             Inner::Zeros => "zeros".to_string(),
             Inner::Random(_) => "random".to_string(),
+            Inner::Fifo(_) => "fifo".to_string(),
         };
         f.debug_struct("FileReader").field("kind", &kind).finish()
     }
@@ -125,9 +130,32 @@ impl FileReader {
         FileReader { inner }
     }
 
+    /// A reader over a FIFO's queue.
+    pub(crate) fn fifo(reader: FifoReader) -> FileReader {
+        FileReader {
+            inner: Inner::Fifo(reader),
+        }
+    }
+
     /// True when the reader never reaches end of input (an endless device).
     pub fn is_endless(&self) -> bool {
-        !matches!(self.inner, Inner::Bytes(..))
+        matches!(self.inner, Inner::Zeros | Inner::Random(_))
+    }
+
+    /// True for a FIFO, whose reads may wait for a writer.
+    pub fn is_fifo(&self) -> bool {
+        matches!(self.inner, Inner::Fifo(_))
+    }
+
+    /// Reads like [`Read::read`], except that a FIFO waits for its writers
+    /// while `stop` is false (and fails with `Interrupted`, `run cancelled`,
+    /// once it turns true); plain `read` waits as long as the run the thread
+    /// works for goes on (see `fifo.rs`).
+    pub fn read_until(&mut self, buf: &mut [u8], stop: &dyn Fn() -> bool) -> io::Result<usize> {
+        match &mut self.inner {
+            Inner::Fifo(f) => f.read_until(buf, stop),
+            _ => self.read(buf),
+        }
     }
 
     /// The whole content of a finite reader that has not been read from yet,
@@ -159,6 +187,7 @@ impl Read for FileReader {
                 rng.fill(buf);
                 Ok(buf.len())
             }
+            Inner::Fifo(f) => f.read(buf),
         }
     }
 }

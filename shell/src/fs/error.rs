@@ -46,6 +46,10 @@ pub enum FsError {
     /// (so that what one backend keeps, the other can restore).
     #[error("File name too long")]
     NameTooLong,
+    /// EPIPE: a write to a FIFO whose last reader left while it was open
+    /// for writing.
+    #[error("Broken pipe")]
+    BrokenPipe,
 }
 
 /// An I/O error as the C library's `strerror` words it (`No space left on

@@ -16,6 +16,7 @@
 
 mod device;
 mod error;
+mod fifo;
 mod init;
 mod path;
 mod tree;
@@ -26,13 +27,14 @@ mod tests;
 
 pub use device::{Device, FileReader};
 pub use error::{FsError, strerror};
+pub use fifo::{Fifo, FifoWriter};
 pub use tree::Changes;
 pub use vfs_adapter::VfsAdapter;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tree::Tree;
+use tree::{Opened, Tree};
 
 use crate::clock::{Clock, Timestamp};
 use crate::limits::FsLimits;
@@ -51,6 +53,8 @@ pub enum FileKind {
     Symlink,
     /// A character device (`/dev/null` and friends).
     CharDevice,
+    /// A FIFO (named pipe, `mkfifo`).
+    Fifo,
 }
 
 /// What `stat` reports about a node.
@@ -189,8 +193,17 @@ impl Fs {
 
     /// A file's whole content without copying it (a snapshot: later writes do
     /// not change the returned bytes). Devices as in [`Fs::read`].
+    /// A FIFO reads until its writers are done (see `fifo.rs`).
     pub fn read_shared(&self, path: &str) -> FsResult<Arc<Vec<u8>>> {
-        self.lock().read_shared(path)
+        let found = self.lock().read_shared(path)?;
+        match found {
+            Opened::Data(data) => Ok(data),
+            Opened::Device(_) => Err(FsError::FileTooLarge),
+            Opened::Fifo(fifo) => {
+                let whole = fifo.open_reader().read_whole(self.max_file_size());
+                whole.map(Arc::new)
+            }
+        }
     }
 
     /// Opens `path` for streaming: a regular file reads its snapshot (see
@@ -203,8 +216,9 @@ impl Fs {
     pub fn open_read(&self, path: &str, seed: Option<u64>) -> FsResult<FileReader> {
         let found = self.lock().open_read(path)?;
         Ok(match found {
-            Ok(data) => FileReader::bytes(data),
-            Err(device) => {
+            Opened::Data(data) => FileReader::bytes(data),
+            Opened::Fifo(fifo) => FileReader::fifo(fifo.open_reader()),
+            Opened::Device(device) => {
                 let stream_seed = match device {
                     Device::Random | Device::Urandom => {
                         let n = self.random_opens.fetch_add(1, Ordering::Relaxed);
@@ -221,6 +235,19 @@ impl Fs {
     /// node or a missing path.
     pub fn device(&self, path: &str) -> Option<Device> {
         self.lock().device(path)
+    }
+
+    /// The FIFO at `path` (following symlinks), or `None` for any other
+    /// node or a missing path: a redirection holds it open for writing
+    /// ([`Fifo::open_writer`]) while its command runs.
+    pub fn fifo(&self, path: &str) -> Option<Arc<Fifo>> {
+        self.lock().fifo(path)
+    }
+
+    /// Creates a FIFO (`mkfifo`) with permission bits `mode`; the parent
+    /// must exist and the name must be free.
+    pub fn mkfifo(&self, path: &str, mode: u32) -> FsResult<()> {
+        crate::alloc::untracked(|| self.lock().mkfifo(path, mode))
     }
 
     /// Creates or truncates a regular file (mode `0o644` when created) and

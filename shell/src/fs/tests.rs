@@ -578,3 +578,84 @@ fn clones_share_the_tree_across_threads() {
         400
     );
 }
+
+#[test]
+fn fifos_queue_what_writers_send() {
+    let fs = fs();
+    let bytes_before = fs.usage().0;
+    fs.mkfifo("/workspace/p", 0o640).unwrap();
+    let m = fs.metadata("/workspace/p").unwrap();
+    assert_eq!(
+        (m.kind, m.mode, m.size, m.nlink),
+        (FileKind::Fifo, 0o640, 0, 1)
+    );
+    assert_eq!(
+        fs.mkfifo("/workspace/p", 0o644),
+        Err(FsError::AlreadyExists)
+    );
+    assert_eq!(fs.mkfifo("/workspace/no/p", 0o644), Err(FsError::NotFound));
+    // Writes by path queue; truncation writes nothing; a reader drains.
+    fs.write("/workspace/p", b"").unwrap();
+    fs.write("/workspace/p", b"one ").unwrap();
+    fs.append("/workspace/p", b"two ").unwrap();
+    fs.write_at("/workspace/p", 99, b"three").unwrap();
+    assert_eq!(
+        fs.usage().0,
+        bytes_before,
+        "queued bytes are not file content"
+    );
+    assert_eq!(fs.read("/workspace/p").unwrap(), b"one two three");
+    // Outside a run nothing waits: an empty FIFO reads empty at once.
+    assert_eq!(fs.read("/workspace/p").unwrap(), b"");
+    fs.remove_file("/workspace/p").unwrap();
+    assert!(!fs.exists("/workspace/p"));
+}
+
+#[test]
+fn fifo_readers_wait_for_open_writers() {
+    let fs = fs();
+    fs.mkfifo("/tmp/p", 0o644).unwrap();
+    let fifo = fs.fifo("/tmp/p").unwrap();
+    let writer = fifo.open_writer();
+    let mut reader = fs.open_read("/tmp/p", None).unwrap();
+    assert!(reader.snapshot().is_none() && reader.is_fifo() && !reader.is_endless());
+    let feeder = {
+        let fs = fs.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            fs.append("/tmp/p", b"late").unwrap();
+            drop(writer);
+        })
+    };
+    let mut got = Vec::new();
+    let mut buf = [0u8; 8];
+    loop {
+        match reader.read_until(&mut buf, &|| false).unwrap() {
+            0 => break,
+            n => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    feeder.join().unwrap();
+    assert_eq!(got, b"late");
+    // A reader told to stop while no writer came fails as a cancelled run.
+    let mut idle = fs.open_read("/tmp/p", None).unwrap();
+    let err = idle.read_until(&mut buf, &|| true).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::Interrupted);
+    assert!(fs.fifo("/tmp").is_none());
+}
+
+#[test]
+fn fifo_writers_get_epipe_once_their_readers_leave() {
+    let fs = fs();
+    fs.mkfifo("/tmp/p", 0o644).unwrap();
+    let fifo = fs.fifo("/tmp/p").unwrap();
+    let writer = fifo.open_writer();
+    let reader = fs.open_read("/tmp/p", None).unwrap();
+    fs.append("/tmp/p", b"unread").unwrap();
+    drop(reader);
+    assert_eq!(fs.append("/tmp/p", b"more"), Err(FsError::BrokenPipe));
+    drop(writer);
+    // With the writers gone the FIFO is usable again, its old queue dropped.
+    fs.append("/tmp/p", b"fresh").unwrap();
+    assert_eq!(fs.read("/tmp/p").unwrap(), b"fresh");
+}

@@ -14,6 +14,7 @@ use changes::ChangeLog;
 pub use changes::Changes;
 
 use super::device::Device;
+use super::fifo::Fifo;
 use super::path::{has_trailing_slash, split_parent};
 use super::{DirEntry, FileKind, FsError, FsResult, Metadata};
 use crate::clock::{Clock, Timestamp};
@@ -79,6 +80,18 @@ pub(crate) enum NodeKind {
     /// descriptor nodes (`/dev/stdin`, `/dev/fd/1`, ...) that the interpreter
     /// special-cases in redirections. [`Device`] says how each reads and writes.
     Device(Device),
+    /// A FIFO: its queue, shared with every reader and writer that opened it.
+    Fifo(Arc<Fifo>),
+}
+
+/// What [`Tree::open_read`] finds.
+pub(crate) enum Opened {
+    /// A regular file's content (a finite device's: empty).
+    Data(Arc<Vec<u8>>),
+    /// A device to stream.
+    Device(Device),
+    /// A FIFO to read from.
+    Fifo(Arc<Fifo>),
 }
 
 /// One inode.
@@ -97,6 +110,7 @@ impl Node {
             NodeKind::File(_) => FileKind::File,
             NodeKind::Symlink(_) => FileKind::Symlink,
             NodeKind::Device(_) => FileKind::CharDevice,
+            NodeKind::Fifo(_) => FileKind::Fifo,
         }
     }
 
@@ -424,7 +438,7 @@ impl Tree {
             NodeKind::Dir(_) => DIR_SIZE,
             NodeKind::File(d) => d.len() as u64,
             NodeKind::Symlink(t) => t.len() as u64,
-            NodeKind::Device(_) => 0,
+            NodeKind::Device(_) | NodeKind::Fifo(_) => 0,
         };
         Metadata {
             kind: n.file_kind(),
@@ -436,24 +450,52 @@ impl Tree {
         }
     }
 
-    pub(crate) fn read_shared(&self, path: &str) -> FsResult<Arc<Vec<u8>>> {
+    /// A file's whole content, or the FIFO to read to its end (outside the
+    /// tree's lock: that read waits for writers).
+    pub(crate) fn read_shared(&self, path: &str) -> FsResult<Opened> {
         let ino = self.lookup(path, true)?;
         match &self.node(ino).kind {
-            NodeKind::File(d) => Ok(Arc::clone(d)),
+            NodeKind::File(d) => Ok(Opened::Data(Arc::clone(d))),
             NodeKind::Dir(_) => Err(FsError::IsADirectory),
-            NodeKind::Device(d) => d.whole_content(),
+            NodeKind::Device(d) => d.whole_content().map(Opened::Data),
+            NodeKind::Fifo(f) => Ok(Opened::Fifo(Arc::clone(f))),
             NodeKind::Symlink(_) => Err(FsError::TooManyLinks),
         }
     }
 
-    /// What `open_read` of `path` finds: a regular file's content, or a device.
-    pub(crate) fn open_read(&self, path: &str) -> FsResult<Result<Arc<Vec<u8>>, Device>> {
+    /// What `open_read` of `path` finds: a regular file's content, a device
+    /// or a FIFO.
+    pub(crate) fn open_read(&self, path: &str) -> FsResult<Opened> {
         let ino = self.lookup(path, true)?;
         match &self.node(ino).kind {
-            NodeKind::File(d) => Ok(Ok(Arc::clone(d))),
+            NodeKind::File(d) => Ok(Opened::Data(Arc::clone(d))),
             NodeKind::Dir(_) => Err(FsError::IsADirectory),
-            NodeKind::Device(d) => Ok(Err(*d)),
+            NodeKind::Device(d) => Ok(Opened::Device(*d)),
+            NodeKind::Fifo(f) => Ok(Opened::Fifo(Arc::clone(f))),
             NodeKind::Symlink(_) => Err(FsError::TooManyLinks),
+        }
+    }
+
+    /// The FIFO at `path` (following symlinks), if it is one.
+    pub(crate) fn fifo(&self, path: &str) -> Option<Arc<Fifo>> {
+        let ino = self.lookup(path, true).ok()?;
+        match &self.node(ino).kind {
+            NodeKind::Fifo(f) => Some(Arc::clone(f)),
+            _ => None,
+        }
+    }
+
+    /// Queues `data` on the FIFO `ino` if it is one (a write by path):
+    /// `None` for any other node.
+    fn push_fifo(&self, ino: Ino, data: &[u8]) -> Option<FsResult<()>> {
+        match &self.node(ino).kind {
+            NodeKind::Fifo(f) => {
+                // A queue holds no more than one file, nor than the tree's
+                // free space (queues are not counted in its bytes).
+                let free = self.limits.max_total_bytes.saturating_sub(self.bytes);
+                Some(f.push(data, self.limits.max_file_size.min(free)))
+            }
+            _ => None,
         }
     }
 
@@ -570,6 +612,8 @@ impl Tree {
             NodeKind::File(d) => d.len() as u64,
             NodeKind::Dir(_) => return Err(FsError::IsADirectory),
             NodeKind::Device(d) => return d.write(new_len(0)),
+            // Truncating a FIFO does nothing; writes go through `push_fifo`.
+            NodeKind::Fifo(_) => return Ok(()),
             NodeKind::Symlink(_) => return Err(FsError::TooManyLinks),
         };
         let new = new_len(old);
@@ -600,7 +644,13 @@ impl Tree {
     }
 
     pub(crate) fn write(&mut self, path: &str, data: &[u8]) -> FsResult<()> {
-        match self.slot(ROOT, path, &mut 0)? {
+        let slot = self.slot(ROOT, path, &mut 0)?;
+        if let Slot::Existing(ino, _) = slot
+            && let Some(pushed) = self.push_fifo(ino, data)
+        {
+            return pushed;
+        }
+        match slot {
             Slot::Existing(ino, entry) => self.edit_entry(
                 entry.map(|(p, n)| (p, n.to_string())),
                 ino,
@@ -616,7 +666,13 @@ impl Tree {
     }
 
     pub(crate) fn append(&mut self, path: &str, data: &[u8]) -> FsResult<()> {
-        match self.slot(ROOT, path, &mut 0)? {
+        let slot = self.slot(ROOT, path, &mut 0)?;
+        if let Slot::Existing(ino, _) = slot
+            && let Some(pushed) = self.push_fifo(ino, data)
+        {
+            return pushed;
+        }
+        match slot {
             Slot::Existing(ino, entry) => self.edit_entry(
                 entry.map(|(p, n)| (p, n.to_string())),
                 ino,
@@ -638,7 +694,14 @@ impl Tree {
             return Err(FsError::FileTooLarge);
         }
         let (off, end) = (offset as usize, end as usize);
-        match self.slot(ROOT, path, &mut 0)? {
+        let slot = self.slot(ROOT, path, &mut 0)?;
+        if let Slot::Existing(ino, _) = slot
+            && let Some(pushed) = self.push_fifo(ino, data)
+        {
+            return pushed;
+        }
+        // A FIFO has no positions: what is written is queued.
+        match slot {
             Slot::Existing(ino, entry) => self.edit_entry(
                 entry.map(|(p, n)| (p, n.to_string())),
                 ino,
@@ -772,6 +835,16 @@ impl Tree {
                 },
             }
         }
+        Ok(())
+    }
+
+    pub(crate) fn mkfifo(&mut self, path: &str, mode: u32) -> FsResult<()> {
+        let (parent, name) = self.walk_parent(ROOT, path, &mut 0)?;
+        if has_trailing_slash(path) && !self.dir(parent)?.children.contains_key(name) {
+            return Err(FsError::NotFound);
+        }
+        let kind = NodeKind::Fifo(Arc::default());
+        self.add_entry(parent, name, kind, mode & 0o7777)?;
         Ok(())
     }
 

@@ -91,9 +91,8 @@ impl Interp {
             U::FileExistsAndIsRegularFile => m.kind == FileKind::File,
             U::FileExistsAndIsDir => m.kind == FileKind::Dir,
             U::FileExistsAndIsCharSpecialFile => m.kind == FileKind::CharDevice,
-            U::FileExistsAndIsBlockSpecialFile
-            | U::FileExistsAndIsFifo
-            | U::FileExistsAndIsSocket => false,
+            U::FileExistsAndIsFifo => m.kind == FileKind::Fifo,
+            U::FileExistsAndIsBlockSpecialFile | U::FileExistsAndIsSocket => false,
             U::FileExistsAndIsNotZeroLength => m.size > 0,
             U::FileExistsAndIsReadable => m.mode & 0o444 != 0 || m.kind == FileKind::CharDevice,
             U::FileExistsAndIsWritable => m.mode & 0o222 != 0 || m.kind == FileKind::CharDevice,

@@ -236,6 +236,9 @@ pub struct FileHandle {
     snapshot: Mutex<Option<Arc<Vec<u8>>>>,
     /// A write was refused at the file-size limit (not yet reported).
     too_large: AtomicBool,
+    /// For a FIFO opened for writing: its writer count, held until the
+    /// handle closes.
+    fifo_writer: Option<crate::fs::FifoWriter>,
 }
 
 impl FileHandle {
@@ -248,7 +251,14 @@ impl FileHandle {
             pos: Mutex::new(0),
             snapshot: Mutex::new(snapshot),
             too_large: AtomicBool::new(false),
+            fifo_writer: None,
         }
+    }
+
+    /// The handle holds `writer` (a FIFO's writer count) until it closes.
+    pub fn holding(mut self, writer: crate::fs::FifoWriter) -> FileHandle {
+        self.fifo_writer = Some(writer);
+        self
     }
 
     /// The file's path.
@@ -278,6 +288,8 @@ impl FileHandle {
                     self.fs.max_file_size()
                 ))
             }
+            // A FIFO whose readers left: EPIPE, as a pipe's writer gets.
+            FsError::BrokenPipe => io::Error::from(io::ErrorKind::BrokenPipe),
             e => io::Error::other(e.to_string()),
         })?;
         *pos += data.len() as u64;

@@ -19,7 +19,7 @@ use brush_parser::ast::{self, IoFileRedirectKind, IoFileRedirectTarget, ProcessS
 use super::fd::{ByteSource, FileHandle, FileMode, Handle};
 use super::pipe::pipe;
 use super::{ExecResult, Interp, Interrupt};
-use crate::fs::{Device, FileKind, FileReader, Fs};
+use crate::fs::{Device, Fifo, FileKind, FileReader, Fs};
 use crate::interp::fd::Capture;
 
 /// Bytes a device's helper thread writes into its pipe at a time.
@@ -33,6 +33,14 @@ fn device_writer(fs: Fs, abs: String, mode: FileMode, dev: Device) -> Handle {
         Device::Full => Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None))),
         _ => Handle::Null,
     }
+}
+
+/// A write handle on a FIFO: writes queue through the tree, and the FIFO
+/// counts a writer until the handle closes, so its readers wait for the
+/// command's output instead of seeing end of input.
+fn fifo_writer(fs: Fs, abs: String, mode: FileMode, fifo: &Arc<Fifo>) -> Handle {
+    let held = fifo.open_writer();
+    Handle::File(Arc::new(FileHandle::new(fs, abs, mode, None).holding(held)))
 }
 
 /// A redirection and, for `{name}>file`, the variable that gets the fd.
@@ -397,6 +405,9 @@ impl Interp {
                 if let Some(dev) = fs.device(&abs) {
                     return Ok(device_writer(fs, abs, mode, dev));
                 }
+                if let Some(fifo) = fs.fifo(&abs) {
+                    return Ok(fifo_writer(fs, abs, mode, &fifo));
+                }
                 let existed = fs.exists(&abs);
                 match fs.write(&abs, b"") {
                     Ok(()) => {
@@ -409,6 +420,9 @@ impl Interp {
             FileMode::Append => {
                 if let Some(dev) = fs.device(&abs) {
                     return Ok(device_writer(fs, abs, mode, dev));
+                }
+                if let Some(fifo) = fs.fifo(&abs) {
+                    return Ok(fifo_writer(fs, abs, mode, &fifo));
                 }
                 let existed = fs.exists(&abs);
                 match fs.append(&abs, b"") {

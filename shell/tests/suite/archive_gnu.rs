@@ -20,7 +20,7 @@ fn export(fs: &Fs, vdir: &str, host_dir: &Path) {
             FileKind::Symlink => {
                 std::os::unix::fs::symlink(fs.read_link(&vp).unwrap(), &hp).unwrap()
             }
-            FileKind::CharDevice => {}
+            FileKind::CharDevice | FileKind::Fifo => {}
         }
     }
 }
@@ -561,4 +561,90 @@ fn member_names_match_gnu_tar() {
         run(&fs, &["tar", "tf", "/tmp/abs.tar"]).stdout,
         "workspace/sub/b.txt\n"
     );
+}
+
+/// GNU tar and ours agree on hard links and FIFOs both ways: our archive of
+/// a tree with a twice-linked file lists like GNU's own archive of the same
+/// tree (link members after the first name), GNU extracting ours makes one
+/// inode with two names, and ours extracting GNU's does too.
+#[test]
+fn hard_links_and_fifos_cross_gnu_tar() {
+    if !has("tar") {
+        eprintln!("skipped: no tar on the host");
+        return;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let fs = new_fs();
+    fs.mkdir_all("/workspace/d/sub").unwrap();
+    fs.write("/workspace/d/a", b"shared\n").unwrap();
+    fs.hard_link("/workspace/d/a", "/workspace/d/sub/b")
+        .unwrap();
+    fs.hard_link("/workspace/d/a", "/workspace/d/c").unwrap();
+    fs.mkfifo("/workspace/d/p", 0o640).unwrap();
+    let ours = run(
+        &fs,
+        &["tar", "cf", "/tmp/ours.tar", "-C", "/workspace", "d"],
+    );
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+
+    // The same tree on the host, archived by GNU tar.
+    let tmp = TempDir::new("links");
+    let src = tmp.0.join("src");
+    std::fs::create_dir_all(src.join("d/sub")).unwrap();
+    std::fs::write(src.join("d/a"), b"shared\n").unwrap();
+    std::fs::hard_link(src.join("d/a"), src.join("d/sub/b")).unwrap();
+    std::fs::hard_link(src.join("d/a"), src.join("d/c")).unwrap();
+    let mkfifo = host("mkfifo", &["-m", "640", "d/p"], &src);
+    assert!(mkfifo.status.success());
+    let gnu_tar = tmp.0.join("gnu.tar");
+    let made = host(
+        "tar",
+        &["--sort=name", "-cf", gnu_tar.to_str().unwrap(), "d"],
+        &src,
+    );
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let ours_tar = tmp.0.join("ours.tar");
+    std::fs::write(&ours_tar, fs.read("/tmp/ours.tar").unwrap()).unwrap();
+
+    // Same members, types and link targets (owners and times differ).
+    let list = |archive: &Path| {
+        let o = host("tar", &["tvf", archive.to_str().unwrap()], &tmp.0);
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                format!("{} {} {}", f[0], f[2], f[5..].join(" "))
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(list(&ours_tar), list(&gnu_tar));
+
+    // GNU extracting ours keeps one inode under three names, and the FIFO.
+    let out = tmp.0.join("out");
+    std::fs::create_dir(&out).unwrap();
+    let x = host("tar", &["xf", ours_tar.to_str().unwrap()], &out);
+    assert!(x.status.success(), "{}", String::from_utf8_lossy(&x.stderr));
+    let a = std::fs::metadata(out.join("d/a")).unwrap();
+    let b = std::fs::metadata(out.join("d/sub/b")).unwrap();
+    assert_eq!((a.nlink(), a.ino()), (3, b.ino()));
+    assert!(std::fs::symlink_metadata(out.join("d/p")).unwrap().mode() & 0o170000 == 0o010000);
+
+    // Ours extracting GNU's does the same.
+    let fs = new_fs();
+    fs.write("/tmp/gnu.tar", &std::fs::read(&gnu_tar).unwrap())
+        .unwrap();
+    let x = run(&fs, &["tar", "xf", "/tmp/gnu.tar", "-C", "/tmp"]);
+    assert_eq!(x.code, 0, "{}", x.stderr);
+    let a = fs.metadata("/tmp/d/a").unwrap();
+    let b = fs.metadata("/tmp/d/sub/b").unwrap();
+    assert_eq!((a.nlink, a.ino), (3, b.ino));
+    let p = fs.symlink_metadata("/tmp/d/p").unwrap();
+    assert_eq!((p.kind, p.mode), (FileKind::Fifo, 0o640));
+    fs.append("/tmp/d/c", b"more\n").unwrap();
+    assert_eq!(fs.read("/tmp/d/sub/b").unwrap(), b"shared\nmore\n");
 }

@@ -2,7 +2,8 @@
 //! `/dev/urandom`: read by name and through `<`, in pipelines, with byte
 //! counts compared against real bash where the output is deterministic;
 //! `/dev/full` refusing writes; the random devices following the shell's
-//! determinism option; endless reads ending with the run's timeout.
+//! determinism option; endless reads ending with the run's timeout, and so
+//! do reads of a FIFO no writer comes to.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::process::{Command, Stdio};
@@ -209,6 +210,41 @@ fn endless_reads_end_with_the_timeout() {
     // The sandbox is usable afterwards and nothing was left behind.
     let o = sh.run("head -c 3 /dev/zero | wc -c", RunOptions::default());
     assert_eq!((text(&o.stdout), o.exit_code), ("3\n".into(), 0));
+}
+
+#[test]
+fn fifo_reads_without_a_writer_end_with_the_timeout() {
+    let _off_suites = off_suites();
+    let sh = timed(1);
+    let o = sh.run("mkfifo p", RunOptions::default());
+    assert_eq!(o.exit_code, 0, "{}", text(&o.stderr));
+    for script in [
+        "cat p; echo never",
+        "cat < p; echo never",
+        "read -r x < p; echo never",
+        "wc -l p; echo never",
+        "sort p | head -1; echo never",
+    ] {
+        let start = Instant::now();
+        let o = sh.run(script, RunOptions::default());
+        let took = start.elapsed();
+        assert_eq!(o.exit_code, 124, "{script}: {}", text(&o.stderr));
+        assert_eq!(o.limit, Some(LimitKind::Timeout), "{script}");
+        assert!(!text(&o.stdout).contains("never"), "{script}");
+        assert!(took < Duration::from_secs(5), "{script} took {took:?}");
+    }
+    // A writer that ran before the reader (as a deterministic run runs a
+    // background job) leaves its data queued; the reader takes it and ends.
+    let script = "mkfifo q; printf 'a\\nb\\n' > q & sort -r q; wait; echo 'x' > q; cat q";
+    for sh in [shell(), seeded(7)] {
+        let o = run(&sh, script);
+        assert_eq!(
+            (text(&o.stdout), o.exit_code),
+            ("b\na\nx\n".into(), 0),
+            "{}",
+            text(&o.stderr)
+        );
+    }
 }
 
 #[test]

@@ -25,7 +25,7 @@ fn listed_kind(kind: FileKind) -> ListedKind {
         FileKind::File => ListedKind::File,
         FileKind::Dir => ListedKind::Dir,
         FileKind::Symlink => ListedKind::Symlink,
-        FileKind::CharDevice => ListedKind::Other,
+        FileKind::CharDevice | FileKind::Fifo => ListedKind::Other,
     }
 }
 
@@ -155,7 +155,8 @@ pub(super) fn export(fs: &Fs, paths: &[String]) -> Result<Vec<u8>, SandboxError>
                 h.set_entry_type(EntryType::Symlink);
                 builder.append_link(&mut h, names::to_path(&name), names::to_path(&target))
             }
-            FileKind::CharDevice => continue,
+            // Like the host's archive reader, the workspace keeps no special files.
+            FileKind::CharDevice | FileKind::Fifo => continue,
         };
         result.map_err(|e| tar_err(path, e))?;
     }

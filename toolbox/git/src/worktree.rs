@@ -294,7 +294,8 @@ fn walk_dir(
                 let ignored = ignored_parent || ignore.matches(&path, false);
                 out.push(WorkFile { path, ignored });
             }
-            FileKind::CharDevice => {}
+            // Git tracks no special files.
+            FileKind::CharDevice | FileKind::Fifo => {}
         }
     }
     Ok(())

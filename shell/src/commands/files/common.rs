@@ -144,6 +144,7 @@ pub fn mode_string(meta: &Metadata) -> String {
         FileKind::Dir => 'd',
         FileKind::Symlink => 'l',
         FileKind::CharDevice => 'c',
+        FileKind::Fifo => 'p',
     };
     let m = meta.mode;
     let mut s = String::with_capacity(10);

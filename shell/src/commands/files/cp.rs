@@ -1,5 +1,10 @@
 //! `cp`: copy files and (with `-r`/`-a`) directory trees, into a directory
-//! or onto a name, preserving modes and mtimes with `-p`/`-a`.
+//! or onto a name, preserving modes and mtimes with `-p`/`-a`, and hard
+//! links within the copied set with `-a`, `-d` or `--preserve=links` (as GNU
+//! does: the second name of a source inode becomes a link to the first copy).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use super::chmod::UMASK;
 use super::common::GnuError;
@@ -41,6 +46,9 @@ const SPEC: &[OptSpec] = &[
 struct CpOpts {
     recursive: bool,
     preserve: bool,
+    /// Copies made so far of multiply linked source files, by source inode,
+    /// when links are preserved (`-a`, `-d`, `--preserve=links`).
+    links: Option<RefCell<HashMap<u64, String>>>,
     no_clobber: bool,
     interactive: bool,
     verbose: bool,
@@ -130,11 +138,11 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
     let archive = p.has("a");
     let recursive = p.has("r") || archive;
     let link_mode = p.last_of(&["L", "P", "d", "a", "H"]);
+    let (preserve, keep_links) = preserved(&p.opts);
     let o = CpOpts {
         recursive,
-        preserve: archive
-            || p.has("p")
-            || p.opts.iter().any(|(k, _)| *k == "preserve") && !p.has("no-preserve"),
+        preserve,
+        links: keep_links.then(RefCell::default),
         no_clobber: p.last_of(&["n", "i", "f"]) == Some("n"),
         interactive: p.last_of(&["n", "i", "f"]) == Some("i"),
         verbose: p.has("v"),
@@ -226,6 +234,58 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     status
+}
+
+/// Which attributes the options keep, in command-line order (a later
+/// `--no-preserve` undoes an earlier `-a`): (mode and timestamps, links).
+/// `-p` and a bare `--preserve` keep mode, ownership and timestamps; `-d`
+/// keeps links; `-a` keeps everything.
+fn preserved(opts: &[(&'static str, Option<String>)]) -> (bool, bool) {
+    let (mut attrs, mut links) = (false, false);
+    for (id, value) in opts {
+        let on = *id != "no-preserve";
+        match (*id, value.as_deref()) {
+            ("a", _) => (attrs, links) = (true, true),
+            ("p", _) | ("preserve", None) => attrs = true,
+            ("d", _) => links = true,
+            ("preserve" | "no-preserve", Some(list)) => {
+                for attr in list.split(',') {
+                    match attr {
+                        "links" => links = on,
+                        "all" => (attrs, links) = (on, on),
+                        "mode" | "timestamps" | "ownership" => attrs = on,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (attrs, links)
+}
+
+/// With links preserved, a source file seen before under another name is
+/// linked to its first copy instead of copied again: `Some` with the
+/// outcome then, `None` when it must be copied (and is recorded).
+fn link_to_earlier_copy(
+    ctx: &mut CommandCtx<'_>,
+    o: &CpOpts,
+    smeta: &Metadata,
+    dpath: &str,
+) -> Option<Result<(), FsError>> {
+    let links = o.links.as_ref()?;
+    if smeta.nlink < 2 || smeta.kind == FileKind::Dir {
+        return None;
+    }
+    let first = links.borrow().get(&smeta.ino).cloned();
+    let Some(first) = first else {
+        links.borrow_mut().insert(smeta.ino, dpath.to_string());
+        return None;
+    };
+    if ctx.fs.symlink_metadata(dpath).is_ok() {
+        let _ = ctx.fs.remove_file(dpath);
+    }
+    Some(ctx.fs.hard_link(&first, dpath))
 }
 
 fn copy(
@@ -363,9 +423,22 @@ fn copy(
     if (o.remove_dest || replace_link) && dlmeta.is_some() {
         let _ = ctx.fs.remove_file(dpath);
     }
-    let result = if o.symlink {
+    let result = if let Some(linked) = link_to_earlier_copy(ctx, o, smeta, dpath) {
+        linked
+    } else if o.symlink {
         let _ = ctx.fs.remove_file(dpath).ok().filter(|_| dlmeta.is_some());
         ctx.fs.symlink(&ctx.path(sname), dpath)
+    } else if smeta.kind == FileKind::Fifo && o.recursive {
+        // `-R` copies special files as such (GNU without --copy-contents).
+        if dlmeta.is_some() {
+            let _ = ctx.fs.remove_file(dpath);
+        }
+        let mode = if o.preserve {
+            smeta.mode
+        } else {
+            smeta.mode & !UMASK
+        };
+        ctx.fs.mkfifo(dpath, mode)
     } else if smeta.kind == FileKind::Symlink {
         match ctx.fs.read_link(spath) {
             Ok(target) => {

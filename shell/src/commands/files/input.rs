@@ -30,7 +30,8 @@ pub enum Source<'a> {
     Data(Arc<Vec<u8>>),
     /// The command's standard input.
     Stdin,
-    /// An endless device's stream.
+    /// An endless device's stream, or a FIFO's (which ends when its
+    /// writers are done).
     Device(DeviceStream<'a>),
 }
 
@@ -47,7 +48,13 @@ impl DeviceStream<'_> {
     fn next_chunk(&self, buf: &mut [u8]) -> Option<usize> {
         self.control.check().ok()?;
         let mut r = self.reader.lock().unwrap_or_else(|e| e.into_inner());
-        r.read(buf).ok()
+        r.read_until(buf, &|| self.control.check().is_err()).ok()
+    }
+
+    /// True for a FIFO: finite, its reads wait for its writers.
+    fn is_fifo(&self) -> bool {
+        let r = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+        r.is_fifo()
     }
 }
 
@@ -141,6 +148,17 @@ pub fn read_all(
     match source {
         Source::Data(d) => Ok(d.clone()),
         Source::Stdin => Ok(Arc::new(read_stdin(stdin, cap)?)),
+        Source::Device(dev) if dev.is_fifo() => {
+            let mut all = Vec::new();
+            let mut buf = vec![0u8; CHUNK];
+            while let Some(n) = dev.next_chunk(&mut buf).filter(|&n| n > 0) {
+                if (all.len() + n) as u64 > cap {
+                    return Err(FsError::FileTooLarge);
+                }
+                all.extend_from_slice(&buf[..n]);
+            }
+            Ok(Arc::new(all))
+        }
         Source::Device(dev) => {
             while dev.control.check().is_ok() {
                 std::thread::sleep(POLL);
@@ -175,6 +193,10 @@ impl InputReader<'_> {
 
 impl Read for InputReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.reader.is_fifo() {
+            let control = self.control;
+            return self.reader.read_until(buf, &|| control.check().is_err());
+        }
         if !self.reader.is_endless() {
             return self.reader.read(buf);
         }

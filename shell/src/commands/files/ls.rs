@@ -673,6 +673,7 @@ fn indicator(e: &Entry, o: &Opts) -> &'static str {
         Indicator::Classify => match kind {
             FileKind::Dir => "/",
             FileKind::Symlink => "@",
+            FileKind::Fifo => "|",
             FileKind::File if e.meta.mode & 0o111 != 0 => "*",
             _ => "",
         },

@@ -8,6 +8,7 @@ pub mod chmod;
 pub mod common;
 mod cp;
 mod dirs;
+mod fifo;
 mod headtail;
 pub mod input;
 mod ln;
@@ -31,6 +32,8 @@ pub const COMMANDS: &[(&str, CommandFn)] = &[
     ("ls", ls::ls),
     ("mkdir", dirs::mkdir),
     ("rmdir", dirs::rmdir),
+    ("mkfifo", fifo::mkfifo),
+    ("mknod", fifo::mknod),
     ("rm", rm::rm),
     ("cp", cp::cp),
     ("mv", mv::mv),

@@ -110,6 +110,7 @@ fn describe(meta: &Metadata) -> &'static str {
         FileKind::Dir => "directory",
         FileKind::Symlink => "symbolic link",
         FileKind::CharDevice => "character special file",
+        FileKind::Fifo => "fifo",
     }
 }
 

@@ -24,6 +24,7 @@ fn kind_name(m: &Metadata) -> &'static str {
         FileKind::Dir => "directory",
         FileKind::Symlink => "symbolic link",
         FileKind::CharDevice => "character special file",
+        FileKind::Fifo => "fifo",
     }
 }
 
@@ -33,6 +34,7 @@ fn type_bits(m: &Metadata) -> u32 {
         FileKind::Dir => 0o040000,
         FileKind::Symlink => 0o120000,
         FileKind::CharDevice => 0o020000,
+        FileKind::Fifo => 0o010000,
     }
 }
 

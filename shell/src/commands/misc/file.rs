@@ -485,6 +485,7 @@ fn classify(ctx: &mut CommandCtx<'_>, name: &str, follow: bool) -> Kind {
             FileKind::CharDevice => {
                 return kind("character special", "inode/chardevice");
             }
+            FileKind::Fifo => return kind("fifo (named pipe)", "inode/fifo"),
             FileKind::Symlink => {
                 let target = ctx.fs.read_link(&path).unwrap_or_default();
                 let desc = if ctx.fs.metadata(&path).is_ok() {

@@ -273,6 +273,7 @@ fn entry_kind(
             }
         },
         FileKind::CharDevice => EntryType::Char,
+        FileKind::Fifo => EntryType::Fifo,
         FileKind::File => {
             if p.meta.nlink > 1 {
                 if let Some(first) = hard_links.get(&p.meta.ino) {

@@ -497,7 +497,8 @@ impl Extractor {
             b'5' => self.extract_dir(ctx, st, &m, target, existing, mode),
             b'2' => self.extract_symlink(ctx, st, opts, &m, target, existing),
             b'1' => self.extract_hard_link(ctx, st, opts, &m, target, existing),
-            b'3' | b'4' | b'6' => {
+            b'6' => self.extract_fifo(ctx, st, opts, &m, target, existing, mode),
+            b'3' | b'4' => {
                 error(
                     ctx,
                     st,
@@ -620,6 +621,31 @@ impl Extractor {
                 st,
                 format_args!("{}: Cannot create symlink to '{link}': {e}", m.name),
             ),
+        }
+    }
+
+    /// A FIFO (`mkfifo` needs no privilege, unlike device nodes).
+    #[allow(clippy::too_many_arguments)]
+    fn extract_fifo(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        st: &mut Status,
+        opts: &Options,
+        m: &Member<'_>,
+        target: String,
+        existing: Option<Metadata>,
+        mode: u32,
+    ) {
+        let kind = existing.map(|e| e.kind);
+        if !self.clear(ctx, st, opts, m.name, &target, kind, "Cannot mknod") {
+            return;
+        }
+        if let Err(e) = ctx.fs.mkfifo(&target, mode) {
+            error(ctx, st, format_args!("{}: Cannot mknod: {e}", m.name));
+            return;
+        }
+        if !opts.touch {
+            let _ = ctx.fs.set_mtime(&target, ts(m.mtime));
         }
     }
 

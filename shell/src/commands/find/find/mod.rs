@@ -443,6 +443,7 @@ fn type_char(k: FileKind) -> char {
         FileKind::Dir => 'd',
         FileKind::Symlink => 'l',
         FileKind::CharDevice => 'c',
+        FileKind::Fifo => 'p',
     }
 }
 
