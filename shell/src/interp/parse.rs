@@ -70,10 +70,22 @@ fn merge_subscripts(tokens: Vec<Token>, source: &str) -> Vec<Token> {
     let chars: Vec<char> = source.chars().collect();
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut i = 0;
+    // In command position, or after assignments there (`a[1]= b[2 + 0]=x`).
+    let mut cmd_pos = true;
+    let mut after_redir = false;
     while i < tokens.len() {
+        let here = cmd_pos && !after_redir;
+        match &tokens[i] {
+            Token::Operator(op, _) if is_redirect_op(op) => after_redir = true,
+            Token::Operator(..) => cmd_pos = starts_command(Some(&tokens[i])),
+            Token::Word(..) if after_redir => after_redir = false,
+            Token::Word(w, _) => {
+                cmd_pos = starts_command(Some(&tokens[i])) || (cmd_pos && is_assignment_word(w));
+            }
+        }
         if let Token::Word(w, loc) = &tokens[i]
             && opens_subscript(w)
-            && starts_command(out.last())
+            && here
         {
             // Find the word that balances the brackets and is followed by `=`.
             let mut depth = bracket_depth(w);
@@ -119,6 +131,7 @@ fn merge_subscripts(tokens: Vec<Token>, source: &str) -> Vec<Token> {
                 };
                 out.push(Token::Word(text, span));
                 i = j + 1;
+                cmd_pos = true;
                 continue;
             }
         }
