@@ -40,6 +40,9 @@ pub enum Step {
     Run(Vec<CompleteCommand>),
     /// Report this error (status 2) and stop.
     Error(SyntaxError),
+    /// Report this error, give status 1 and go on after the line (bash's
+    /// recovery from an array literal nested in another).
+    Skip(SyntaxError),
     /// Nothing left.
     Done,
 }
@@ -398,12 +401,96 @@ fn mark_loop_headers(mut tokens: Vec<Token>) -> Vec<Token> {
 
 fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {
     let opts = options();
-    match catch_unwind(AssertUnwindSafe(|| {
+    let program = match catch_unwind(AssertUnwindSafe(|| {
         brush_parser::parse_tokens(tokens, &opts)
     })) {
-        Ok(r) => r,
-        Err(_) => Err(ParseError::ParsingAtEndOfInput),
+        Ok(r) => r?,
+        Err(_) => return Err(ParseError::ParsingAtEndOfInput),
+    };
+    if let Some(Token::Operator(_, at)) = misplaced_array_literal(tokens).map(|(i, _)| &tokens[i]) {
+        return Err(ParseError::ParsingNear((*at.start).clone()));
     }
+    Ok(program)
+}
+
+/// Builtins after which bash's parser accepts `name=(...)` arguments.
+fn takes_array_literals(name: &str) -> bool {
+    matches!(
+        name,
+        "alias" | "declare" | "eval" | "export" | "let" | "local" | "readonly" | "typeset"
+    )
+}
+
+/// The `(` of an array literal bash refuses and brush-parser takes: after a
+/// command name other than a declaration builtin (`builtin declare a=(1)`,
+/// `echo a=(1)`), after a redirection of such a builtin, with a blank
+/// before it (`a= (1)`), or nested in another literal (`a=(b=())`, the
+/// flag: bash reports that one and goes on with the next line).
+fn misplaced_array_literal(tokens: &[Token]) -> Option<(usize, bool)> {
+    let mut cmd_pos = true;
+    let mut assign_ok = false;
+    let mut after_redir = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            Token::Operator(op, at) if op == "(" && i > 0 => {
+                if let Token::Word(w, wat) = &tokens[i - 1]
+                    && w.ends_with('=')
+                    && is_assignment_word(w)
+                    && (cmd_pos || assign_ok)
+                {
+                    if wat.end.index != at.start.index {
+                        return Some((i, false));
+                    }
+                    // Skip the literal; a `(` inside it is an error.
+                    i += 1;
+                    while i < tokens.len()
+                        && !matches!(&tokens[i], Token::Operator(o, _) if o == ")")
+                    {
+                        if matches!(&tokens[i], Token::Operator(o, _) if o == "(") {
+                            return Some((i, true));
+                        }
+                        i += 1;
+                    }
+                } else if let Token::Word(w, _) = &tokens[i - 1]
+                    && w.ends_with('=')
+                    && is_assignment_word(w)
+                    && !after_redir
+                {
+                    return Some((i, false));
+                } else {
+                    cmd_pos = true;
+                    assign_ok = false;
+                }
+            }
+            Token::Operator(op, _) if is_redirect_op(op) => {
+                after_redir = true;
+                assign_ok = false;
+            }
+            Token::Operator(op, _) => {
+                // After `f()` and a case pattern's `)` comes a command.
+                cmd_pos = starts_command(Some(&tokens[i])) || op == ")";
+                assign_ok = false;
+            }
+            Token::Word(..) if after_redir => after_redir = false,
+            Token::Word(w, _) if w == "[[" && cmd_pos => {
+                // `[[ x =~ a=(b) ]]` is a pattern, not a literal.
+                while i < tokens.len() && !matches!(&tokens[i], Token::Word(w, _) if w == "]]") {
+                    i += 1;
+                }
+                cmd_pos = false;
+            }
+            Token::Word(w, _) if cmd_pos => {
+                if !is_assignment_word(w) && !starts_command(Some(&tokens[i])) {
+                    cmd_pos = false;
+                    assign_ok = takes_array_literals(w);
+                }
+            }
+            Token::Word(..) => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn is_newline(t: &Token) -> bool {
@@ -540,6 +627,14 @@ impl Script {
                 }
                 Ok(_) => {}
                 Err(e) => {
+                    if let Some((i, true)) = misplaced_array_literal(slice) {
+                        let at = match &slice[i] {
+                            Token::Operator(_, l) | Token::Word(_, l) => (*l.start).clone(),
+                        };
+                        let err = self.describe(ParseError::ParsingNear(at), slice);
+                        self.pos = end;
+                        return Step::Skip(err);
+                    }
                     if end >= self.tokens.len() {
                         self.pos = self.tokens.len();
                         self.tail_error = None;
@@ -758,6 +853,7 @@ mod tests {
                     out.push(format!("err {} {}", e.line, e.message));
                     break;
                 }
+                Step::Skip(e) => out.push(format!("skip {} {}", e.line, e.message)),
                 Step::Done => break,
             }
         }
@@ -792,6 +888,18 @@ mod tests {
         assert!(
             s[1].contains("unexpected EOF while looking for matching"),
             "{s:?}"
+        );
+    }
+
+    #[test]
+    fn nested_array_literal_skips_its_line() {
+        assert_eq!(
+            steps("a=( x=() ); echo no\necho b\n"),
+            vec!["skip 1 syntax error near unexpected token `('", "run 1"]
+        );
+        assert_eq!(
+            steps("echo a=(1)\necho b\n"),
+            vec!["err 1 syntax error near unexpected token `('"]
         );
     }
 

@@ -572,6 +572,14 @@ fn print_named(interp: &mut Interp, name: &str, names: &[String]) -> ExecResult 
     for n in names {
         match interp.vars.get_raw(n) {
             Some(v) => text.push_str(&decl_line(n, v, true)),
+            // The option lists exist (read-only) without being stored.
+            None if let Some(list) = interp.option_list(n) => {
+                let v = Var {
+                    value: Some(Value::Str(list)),
+                    attrs: Attrs::READONLY,
+                };
+                text.push_str(&decl_line(n, &v, true));
+            }
             None => {
                 if !text.is_empty() {
                     out(interp, std::mem::take(&mut text));

@@ -439,6 +439,8 @@ impl Interp {
         let test = |val: &PVal, t: &ParameterTestType| match t {
             ParameterTestType::UnsetOrNull => match val {
                 PVal::List(v, true) if empty_ifs => v.iter().all(|s| s.is_empty()),
+                // Through `${!ref}` (ref='a[@]'), only an empty list is null.
+                PVal::List(v, _) if indirect => v.is_empty(),
                 _ => val.is_null(),
             },
             ParameterTestType::Unset => val.is_unset(),
