@@ -173,8 +173,10 @@ fn tokenize(source: &str) -> Result<Vec<Token>, String> {
         source
     };
     match catch_unwind(|| brush_parser::tokenize_str(source)) {
-        Ok(Ok(t)) => Ok(mark_loop_headers(split_extglob_function_names(
-            split_arith_for_semicolons(restore_braced_text(t, source)),
+        Ok(Ok(t)) => Ok(unreserve_after_assignments(mark_loop_headers(
+            split_extglob_function_names(split_arith_for_semicolons(restore_braced_text(
+                t, source,
+            ))),
         ))),
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("tokenizer failure".to_string()),
@@ -411,6 +413,67 @@ fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {
         return Err(ParseError::ParsingNear((*at.start).clone()));
     }
     Ok(program)
+}
+
+/// Words brush-parser always takes as reserved in command position.
+fn is_reserved(w: &str) -> bool {
+    matches!(
+        w,
+        "!" | "{"
+            | "}"
+            | "case"
+            | "do"
+            | "done"
+            | "elif"
+            | "else"
+            | "esac"
+            | "fi"
+            | "for"
+            | "if"
+            | "in"
+            | "then"
+            | "until"
+            | "while"
+            | "[["
+            | "]]"
+            | "function"
+            | "select"
+            | "coproc"
+    )
+}
+
+/// After an assignment word (`FOO=bar for`, `X=1 [[ a ]]`) bash reads a
+/// reserved word as a command name (not found, status 127). Escapes such a
+/// word (`\for`), so the parser takes it as an ordinary one.
+fn unreserve_after_assignments(mut tokens: Vec<Token>) -> Vec<Token> {
+    let mut cmd_pos = true;
+    let mut after_assign = false;
+    let mut after_redir = false;
+    for t in &mut tokens {
+        match t {
+            Token::Operator(op, _) if is_redirect_op(op) => after_redir = true,
+            Token::Operator(op, _) => {
+                cmd_pos = op_starts_command(op);
+                after_assign = false;
+            }
+            Token::Word(..) if after_redir => after_redir = false,
+            Token::Word(w, _) if cmd_pos => {
+                if is_assignment_word(w) {
+                    after_assign = true;
+                    continue;
+                }
+                if after_assign && is_reserved(w) {
+                    w.insert(0, '\\');
+                    cmd_pos = false;
+                } else {
+                    cmd_pos = word_starts_command(w);
+                }
+                after_assign = false;
+            }
+            Token::Word(..) => {}
+        }
+    }
+    tokens
 }
 
 /// Builtins after which bash's parser accepts `name=(...)` arguments.
@@ -733,17 +796,25 @@ fn is_closer(t: &Token) -> bool {
 fn starts_command(prev: Option<&Token>) -> bool {
     match prev {
         None => true,
-        Some(Token::Operator(op, _)) => {
-            matches!(
-                op.as_str(),
-                ";" | "&" | "&&" | "||" | "|" | "|&" | "(" | "\n" | ";;" | ";&" | ";;&"
-            )
-        }
-        Some(Token::Word(w, _)) => matches!(
-            w.as_str(),
-            "then" | "else" | "elif" | "do" | "while" | "until" | "if" | "!" | "{" | "time"
-        ),
+        Some(Token::Operator(op, _)) => op_starts_command(op),
+        Some(Token::Word(w, _)) => word_starts_command(w),
     }
+}
+
+/// Operators after which the next word is in command position.
+fn op_starts_command(op: &str) -> bool {
+    matches!(
+        op,
+        ";" | "&" | "&&" | "||" | "|" | "|&" | "(" | "\n" | ";;" | ";&" | ";;&"
+    )
+}
+
+/// Reserved words after which the next word is in command position.
+fn word_starts_command(w: &str) -> bool {
+    matches!(
+        w,
+        "then" | "else" | "elif" | "do" | "while" | "until" | "if" | "!" | "{" | "time"
+    )
 }
 
 fn is_redirect_op(op: &str) -> bool {

@@ -273,6 +273,11 @@ impl Interp {
                 }
                 self.assign(n, &v, a.append)
             }
+            (AssignmentName::ArrayElementName(n, i), AssignmentValue::Scalar(_))
+                if i.is_empty() =>
+            {
+                Err(VarError::BadSubscript(format!("{n}[]")))
+            }
             (AssignmentName::ArrayElementName(n, i), AssignmentValue::Scalar(v)) => {
                 let idx = self.expand_string(i)?;
                 let v = self.expand_assignment_value(&v.value)?;

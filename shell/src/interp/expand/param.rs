@@ -397,6 +397,10 @@ impl Interp {
                 Some(v) => PVal::Str(v),
                 None => PVal::Unset,
             },
+            Parameter::NamedWithIndex { name, index } if index.is_empty() => {
+                self.expansion_error(&format!("${{{name}[]}}: bad substitution"));
+                return Err(self.expansion_abort());
+            }
             Parameter::NamedWithIndex { name, index } => match self.var_element(name, index)? {
                 Some(v) => PVal::Str(v),
                 None => PVal::Unset,
@@ -626,6 +630,11 @@ impl Interp {
                 }
             }
             ParameterExpr::Substring { offset, length, .. } => {
+                // `${s:}` has no offset at all (`${s: }` is offset 0).
+                if offset.value.is_empty() && length.is_none() {
+                    self.expansion_error(&format!("${{{}:}}: bad substitution", display_name(p)));
+                    return Err(self.expansion_abort());
+                }
                 let off = self.arith_operand(&offset.value)?;
                 let len = match length {
                     Some(l) => Some(self.arith_operand(&l.value)?),
