@@ -123,6 +123,10 @@ pub enum VarError {
     /// Assigning a whole array to an element, or similar misuse.
     #[error("{0}: cannot assign list to array member")]
     ListToMember(String),
+    /// A nameref to an element (`declare -n r='a[0]'`) assigned as a whole
+    /// array or subscripted (`r=(x)`, `r[1]=x`).
+    #[error("`{0}': not a valid identifier")]
+    NotIdentifier(String),
     /// A chain of namerefs that loops (`declare -n a=b b=a; a=1`).
     #[error("warning: {0}: circular name reference")]
     CircularRef(String),
@@ -893,6 +897,9 @@ impl Interp {
         } else {
             name.to_string()
         };
+        if name.contains('[') {
+            return Err(VarError::NotIdentifier(name));
+        }
         let (attrs, is_assoc) = match self.vars.get_raw(&name) {
             Some(v) => (
                 v.attrs,
@@ -958,6 +965,18 @@ impl Interp {
         } else {
             name.to_string()
         };
+        if name.contains('[') {
+            return Err(VarError::NotIdentifier(name));
+        }
+        // A nameref without a target becomes the array itself.
+        if let Some(v) = self.vars.get_raw_mut(&name)
+            && v.attrs.has(Attrs::NAMEREF)
+            && v.value.as_ref().is_none_or(|t| t.as_scalar() == Some(""))
+        {
+            v.attrs.remove(Attrs::NAMEREF);
+            v.value = None;
+            self.shell_error(format_args!("warning: {name}: removing nameref attribute"));
+        }
         let (attrs, is_assoc) = match self.vars.get_raw(&name) {
             Some(v) => (
                 v.attrs,
