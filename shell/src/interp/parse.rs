@@ -174,8 +174,9 @@ fn tokenize(source: &str) -> Result<Vec<Token>, String> {
     };
     match catch_unwind(|| brush_parser::tokenize_str(source)) {
         Ok(Ok(t)) => Ok(unreserve_after_assignments(mark_loop_headers(
-            split_extglob_function_names(split_arith_for_semicolons(restore_braced_text(
-                t, source,
+            split_extglob_function_names(split_arith_for_semicolons(split_negated_subshells(
+                restore_braced_text(t, source),
+                source,
             ))),
         ))),
         Ok(Err(e)) => Err(e.to_string()),
@@ -215,6 +216,72 @@ fn restore_braced_text(mut tokens: Vec<Token>, source: &str) -> Vec<Token> {
         }
     }
     tokens
+}
+
+/// `if !(a && b); then` negates a subshell (without extglob, bash's reading
+/// of a command); the tokenizer makes one extglob word of it. Splits such a
+/// word in command position into `!` and the tokens of the subshell.
+fn split_negated_subshells(tokens: Vec<Token>, source: &str) -> Vec<Token> {
+    let negated = |w: &str| w.starts_with("!(") && w.ends_with(')');
+    if !tokens
+        .iter()
+        .any(|t| matches!(t, Token::Word(w, _) if negated(w)))
+    {
+        return tokens;
+    }
+    let chars: Vec<char> = source.chars().collect();
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len() + 4);
+    for t in tokens {
+        if let Token::Word(w, span) = &t
+            && negated(w)
+            && starts_command(out.last())
+            && span.start.index < span.end.index
+            && span.end.index <= chars.len()
+        {
+            let inner: String = chars[span.start.index + 1..span.end.index].iter().collect();
+            if let Ok(sub) = brush_parser::tokenize_str(&inner)
+                && matches!(sub.first(), Some(Token::Operator(o, _)) if o == "(")
+            {
+                let base = brush_parser::SourcePosition {
+                    index: span.start.index + 1,
+                    line: span.start.line,
+                    column: span.start.column + 1,
+                };
+                let bang = brush_parser::SourceSpan {
+                    start: span.start.clone(),
+                    end: Arc::new(base.clone()),
+                };
+                out.push(Token::Word("!".to_string(), bang));
+                out.extend(sub.into_iter().map(|t| shift_token(t, &base)));
+                continue;
+            }
+        }
+        out.push(t);
+    }
+    out
+}
+
+/// A token of a text that starts at `base` in the source, placed there.
+fn shift_token(t: Token, base: &brush_parser::SourcePosition) -> Token {
+    let shift = |p: &brush_parser::SourcePosition| {
+        Arc::new(brush_parser::SourcePosition {
+            index: p.index + base.index,
+            line: p.line + base.line - 1,
+            column: if p.line == 1 {
+                p.column + base.column - 1
+            } else {
+                p.column
+            },
+        })
+    };
+    let span = |s: &brush_parser::SourceSpan| brush_parser::SourceSpan {
+        start: shift(&s.start),
+        end: shift(&s.end),
+    };
+    match t {
+        Token::Operator(o, s) => Token::Operator(o, span(&s)),
+        Token::Word(w, s) => Token::Word(w, span(&s)),
+    }
 }
 
 /// The tokenizer reads the `;;` of `for ((;;))` as a case terminator; the
