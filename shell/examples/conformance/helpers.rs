@@ -36,7 +36,9 @@ fn py_repr(s: &[u8]) -> String {
 fn argv_py(ctx: &mut CommandCtx<'_>) -> i32 {
     let items: Vec<String> = ctx.args[1..]
         .iter()
-        .map(|a| py_repr(a.as_bytes()))
+        // An argument's raw bytes (the shell keeps non-UTF-8 bytes as escape
+        // chars in its strings), as the real argv.py receives them.
+        .map(|a| py_repr(&sandkeep_shell::bytes::encode(a)))
         .collect();
     let _ = writeln!(ctx.stdout, "[{}]", items.join(", "));
     0

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use brush_parser::ast::{self, Command, CompoundList, SeparatorOperator};
 
 use super::fd::Handle;
-use super::parse::{Script, Step};
+use super::parse::{Script, Step, SyntaxError};
 use super::redirect::RedirRef;
 use super::{ExecResult, Interp, Interrupt};
 use crate::control::RunControl;
@@ -88,21 +88,31 @@ impl Interp {
                     }
                 }
                 Step::Error(e) => {
-                    let prefix = match &self.script_name {
-                        None => "bash: -c".to_string(),
-                        Some(p) => p.clone(),
-                    };
-                    let mut msg = format!("{prefix}: line {}: {}\n", e.line, e.message);
-                    if let Some(l) = e.source_line {
-                        msg.push_str(&format!("{prefix}: line {}: `{l}'\n", e.line));
-                    }
-                    let _ = self.write_fd(2, msg.as_bytes());
+                    self.report_syntax_error(&e);
                     self.last_status = 2;
                     return Ok(2);
+                }
+                Step::Skip(e) => {
+                    self.report_syntax_error(&e);
+                    self.last_status = 1;
+                    status = 1;
                 }
                 Step::Done => return Ok(status),
             }
         }
+    }
+
+    /// Prints a syntax error as bash does, with the offending line.
+    fn report_syntax_error(&mut self, e: &SyntaxError) {
+        let prefix = match &self.script_name {
+            None => "bash: -c".to_string(),
+            Some(p) => p.clone(),
+        };
+        let mut msg = format!("{prefix}: line {}: {}\n", e.line, e.message);
+        if let Some(l) = &e.source_line {
+            msg.push_str(&format!("{prefix}: line {}: `{l}'\n", e.line));
+        }
+        let _ = self.write_fd(2, msg.as_bytes());
     }
 
     /// Runs one complete command; at the top level of a shell, a

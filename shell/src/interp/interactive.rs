@@ -201,7 +201,7 @@ impl Interp {
             };
             let cmds = match step {
                 Step::Run(cmds) => cmds,
-                Step::Error(e) => {
+                Step::Error(e) | Step::Skip(e) => {
                     self.show_prompt(Some(""))?;
                     let msg = format!("bash: line {}: {}\n", e.line, e.message);
                     let _ = self.write_fd(2, msg.as_bytes());

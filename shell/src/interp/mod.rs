@@ -11,6 +11,7 @@
 //!   shell builtins (OWNER: builtins helper)
 
 pub mod arith;
+pub mod array_literal;
 pub mod builtins;
 mod compound;
 pub mod cond;

@@ -40,6 +40,9 @@ pub enum Step {
     Run(Vec<CompleteCommand>),
     /// Report this error (status 2) and stop.
     Error(SyntaxError),
+    /// Report this error, give status 1 and go on after the line (bash's
+    /// recovery from an array literal nested in another).
+    Skip(SyntaxError),
     /// Nothing left.
     Done,
 }
@@ -70,10 +73,22 @@ fn merge_subscripts(tokens: Vec<Token>, source: &str) -> Vec<Token> {
     let chars: Vec<char> = source.chars().collect();
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut i = 0;
+    // In command position, or after assignments there (`a[1]= b[2 + 0]=x`).
+    let mut cmd_pos = true;
+    let mut after_redir = false;
     while i < tokens.len() {
+        let here = cmd_pos && !after_redir;
+        match &tokens[i] {
+            Token::Operator(op, _) if is_redirect_op(op) => after_redir = true,
+            Token::Operator(..) => cmd_pos = starts_command(Some(&tokens[i])),
+            Token::Word(..) if after_redir => after_redir = false,
+            Token::Word(w, _) => {
+                cmd_pos = starts_command(Some(&tokens[i])) || (cmd_pos && is_assignment_word(w));
+            }
+        }
         if let Token::Word(w, loc) = &tokens[i]
             && opens_subscript(w)
-            && starts_command(out.last())
+            && here
         {
             // Find the word that balances the brackets and is followed by `=`.
             let mut depth = bracket_depth(w);
@@ -119,6 +134,7 @@ fn merge_subscripts(tokens: Vec<Token>, source: &str) -> Vec<Token> {
                 };
                 out.push(Token::Word(text, span));
                 i = j + 1;
+                cmd_pos = true;
                 continue;
             }
         }
@@ -157,8 +173,11 @@ fn tokenize(source: &str) -> Result<Vec<Token>, String> {
         source
     };
     match catch_unwind(|| brush_parser::tokenize_str(source)) {
-        Ok(Ok(t)) => Ok(mark_loop_headers(split_extglob_function_names(
-            split_arith_for_semicolons(restore_braced_text(t, source)),
+        Ok(Ok(t)) => Ok(unreserve_after_assignments(mark_loop_headers(
+            split_extglob_function_names(split_arith_for_semicolons(split_negated_subshells(
+                restore_braced_text(t, source),
+                source,
+            ))),
         ))),
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("tokenizer failure".to_string()),
@@ -197,6 +216,72 @@ fn restore_braced_text(mut tokens: Vec<Token>, source: &str) -> Vec<Token> {
         }
     }
     tokens
+}
+
+/// `if !(a && b); then` negates a subshell (without extglob, bash's reading
+/// of a command); the tokenizer makes one extglob word of it. Splits such a
+/// word in command position into `!` and the tokens of the subshell.
+fn split_negated_subshells(tokens: Vec<Token>, source: &str) -> Vec<Token> {
+    let negated = |w: &str| w.starts_with("!(") && w.ends_with(')');
+    if !tokens
+        .iter()
+        .any(|t| matches!(t, Token::Word(w, _) if negated(w)))
+    {
+        return tokens;
+    }
+    let chars: Vec<char> = source.chars().collect();
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len() + 4);
+    for t in tokens {
+        if let Token::Word(w, span) = &t
+            && negated(w)
+            && starts_command(out.last())
+            && span.start.index < span.end.index
+            && span.end.index <= chars.len()
+        {
+            let inner: String = chars[span.start.index + 1..span.end.index].iter().collect();
+            if let Ok(sub) = brush_parser::tokenize_str(&inner)
+                && matches!(sub.first(), Some(Token::Operator(o, _)) if o == "(")
+            {
+                let base = brush_parser::SourcePosition {
+                    index: span.start.index + 1,
+                    line: span.start.line,
+                    column: span.start.column + 1,
+                };
+                let bang = brush_parser::SourceSpan {
+                    start: span.start.clone(),
+                    end: Arc::new(base.clone()),
+                };
+                out.push(Token::Word("!".to_string(), bang));
+                out.extend(sub.into_iter().map(|t| shift_token(t, &base)));
+                continue;
+            }
+        }
+        out.push(t);
+    }
+    out
+}
+
+/// A token of a text that starts at `base` in the source, placed there.
+fn shift_token(t: Token, base: &brush_parser::SourcePosition) -> Token {
+    let shift = |p: &brush_parser::SourcePosition| {
+        Arc::new(brush_parser::SourcePosition {
+            index: p.index + base.index,
+            line: p.line + base.line - 1,
+            column: if p.line == 1 {
+                p.column + base.column - 1
+            } else {
+                p.column
+            },
+        })
+    };
+    let span = |s: &brush_parser::SourceSpan| brush_parser::SourceSpan {
+        start: shift(&s.start),
+        end: shift(&s.end),
+    };
+    match t {
+        Token::Operator(o, s) => Token::Operator(o, span(&s)),
+        Token::Word(w, s) => Token::Word(w, span(&s)),
+    }
 }
 
 /// The tokenizer reads the `;;` of `for ((;;))` as a case terminator; the
@@ -385,12 +470,157 @@ fn mark_loop_headers(mut tokens: Vec<Token>) -> Vec<Token> {
 
 fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {
     let opts = options();
-    match catch_unwind(AssertUnwindSafe(|| {
+    let program = match catch_unwind(AssertUnwindSafe(|| {
         brush_parser::parse_tokens(tokens, &opts)
     })) {
-        Ok(r) => r,
-        Err(_) => Err(ParseError::ParsingAtEndOfInput),
+        Ok(r) => r?,
+        Err(_) => return Err(ParseError::ParsingAtEndOfInput),
+    };
+    if let Some(Token::Operator(_, at)) = misplaced_array_literal(tokens).map(|(i, _)| &tokens[i]) {
+        return Err(ParseError::ParsingNear((*at.start).clone()));
     }
+    Ok(program)
+}
+
+/// Words brush-parser always takes as reserved in command position.
+fn is_reserved(w: &str) -> bool {
+    matches!(
+        w,
+        "!" | "{"
+            | "}"
+            | "case"
+            | "do"
+            | "done"
+            | "elif"
+            | "else"
+            | "esac"
+            | "fi"
+            | "for"
+            | "if"
+            | "in"
+            | "then"
+            | "until"
+            | "while"
+            | "[["
+            | "]]"
+            | "function"
+            | "select"
+            | "coproc"
+    )
+}
+
+/// After an assignment word (`FOO=bar for`, `X=1 [[ a ]]`) bash reads a
+/// reserved word as a command name (not found, status 127). Escapes such a
+/// word (`\for`), so the parser takes it as an ordinary one.
+fn unreserve_after_assignments(mut tokens: Vec<Token>) -> Vec<Token> {
+    let mut cmd_pos = true;
+    let mut after_assign = false;
+    let mut after_redir = false;
+    for t in &mut tokens {
+        match t {
+            Token::Operator(op, _) if is_redirect_op(op) => after_redir = true,
+            Token::Operator(op, _) => {
+                cmd_pos = op_starts_command(op);
+                after_assign = false;
+            }
+            Token::Word(..) if after_redir => after_redir = false,
+            Token::Word(w, _) if cmd_pos => {
+                if is_assignment_word(w) {
+                    after_assign = true;
+                    continue;
+                }
+                if after_assign && is_reserved(w) {
+                    w.insert(0, '\\');
+                    cmd_pos = false;
+                } else {
+                    cmd_pos = word_starts_command(w);
+                }
+                after_assign = false;
+            }
+            Token::Word(..) => {}
+        }
+    }
+    tokens
+}
+
+/// Builtins after which bash's parser accepts `name=(...)` arguments.
+fn takes_array_literals(name: &str) -> bool {
+    matches!(
+        name,
+        "alias" | "declare" | "eval" | "export" | "let" | "local" | "readonly" | "typeset"
+    )
+}
+
+/// The `(` of an array literal bash refuses and brush-parser takes: after a
+/// command name other than a declaration builtin (`builtin declare a=(1)`,
+/// `echo a=(1)`), after a redirection of such a builtin, with a blank
+/// before it (`a= (1)`), or nested in another literal (`a=(b=())`, the
+/// flag: bash reports that one and goes on with the next line).
+fn misplaced_array_literal(tokens: &[Token]) -> Option<(usize, bool)> {
+    let mut cmd_pos = true;
+    let mut assign_ok = false;
+    let mut after_redir = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            Token::Operator(op, at) if op == "(" && i > 0 => {
+                if let Token::Word(w, wat) = &tokens[i - 1]
+                    && w.ends_with('=')
+                    && is_assignment_word(w)
+                    && (cmd_pos || assign_ok)
+                {
+                    if wat.end.index != at.start.index {
+                        return Some((i, false));
+                    }
+                    // Skip the literal; a `(` inside it is an error.
+                    i += 1;
+                    while i < tokens.len()
+                        && !matches!(&tokens[i], Token::Operator(o, _) if o == ")")
+                    {
+                        if matches!(&tokens[i], Token::Operator(o, _) if o == "(") {
+                            return Some((i, true));
+                        }
+                        i += 1;
+                    }
+                } else if let Token::Word(w, _) = &tokens[i - 1]
+                    && w.ends_with('=')
+                    && is_assignment_word(w)
+                    && !after_redir
+                {
+                    return Some((i, false));
+                } else {
+                    cmd_pos = true;
+                    assign_ok = false;
+                }
+            }
+            Token::Operator(op, _) if is_redirect_op(op) => {
+                after_redir = true;
+                assign_ok = false;
+            }
+            Token::Operator(op, _) => {
+                // After `f()` and a case pattern's `)` comes a command.
+                cmd_pos = starts_command(Some(&tokens[i])) || op == ")";
+                assign_ok = false;
+            }
+            Token::Word(..) if after_redir => after_redir = false,
+            Token::Word(w, _) if w == "[[" && cmd_pos => {
+                // `[[ x =~ a=(b) ]]` is a pattern, not a literal.
+                while i < tokens.len() && !matches!(&tokens[i], Token::Word(w, _) if w == "]]") {
+                    i += 1;
+                }
+                cmd_pos = false;
+            }
+            Token::Word(w, _) if cmd_pos => {
+                if !is_assignment_word(w) && !starts_command(Some(&tokens[i])) {
+                    cmd_pos = false;
+                    assign_ok = takes_array_literals(w);
+                }
+            }
+            Token::Word(..) => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn is_newline(t: &Token) -> bool {
@@ -527,6 +757,14 @@ impl Script {
                 }
                 Ok(_) => {}
                 Err(e) => {
+                    if let Some((i, true)) = misplaced_array_literal(slice) {
+                        let at = match &slice[i] {
+                            Token::Operator(_, l) | Token::Word(_, l) => (*l.start).clone(),
+                        };
+                        let err = self.describe(ParseError::ParsingNear(at), slice);
+                        self.pos = end;
+                        return Step::Skip(err);
+                    }
                     if end >= self.tokens.len() {
                         self.pos = self.tokens.len();
                         self.tail_error = None;
@@ -625,17 +863,25 @@ fn is_closer(t: &Token) -> bool {
 fn starts_command(prev: Option<&Token>) -> bool {
     match prev {
         None => true,
-        Some(Token::Operator(op, _)) => {
-            matches!(
-                op.as_str(),
-                ";" | "&" | "&&" | "||" | "|" | "|&" | "(" | "\n" | ";;" | ";&" | ";;&"
-            )
-        }
-        Some(Token::Word(w, _)) => matches!(
-            w.as_str(),
-            "then" | "else" | "elif" | "do" | "while" | "until" | "if" | "!" | "{" | "time"
-        ),
+        Some(Token::Operator(op, _)) => op_starts_command(op),
+        Some(Token::Word(w, _)) => word_starts_command(w),
     }
+}
+
+/// Operators after which the next word is in command position.
+fn op_starts_command(op: &str) -> bool {
+    matches!(
+        op,
+        ";" | "&" | "&&" | "||" | "|" | "|&" | "(" | "\n" | ";;" | ";&" | ";;&"
+    )
+}
+
+/// Reserved words after which the next word is in command position.
+fn word_starts_command(w: &str) -> bool {
+    matches!(
+        w,
+        "then" | "else" | "elif" | "do" | "while" | "until" | "if" | "!" | "{" | "time"
+    )
 }
 
 fn is_redirect_op(op: &str) -> bool {
@@ -745,6 +991,7 @@ mod tests {
                     out.push(format!("err {} {}", e.line, e.message));
                     break;
                 }
+                Step::Skip(e) => out.push(format!("skip {} {}", e.line, e.message)),
                 Step::Done => break,
             }
         }
@@ -779,6 +1026,18 @@ mod tests {
         assert!(
             s[1].contains("unexpected EOF while looking for matching"),
             "{s:?}"
+        );
+    }
+
+    #[test]
+    fn nested_array_literal_skips_its_line() {
+        assert_eq!(
+            steps("a=( x=() ); echo no\necho b\n"),
+            vec!["skip 1 syntax error near unexpected token `('", "run 1"]
+        );
+        assert_eq!(
+            steps("echo a=(1)\necho b\n"),
+            vec!["err 1 syntax error near unexpected token `('"]
         );
     }
 

@@ -308,18 +308,16 @@ impl Interp {
                 var.attrs.insert(Attrs::EXPORT);
             }
         }
-        // An exported SHELLOPTS carries `set -o` options into child shells.
-        if let Some(opts) = vars.get("SHELLOPTS").filter(|v| v.attrs.has(Attrs::EXPORT)) {
-            let names: Vec<String> = opts
-                .value
-                .as_ref()
-                .and_then(|v| v.as_scalar())
-                .unwrap_or("")
-                .split(':')
-                .map(str::to_string)
-                .collect();
-            for name in names {
-                child.opts.set_set_option(&name, true);
+        // An exported SHELLOPTS carries `set -o` options into child shells:
+        // the options on now (bash updates the variable with every `set`).
+        if self
+            .vars
+            .get_raw("SHELLOPTS")
+            .is_some_and(|v| v.attrs.has(Attrs::EXPORT))
+        {
+            let live = self.option_list("SHELLOPTS").unwrap_or_default();
+            for name in live.split(':') {
+                child.opts.set_set_option(name, true);
             }
         }
         child.vars = vars;

@@ -44,7 +44,8 @@ const SHELL_VARS: &[(&str, &str)] = &[
 ];
 
 /// `UID`, `EUID` and `PPID` are fixed and readonly in every shell; `$_`
-/// starts as the shell's path (so `set -u` can read it at once).
+/// starts as the shell's path (so `set -u` can read it at once); an unset
+/// `SHELL` becomes the login shell.
 pub(crate) fn set_identity(vars: &mut Vars) {
     for (k, v) in [("UID", "1000"), ("EUID", "1000"), ("PPID", "1")] {
         let var = vars.global_entry(k);
@@ -53,6 +54,11 @@ pub(crate) fn set_identity(vars: &mut Vars) {
     }
     if vars.get("_").is_none() {
         let _ = vars.set("_", Value::Str("/bin/bash".to_string()));
+    }
+    // A shell started without SHELL sets it (unexported) to the user's
+    // login shell from the password database.
+    if vars.get("SHELL").is_none() {
+        let _ = vars.set("SHELL", Value::Str("/bin/bash".to_string()));
     }
 }
 

@@ -142,6 +142,14 @@ impl Interp {
         if let Some(s) = &sc.suffix {
             collect_items(&s.0, &mut assigns, &mut redirs, &mut words, false);
         }
+        let late = late_assignments(&mut words);
+        assigns.extend(late.iter());
+        let resplit = sc.prefix.as_ref().map(|p| resplit_elements(&p.0));
+        for fixed in resplit.iter().flatten() {
+            if let Some(slot) = assigns.iter_mut().find(|a| std::ptr::eq(**a, fixed.0)) {
+                *slot = &fixed.1;
+            }
+        }
         self.last_cmdsub_status = None;
         self.debug_trap()?;
         let r = self.exec_simple_parts(&assigns, &redirs, &words);
@@ -265,6 +273,11 @@ impl Interp {
                 }
                 self.assign(n, &v, a.append)
             }
+            (AssignmentName::ArrayElementName(n, i), AssignmentValue::Scalar(_))
+                if i.is_empty() =>
+            {
+                Err(VarError::BadSubscript(format!("{n}[]")))
+            }
             (AssignmentName::ArrayElementName(n, i), AssignmentValue::Scalar(v)) => {
                 let idx = self.expand_string(i)?;
                 let v = self.expand_assignment_value(&v.value)?;
@@ -276,38 +289,20 @@ impl Interp {
                 self.assign_elem(n, &idx, &v, a.append)
             }
             (AssignmentName::VariableName(n), AssignmentValue::Array(items)) => {
-                let mut elems = Vec::new();
-                for (k, v) in items {
-                    match k {
-                        Some(k) => {
-                            let k = self.expand_string(&k.value)?;
-                            // `[k]=~:~` expands each tilde, as an assignment
-                            // does (bash 5.2 does not for associative arrays).
-                            let v = if self.is_assoc(n) {
-                                self.expand_string(&v.value)?
-                            } else {
-                                self.expand_assignment_value(&v.value)?
-                            };
-                            elems.push((Some(k), v));
-                        }
-                        None => {
-                            for f in self.expand_words(std::slice::from_ref(v))? {
-                                elems.push((None, f));
-                            }
-                        }
-                    }
-                }
+                // The elements as written: keyed ones are told apart (and
+                // expanded) with bash's rules, not brush-parser's.
+                let words: Vec<String> = items
+                    .iter()
+                    .map(|(k, v)| match k {
+                        Some(k) => format!("[{}]={}", k.value, v.value),
+                        None => v.value.clone(),
+                    })
+                    .collect();
+                let elems = self.expand_array_literal(n, &words)?;
                 if self.opts.xtrace {
                     // bash shows the words as written, not their values.
-                    let shown: Vec<String> = items
-                        .iter()
-                        .map(|(k, v)| match k {
-                            Some(k) => format!("[{}]={}", k.value, v.value),
-                            None => v.value.clone(),
-                        })
-                        .collect();
                     let op = if a.append { "+=" } else { "=" };
-                    let t = format!("{n}{op}({})", shown.join(" "));
+                    let t = format!("{n}{op}({})", words.join(" "));
                     self.trace(&t);
                 }
                 self.assign_array(n, elems, a.append)
@@ -450,6 +445,9 @@ impl Interp {
     /// environment binding: bash binds the text `(w1 w2)` of its expanded
     /// words instead.
     fn temp_binding(&mut self, a: &ast::Assignment) -> Result<bool, Interrupt> {
+        if self.refuse_element_binding(a) {
+            return Ok(true);
+        }
         let (AssignmentName::VariableName(n), AssignmentValue::Array(items)) = (&a.name, &a.value)
         else {
             return self.do_assignment(a);
@@ -475,6 +473,16 @@ impl Interp {
         }
     }
 
+    /// `a[1]=x cmd`: bash binds no array element for a command; it says so
+    /// and runs the command anyway.
+    fn refuse_element_binding(&mut self, a: &ast::Assignment) -> bool {
+        let AssignmentName::ArrayElementName(n, sub) = &a.name else {
+            return false;
+        };
+        self.shell_error(format_args!("`{n}[{sub}]': not a valid identifier"));
+        true
+    }
+
     /// `x=tmp f`: the bindings live in a scope of their own between the
     /// caller and the function, so `unset x` in `f` reveals the caller's `x`
     /// and nothing leaks out after the call.
@@ -488,6 +496,9 @@ impl Interp {
         let mut failed = None;
         for a in assigns {
             let AssignmentName::VariableName(n) = &a.name else {
+                if self.refuse_element_binding(a) {
+                    continue;
+                }
                 if let Err(e) = self.do_assignment(a) {
                     failed = Some(e);
                     break;
@@ -573,6 +584,64 @@ fn fd_var_name(w: &str) -> Option<&str> {
 }
 
 /// Sorts the items of a command prefix or suffix.
+/// Assignments bash reads where brush-parser saw words: `a[ i[1] ]=x` and
+/// `a[i[1]+1]=x` (nested brackets in the subscript), and the assignment
+/// words after them. Takes them off the front of `words`.
+fn late_assignments(words: &mut Vec<&CommandPrefixOrSuffixItem>) -> Vec<ast::Assignment> {
+    let mut late = Vec::new();
+    while let Some(first) = words.first() {
+        let a = match first {
+            CommandPrefixOrSuffixItem::Word(w) => match element_assignment(w) {
+                Some(a) => a,
+                None => break,
+            },
+            CommandPrefixOrSuffixItem::AssignmentWord(a, _) if !late.is_empty() => a.clone(),
+            _ => break,
+        };
+        late.push(a);
+        words.remove(0);
+    }
+    late
+}
+
+/// Prefix assignments whose subscript brush-parser cut at a nested `]`
+/// (`a[ a[2]=3 ]=Y` read as `a[ a[2]` = `3 ]=Y`), each with bash's reading.
+fn resplit_elements(
+    items: &[CommandPrefixOrSuffixItem],
+) -> Vec<(&ast::Assignment, ast::Assignment)> {
+    let mut out = Vec::new();
+    for item in items {
+        if let CommandPrefixOrSuffixItem::AssignmentWord(a, w) = item
+            && let AssignmentName::ArrayElementName(_, sub) = &a.name
+            && sub.contains('[')
+            && let Some(fixed) = element_assignment(w)
+            && matches!(&fixed.name, AssignmentName::ArrayElementName(_, s) if s != sub)
+        {
+            out.push((a, fixed));
+        }
+    }
+    out
+}
+
+/// `name[subscript]=value` or `+=` with brackets nested in the subscript.
+fn element_assignment(w: &ast::Word) -> Option<ast::Assignment> {
+    let open = w.value.find('[')?;
+    let name = &w.value[..open];
+    if !super::vars::is_valid_name(name) {
+        return None;
+    }
+    let (sub, append, value) = super::array_literal::keyed_element(&w.value[open..])?;
+    Some(ast::Assignment {
+        name: AssignmentName::ArrayElementName(name.to_string(), sub.to_string()),
+        value: AssignmentValue::Scalar(ast::Word {
+            value: value.to_string(),
+            loc: w.loc.clone(),
+        }),
+        append,
+        loc: w.loc.clone().unwrap_or_default(),
+    })
+}
+
 fn collect_items<'a>(
     items: &'a [CommandPrefixOrSuffixItem],
     assigns: &mut Vec<&'a ast::Assignment>,

@@ -123,6 +123,10 @@ pub enum VarError {
     /// Assigning a whole array to an element, or similar misuse.
     #[error("{0}: cannot assign list to array member")]
     ListToMember(String),
+    /// A nameref to an element (`declare -n r='a[0]'`) assigned as a whole
+    /// array or subscripted (`r=(x)`, `r[1]=x`).
+    #[error("`{0}': not a valid identifier")]
+    NotIdentifier(String),
     /// A chain of namerefs that loops (`declare -n a=b b=a; a=1`).
     #[error("warning: {0}: circular name reference")]
     CircularRef(String),
@@ -745,9 +749,7 @@ fn store(name: &str, var: &mut Var, value: Value) -> Result<(), VarError> {
     Ok(())
 }
 
-/// One element of a compound assignment `(a [k]=v ...)`: an optional
-/// subscript (already expanded) and the value.
-pub type ArrayElem = (Option<String>, String);
+pub use super::array_literal::ArrayElem;
 
 impl Interp {
     /// Assigns `name=value` or `name+=value` (with `append`) the way an
@@ -895,6 +897,9 @@ impl Interp {
         } else {
             name.to_string()
         };
+        if name.contains('[') {
+            return Err(VarError::NotIdentifier(name));
+        }
         let (attrs, is_assoc) = match self.vars.get_raw(&name) {
             Some(v) => (
                 v.attrs,
@@ -960,6 +965,18 @@ impl Interp {
         } else {
             name.to_string()
         };
+        if name.contains('[') {
+            return Err(VarError::NotIdentifier(name));
+        }
+        // A nameref without a target becomes the array itself.
+        if let Some(v) = self.vars.get_raw_mut(&name)
+            && v.attrs.has(Attrs::NAMEREF)
+            && v.value.as_ref().is_none_or(|t| t.as_scalar() == Some(""))
+        {
+            v.attrs.remove(Attrs::NAMEREF);
+            v.value = None;
+            self.shell_error(format_args!("warning: {name}: removing nameref attribute"));
+        }
         let (attrs, is_assoc) = match self.vars.get_raw(&name) {
             Some(v) => (
                 v.attrs,
@@ -972,32 +989,37 @@ impl Interp {
         }
         let int = attrs.has(Attrs::INTEGER);
         if is_assoc {
-            let mut map = match (
-                append,
-                self.vars.get_raw(&name).and_then(|v| v.value.clone()),
-            ) {
-                (true, Some(Value::Assoc(m))) => m,
+            let old_map = match self.vars.get_raw(&name).and_then(|v| v.value.clone()) {
+                Some(Value::Assoc(m)) => m,
                 _ => IndexMap::new(),
+            };
+            // `[k]+=v` appends to the element as it is so far with `+=(...)`,
+            // but to the value from before the literal with `=(...)`.
+            let (mut map, before) = if append {
+                (old_map, None)
+            } else {
+                (IndexMap::new(), Some(old_map))
             };
             // With any `[key]=value` element, bare words are ignored with a
             // warning; without, the words pair up as key value (bash 5.1+).
-            let keyed = elems.iter().any(|(k, _)| k.is_some());
+            let keyed = elems.iter().any(|e| e.key.is_some());
             let mut pending_key: Option<String> = None;
-            for (k, v) in elems {
-                match k {
+            for ArrayElem {
+                key,
+                value: v,
+                append: elem_append,
+            } in elems
+            {
+                match key {
                     Some(k) => {
-                        let v = if int {
-                            self.eval_arith(&v)
-                                .map_err(VarError::Interrupted)?
-                                .to_string()
-                        } else {
-                            v
-                        };
-                        if append && let Some(old) = map.get(&k).cloned() {
-                            assoc_insert(&mut map, k, old + &v);
-                        } else {
-                            assoc_insert(&mut map, k, v);
-                        }
+                        let old = before
+                            .as_ref()
+                            .unwrap_or(&map)
+                            .get(&k)
+                            .cloned()
+                            .filter(|_| elem_append);
+                        let v = self.element_value(old, v, int)?;
+                        assoc_insert(&mut map, k, v);
                     }
                     None if keyed => {
                         self.shell_error(format_args!(
@@ -1034,10 +1056,27 @@ impl Interp {
             _ => BTreeMap::new(),
         };
         let mut next = arr.keys().next_back().map_or(0, |k| k + 1);
-        for (k, v) in elems {
-            let idx = match k {
+        for ArrayElem {
+            key,
+            value: v,
+            append: elem_append,
+        } in elems
+        {
+            let idx = match key {
                 Some(k) => {
+                    // A key naming the array sees (and may change) the
+                    // elements stored so far.
+                    let live = k.contains(name.as_str());
+                    if live {
+                        self.put_whole(&name, Value::Indexed(arr.clone()));
+                    }
                     let i = self.eval_arith(&k).map_err(VarError::Interrupted)?;
+                    if live
+                        && let Some(Value::Indexed(now)) =
+                            self.vars.get_raw(&name).and_then(|v| v.value.clone())
+                    {
+                        arr = now;
+                    }
                     if i < 0 {
                         let last = arr.keys().next_back().map_or(-1, |m| *m);
                         if last + 1 + i < 0 {
@@ -1050,13 +1089,8 @@ impl Interp {
                 }
                 None => next,
             };
-            let v = if int {
-                self.eval_arith(&v)
-                    .map_err(VarError::Interrupted)?
-                    .to_string()
-            } else {
-                v
-            };
+            let old = arr.get(&idx).cloned().filter(|_| elem_append);
+            let v = self.element_value(old, v, int)?;
             arr.insert(idx, v);
             next = idx + 1;
         }
@@ -1068,6 +1102,28 @@ impl Interp {
         let stored = apply_case_value(a, Value::Indexed(arr));
         self.put_whole(&name, stored);
         Ok(())
+    }
+
+    /// The value an array element gets: `value`, or appended to `old`
+    /// (`[k]+=v`); for `declare -i` arrays evaluated (and added) as numbers.
+    fn element_value(
+        &mut self,
+        old: Option<String>,
+        value: String,
+        int: bool,
+    ) -> Result<String, VarError> {
+        if !int {
+            return Ok(match old {
+                Some(o) => o + &value,
+                None => value,
+            });
+        }
+        let n = self.eval_arith(&value).map_err(VarError::Interrupted)?;
+        let base = match old {
+            Some(o) => self.eval_arith(&o).map_err(VarError::Interrupted)?,
+            None => 0,
+        };
+        Ok(base.wrapping_add(n).to_string())
     }
 
     /// Replaces the whole value of `name` (readonly already checked).

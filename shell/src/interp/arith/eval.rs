@@ -5,10 +5,11 @@
 use super::ArithFail;
 use crate::interp::Interp;
 
-/// Nesting limit of expressions evaluated through variable values (bash says
-/// 1024; a lower limit keeps the native stack safe and no real script nests
-/// variable-held expressions this deep).
-const MAX_DEPTH: usize = 100;
+/// Nesting limit of expressions evaluated through variable values: bash's
+/// (ble.sh-style recursive expressions go some hundred levels deep). Each
+/// level also checks the native stack (`deep_point`), so a thread with a
+/// small stack stops cleanly before overflowing.
+const MAX_DEPTH: usize = 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
@@ -66,6 +67,9 @@ pub(super) fn evaluate(interp: &mut Interp, text: &str, depth: usize) -> Result<
     // Fast path: a plain decimal constant (the common case for variable values).
     if let Some(v) = plain_decimal(text) {
         return Ok(v);
+    }
+    if depth > 0 {
+        crate::cancel::deep_point();
     }
     if depth >= MAX_DEPTH {
         return Err(ArithFail::Error(format!(

@@ -1,8 +1,6 @@
 //! The declaration builtins: `declare`/`typeset`, `local`, `export`,
 //! `readonly`, `unset`, and `declare -p`'s output format.
 
-use brush_parser::ast::Word;
-
 use super::{err, out};
 use crate::builtin_core::quote::{quote_double, quote_set_style};
 use crate::interp::vars::{ArrayElem, ElemKey, VarError, is_valid_name, split_subscript};
@@ -344,8 +342,13 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
         if f.add.has(Attrs::NAMEREF) {
             let var = slot(interp, &target, f.global);
             var.value = Some(Value::Str(value.to_string()));
-        } else if sub.is_none() && is_compound(value) {
-            let elems = compound_elements(interp, &value[1..value.len() - 1])
+        } else if sub.is_none()
+            && is_compound(value)
+            && !f.remove.has(Attrs::INDEXED)
+            && !f.remove.has(Attrs::ASSOC)
+        {
+            // `declare +a 'x=(1 2)'` stores the text as a string.
+            let elems = compound_elements(interp, &target, &value[1..value.len() - 1])
                 .map_err(DeclErr::Interrupt)?;
             let name = target.clone();
             // A plain `declare a=(...)` makes an indexed array.
@@ -502,49 +505,14 @@ pub fn split_compound(text: &str) -> Vec<String> {
     words
 }
 
-/// Expands the elements of a compound assignment: `[k]=v` elements keep
-/// their key (expanded), bare words are expanded with splitting and globbing.
-pub fn compound_elements(interp: &mut Interp, inner: &str) -> Result<Vec<ArrayElem>, Interrupt> {
-    let mut elems = Vec::new();
-    for w in split_compound(inner) {
-        if w.starts_with('[')
-            && let Some(close) = find_close_bracket(&w)
-            && (w[close + 1..].starts_with('=') || w[close + 1..].starts_with("+="))
-        {
-            let key = interp.expand_string(&w[1..close])?;
-            let eq = if w[close + 1..].starts_with('=') {
-                close + 2
-            } else {
-                close + 3
-            };
-            let val = interp.expand_string(&w[eq..])?;
-            elems.push((Some(key), val));
-            continue;
-        }
-        let fields = interp.expand_words(&[Word {
-            value: w,
-            loc: None,
-        }])?;
-        elems.extend(fields.into_iter().map(|f| (None, f)));
-    }
-    Ok(elems)
-}
-
-fn find_close_bracket(w: &str) -> Option<usize> {
-    let mut depth = 0;
-    for (i, c) in w.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+/// Expands the elements of a compound assignment (see
+/// [`Interp::expand_array_literal`]).
+pub fn compound_elements(
+    interp: &mut Interp,
+    name: &str,
+    inner: &str,
+) -> Result<Vec<ArrayElem>, Interrupt> {
+    interp.expand_array_literal(name, &split_compound(inner))
 }
 
 /// Lists variables (no names given): `declare -p`-style for `-p` or when
@@ -572,7 +540,7 @@ fn list(interp: &mut Interp, kind: Kind, f: &Flags) -> ExecResult {
         }
         _ => {
             for (n, v) in interp.vars.visible() {
-                if filter != Attrs::default() && !v.attrs.has(filter) {
+                if filter != Attrs::default() && !has_attrs(v, filter) {
                     continue;
                 }
                 // Hidden shell state (getopts position, umask) is not a variable.
@@ -586,12 +554,32 @@ fn list(interp: &mut Interp, kind: Kind, f: &Flags) -> ExecResult {
     Ok(if out(interp, text) { 0 } else { 1 })
 }
 
+/// Whether `v` has all of `attrs`, counting an array value as its kind
+/// (`x=()` lists under `declare -a`).
+fn has_attrs(v: &Var, attrs: Attrs) -> bool {
+    let mut own = v.attrs;
+    match v.value {
+        Some(Value::Indexed(_)) => own.insert(Attrs::INDEXED),
+        Some(Value::Assoc(_)) => own.insert(Attrs::ASSOC),
+        _ => {}
+    }
+    own.has(attrs)
+}
+
 fn print_named(interp: &mut Interp, name: &str, names: &[String]) -> ExecResult {
     let mut status = 0;
     let mut text = String::new();
     for n in names {
         match interp.vars.get_raw(n) {
             Some(v) => text.push_str(&decl_line(n, v, true)),
+            // The option lists exist (read-only) without being stored.
+            None if let Some(list) = interp.option_list(n) => {
+                let v = Var {
+                    value: Some(Value::Str(list)),
+                    attrs: Attrs::READONLY,
+                };
+                text.push_str(&decl_line(n, &v, true));
+            }
             None => {
                 if !text.is_empty() {
                     out(interp, std::mem::take(&mut text));

@@ -163,6 +163,11 @@ pub fn read(interp: &mut Interp, args: &[String]) -> ExecResult {
             }
         }
         let b = buf[0];
+        // bash drops NUL bytes (unless NUL is the delimiter); they do not
+        // count for -n either.
+        if b == 0 && o.delim != Some(0) {
+            continue;
+        }
         // UTF-8 continuation bytes do not count as characters for -n/-N.
         let starts_char = b & 0xC0 != 0x80;
         if escaped {

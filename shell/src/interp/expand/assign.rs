@@ -70,6 +70,11 @@ impl Interp {
         sub: &str,
         value: i64,
     ) -> Result<(), ArithFail> {
+        // `A["$unset"]` is `A[]` once quotes are removed: no element.
+        if super::special::unquote_key(sub).is_empty() {
+            self.expansion_error(&format!("((: `{name}[]': not a valid identifier"));
+            return Ok(());
+        }
         let sub = if self.is_assoc(name) {
             super::special::unquote_key(sub)
         } else {

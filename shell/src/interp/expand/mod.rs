@@ -16,7 +16,7 @@
 
 mod ansi;
 mod assign;
-mod brace;
+pub(crate) mod brace;
 mod param;
 mod prompt;
 mod reparse;

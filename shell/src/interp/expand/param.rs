@@ -397,6 +397,10 @@ impl Interp {
                 Some(v) => PVal::Str(v),
                 None => PVal::Unset,
             },
+            Parameter::NamedWithIndex { name, index } if index.is_empty() => {
+                self.expansion_error(&format!("${{{name}[]}}: bad substitution"));
+                return Err(self.expansion_abort());
+            }
             Parameter::NamedWithIndex { name, index } => match self.var_element(name, index)? {
                 Some(v) => PVal::Str(v),
                 None => PVal::Unset,
@@ -439,6 +443,8 @@ impl Interp {
         let test = |val: &PVal, t: &ParameterTestType| match t {
             ParameterTestType::UnsetOrNull => match val {
                 PVal::List(v, true) if empty_ifs => v.iter().all(|s| s.is_empty()),
+                // Through `${!ref}` (ref='a[@]'), only an empty list is null.
+                PVal::List(v, _) if indirect => v.is_empty(),
                 _ => val.is_null(),
             },
             ParameterTestType::Unset => val.is_unset(),
@@ -624,6 +630,11 @@ impl Interp {
                 }
             }
             ParameterExpr::Substring { offset, length, .. } => {
+                // `${s:}` has no offset at all (`${s: }` is offset 0).
+                if offset.value.is_empty() && length.is_none() {
+                    self.expansion_error(&format!("${{{}:}}: bad substitution", display_name(p)));
+                    return Err(self.expansion_abort());
+                }
                 let off = self.arith_operand(&offset.value)?;
                 let len = match length {
                     Some(l) => Some(self.arith_operand(&l.value)?),

@@ -78,6 +78,17 @@ impl Interp {
         }
     }
 
+    /// `SHELLOPTS` / `BASHOPTS`: the `set -o` / `shopt` options that are on,
+    /// as bash keeps these read-only lists.
+    pub(crate) fn option_list(&self, name: &str) -> Option<String> {
+        use crate::interp::options::{SET_O_OPTIONS, SHOPT_OPTIONS};
+        match name {
+            "SHELLOPTS" => Some(options_on(SET_O_OPTIONS, |n| self.opts.get_set_option(n))),
+            "BASHOPTS" => Some(options_on(SHOPT_OPTIONS, |n| self.opts.get_shopt(n))),
+            _ => None,
+        }
+    }
+
     /// Values computed on every read; `None` for ordinary names.
     fn dynamic_scalar(&mut self, name: &str) -> Option<String> {
         let first = *name.as_bytes().first()?;
@@ -103,15 +114,8 @@ impl Interp {
             }
             "FUNCNAME" => return self.call_stack.last().cloned(),
             // The options that are on, as bash keeps these read-only lists.
-            "SHELLOPTS" if self.vars.get(name).is_none() => {
-                options_on(crate::interp::options::SET_O_OPTIONS, |n| {
-                    self.opts.get_set_option(n)
-                })
-            }
-            "BASHOPTS" if self.vars.get(name).is_none() => {
-                options_on(crate::interp::options::SHOPT_OPTIONS, |n| {
-                    self.opts.get_shopt(n)
-                })
+            "SHELLOPTS" | "BASHOPTS" if self.vars.get(name).is_none() => {
+                return self.option_list(name);
             }
             _ => return None,
         })

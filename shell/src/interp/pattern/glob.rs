@@ -24,6 +24,8 @@ pub fn glob(interp: &Interp, pattern: &str) -> Vec<String> {
     let opts = GlobOpts {
         dotglob: interp.opts.dotglob || ignore.is_some(),
         globstar: interp.opts.globstar,
+        // A GLOBIGNORE set drops `.` and `..` whatever globskipdots says.
+        skipdots: ignore.is_some() || interp.opts.get_shopt("globskipdots") != Some(false),
         m,
     };
     let mut found = glob_in(&interp.fs, &interp.cwd, pattern, opts);
@@ -105,6 +107,9 @@ pub struct GlobOpts {
     pub dotglob: bool,
     /// `shopt -s globstar`
     pub globstar: bool,
+    /// `shopt -s globskipdots` (bash 5.2's default): `.` and `..` never
+    /// match; with it off, a pattern starting with `.` matches them.
+    pub skipdots: bool,
     /// extglob / nocaseglob.
     pub m: MatchOptions,
 }
@@ -211,15 +216,25 @@ impl Globber<'_> {
         let Ok(entries) = self.fs.read_dir(dir) else {
             return;
         };
-        for e in entries {
-            if !self.visible(&e.name, &pat) || !pat.matches(&e.name) {
+        // The directory listing has no `.` and `..`; they come in here.
+        let dots = if !self.opts.skipdots && pat.starts_with_dot() {
+            &[".", ".."][..]
+        } else {
+            &[]
+        };
+        let names = dots
+            .iter()
+            .map(|d| d.to_string())
+            .chain(entries.into_iter().map(|e| e.name));
+        for name in names {
+            if !self.visible(&name, &pat) || !pat.matches(&name) {
                 continue;
             }
-            let out = format!("{prefix}{}", e.name);
+            let out = format!("{prefix}{name}");
             if rest.is_empty() {
                 self.out.push(out);
             } else {
-                let path = join(dir, &e.name);
+                let path = join(dir, &name);
                 if self.is_dir(&path) {
                     self.walk(&path, &format!("{out}/"), rest);
                 }
