@@ -29,10 +29,12 @@
 //! # });
 //! ```
 
+#![deny(missing_docs)]
 pub mod archive;
 pub mod duration;
 pub mod eventlog;
 pub mod hooks;
+mod ids;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod mindlog;

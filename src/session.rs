@@ -101,7 +101,7 @@ pub fn new_session_id() -> String {
     format!(
         "{}-{:06x}",
         crate::timestamp::now_compact(),
-        crate::sandbox::local::cheap_random_u32() & 0xff_ffff
+        crate::ids::cheap_random_u32() & 0xff_ffff
     )
 }
 
