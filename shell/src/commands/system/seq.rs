@@ -558,7 +558,11 @@ impl Output<'_> {
         write: impl FnOnce(&mut Vec<u8>),
     ) -> bool {
         if !is_first {
-            self.buf.extend_from_slice(self.sep.as_bytes());
+            // The usual "\n" as a push: a copy of unknown length calls memmove.
+            match self.sep.as_bytes() {
+                [one] => self.buf.push(*one),
+                sep => self.buf.extend_from_slice(sep),
+            }
         }
         write(&mut self.buf);
         if self.buf.len() >= 8192 {
@@ -598,13 +602,30 @@ fn print_exact(
     // Plain integers (`seq 1 1000000`), the common case, are written as
     // digits straight into the buffer: no string per number.
     let plain = fmt.is_none() && fp.width.is_none() && scale == 0 && prec == 0;
+    // Counting up by one from zero or more (`seq 1 1388000`), the text of
+    // the next number is the last one's plus one, done on its digits as GNU
+    // seq does: a division per digit costs seven times that.
+    let mut counter = (plain && s == 1 && f >= 0).then(|| DecimalCounter::new(f));
     while (s > 0 && v <= l) || (s < 0 && v >= l) {
+        if let Some(counter) = counter.as_mut() {
+            if !out.emit_with(ctx, count == 0, |buf| counter.push_to(buf)) {
+                return None;
+            }
+            counter.increment();
+            count += 1;
+            // Past i128's end there is no next number (and no wrap-around).
+            let Some(next) = v.checked_add(s) else { break };
+            v = next;
+            continue;
+        }
         if plain {
             if !out.emit_with(ctx, count == 0, |buf| push_int(buf, v)) {
                 return None;
             }
             count += 1;
-            v += s;
+            // Past i128's end there is no next number (and no wrap-around).
+            let Some(next) = v.checked_add(s) else { break };
+            v = next;
             continue;
         }
         let text = match (fmt, fp.width) {
@@ -630,31 +651,103 @@ fn print_exact(
             return None;
         }
         count += 1;
-        v += s;
+        let Some(next) = v.checked_add(s) else { break };
+        v = next;
     }
     Some(count)
 }
 
 /// Appends `v` in decimal (what `fixed(v, 0, 0)` gives, without allocating).
+/// A number that fits an `i64` (every one seq can print in time) is written
+/// into a fixed 20-byte block, the block appended whole and the tail cut
+/// off: a copy of constant size compiles to a few moves, where one of the
+/// digits' own length calls `memmove` (two calls a number, a third of
+/// `seq 1 1388000 > f`'s time).
 fn push_int(buf: &mut Vec<u8>, v: i128) {
+    /// The longest `i64` in decimal: `-9223372036854775808`.
+    const BLOCK: usize = 20;
+    let Ok(small) = i64::try_from(v) else {
+        push_wide_int(buf, v);
+        return;
+    };
+    let negative = small < 0;
+    let mut n = small.unsigned_abs();
+    let len = n.checked_ilog10().map_or(1, |d| d as usize + 1) + usize::from(negative);
+    let mut block = [0u8; BLOCK];
+    if negative {
+        block[0] = b'-';
+    }
+    let mut at = len;
+    loop {
+        at -= 1;
+        block[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let start = buf.len();
+    buf.extend_from_slice(&block);
+    buf.truncate(start + len);
+}
+
+/// A non-negative integer kept as its decimal digits, for counting by one.
+struct DecimalCounter {
+    /// The digits, left-aligned; room for `i128::MAX` (39 digits) and one more.
+    digits: [u8; 40],
+    len: usize,
+}
+
+impl DecimalCounter {
+    fn new(start: i128) -> DecimalCounter {
+        let mut text = Vec::with_capacity(40);
+        push_int(&mut text, start);
+        let mut digits = [b'0'; 40];
+        let len = text.len().min(digits.len());
+        digits[..len].copy_from_slice(&text[..len]);
+        DecimalCounter { digits, len }
+    }
+
+    /// Appends the number's text (as [`push_int`]: a fixed-size copy, then
+    /// the tail cut off).
+    fn push_to(&self, buf: &mut Vec<u8>) {
+        let start = buf.len();
+        buf.extend_from_slice(&self.digits);
+        buf.truncate(start + self.len);
+    }
+
+    /// Adds one: the trailing nines become zeros and the digit before them
+    /// goes up; all nines gain a leading one.
+    fn increment(&mut self) {
+        for d in self.digits[..self.len].iter_mut().rev() {
+            if *d < b'9' {
+                *d += 1;
+                return;
+            }
+            *d = b'0';
+        }
+        if self.len < self.digits.len() {
+            // The digits are all zeros now: "1" and one zero more.
+            self.digits[0] = b'1';
+            self.digits[self.len] = b'0';
+            self.len += 1;
+        }
+    }
+}
+
+/// [`push_int`] for numbers past the `i64` range.
+fn push_wide_int(buf: &mut Vec<u8>, v: i128) {
     let mut digits = [0u8; 40];
     let mut at = digits.len();
     let mut n = v.unsigned_abs();
-    // u64 division is several times cheaper than u128's: use it once the
-    // rest fits (always, for the numbers seq can print in time).
-    while n > u128::from(u64::MAX) {
+    while n > 0 {
         at -= 1;
         digits[at] = b'0' + (n % 10) as u8;
         n /= 10;
     }
-    let mut small = n as u64;
-    loop {
+    if at == digits.len() {
         at -= 1;
-        digits[at] = b'0' + (small % 10) as u8;
-        small /= 10;
-        if small == 0 {
-            break;
-        }
+        digits[at] = b'0';
     }
     if v < 0 {
         buf.push(b'-');
@@ -711,6 +804,19 @@ mod tests {
     }
 
     #[test]
+    fn the_decimal_counter_counts_as_fixed_prints() {
+        for start in [0, 1, 8, 9, 98, 99, 999_999_998, i128::from(u64::MAX) - 2] {
+            let mut counter = DecimalCounter::new(start);
+            for v in start..start + 4 {
+                let mut buf = Vec::new();
+                counter.push_to(&mut buf);
+                assert_eq!(String::from_utf8(buf).unwrap(), fixed(v, 0, 0), "{v}");
+                counter.increment();
+            }
+        }
+    }
+
+    #[test]
     fn integers_are_pushed_as_fixed_prints_them() {
         for v in [
             0,
@@ -722,6 +828,12 @@ mod tests {
             i128::from(u64::MAX) + 1,
             i128::MIN,
             i128::MAX,
+            i128::from(i64::MIN),
+            i128::from(i64::MAX),
+            i128::from(i64::MIN) - 1,
+            i128::from(i64::MAX) + 1,
+            999_999_999,
+            -1_000_000_000,
         ] {
             let mut buf = Vec::new();
             push_int(&mut buf, v);
