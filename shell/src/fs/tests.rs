@@ -73,6 +73,11 @@ fn files_read_write_append() {
     fs.truncate("/workspace/a.txt", 7).unwrap();
     assert_eq!(fs.read("/workspace/a.txt").unwrap(), b"Jello\0\0");
     assert_eq!(fs.metadata("/workspace/a.txt").unwrap().size, 7);
+    // Over the end: the inside part overwrites, the rest is appended.
+    fs.write_at("/workspace/a.txt", 5, b"-there").unwrap();
+    assert_eq!(fs.read("/workspace/a.txt").unwrap(), b"Jello-there");
+    fs.write_at("/workspace/fresh", 3, b"ab").unwrap();
+    assert_eq!(fs.read("/workspace/fresh").unwrap(), b"\0\0\0ab");
     assert_eq!(fs.read("/workspace"), Err(FsError::IsADirectory));
     assert_eq!(fs.write("/workspace", b""), Err(FsError::IsADirectory));
     assert_eq!(fs.read("/workspace/nope"), Err(FsError::NotFound));

@@ -695,29 +695,23 @@ impl Tree {
         }
         let (off, end) = (offset as usize, end as usize);
         let slot = self.slot(ROOT, path, &mut 0)?;
+        // A FIFO has no positions: what is written is queued.
         if let Slot::Existing(ino, _) = slot
             && let Some(pushed) = self.push_fifo(ino, data)
         {
             return pushed;
         }
-        // A FIFO has no positions: what is written is queued.
         match slot {
             Slot::Existing(ino, entry) => self.edit_entry(
                 entry.map(|(p, n)| (p, n.to_string())),
                 ino,
                 |old| old.max(end as u64),
-                |d| {
-                    let v = Arc::make_mut(d);
-                    if v.len() < end {
-                        v.resize(end, 0);
-                    }
-                    v[off..end].copy_from_slice(data);
-                },
+                |d| splice_at(Arc::make_mut(d), off, data),
             ),
             Slot::New(parent, name) => {
                 let name = name.to_string();
-                let mut v = vec![0; end];
-                v[off..end].copy_from_slice(data);
+                let mut v = Vec::with_capacity(end);
+                splice_at(&mut v, off, data);
                 self.create_file_in(parent, &name, v)
             }
         }
@@ -1098,4 +1092,19 @@ impl Tree {
         self.bytes += data.len() as u64;
         Ok(())
     }
+}
+
+/// Writes `data` over `v` at `off`, growing it as needed: a gap before
+/// `off` reads as zeros (a sparse write); the part past the old end is
+/// appended, not zero-filled first and then copied over (writes that
+/// append, the common case, touch each byte once).
+fn splice_at(v: &mut Vec<u8>, off: usize, data: &[u8]) {
+    if v.len() <= off {
+        v.resize(off, 0);
+        v.extend_from_slice(data);
+        return;
+    }
+    let inside = (v.len() - off).min(data.len());
+    v[off..off + inside].copy_from_slice(&data[..inside]);
+    v.extend_from_slice(&data[inside..]);
 }
