@@ -60,9 +60,67 @@ thread_local! {
     static WORD_CACHE: RefCell<[FastMap<Pieces>; 4]> = RefCell::new(Default::default());
 }
 
+/// Unclosed `${` and `$(` a word may have and still reach the parser.
+/// brush-parser's grammar backtracks at each one (an expansion, then
+/// literal text), so k of them cost 2^k attempts: 20 took seconds and 25
+/// ran past any time limit, with no point to stop it. Such words come from
+/// here-documents and from text parsed at run time (`PS4`, subscripts of
+/// `test -v`, associative keys). More than this many is a bad
+/// substitution, as bash says for any unclosed one.
+const MAX_UNCLOSED_EXPANSIONS: usize = 8;
+
+/// How many `${` and `$(` (and `(` within one) of `word` no later `}` or
+/// `)` can close: every unescaped opener opens and every unescaped closer
+/// closes. Outside double quotes, single quotes hide what they hold, except
+/// in a here-document (`heredoc`), whose quotes are text. A closer that
+/// should not count only makes the count smaller.
+fn unclosed_expansions(word: &str, heredoc: bool) -> usize {
+    let b = word.as_bytes();
+    let (mut braces, mut parens, mut i) = (0usize, 0usize, 0);
+    let mut in_double = false;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'$' if b.get(i + 1) == Some(&b'{') => {
+                braces += 1;
+                i += 1;
+            }
+            b'$' if b.get(i + 1) == Some(&b'(') => {
+                parens += 1;
+                i += 1;
+            }
+            b'"' if !heredoc && parens == 0 => in_double = !in_double,
+            // Inside `$(`, quotes are the command's and hide what they hold.
+            q @ (b'\'' | b'"') if parens > 0 || (q == b'\'' && !heredoc && !in_double) => {
+                i = skip_quoted(b, i);
+            }
+            // Outside `$(`, a parenthesis of the text is just text.
+            b'(' if parens > 0 => parens += 1,
+            b'}' => braces = braces.saturating_sub(1),
+            b')' => parens = parens.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    braces + parens
+}
+
+/// The index of the quote closing the one at `b[open]` (or the end).
+fn skip_quoted(b: &[u8], open: usize) -> usize {
+    let q = b[open];
+    let mut i = open + 1;
+    while i < b.len() && b[i] != q {
+        i += usize::from(q == b'"' && b[i] == b'\\') + 1;
+    }
+    i
+}
+
 /// Parses `word` into pieces, from the per-thread cache when possible.
 /// `None` when the word can't be parsed (a bad substitution).
 pub(crate) fn parse_word(word: &str, mode: ParseMode) -> Option<Pieces> {
+    if unclosed_expansions(word, mode == ParseMode::Heredoc) > MAX_UNCLOSED_EXPANSIONS {
+        return None;
+    }
     WORD_CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let cache = &mut c[mode as usize];
