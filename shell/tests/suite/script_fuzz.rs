@@ -700,6 +700,11 @@ fn found_scripts() -> Vec<String> {
         format!("shopt -s extglob\necho @(__nope__*|_\"{unclosed_default})\n"),
         format!("declare -A a\na=([k{}1]=v1 [k2]=v2)\n", "$((".repeat(11)),
         format!("cat <<EOF\n\"{unclosed_default}\nEOF\n"),
+        // Builtins cut an invalid option inside its char (source.rs, ...).
+        "eval -$'\\ue9'\n".to_string(),
+        // stat.rs and find's pad: `format!` panics past a width of 65,535.
+        "stat -c '%9223372036854775807n %F %70000a' /dev/null\n".to_string(),
+        "find /dev/null -printf '%70000p %99999999999999999999s'\n".to_string(),
         // Unclosed `(` and `case` (parse.rs).
         format!("{}echo )\n", "(".repeat(40)),
         "case a in b) echo\n".repeat(45),
