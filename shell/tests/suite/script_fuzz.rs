@@ -23,7 +23,8 @@
 //!
 //! `SANDKEEP_FUZZ_THREADS` (default 4) sets the workers of the manual run
 //! (most of a timed-out run is waiting, not computing); `SANDKEEP_FUZZ_SEED`
-//! changes its random stream.
+//! changes its random stream; `SANDKEEP_FUZZ_LAST=DIR` keeps each worker's
+//! current script in `DIR/worker-N.sh`, to find the script of a crash.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)] // seeds are host files, knobs env vars
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -547,10 +548,22 @@ fn shrink(script: &str, stdin: &[u8]) -> String {
     best
 }
 
+thread_local! {
+    /// Where this worker writes each script before it runs it
+    /// (`SANDKEEP_FUZZ_LAST`): after a crash no test can report (a stack
+    /// overflow aborts the process), the file holds the script that did it.
+    static LAST_SCRIPT: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Runs one input; a failure carries the shrunk script.
 fn check(input: &Input) -> Result<(), TestCaseError> {
     let seeds = seeds();
     let text = script(input, seeds);
+    LAST_SCRIPT.with(|last| {
+        if let Some(path) = last.borrow().as_ref() {
+            let _ = std::fs::write(path, &text);
+        }
+    });
     let Some(why) = failure(&text, &input.stdin) else {
         return Ok(());
     };
@@ -620,6 +633,10 @@ static FAILED: AtomicU64 = AtomicU64::new(0);
 /// One worker: `cases` inputs; after a failure it goes on with a new
 /// random stream, so a long run reports every failure it meets.
 fn worker(cases: u32, stream: u64, progress: bool) -> Vec<String> {
+    if let Some(dir) = std::env::var_os("SANDKEEP_FUZZ_LAST") {
+        let path = Path::new(&dir).join(format!("worker-{stream}.sh"));
+        LAST_SCRIPT.with(|last| *last.borrow_mut() = Some(path));
+    }
     let (mut left, mut stream, mut failures) = (cases, stream, Vec::new());
     while left > 0 {
         let (ran, failure) = stretch_of_inputs(left, stream, progress);
@@ -702,6 +719,8 @@ fn found_scripts() -> Vec<String> {
         format!("cat <<EOF\n\"{unclosed_default}\nEOF\n"),
         // Builtins cut an invalid option inside its char (source.rs, ...).
         "eval -$'\\ue9'\n".to_string(),
+        // jq's token scan (json/alternatives.rs) cut a char.
+        "jq -n 'x=é'\n".to_string(),
         // stat.rs and find's pad: `format!` panics past a width of 65,535.
         "stat -c '%9223372036854775807n %F %70000a' /dev/null\n".to_string(),
         "find /dev/null -printf '%70000p %99999999999999999999s'\n".to_string(),

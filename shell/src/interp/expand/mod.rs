@@ -71,14 +71,15 @@ const MAX_UNCLOSED_EXPANSIONS: usize = 8;
 
 /// How many `${` and `$(` (and `(` within one) of `word` no later `}` or
 /// `)` can close: every unescaped opener opens and every unescaped closer
-/// closes. Outside double quotes, single quotes hide what they hold, except
-/// in a here-document (`heredoc`), whose quotes are text. A closer that
-/// should not count only makes the count smaller.
+/// closes. Single quotes outside double quotes hide what they hold, except
+/// at the top of a here-document (`heredoc`), whose quotes are text. A
+/// closer that should not count only makes the count smaller.
 fn unclosed_expansions(word: &str, heredoc: bool) -> usize {
     let b = word.as_bytes();
     let (mut braces, mut parens, mut i) = (0usize, 0usize, 0);
     let mut in_double = false;
     while i < b.len() {
+        let quotes_count = !heredoc || parens > 0;
         match b[i] {
             b'\\' => i += 1,
             b'$' if b.get(i + 1) == Some(&b'{') => {
@@ -89,13 +90,15 @@ fn unclosed_expansions(word: &str, heredoc: bool) -> usize {
                 parens += 1;
                 i += 1;
             }
-            b'"' if !heredoc && parens == 0 => in_double = !in_double,
-            // Inside `$(`, quotes are the command's and hide what they hold.
-            q @ (b'\'' | b'"') if parens > 0 || (q == b'\'' && !heredoc && !in_double) => {
-                i = skip_quoted(b, i);
+            b'"' if quotes_count => in_double = !in_double,
+            b'\'' if quotes_count && !in_double => {
+                i += 1;
+                while i < b.len() && b[i] != b'\'' {
+                    i += 1;
+                }
             }
-            // Outside `$(`, a parenthesis of the text is just text.
-            b'(' if parens > 0 => parens += 1,
+            // Outside `$(` (and in quotes), a parenthesis is just text.
+            b'(' if parens > 0 && !in_double => parens += 1,
             b'}' => braces = braces.saturating_sub(1),
             b')' => parens = parens.saturating_sub(1),
             _ => {}
@@ -103,16 +106,6 @@ fn unclosed_expansions(word: &str, heredoc: bool) -> usize {
         i += 1;
     }
     braces + parens
-}
-
-/// The index of the quote closing the one at `b[open]` (or the end).
-fn skip_quoted(b: &[u8], open: usize) -> usize {
-    let q = b[open];
-    let mut i = open + 1;
-    while i < b.len() && b[i] != q {
-        i += usize::from(q == b'"' && b[i] == b'\\') + 1;
-    }
-    i
 }
 
 /// Parses `word` into pieces, from the per-thread cache when possible.
