@@ -724,6 +724,8 @@ fn found_scripts() -> Vec<String> {
         // stat.rs and find's pad: `format!` panics past a width of 65,535.
         "stat -c '%9223372036854775807n %F %70000a' /dev/null\n".to_string(),
         "find /dev/null -printf '%70000p %99999999999999999999s'\n".to_string(),
+        // Time fields (time.rs) and nl: the same `format!` widths.
+        "printf '%(%-109999999999999999999B|%70000d)T\\n' 0; echo a | nl -w 70000\n".to_string(),
         // Unclosed `(` and `case` (parse.rs).
         format!("{}echo )\n", "(".repeat(40)),
         "case a in b) echo\n".repeat(45),
