@@ -438,9 +438,11 @@ fn unclosed_keywords(tokens: &[Token]) -> usize {
                 prev.map(Token::to_str),
                 Some(")" | "}" | "fi" | "done" | "esac")
             );
+            // A `case` pattern's `)` (and a function's `()`) starts a command too.
+            let after_paren = matches!(prev, Some(Token::Operator(op, _)) if op == ")");
             match w.as_str() {
                 "if" | "case" | "while" | "until" | "for" | "select" | "{"
-                    if starts_command(prev) =>
+                    if starts_command(prev) || after_paren =>
                 {
                     open += 1
                 }
