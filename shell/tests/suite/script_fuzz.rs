@@ -726,6 +726,8 @@ fn found_scripts() -> Vec<String> {
         "find /dev/null -printf '%70000p %99999999999999999999s'\n".to_string(),
         // Time fields (time.rs) and nl: the same `format!` widths.
         "printf '%(%-109999999999999999999B|%70000d)T\\n' 0; echo a | nl -w 70000\n".to_string(),
+        // A prompt that expands itself (expand/prompt.rs) overflowed the stack.
+        "PS1='x${PS1@P}'\necho \"${PS1@P}\"\n".to_string(),
         // Unclosed `(` and `case` (parse.rs).
         format!("{}echo )\n", "(".repeat(40)),
         "case a in b) echo\n".repeat(45),
