@@ -255,6 +255,11 @@ fn parse_spec(flavor: Flavor, chars: &[char], mut i: usize) -> (Spec, usize) {
         );
         i += 1;
     }
+    // GNU ignores a width past an `int`; past printf's 64 MiB field we do
+    // too rather than build it.
+    if width.is_some_and(|w| w > MAX_WIDTH) {
+        width = None;
+    }
     let mut colons = 0;
     while chars.get(i) == Some(&':') {
         colons += 1;
@@ -402,6 +407,9 @@ fn number(flavor: Flavor, conv: char, tm: &Tm) -> Option<Field> {
     Some(Field::Number(v, w, p, yearish))
 }
 
+/// The widest field a conversion pads to (printf's limit too).
+const MAX_WIDTH: usize = 1 << 26;
+
 /// Writes `field` with the flags and width.
 fn write_field(
     out: &mut String,
@@ -430,11 +438,15 @@ fn write_field(
             if p == '\0' {
                 let _ = write!(out, "{sign}{digits}");
             } else if p == ' ' {
-                let s = format!("{sign}{digits}");
-                let _ = write!(out, "{s:>w$}");
+                // By hand: `format!` panics past a width of 65,535.
+                let fill = w.saturating_sub(sign.len() + digits.len());
+                out.extend(std::iter::repeat_n(' ', fill));
+                let _ = write!(out, "{sign}{digits}");
             } else {
-                let w = w.saturating_sub(sign.len());
-                let _ = write!(out, "{sign}{digits:0>w$}");
+                let fill = w.saturating_sub(sign.len() + digits.len());
+                out.push_str(sign);
+                out.extend(std::iter::repeat_n('0', fill));
+                out.push_str(&digits);
             }
         }
         Field::Text(mut t) => {

@@ -469,6 +469,14 @@ fn mark_loop_headers(mut tokens: Vec<Token>) -> Vec<Token> {
 }
 
 fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {
+    // brush-parser reads each `((` as arithmetic and then as two subshells,
+    // so unclosed ones cost it 2^n attempts (24 took seconds, with no point
+    // to stop it). A `(` that no `)` after it can close never parses.
+    // So it does for each `case`, `if` and loop left open: many of them
+    // cannot parse either.
+    if has_unclosed_paren(tokens) || unclosed_keywords(tokens) > MAX_UNCLOSED_KEYWORDS {
+        return Err(ParseError::ParsingAtEndOfInput);
+    }
     let opts = options();
     let program = match catch_unwind(AssertUnwindSafe(|| {
         brush_parser::parse_tokens(tokens, &opts)
@@ -621,6 +629,62 @@ fn misplaced_array_literal(tokens: &[Token]) -> Option<(usize, bool)> {
         i += 1;
     }
     None
+}
+
+/// Whether some `(` operator of `tokens` has no `)` operator after it left
+/// to close it (`((` and `))` count twice; parentheses inside words, as in
+/// `$(...)` or `@(...)`, are the words' own).
+fn has_unclosed_paren(tokens: &[Token]) -> bool {
+    let mut open = 0usize;
+    for t in tokens {
+        if let Token::Operator(op, _) = t {
+            for c in op.chars() {
+                match c {
+                    '(' => open += 1,
+                    ')' => open = open.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        }
+    }
+    open > 0
+}
+
+/// Compound commands left open (by [`unclosed_keywords`]'s count) past
+/// which a text is refused before brush-parser tries it: past what real
+/// scripts have open at a line's end, below where its backtracking shows.
+const MAX_UNCLOSED_KEYWORDS: usize = 12;
+
+/// How many compound commands `tokens` open (`if`, `case`, loops, `{` in
+/// command position) that no closing word after them (`fi`, `esac`,
+/// `done`, `}`) closes. A keyword in an odd place may go uncounted, which
+/// only lets the parser see the text.
+fn unclosed_keywords(tokens: &[Token]) -> usize {
+    let mut open = 0usize;
+    let mut prev: Option<&Token> = None;
+    for t in tokens {
+        if let Token::Word(w, _) = t {
+            let after_close = matches!(
+                prev.map(Token::to_str),
+                Some(")" | "}" | "fi" | "done" | "esac")
+            );
+            // A `case` pattern's `)` (and a function's `()`) starts a command too.
+            let after_paren = matches!(prev, Some(Token::Operator(op, _)) if op == ")");
+            match w.as_str() {
+                "if" | "case" | "while" | "until" | "for" | "select" | "{"
+                    if starts_command(prev) || after_paren =>
+                {
+                    open += 1
+                }
+                "fi" | "esac" | "done" | "}" if starts_command(prev) || after_close => {
+                    open = open.saturating_sub(1)
+                }
+                _ => {}
+            }
+        }
+        prev = Some(t);
+    }
+    open
 }
 
 fn is_newline(t: &Token) -> bool {

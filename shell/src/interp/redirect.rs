@@ -63,6 +63,10 @@ pub(crate) struct ProcSub {
 /// Why opening a redirection failed (already reported).
 type Failed = i32;
 
+/// Descriptors a redirection may name are below this (bash's limit is
+/// `ulimit -n`, often 1,024; a sandbox has no host descriptors to spare).
+const MAX_FD: i32 = 1 << 16;
+
 impl Interp {
     /// Runs `f` with `redirs` applied, restoring the fd table afterwards.
     pub(crate) fn with_redirects(
@@ -331,7 +335,15 @@ impl Interp {
             }
             return Ok(n);
         }
-        Ok(fd.unwrap_or(default_fd))
+        let fd = fd.unwrap_or(default_fd);
+        // The table grows to the highest descriptor: `2147483643>f` would
+        // ask for gigabytes. bash refuses one past `ulimit -n` the same way.
+        if fd >= MAX_FD {
+            return self
+                .redir_error(&fd.to_string(), "Bad file descriptor")
+                .map(|()| fd);
+        }
+        Ok(fd)
     }
 
     fn dup(

@@ -52,5 +52,6 @@ mod jq_suite;
 mod limits;
 mod misc_behaviour;
 mod misc_diff;
+mod script_fuzz;
 mod text_diff;
 mod text_fuzz;

@@ -92,6 +92,25 @@ fn unescape(s: &str) -> String {
     out
 }
 
+/// The widest field `%WIDTHx` pads to: as wide as printf builds one.
+const MAX_WIDTH: u64 = 1 << 26;
+
+/// `v` padded to `width` chars (on the right with `left`, with zeros with
+/// `zero`). Past [`MAX_WIDTH`] the field is left out, as GNU stat leaves
+/// out one wider than an `int` (`format!` itself panics past 65,535).
+fn pad_field(v: &str, width: u64, left: bool, zero: bool) -> String {
+    if width > MAX_WIDTH {
+        return String::new();
+    }
+    let fill = (width as usize).saturating_sub(v.chars().count());
+    let pad = if zero { "0" } else { " " }.repeat(fill);
+    if left {
+        format!("{v}{pad}")
+    } else {
+        format!("{pad}{v}")
+    }
+}
+
 fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
     let mut out = String::new();
     let chars: Vec<char> = fmt.chars().collect();
@@ -160,20 +179,13 @@ fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
         } else {
             let left = spec.contains('-');
             let zero = spec.starts_with('0') && !left;
-            let w: usize = spec
+            let w: u64 = spec
                 .trim_start_matches(['-', '0', '+', ' ', '#', '\''])
                 .split('.')
                 .next()
-                .unwrap_or("")
-                .parse()
+                .map(|x| x.parse().unwrap_or(if x.is_empty() { 0 } else { u64::MAX }))
                 .unwrap_or(0);
-            if left {
-                format!("{v:<w$}")
-            } else if zero {
-                format!("{v:0>w$}")
-            } else {
-                format!("{v:>w$}")
-            }
+            pad_field(&v, w, left, zero)
         };
         out.push_str(&padded);
     }

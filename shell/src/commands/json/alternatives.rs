@@ -88,6 +88,10 @@ pub(super) fn tokens(code: &str) -> Vec<(usize, usize, Kind)> {
                 if c == b'|' {
                     i += 1; // `|=`
                 }
+                // A whole char: tokens are sliced out of the text (`é`).
+                while !code.is_char_boundary(i) {
+                    i += 1;
+                }
                 Kind::Other
             }
         };

@@ -103,8 +103,9 @@ pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
                     common::quote(v)
                 )),
             },
+            // GNU takes an `int`: a wider field is an invalid width.
             "w" => match v.parse::<usize>() {
-                Ok(n) if n > 0 => {
+                Ok(n) if n > 0 && n <= i32::MAX as usize => {
                     width = n;
                     Ok(())
                 }
@@ -141,12 +142,7 @@ pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
                 Style::Re(r) => r.is_match(line),
             };
             if number {
-                let s = match format.as_str() {
-                    "ln" => format!("{n:<width$}"),
-                    "rz" if n < 0 => format!("-{:0>w$}", -n, w = width.saturating_sub(1)),
-                    "rz" => format!("{n:0>width$}"),
-                    _ => format!("{n:>width$}"),
-                };
+                let s = number_field(n, width, format.as_str());
                 out.extend_from_slice(s.as_bytes());
                 out.extend_from_slice(sep.as_bytes());
                 n += incr;
@@ -161,4 +157,17 @@ pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     }
     if ok { 0 } else { 1 }
+}
+
+/// `n` in a field of `width` columns in the `-n` format `ln`, `rn` or
+/// `rz`; padded by hand, as `format!` panics past a width of 65,535.
+fn number_field(n: i64, width: usize, format: &str) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let sign = if n < 0 { "-" } else { "" };
+    let fill = width.saturating_sub(sign.len() + digits.len());
+    match format {
+        "ln" => format!("{sign}{digits}{}", " ".repeat(fill)),
+        "rz" => format!("{sign}{}{digits}", "0".repeat(fill)),
+        _ => format!("{}{sign}{digits}", " ".repeat(fill)),
+    }
 }

@@ -22,7 +22,7 @@ pub fn alias(interp: &mut Interp, args: &[String]) -> ExecResult {
                 return Ok(super::invalid_option(
                     interp,
                     "alias",
-                    &a[..2],
+                    super::option_head(a),
                     "alias [-p] [name[=value] ... ]",
                 ));
             }

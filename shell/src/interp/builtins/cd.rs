@@ -161,7 +161,12 @@ pub fn pwd(interp: &mut Interp, args: &[String]) -> ExecResult {
             "-P" => physical = true,
             "--" => break,
             a if a.starts_with('-') && a.len() > 1 => {
-                return Ok(super::invalid_option(interp, "pwd", &a[..2], "pwd [-LP]"));
+                return Ok(super::invalid_option(
+                    interp,
+                    "pwd",
+                    super::option_head(a),
+                    "pwd [-LP]",
+                ));
             }
             _ => {}
         }
@@ -300,7 +305,7 @@ pub fn pushd(interp: &mut Interp, args: &[String]) -> ExecResult {
             return Ok(super::invalid_option(
                 interp,
                 "pushd",
-                &a[..2],
+                super::option_head(a),
                 "pushd [-n] [+N | -N | dir]",
             ));
         } else if target.is_none() {

@@ -497,7 +497,14 @@ pub fn split_compound(text: &str) -> Vec<String> {
             }
             _ => i += 1,
         }
-        cur.push_str(&text[start..i.min(text.len())]);
+        // The steps above are bytes; a word ends on a char boundary
+        // (`typeset a=(é)` stepped into the `é`).
+        let mut i_end = i.min(text.len());
+        while !text.is_char_boundary(i_end) {
+            i_end += 1;
+        }
+        i = i_end;
+        cur.push_str(&text[start..i]);
     }
     if in_word {
         words.push(cur);

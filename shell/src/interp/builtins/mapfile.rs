@@ -33,7 +33,12 @@ pub fn mapfile(interp: &mut Interp, args: &[String]) -> ExecResult {
             continue;
         }
         if !"dnOsuCc".contains(c) {
-            return Ok(super::invalid_option(interp, &name0, &a[..2], USAGE));
+            return Ok(super::invalid_option(
+                interp,
+                &name0,
+                super::option_head(a),
+                USAGE,
+            ));
         }
         let val = if a.len() > 2 {
             a[2..].to_string()

@@ -127,7 +127,7 @@ pub fn umask(interp: &mut Interp, args: &[String]) -> ExecResult {
                 return Ok(super::invalid_option(
                     interp,
                     "umask",
-                    &a[..2],
+                    super::option_head(a),
                     "umask [-p] [-S] [mode]",
                 ));
             }

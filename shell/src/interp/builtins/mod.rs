@@ -180,6 +180,13 @@ pub(crate) fn flag_letters(
     Ok((seen, i))
 }
 
+/// The `-x` an invalid option `arg` is reported by: its dash and first
+/// char (a byte slice `&arg[..2]` could end inside a char such as `é`).
+pub(crate) fn option_head(arg: &str) -> &str {
+    let end = arg.char_indices().nth(2).map_or(arg.len(), |(i, _)| i);
+    &arg[..end]
+}
+
 /// Reports an invalid option the way bash does and returns status 2.
 pub(crate) fn invalid_option(interp: &mut Interp, name: &str, opt: &str, usage: &str) -> i32 {
     err(interp, format!("{name}: {opt}: invalid option"));

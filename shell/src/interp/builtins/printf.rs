@@ -34,7 +34,7 @@ pub fn printf(interp: &mut Interp, args: &[String]) -> ExecResult {
                 return Ok(super::invalid_option(
                     interp,
                     "printf",
-                    &a[..2],
+                    super::option_head(a),
                     "printf [-v var] format [arguments]",
                 ));
             }

@@ -16,7 +16,7 @@ pub fn eval(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(super::invalid_option(
             interp,
             "eval",
-            &a[..2],
+            super::option_head(a),
             "eval [arg ...]",
         ));
     }

@@ -60,9 +60,60 @@ thread_local! {
     static WORD_CACHE: RefCell<[FastMap<Pieces>; 4]> = RefCell::new(Default::default());
 }
 
+/// Unclosed `${` and `$(` a word may have and still reach the parser.
+/// brush-parser's grammar backtracks at each one (an expansion, then
+/// literal text), so k of them cost 2^k attempts: 20 took seconds and 25
+/// ran past any time limit, with no point to stop it. Such words come from
+/// here-documents and from text parsed at run time (`PS4`, subscripts of
+/// `test -v`, associative keys). More than this many is a bad
+/// substitution, as bash says for any unclosed one.
+const MAX_UNCLOSED_EXPANSIONS: usize = 8;
+
+/// How many `${` and `$(` (and `(` within one) of `word` no later `}` or
+/// `)` can close: every unescaped opener opens and every unescaped closer
+/// closes. Single quotes outside double quotes hide what they hold, except
+/// at the top of a here-document (`heredoc`), whose quotes are text. A
+/// closer that should not count only makes the count smaller.
+fn unclosed_expansions(word: &str, heredoc: bool) -> usize {
+    let b = word.as_bytes();
+    let (mut braces, mut parens, mut i) = (0usize, 0usize, 0);
+    let mut in_double = false;
+    while i < b.len() {
+        let quotes_count = !heredoc || parens > 0;
+        match b[i] {
+            b'\\' => i += 1,
+            b'$' if b.get(i + 1) == Some(&b'{') => {
+                braces += 1;
+                i += 1;
+            }
+            b'$' if b.get(i + 1) == Some(&b'(') => {
+                parens += 1;
+                i += 1;
+            }
+            b'"' if quotes_count => in_double = !in_double,
+            b'\'' if quotes_count && !in_double => {
+                i += 1;
+                while i < b.len() && b[i] != b'\'' {
+                    i += 1;
+                }
+            }
+            // Outside `$(` (and in quotes), a parenthesis is just text.
+            b'(' if parens > 0 && !in_double => parens += 1,
+            b'}' => braces = braces.saturating_sub(1),
+            b')' => parens = parens.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    braces + parens
+}
+
 /// Parses `word` into pieces, from the per-thread cache when possible.
 /// `None` when the word can't be parsed (a bad substitution).
 pub(crate) fn parse_word(word: &str, mode: ParseMode) -> Option<Pieces> {
+    if unclosed_expansions(word, mode == ParseMode::Heredoc) > MAX_UNCLOSED_EXPANSIONS {
+        return None;
+    }
     WORD_CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let cache = &mut c[mode as usize];

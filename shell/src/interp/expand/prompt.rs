@@ -56,8 +56,20 @@ fn octal_escape(rest: &str) -> Option<(char, usize)> {
 impl Interp {
     /// Expands a prompt string: escapes, then `$`-expansions.
     pub fn prompt_expand(&mut self, s: &str) -> Result<String, Interrupt> {
-        let decoded = self.prompt_decode(s);
-        self.expand_heredoc(&decoded)
+        // `PS1='${PS1@P}'` expands itself without end: each level counts as
+        // an `eval`, so the call-depth limit ends it, and `nest` moves deep
+        // levels to fresh stacks before this thread's overflows.
+        if self.source_depth >= self.control.limits.max_call_depth {
+            self.control.trip(crate::LimitKind::CallDepth);
+            return Err(Interrupt::Limit(crate::LimitKind::CallDepth));
+        }
+        self.source_depth += 1;
+        let r = self.nest(|sh| {
+            let decoded = sh.prompt_decode(s);
+            sh.expand_heredoc(&decoded)
+        });
+        self.source_depth -= 1;
+        r
     }
 
     /// The working directory as `\w` shows it (`~` for `$HOME`).

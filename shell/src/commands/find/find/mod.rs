@@ -407,15 +407,21 @@ fn pad(spec: &str, val: &str) -> String {
         Some(r) => (true, r),
         None => (false, spec),
     };
-    let w: usize = w
+    let w: u64 = w
         .split('.')
         .next()
-        .and_then(|x| x.parse().ok())
+        .map(|x| x.parse().unwrap_or(if x.is_empty() { 0 } else { u64::MAX }))
         .unwrap_or(0);
+    // GNU find leaves out a field wider than an `int`; one past printf's
+    // 64 MiB is left out too (`format!` itself panics past 65,535).
+    if w > 1 << 26 {
+        return String::new();
+    }
+    let fill = " ".repeat((w as usize).saturating_sub(val.chars().count()));
     if left {
-        format!("{val:<w$}")
+        format!("{val}{fill}")
     } else {
-        format!("{val:>w$}")
+        format!("{fill}{val}")
     }
 }
 
