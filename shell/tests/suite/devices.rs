@@ -187,6 +187,18 @@ fn timed(secs: u64) -> Shell {
     })
 }
 
+/// `script` (which echoes "never" if it gets past its endless part) ends
+/// at the run's timeout, well within 5 s, and prints no "never".
+fn ends_with_the_timeout(sh: &Shell, script: &str) {
+    let start = Instant::now();
+    let o = sh.run(script, RunOptions::default());
+    let took = start.elapsed();
+    assert_eq!(o.exit_code, 124, "{script}: {}", text(&o.stderr));
+    assert_eq!(o.limit, Some(LimitKind::Timeout), "{script}");
+    assert!(!text(&o.stdout).contains("never"), "{script}");
+    assert!(took < Duration::from_secs(5), "{script} took {took:?}");
+}
+
 #[test]
 fn endless_reads_end_with_the_timeout() {
     let _off_suites = off_suites();
@@ -199,13 +211,7 @@ fn endless_reads_end_with_the_timeout() {
         "while :; do head -c 1000 /dev/zero; done > /dev/null; echo never",
         "while :; do head -c 1000 < /dev/urandom; done | wc -c > /dev/null; echo never",
     ] {
-        let start = Instant::now();
-        let o = sh.run(script, RunOptions::default());
-        let took = start.elapsed();
-        assert_eq!(o.exit_code, 124, "{script}: {}", text(&o.stderr));
-        assert_eq!(o.limit, Some(LimitKind::Timeout), "{script}");
-        assert!(!text(&o.stdout).contains("never"), "{script}");
-        assert!(took < Duration::from_secs(5), "{script} took {took:?}");
+        ends_with_the_timeout(&sh, script);
     }
     // The sandbox is usable afterwards and nothing was left behind.
     let o = sh.run("head -c 3 /dev/zero | wc -c", RunOptions::default());
@@ -225,13 +231,7 @@ fn fifo_reads_without_a_writer_end_with_the_timeout() {
         "wc -l p; echo never",
         "sort p | head -1; echo never",
     ] {
-        let start = Instant::now();
-        let o = sh.run(script, RunOptions::default());
-        let took = start.elapsed();
-        assert_eq!(o.exit_code, 124, "{script}: {}", text(&o.stderr));
-        assert_eq!(o.limit, Some(LimitKind::Timeout), "{script}");
-        assert!(!text(&o.stdout).contains("never"), "{script}");
-        assert!(took < Duration::from_secs(5), "{script} took {took:?}");
+        ends_with_the_timeout(&sh, script);
     }
     // A writer that ran before the reader (as a deterministic run runs a
     // background job) leaves its data queued; the reader takes it and ends.
