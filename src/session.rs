@@ -323,7 +323,6 @@ impl Session {
             );
             request.sink = Some(log.sink(run, request.sink.take()));
         }
-        let started = Instant::now();
         let ctx = self.context(HookEvent::RunStarted, None, Some(info.clone()));
         if let Err(refused) = self.run_hooks(ctx).await {
             if let Some(log) = &self.events {
@@ -337,6 +336,9 @@ impl Session {
             let _ = self.run_hooks(ctx).await;
             return Err(refused);
         }
+        // The run's own time, without the hooks around it (as the event log
+        // reported it before hooks saw runs).
+        let started = Instant::now();
         let result = sandbox.run(request).await;
         info.duration = Some(started.elapsed());
         match &result {
