@@ -34,7 +34,7 @@ use docker::{docker_available, docker_cases};
 use durability::durability;
 use escapes::escapes;
 use malformed::malformed;
-use resources::{jq_recursion, resources};
+use resources::{jq_recursion, parser_backtracking, resources};
 
 /// Peak RSS no case may pass.
 const MAX_RSS_KB: u64 = 1 << 20;
@@ -349,6 +349,7 @@ fn suite(known: bool) {
         eprintln!("attack suite: skipping the docker group: no docker daemon answers");
     }
     parallel.extend(jq_recursion());
+    parallel.extend(parser_backtracking());
     // `SANDKEEP_ATTACK_GROUPS=docker,durability` runs only those groups.
     let only_groups = std::env::var("SANDKEEP_ATTACK_GROUPS").ok();
     let chosen = |c: &Case| {

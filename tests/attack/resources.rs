@@ -364,6 +364,62 @@ pub(super) fn resources() -> Vec<Case> {
     v
 }
 
+/// Inputs on which brush-parser backtracked: one parse call, which nothing
+/// can interrupt, ran seconds to hours past the run's deadline (a subscript
+/// nested 12 deep: 19 times the work per level; `((` around a syntax error:
+/// twice per parenthesis; a syntax error at the end of a long script: the
+/// rest re-parsed after every command). Each must end by its deadline,
+/// nested ones with bash's result.
+pub(super) fn parser_backtracking() -> Vec<Case> {
+    use Check::*;
+    let deep = |n: usize, open: &str, mid: &str, close: &str| {
+        format!("{}{}{}", open.repeat(n), mid, close.repeat(n))
+    };
+    let case = |name: &str, script: String, checks: Vec<Check>| {
+        local(
+            "resources",
+            &format!("parser backtracking: {name}"),
+            2,
+            &script,
+            checks,
+        )
+    };
+    vec![
+        case(
+            "an associative subscript nested 40 deep",
+            format!("declare -A A; A[x]=x; echo {}", deep(40, "${A[", "x", "]}")),
+            vec![StdoutIs("x\n".into()), Status(0)],
+        ),
+        case(
+            "an array assignment subscript nested 30 deep",
+            format!(
+                "a=(0); a[{}]+=5; echo ${{a[0]}}",
+                deep(30, "${a[", "0", "]}")
+            ),
+            vec![StdoutIs("05\n".into()), Status(0)],
+        ),
+        case(
+            "quoted subscripts left open 30 times",
+            format!("{}]+=1", "A['x'".repeat(30)),
+            vec![NotStatus(0)],
+        ),
+        case(
+            "parentheses around a syntax error",
+            format!("if {} ; {}; then :; fi", "(".repeat(40), ")".repeat(40)),
+            vec![Status(2), Stderr("syntax error")],
+        ),
+        case(
+            "a syntax error after 20,000 lines",
+            format!("{}fi", "echo hi\n".repeat(20_000)),
+            vec![
+                Status(2),
+                Stderr("unexpected token `fi'"),
+                Stdout("hi\nhi\n"),
+            ],
+        ),
+    ]
+}
+
 /// An MCP turn whose jq times out, then a turn that only sleeps: the
 /// server's user CPU time stays near the first turn's second of work (a
 /// timed-out run's thread that kept going would burn a core through the

@@ -32,6 +32,10 @@ pub struct Script {
     /// An error found while tokenizing, reported after the tokens before it ran.
     tail_error: Option<SyntaxError>,
     lines: Vec<String>,
+    /// The rest of the tokens once failed to parse as a whole: the commands
+    /// taken from its front since parsed alone, so the rest still fails,
+    /// and trying it again at every step costs time quadratic in its length.
+    rest_fails: bool,
 }
 
 /// What to do next.
@@ -468,24 +472,63 @@ fn mark_loop_headers(mut tokens: Vec<Token>) -> Vec<Token> {
     tokens
 }
 
-fn parse_tokens(tokens: &[Token]) -> Result<Program, ParseError> {
+/// Why a token stream did not parse.
+enum Unparsed {
+    /// A syntax error, as brush-parser found it.
+    Syntax(ParseError),
+    /// The parser's step budget ran out (see [`within_parse_budget`]).
+    TooComplex,
+}
+
+impl From<ParseError> for Unparsed {
+    fn from(e: ParseError) -> Self {
+        Unparsed::Syntax(e)
+    }
+}
+
+/// The message for input the parser gave up on (status 2, like a syntax error).
+pub(crate) const TOO_COMPLEX: &str =
+    "too complex to parse: the parser's backtracking passed its step limit";
+
+/// Runs one brush-parser call on `input_len` bytes (or tokens) of input
+/// under a step budget; `None` when the budget, not the input's syntax,
+/// ended it. brush-parser's grammars backtrack; the nestings known to cost
+/// more per level are memoized in our copy, and the budget bounds the ones
+/// not found yet, which would otherwise hold a core past any deadline
+/// (vendor/brush-parser/SANDKEEP.md). It grows with the input, far above
+/// what scripts use (the Oils cases: at most 14 steps per unit).
+pub(crate) fn within_parse_budget<R>(input_len: usize, parse: impl FnOnce() -> R) -> Option<R> {
+    const BASE_STEPS: u64 = 200_000;
+    const STEPS_PER_UNIT: u64 = 256;
+    let steps = BASE_STEPS.saturating_add(STEPS_PER_UNIT.saturating_mul(input_len as u64));
+    match brush_parser::budget::with_step_limit(steps, parse) {
+        (_, true) => None,
+        (result, false) => Some(result),
+    }
+}
+
+fn parse_tokens(tokens: &[Token]) -> Result<Program, Unparsed> {
     // brush-parser reads each `((` as arithmetic and then as two subshells,
     // so unclosed ones cost it 2^n attempts (24 took seconds, with no point
     // to stop it). A `(` that no `)` after it can close never parses.
     // So it does for each `case`, `if` and loop left open: many of them
     // cannot parse either.
     if has_unclosed_paren(tokens) || unclosed_keywords(tokens) > MAX_UNCLOSED_KEYWORDS {
-        return Err(ParseError::ParsingAtEndOfInput);
+        return Err(ParseError::ParsingAtEndOfInput.into());
     }
     let opts = options();
-    let program = match catch_unwind(AssertUnwindSafe(|| {
-        brush_parser::parse_tokens(tokens, &opts)
-    })) {
-        Ok(r) => r?,
-        Err(_) => return Err(ParseError::ParsingAtEndOfInput),
+    let parsed = within_parse_budget(tokens.len(), || {
+        catch_unwind(AssertUnwindSafe(|| {
+            brush_parser::parse_tokens(tokens, &opts)
+        }))
+    });
+    let program = match parsed {
+        None => return Err(Unparsed::TooComplex),
+        Some(Ok(r)) => r?,
+        Some(Err(_)) => return Err(ParseError::ParsingAtEndOfInput.into()),
     };
     if let Some(Token::Operator(_, at)) = misplaced_array_literal(tokens).map(|(i, _)| &tokens[i]) {
-        return Err(ParseError::ParsingNear((*at.start).clone()));
+        return Err(ParseError::ParsingNear((*at.start).clone()).into());
     }
     Ok(program)
 }
@@ -729,6 +772,7 @@ impl Script {
                 pos: 0,
                 tail_error: None,
                 lines,
+                rest_fails: false,
             },
             Err(e) => {
                 // Find the longest run of whole lines that tokenizes.
@@ -753,6 +797,7 @@ impl Script {
                     pos: 0,
                     tail_error: Some(err),
                     lines,
+                    rest_fails: false,
                 }
             }
         }
@@ -792,12 +837,14 @@ impl Script {
         }
         let aliases = aliases.filter(|a| !a.is_empty());
         let rest = &self.tokens[self.pos..];
-        if aliases.is_none()
-            && !incremental
-            && let Ok(p) = parse_tokens(rest)
-        {
-            self.pos = self.tokens.len();
-            return Step::Run(p.complete_commands);
+        if aliases.is_none() && !incremental && !self.rest_fails {
+            match parse_tokens(rest) {
+                Ok(p) => {
+                    self.pos = self.tokens.len();
+                    return Step::Run(p.complete_commands);
+                }
+                Err(_) => self.rest_fails = true,
+            }
         }
         // The shortest prefix ending at a newline (or the end) that parses.
         let mut end = self.pos;
@@ -820,7 +867,16 @@ impl Script {
                     return Step::Run(p.complete_commands);
                 }
                 Ok(_) => {}
-                Err(e) => {
+                Err(Unparsed::TooComplex) => {
+                    self.pos = self.tokens.len();
+                    self.tail_error = None;
+                    return Step::Error(SyntaxError {
+                        line: slice.iter().find(|t| !is_newline(t)).map_or(1, token_line),
+                        message: TOO_COMPLEX.to_string(),
+                        source_line: None,
+                    });
+                }
+                Err(Unparsed::Syntax(e)) => {
                     if let Some((i, true)) = misplaced_array_literal(slice) {
                         let at = match &slice[i] {
                             Token::Operator(_, l) | Token::Word(_, l) => (*l.start).clone(),
@@ -1044,6 +1100,34 @@ impl ParseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parse_that_spends_its_step_budget_is_too_complex_not_a_syntax_error() {
+        let script = "if true; then echo a; fi\n".repeat(50);
+        // The budget of an enclosing call caps the parses inside it.
+        let (out, exhausted) = brush_parser::budget::with_step_limit(20, || steps(&script));
+        assert!(exhausted);
+        assert_eq!(out, vec![format!("err 1 {TOO_COMPLEX}")]);
+        // With the budget this input gets on its own, it parses.
+        assert_eq!(steps(&script), vec!["run 50"]);
+    }
+
+    #[test]
+    fn an_inner_step_budget_counts_against_the_outer_one() {
+        let word = "$(echo $(echo $(echo budget-test)))";
+        let opts = ParserOptions::default();
+        let ((inner, inner_exhausted), outer_exhausted) =
+            brush_parser::budget::with_step_limit(5, || {
+                brush_parser::budget::with_step_limit(1_000_000, || {
+                    brush_parser::word::parse(word, &opts).is_ok()
+                })
+            });
+        assert!(!inner && inner_exhausted && outer_exhausted);
+        let (parsed, exhausted) = brush_parser::budget::with_step_limit(1_000_000, || {
+            brush_parser::word::parse(word, &opts).is_ok()
+        });
+        assert!(parsed && !exhausted);
+    }
 
     fn steps(src: &str) -> Vec<String> {
         let mut s = Script::new(src);

@@ -730,7 +730,7 @@ peg::parser! {
         // matching nested parenthesized expressions as well. We stop consuming the input when
         // we reach the provided stop condition, which typically denotes the end of the containing
         // arithmetic expression.
-        rule arithmetic_word_piece<T>(stop_condition: rule<T>) =
+        rule arithmetic_word_piece<T>(stop_condition: rule<T>) = budget_step() (
             // This branch matches a parenthesized piece; we consume the opening parenthesis and
             // delegate the rest to a helper rule. We don't worry about the stop condition passed
             // into us, because if we see an opening parenthesis then we *must* find its closing
@@ -743,6 +743,7 @@ peg::parser! {
             // either the overall stop condition *OR* an opening parenthesis. We add this latter
             // condition to ensure that *we* handle matching parentheses.
             !"(" word_piece(<param_rule_or_open_paren(<stop_condition()>)>, false /*in_command*/) {}
+        )
 
         // This is a helper rule that matches either the provided stop condition or an opening parenthesis.
         rule param_rule_or_open_paren<T>(stop_condition: rule<T>) -> () =
@@ -750,6 +751,8 @@ peg::parser! {
             "(" {}
 
         // This rule matches an arithmetic word followed by a right parenthesis. It must consume the right parenthesis.
+        // sandkeep patch: memoized, so backtracking over it stays linear (SANDKEEP.md).
+        #[cache]
         rule arithmetic_word_plus_right_paren() =
             arithmetic_word(<[')']>) ")"
 
@@ -758,7 +761,7 @@ peg::parser! {
                 WordPieceWithSource { piece, start_index, end_index }
             }
 
-        rule word_piece<T>(stop_condition: rule<T>, in_command: bool) -> WordPiece =
+        rule word_piece<T>(stop_condition: rule<T>, in_command: bool) -> WordPiece = budget_step() piece:(
             // Rules that match quoted text.
             s:double_quoted_sequence() { WordPiece::DoubleQuotedSequence(s) } /
             s:single_quoted_literal_text() { WordPiece::SingleQuotedText(s.to_owned()) } /
@@ -772,6 +775,7 @@ peg::parser! {
             enabled_tilde_expr_after_colon() /
             // Finally, match unquoted literal text.
             unquoted_literal_text(<stop_condition()>, in_command)
+        ) { piece }
 
         rule dollar_sign_word_piece() -> WordPiece =
             arithmetic_expansion() /
@@ -831,6 +835,16 @@ peg::parser! {
                 } else {
                     peg::RuleResult::Failed
                 }
+            }
+        }}
+
+        // sandkeep patch: one entry into a recursive rule, counted against
+        // the parse's budget (`crate::budget`); fails once it is spent.
+        rule budget_step() = #{|_input, pos| {
+            if crate::budget::step() {
+                peg::RuleResult::Matched(pos, ())
+            } else {
+                peg::RuleResult::Failed
             }
         }}
 
@@ -917,6 +931,8 @@ peg::parser! {
 
         // TODO(parser): Deal with fact that there may be a quoted word or escaped closing brace chars.
         // TODO(parser): Improve on how we handle a '$' not followed by a valid variable name or parameter.
+        // sandkeep patch: memoized, so backtracking over it stays linear (SANDKEEP.md).
+        #[cache]
         rule parameter_expansion() -> WordPiece =
             "${" e:parameter_expression() "}" {
                 WordPiece::ParameterExpansion(e)
@@ -1038,6 +1054,8 @@ peg::parser! {
             p:variable_name() { Parameter::Named(p.to_owned()) }
 
         // N.B. The indexing syntax is not a standard sh-ism.
+        // sandkeep patch: memoized, so backtracking over it stays linear (SANDKEEP.md).
+        #[cache]
         pub(crate) rule parameter() -> Parameter =
             p:positional_parameter() { Parameter::Positional(p) } /
             p:special_parameter() { Parameter::Special(p) } /
@@ -1149,6 +1167,8 @@ peg::parser! {
                 ast::AssignmentName::VariableName(name.to_owned())
             }
 
+        // sandkeep patch: memoized, so backtracking over it stays linear (SANDKEEP.md).
+        #[cache]
         rule array_element_name() -> (&'input str, &'input str) =
             name:assigned_scalar_name() "[" ai:array_index() "]" { (name, ai) }
 

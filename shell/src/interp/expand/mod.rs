@@ -108,17 +108,25 @@ fn unclosed_expansions(word: &str, heredoc: bool) -> usize {
     braces + parens
 }
 
+/// Why a word did not parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unparsed {
+    /// Its syntax is wrong: bash's "bad substitution".
+    BadSubstitution,
+    /// The parser gave up on it (see `parse::within_parse_budget`).
+    TooComplex,
+}
+
 /// Parses `word` into pieces, from the per-thread cache when possible.
-/// `None` when the word can't be parsed (a bad substitution).
-pub(crate) fn parse_word(word: &str, mode: ParseMode) -> Option<Pieces> {
+pub(crate) fn parse_word(word: &str, mode: ParseMode) -> Result<Pieces, Unparsed> {
     if unclosed_expansions(word, mode == ParseMode::Heredoc) > MAX_UNCLOSED_EXPANSIONS {
-        return None;
+        return Err(Unparsed::BadSubstitution);
     }
     WORD_CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let cache = &mut c[mode as usize];
         if let Some(p) = cache.get(word) {
-            return Some(p.clone());
+            return Ok(p.clone());
         }
         let options = ParserOptions {
             enable_extended_globbing: true,
@@ -134,17 +142,19 @@ pub(crate) fn parse_word(word: &str, mode: ParseMode) -> Option<Pieces> {
             };
             parsed.ok()
         };
-        let pieces = match parse(word) {
-            Some(p) if !reparse::has_unparsed(&p) => p,
-            Some(p) => reparse::parse_rejected(word, parse).unwrap_or(p),
-            None => reparse::parse_rejected(word, parse)?,
-        };
+        let pieces = super::parse::within_parse_budget(word.len(), || match parse(word) {
+            Some(p) if !reparse::has_unparsed(&p) => Some(p),
+            Some(p) => Some(reparse::parse_rejected(word, parse).unwrap_or(p)),
+            None => reparse::parse_rejected(word, parse),
+        })
+        .ok_or(Unparsed::TooComplex)?
+        .ok_or(Unparsed::BadSubstitution)?;
         let pieces = Rc::new(pieces);
         if cache.len() > 4096 {
             cache.clear();
         }
         cache.insert(word.to_string(), pieces.clone());
-        Some(pieces)
+        Ok(pieces)
     })
 }
 

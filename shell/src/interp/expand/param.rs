@@ -11,6 +11,7 @@ use brush_parser::word::{
 use super::word::Acc;
 use super::{ParseMode, quote};
 use crate::interp::arith::ArithFail;
+use crate::interp::parse::within_parse_budget;
 use crate::interp::pattern::{MatchOptions, compiled};
 use crate::interp::vars::Value;
 use crate::interp::{Attrs, Interp, Interrupt};
@@ -302,7 +303,10 @@ impl Interp {
             PVal::Unset => return Ok(None),
         };
         let options = brush_parser::ParserOptions::default();
-        Ok(brush_parser::word::parse_parameter(&target, &options).ok())
+        let parsed = within_parse_budget(target.len(), || {
+            brush_parser::word::parse_parameter(&target, &options).ok()
+        });
+        Ok(parsed.flatten())
     }
 
     /// Fetches the value of a parameter (following `${!x}` indirection).
@@ -353,13 +357,16 @@ impl Interp {
             if target.is_empty() && !matches!(p, Parameter::Named(_)) {
                 return Ok(PVal::Str(String::new()));
             }
-            let parsed = brush_parser::word::parse_parameter(
-                &target,
-                &brush_parser::ParserOptions::default(),
-            );
-            return match parsed {
-                Ok(tp) => self.fetch(&tp, false),
-                Err(_) => {
+            let parsed = within_parse_budget(target.len(), || {
+                brush_parser::word::parse_parameter(
+                    &target,
+                    &brush_parser::ParserOptions::default(),
+                )
+                .ok()
+            });
+            return match parsed.flatten() {
+                Some(tp) => self.fetch(&tp, false),
+                None => {
                     self.expansion_error(&format!("{target}: invalid variable name"));
                     Err(self.expansion_abort())
                 }

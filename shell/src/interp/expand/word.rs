@@ -7,7 +7,8 @@
 
 use brush_parser::word::{WordPiece, WordPieceWithSource};
 
-use super::{ParseMode, parse_word};
+use super::{ParseMode, Unparsed, parse_word};
+use crate::interp::parse::TOO_COMPLEX;
 use crate::interp::pattern::glob::glob;
 use crate::interp::pattern::has_glob_chars;
 use crate::interp::{Interp, Interrupt};
@@ -341,8 +342,14 @@ impl Interp {
         mode: ParseMode,
     ) -> Result<super::Pieces, Interrupt> {
         match parse_word(w, mode) {
-            Some(p) => Ok(p),
-            None => {
+            Ok(p) => Ok(p),
+            Err(Unparsed::TooComplex) => {
+                let shown: String = w.chars().take(40).collect();
+                let more = if shown.len() < w.len() { "..." } else { "" };
+                self.expansion_error(&format!("{shown}{more}: {TOO_COMPLEX}"));
+                Err(self.expansion_abort())
+            }
+            Err(Unparsed::BadSubstitution) => {
                 let shown = match w.find("${") {
                     Some(i) => match w[i..].find('}') {
                         Some(j) => &w[i..i + j + 1],
@@ -466,7 +473,7 @@ impl Interp {
                     // are literal and their content is double-quoted text.
                     acc.push_literal("'", true);
                     match parse_word(&format!("\"{s}\""), ParseMode::NoTilde) {
-                        Some(inner) if !s.contains('"') => self.expand_pieces(&inner, true, acc)?,
+                        Ok(inner) if !s.contains('"') => self.expand_pieces(&inner, true, acc)?,
                         _ => acc.push_literal(s, true),
                     }
                     acc.push_literal("'", true);

@@ -88,16 +88,19 @@ peg::parser! {
             non_posix_extensions_enabled() p:specific_operator("|&") { p }
 
         // N.B. We needed to move the function definition branch up to avoid conflicts with array assignment syntax.
-        rule command() -> ast::Command =
+        rule command() -> ast::Command = budget_step() command:(
             f:function_definition() { ast::Command::Function(f) } /
             c:simple_command() { ast::Command::Simple(c) } /
             c:compound_command() r:redirect_list()? { ast::Command::Compound(c, r) } /
             // N.B. Extended test commands are bash extensions.
             non_posix_extensions_enabled() c:extended_test_command() r:redirect_list()? { ast::Command::ExtendedTest(c, r) } /
             expected!("command")
+        ) { command }
 
         // N.B. The arithmetic command is a non-sh extension.
         // N.B. The arithmetic for clause command is a non-sh extension.
+        // sandkeep patch: memoized, so backtracking over it stays linear (SANDKEEP.md).
+        #[cache]
         pub(crate) rule compound_command() -> ast::CompoundCommand =
             non_posix_extensions_enabled() a:arithmetic_command() { ast::CompoundCommand::Arithmetic(a) } /
             non_posix_extensions_enabled() c:coproc_clause() { ast::CompoundCommand::Coprocess(c) } /
@@ -123,7 +126,9 @@ peg::parser! {
         pub(crate) rule arithmetic_expression() -> ast::UnexpandedArithmeticExpr =
             raw_expr:$(arithmetic_expression_piece()*) { ast::UnexpandedArithmeticExpr { value: raw_expr } }
 
-        rule arithmetic_expression_piece() =
+        // sandkeep patch: memoized, so backtracking over it stays linear (SANDKEEP.md).
+        #[cache]
+        rule arithmetic_expression_piece() = budget_step() (
             // Allow a parenthesized expression (with matching opening and closing parens).
             specific_operator("(") (!specific_operator(")") arithmetic_expression_piece())* specific_operator(")") {} /
             // Otherwise consume any token that's neither the normal end of the entire arithmetic expression, nor an
@@ -131,6 +136,7 @@ peg::parser! {
             // arithmetic expression in the first place and we need to backtrack and instead try parsing as a subshell
             // command instead.
             !arithmetic_end() !specific_operator(")") [_] {}
+        )
 
         // TODO(arithmetic): evaluate arithmetic end; the semicolon is used in arithmetic for loops.
         rule arithmetic_end() -> () =
@@ -280,14 +286,27 @@ peg::parser! {
                 ast::Word::from(value)
             }
 
-        rule regex_word_piece() =
+        // sandkeep patch: memoized, so backtracking over it stays linear (SANDKEEP.md).
+        #[cache]
+        rule regex_word_piece() = budget_step() (
             word() {} /
             specific_operator("|") {} /
             specific_operator("(") parenthesized_regex_word()* specific_operator(")") {}
+        )
 
         rule parenthesized_regex_word() =
             regex_word_piece() /
             !specific_operator(")") !specific_operator("]]") [_]
+
+        // sandkeep patch: one entry into a recursive rule, counted against
+        // the parse's budget (`crate::budget`); fails once it is spent.
+        rule budget_step() = #{|_input, pos| {
+            if crate::budget::step() {
+                peg::RuleResult::Matched(pos, ())
+            } else {
+                peg::RuleResult::Failed
+            }
+        }}
 
         rule name() -> &'input str =
             w:[Token::Word(_, _)] { w.to_str() }
