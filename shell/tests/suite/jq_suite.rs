@@ -57,7 +57,7 @@ enum Kind {
 fn suite_dir() -> PathBuf {
     std::env::var_os("JQ_SUITE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/jq"))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/jq"))
 }
 
 /// Reads `jq.test` as jq's harness does: `#` lines and blank lines between
