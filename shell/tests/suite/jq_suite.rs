@@ -17,7 +17,7 @@
 //! JQ_SUITE_HOST=1 ...        run the host's jq instead (checks the harness)
 //! ```
 //!
-//! The suite directory is outside the crate (`/work/shared/spec/jq` or
+//! The suite directory is outside the repository (`../shared/spec/jq` or
 //! `JQ_SUITE_DIR`); without it the test says so and passes.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 

@@ -3,7 +3,7 @@
 //!
 //! Seeds are the scripts of the differential cases (`tests/diff_cases/`,
 //! `tests/builtins_cases/`) and, when the directory is there, of the Oils
-//! spec cases (`/work/shared/spec/oils` or `OILS_SPEC_DIR`). A proptest
+//! spec cases (`../shared/spec/oils` beside the repository, or `OILS_SPEC_DIR`). A proptest
 //! strategy picks a seed and a few byte/token edits that keep the text near
 //! valid shell: splicing in part of another seed, inserting, deleting or
 //! replacing shell metacharacters, quotes, `$((`, `${`, here-doc markers,
