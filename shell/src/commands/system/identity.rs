@@ -3,7 +3,9 @@
 
 use crate::commands::CommandCtx;
 use crate::commands::files::common::GnuError;
-use crate::commands::files::common::{OptSpec, flag, parse_or_usage, quote_locale, usage_error};
+use crate::commands::files::common::{
+    OptSpec, flag, long_flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
+};
 
 /// The sandbox user's name.
 pub const USER: &str = "sandbox";
@@ -25,18 +27,22 @@ fn say(ctx: &mut CommandCtx<'_>, text: &str) -> i32 {
     }
 }
 
-/// Refuses operands, GNU style (`whoami: extra operand ‘x’`).
+/// Refuses options and operands, GNU style (`whoami: extra operand ‘x’`).
 fn no_operands(ctx: &mut CommandCtx<'_>) -> bool {
     match parse_or_usage(ctx, &[], false) {
         None => false,
-        Some(p) if !p.operands.is_empty() => {
-            usage_error(
-                ctx,
-                &format!("extra operand {}", quote_locale(&p.operands[0])),
-            );
+        Some(p) => no_extra_operand(ctx, &p.operands),
+    }
+}
+
+/// False, after GNU's usage error, when there is an operand.
+fn no_extra_operand(ctx: &mut CommandCtx<'_>, operands: &[String]) -> bool {
+    match operands.first() {
+        Some(extra) => {
+            usage_error(ctx, &format!("extra operand {}", quote_locale(extra)));
             false
         }
-        Some(_) => true,
+        None => true,
     }
 }
 
@@ -113,11 +119,7 @@ pub fn uname(ctx: &mut CommandCtx<'_>) -> i32 {
     let Some(p) = parse_or_usage(ctx, UNAME_SPEC, false) else {
         return 1;
     };
-    if !p.operands.is_empty() {
-        usage_error(
-            ctx,
-            &format!("extra operand {}", quote_locale(&p.operands[0])),
-        );
+    if !no_extra_operand(ctx, &p.operands) {
         return 1;
     }
     let all = p.has("a");
@@ -185,27 +187,76 @@ pub fn id(ctx: &mut CommandCtx<'_>) -> i32 {
     say(ctx, if p.has("n") { USER } else { "1000" })
 }
 
-/// `nproc`
+/// `nproc [--all] [--ignore=N]`: the sandbox has one processor.
 pub fn nproc(ctx: &mut CommandCtx<'_>) -> i32 {
+    const SPEC: &[OptSpec] = &[
+        long_flag("all", "all"),
+        with_arg(None, Some("ignore"), "ignore"),
+    ];
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
+    if !no_extra_operand(ctx, &p.operands) {
+        return 1;
+    }
+    if let Some(n) = p.last("ignore")
+        && n.trim_start().parse::<u64>().is_err()
+    {
+        ctx.gnu_error(format_args!("invalid number: {}", quote_locale(n)));
+        return 1;
+    }
+    // `--ignore` never takes the count below one.
     say(ctx, "1")
 }
 
 /// `arch`
 pub fn arch(ctx: &mut CommandCtx<'_>) -> i32 {
+    if !no_operands(ctx) {
+        return 1;
+    }
     say(ctx, "x86_64")
 }
 
-/// `sync`: nothing to flush in memory.
-pub fn sync(_ctx: &mut CommandCtx<'_>) -> i32 {
-    0
+/// `sync [-d|-f] [FILE]...`: nothing to flush in memory, but the files
+/// must exist, as GNU opens each.
+pub fn sync(ctx: &mut CommandCtx<'_>) -> i32 {
+    const SPEC: &[OptSpec] = &[
+        flag('d', Some("data"), "d"),
+        flag('f', Some("file-system"), "f"),
+    ];
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
+    if p.operands.is_empty() && (p.has("d") || p.has("f")) {
+        let which = if p.has("d") {
+            "--data"
+        } else {
+            "--file-system"
+        };
+        ctx.gnu_error(format_args!("{which} needs at least one argument"));
+        return 1;
+    }
+    let mut status = 0;
+    for name in &p.operands {
+        if let Err(e) = ctx.fs.metadata(&ctx.path(name)) {
+            ctx.gnu_error(format_args!("error opening {}: {e}", quote(name)));
+            status = 1;
+        }
+    }
+    status
 }
 
-/// `tty`: standard input is never a terminal in the sandbox.
+/// `tty [-s]`: standard input is never a terminal in the sandbox. Usage
+/// errors are status 2, as GNU's.
 pub fn tty(ctx: &mut CommandCtx<'_>) -> i32 {
-    let silent = ctx.args[1..]
-        .iter()
-        .any(|a| a == "-s" || a == "--silent" || a == "--quiet");
-    if !silent {
+    const SPEC: &[OptSpec] = &[flag('s', Some("silent"), "s"), long_flag("quiet", "s")];
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 2;
+    };
+    if !no_extra_operand(ctx, &p.operands) {
+        return 2;
+    }
+    if !p.has("s") {
         let _ = writeln!(ctx.stdout, "not a tty");
     }
     1

@@ -5,7 +5,9 @@ use crate::commands::files::common::GnuError;
 use std::time::{Duration, Instant};
 
 use crate::commands::CommandCtx;
-use crate::commands::files::common::{parse_or_usage, quote_locale, usage_error};
+use crate::commands::files::common::{
+    OptSpec, long_flag, parse_or_usage, quote_locale, usage_error,
+};
 
 /// `sleep NUMBER[smhd]...`: sleeps the sum, cut short by the run's deadline.
 pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
@@ -58,21 +60,24 @@ pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// `yes [STRING]...`: repeats its arguments (or `y`) until the write fails.
 pub fn yes(ctx: &mut CommandCtx<'_>) -> i32 {
-    match ctx.args.get(1).map(String::as_str) {
-        Some("--help") => {
-            let _ = ctx.stdout.write_all(
-                b"Usage: yes [STRING]...\n  or:  yes OPTION\nRepeatedly output a line with all specified STRING(s), or 'y'.\n",
-            );
-            return 0;
-        }
-        Some("--version") => {
-            let _ = ctx.stdout.write_all(b"yes (sandkeep)\n");
-            return 0;
-        }
-        _ => {}
+    // GNU yes knows only --help and --version (abbreviated too); any other
+    // option, also after an operand, is an error (`yes -- -x` prints -x).
+    const SPEC: &[OptSpec] = &[long_flag("help", "help"), long_flag("version", "version")];
+    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+        return 1;
+    };
+    if p.has("help") {
+        let _ = ctx.stdout.write_all(
+            b"Usage: yes [STRING]...\n  or:  yes OPTION\nRepeatedly output a line with all specified STRING(s), or 'y'.\n",
+        );
+        return 0;
     }
-    let line = if ctx.args.len() > 1 {
-        ctx.args[1..].join(" ")
+    if p.has("version") {
+        let _ = ctx.stdout.write_all(b"yes (sandkeep)\n");
+        return 0;
+    }
+    let line = if !p.operands.is_empty() {
+        p.operands.join(" ")
     } else {
         "y".to_string()
     };
