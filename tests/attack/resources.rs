@@ -409,6 +409,19 @@ pub(super) fn parser_backtracking() -> Vec<Case> {
             vec![Status(2), Stderr("syntax error")],
         ),
         case(
+            "1,096 nested ifs cut by a syntax error",
+            // Found by script_fuzz: each parse of a prefix copied the nest
+            // over and over (quadratic), 7 s with a 2 s deadline; a parse
+            // now also stops at the run's deadline or memory limit.
+            format!(
+                "f() {{\n  {{ echo e1;\n   {} echo w; {}then :; fi e2\n  }} >&2\n}}\nf 2> >(grep w) | tac\n{}",
+                "if ".repeat(1096),
+                "then :; fi; ".repeat(1095),
+                "cat nothing OUT\n".repeat(30)
+            ),
+            vec![NotStatus(0)],
+        ),
+        case(
             "a syntax error after 20,000 lines",
             format!("{}fi", "echo hi\n".repeat(20_000)),
             vec![

@@ -501,7 +501,13 @@ pub(crate) fn within_parse_budget<R>(input_len: usize, parse: impl FnOnce() -> R
     const BASE_STEPS: u64 = 200_000;
     const STEPS_PER_UNIT: u64 = 256;
     let steps = BASE_STEPS.saturating_add(STEPS_PER_UNIT.saturating_mul(input_len as u64));
-    match brush_parser::budget::with_step_limit(steps, parse) {
+    // The run's deadline reaches a parse too: some are slow without many
+    // steps (each copying a large subtree: 1,000 nested `if`s).
+    match brush_parser::budget::with_interruptible_step_limit(
+        steps,
+        crate::cancel::requested,
+        parse,
+    ) {
         (_, true) => None,
         (result, false) => Some(result),
     }
@@ -870,6 +876,11 @@ impl Script {
                 Err(Unparsed::TooComplex) => {
                     self.pos = self.tokens.len();
                     self.tail_error = None;
+                    if crate::cancel::requested() {
+                        // Not the input's fault: the run's deadline (or
+                        // another limit) stopped the parse; the run reports it.
+                        return Step::Done;
+                    }
                     return Step::Error(SyntaxError {
                         line: slice.iter().find(|t| !is_newline(t)).map_or(1, token_line),
                         message: TOO_COMPLEX.to_string(),

@@ -14,6 +14,17 @@ thread_local! {
     /// Rule entries the running parse may still make (`u64::MAX` outside
     /// [`with_step_limit`]: unbounded, upstream's behaviour).
     static STEPS_LEFT: Cell<u64> = const { Cell::new(u64::MAX) };
+    /// Asked every [`CHECK_EVERY`] steps whether the parse should stop now
+    /// (its caller's deadline passed): a parse can be slow without many
+    /// steps, when each step copies a large subtree.
+    static INTERRUPTED: Cell<fn() -> bool> = const { Cell::new(never) };
+}
+
+/// Steps between two calls of the interruption check.
+const CHECK_EVERY: u64 = 1024;
+
+fn never() -> bool {
+    false
 }
 
 /// Runs `parse` with at most `steps` entries into the grammars' recursive
@@ -22,22 +33,39 @@ thread_local! {
 /// Nested calls share the thread's budget: an inner call gets no more than
 /// what the outer one has left, and its use counts against the outer one.
 pub fn with_step_limit<R>(steps: u64, parse: impl FnOnce() -> R) -> (R, bool) {
+    with_interruptible_step_limit(steps, never, parse)
+}
+
+/// As [`with_step_limit`], and `interrupted` is asked every thousand steps
+/// or so whether to end the parse now, as if its budget were spent.
+pub fn with_interruptible_step_limit<R>(
+    steps: u64,
+    interrupted: fn() -> bool,
+    parse: impl FnOnce() -> R,
+) -> (R, bool) {
     /// Puts the outer budget back, less what this call used, even when
     /// `parse` unwinds.
     struct Restore {
         outer: u64,
         granted: u64,
+        outer_check: fn() -> bool,
     }
     impl Drop for Restore {
         fn drop(&mut self) {
             let used = self.granted - STEPS_LEFT.get();
             STEPS_LEFT.set(self.outer.saturating_sub(used));
+            INTERRUPTED.set(self.outer_check);
         }
     }
     let outer = STEPS_LEFT.get();
     let granted = steps.min(outer);
     STEPS_LEFT.set(granted);
-    let restore = Restore { outer, granted };
+    let outer_check = INTERRUPTED.replace(interrupted);
+    let restore = Restore {
+        outer,
+        granted,
+        outer_check,
+    };
     let result = parse();
     let exhausted = STEPS_LEFT.get() == 0;
     drop(restore);
@@ -51,6 +79,10 @@ pub(crate) fn step() -> bool {
         return false;
     }
     if left != u64::MAX {
+        if left % CHECK_EVERY == 0 && INTERRUPTED.get()() {
+            STEPS_LEFT.set(0);
+            return false;
+        }
         STEPS_LEFT.set(left - 1);
     }
     true
