@@ -384,7 +384,7 @@ pub(super) fn parser_backtracking() -> Vec<Case> {
             checks,
         )
     };
-    vec![
+    let mut v = vec![
         case(
             "an associative subscript nested 40 deep",
             format!("declare -A A; A[x]=x; echo {}", deep(40, "${A[", "x", "]}")),
@@ -430,7 +430,18 @@ pub(super) fn parser_backtracking() -> Vec<Case> {
                 Stdout("hi\nhi\n"),
             ],
         ),
-    ]
+    ];
+    // Not the parser, found the same way (script_fuzz): an array literal's
+    // element was brace-expanded with no stop to count its words, and the
+    // expansion checked the run once per group: 5.8 s with a 2 s deadline.
+    v.push(local(
+        "resources",
+        "a brace product in an array literal",
+        2,
+        &format!("a=([k]=-{}); echo ${{#a[@]}}", "{a,b}".repeat(30)),
+        vec![NotStatus(0)],
+    ));
+    v
 }
 
 /// An MCP turn whose jq times out, then a turn that only sleeps: the

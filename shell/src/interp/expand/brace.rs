@@ -30,13 +30,15 @@ pub fn brace_expand_until(word: &str, stop: &dyn Fn() -> bool) -> Vec<String> {
                             for a in brace_expand_until(&alt, stop) {
                                 for s in &suffixes {
                                     out.push(format!("{prefix}{a}{s}"));
-                                }
-                                // A product of groups can outgrow memory
-                                // and time: stop once the run's budget is
-                                // spent or the run is cancelled (the run
-                                // then ends with that limit).
-                                if account.as_ref().is_some_and(|a| a.exceeded()) || stop() {
-                                    return out;
+                                    // A product of groups can outgrow
+                                    // memory and time: stop once the run's
+                                    // budget is spent or the run is
+                                    // cancelled (the run then ends with that
+                                    // limit). Checked per word: one `a`
+                                    // times all suffixes can be millions.
+                                    if account.as_ref().is_some_and(|a| a.exceeded()) || stop() {
+                                        return out;
+                                    }
                                 }
                             }
                         }

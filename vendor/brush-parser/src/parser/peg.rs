@@ -709,9 +709,10 @@ peg::parser! {
             [Token::Word(w, num_loc) if w.chars().all(|c: char| c.is_ascii_digit())]
             &([Token::Operator(o, redir_loc) if
                     o.starts_with(['<', '>']) &&
-                    locations_are_contiguous(num_loc, redir_loc)]) {
-
-                w.parse().unwrap()
+                    locations_are_contiguous(num_loc, redir_loc)]) {?
+                // sandkeep patch: a number too big for a descriptor is a
+                // word, not a panic (SANDKEEP.md).
+                w.parse().map_err(|_| "file descriptor number")
             }
 
         //
