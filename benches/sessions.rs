@@ -21,12 +21,10 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sandkeep::Runtime;
-use sandkeep::mindlog::{Kind, Mindlog};
-use sandkeep::sandbox::Backend;
-use sandkeep::sandbox::docker::DockerConfig;
-use sandkeep::sandbox::local::LocalBackend;
-use sandkeep::sandbox::select::{BackendChoice, choose_backend};
+use sandkeep::{
+    Backend, BackendChoice, DockerConfig, LocalBackend, Mindlog, MindlogKind, Runtime,
+    choose_backend,
+};
 use sandkeep_shell::ShellConfig;
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -412,7 +410,7 @@ fn workspace_with_tar(
 fn write_mindlog(path: &Path, entries: usize, rare_every: usize) {
     let mut rng = Rng(42);
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    let kinds = Kind::ALL;
+    let kinds = MindlogKind::ALL;
     for i in 0..entries {
         let mut t = String::from_utf8(text(&mut rng, 120))
             .unwrap()
@@ -420,7 +418,7 @@ fn write_mindlog(path: &Path, entries: usize, rare_every: usize) {
         if i % rare_every == 7 {
             t.push_str(" Zanzibar");
         }
-        let e = sandkeep::mindlog::Entry {
+        let e = sandkeep::MindlogEntry {
             id: format!(
                 "{}-{:08x}",
                 1_700_000_000_000u64 + i as u64,
@@ -564,7 +562,7 @@ async fn main() {
     });
     let append = time_n(if quick { 200 } else { 1_000 }, || {
         log.append(
-            Kind::Note,
+            MindlogKind::Note,
             "a note appended during the benchmark",
             Some("bench"),
         )

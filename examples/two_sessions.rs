@@ -6,10 +6,7 @@
 
 use std::sync::Arc;
 
-use sandkeep::Runtime;
-use sandkeep::hooks::{Hook, HookContext, HookResult};
-use sandkeep::mindlog::Kind;
-use sandkeep::sandbox::local::LocalBackend;
+use sandkeep::{Hook, HookContext, HookResult, LocalBackend, MindlogKind, Runtime};
 
 /// Prints each event and greets each new sandbox.
 struct Narrator;
@@ -72,7 +69,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The agent remembers something in its mindlog (host side).
     runtime
         .mindlog("scribe")?
-        .append(Kind::Woke, "ready to write", None)?;
+        .append(MindlogKind::Woke, "ready to write", None)?;
 
     // Session 1: two turns.
     let mut first = runtime.session("scribe")?;

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use sandkeep::sandbox::select::BackendChoice;
+use sandkeep::BackendChoice;
 
 /// Exit status when sandkeep itself fails (not the script), as `docker run` does.
 pub const EXIT_SANDKEEP_ERROR: u8 = 125;

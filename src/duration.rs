@@ -9,7 +9,7 @@ use std::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use sandkeep::duration::parse_duration;
+/// use sandkeep::cli_support::parse_duration;
 ///
 /// assert_eq!(parse_duration("90"), Some(Duration::from_secs(90)));
 /// assert_eq!(parse_duration("7d"), Some(Duration::from_secs(7 * 86400)));

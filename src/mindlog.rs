@@ -165,17 +165,17 @@ pub enum MindlogError {
 /// An agent's mindlog file.
 ///
 /// ```
-/// use sandkeep::mindlog::{Kind, Mindlog};
+/// use sandkeep::{Mindlog, MindlogKind};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let log = Mindlog::new(dir.path().join("mindlog.jsonl"));
-/// log.append(Kind::Woke, "  morning  ", Some("s1")).unwrap();
-/// assert!(log.append(Kind::Note, "   ", None).unwrap().is_none(), "blank text is dropped");
-/// log.append(Kind::Said, "Hello, World", None).unwrap();
+/// log.append(MindlogKind::Woke, "  morning  ", Some("s1")).unwrap();
+/// assert!(log.append(MindlogKind::Note, "   ", None).unwrap().is_none(), "blank text is dropped");
+/// log.append(MindlogKind::Said, "Hello, World", None).unwrap();
 ///
 /// let newest = log.read(10, None).unwrap();
 /// assert_eq!(newest.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(), ["morning", "Hello, World"]);
-/// assert_eq!(log.search("WORLD", 10).unwrap()[0].kind, Kind::Said);
+/// assert_eq!(log.search("WORLD", 10).unwrap()[0].kind, MindlogKind::Said);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Mindlog {

@@ -112,7 +112,7 @@ impl AgentPaths {
     /// The standard layout under `data_dir` for `agent`.
     ///
     /// ```
-    /// use sandkeep::runtime::AgentPaths;
+    /// use sandkeep::AgentPaths;
     ///
     /// let p = AgentPaths::new(".data".as_ref(), "demo").unwrap();
     /// assert_eq!(p.archive, std::path::Path::new(".data/agents/demo/workspace.tgz"));
@@ -306,7 +306,7 @@ impl Runtime {
     }
 
     /// `agent`'s workspace generations (an old single archive is imported
-    /// first, see [`migrate_legacy_archive`]).
+    /// first, see [`AgentPaths::archive`]).
     pub fn generations(&self, agent: &str) -> Result<Generations, RuntimeError> {
         let paths = self.paths(agent)?;
         let gens = paths.generations();

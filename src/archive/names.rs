@@ -35,7 +35,7 @@ use sandkeep_shell::bytes;
 /// A name's bytes (from a listing or a tar header) in the escape form.
 ///
 /// ```
-/// use sandkeep::archive::names::{from_bytes, to_bytes};
+/// use sandkeep::cli_support::names::{from_bytes, to_bytes};
 /// let name = from_bytes(b"caf\xe9.txt");
 /// assert_eq!(name, "caf\u{10FFE9}.txt");
 /// assert_eq!(&*to_bytes(&name), b"caf\xe9.txt");
@@ -68,7 +68,7 @@ pub fn is_raw(name: &str) -> bool {
 /// each byte that is not UTF-8 in octal.
 ///
 /// ```
-/// use sandkeep::archive::names::{from_bytes, quote};
+/// use sandkeep::cli_support::names::{from_bytes, quote};
 /// assert_eq!(quote("notes/é.md"), "notes/é.md");
 /// assert_eq!(quote(&from_bytes(b"a\xffb")), r#""a\377b""#);
 /// assert_eq!(quote("tab\there"), r#""tab\there""#);
@@ -112,7 +112,7 @@ pub fn quote(name: &str) -> Cow<'_, str> {
 /// name: no surrounding double quotes, or a bad escape).
 ///
 /// ```
-/// use sandkeep::archive::names::{from_bytes, quote, unquote};
+/// use sandkeep::cli_support::names::{from_bytes, quote, unquote};
 /// let name = from_bytes(b"x\xfe\ny");
 /// assert_eq!(unquote(&quote(&name)).as_deref(), Some(name.as_str()));
 /// assert_eq!(unquote("plain"), None);

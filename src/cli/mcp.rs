@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use sandkeep::mcp::McpServer;
+use sandkeep::McpServer;
 
 use super::run::{backend_for, runtime};
 use super::{Cli, McpArgs};
@@ -18,7 +18,7 @@ async fn terminated() {
 }
 
 pub async fn mcp(cli: &Cli, args: &McpArgs) -> anyhow::Result<ExitCode> {
-    sandkeep::runtime::validate_agent(&args.agent)?;
+    sandkeep::validate_agent(&args.agent)?;
     let rt = runtime(cli, backend_for(&args.backend).await?);
     McpServer::new(rt, &args.agent)
         .serve_stdio(terminated())

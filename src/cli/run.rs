@@ -7,13 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use sandkeep::sandbox::docker::DockerConfig;
-use sandkeep::sandbox::local::LocalBackend;
-use sandkeep::sandbox::select::{self, BackendChoice};
-use sandkeep::sandbox::{Backend, BackendKind, OutputSink, RunRequest, RunResult};
-use sandkeep::{Runtime, RuntimeBuilder, Session};
-
-use sandkeep::sandbox::worker::{WorkerBackend, WorkerLimits};
+use sandkeep::{
+    Backend, BackendChoice, BackendKind, DockerConfig, LocalBackend, OutputSink, RunRequest,
+    RunResult, Runtime, RuntimeBuilder, Session, WorkerBackend, WorkerLimits,
+};
 
 use super::{BackendArgs, Cli, Isolation, OutputCap, RunArgs, ShellArgs, WorkerArgs};
 
@@ -63,11 +60,11 @@ async fn choose(
         docker.egress = Some(egress.clone());
     }
     let local = local_backend(args, egress, max_output)?;
-    let backend = select::choose_backend(choice, docker.clone(), local)
+    let backend = sandkeep::choose_backend(choice, docker.clone(), local)
         .await
         .with_context(|| format!("backend {choice}"))?;
     if backend.kind() == BackendKind::Docker
-        && let Err(e) = select::reap_orphans(&docker).await
+        && let Err(e) = sandkeep::reap_orphans(&docker).await
     {
         tracing::warn!("could not reap orphan containers: {e}");
     }
@@ -115,7 +112,7 @@ pub(super) fn worker(args: &WorkerArgs) -> ExitCode {
         address_space_bytes: args.address_space,
         cpu_seconds: args.cpu_seconds,
     };
-    let status = sandkeep::sandbox::worker::serve::serve(LocalBackend::new(), limits);
+    let status = sandkeep::cli_support::serve_worker(LocalBackend::new(), limits);
     ExitCode::from(u8::try_from(status).unwrap_or(1))
 }
 

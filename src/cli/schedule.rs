@@ -7,8 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use sandkeep::sandbox::select::BackendChoice;
-use sandkeep::schedule::{self, FireError, FireReport, ScheduleFile, Scheduler};
+use sandkeep::{BackendChoice, FireError, FireReport, ScheduleFile, Scheduler};
 
 use super::run::{backend_for, runtime};
 use super::{Cli, ScheduleArgs};
@@ -48,7 +47,7 @@ async fn wait_for_signal() {
 
 pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode> {
     let dir = args.dir.as_deref().unwrap_or(Path::new("schedules"));
-    let (schedules, errors) = schedule::load_dir(dir)
+    let (schedules, errors) = sandkeep::load_schedules(dir)
         .with_context(|| format!("reading schedules from {}", dir.display()))?;
     for e in &errors {
         eprintln!("sandkeep: schedule {e}");
@@ -60,7 +59,7 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
                 .cron
                 .next_fires(now, 3)
                 .iter()
-                .filter_map(|t| sandkeep::timestamp::rfc3339_secs(t.timestamp()))
+                .filter_map(|t| sandkeep::cli_support::rfc3339_secs(t.timestamp()))
                 .collect();
             println!(
                 "{}\tagent={}\tcron={:?}\tnext: {}",
@@ -110,10 +109,8 @@ pub async fn schedule(cli: &Cli, args: &ScheduleArgs) -> anyhow::Result<ExitCode
             storage: args.backend.storage,
         })
         .await?;
-        scheduler = scheduler.with_backend(
-            sandkeep::schedule::own_runtime_key(s),
-            runtime(cli, backend),
-        );
+        scheduler =
+            scheduler.with_backend(sandkeep::schedule_runtime_key(s), runtime(cli, backend));
     }
 
     if let Some(name) = &args.once {

@@ -9,13 +9,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use sandkeep::duration::parse_duration;
-use sandkeep::runtime::StoreFactory;
-use sandkeep::sandbox::BackendKind;
-use sandkeep::sandbox::docker::DockerConfig;
-use sandkeep::server::auth::Tokens;
-use sandkeep::server::{ServeConfig, Server};
-use sandkeep::store::{DirStore, Store};
+use sandkeep::cli_support::parse_duration;
+use sandkeep::{
+    BackendKind, DirStore, DockerConfig, ServeConfig, Server, Store, StoreFactory, Tokens,
+};
 
 use super::run::{backend_with, runtime_builder};
 use super::{Cli, ServeArgs};
@@ -85,8 +82,7 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }
         #[cfg(feature = "s3")]
         Some(url) if url.starts_with("s3://") => Some(Arc::new(
-            sandkeep::store::s3::S3Stores::from_url(url)
-                .with_context(|| format!("--store {url}"))?,
+            sandkeep::S3Stores::from_url(url).with_context(|| format!("--store {url}"))?,
         )),
         Some(url) => bail!("--store {url}: expected file://DIR or s3://BUCKET/PREFIX"),
     };

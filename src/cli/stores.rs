@@ -5,15 +5,16 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use sandkeep::Runtime;
-use sandkeep::archive::names::{self, quote};
-use sandkeep::duration::parse_duration;
-use sandkeep::mindlog;
-use sandkeep::store::{ChangeStats, Entry, Generations, Kind, Record, Retention, StoreError};
+use sandkeep::cli_support::names::{self, quote};
+use sandkeep::cli_support::parse_duration;
+use sandkeep::{
+    ChangeStats, Generations, ManifestEntry, ManifestKind, MindlogEntry, MindlogKind, Record,
+    Retention, Runtime, StoreError,
+};
 
 use super::{ArchiveCommand, Cli, MindlogCommand};
 
-fn print_entries(entries: &[mindlog::Entry], json: bool) -> anyhow::Result<()> {
+fn print_entries(entries: &[MindlogEntry], json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     for e in entries {
         if json {
@@ -37,7 +38,7 @@ pub fn mindlog(cli: &Cli, cmd: &MindlogCommand) -> anyhow::Result<ExitCode> {
             session,
             text,
         } => {
-            let kind: mindlog::Kind = kind.parse()?;
+            let kind: MindlogKind = kind.parse()?;
             let log = runtime(cli).mindlog(agent)?;
             match log.append(kind, &text.join(" "), session.as_deref())? {
                 Some(entry) => println!("{}", entry.id),
@@ -93,7 +94,7 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
             let to = g.resolve(to.as_deref().unwrap_or("HEAD"))?;
             let changes = g.manifest(&from)?.diff(&*g.manifest(&to)?);
             let mut total = 0;
-            for c in changes.iter().filter(|c| c.entry_kind != Kind::Dir) {
+            for c in changes.iter().filter(|c| c.entry_kind != ManifestKind::Dir) {
                 if *stat {
                     writeln!(out, "{}\t{}\t{}", c.kind.letter(), quote(&c.path), c.size)?;
                     total += c.size;
@@ -121,8 +122,8 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
                 .get(path)
                 .with_context(|| format!("generation {id} has no {}", quote(path)))?;
             match (entry.kind, entry.hash) {
-                (Kind::File, Some(h)) => out.write_all(&g.store().read_blob(&h)?)?,
-                (Kind::Symlink, _) => {
+                (ManifestKind::File, Some(h)) => out.write_all(&g.store().read_blob(&h)?)?,
+                (ManifestKind::Symlink, _) => {
                     out.write_all(&names::to_bytes(entry.link.as_deref().unwrap_or("")))?;
                     out.write_all(b"\n")?;
                 }
@@ -169,7 +170,7 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
             if output.as_os_str() == "-" {
                 out.write_all(&bytes)?;
             } else {
-                sandkeep::archive::atomic::write_atomic(output, &bytes)
+                sandkeep::cli_support::write_atomic(output, &bytes)
                     .with_context(|| format!("writing {}", output.display()))?;
             }
         }
@@ -222,7 +223,7 @@ fn runtime(cli: &Cli) -> Runtime {
 
 /// `2026-12-04 03:10:00`, UTC.
 fn utc(secs: i64) -> String {
-    sandkeep::timestamp::utc_seconds(secs).unwrap_or_else(|| "????-??-?? ??:??:??".into())
+    sandkeep::cli_support::utc_seconds(secs).unwrap_or_else(|| "????-??-?? ??:??:??".into())
 }
 
 /// `ID  TIME  SESSION  +A ~M -D  N bytes new  [note]`.
@@ -252,11 +253,11 @@ fn quote_path(path: &str) -> String {
     path.to_string()
 }
 
-fn long_line(path: &str, e: &Entry) -> String {
+fn long_line(path: &str, e: &ManifestEntry) -> String {
     let type_char = match e.kind {
-        Kind::File => '-',
-        Kind::Dir => 'd',
-        Kind::Symlink => 'l',
+        ManifestKind::File => '-',
+        ManifestKind::Dir => 'd',
+        ManifestKind::Symlink => 'l',
     };
     let mut mode = String::with_capacity(10);
     mode.push(type_char);
@@ -270,9 +271,9 @@ fn long_line(path: &str, e: &Entry) -> String {
     // Names that are not printable UTF-8 are quoted as git quotes them.
     let shown = quote(path);
     let name = match e.kind {
-        Kind::Dir => format!("{shown}/"),
-        Kind::Symlink => format!("{shown} -> {}", quote(e.link.as_deref().unwrap_or(""))),
-        Kind::File => shown.into_owned(),
+        ManifestKind::Dir => format!("{shown}/"),
+        ManifestKind::Symlink => format!("{shown} -> {}", quote(e.link.as_deref().unwrap_or(""))),
+        ManifestKind::File => shown.into_owned(),
     };
     format!("{mode} {:>10} {when} {name}", e.size)
 }

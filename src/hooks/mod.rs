@@ -212,7 +212,7 @@ impl HookContext {
     /// sessions dropped without an ending event.
     ///
     /// ```
-    /// use sandkeep::hooks::{Hook, HookContext, HookResult};
+    /// use sandkeep::{Hook, HookContext, HookResult};
     ///
     /// /// Counts each session's runs.
     /// struct RunCounter;
@@ -340,7 +340,7 @@ pub type HookResult = Result<(), HookError>;
 /// implement the ones you need.
 ///
 /// ```
-/// use sandkeep::hooks::{Hook, HookContext, HookResult};
+/// use sandkeep::{Hook, HookContext, HookResult};
 ///
 /// /// Leaves a note in every fresh sandbox.
 /// struct Greeter;

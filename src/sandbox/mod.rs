@@ -187,7 +187,7 @@ pub trait Sandbox: Send + Sync {
     }
 
     /// Every path under `/workspace` with its kind, mode, size and mtime
-    /// (the default runs `find -printf`, see [`workspace`]).
+    /// (the default runs `find -printf`).
     async fn list_workspace(&self) -> Result<Listing, SandboxError> {
         workspace::list_with_shell(self).await
     }

@@ -189,7 +189,7 @@ fn unquote(v: &str) -> String {
     }
 }
 
-pub use crate::duration::parse_duration;
+use crate::duration::parse_duration;
 
 /// Splits a prompt into its prose and its fenced `bash`/`sh` blocks.
 fn split_prompt(prompt: &str) -> (String, Vec<String>) {

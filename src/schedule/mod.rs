@@ -3,10 +3,10 @@
 //! see fire 1's work.
 //!
 //! ```
-//! use sandkeep::schedule::ScheduleFile;
+//! use sandkeep::ScheduleFile;
 //!
 //! let text = "---\ncron: \"*/15 * * * *\"\nagent: thinker\n---\nLook around.\n\n```bash\necho hi\n```\n";
-//! let schedule = sandkeep::schedule::parse_file(std::path::Path::new("think.md"), text).unwrap();
+//! let schedule = sandkeep::parse_schedule(std::path::Path::new("think.md"), text).unwrap();
 //! assert_eq!(schedule.agent, "thinker");
 //! assert_eq!(schedule.scripts, ["echo hi"]);
 //! ```
@@ -17,7 +17,7 @@ mod fire;
 mod scheduler;
 
 pub use cron::{CronError, CronSpec};
-pub use file::{Overlap, ScheduleFile, ScheduleFileError, parse as parse_file, parse_duration};
+pub use file::{Overlap, ScheduleFile, ScheduleFileError, parse as parse_file};
 pub use fire::{Agent, FireError, FireReport, ScriptAgent, fire};
 pub use scheduler::{Scheduler, own_runtime_key};
 

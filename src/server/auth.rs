@@ -107,7 +107,7 @@ impl Tokens {
     /// Parses the JSON text of a token file.
     ///
     /// ```
-    /// use sandkeep::server::auth::Tokens;
+    /// use sandkeep::Tokens;
     ///
     /// let tokens = Tokens::parse(r#"{"tok-alice-1": ["a"], "tok-admin-1": "*"}"#).unwrap();
     /// assert!(tokens.lookup("tok-alice-1").unwrap().grant.allows("a"));

@@ -11,7 +11,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
-//! use sandkeep::server::{ServeConfig, Server};
+//! use sandkeep::{ServeConfig, Server};
 //!
 //! let runtime = sandkeep::Runtime::builder().data_dir("/tmp/data").build();
 //! let server = Server::new(runtime, ServeConfig::default());

@@ -66,7 +66,7 @@ fn op(mut operation: Value, path_params: &[Value]) -> Value {
 /// The document.
 ///
 /// ```
-/// let doc = sandkeep::server::openapi::document();
+/// let doc = sandkeep::testing::openapi_document();
 /// assert_eq!(doc["openapi"], "3.0.3");
 /// assert!(doc["paths"]["/v1/sessions/{id}/run"]["post"].is_object());
 /// ```

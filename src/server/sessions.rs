@@ -171,11 +171,6 @@ impl Table {
     pub fn len(&self) -> usize {
         self.lock().len()
     }
-
-    /// True when none is open.
-    pub fn is_empty(&self) -> bool {
-        self.lock().is_empty()
-    }
 }
 
 /// 128 random bits as hex, prefixed `s-`: not guessable, and says nothing

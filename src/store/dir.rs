@@ -55,7 +55,7 @@ struct Index {
 /// The generation store of one agent, in a host directory.
 ///
 /// ```
-/// use sandkeep::store::{DirStore, Hash, Store};
+/// use sandkeep::{DirStore, Hash, Store};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let store = DirStore::new(dir.path());

@@ -103,12 +103,12 @@ impl Commit {
 /// The generations of one agent.
 ///
 /// ```
-/// use sandkeep::store::{Entry, Generations, Manifest};
+/// use sandkeep::{Generations, Manifest, ManifestEntry};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let gens = Generations::in_dir(dir.path());
 /// let mut m = Manifest::default();
-/// m.entries.insert("a.txt".into(), Entry::file(b"one"));
+/// m.entries.insert("a.txt".into(), ManifestEntry::file(b"one"));
 /// gens.store().write_blobs(&[(m.entries["a.txt"].hash.unwrap(), b"one")]).unwrap();
 /// let first = gens.commit(None, &m, 3, Some("s1"), 0, None).unwrap();
 /// assert_eq!(first.record.seq, 1);
@@ -396,16 +396,16 @@ impl Generations {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use sandkeep::store::{Edit, Entry, Generations, Manifest};
+    /// use sandkeep::{Edit, Generations, Manifest, ManifestEntry};
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// let gens = Generations::in_dir(dir.path());
     /// let mut tree = Manifest::default();
-    /// tree.entries.insert("a".into(), Entry::file(b"one"));
+    /// tree.entries.insert("a".into(), ManifestEntry::file(b"one"));
     /// gens.store().write_blobs(&[(tree.entries["a"].hash.unwrap(), b"one")]).unwrap();
     /// let first = gens.commit(None, &tree, 3, None, 0, None).unwrap().record;
     /// let mut edit = Edit::default();
-    /// edit.insert(&mut tree, "b".into(), Entry::file(b"two"));
+    /// edit.insert(&mut tree, "b".into(), ManifestEntry::file(b"two"));
     /// gens.store().write_blobs(&[(tree.entries["b"].hash.unwrap(), b"two")]).unwrap();
     /// let second = gens
     ///     .commit_edit(&first.id, first.tree, Arc::new(tree), &edit, 3, None, 0)

@@ -19,7 +19,7 @@ impl Hash {
     /// The hash of `data`.
     ///
     /// ```
-    /// use sandkeep::store::Hash;
+    /// use sandkeep::Hash;
     /// assert_eq!(
     ///     Hash::of(b"").to_string(),
     ///     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -357,12 +357,12 @@ impl Delta {
 /// the whole tree.
 ///
 /// ```
-/// use sandkeep::store::{Edit, Entry, Manifest};
+/// use sandkeep::{Edit, Manifest, ManifestEntry};
 ///
 /// let mut tree = Manifest::default();
-/// tree.entries.insert("a".into(), Entry::file(b"one"));
+/// tree.entries.insert("a".into(), ManifestEntry::file(b"one"));
 /// let mut edit = Edit::default();
-/// edit.insert(&mut tree, "b".into(), Entry::file(b"two"));
+/// edit.insert(&mut tree, "b".into(), ManifestEntry::file(b"two"));
 /// edit.remove(&mut tree, "a");
 /// assert_eq!(edit.diff(&tree).len(), 2);
 /// edit.revert(&mut tree);

@@ -36,10 +36,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use dir::DirStore;
-pub use history::{Commit, Generations, Retention};
-pub use manifest::{Change, ChangeKind, ChangeStats, Edit, Entry, Hash, Kind, Manifest};
+pub use history::{Commit, GcReport, Generations, Retention};
+pub use manifest::{Change, ChangeKind, ChangeStats, Delta, Edit, Entry, Hash, Kind, Manifest};
 pub use merge::{Conflict, Resolution};
-pub use tarball::{TarEntry, manifest_from_tar, read_tar_entries};
+pub use tarball::read_tar_entries;
 
 /// A generation's id: 16 hex digits of the hash of its record.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -124,7 +124,7 @@ impl S3Stores {
     /// (`aws_endpoint_url`, `aws_allow_http`, `aws_region`, ...).
     ///
     /// ```
-    /// use sandkeep::store::s3::S3Stores;
+    /// use sandkeep::S3Stores;
     ///
     /// let stores = S3Stores::from_url_with(
     ///     "s3://bucket/prefix",
@@ -234,12 +234,11 @@ impl S3Stores {
 /// One agent's mindlog as append-only segment objects on object storage.
 ///
 /// ```no_run
-/// use sandkeep::mindlog::{Kind, Mindlog};
-/// use sandkeep::store::s3::S3Stores;
+/// use sandkeep::{Mindlog, MindlogKind, S3Stores};
 ///
 /// let stores = S3Stores::from_url("s3://bucket/prefix").unwrap();
 /// let log = Mindlog::on_segments(std::sync::Arc::new(stores.mindlog("alice")));
-/// log.append(Kind::Note, "kept in the bucket", None).unwrap();
+/// log.append(MindlogKind::Note, "kept in the bucket", None).unwrap();
 /// assert_eq!(log.read(1, None).unwrap()[0].text, "kept in the bucket");
 /// ```
 #[derive(Clone)]

@@ -14,12 +14,11 @@ use std::sync::{Arc, Mutex};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use sandkeep::archive::{ArchiveEntry, ArchiveTree};
-use sandkeep::hooks::{Hook, HookContext, HookError, HookResult};
-use sandkeep::mindlog::Kind;
-use sandkeep::sandbox::{Backend, RunResult};
-use sandkeep::store::{self, GenerationId, Generations};
-use sandkeep::{Runtime, Session};
+use sandkeep::testing::{ArchiveEntry, ArchiveTree};
+use sandkeep::{
+    Backend, GenerationId, Generations, Hook, HookContext, HookError, HookResult, ManifestKind,
+    MindlogKind, RunResult, Runtime, Session,
+};
 use tempfile::TempDir;
 
 /// A runtime on `backend` over a fresh data directory.
@@ -58,7 +57,7 @@ pub fn files_of(gens: &Generations, id: &GenerationId) -> Vec<(String, String)> 
         .unwrap()
         .entries
         .iter()
-        .filter(|(_, e)| e.kind == store::Kind::File)
+        .filter(|(_, e)| e.kind == ManifestKind::File)
         .map(|(p, e)| {
             let data = gens.store().read_blob(&e.hash.unwrap()).unwrap();
             (p.clone(), String::from_utf8_lossy(&data).into_owned())
@@ -238,10 +237,10 @@ fn count_lines(path: &Path, needle: &str) -> (usize, usize) {
 pub async fn mindlog_copy(backend: Arc<dyn Backend>) {
     let (_data, rt) = runtime(&backend);
     let log = rt.mindlog("m").unwrap();
-    log.append(Kind::Woke, "woke up", None).unwrap();
-    log.append(Kind::Note, "a note", None).unwrap();
-    log.append(Kind::Woke, "woke again", None).unwrap();
-    log.append(Kind::Said, "hello", None).unwrap();
+    log.append(MindlogKind::Woke, "woke up", None).unwrap();
+    log.append(MindlogKind::Note, "a note", None).unwrap();
+    log.append(MindlogKind::Woke, "woke again", None).unwrap();
+    log.append(MindlogKind::Said, "hello", None).unwrap();
     let (lines, wokes) = count_lines(log.path(), "woke");
     assert_eq!((lines, wokes), (4, 2));
 
@@ -262,7 +261,8 @@ pub async fn mindlog_copy(backend: Arc<dyn Backend>) {
     .await;
     s.park().await.unwrap();
     // A host append between turns reaches the next turn's copy.
-    log.append(Kind::Heard, "between turns", None).unwrap();
+    log.append(MindlogKind::Heard, "between turns", None)
+        .unwrap();
     let r = ok(&mut s, "wc -l < mindlog.jsonl").await;
     assert_eq!(r.stdout_text().trim(), "5");
     s.complete().await.unwrap();
@@ -602,7 +602,7 @@ pub async fn event_log_stores_deltas(backend: Arc<dyn Backend>) {
         "event log grew {} bytes for 100 KB of output",
         total - reply_size
     );
-    let records = sandkeep::eventlog::read_records(&path).unwrap();
+    let records = sandkeep::read_event_log(&path).unwrap();
     let streamed: usize = records
         .iter()
         .filter_map(|r| r["stdout"].as_str())

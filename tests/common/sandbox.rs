@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use sandkeep::sandbox::{RunRequest, Sandbox, SandboxError};
+use sandkeep::{RunRequest, Sandbox, SandboxError};
 
 /// Stdout, stderr and the exit status come back apart; every run is a fresh
 /// shell (variables and cwd do not carry over) over one tree (files do).

@@ -13,10 +13,9 @@ use std::time::{Duration, Instant};
 
 use common::sandbox as scenario;
 use docker_support::{backend, backend_with, containers_of, sandbox, teardown, test_config};
-use sandkeep::sandbox::docker::{DockerBackend, DockerConfig, PullPolicy};
-use sandkeep::sandbox::select::{BackendChoice, choose_backend};
-use sandkeep::sandbox::{
-    Backend, BackendKind, OutputSink, RunRequest, Sandbox, SandboxError, SandboxSpec,
+use sandkeep::{
+    Backend, BackendChoice, BackendKind, DockerBackend, DockerConfig, OutputSink, PullPolicy,
+    RunRequest, Sandbox, SandboxError, SandboxSpec, choose_backend,
 };
 
 #[tokio::test]
@@ -483,7 +482,7 @@ async fn selection_follows_the_choice_and_the_daemon() {
 }
 
 /// Polls `stats` until `ready` containers wait in the pool (60 s at most).
-async fn pool_ready(backend: &DockerBackend, ready: usize) -> sandkeep::sandbox::docker::PoolStats {
+async fn pool_ready(backend: &DockerBackend, ready: usize) -> sandkeep::PoolStats {
     for _ in 0..600 {
         let stats = backend.pool_stats().expect("a pool");
         if stats.ready >= ready {
@@ -571,7 +570,7 @@ async fn labels_of(backend: &DockerBackend, id: &str) -> HashMap<String, String>
 /// a fresh container, and `close` removes what still waits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pooled_container_is_a_fresh_one_used_once() {
-    use sandkeep::sandbox::docker::PoolConfig;
+    use sandkeep::PoolConfig;
     let pool_config = DockerConfig {
         pool: PoolConfig {
             size: 1,

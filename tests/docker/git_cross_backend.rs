@@ -11,10 +11,7 @@ use crate::docker_support;
 
 use std::sync::Arc;
 
-use sandkeep::Runtime;
-use sandkeep::sandbox::Backend;
-use sandkeep::sandbox::local::LocalBackend;
-use sandkeep::session::Session;
+use sandkeep::{Backend, LocalBackend, Runtime, Session};
 
 /// Fixed identities and dates, as the differential suite uses.
 const IDENT: &str = "export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=author@example.com \

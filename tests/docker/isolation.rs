@@ -7,8 +7,7 @@ use crate::docker_support;
 
 use bollard::query_parameters::InspectContainerOptions;
 use docker_support::{backend, backend_with, sandbox, teardown, test_config};
-use sandkeep::sandbox::docker::{DockerConfig, NetworkPolicy};
-use sandkeep::sandbox::{RunRequest, Sandbox};
+use sandkeep::{DockerConfig, NetworkPolicy, RunRequest, Sandbox};
 
 async fn sh(sb: &dyn Sandbox, script: &str) -> String {
     let r = sb.run(RunRequest::new(script)).await.unwrap();

@@ -24,8 +24,7 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use sandkeep::Runtime;
-use sandkeep::sandbox::local::LocalBackend;
+use sandkeep::{LocalBackend, Runtime};
 use sandkeep_net::{Egress, InjectedHeader};
 
 /// Answers `ok` to every request; records each request head.
@@ -92,7 +91,7 @@ async fn local_sessions_go_out_only_as_the_policy_says() {
     let path = s.event_log().unwrap().path();
     s.complete().await.unwrap();
 
-    let records = sandkeep::eventlog::read_records(&path).unwrap();
+    let records = sandkeep::read_event_log(&path).unwrap();
     let denied: Vec<_> = records
         .iter()
         .filter(|r| r["event"] == "net.denied")
@@ -437,7 +436,7 @@ getent hosts example.com; echo dns=$?"#
 
     let path = s.event_log().unwrap().path();
     s.complete().await.unwrap();
-    let records = sandkeep::eventlog::read_records(&path).unwrap();
+    let records = sandkeep::read_event_log(&path).unwrap();
     let denied: Vec<_> = records
         .iter()
         .filter(|r| r["event"] == "net.denied")
@@ -465,7 +464,7 @@ getent hosts example.com; echo dns=$?"#
 
 #[tokio::test]
 async fn a_dead_relay_fails_requests_at_once_and_the_sandbox_still_stops() {
-    use sandkeep::sandbox::{Backend, RunRequest, SandboxSpec};
+    use sandkeep::{Backend, RunRequest, SandboxSpec};
     let egress = Egress::allowing(["api.test"]).unwrap();
     let mut config = docker_support::test_config();
     config.egress = Some(egress);
@@ -576,7 +575,7 @@ async fn outcome(s: &mut sandkeep::Session, script: &str) -> (i32, String, Strin
 
 /// The `net.denied` records of a finished session: (method, host, port).
 fn denial_records(path: &std::path::Path) -> Vec<(String, String, u64)> {
-    sandkeep::eventlog::read_records(path)
+    sandkeep::read_event_log(path)
         .unwrap()
         .iter()
         .filter(|r| r["event"] == "net.denied")

@@ -9,8 +9,7 @@ use crate::docker_support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sandkeep::sandbox::local::LocalBackend;
-use sandkeep::sandbox::{Backend, RunRequest, RunResult, Sandbox, SandboxSpec};
+use sandkeep::{Backend, LocalBackend, RunRequest, RunResult, Sandbox, SandboxSpec};
 
 /// The backends under test: local always, docker when it answers (the skip
 /// reason is printed by `docker_support`).

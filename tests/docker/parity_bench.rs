@@ -11,8 +11,7 @@ use crate::docker_support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sandkeep::sandbox::local::LocalBackend;
-use sandkeep::sandbox::{Backend, RunRequest, Sandbox, SandboxSpec};
+use sandkeep::{Backend, LocalBackend, RunRequest, Sandbox, SandboxSpec};
 
 /// One measured case: its name and the per-backend iteration counts.
 struct Bench {

@@ -14,8 +14,7 @@ use crate::docker_support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sandkeep::sandbox::local::LocalBackend;
-use sandkeep::sandbox::{Backend, RunRequest, Sandbox, SandboxSpec};
+use sandkeep::{Backend, LocalBackend, RunRequest, Sandbox, SandboxSpec};
 
 /// (script, the stdout CPython gives, its exit status).
 const SCRIPTS: &[(&str, &str, i32)] = &[

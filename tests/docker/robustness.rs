@@ -10,11 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use docker_support::{backend, backend_with, sandbox, teardown, test_config};
-use sandkeep::sandbox::RunRequest;
-use sandkeep::sandbox::docker::DockerConfig;
+use sandkeep::{DockerConfig, RunRequest};
 
 /// The `sleep 30N` processes still running in the sandbox.
-async fn leftovers(sb: &dyn sandkeep::sandbox::Sandbox) -> String {
+async fn leftovers(sb: &dyn sandkeep::Sandbox) -> String {
     let r = sb
         .run(RunRequest::new(
             "ps -eo args= | grep '^[/a-z]*sleep 3[0-9][0-9]' || true",

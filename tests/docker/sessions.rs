@@ -9,8 +9,7 @@ use crate::docker_support;
 use std::sync::Arc;
 
 use common::Order;
-use sandkeep::sandbox::Backend;
-use sandkeep::sandbox::local::LocalBackend;
+use sandkeep::{Backend, LocalBackend};
 
 async fn docker() -> Option<Arc<dyn Backend>> {
     docker_support::backend()

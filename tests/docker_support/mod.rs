@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use sandkeep::sandbox::docker::{DockerBackend, DockerConfig, PullPolicy};
-use sandkeep::sandbox::{Backend, Sandbox, SandboxSpec};
+use sandkeep::{Backend, DockerBackend, DockerConfig, PullPolicy, Sandbox, SandboxSpec};
 
 /// Whether CI demands a daemon (then a missing one fails the test).
 pub fn docker_required() -> bool {

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use common::{cli, cli_output, cli_with_stdin, sync_lines};
-use sandkeep::store::Generations;
+use sandkeep::Generations;
 
 const LOCAL: &str = "local";
 

@@ -8,9 +8,8 @@ use std::time::Duration;
 
 use common::sandbox as scenario;
 
-use sandkeep::sandbox::local::LocalBackend;
-use sandkeep::sandbox::{
-    Backend, BackendKind, OutputSink, RunRequest, Sandbox, SandboxError, SandboxSpec,
+use sandkeep::{
+    Backend, BackendKind, LocalBackend, OutputSink, RunRequest, Sandbox, SandboxError, SandboxSpec,
 };
 
 async fn sandbox() -> Arc<dyn Sandbox> {

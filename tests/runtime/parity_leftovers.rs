@@ -7,7 +7,7 @@
 
 use crate::docker_support;
 
-use sandkeep::sandbox::docker::reaper::{list_sandbox_containers, owner_is_gone};
+use sandkeep::testing::{list_sandbox_containers, owner_is_gone};
 
 #[tokio::test]
 async fn no_sandbox_container_outlives_its_owner() {

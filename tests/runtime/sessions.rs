@@ -6,10 +6,7 @@ use crate::common;
 use std::sync::Arc;
 
 use common::Order;
-use sandkeep::Runtime;
-use sandkeep::hooks::{Hook, HookContext, HookResult};
-use sandkeep::sandbox::Backend;
-use sandkeep::sandbox::local::LocalBackend;
+use sandkeep::{Backend, Hook, HookContext, HookResult, LocalBackend, Runtime};
 
 fn local() -> Arc<dyn Backend> {
     Arc::new(LocalBackend::new())

@@ -8,8 +8,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sandkeep::sandbox::worker::{WorkerBackend, WorkerLimits};
-use sandkeep::sandbox::{Backend, OutputSink, RunRequest, Sandbox, SandboxError, SandboxSpec};
+use sandkeep::{
+    Backend, OutputSink, RunRequest, Sandbox, SandboxError, SandboxSpec, WorkerBackend,
+    WorkerLimits,
+};
 
 fn backend() -> WorkerBackend {
     WorkerBackend::new(env!("CARGO_BIN_EXE_sandkeep"), WorkerLimits::default())

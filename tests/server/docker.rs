@@ -236,7 +236,7 @@ async fn one_session(c: &Client, base: &str, agent: &str) -> Result<(f64, f64, f
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]
 async fn docker_latency() {
-    use sandkeep::sandbox::{Backend, RunRequest, SandboxSpec};
+    use sandkeep::{Backend, RunRequest, SandboxSpec};
     let sessions = env_usize("SANDKEEP_BENCH_SESSIONS", 100);
     let pool = env_usize("SANDKEEP_BENCH_POOL", 4);
     let mut report = Vec::new();

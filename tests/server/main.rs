@@ -31,10 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::{Client, StatusCode};
-use sandkeep::Runtime;
-use sandkeep::sandbox::docker::{DockerBackend, DockerConfig, PoolConfig};
-use sandkeep::server::auth::Tokens;
-use sandkeep::server::{ServeConfig, Server};
+use sandkeep::{DockerBackend, DockerConfig, PoolConfig, Runtime, ServeConfig, Server, Tokens};
 use serde_json::{Value, json};
 
 struct Running {

@@ -121,7 +121,7 @@ async fn schemathesis_finds_no_5xx_and_no_schema_mismatch() {
 /// a generator that follows the document is never refused as malformed.
 #[test]
 fn openapi_patterns_are_the_server_rules() {
-    use sandkeep::server::openapi::{AGENT_PATTERN, NOT_BLANK_PATTERN};
+    use sandkeep::testing::{AGENT_PATTERN, NOT_BLANK_PATTERN};
     let not_blank = regex::Regex::new(NOT_BLANK_PATTERN).unwrap();
     for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
         let text = format!("{c}");
@@ -141,7 +141,7 @@ fn openapi_patterns_are_the_server_rules() {
     ] {
         assert_eq!(
             agent.is_match(name),
-            sandkeep::runtime::validate_agent(name).is_ok(),
+            sandkeep::validate_agent(name).is_ok(),
             "{name:?}"
         );
     }

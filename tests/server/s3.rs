@@ -19,8 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reqwest::{Client, StatusCode};
-use sandkeep::store::s3::S3Stores;
-use sandkeep::store::{Entry, GenerationId, Generations, Hash, Manifest, Store};
+use sandkeep::{GenerationId, Generations, Hash, Manifest, ManifestEntry, S3Stores, Store};
 use serde_json::{Value, json};
 
 /// A moto server on a free port, killed (by pid) when dropped.
@@ -136,7 +135,7 @@ async fn head_moves_only_by_compare_and_swap_on_s3() {
         assert_eq!(store.blob_hashes().unwrap(), vec![h]);
         assert!(matches!(
             store.read_blob(&Hash::of(b"absent")),
-            Err(sandkeep::store::StoreError::MissingBlob(_))
+            Err(sandkeep::StoreError::MissingBlob(_))
         ));
         let graceless = stores.clone().with_grace(Duration::ZERO).agent("a");
         std::thread::sleep(Duration::from_millis(1100));
@@ -150,7 +149,8 @@ async fn head_moves_only_by_compare_and_swap_on_s3() {
         // Generations on top: commit, log, verify.
         let gens = Generations::new(std::sync::Arc::new(stores.agent("c")));
         let mut m = Manifest::default();
-        m.entries.insert("a.txt".into(), Entry::file(b"one"));
+        m.entries
+            .insert("a.txt".into(), ManifestEntry::file(b"one"));
         gens.store()
             .write_blobs(&[(m.entries["a.txt"].hash.unwrap(), b"one")])
             .unwrap();
@@ -476,7 +476,7 @@ async fn two_workers_append_to_one_mindlog_on_s3_and_keep_every_entry() {
     // One object per entry under the agent's mindlog prefix.
     let stores = stores(&moto, url);
     let names = tokio::task::spawn_blocking(move || {
-        use sandkeep::mindlog::Segments;
+        use sandkeep::MindlogSegments;
         stores.mindlog("kim").names().unwrap()
     })
     .await
@@ -489,7 +489,7 @@ async fn two_workers_append_to_one_mindlog_on_s3_and_keep_every_entry() {
 #[derive(Debug, Default)]
 struct MemorySegments(std::sync::Mutex<std::collections::BTreeMap<String, Vec<u8>>>);
 
-impl sandkeep::mindlog::Segments for MemorySegments {
+impl sandkeep::MindlogSegments for MemorySegments {
     fn create(&self, name: &str, data: &[u8]) -> std::io::Result<bool> {
         let mut map = self.0.lock().unwrap();
         if map.contains_key(name) {
@@ -512,7 +512,7 @@ impl sandkeep::mindlog::Segments for MemorySegments {
 
 #[test]
 fn a_mindlog_on_segments_reads_merged_pages_and_searches() {
-    use sandkeep::mindlog::{Kind, Mindlog, Version};
+    use sandkeep::{Mindlog, MindlogKind, MindlogVersion};
     let segments = std::sync::Arc::new(MemorySegments::default());
     let log = Mindlog::on_segments(segments.clone());
     assert_eq!(log.version().unwrap(), None);
@@ -526,9 +526,14 @@ fn a_mindlog_on_segments_reads_merged_pages_and_searches() {
         } else {
             format!("{i} hay")
         };
-        ids.push(log.append(Kind::Note, &text, None).unwrap().unwrap().id);
+        ids.push(
+            log.append(MindlogKind::Note, &text, None)
+                .unwrap()
+                .unwrap()
+                .id,
+        );
     }
-    assert!(log.append(Kind::Note, "  ", None).unwrap().is_none());
+    assert!(log.append(MindlogKind::Note, "  ", None).unwrap().is_none());
     // A torn segment and one of several lines are read around and through.
     segments
         .0
@@ -543,8 +548,7 @@ fn a_mindlog_on_segments_reads_merged_pages_and_searches() {
         .map(|e| e.id)
         .collect();
     assert_eq!(read, ids);
-    let texts =
-        |v: Vec<sandkeep::mindlog::Entry>| v.into_iter().map(|e| e.text).collect::<Vec<_>>();
+    let texts = |v: Vec<sandkeep::MindlogEntry>| v.into_iter().map(|e| e.text).collect::<Vec<_>>();
     assert_eq!(texts(log.read(2, None).unwrap()), ["148 hay", "149 hay"]);
     assert_eq!(log.read(1000, None).unwrap().len(), 150);
     assert_eq!(
@@ -560,7 +564,7 @@ fn a_mindlog_on_segments_reads_merged_pages_and_searches() {
     let all = String::from_utf8(log.contents().unwrap()).unwrap();
     assert_eq!(all.lines().count(), 151, "150 entries and the torn line");
     assert!(all.lines().nth(1).unwrap().contains("\"0 hay\""));
-    let Some(Version::Segments(count, newest)) = log.version().unwrap() else {
+    let Some(MindlogVersion::Segments(count, newest)) = log.version().unwrap() else {
         panic!("no version")
     };
     assert_eq!(count, 151);

@@ -115,7 +115,7 @@ pub struct DockerConfig {
     /// Bytes the container's files may take on the host's docker disk
     /// (`/workspace`, `/tmp` and the rest of its writable layer); `None` for
     /// no limit. The storage driver's quota where it has one, else a watched
-    /// limit (see [`super::storage`]).
+    /// limit (see [`StorageLimit`](super::storage::StorageLimit)).
     pub storage_bytes: Option<u64>,
     /// Extra environment for every container (on top of the fixed sandbox environment).
     pub env: Vec<(String, String)>,

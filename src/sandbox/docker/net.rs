@@ -78,11 +78,6 @@ pub struct NetRelay {
 }
 
 impl NetRelay {
-    /// The port the relay listens on in the container.
-    pub fn port(&self) -> u16 {
-        self.port
-    }
-
     /// The environment every run gets: the proxy and the CA bundle. Called
     /// once when each run starts, it also starts the run's network usage
     /// count afresh (the limits are per run, as on the local backend).

@@ -19,8 +19,8 @@
 //! fixed at create too), as does any session while the pool is empty.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), sandkeep::sandbox::SandboxError> {
-//! use sandkeep::sandbox::docker::{DockerBackend, DockerConfig, PoolConfig};
+//! # async fn demo() -> Result<(), sandkeep::SandboxError> {
+//! use sandkeep::{DockerBackend, DockerConfig, PoolConfig};
 //!
 //! let config = DockerConfig {
 //!     pool: PoolConfig { size: 4, ..PoolConfig::default() },
@@ -28,7 +28,7 @@
 //! };
 //! let backend = DockerBackend::connect(config).await?; // starts filling
 //! // ... sessions on `backend` take warm containers ...
-//! # use sandkeep::sandbox::Backend;
+//! # use sandkeep::Backend;
 //! backend.close().await; // removes the containers still waiting
 //! # Ok(()) }
 //! ```

@@ -34,8 +34,7 @@ const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// use sandkeep::sandbox::local::LocalBackend;
-/// use sandkeep::sandbox::{Backend, SandboxSpec};
+/// use sandkeep::{Backend, LocalBackend, SandboxSpec};
 ///
 /// let backend = LocalBackend::new();
 /// let sandbox = backend.create(&SandboxSpec::default()).await.unwrap();
@@ -82,8 +81,7 @@ impl LocalBackend {
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// use sandkeep::sandbox::local::LocalBackend;
-    /// use sandkeep::sandbox::{Backend, RunRequest, SandboxSpec};
+    /// use sandkeep::{Backend, LocalBackend, RunRequest, SandboxSpec};
     ///
     /// let egress = sandkeep_net::Egress::allowing(["pypi.org"]).unwrap();
     /// let backend = LocalBackend::new().with_egress(egress);
@@ -113,8 +111,7 @@ impl LocalBackend {
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// use std::io::{Read, Write};
-    /// use sandkeep::sandbox::local::LocalBackend;
-    /// use sandkeep::sandbox::{Backend, RunRequest, SandboxSpec};
+    /// use sandkeep::{Backend, LocalBackend, RunRequest, SandboxSpec};
     ///
     /// // A "ticket" tool that counts the lines it is given.
     /// let backend = LocalBackend::new().command("ticket", |ctx| {
