@@ -211,6 +211,7 @@ pub fn usr_bin_names() -> &'static [&'static str] {
 pub struct Shell {
     fs: Fs,
     config: ShellConfig,
+    registry: Arc<commands::Registry>,
 }
 
 impl Shell {
@@ -220,16 +221,21 @@ impl Shell {
             Some(d) => Clock::fixed(d.epoch_secs),
             None => Clock::real(),
         };
+        let registry = Arc::new(commands::Registry::new(&config.commands));
         let fs = if config.commands.is_empty() {
             Fs::new(config.limits.fs.clone(), clock, usr_bin_names())
         } else {
             let mut names: Vec<&str> = usr_bin_names().to_vec();
-            names.extend(config.commands.iter().map(|(n, _)| n.as_str()));
+            names.extend(registry.custom_names());
             names.sort_unstable();
             names.dedup();
             Fs::new(config.limits.fs.clone(), clock, &names)
         };
-        Shell { fs, config }
+        Shell {
+            fs,
+            config,
+            registry,
+        }
     }
 
     /// The sandbox's filesystem.
@@ -240,6 +246,11 @@ impl Shell {
     /// The configuration this sandbox was built with.
     pub fn config(&self) -> &ShellConfig {
         &self.config
+    }
+
+    /// The programs of this sandbox's `/usr/bin`.
+    pub(crate) fn registry(&self) -> &Arc<commands::Registry> {
+        &self.registry
     }
 
     /// Runs `script` as `bash -c script` would, in a fresh shell process over this

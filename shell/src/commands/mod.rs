@@ -1,6 +1,8 @@
 //! Commands that scripts run as programs (`ls`, `tar`, `grep`, ...), grouped by
 //! family, each a plain function over a [`CommandCtx`]. They see the virtual
-//! filesystem, their arguments, environment and streams, nothing else.
+//! filesystem, their arguments, environment and streams, nothing else. Each
+//! family lists its commands as [`Command`] rows (name, `--help`, entry);
+//! the registry answers `--help` before a command runs.
 //!
 //! Shell builtins that need interpreter state (`cd`, `read`, `declare`, ...)
 //! live in [`crate::interp`]; this module holds what `/usr/bin` would.
@@ -18,18 +20,19 @@ pub mod find;
 pub mod json;
 pub mod misc;
 pub mod options;
+mod registry;
 pub mod shellutils;
 pub mod system;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod text;
 
-use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::sync::OnceLock;
 
 use crate::control::RunControl;
 use crate::fs::Fs;
+
+pub use registry::{Command, Program, Registry, lookup, names};
 
 /// A command's entry point; returns its exit status.
 pub type CommandFn = fn(&mut CommandCtx<'_>) -> i32;
@@ -154,34 +157,4 @@ pub enum ExecMode {
     /// still apply: when the run's deadline comes first, the whole run ends as
     /// usual.
     Deadline(std::time::Instant),
-}
-
-/// Every command family's table, in lookup order.
-const FAMILIES: &[&[(&str, CommandFn)]] = &[
-    files::COMMANDS,
-    archive::COMMANDS,
-    system::COMMANDS,
-    text::COMMANDS,
-    shellutils::COMMANDS,
-    json::COMMANDS,
-    awk::COMMANDS,
-    find::COMMANDS,
-    misc::COMMANDS,
-];
-
-fn registry() -> &'static HashMap<&'static str, CommandFn> {
-    static REGISTRY: OnceLock<HashMap<&'static str, CommandFn>> = OnceLock::new();
-    REGISTRY.get_or_init(|| FAMILIES.iter().flat_map(|f| f.iter().copied()).collect())
-}
-
-/// The command called `name`, if there is one.
-pub fn lookup(name: &str) -> Option<CommandFn> {
-    registry().get(name).copied()
-}
-
-/// The names of all commands, sorted (what `ls /usr/bin` shows).
-pub fn names() -> Vec<&'static str> {
-    let mut v: Vec<_> = registry().keys().copied().collect();
-    v.sort_unstable();
-    v
 }

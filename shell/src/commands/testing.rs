@@ -1,11 +1,12 @@
 //! Test support shared by every command family: runs one command function
-//! over a filesystem with in-memory streams, a fixed clock and seed, and an
+//! (with `--help` answered as the registry does) over a filesystem with in-memory streams, a fixed clock and seed, and an
 //! [`Exec`] that records what it was asked to run instead of running it.
 
 use std::io::Read;
 
 use crate::clock::Clock;
-use crate::commands::{CommandCtx, CommandFn, Exec, ExecRequest};
+use crate::commands::registry::Help;
+use crate::commands::{Command, CommandCtx, CommandFn, Exec, ExecRequest, lookup};
 use crate::control::RunControl;
 use crate::fs::Fs;
 use crate::limits::Limits;
@@ -65,7 +66,13 @@ pub fn run_cmd(
         ("HOME".to_string(), "/workspace".to_string()),
     ];
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    let status = f(&mut CommandCtx {
+    // `--help` as the registry answers it for the command `args[0]` names.
+    let command = Command {
+        name: "",
+        help: lookup(&args[0]).map_or(Help::Own, |c| c.help),
+        run: f,
+    };
+    let status = command.call(&mut CommandCtx {
         args: &args,
         env: &env,
         cwd: "/workspace",

@@ -145,8 +145,8 @@ pub struct Interp {
     /// How errors name the shell: `bash` for `bash -c`, the script's path for
     /// a script (then followed by `: line N`). See [`Interp::err_prefix`].
     pub script_name: Option<String>,
-    /// The embedder's programs ([`crate::ShellConfig::command`]).
-    pub extra_commands: Arc<HashMap<String, crate::commands::CustomCommand>>,
+    /// The programs of `/usr/bin`: built-in commands and the embedder's.
+    pub registry: Arc<crate::commands::Registry>,
     /// Parsed `$(...)`/`eval` sources, shared by every shell of the run.
     pub parse_cache: parse::ParseCache,
     /// This shell's background jobs (`$!`, `wait`, `kill`).

@@ -10,7 +10,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use super::fd::{Borrowed, FdTable, Handle, HandleReader, HandleWriter};
 use super::vars::{Attrs, Value};
 use super::{ExecResult, Interp, Interrupt};
-use crate::commands::{self, CommandCtx, CommandFn, Exec, ExecMode, ExecRequest};
+use crate::commands::{Command, CommandCtx, Exec, ExecMode, ExecRequest, Program};
 use crate::fs::{FileKind, Fs};
 
 /// A program found by name.
@@ -21,7 +21,7 @@ pub(crate) struct Found {
 }
 
 enum ProgKind {
-    Command(CommandFn),
+    Command(&'static Command),
     Extra(crate::commands::CustomCommand),
     Shell,
     Script,
@@ -40,10 +40,10 @@ impl Interp {
         if name == "bash" || name == "sh" {
             return Some(ProgKind::Shell);
         }
-        if let Some(f) = self.extra_commands.get(name) {
-            return Some(ProgKind::Extra(f.clone()));
-        }
-        commands::lookup(name).map(ProgKind::Command)
+        self.registry.get(name).map(|p| match p {
+            Program::Builtin(c) => ProgKind::Command(c),
+            Program::Custom(f) => ProgKind::Extra(f),
+        })
     }
 
     /// Finds a program the way `execvp` does: a path with a `/` as is,
@@ -161,7 +161,7 @@ impl Interp {
             return Ok(127);
         };
         match found.kind {
-            ProgKind::Command(f) => Ok(self.run_command_fn(&f, argv, env)),
+            ProgKind::Command(c) => Ok(self.run_command_fn(&|ctx| c.call(ctx), argv, env)),
             ProgKind::Extra(f) => {
                 // Embedder programs may read any fd (`read_from_fd.py 8`).
                 let fds = self.fds.clone();

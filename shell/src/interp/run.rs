@@ -111,8 +111,6 @@ impl Interp {
             }
         }
         set_identity(&mut vars);
-        let extra: HashMap<String, crate::commands::CustomCommand> =
-            shell.config().commands.iter().cloned().collect();
         let seed = control.seed.unwrap_or_else(|| {
             let t = Clock::real().now();
             (t.secs as u64) ^ ((t.nanos as u64) << 20)
@@ -147,7 +145,7 @@ impl Interp {
             errexit_quiet: 0,
             loop_depth: 0,
             script_name: None,
-            extra_commands: Arc::new(extra),
+            registry: shell.registry().clone(),
             parse_cache: Default::default(),
             jobs: Default::default(),
             last_bg_pid: None,

@@ -543,6 +543,9 @@ impl Interp {
     /// Runs builtin `b`; a write that failed (other than on a closed pipe)
     /// gets bash's `bash: line N: echo: write error: ...` and status 1.
     fn run_builtin(&mut self, b: builtins::BuiltinFn, argv: &[String]) -> ExecResult {
+        if let Some(answered) = builtins::help::builtin_help(self, argv) {
+            return answered;
+        }
         let outer = self.write_error.take();
         let r = b(self, argv);
         if let Some(e) = std::mem::replace(&mut self.write_error, outer) {

@@ -150,10 +150,11 @@ fn usage_errors() {
     let c = run(&fs, &["tar", "-f", "x"]);
     assert_eq!(c.code, 2);
     assert!(c.stderr.contains("You must specify one of the"));
+    // argp's own errors exit with EX_USAGE, as GNU tar's do.
     let c = run(&fs, &["tar", "--bogus"]);
     assert_eq!(
         (c.code, c.stderr.lines().next()),
-        (2, Some("tar: unrecognized option '--bogus'"))
+        (64, Some("tar: unrecognized option '--bogus'"))
     );
     let c = run(&fs, &["tar", "cxf", "x"]);
     assert_eq!(c.code, 2);

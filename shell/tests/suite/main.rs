@@ -52,6 +52,7 @@ mod jq_suite;
 mod limits;
 mod misc_behaviour;
 mod misc_diff;
+mod registry_diff;
 mod script_fuzz;
 mod text_diff;
 mod text_fuzz;

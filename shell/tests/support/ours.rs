@@ -121,7 +121,7 @@ pub fn call(fs: &Fs, control: &RunControl, call: Call) -> Outcome {
     let mut input = call.stdin;
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let mut exec = NoExec;
-    let status = f(&mut CommandCtx {
+    let status = f.call(&mut CommandCtx {
         args: call.args,
         env: call.env,
         cwd: call.cwd,

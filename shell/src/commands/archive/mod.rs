@@ -14,22 +14,22 @@ use std::io::Write;
 
 use flate2::{Compression, GzBuilder};
 
-use super::CommandFn;
+use super::Command;
 
 /// The commands of this family.
-pub const COMMANDS: &[(&str, CommandFn)] = &[
-    ("tar", tar::tar),
-    ("gzip", gzip::gzip),
-    ("gunzip", gzip::gunzip),
-    ("zcat", gzip::zcat),
-    ("bzip2", bzip2::bzip2),
-    ("bunzip2", bzip2::bunzip2),
-    ("bzcat", bzip2::bzcat),
-    ("xz", xz::xz),
-    ("unxz", xz::unxz),
-    ("xzcat", xz::xzcat),
-    ("zip", zip::zip),
-    ("unzip", unzip::unzip),
+pub const COMMANDS: &[Command] = &[
+    Command::own("tar", tar::tar),
+    Command::own("gzip", gzip::gzip),
+    Command::own("gunzip", gzip::gunzip),
+    Command::own("zcat", gzip::zcat),
+    Command::own("bzip2", bzip2::bzip2),
+    Command::own("bunzip2", bzip2::bunzip2),
+    Command::own("bzcat", bzip2::bzcat),
+    Command::own("xz", xz::xz),
+    Command::own("unxz", xz::unxz),
+    Command::own("xzcat", xz::xzcat),
+    Command::own("zip", zip::zip),
+    Command::own("unzip", unzip::unzip),
 ];
 
 /// Gzips `data` at `level` with the header gzip writes: the original file

@@ -16,7 +16,8 @@ use crate::commands::CommandCtx;
 use crate::commands::options::{self, OptSpec, ParseMode, flag, with_arg};
 use crate::commands::text::common::fnmatch;
 
-const HELP: &str = "\
+/// What `unzip --help` (and `unzip -h`, or `unzip` alone) prints.
+pub(crate) const USAGE: &str = "\
 UnZip 6.00 of 20 April 2009, by Debian. Original by Info-ZIP.
 
 Usage: unzip [-Z] [-opts[modifiers]] file[.zip] [list] [-x xlist] [-d exdir]
@@ -52,6 +53,10 @@ enum Overwrite {
 
 /// `unzip`
 pub fn unzip(ctx: &mut CommandCtx<'_>) -> i32 {
+    if long_help(ctx.args) {
+        let _ = ctx.stdout.write_all(USAGE.as_bytes());
+        return 0;
+    }
     let p = match options::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
@@ -60,7 +65,7 @@ pub fn unzip(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     };
     if p.has("help") || p.operands.is_empty() {
-        let _ = ctx.stdout.write_all(HELP.as_bytes());
+        let _ = ctx.stdout.write_all(USAGE.as_bytes());
         return 0;
     }
     let name = p.operands[0].clone();
@@ -127,6 +132,32 @@ pub fn unzip(ctx: &mut CommandCtx<'_>) -> i32 {
         x.run(ctx, &mut archive, &picked, &shown)
     };
     if status != 0 && s == 0 { status } else { s }
+}
+
+/// Whether a `--` word among the options asks for the help. UnZip reads an
+/// option word letter by letter, a `-` being one more letter (it negates
+/// the next option), so `--help` is `h` with `e`, `l` and `p`: an `h` in
+/// any option word before the archive name prints the help, status 0.
+/// The parser sees to `-h` and `-lh`; this is for `--help`, `--h`, ...
+/// (`-d` takes the rest of its word, or the next word, as exdir).
+fn long_help(args: &[String]) -> bool {
+    let mut words = args.iter().skip(1);
+    while let Some(w) = words.next() {
+        let Some(letters) = w.strip_prefix('-') else {
+            return false;
+        };
+        if letters.is_empty() || letters == "-" {
+            return false;
+        }
+        let before_d = letters.split('d').next().unwrap_or(letters);
+        if letters.starts_with('-') && before_d.contains('h') {
+            return true;
+        }
+        if before_d.len() + 1 == letters.len() && letters.ends_with('d') {
+            words.next();
+        }
+    }
+    false
 }
 
 /// The archive's bytes, trying `NAME`, `NAME.zip` and `NAME.ZIP`.
@@ -508,5 +539,29 @@ mod tests {
         assert_eq!(safe_name("../x", false), None);
         assert_eq!(safe_name("d/", false).as_deref(), Some("d/"));
         assert_eq!(safe_name("a/b/c", true).as_deref(), Some("c"));
+    }
+
+    fn run(args: &[&str]) -> (i32, String, String) {
+        use crate::commands::testing::{control, new_fs, run_cmd};
+        let o = run_cmd(&new_fs(), unzip, args, &mut &b""[..], &control());
+        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+        (o.status, text(o.stdout), text(o.stderr))
+    }
+
+    #[test]
+    fn help_as_info_zip_gives_it() {
+        let help = (0, USAGE.to_string(), String::new());
+        for args in [
+            &["unzip", "--help"][..],
+            &["unzip", "-h"],
+            &["unzip", "-lh", "x.zip"],
+            &["unzip", "--h"],
+            &["unzip", "-q", "--help", "x.zip"],
+        ] {
+            assert_eq!(run(args), help, "{args:?}");
+        }
+        // `-d` takes the next word as exdir.
+        let (status, _, err) = run(&["unzip", "-d", "--help", "x.zip"]);
+        assert_eq!(status, 9, "{err}");
     }
 }

@@ -112,7 +112,10 @@ fn run(ctx: &mut CommandCtx<'_>, decompress: bool, stdout: bool) -> i32 {
         Err(e) => return usage(ctx, e),
     };
     if p.has("help") {
-        let _ = ctx.stdout.write_all(HELP.as_bytes());
+        // xz names itself as called (`Usage: unxz ...`).
+        let name = ctx.args[0].rsplit('/').next().unwrap_or("xz");
+        let help = HELP.replacen("Usage: xz ", &format!("Usage: {name} "), 1);
+        let _ = ctx.stdout.write_all(help.as_bytes());
         return 0;
     }
     if p.has("V") {

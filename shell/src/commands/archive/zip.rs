@@ -59,12 +59,33 @@ struct Member {
     mtime: i64,
 }
 
+/// Info-ZIP's words for a getopt error: `long option 'X' not supported`,
+/// `short option 'Q' not supported`; others as getopt says them.
+fn info_zip_wording(error: &str) -> String {
+    let quoted = |e: &str, prefix: &str| {
+        e.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix('\''))
+            .map(str::to_string)
+    };
+    if let Some(long) = quoted(error, "unrecognized option '--") {
+        return format!("long option '{long}' not supported");
+    }
+    if let Some(short) = quoted(error, "invalid option -- '") {
+        return format!("short option '{short}' not supported");
+    }
+    error.to_string()
+}
+
 /// `zip`
 pub fn zip(ctx: &mut CommandCtx<'_>) -> i32 {
     let p = match options::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
-            let _ = writeln!(ctx.stdout, "zip error: Invalid command arguments ({e})");
+            let _ = writeln!(
+                ctx.stdout,
+                "\nzip error: Invalid command arguments ({})",
+                info_zip_wording(&e)
+            );
             return 16;
         }
     };

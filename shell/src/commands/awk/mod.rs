@@ -20,11 +20,15 @@ pub mod sort;
 pub mod time;
 pub mod value;
 
-use super::{CommandCtx, CommandFn};
+use super::{Command, CommandCtx};
 
 /// The commands of this family.
-pub const COMMANDS: &[(&str, CommandFn)] =
-    &[("awk", awk), ("gawk", awk), ("mawk", awk), ("nawk", awk)];
+pub const COMMANDS: &[Command] = &[
+    Command::own("awk", awk),
+    Command::own("gawk", awk),
+    Command::own("mawk", awk),
+    Command::own("nawk", awk),
+];
 
 const USAGE: &str = "Usage: awk [POSIX or GNU style options] -f progfile [--] file ...\n\
 Usage: awk [POSIX or GNU style options] [--] 'program' file ...\n\
@@ -50,7 +54,7 @@ pub fn awk(ctx: &mut CommandCtx<'_>) -> i32 {
             break;
         }
         if a == "--help" {
-            let _ = ctx.stdout.write_all(USAGE.as_bytes());
+            let _ = ctx.stdout.write_all(usage(ctx).as_bytes());
             return 0;
         }
         if a == "--version" || a == "-V" {
@@ -192,8 +196,16 @@ fn program_text(ctx: &mut CommandCtx<'_>, sources: &[Source]) -> Result<String, 
     Ok(s)
 }
 
+/// gawk's usage, naming the program as it was called (`gawk`, `nawk`).
+fn usage(ctx: &CommandCtx<'_>) -> String {
+    let name = ctx.args[0].rsplit('/').next().unwrap_or("awk");
+    USAGE.replace("Usage: awk ", &format!("Usage: {name} "))
+}
+
+/// A bad command line: the message and the usage on stderr, status 1 (as
+/// gawk's `usage(EXIT_FAILURE)`).
 fn usage_error(ctx: &mut CommandCtx<'_>, msg: &str) -> i32 {
     ctx.error(msg);
-    let _ = ctx.stderr.write_all(USAGE.as_bytes());
-    2
+    let _ = ctx.stderr.write_all(usage(ctx).as_bytes());
+    1
 }

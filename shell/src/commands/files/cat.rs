@@ -7,6 +7,27 @@ use super::common::{OptSpec, flag, parse_or_usage};
 use super::input::{Source, for_each_chunk, open};
 use crate::commands::CommandCtx;
 
+/// What `cat --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: cat [OPTION]... [FILE]...
+Write the FILEs to standard output, one after the other.
+
+With no FILE, or when FILE is -, read standard input.
+
+  -A, --show-all           same as -vET
+  -b, --number-nonblank    number the non-empty lines only (wins over -n)
+  -e                       same as -vE
+  -E, --show-ends          write $ at the end of each line
+  -n, --number             number every line
+  -s, --squeeze-blank      write a run of empty lines as a single one
+  -t                       same as -vT
+  -T, --show-tabs          write TAB characters as ^I
+  -u                       (ignored)
+  -v, --show-nonprinting   write control and high bytes in ^ and M- notation
+                             (newline and TAB excepted)
+      --help        display this help and exit
+";
+
 const SPEC: &[OptSpec] = &[
     flag('A', Some("show-all"), "A"),
     flag('b', Some("number-nonblank"), "b"),

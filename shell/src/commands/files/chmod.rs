@@ -8,6 +8,25 @@ use crate::commands::CommandCtx;
 use crate::commands::options::{Arg, OptSpec, Parsed, flag, long_flag, opt, with_arg};
 use crate::fs::{FileKind, Metadata};
 
+/// What `chmod --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: chmod [OPTION]... MODE[,MODE]... FILE...
+  or:  chmod [OPTION]... OCTAL-MODE FILE...
+  or:  chmod [OPTION]... --reference=RFILE FILE...
+Set the permission bits of each FILE to MODE, or to those of RFILE.
+
+  -c, --changes          like -v, but only for files whose mode changes
+  -f, --silent, --quiet  leave out most error messages
+  -v, --verbose          report on every file processed
+      --no-preserve-root  do not treat '/' specially (the default)
+      --reference=RFILE  take the mode of RFILE instead of a MODE
+  -R, --recursive        also change the contents of directories, recursively
+      --help        display this help and exit
+
+A MODE is octal (755) or symbolic: clauses like u+x, go-w, a=r or g=u,
+joined by commas; '[ugoa]*([-+=]([rwxXst]*|[ugo]))+'.
+";
+
 /// The sandbox's file-creation mask.
 pub const UMASK: u32 = 0o022;
 

@@ -15,6 +15,42 @@ use super::common::{
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError, Metadata};
 
+/// What `cp --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: cp [OPTION]... [-T] SOURCE DEST
+  or:  cp [OPTION]... SOURCE... DIRECTORY
+  or:  cp [OPTION]... -t DIRECTORY SOURCE...
+Copy SOURCE to DEST, or each SOURCE into DIRECTORY.
+
+  -a, --archive                copy trees keeping links and all attributes
+                                 (same as -dR --preserve=all)
+  -d                           copy symbolic links as links and keep hard
+                                 links between copied files
+  -f, --force                  overwrite without asking (cancels -i and -n)
+  -i, --interactive            ask before overwriting (answer read from stdin)
+  -H                           follow symbolic links named on the command line
+  -L, --dereference            always follow symbolic links in SOURCE
+  -n, --no-clobber             never overwrite an existing file
+  -P, --no-dereference         never follow symbolic links in SOURCE
+  -p                           keep mode and timestamps
+      --preserve[=ATTR_LIST]   keep the listed attributes: mode, timestamps,
+                                 ownership, links, all (default: the first 3)
+      --no-preserve=ATTR_LIST  do not keep the listed attributes
+      --parents                append each SOURCE's full name to DIRECTORY
+  -R, -r, --recursive          copy directories and their contents
+      --reflink[=WHEN]         accepted; a full copy is always made
+      --remove-destination     remove an existing destination before copying
+      --sparse=WHEN            accepted; has no effect
+      --strip-trailing-slashes  remove trailing slashes from each SOURCE
+  -s, --symbolic-link          make symbolic links instead of copies
+  -t, --target-directory=DIRECTORY  copy every SOURCE into DIRECTORY
+  -T, --no-target-directory    treat DEST as a plain file name
+  -u, --update                 skip a file whose destination is not older
+  -v, --verbose                report each copy made
+  -x, --one-file-system        accepted; there is one file system
+      --help        display this help and exit
+";
+
 const SPEC: &[OptSpec] = &[
     flag('r', Some("recursive"), "r"),
     flag('R', None, "r"),

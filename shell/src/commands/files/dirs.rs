@@ -8,6 +8,34 @@ use super::common::{
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError};
 
+/// What `mkdir --help` prints.
+pub(crate) const MKDIR_USAGE: &str = "\
+Usage: mkdir [OPTION]... DIRECTORY...
+Create each DIRECTORY; it is an error if one exists already (unless -p).
+
+  -m, --mode=MODE   give the new directory MODE (octal or symbolic, as for
+                      chmod) instead of a=rwx less the umask
+  -p, --parents     create missing parent directories too, and accept
+                      existing ones; -m applies only to the last component
+  -v, --verbose     report each directory created
+  -Z                (ignored: there are no SELinux contexts)
+      --help        display this help and exit
+";
+
+/// What `rmdir --help` prints.
+pub(crate) const RMDIR_USAGE: &str = "\
+Usage: rmdir [OPTION]... DIRECTORY...
+Remove each DIRECTORY, which must be empty.
+
+      --ignore-fail-on-non-empty
+                    say nothing when a directory is not removed only
+                      because it still has entries
+  -p, --parents     then remove each parent named in DIRECTORY too, as
+                      'rmdir a/b/c a/b a' would for 'rmdir -p a/b/c'
+  -v, --verbose     report each directory as it is removed
+      --help        display this help and exit
+";
+
 const MKDIR_SPEC: &[OptSpec] = &[
     flag('p', Some("parents"), "p"),
     flag('v', Some("verbose"), "v"),

@@ -8,6 +8,30 @@ use super::common::GnuError;
 use super::common::{OptSpec, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg};
 use crate::commands::CommandCtx;
 
+/// What `mkfifo --help` prints.
+pub(crate) const MKFIFO_USAGE: &str = "\
+Usage: mkfifo [OPTION]... NAME...
+Create a named pipe (FIFO) called NAME, for each NAME.
+
+  -m, --mode=MODE    give the pipes MODE (octal or symbolic, as for chmod)
+                       instead of a=rw less the umask
+  -Z                 (ignored: there are no SELinux contexts)
+      --help        display this help and exit
+";
+
+/// What `mknod --help` prints.
+pub(crate) const MKNOD_USAGE: &str = "\
+Usage: mknod [OPTION]... NAME TYPE [MAJOR MINOR]
+Make NAME a special file of type TYPE. Only p, a named pipe (FIFO), can be
+made here: the device types b, c and u (which take MAJOR and MINOR numbers)
+need a privilege the sandbox user does not have.
+
+  -m, --mode=MODE    give the file MODE (octal or symbolic, as for chmod)
+                       instead of a=rw less the umask
+  -Z                 (ignored: there are no SELinux contexts)
+      --help        display this help and exit
+";
+
 const SPEC: &[OptSpec] = &[with_arg(Some('m'), Some("mode"), "m"), flag('Z', None, "Z")];
 
 /// The permission bits `-m MODE` asks for (applied to `a=rw` as GNU does,

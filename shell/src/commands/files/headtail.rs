@@ -6,6 +6,50 @@ use super::input::{Source, for_each_chunk, open, read_all};
 use crate::commands::CommandCtx;
 use crate::fs::FsError;
 
+/// What `head --help` prints.
+pub(crate) const HEAD_USAGE: &str = "\
+Usage: head [OPTION]... [FILE]...
+Write the first 10 lines of each FILE to standard output; with several
+FILEs, each comes under a header giving its name.
+
+With no FILE, or when FILE is -, read standard input.
+
+  -c, --bytes=[-]NUM       write the first NUM bytes instead; with a leading
+                             '-', everything but the last NUM bytes
+  -n, --lines=[-]NUM       write the first NUM lines; with a leading '-',
+                             everything but the last NUM lines
+  -NUM                     same as -n NUM
+  -q, --quiet, --silent    never write the headers
+  -v, --verbose            always write the headers
+  -z, --zero-terminated    lines end with NUL, not newline
+      --help        display this help and exit
+
+NUM may end in a multiplier: b 512, kB 1000, K 1024, MB 1000*1000,
+M 1024*1024, and likewise G, GB, T, TB (KiB, MiB, ... as K, M, ...).
+";
+
+/// What `tail --help` prints.
+pub(crate) const TAIL_USAGE: &str = "\
+Usage: tail [OPTION]... [FILE]...
+Write the last 10 lines of each FILE to standard output; with several
+FILEs, each comes under a header giving its name.
+
+With no FILE, or when FILE is -, read standard input.
+
+  -c, --bytes=[+]NUM       write the last NUM bytes instead; with a leading
+                             '+', everything from byte NUM on
+  -n, --lines=[+]NUM       write the last NUM lines; with a leading '+',
+                             everything from line NUM on
+  -NUM                     same as -n NUM
+  -q, --quiet, --silent    never write the headers
+  -v, --verbose            always write the headers
+  -z, --zero-terminated    lines end with NUL, not newline
+      --help        display this help and exit
+
+NUM may end in a multiplier: b 512, kB 1000, K 1024, MB 1000*1000,
+M 1024*1024, and likewise G, GB, T, TB (KiB, MiB, ... as K, M, ...).
+";
+
 /// How much to take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Count {

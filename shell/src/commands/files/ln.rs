@@ -9,6 +9,28 @@ use super::paths::{Missing, canonical, relative_path};
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
 
+/// What `ln --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: ln [OPTION]... [-T] TARGET LINK_NAME
+  or:  ln [OPTION]... TARGET
+  or:  ln [OPTION]... TARGET... DIRECTORY
+  or:  ln [OPTION]... -t DIRECTORY TARGET...
+Make LINK_NAME a link to TARGET; given TARGET alone, make the link in the
+current directory; given a DIRECTORY, make a link to each TARGET in it.
+Links are hard links unless -s is given.
+
+  -f, --force                 replace destination files that exist
+  -n, --no-dereference        treat a LINK_NAME that is a symbolic link to a
+                                directory as a plain file
+  -P, --physical              hard-link a symbolic link itself (the default)
+  -r, --relative              with -s, make links relative to where they are
+  -s, --symbolic              make symbolic links instead of hard links
+  -t, --target-directory=DIRECTORY  make the links in DIRECTORY
+  -T, --no-target-directory   always treat LINK_NAME as a plain file name
+  -v, --verbose               report each link made
+      --help        display this help and exit
+";
+
 const SPEC: &[OptSpec] = &[
     flag('s', Some("symbolic"), "s"),
     flag('f', Some("force"), "f"),

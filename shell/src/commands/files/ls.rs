@@ -12,6 +12,56 @@ use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Metadata};
 use crate::time::{from_epoch, strftime};
 
+/// What `ls --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: ls [OPTION]... [FILE]...
+List the FILEs, and the contents of those that are directories (by default,
+the current directory), sorted by name unless an option says otherwise.
+Output is one name per line unless -C, -x, -m or -l asks for another format.
+
+  -1                         one entry per line
+  -a, --all                  include entries whose names start with .
+  -A, --almost-all           like -a, but leave out . and ..
+  -C                         list entries in columns, down then across
+      --color[=WHEN]         accepted; the output is never colored
+  -d, --directory            list directories themselves, not their contents
+  -f                         like -a -U: all entries, in directory order
+  -F, --classify             append one of */@| to names by file type
+      --full-time            like -l --time-style=full-iso
+  -g                         like -l, without the owner
+  -G, --no-group             leave the group out of long listings
+      --group-directories-first
+                             list directories before files
+  -h, --human-readable       with -l and -s, show sizes like 1K 234M 2G
+  -i, --inode                show each file's inode number
+  -l                         long listing: mode, links, owner, group, size,
+                               time, name
+  -L, --dereference          show the file a symbolic link points to, not
+                               the link
+  -m                         a comma-separated list filling the width
+  -n, --numeric-uid-gid      like -l, with numeric owner and group
+  -N, --literal              print names as they are, unquoted
+  -o                         like -l, without the group
+  -p                         append / to directory names
+  -r, --reverse              reverse the sort order
+  -R, --recursive            list subdirectories recursively
+  -s, --size                 show each file's size in 1K blocks
+  -S                         sort by size, largest first
+      --sort=WORD            sort by WORD: name, none (-U), size (-S),
+                               time (-t), version (-v), extension (-X)
+  -t                         sort by modification time, newest first
+      --time-style=STYLE     time format of long listings: full-iso,
+                               long-iso, iso, locale, or +FORMAT (as date's;
+                               +OLD<newline>RECENT gives two formats)
+  -U                         do not sort: list in directory order
+  -v                         sort by version numbers within names
+  -w, --width=COLS           assume a line COLS wide (default: $COLUMNS
+                               or 80)
+  -x                         list entries in rows, across then down
+  -X                         sort by extension
+      --help        display this help and exit
+";
+
 /// The fixed owner and group of every node.
 pub const OWNER: &str = "sandbox";
 /// The fixed numeric id of [`OWNER`].

@@ -6,6 +6,26 @@ use super::common::{OptSpec, flag, long_opt, parse_or_usage, quote_locale, usage
 use crate::commands::CommandCtx;
 use crate::fs::FsError;
 
+/// What `mktemp --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: mktemp [OPTION]... [TEMPLATE]
+Create a new file or directory with a name no other node has, and print the
+name. The last run of X's in TEMPLATE (three at least) is replaced by random
+letters and digits; without TEMPLATE, tmp.XXXXXXXXXX in $TMPDIR or /tmp.
+Files are made with mode 600, directories with mode 700.
+
+  -d, --directory     make a directory rather than a file
+  -u, --dry-run       make nothing; just print a name that is free
+  -q, --quiet         do not report failures
+      --suffix=SUFF   put SUFF after the X's (SUFF may not hold a slash);
+                        without it, what follows TEMPLATE's last X is one
+  -p DIR, --tmpdir[=DIR]  make the name relative to DIR, or to $TMPDIR (else
+                        /tmp) when DIR is not given
+  -t                  TEMPLATE is a single name, made relative to the DIR of
+                        -p, else $TMPDIR, else /tmp
+      --help        display this help and exit
+";
+
 const SPEC: &[OptSpec] = &[
     flag('d', Some("directory"), "d"),
     flag('u', Some("dry-run"), "u"),

@@ -6,6 +6,24 @@ use super::cp::targets;
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
 
+/// What `mv --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: mv [OPTION]... [-T] SOURCE DEST
+  or:  mv [OPTION]... SOURCE... DIRECTORY
+  or:  mv [OPTION]... -t DIRECTORY SOURCE...
+Rename SOURCE to DEST, or move each SOURCE into DIRECTORY.
+
+  -f, --force                  overwrite without asking
+  -i, --interactive            ask before overwriting (answer read from stdin)
+  -n, --no-clobber             never overwrite an existing file
+                                 (of -f, -i and -n, the last one given counts)
+  -t, --target-directory=DIRECTORY  move every SOURCE into DIRECTORY
+  -T, --no-target-directory    treat DEST as a plain file name
+  -u, --update                 skip a SOURCE whose destination is not older
+  -v, --verbose                report each rename
+      --help        display this help and exit
+";
+
 const SPEC: &[OptSpec] = &[
     flag('f', Some("force"), "f"),
     flag('i', Some("interactive"), "i"),

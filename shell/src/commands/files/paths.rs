@@ -6,6 +6,80 @@ use super::common::{OptSpec, flag, parse_or_usage, quote_locale, usage_error, wi
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Fs, FsError};
 
+/// What `readlink --help` prints.
+pub(crate) const READLINK_USAGE: &str = "\
+Usage: readlink [OPTION]... FILE...
+Print the target of each symbolic link FILE; with -f, -e or -m, print the
+canonical name of each FILE instead.
+
+  -f, --canonicalize            resolve '.', '..' and every symbolic link in
+                                  every component; all components but the
+                                  last must exist
+  -e, --canonicalize-existing   like -f, but every component must exist
+  -m, --canonicalize-missing    like -f, but any component may be missing
+  -n, --no-newline              leave out the newline (with one FILE only)
+  -q, --quiet
+  -s, --silent                  do not report errors (the default)
+  -v, --verbose                 report errors
+  -z, --zero                    end each output line with NUL, not newline
+      --help        display this help and exit
+";
+
+/// What `realpath --help` prints.
+pub(crate) const REALPATH_USAGE: &str = "\
+Usage: realpath [OPTION]... FILE...
+Print the absolute name of each FILE, with '.', '..' and symbolic links
+resolved; all components but the last must exist.
+
+  -e, --canonicalize-existing  every component must exist
+  -m, --canonicalize-missing   any component may be missing, or not be a
+                                 directory
+  -E                           all components but the last must exist
+                                 (the default)
+  -P, --physical               resolve symbolic links as they come (the
+                                 default)
+  -q, --quiet                  do not report errors
+      --relative-to=DIR        print each name relative to DIR
+      --relative-base=DIR      print names under DIR relative to it, others
+                                 as absolute names
+  -s, --strip, --no-symlinks   leave symbolic links unresolved
+  -z, --zero                   end each output line with NUL, not newline
+      --help        display this help and exit
+";
+
+/// What `basename --help` prints.
+pub(crate) const BASENAME_USAGE: &str = "\
+Usage: basename NAME [SUFFIX]
+  or:  basename OPTION... NAME...
+Print NAME without the directories leading to it, and without SUFFIX if it
+ends with SUFFIX.
+
+  -a, --multiple       take every operand as a NAME
+  -s, --suffix=SUFFIX  remove SUFFIX from the end of each NAME; implies -a
+  -z, --zero           end each output line with NUL, not newline
+      --help        display this help and exit
+";
+
+/// What `dirname --help` prints.
+pub(crate) const DIRNAME_USAGE: &str = "\
+Usage: dirname [OPTION] NAME...
+Print each NAME without its last component and the slashes around it; a
+NAME without a slash gives '.', the current directory.
+
+  -z, --zero     end each output line with NUL, not newline
+      --help        display this help and exit
+";
+
+/// What `pwd --help` prints.
+pub(crate) const PWD_USAGE: &str = "\
+Usage: pwd [OPTION]...
+Print the name of the current working directory.
+
+  -L, --logical   print it as reached, symbolic links and all (the default)
+  -P, --physical  print it with every symbolic link resolved
+      --help        display this help and exit
+";
+
 /// Which path components may be missing during canonicalisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Missing {

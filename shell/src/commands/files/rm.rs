@@ -8,6 +8,26 @@ use super::common::{
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError, Metadata};
 
+/// What `rm --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: rm [OPTION]... [FILE]...
+Remove each FILE. Directories stay unless -r or -d is given.
+
+  -f, --force           never ask, and say nothing of files that do not
+                          exist or of missing operands
+  -i, --interactive     ask before each removal (answer read from stdin)
+      --one-file-system  accepted; there is one file system
+      --no-preserve-root  let -r remove '/'
+      --preserve-root   refuse to remove '/' with -r (the default)
+  -r, -R, --recursive   remove directories and everything in them
+  -d, --dir             remove empty directories
+  -v, --verbose         report each removal
+      --help        display this help and exit
+
+A file whose name starts with '-' is removed with 'rm -- -name' or
+'rm ./-name'.
+";
+
 const SPEC: &[OptSpec] = &[
     flag('f', Some("force"), "f"),
     flag('i', None, "i"),

@@ -9,6 +9,32 @@ use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Metadata};
 use crate::time::{from_epoch, strftime};
 
+/// What `stat --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: stat [OPTION]... FILE...
+Show what is known of each FILE: type, size, inode, links, mode, owner and
+times.
+
+  -L, --dereference     describe the file a symbolic link points to
+  -c, --format=FORMAT   print FORMAT for each FILE, then a newline
+      --printf=FORMAT   like --format, but with backslash escapes (\\n, \\t,
+                          \\NNN ...) and no newline added
+  -t, --terse           print the fields on one line, tersely
+      --help        display this help and exit
+
+FORMAT sequences (a width and flags may follow the %, as in %-10n):
+  %n  file name           %N  quoted name, with '-> TARGET' for a link
+  %s  size in bytes       %b  blocks allocated, of %B bytes each
+  %a  mode in octal       %A  mode as in ls -l
+  %f  raw mode in hex     %F  file type
+  %u  owner's ID          %U  owner's name (%g, %G: the group's)
+  %h  hard links          %i  inode number
+  %o  I/O block size      %d, %D  device number, in decimal or hex
+  %y  modification time   %Y  the same, in seconds since the Epoch
+  %x, %z  as %y (the sandbox keeps one time); %X, %Z  as %Y
+  %%  a %
+";
+
 const SPEC: &[OptSpec] = &[
     flag('L', Some("dereference"), "L"),
     with_arg(Some('c'), Some("format"), "c"),

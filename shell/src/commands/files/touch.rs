@@ -7,6 +7,23 @@ use crate::commands::CommandCtx;
 use crate::commands::system::dateparse::parse_date;
 use crate::time::{from_epoch, to_epoch};
 
+/// What `touch --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: touch [OPTION]... FILE...
+Set the modification time of each FILE to now, or to the time an option
+gives. A FILE that does not exist is created empty, unless -c is given.
+
+  -a                     change only the access time; the sandbox keeps
+                           none, so the file is only created if missing
+  -c, --no-create        do not create missing files
+  -d, --date=STRING      use the time STRING describes (as for date -d)
+  -f                     (ignored)
+  -m                     change only the modification time
+  -r, --reference=FILE   use the modification time of FILE
+  -t STAMP               use the time [[CC]YY]MMDDhhmm[.ss]
+      --help        display this help and exit
+";
+
 const SPEC: &[OptSpec] = &[
     flag('a', None, "a"),
     flag('m', None, "m"),

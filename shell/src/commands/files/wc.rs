@@ -9,6 +9,27 @@ use super::input::{for_each_chunk, open};
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
 
+/// What `wc --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: wc [OPTION]... [FILE]...
+  or:  wc [OPTION]... --files0-from=F
+Count the lines, words and bytes of each FILE, and give a total when there
+are several. A word is a run of printable characters between white space.
+
+With no FILE, or when FILE is -, read standard input.
+
+Options pick the counts; they are printed in the order lines, words,
+characters, bytes, maximum line length (without options: -lwc).
+  -c, --bytes            the number of bytes
+  -m, --chars            the number of characters
+  -l, --lines            the number of newlines
+  -L, --max-line-length  the width of the widest line
+  -w, --words            the number of words
+      --total=WHEN       when to print the total line: auto (with several
+                           FILEs), always, only (nothing else), never
+      --help        display this help and exit
+";
+
 const SPEC: &[OptSpec] = &[
     flag('l', Some("lines"), "l"),
     flag('w', Some("words"), "w"),

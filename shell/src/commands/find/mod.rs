@@ -6,11 +6,11 @@ mod diff;
 mod find;
 mod xargs;
 
-use super::CommandFn;
+use super::Command;
 
 /// The commands of this family.
-pub const COMMANDS: &[(&str, CommandFn)] = &[
-    ("diff", diff::diff),
-    ("find", find::find),
-    ("xargs", xargs::xargs),
+pub const COMMANDS: &[Command] = &[
+    Command::new("diff", diff::USAGE, diff::diff),
+    Command::new("find", find::USAGE, find::find),
+    Command::stopping("xargs", xargs::USAGE, xargs::xargs),
 ];

@@ -414,7 +414,7 @@ fn run_batches(
     status
 }
 
-const USAGE: &str = "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\n\
+pub(crate) const USAGE: &str = "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\n\
 Run COMMAND with arguments INITIAL-ARGS and more arguments read from input.\n\n\
   -0, --null                   items are separated by a null, not whitespace\n\
   -a, --arg-file=FILE          read arguments from FILE, not standard input\n\

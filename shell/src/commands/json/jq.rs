@@ -21,8 +21,10 @@ use super::prelude::JQ_COMPAT;
 use super::values::JSON_DEPTH;
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "Usage:\tjq [OPTIONS] FILTER [FILES...]\n\
-\tjq [OPTIONS] --args FILTER [ARGUMENTS...]\n\n\
+const USAGE: &str = "jq - commandline JSON processor [version 1.6]\n\n\
+Usage:\tjq [options] <jq filter> [file...]\n\
+\tjq [options] --args <jq filter> [strings...]\n\
+\tjq [options] --jsonargs <jq filter> [JSON_TEXTS...]\n\n\
 jq is a tool for processing JSON inputs, applying the given filter to\n\
 its JSON text inputs and producing the filter's results as JSON on\n\
 standard output.\n\n\

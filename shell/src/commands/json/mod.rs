@@ -20,7 +20,7 @@ mod rewrite;
 mod ticks;
 mod values;
 
-use super::CommandFn;
+use super::Command;
 
 /// The commands of this family.
-pub const COMMANDS: &[(&str, CommandFn)] = &[("jq", jq::main)];
+pub const COMMANDS: &[Command] = &[Command::own("jq", jq::main)];

@@ -19,7 +19,7 @@ use crate::commands::files::common::parse_size;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::fs::{Device, FileKind, FsError};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: dd [OPERAND]...
   or:  dd OPTION
 Copy a file, converting and formatting according to the operands.

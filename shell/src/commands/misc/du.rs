@@ -17,7 +17,7 @@ use crate::commands::files::common::join;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::fs::{FileKind, Metadata};
 
-const DU_USAGE: &str = "\
+pub(crate) const DU_USAGE: &str = "\
 Usage: du [OPTION]... [FILE]...
 Summarize disk usage of the set of FILEs, recursively for directories.
 
@@ -243,7 +243,7 @@ pub fn du(ctx: &mut CommandCtx<'_>) -> i32 {
     w.status
 }
 
-const DF_USAGE: &str = "\
+pub(crate) const DF_USAGE: &str = "\
 Usage: df [OPTION]... [FILE]...
 Show information about the file system on which each FILE resides,
 or all file systems by default.  The sandbox has one: 'sandbox' on '/',

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use crate::commands::CommandCtx;
 use crate::commands::text::posix_regex::{Flavor, Regex, RegexOptions, Syntax};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: expr EXPRESSION
   or:  expr OPTION
 
@@ -335,10 +335,6 @@ fn matches(s: &str, re: &str) -> Result<Val, Fail> {
 /// `expr`
 pub fn expr(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut toks = &ctx.args[1..];
-    if toks.len() == 1 && toks[0] == "--help" {
-        let _ = ctx.stdout.write_all(USAGE.as_bytes());
-        return 0;
-    }
     if toks.first().is_some_and(|t| t == "--") {
         toks = &toks[1..];
     }

@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{self, OptSpec, ParseMode};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: factor [NUMBER]...
   or:  factor OPTION
 Print the prime factors of each specified integer NUMBER.  If none

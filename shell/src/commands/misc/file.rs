@@ -9,8 +9,8 @@ use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::fs::FileKind;
 use std::io::Read;
 
-const USAGE: &str = "\
-Usage: file [-bhiL] [--mime-type] [--] <file> ...
+pub(crate) const USAGE: &str = "\
+Usage: file [OPTION...] [FILE...]
 Determine type of FILEs.
 
   -b, --brief                do not prepend filenames to output lines
@@ -414,8 +414,7 @@ pub fn file(ctx: &mut CommandCtx<'_>) -> i32 {
     if p.operands.is_empty() {
         let _ = ctx
             .stderr
-            .write_all(USAGE.lines().next().unwrap_or("").as_bytes());
-        let _ = ctx.stderr.write_all(b"\n");
+            .write_all(b"Usage: file [-bhiL] [--mime-type] [--] <file> ...\n");
         return 1;
     }
     let follow = p.opts.iter().rev().find_map(|(id, _)| match *id {

@@ -7,7 +7,7 @@ use crate::commands::CommandCtx;
 use crate::commands::files::input;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: shuf [OPTION]... [FILE]
   or:  shuf -e [OPTION]... [ARG]...
   or:  shuf -i LO-HI [OPTION]...

@@ -6,7 +6,7 @@ use crate::commands::CommandCtx;
 use crate::commands::files::common::parse_size;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: split [OPTION]... [FILE [PREFIX]]
 Output pieces of FILE to PREFIXaa, PREFIXab, ...;
 default size is 1000 lines, and default PREFIX is 'x'.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::{CommandCtx, ExecMode, ExecRequest};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: timeout [OPTION] DURATION COMMAND [ARG]...
 Start COMMAND, and kill it if still running after DURATION.
 

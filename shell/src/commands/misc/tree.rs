@@ -10,7 +10,7 @@ use crate::commands::files::common::join;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, fnmatch, opt};
 use crate::fs::FileKind;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 usage: tree [-adf] [-L level] [-I pattern] [--noreport] [--] [directory ...]
   -a            All files are listed.
   -d            List directories only.

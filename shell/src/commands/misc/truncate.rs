@@ -6,7 +6,7 @@ use crate::commands::files::common::parse_size;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::fs::{FileKind, FsError};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: truncate OPTION... FILE...
 Shrink or extend the size of each FILE to the specified size.
 

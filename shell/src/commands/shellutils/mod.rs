@@ -4,20 +4,75 @@
 //! Each is a thin wrapper over the logic the builtins use too, in
 //! [`crate::builtin_core`], so `env echo -e` and `echo -e` agree.
 
-use super::{CommandCtx, CommandFn};
+use super::{Command, CommandCtx};
 use crate::builtin_core::echo::echo_bytes;
 use crate::builtin_core::printf::{TimeCtx, format};
 use crate::builtin_core::test::{FsEnv, evaluate};
 
 /// The commands of this family.
-pub const COMMANDS: &[(&str, CommandFn)] = &[
-    ("[", bracket),
-    ("echo", echo),
-    ("false", false_),
-    ("printf", printf),
-    ("test", test),
-    ("true", true_),
+pub const COMMANDS: &[Command] = &[
+    Command::alone("[", BRACKET_USAGE, 0, bracket),
+    Command::alone("echo", ECHO_USAGE, 0, echo),
+    Command::alone("false", FALSE_USAGE, 1, false_),
+    Command::alone("printf", PRINTF_USAGE, 0, printf),
+    // GNU `test` has no help: `test --help` tests a non-empty string.
+    Command::own("test", test),
+    Command::alone("true", TRUE_USAGE, 0, true_),
 ];
+
+// GNU's programs answer `--help` only as their sole argument; their texts.
+
+const BRACKET_USAGE: &str = "\
+Usage: test EXPRESSION
+  or:  test
+  or:  [ EXPRESSION ]
+  or:  [ ]
+  or:  [ OPTION
+Exit with the status EXPRESSION gives: 0 when true, 1 when false, 2 on
+an error. The operators are bash's `test`: file tests (-e -f -d -r -w -x
+-s -L ...), string tests (-n -z = != < >), integer comparisons (-eq -ne
+-lt -le -gt -ge), with ! ( ) -a -o.
+
+      --help        display this help and exit
+";
+
+const ECHO_USAGE: &str = "\
+Usage: echo [SHORT-OPTION]... [STRING]...
+  or:  echo LONG-OPTION
+Write the STRINGs, separated by spaces, and a newline to standard output.
+
+  -n             do not write the trailing newline
+  -e             interpret backslash escapes (\\n, \\t, \\0NNN, \\xHH, \\c ...)
+  -E             do not interpret backslash escapes (the default)
+      --help     display this help and exit
+";
+
+const PRINTF_USAGE: &str = "\
+Usage: printf FORMAT [ARGUMENT]...
+  or:  printf OPTION
+Write the ARGUMENTs formatted by FORMAT, as C's printf does, with bash's
+additions: %b expands backslash escapes in its argument, %q quotes it for
+the shell, %(FMT)T formats a time. FORMAT is reused until the ARGUMENTs are
+used up.
+
+      --help     display this help and exit
+";
+
+const TRUE_USAGE: &str = "\
+Usage: true [ignored command line arguments]
+  or:  true OPTION
+Exit with a status code indicating success.
+
+      --help     display this help and exit
+";
+
+const FALSE_USAGE: &str = "\
+Usage: false [ignored command line arguments]
+  or:  false OPTION
+Exit with a status code indicating failure.
+
+      --help     display this help and exit
+";
 
 fn echo(ctx: &mut CommandCtx<'_>) -> i32 {
     let data = echo_bytes(&ctx.args[1..], false);

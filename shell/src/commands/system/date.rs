@@ -9,6 +9,35 @@ use crate::commands::files::common::{
 use crate::commands::files::input;
 use crate::time::{from_epoch, strftime};
 
+/// What `date --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: date [OPTION]... [+FORMAT]
+  or:  date [-u|--utc|--universal] [MMDDhhmm[[CC]YY][.ss]]
+Print the current time, or the time an option names, in FORMAT. Times are
+always in UTC, and the clock cannot be set.
+
+  -d, --date=STRING          print the time STRING describes, not now
+  -f, --file=DATEFILE        like -d, once for each line of DATEFILE
+  -I[FMT], --iso-8601[=FMT]  print in ISO 8601 form; FMT is date (the
+                               default), hours, minutes, seconds or ns
+  -R, --rfc-email            print in RFC 5322 form
+      --rfc-3339=FMT         print in RFC 3339 form; FMT is date, seconds
+                               or ns
+  -r, --reference=FILE       print the modification time of FILE
+  -u, --utc, --universal     use UTC (always the case)
+      --help        display this help and exit
+
+FORMAT is text with strftime conversions, among them:
+  %Y year         %m month (01-12)    %d day (01-31)    %H hour (00-23)
+  %M minute       %S second           %N nanoseconds    %s Epoch seconds
+  %a, %A weekday name (short, full)   %b, %B month name (short, full)
+  %j day of year  %u, %w day of week  %U, %W, %V week of the year
+  %F as %Y-%m-%d  %T as %H:%M:%S      %z +0000          %Z time zone
+  %n newline      %t tab              %% a %
+After the %, a flag sets the padding: - none, _ spaces, 0 zeros; ^ gives
+upper case.
+";
+
 const SPEC: &[OptSpec] = &[
     with_arg(Some('d'), Some("date"), "d"),
     with_arg(Some('r'), Some("reference"), "r"),

@@ -5,6 +5,31 @@ use crate::commands::files::common::{parse_or_usage, quote_locale};
 use crate::commands::options::{OptSpec, flag, unimplemented, with_arg};
 use crate::commands::{CommandCtx, ExecMode, ExecRequest};
 
+/// What `env --help` prints.
+pub(crate) const ENV_USAGE: &str = "\
+Usage: env [OPTION]... [-] [NAME=VALUE]... [COMMAND [ARG]...]
+Run COMMAND with each NAME set to VALUE in its environment; without
+COMMAND, print the environment that results.
+
+  -i, --ignore-environment  start from an empty environment
+  -0, --null           end each printed variable with NUL, not newline
+  -u, --unset=NAME     take NAME out of the environment
+  -C, --chdir=DIR      run COMMAND in the directory DIR
+      --help        display this help and exit
+
+A lone - means -i. The options end at the first word that is not one.
+";
+
+/// What `printenv --help` prints.
+pub(crate) const PRINTENV_USAGE: &str = "\
+Usage: printenv [OPTION]... [VARIABLE]...
+Print the value of each environment VARIABLE, or NAME=VALUE for every
+variable when none is named; the status is 1 when a VARIABLE is not set.
+
+  -0, --null     end each output line with NUL, not newline
+      --help        display this help and exit
+";
+
 /// What the options say.
 struct EnvOptions {
     /// `-i`/`-`: start from an empty environment.

@@ -6,6 +6,131 @@ use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{
     OptSpec, flag, long_flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
 };
+use crate::commands::options::{ParseMode, parse};
+
+/// What `whoami --help` prints.
+pub(crate) const WHOAMI_USAGE: &str = "\
+Usage: whoami [OPTION]...
+Print the name of the current user (as id -un does): here always sandbox.
+
+      --help        display this help and exit
+";
+
+/// What `logname --help` prints.
+pub(crate) const LOGNAME_USAGE: &str = "\
+Usage: logname [OPTION]
+Print the name the user logged in with: here always sandbox.
+
+      --help        display this help and exit
+";
+
+/// What `groups --help` prints.
+pub(crate) const GROUPS_USAGE: &str = "\
+Usage: groups [OPTION]... [USERNAME]...
+Print the groups of the current user, or of each USERNAME. The sandbox has
+one user, sandbox, in one group, sandbox.
+
+      --help        display this help and exit
+";
+
+/// What `hostname --help` prints.
+const HOSTNAME_USAGE: &str = "\
+Usage: hostname [-b] {hostname|-F file}         set host name (from file)
+       hostname [-a|-A|-d|-f|-i|-I|-s|-y]       display formatted name
+       hostname                                 display host name
+Print the host name, sandbox, or one form of it. Setting the host name
+takes root, which the sandbox user is not.
+
+  -d, --domain            the DNS domain name (empty here)
+  -f, --fqdn              the fully qualified host name
+  -i, --ip-address        the addresses of the host name
+  -I, --all-ip-addresses  all the addresses of the host
+  -s, --short             the host name up to its first dot
+  -h, --help              display this help and exit
+";
+
+/// What `uname --help` prints.
+pub(crate) const UNAME_USAGE: &str = "\
+Usage: uname [OPTION]...
+Print facts about the system; with no OPTION, the kernel name (as -s).
+
+  -a, --all                all of the following, in this order, leaving out
+                             -p and -i, which are unknown
+  -s, --kernel-name        the kernel name
+  -n, --nodename           the host name on the network
+  -r, --kernel-release     the kernel release
+  -v, --kernel-version     the kernel version
+  -m, --machine            the machine hardware name
+  -p, --processor          the processor type (unknown)
+  -i, --hardware-platform  the hardware platform (unknown)
+  -o, --operating-system   the operating system
+      --help        display this help and exit
+";
+
+/// What `id --help` prints.
+pub(crate) const ID_USAGE: &str = "\
+Usage: id [OPTION]... [USER]...
+Print the user and group IDs and names of USER, or of the current user.
+The sandbox has one user, sandbox (ID 1000), in one group of the same name.
+
+  -g, --group    only the group ID
+  -G, --groups   only the IDs of all the groups
+  -n, --name     a name instead of a number, with -u, -g or -G
+  -r, --real     the real ID instead of the effective one (they are the
+                   same), with -u, -g or -G
+  -u, --user     only the user ID
+      --help        display this help and exit
+";
+
+/// What `nproc --help` prints.
+pub(crate) const NPROC_USAGE: &str = "\
+Usage: nproc [OPTION]...
+Print how many processors the current process may use: 1 in the sandbox.
+
+      --all       print how many processors there are
+      --ignore=N  leave N processors out of the count, which stays 1 or more
+      --help        display this help and exit
+";
+
+/// What `arch --help` prints.
+pub(crate) const ARCH_USAGE: &str = "\
+Usage: arch [OPTION]...
+Print the machine's hardware architecture, as uname -m does.
+
+      --help        display this help and exit
+";
+
+/// What `sync --help` prints.
+pub(crate) const SYNC_USAGE: &str = "\
+Usage: sync [OPTION] [FILE]...
+Write cached data out to storage. Files live in memory here, so there is
+nothing to write, but each FILE given must exist.
+
+  -d, --data             only the data of the FILEs
+  -f, --file-system      the whole file systems holding the FILEs
+      --help        display this help and exit
+";
+
+/// What `tty --help` prints.
+pub(crate) const TTY_USAGE: &str = "\
+Usage: tty [OPTION]...
+Print the name of the terminal on standard input, or 'not a tty' (status 1)
+when it is not one, which in the sandbox is always the case.
+
+  -s, --silent, --quiet   print nothing; the exit status tells
+      --help        display this help and exit
+";
+
+/// What `clear` prints after a bad option (ncurses' `clear` has no
+/// `--help`: `--help` is the bad option `-`).
+const CLEAR_USAGE: &str = "\
+Usage: clear [options]
+
+Options:
+  -T TERM     the terminal type instead of $TERM
+  -V          print the curses version
+  -x          do not clear the scrollback
+";
 
 /// The sandbox user's name.
 pub const USER: &str = "sandbox";
@@ -85,9 +210,21 @@ pub fn hostname(ctx: &mut CommandCtx<'_>) -> i32 {
         flag('i', Some("ip-address"), "i"),
         flag('I', Some("all-ip-addresses"), "I"),
         flag('d', Some("domain"), "d"),
+        flag('h', Some("help"), "help"),
     ];
-    let Some(p) = parse_or_usage(ctx, &spec, false) else {
-        return 1;
+    // net-tools' hostname: help and bad options print the usage on stdout
+    // and exit with its E_USAGE (-1).
+    let p = match parse(ctx.args, &spec, ParseMode::default()) {
+        Ok(p) if !p.has("help") => p,
+        Ok(_) => {
+            let _ = ctx.stdout.write_all(HOSTNAME_USAGE.as_bytes());
+            return 255;
+        }
+        Err(e) => {
+            ctx.error(e);
+            let _ = ctx.stdout.write_all(HOSTNAME_USAGE.as_bytes());
+            return 255;
+        }
     };
     if !p.operands.is_empty() {
         ctx.gnu_error("you must be root to change the host name");
@@ -263,6 +400,28 @@ pub fn tty(ctx: &mut CommandCtx<'_>) -> i32 {
 }
 
 /// `clear`: there is no terminal to clear.
-pub fn clear(_ctx: &mut CommandCtx<'_>) -> i32 {
-    0
+pub fn clear(ctx: &mut CommandCtx<'_>) -> i32 {
+    // ncurses parses with getopt, short options only.
+    let getopt = ParseMode {
+        no_long: true,
+        ..ParseMode::default()
+    };
+    let spec = [
+        with_arg(Some('T'), None, "T"),
+        flag('V', None, "V"),
+        flag('x', None, "x"),
+    ];
+    match parse(ctx.args, &spec, getopt) {
+        // No terminal: clearing it writes nothing.
+        Ok(p) if p.has("V") => {
+            let _ = writeln!(ctx.stdout, "ncurses 6.4.20221231");
+            0
+        }
+        Ok(_) => 0,
+        Err(e) => {
+            ctx.error(e);
+            let _ = ctx.stderr.write_all(CLEAR_USAGE.as_bytes());
+            1
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! `whoami`), the environment (`env`, `printenv`, `which`), time (`date`,
 //! `sleep`) and generators (`seq`, `yes`).
 
-use super::CommandFn;
+use super::Command;
 
 mod date;
 pub mod dateparse;
@@ -16,23 +16,23 @@ pub mod which;
 mod tests;
 
 /// The commands of this family.
-pub const COMMANDS: &[(&str, CommandFn)] = &[
-    ("whoami", identity::whoami),
-    ("logname", identity::logname),
-    ("groups", identity::groups),
-    ("hostname", identity::hostname),
-    ("uname", identity::uname),
-    ("id", identity::id),
-    ("nproc", identity::nproc),
-    ("arch", identity::arch),
-    ("sync", identity::sync),
-    ("tty", identity::tty),
-    ("clear", identity::clear),
-    ("env", env::env),
-    ("printenv", env::printenv),
-    ("which", which::which),
-    ("sleep", sleep::sleep),
-    ("yes", sleep::yes),
-    ("date", date::date),
-    ("seq", seq::seq),
+pub const COMMANDS: &[Command] = &[
+    Command::new("whoami", identity::WHOAMI_USAGE, identity::whoami),
+    Command::new("logname", identity::LOGNAME_USAGE, identity::logname),
+    Command::new("groups", identity::GROUPS_USAGE, identity::groups),
+    Command::own("hostname", identity::hostname),
+    Command::new("uname", identity::UNAME_USAGE, identity::uname),
+    Command::new("id", identity::ID_USAGE, identity::id),
+    Command::new("nproc", identity::NPROC_USAGE, identity::nproc),
+    Command::new("arch", identity::ARCH_USAGE, identity::arch),
+    Command::new("sync", identity::SYNC_USAGE, identity::sync),
+    Command::new("tty", identity::TTY_USAGE, identity::tty),
+    Command::own("clear", identity::clear),
+    Command::stopping("env", env::ENV_USAGE, env::env),
+    Command::new("printenv", env::PRINTENV_USAGE, env::printenv),
+    Command::own("which", which::which),
+    Command::new("sleep", sleep::SLEEP_USAGE, sleep::sleep),
+    Command::new("yes", sleep::YES_USAGE, sleep::yes),
+    Command::new("date", date::USAGE, date::date),
+    Command::stopping("seq", seq::USAGE, seq::seq),
 ];

@@ -6,6 +6,22 @@ use crate::commands::files::common::GnuError;
 use crate::commands::files::common::{quote_locale, usage_error};
 use crate::commands::options::{OptSpec, ParseMode, flag, parse, with_arg};
 
+/// What `seq --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: seq [OPTION]... LAST
+  or:  seq [OPTION]... FIRST LAST
+  or:  seq [OPTION]... FIRST INCREMENT LAST
+Print the numbers from FIRST to LAST, INCREMENT apart (a negative INCREMENT
+counts down); FIRST and INCREMENT default to 1. Decimal operands are added
+exactly, so 'seq 0.1 0.1 0.3' ends at 0.3.
+
+  -f, --format=FORMAT      print each number with the printf floating-point
+                             FORMAT (%f, %e, %g, ...)
+  -s, --separator=STRING   put STRING between the numbers (default: \\n)
+  -w, --equal-width        pad the numbers with leading zeros to one width
+      --help        display this help and exit
+";
+
 /// A parsed operand: its value, its decimal digits, and the exact scaled form.
 #[derive(Clone, Debug)]
 struct Num {

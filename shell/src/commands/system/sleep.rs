@@ -9,6 +9,25 @@ use crate::commands::files::common::{
     OptSpec, long_flag, parse_or_usage, quote_locale, usage_error,
 };
 
+/// What `sleep --help` prints.
+pub(crate) const SLEEP_USAGE: &str = "\
+Usage: sleep NUMBER[SUFFIX]...
+  or:  sleep OPTION
+Pause for the sum of the NUMBERs, in seconds unless a SUFFIX says 'm'
+(minutes), 'h' (hours) or 'd' (days). A NUMBER may have a fraction.
+
+      --help        display this help and exit
+";
+
+/// What `yes --help` prints.
+pub(crate) const YES_USAGE: &str = "\
+Usage: yes [STRING]...
+  or:  yes OPTION
+Repeatedly output a line with all specified STRING(s), or 'y'.
+
+      --help        display this help and exit
+";
+
 /// `sleep NUMBER[smhd]...`: sleeps the sum, cut short by the run's deadline.
 pub fn sleep(ctx: &mut CommandCtx<'_>) -> i32 {
     // GNU sleep has no options but --help and --version.
@@ -67,9 +86,8 @@ pub fn yes(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     };
     if p.has("help") {
-        let _ = ctx.stdout.write_all(
-            b"Usage: yes [STRING]...\n  or:  yes OPTION\nRepeatedly output a line with all specified STRING(s), or 'y'.\n",
-        );
+        // An abbreviation (`--he`); the registry answered `--help` itself.
+        let _ = ctx.stdout.write_all(YES_USAGE.as_bytes());
         return 0;
     }
     if p.has("version") {

@@ -4,7 +4,7 @@ use crate::commands::files::common::OptSpec;
 
 fn run(name: &str, args: &[&str]) -> (i32, String, String) {
     let fs = crate::commands::files::testutil::new_fs();
-    let f = crate::commands::lookup(name).expect("command exists");
+    let f = crate::commands::lookup(name).expect("command exists").run;
     let mut argv = vec![name];
     argv.extend_from_slice(args);
     let o = crate::commands::files::testutil::run(&fs, f, &argv, "");
@@ -88,7 +88,7 @@ fn sleep_gives_way_to_the_deadline() {
     let fs = crate::commands::files::testutil::new_fs();
     let deadline = Instant::now() + Duration::from_millis(50);
     let control = RunControl::new(Limits::default(), Clock::real(), Some(deadline), None);
-    let f = crate::commands::lookup("sleep").expect("sleep exists");
+    let f = crate::commands::lookup("sleep").expect("sleep exists").run;
     let start = Instant::now();
     let out = crate::commands::files::testutil::run_with(&fs, f, &["sleep", "10"], "", &control);
     assert!(

@@ -57,10 +57,9 @@ pub fn which(ctx: &mut CommandCtx<'_>) -> i32 {
             // getopts names the letter: `Illegal option -z`.
             let letter = e.strip_prefix("invalid option -- '").unwrap_or(&e);
             let letter = letter.strip_suffix('\'').unwrap_or(letter);
-            let _ = writeln!(
-                ctx.stderr,
-                "Illegal option -{letter}\nUsage: /usr/bin/which [-a] args"
-            );
+            // getopts complains on stderr; the script's usage goes to stdout.
+            let _ = writeln!(ctx.stderr, "Illegal option -{letter}");
+            let _ = writeln!(ctx.stdout, "Usage: /usr/bin/which [-a] args");
             return 2;
         }
     };

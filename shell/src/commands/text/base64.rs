@@ -3,7 +3,7 @@
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: base64 [OPTION]... [FILE]
 Base64 encode or decode FILE, or standard input, to standard output.
 

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: comm [OPTION]... FILE1 FILE2
 Compare sorted files FILE1 and FILE2 line by line.
 

@@ -36,6 +36,8 @@ pub fn wants_help(args: &[String]) -> bool {
 }
 
 /// Prints `usage` to stdout when `--help` was asked; returns true if it was.
+/// For a command whose text depends on its name (the checksum family);
+/// the others' help is answered by the registry.
 pub fn help(ctx: &mut CommandCtx<'_>, usage: &str) -> bool {
     if wants_help(ctx.args) {
         let _ = ctx.stdout.write_all(usage.as_bytes());
@@ -45,9 +47,9 @@ pub fn help(ctx: &mut CommandCtx<'_>, usage: &str) -> bool {
     false
 }
 
-/// The usual start of a command: `--help` prints `usage` (returns
-/// `Err(0)`), a bad option prints GNU's message (returns `Err(bad_status)`),
-/// otherwise the parsed arguments.
+/// The usual start of a command: a bad option prints GNU's message and
+/// `usage`'s first line (returns `Err(bad_status)`), otherwise the parsed
+/// arguments. (`--help` was answered by the registry before the command ran.)
 pub fn start(
     ctx: &mut CommandCtx<'_>,
     usage: &str,
@@ -55,9 +57,6 @@ pub fn start(
     mode: ParseMode,
     bad_status: i32,
 ) -> Result<Parsed, i32> {
-    if help(ctx, usage) {
-        return Err(0);
-    }
     parse(ctx.args, spec, mode).map_err(|e| {
         let name = ctx.args[0].clone();
         usage_err(ctx.stderr, &name, &e, usage);

@@ -6,7 +6,7 @@ use std::io::{BufWriter, Write};
 use super::common::{self, Arg, LineSource, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: cut OPTION... [FILE]...
 Print selected parts of lines from each FILE to standard output.
 
@@ -191,9 +191,6 @@ fn parse_options(parsed: &common::Parsed) -> Result<CutOptions, String> {
 /// `cut`
 pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "cut";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {

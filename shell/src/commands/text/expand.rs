@@ -4,7 +4,7 @@
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const EXPAND_USAGE: &str = "\
+pub(crate) const EXPAND_USAGE: &str = "\
 Usage: expand [OPTION]... [FILE]...
 Convert tabs in each FILE to spaces, writing to standard output.
 
@@ -14,7 +14,7 @@ Convert tabs in each FILE to spaces, writing to standard output.
       --help       display this help and exit
 ";
 
-const UNEXPAND_USAGE: &str = "\
+pub(crate) const UNEXPAND_USAGE: &str = "\
 Usage: unexpand [OPTION]... [FILE]...
 Convert blanks in each FILE to tabs, writing to standard output.
 

@@ -4,7 +4,7 @@
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: fold [OPTION]... [FILE]...
 Wrap input lines in each FILE, writing to standard output.
 

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: join [OPTION]... FILE1 FILE2
 For each pair of input lines with identical join fields, write a line to
 standard output.  The default join field is the first, delimited by blanks.

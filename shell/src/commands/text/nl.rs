@@ -5,7 +5,7 @@ use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use super::posix_regex::{Flavor, Regex, RegexOptions, Syntax};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: nl [OPTION]... [FILE]...
 Write each FILE to standard output, with line numbers added.
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: paste [OPTION]... [FILE]...
 Write lines consisting of the sequentially corresponding lines from
 each FILE, separated by TABs, to standard output.

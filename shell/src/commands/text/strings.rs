@@ -4,7 +4,7 @@
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: strings [option(s)] [file(s)]
  Display printable strings in [file(s)] (stdin by default)
  The options are:

@@ -9,7 +9,7 @@ use std::io::Write;
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: sum [OPTION]... [FILE]...
 Print or check BSD (16-bit) checksums.
 

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: NAME [OPTION]... [FILE]...
 Print or check checksums.
 
@@ -107,6 +107,9 @@ fn unescape(s: &str) -> String {
 pub fn sum(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = ctx.args[0].clone();
     let usage = USAGE.replace("NAME", &name);
+    if common::help(ctx, &usage) {
+        return 0;
+    }
     let p = match common::start(ctx, &usage, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,

@@ -4,7 +4,7 @@
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: tac [OPTION]... [FILE]...
 Write each FILE to standard output, last line first.
 

@@ -5,7 +5,7 @@ use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 use crate::fs::Fs;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: tee [OPTION]... [FILE]...
 Copy standard input to each FILE, and also to standard output.
 
@@ -26,9 +26,6 @@ const SPEC: &[OptSpec] = &[
 /// `tee`
 pub fn tee(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "tee";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {

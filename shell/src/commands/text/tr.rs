@@ -8,7 +8,7 @@ use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use super::posix_regex::parse::add_class;
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: tr [OPTION]... STRING1 [STRING2]
 Translate, squeeze, and/or delete characters from standard input,
 writing to standard output.  STRING1 and STRING2 specify arrays of
@@ -226,9 +226,6 @@ struct Mode {
 /// `tr`
 pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "tr";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {

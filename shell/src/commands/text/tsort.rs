@@ -12,7 +12,7 @@ use std::io::Write;
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: tsort [OPTION] [FILE]
 Write totally ordered list consistent with the partial ordering in FILE.
 

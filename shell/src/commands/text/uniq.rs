@@ -7,7 +7,7 @@ use super::common::{self, Arg, LineSource, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
 use crate::fs::Fs;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: uniq [OPTION]... [INPUT [OUTPUT]]
 Filter adjacent matching lines from INPUT (or standard input),
 writing to OUTPUT (or standard output).
@@ -151,9 +151,6 @@ fn parse_options(parsed: &common::Parsed) -> Result<(Cfg, u8), String> {
 /// `uniq`
 pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "uniq";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {

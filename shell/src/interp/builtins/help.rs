@@ -83,6 +83,61 @@ pub fn help(interp: &mut Interp, args: &[String]) -> ExecResult {
     Ok(if ok { 0 } else { 1 })
 }
 
+/// `NAME --help` for a builtin: bash answers it with `help NAME`'s text
+/// and status 2, except for the builtins that take `--help` as data (`:`,
+/// `true`, `false`, `echo`, `test`, `[`). `None`: run the builtin.
+pub fn builtin_help(interp: &mut Interp, args: &[String]) -> Option<ExecResult> {
+    let name = args.first()?.as_str();
+    if matches!(name, ":" | "true" | "false" | "echo" | "test" | "[") || !asks_help(args) {
+        return None;
+    }
+    let topic = TOPICS.iter().find(|(n, _, _)| *n == name)?;
+    out(interp, show(topic, Shape::Long));
+    Some(Ok(2))
+}
+
+/// Whether `--help` is among a builtin's options, as bash's
+/// `internal_getopt` finds it: in the words before the first operand or
+/// `--`, not as an option's argument (`read -p --help`). The builtins
+/// without options (`shift`, `return`, ...) look at their first word only.
+fn asks_help(args: &[String]) -> bool {
+    let name = args[0].as_str();
+    if matches!(
+        name,
+        "shift" | "return" | "exit" | "break" | "continue" | "logout"
+    ) {
+        return args.get(1).is_some_and(|a| a == "--help");
+    }
+    // Option letters that take the next word as their argument.
+    let takes_arg = match name {
+        "read" => "adeinNptu",
+        "printf" => "v",
+        "kill" => "sn",
+        "mapfile" | "readarray" => "dnOsuCc",
+        "hash" => "p",
+        "complete" | "compgen" => "oAGWFCXPS",
+        "compopt" | "set" => "o",
+        "fc" => "e",
+        "history" => "d",
+        "exec" => "a",
+        "wait" => "p",
+        _ => "",
+    };
+    let mut words = args[1..].iter();
+    while let Some(w) = words.next() {
+        if w == "--help" {
+            return true;
+        }
+        if w == "--" || w.len() < 2 || !w.starts_with('-') {
+            return false;
+        }
+        if w.ends_with(|c| takes_arg.contains(c)) {
+            words.next();
+        }
+    }
+    false
+}
+
 /// The topics `pattern` names: those equal to it or matching it as a shell
 /// pattern, or else those it is a prefix of.
 fn matching(pattern: &str) -> Vec<&'static (&'static str, &'static str, &'static str)> {

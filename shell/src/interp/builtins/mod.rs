@@ -17,7 +17,7 @@ mod declare;
 mod echo;
 mod flow;
 mod getopts;
-mod help;
+pub(crate) mod help;
 mod history;
 mod jobs;
 mod mapfile;

@@ -263,7 +263,8 @@ pub fn builtin(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(0);
     };
     match super::lookup(name) {
-        Some(f) => f(interp, &args[skip..]),
+        Some(f) => super::help::builtin_help(interp, &args[skip..])
+            .unwrap_or_else(|| f(interp, &args[skip..])),
         None => {
             err(interp, format!("builtin: {name}: not a shell builtin"));
             Ok(1)

@@ -134,6 +134,12 @@ pub fn tar(ctx: &mut CommandCtx<'_>) -> i32 {
     }
 }
 
+/// An error argp itself reports: EX_USAGE.
+fn argp_error(ctx: &mut CommandCtx<'_>, msg: impl std::fmt::Display) -> i32 {
+    usage_error(ctx, msg);
+    64
+}
+
 fn usage_error(ctx: &mut CommandCtx<'_>, msg: impl std::fmt::Display) -> i32 {
     let _ = writeln!(ctx.stderr, "tar: {msg}");
     let _ = writeln!(
@@ -241,9 +247,19 @@ fn parse(ctx: &mut CommandCtx<'_>) -> Result<Options, i32> {
         late_excludes: Vec::new(),
     };
     // `tar czf FILE ...`: the old-style first word, made usual first.
-    let argv = expand_old_style(ctx.args, SPEC).map_err(|e| usage_error(ctx, e))?;
+    // argp's own errors (unknown option, missing argument) exit with
+    // EX_USAGE (64); tar's later checks of the combination with 2.
+    // tar's own old-style check ("Old option 'f' requires an argument") is
+    // not argp's.
+    let argv = expand_old_style(ctx.args, SPEC).map_err(|e| {
+        if e.starts_with("Old option") {
+            usage_error(ctx, e)
+        } else {
+            argp_error(ctx, e)
+        }
+    })?;
     let parsed =
-        options::parse(&argv, SPEC, ParseMode::default()).map_err(|e| usage_error(ctx, e))?;
+        options::parse(&argv, SPEC, ParseMode::default()).map_err(|e| argp_error(ctx, e))?;
     // In order: `-C DIR` applies to the operands after it.
     for item in &parsed.order {
         match *item {

@@ -12,6 +12,33 @@ use crate::commands::options::{
 use crate::commands::text::common::read_stdin;
 use crate::fs::FileKind;
 
+/// What `diff --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: diff [OPTION]... FILES
+Compare two files line by line, or two directories file by file. FILES is
+'FILE1 FILE2'; one of the two may be a directory, holding a file named as
+the other, and - is standard input. The status is 0 when nothing differs,
+1 when something does, 2 on trouble.
+
+      --normal                  print a normal diff (the default)
+  -q, --brief                   only say whether the files differ
+  -s, --report-identical-files  also say when two files are the same
+  -u, -U NUM, --unified[=NUM]   print a unified diff with NUM lines of
+                                  context around changes (default 3)
+      --label LABEL             name the file LABEL in the unified header
+                                  (give it twice for the two files)
+  -r, --recursive               compare subdirectories too
+  -N, --new-file                take a missing file as an empty one
+  -i, --ignore-case             ignore differences of case
+  -b, --ignore-space-change     ignore changes in the amount of white space
+  -w, --ignore-all-space        ignore white space altogether
+  -Z, --ignore-trailing-space   ignore white space at the ends of lines
+  -B, --ignore-blank-lines      ignore changes that only add or remove empty
+                                  lines
+  -a, --text                    treat every file as text (always the case)
+      --help        display this help and exit
+";
+
 /// Parsed options.
 #[derive(Default, Clone)]
 pub struct Opts {

@@ -9,6 +9,45 @@ use parse::{Cmp, Expr, Options};
 use super::super::{CommandCtx, ExecMode, ExecRequest};
 use crate::fs::{FileKind, Metadata};
 
+/// What `find --help` prints.
+pub(crate) const USAGE: &str = "\
+Usage: find [-H] [-L] [-P] [-Olevel] [-D debugopts] [path...] [expression]
+Walk the tree under each path (by default .), evaluating the expression on
+every entry; without an action in it, matching entries are printed.
+
+  -H  follow symbolic links given as paths   -L  follow all symbolic links
+  -P  follow no symbolic links (the default)
+
+Operators, binding tightest first (-a is implied between two primaries):
+  ( EXPR )   ! EXPR   -not EXPR   EXPR -a EXPR   EXPR -and EXPR
+  EXPR -o EXPR   EXPR -or EXPR   EXPR , EXPR
+
+Options (always true):
+  -depth -d -maxdepth LEVELS -mindepth LEVELS -follow -regextype TYPE
+  -xdev -mount -noleaf -ignore_readdir_race (these four change nothing)
+
+Tests (a number N may be +N, more than N, or -N, less than N):
+  -name PATTERN -iname PATTERN -path PATTERN -ipath PATTERN
+  -wholename PATTERN -iwholename PATTERN -regex PATTERN -iregex PATTERN
+  -type [fdlpscbD][,...] -empty -size N[bcwkMG] -mtime N -mmin N
+  -newer FILE -samefile FILE -perm [-/]MODE -links N -inum N
+  -user NAME -group NAME -uid N -gid N -nouser -nogroup -true -false
+  -readable -writable -executable (always true)
+  -atime -amin -anewer -ctime -cmin -cnewer (on the modification time,
+  the only time the sandbox keeps)
+
+Actions:
+  -print -print0 -printf FORMAT -delete -prune -quit
+  -exec COMMAND ;   -exec COMMAND {} +   -execdir COMMAND ;
+  -execdir COMMAND {} +   -ok COMMAND ;   -okdir COMMAND ;
+  (-ok and -okdir have no one to ask, so they are always false)
+
+-printf knows %p %f %h %P %s %d %m %M %y %i %n %k %l %u %g %U %G %T@ %TY
+%Tm %Td %TH %TM %TS %TT %TF ..., widths like %-10p, and \\n \\t \\0 \\\\.
+
+      --help        display this help and exit
+";
+
 /// State shared by the whole walk.
 struct Walk<'c, 'a> {
     ctx: &'c mut CommandCtx<'a>,

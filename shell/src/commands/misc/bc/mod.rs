@@ -20,7 +20,7 @@ use crate::commands::CommandCtx;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use num::Num;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 usage: bc [options] [file ...]
   -h  --help         print this usage and exit
   -l  --mathlib      use the predefined math routines (sets scale=20)
@@ -930,9 +930,14 @@ fn parse_line(parser: &mut Parser, stderr: &mut dyn Write) -> Option<Vec<Stmt>> 
 
 /// `bc`
 pub fn bc(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
-        Err(s) => return s,
+        Err(e) => {
+            // GNU bc follows the message with its usage, on stdout.
+            ctx.error(e);
+            let _ = ctx.stdout.write_all(USAGE.as_bytes());
+            return 1;
+        }
     };
     if p.has("h") {
         let _ = ctx.stdout.write_all(USAGE.as_bytes());

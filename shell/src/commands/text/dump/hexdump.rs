@@ -7,7 +7,7 @@ use super::{common, lines, parse_size, read_all};
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "
 Usage:
  hexdump [options] <file>...
 

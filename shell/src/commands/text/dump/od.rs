@@ -7,7 +7,7 @@ use super::{common, lines, parse_size, read_some};
 use crate::commands::CommandCtx;
 use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: od [OPTION]... [FILE]...
 Write an unambiguous representation, octal bytes by default,
 of FILE to standard output.  With more than one FILE argument,

@@ -5,7 +5,7 @@ use crate::commands::CommandCtx;
 use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
 use crate::fs::Fs;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage:
        xxd [options] [infile [outfile]]
     or
@@ -43,8 +43,9 @@ pub fn xxd(ctx: &mut CommandCtx<'_>) -> i32 {
         Err(s) => return s,
     };
     if p.has("help") {
-        let _ = ctx.stdout.write_all(USAGE.as_bytes());
-        return 0;
+        // vim's xxd prints its summary as for a bad option: stderr, status 1.
+        let _ = ctx.stderr.write_all(USAGE.as_bytes());
+        return 1;
     }
     let num = |id: &str| -> Result<Option<u64>, String> {
         match p.last(id) {

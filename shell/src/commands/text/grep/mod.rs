@@ -18,7 +18,7 @@ use crate::fs::{FileKind, Fs};
 
 use search::{Config, Matcher, Searcher};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: grep [OPTION]... PATTERNS [FILE]...
 Search for PATTERNS in each FILE.
 Example: grep -i 'hello world' menu.h main.c
@@ -313,9 +313,6 @@ impl GrepOptions {
 /// `grep`, `egrep` and `fgrep` (by argv[0]).
 pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "grep";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
     let mode = ParseMode {
         digit_option: true,
         ..Default::default()

@@ -14,7 +14,7 @@ use crate::fs::Fs;
 
 use exec::{End, Input, Machine, Settings};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...
 
   -n, --quiet, --silent
@@ -143,9 +143,6 @@ fn parse_options(ctx: &mut CommandCtx<'_>, parsed: &common::Parsed) -> Result<Sc
 /// `sed`
 pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "sed";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {

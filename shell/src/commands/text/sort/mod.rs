@@ -17,7 +17,7 @@ use crate::fs::Fs;
 
 use compare::is_blank;
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Usage: sort [OPTION]... [FILE]...
 Write sorted concatenation of all FILE(s) to standard output.
 
@@ -518,9 +518,6 @@ fn parse_options(parsed: &common::Parsed) -> Result<SortOptions, String> {
 /// `sort`
 pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "sort";
-    if common::help(ctx, USAGE) {
-        return 0;
-    }
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
