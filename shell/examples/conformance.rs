@@ -9,11 +9,17 @@
 //! virtual tree) and provides `argv.py`, `printenv.py`, `stdout_stderr.py` and
 //! `read_from_fd.py` as test-only commands. Prints one line per file and, last,
 //! `oils: P passed, F failed, S skipped`.
+//!
+//! With `--bash`, each case also runs under the host's bash (see
+//! `conformance/host_bash.rs`), and the last line adds how many cases real
+//! bash passes and how many of those ours passes: the measure.
 
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 #[path = "conformance/helpers.rs"]
 mod helpers;
+#[path = "conformance/host_bash.rs"]
+mod host_bash;
 #[path = "conformance/spec.rs"]
 mod spec;
 
@@ -72,6 +78,8 @@ struct Args {
     verbose: bool,
     /// `--no-skip`: run the cases of the skip list too.
     no_skip: bool,
+    /// `--bash`: run every case under host bash too.
+    bash: bool,
 }
 
 fn args() -> Args {
@@ -80,6 +88,7 @@ fn args() -> Args {
     let mut verbose = false;
     let mut run = None;
     let mut no_skip = false;
+    let mut bash = false;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -87,6 +96,7 @@ fn args() -> Args {
             "--verbose" | "-v" => verbose = true,
             "--run" => run = it.next(),
             "--no-skip" => no_skip = true,
+            "--bash" => bash = true,
             _ => dir = Some(PathBuf::from(a)),
         }
     }
@@ -97,10 +107,11 @@ fn args() -> Args {
             filter,
             verbose,
             no_skip,
+            bash,
         };
     }
     let dir = dir.unwrap_or_else(|| {
-        eprintln!("usage: conformance DIR [--filter TEXT] [--verbose]");
+        eprintln!("usage: conformance DIR [--filter TEXT] [--verbose] [--no-skip] [--bash]");
         std::process::exit(2)
     });
     Args {
@@ -109,6 +120,7 @@ fn args() -> Args {
         filter,
         verbose,
         no_skip,
+        bash,
     }
 }
 
@@ -262,6 +274,14 @@ fn main() {
         .collect();
     files.sort();
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    // `--bash`: cases host bash passes, and how many of them ours passes.
+    let helpers = args.bash.then(|| {
+        host_bash::Helpers::new().unwrap_or_else(|e| {
+            eprintln!("writing the helper programs: {e}");
+            std::process::exit(2)
+        })
+    });
+    let (mut bash_passed, mut ours_of_bash, mut n) = (0usize, 0usize, 0usize);
     for path in files {
         let fname = path
             .file_name()
@@ -285,18 +305,22 @@ fn main() {
                 }
                 continue;
             }
+            n += 1;
+            let bash_ok = helpers.as_ref().is_some_and(|h| {
+                host_bash::run(h, &case.code, legacy_tmp, n)
+                    .is_ok_and(|(stdout, status)| case.matches(&stdout, status))
+            });
+            bash_passed += usize::from(bash_ok);
             match run_isolated(&case.code, legacy_tmp) {
                 Ok((stdout, status, stderr)) => {
-                    let out_ok = case
-                        .stdout
-                        .as_ref()
-                        .is_none_or(|e| e.as_bytes() == stdout.as_slice());
-                    if out_ok && status == case.status {
+                    if case.matches(&stdout, status) {
                         p += 1;
+                        ours_of_bash += usize::from(bash_ok);
                     } else {
                         f += 1;
                         if args.verbose {
-                            println!("FAIL {id}");
+                            let bash = if bash_ok { " (bash passes)" } else { "" };
+                            println!("FAIL {id}{bash}");
                             println!("  code:\n{}", indent(&case.code));
                             if let Some(e) = &case.stdout {
                                 println!("  expected stdout:\n{}", indent(e));
@@ -326,6 +350,9 @@ fn main() {
         skipped += s;
     }
     println!("oils: {passed} passed, {failed} failed, {skipped} skipped");
+    if helpers.is_some() {
+        println!("oils: host bash passes {bash_passed}; ours passes {ours_of_bash} of those");
+    }
 }
 
 fn indent(s: &str) -> String {

@@ -13,6 +13,13 @@ pub struct Case {
     pub status: i32,
 }
 
+impl Case {
+    /// Whether `stdout` and `status` are what bash must produce.
+    pub fn matches(&self, stdout: &[u8], status: i32) -> bool {
+        self.stdout.as_ref().is_none_or(|e| e.as_bytes() == stdout) && status == self.status
+    }
+}
+
 /// Expectations of one block (default, or one shell variant).
 #[derive(Default, Clone)]
 struct Expect {

@@ -60,6 +60,9 @@ find t/a -printf '%P|%d\n' | sort
 find t/a/b/g.TXT -printf '%s %y %f\n'
 find t/big -printf '%k %s\n'
 find t/c/link -printf '%y %l\n'
+touch -d '2024-01-02 03:04:05.5' t/a/f1.txt; find t/a/f1.txt -printf '%t|%a|%T@|%T+\n'
+touch -d '2024-01-02 03:04:05' t/a/f1.txt; find t/a/f1.txt -printf '%Tc|%TS|%TT|%TX|%TY-%Tm-%Td|%Tk|%Tl|%Tp|%Tr|%Tx|%Tj|%Ta %Tb %Te|%TZ %Tz|%Ts\n'
+touch -d '1999-12-31 23:59:59' t/a/f1.txt; find t/a/f1.txt -printf '%AY %AH:%AM %A+\n'
 find t/a/b -printf '%-10f|%5s|\n' | sort
 find t/a/f1.txt -printf '%M %y\n'
 find t -maxdepth 1 -type d -printf '%f\n' | sort

@@ -421,12 +421,11 @@ impl Walk<'_, '_> {
                                 String::new()
                             }
                         }
-                        'T' | 't' if d == 't' => format!("{}", e.meta.mtime.secs),
-                        'T' => match it.next() {
-                            Some('@') => {
-                                format!("{}.{:09}0", e.meta.mtime.secs, e.meta.mtime.nanos)
-                            }
-                            Some(k) => time_part(e.meta.mtime.secs, k),
+                        // Access, change and modification time: the tree
+                        // keeps one time, the modification time.
+                        't' | 'a' | 'c' => time_part(e.meta.mtime, 'c', true),
+                        'T' | 'A' | 'C' => match it.next() {
+                            Some(k) => time_part(e.meta.mtime, k, false),
                             None => String::new(),
                         },
                         other => format!("%{other}"),
@@ -464,22 +463,33 @@ fn pad(spec: &str, val: &str) -> String {
     }
 }
 
-/// One field of a UTC broken-down time, `%T<k>` in `-printf`: the
-/// fields GNU find shares with `strftime`, empty for the others.
-fn time_part(secs: i64, k: char) -> String {
-    // Years with at least four digits, as find prints them.
-    let fmt = match k {
-        'Y' => "%4Y",
-        'F' => "%4Y-%m-%d",
-        'm' => "%m",
-        'd' => "%d",
-        'H' => "%H",
-        'M' => "%M",
-        'S' => "%S",
-        'T' => "%T",
-        _ => return String::new(),
-    };
-    crate::time::strftime(fmt, &crate::time::from_epoch(secs, 0))
+/// `%T<k>` (and `%A<k>`, `%C<k>`) of `-printf`: the time as GNU find
+/// prints it, UTC. `k` is a `strftime` letter, `@` (seconds since the
+/// epoch) or `+` (date+time); `%t` is `%Tc` with the seconds' fraction
+/// (`fraction`), as GNU's `ctime`-style field.
+fn time_part(t: crate::clock::Timestamp, k: char, fraction: bool) -> String {
+    let tm = crate::time::from_epoch(t.secs, 0);
+    // GNU find prints the ten digits of its timespec fraction.
+    let frac = format!("{:09}0", t.nanos);
+    match k {
+        '@' => format!("{}.{frac}", t.secs),
+        '+' => format!(
+            "{}.{frac}",
+            crate::time::strftime("%4Y-%m-%d+%H:%M:%S", &tm)
+        ),
+        'c' if fraction => {
+            let date = crate::time::strftime("%a %b %e %H:%M:%S", &tm);
+            format!("{date}.{frac} {}", crate::time::strftime("%Y", &tm))
+        }
+        'c' => crate::time::strftime("%a %b %e %H:%M:%S %Y", &tm),
+        // Years with at least four digits, as find prints them.
+        'Y' => crate::time::strftime("%4Y", &tm),
+        'F' => crate::time::strftime("%4Y-%m-%d", &tm),
+        'S' => format!("{}.{frac}", crate::time::strftime("%S", &tm)),
+        'T' | 'X' => format!("{}.{frac}", crate::time::strftime("%T", &tm)),
+        // Any other letter is strftime's (which keeps one it lacks, `%q`).
+        k => crate::time::strftime(&format!("%{k}"), &tm),
+    }
 }
 
 fn type_char(k: FileKind) -> char {
