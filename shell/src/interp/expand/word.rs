@@ -58,7 +58,19 @@ pub(crate) struct Acc {
 fn is_pat_special(b: u8) -> bool {
     matches!(
         b,
-        b'*' | b'?' | b'[' | b']' | b'\\' | b'&' | b'(' | b')' | b'|' | b'!' | b'@' | b'+'
+        b'*' | b'?'
+            | b'['
+            | b']'
+            | b'\\'
+            | b'&'
+            | b'('
+            | b')'
+            | b'|'
+            | b'!'
+            | b'@'
+            | b'+'
+            | b'-'
+            | b'^'
     )
 }
 
@@ -100,10 +112,11 @@ impl Acc {
         }
         // `&` is escaped too: in a `${x/p/r}` replacement it means the match.
         // Extglob characters are escaped whether or not extglob is on:
-        // `[[ ]]` matches with extglob enabled regardless.
+        // `[[ ]]` matches with extglob enabled regardless. `-` and `^` mean
+        // a range and a negation inside brackets (`[C\-D]`, `["^"a]`).
         let special = matches!(
             c,
-            '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|' | '!' | '@' | '+'
+            '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|' | '!' | '@' | '+' | '-' | '^'
         );
         if quoted {
             if special {
