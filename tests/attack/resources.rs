@@ -441,6 +441,28 @@ pub(super) fn parser_backtracking() -> Vec<Case> {
         &format!("a=([k]=-{}); echo ${{#a[@]}}", "{a,b}".repeat(30)),
         vec![NotStatus(0)],
     ));
+    // Found by the 1M script_fuzz run: an unquoted `$(yes)` split into
+    // millions of fields with no stop (6.2 s with a 1 s deadline), and
+    // extglob groups left open 30 deep, each re-read by every enclosing
+    // group (6 s with a 1 s deadline).
+    v.push(local(
+        "resources",
+        "an unquoted endless substitution split into words",
+        2,
+        "basename $(yes); ec+=++ho $(yes<<EOF tac\none\nEOF\n)",
+        vec![NotStatus(0)],
+    ));
+    let open_groups = "@(help|verbose|no-@(long|shor-".repeat(30);
+    v.push(local(
+        "resources",
+        "extglob groups left open 30 deep",
+        2,
+        &format!(
+            "shopt -s extglob; pat='--{open_groups}@(help|verbose|no-@(long|short)-option)'\n\
+             [[ --oops == $pat ]] || echo FALSE"
+        ),
+        vec![StdoutIs("FALSE\n".into()), Status(0)],
+    ));
     v
 }
 

@@ -237,7 +237,8 @@ impl Pattern {
     pub fn new(pattern: &str, options: MatchOptions) -> Pattern {
         let chars: Vec<char> = pattern.chars().collect();
         let mut i = 0;
-        let toks = parse_seq(&chars, &mut i, options.extglob, false);
+        let mut groups = ExtMemo::new();
+        let toks = parse_seq(&chars, &mut i, options.extglob, false, &mut groups);
         let has_ext = toks.iter().any(|t| matches!(t, Tok::Ext(..)));
         Pattern {
             toks,
@@ -335,7 +336,18 @@ fn reverse_toks(toks: &[Tok]) -> Vec<Tok> {
 }
 
 /// Parses tokens until the end (or, inside an extglob group, until `|`/`)`).
-fn parse_seq(c: &[char], i: &mut usize, extglob: bool, in_group: bool) -> Vec<Tok> {
+/// What [`parse_ext`] made of the group opening at each index: a group
+/// left unclosed is read again as literal text by every enclosing group,
+/// which without this doubles the work per level of nesting.
+type ExtMemo = HashMap<usize, Option<(Tok, usize)>>;
+
+fn parse_seq(
+    c: &[char],
+    i: &mut usize,
+    extglob: bool,
+    in_group: bool,
+    groups: &mut ExtMemo,
+) -> Vec<Tok> {
     let mut toks = Vec::new();
     while *i < c.len() {
         let ch = c[*i];
@@ -345,7 +357,7 @@ fn parse_seq(c: &[char], i: &mut usize, extglob: bool, in_group: bool) -> Vec<To
         if extglob
             && matches!(ch, '?' | '*' | '+' | '@' | '!')
             && c.get(*i + 1) == Some(&'(')
-            && let Some((tok, next)) = parse_ext(c, *i, extglob)
+            && let Some((tok, next)) = parse_ext(c, *i, extglob, groups)
         {
             toks.push(tok);
             *i = next;
@@ -386,7 +398,26 @@ fn parse_seq(c: &[char], i: &mut usize, extglob: bool, in_group: bool) -> Vec<To
     toks
 }
 
-fn parse_ext(c: &[char], start: usize, extglob: bool) -> Option<(Tok, usize)> {
+fn parse_ext(
+    c: &[char],
+    start: usize,
+    extglob: bool,
+    groups: &mut ExtMemo,
+) -> Option<(Tok, usize)> {
+    if let Some(known) = groups.get(&start) {
+        return known.clone();
+    }
+    let parsed = parse_ext_at(c, start, extglob, groups);
+    groups.insert(start, parsed.clone());
+    parsed
+}
+
+fn parse_ext_at(
+    c: &[char],
+    start: usize,
+    extglob: bool,
+    groups: &mut ExtMemo,
+) -> Option<(Tok, usize)> {
     let kind = match c[start] {
         '?' => ExtKind::ZeroOrOne,
         '*' => ExtKind::ZeroOrMore,
@@ -397,7 +428,7 @@ fn parse_ext(c: &[char], start: usize, extglob: bool) -> Option<(Tok, usize)> {
     let mut i = start + 2;
     let mut alts = Vec::new();
     loop {
-        let seq = parse_seq(c, &mut i, extglob, true);
+        let seq = parse_seq(c, &mut i, extglob, true, groups);
         alts.push(seq);
         match c.get(i) {
             Some('|') => i += 1,

@@ -200,6 +200,12 @@ impl Acc {
             let c = it.next().unwrap_or(' ');
             rest = it.as_str();
             if self.ifs.contains(c) {
+                // Millions of fields (`$(yes)` unquoted): a cancelled run or
+                // one over its memory budget stops splitting; the caller
+                // reports the limit.
+                if self.fields.len() % 4096 == 4095 && crate::cancel::requested() {
+                    return;
+                }
                 if is_ifs_ws(c) {
                     if self.cur.started || !self.cur.text.is_empty() {
                         self.finish_field();
@@ -308,7 +314,10 @@ impl Interp {
             let pieces = self.parse_or_bad_subst(rest, mode)?;
             acc.push_literal(prefix, false);
             self.expand_pieces(&pieces, false, &mut acc)?;
-            for f in acc.finish() {
+            for (i, f) in acc.finish().into_iter().enumerate() {
+                if i % 4096 == 0 {
+                    self.control.check_fast().map_err(Interrupt::Limit)?;
+                }
                 self.glob_field(f, out)?;
             }
         }
