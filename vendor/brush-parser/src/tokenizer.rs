@@ -614,6 +614,13 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
     ) -> Result<(), TokenizerError> {
         let mut pending_here_doc_tokens = vec![];
         let mut drain_here_doc_tokens = false;
+        // sandkeep: the `case` commands of a `$( )` body, so that the `)`
+        // ending a pattern (`$(case $x in a) ...;; esac)`) is not taken
+        // for the end of the substitution, as bash's parse of the body
+        // does not take it.
+        let mut cases = CaseScan::new(
+            terminating_char == ')' && !self.cross_state.arithmetic_expansion,
+        );
 
         loop {
             let cur_token = if drain_here_doc_tokens && !pending_here_doc_tokens.is_empty() {
@@ -646,7 +653,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
 
             if let Some(cur_token_value) = cur_token.token {
                 state.append_str(cur_token_value.to_str());
-
+                cases.token(&cur_token_value);
                 if matches!(cur_token_value, Token::Operator(o, _) if o == nesting_open) {
                     nesting_count += 1;
                 }
@@ -657,6 +664,16 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                     state.append_char('\n');
                 }
                 TokenEndReason::NonNewLineBlank => state.append_char(' '),
+                TokenEndReason::UnescapedNewLine => cases.newline(),
+                TokenEndReason::SpecifiedTerminatingChar if cases.pattern_ends() => {
+                    // A pattern's `)`; with a `(` before the pattern, that
+                    // `(` was counted as nesting and is closed here.
+                    if cases.pattern_had_paren() {
+                        nesting_count -= 1;
+                    }
+                    cases.enter_body();
+                    state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
+                }
                 TokenEndReason::SpecifiedTerminatingChar => {
                     nesting_count -= 1;
                     if nesting_count == 0 {
@@ -1336,4 +1353,133 @@ pub fn unquote_str(s: &str) -> String {
     }
 
     result
+}
+
+/// sandkeep: the length in bytes of the `$( )` body at the start of `text`
+/// (the text after `$(`), up to but not including its closing `)`, read as
+/// the tokenizer reads it: quotes, nested constructs, here-documents and
+/// `case` patterns. `None` when the body is not closed.
+pub(crate) fn command_substitution_body_len(text: &str, options: &TokenizerOptions) -> Option<usize> {
+    let mut reader = text.as_bytes();
+    let mut tokenizer = Tokenizer::new(&mut reader, options);
+    let mut state = TokenParseState::new(&SourcePosition::default());
+    tokenizer
+        .consume_nested_construct(&mut state, ')', "(", 1)
+        .ok()?;
+    // The cursor counts characters, the closing `)` included.
+    let chars = tokenizer.cross_state.cursor.index.checked_sub(1)?;
+    Some(text.char_indices().nth(chars).map_or(text.len(), |(i, _)| i))
+}
+
+/// sandkeep: where the `case` commands of a `$( )` body are, as the
+/// tokens of the body go by (see `consume_nested_construct`).
+#[derive(Debug)]
+struct CaseScan {
+    /// Off for `$(( ))`, `$[ ]` and other constructs.
+    on: bool,
+    /// One entry per `case` being read, innermost last.
+    stack: Vec<CaseStep>,
+    /// The next word is in command position (where `case`/`esac` count).
+    command_start: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CaseStep {
+    /// After `case`: the word.
+    Word,
+    /// After the word: `in`.
+    In,
+    /// Reading a pattern list; `paren` when it began with `(`.
+    Pattern { paren: bool, started: bool },
+    /// The commands of a clause.
+    Body,
+}
+
+impl CaseScan {
+    const fn new(on: bool) -> Self {
+        Self {
+            on,
+            stack: Vec::new(),
+            command_start: true,
+        }
+    }
+
+    fn token(&mut self, token: &Token) {
+        if !self.on {
+            return;
+        }
+        let text = token.to_str().trim();
+        let top = self.stack.last().copied();
+        match token {
+            Token::Word(..) => {
+                match top {
+                    Some(CaseStep::Word) => self.set_top(CaseStep::In),
+                    Some(CaseStep::In) if text == "in" => self.set_top(CaseStep::Pattern {
+                        paren: false,
+                        started: false,
+                    }),
+                    Some(CaseStep::Pattern { started: false, .. }) if text == "esac" => {
+                        self.stack.pop();
+                    }
+                    Some(CaseStep::Pattern { paren, .. }) => self.set_top(CaseStep::Pattern {
+                        paren,
+                        started: true,
+                    }),
+                    Some(CaseStep::Body) if self.command_start && text == "esac" => {
+                        self.stack.pop();
+                    }
+                    Some(CaseStep::Body) | None if self.command_start && text == "case" => {
+                        self.stack.push(CaseStep::Word);
+                    }
+                    _ => {}
+                }
+                self.command_start = matches!(
+                    text,
+                    "then" | "do" | "else" | "elif" | "if" | "while" | "until" | "{" | "!" | "time"
+                );
+            }
+            Token::Operator(..) => {
+                match top {
+                    Some(CaseStep::Pattern { started: false, .. }) if text == "(" => {
+                        self.set_top(CaseStep::Pattern {
+                            paren: true,
+                            started: true,
+                        });
+                    }
+                    Some(CaseStep::Body) if matches!(text, ";;" | ";&" | ";;&") => {
+                        self.set_top(CaseStep::Pattern {
+                            paren: false,
+                            started: false,
+                        });
+                    }
+                    _ => {}
+                }
+                self.command_start = true;
+            }
+        }
+    }
+
+    fn newline(&mut self) {
+        self.command_start = true;
+    }
+
+    fn set_top(&mut self, step: CaseStep) {
+        if let Some(top) = self.stack.last_mut() {
+            *top = step;
+        }
+    }
+
+    /// Whether a `)` now ends a pattern list.
+    fn pattern_ends(&self) -> bool {
+        matches!(self.stack.last(), Some(CaseStep::Pattern { started: true, .. }))
+    }
+
+    fn pattern_had_paren(&self) -> bool {
+        matches!(self.stack.last(), Some(CaseStep::Pattern { paren: true, .. }))
+    }
+
+    fn enter_body(&mut self) {
+        self.set_top(CaseStep::Body);
+        self.command_start = true;
+    }
 }

@@ -1086,8 +1086,23 @@ peg::parser! {
             $(!['0'..='9'] ['_' | '0'..='9' | 'a'..='z' | 'A'..='Z']+)
 
         pub(crate) rule command_substitution() -> WordPiece =
-            "$(" c:command() ")" { WordPiece::CommandSubstitution(c.to_owned()) } /
+            "$(" c:command_substitution_body() ")" { WordPiece::CommandSubstitution(c.to_owned()) } /
             "`" c:backquoted_command() "`" { WordPiece::BackquotedCommandSubstitution(c) }
+
+        // sandkeep patch: a `$( )` body ends where the tokenizer ends it,
+        // which follows `case` patterns (`$(case $x in a) ...;; esac)`);
+        // counting parentheses here ended it at the pattern's `)`.
+        rule command_substitution_body() -> &'input str = #{|input, pos| {
+            let options = crate::tokenizer::TokenizerOptions {
+                enable_extended_globbing: parser_options.enable_extended_globbing,
+                posix_mode: parser_options.posix_mode,
+                sh_mode: parser_options.sh_mode,
+            };
+            match crate::tokenizer::command_substitution_body_len(&input[pos..], &options) {
+                Some(len) => peg::RuleResult::Matched(pos + len, &input[pos..pos + len]),
+                None => peg::RuleResult::Failed,
+            }
+        }}
 
         pub(crate) rule command() -> &'input str =
             $(command_piece()*)
