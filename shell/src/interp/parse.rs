@@ -1125,7 +1125,8 @@ mod tests {
 
     #[test]
     fn an_inner_step_budget_counts_against_the_outer_one() {
-        let word = "$(echo $(echo $(echo budget-test)))";
+        // Each expansion is a word piece: one step or more apiece.
+        let word = "$a$b$c$d$e$f$g$h$i$j${k}${l}";
         let opts = ParserOptions::default();
         let ((inner, inner_exhausted), outer_exhausted) =
             brush_parser::budget::with_step_limit(5, || {

@@ -1093,6 +1093,9 @@ peg::parser! {
         // which follows `case` patterns (`$(case $x in a) ...;; esac)`);
         // counting parentheses here ended it at the pattern's `)`.
         rule command_substitution_body() -> &'input str = #{|input, pos| {
+            if !crate::budget::step() {
+                return peg::RuleResult::Failed;
+            }
             let options = crate::tokenizer::TokenizerOptions {
                 enable_extended_globbing: parser_options.enable_extended_globbing,
                 posix_mode: parser_options.posix_mode,
