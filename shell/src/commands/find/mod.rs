@@ -10,7 +10,7 @@ use super::Command;
 
 /// The commands of this family.
 pub const COMMANDS: &[Command] = &[
-    Command::new("diff", diff::USAGE, diff::diff),
-    Command::new("find", find::USAGE, find::find),
+    Command::gnu("diff", diff::USAGE, diff::diff),
+    Command::gnu("find", find::USAGE, find::find),
     Command::stopping("xargs", xargs::USAGE, xargs::xargs),
 ];
