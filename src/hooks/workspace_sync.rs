@@ -660,8 +660,9 @@ impl Hook for WorkspaceSync {
 
     async fn session_completed(&self, ctx: &HookContext) -> HookResult {
         let result = self.snapshot(ctx).await;
-        let state = ctx.take_state::<SyncState>().unwrap_or_default();
+        // No state (an ephemeral session keeps nothing): nothing to collect.
         if result.is_ok()
+            && let Some(state) = ctx.take_state::<SyncState>()
             && let Some(gens) = state.gens
         {
             self.collect_if_due(ctx.session_id(), gens, state.start_seq)

@@ -146,6 +146,10 @@ impl S3Stores {
         if bucket.is_empty() {
             return Err(S3ConfigError::BadUrl(url.to_string()));
         }
+        // reqwest is built without a TLS provider of its own (the one it
+        // would bring, aws-lc, probes the CPU at every process start): ring,
+        // as for every TLS client of sandkeep.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let mut builder = AmazonS3Builder::from_env();
         for (key, value) in settings {
             let key: AmazonS3ConfigKey = key.parse()?;

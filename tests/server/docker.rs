@@ -123,7 +123,7 @@ fn sigterm_on_docker_parks_every_session_and_leaves_no_container() {
     let data = tempfile::tempdir().unwrap();
     let (mut child, base) = spawn_serve_on("docker", data.path(), &["--docker-pool", "2"]);
     rt.block_on(async {
-        let c = Client::new();
+        let c = client();
         for agent in ["alice", "bob"] {
             let (status, v) = create(&c, &base, agent, None).await;
             assert_eq!(status, StatusCode::CREATED, "{v}");
@@ -307,7 +307,7 @@ async fn docker_latency() {
         let data = tempfile::tempdir().unwrap();
         let (runtime, backend) = docker_runtime(data.path(), pool_size).await.unwrap();
         let srv = start_on(runtime, ServeConfig::default()).await;
-        let c = Client::new();
+        let c = client();
         let (mut created, mut first, mut done, mut errors) = (vec![], vec![], vec![], 0);
         for i in 0..sessions {
             if pool_size > 0 {
@@ -355,7 +355,7 @@ async fn docker_latency() {
     let (runtime, _backend) = docker_runtime(data.path(), 10).await.unwrap();
     let srv = start_on(runtime, ServeConfig::default()).await;
     tokio::time::sleep(Duration::from_secs(10)).await;
-    let c = Client::new();
+    let c = client();
     let mut ids = Vec::new();
     for a in 0..10 {
         let (status, v) = create(&c, &srv.base, &format!("load{a}"), None).await;

@@ -69,6 +69,13 @@ async fn start_on(runtime: Runtime, config: ServeConfig) -> Running {
     }
 }
 
+/// An HTTP client for the tests. reqwest is built with rustls but without a
+/// crypto provider of its own (sandkeep's S3 store installs ring, as here).
+fn client() -> Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Client::new()
+}
+
 async fn json_of(r: reqwest::Response) -> (StatusCode, Value) {
     let status = r.status();
     let text = r.text().await.unwrap();
@@ -106,7 +113,7 @@ async fn every_rest_endpoint_round_trips() {
 /// Every REST endpoint on a server over `backend`: sessions, runs, files,
 /// park and resume, mindlog, complete, generations, and clean errors.
 async fn every_rest_endpoint(srv: Running, backend: &str) {
-    let (b, c) = (srv.base.clone(), Client::new());
+    let (b, c) = (srv.base.clone(), client());
 
     let (status, health) = json_of(c.get(format!("{b}/v1/health")).send().await.unwrap()).await;
     assert_eq!(status, StatusCode::OK);
@@ -417,7 +424,7 @@ async fn a_run_streams_as_server_sent_events() {
 }
 
 async fn streams_as_sse(srv: Running) {
-    let (b, c) = (srv.base.clone(), Client::new());
+    let (b, c) = (srv.base.clone(), client());
     let (_, created) = create(&c, &b, "streamer", None).await;
     let id = created["session"].as_str().unwrap();
     let r = c
@@ -460,7 +467,7 @@ async fn tokens_scope_agents_and_sessions() {
         ..ServeConfig::default()
     };
     let srv = start(data.path(), config).await;
-    let (b, c) = (srv.base.clone(), Client::new());
+    let (b, c) = (srv.base.clone(), client());
     let (alice, bob, admin) = (
         "tok-alice-0123456789",
         "tok-bob-0123456789",
@@ -617,7 +624,7 @@ async fn session_limits_answer_429_with_retry_after() {
         ..ServeConfig::default()
     };
     let srv = start(data.path(), config).await;
-    let (b, c) = (srv.base.clone(), Client::new());
+    let (b, c) = (srv.base.clone(), client());
     let alice = "tok-alice-0123456789";
     let mut ids = Vec::new();
     for _ in 0..2 {
@@ -671,7 +678,7 @@ fn idle_config() -> ServeConfig {
 /// A session idle past `--idle` is kept and its sandbox released; the next
 /// call resumes it in a new sandbox with the same files.
 async fn idle_park_and_resume(srv: Running, data: &Path) {
-    let (b, c) = (srv.base.clone(), Client::new());
+    let (b, c) = (srv.base.clone(), client());
     let (_, created) = create(&c, &b, "sleepy", None).await;
     let id = created["session"].as_str().unwrap();
     run(&c, &b, id, "echo kept > a.txt").await;
@@ -787,7 +794,7 @@ fn sigterm_parks_every_session_and_tokens_stay_out_of_the_log() {
     let (mut child, base) = spawn_serve(data.path(), &["--tokens", tokens.to_str().unwrap()]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let c = Client::new();
+        let c = client();
         for (agent, token) in [
             ("alice", "tok-alice-0123456789"),
             ("bob", "tok-bob-0123456789"),
@@ -881,7 +888,7 @@ fn an_open_listen_without_tokens_is_refused() {
 async fn the_openapi_document_matches_the_routes() {
     let data = tempfile::tempdir().unwrap();
     let srv = start(data.path(), ServeConfig::default()).await;
-    let (b, c) = (srv.base.clone(), Client::new());
+    let (b, c) = (srv.base.clone(), client());
     let (status, doc) = json_of(c.get(format!("{b}/v1/openapi.json")).send().await.unwrap()).await;
     assert_eq!(status, StatusCode::OK);
     assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
@@ -1021,7 +1028,7 @@ async fn the_official_mcp_sdk_uses_streamable_http() {
             .unwrap();
         assert!(!out.status.success(), "token {token} reached alice's MCP");
     }
-    let c = Client::new();
+    let c = client();
     let r = c
         .post(&url)
         .bearer_auth("tok-bob-0123456789")

@@ -22,6 +22,8 @@ use reqwest::{Client, StatusCode};
 use sandkeep::{GenerationId, Generations, Hash, Manifest, ManifestEntry, S3Stores, Store};
 use serde_json::{Value, json};
 
+use super::client;
+
 /// A moto server on a free port, killed (by pid) when dropped.
 struct Moto {
     child: Child,
@@ -85,7 +87,7 @@ fn aws_env(moto: &Moto) -> Vec<(&'static str, String)> {
 }
 
 async fn make_bucket(moto: &Moto, bucket: &str) {
-    let r = Client::new()
+    let r = client()
         .put(format!("{}/{bucket}", moto.endpoint))
         .send()
         .await
@@ -204,7 +206,7 @@ async fn two_workers_share_agents_and_concurrent_parks_keep_every_change() {
     let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (mut w1, b1) = spawn_worker(d1.path(), &moto, url);
     let (mut w2, b2) = spawn_worker(d2.path(), &moto, url);
-    let c = Client::new();
+    let c = client();
 
     // Written through worker 1, read through worker 2.
     let s1 = session(&c, &b1, "pat").await;
@@ -270,7 +272,7 @@ async fn kill_9_mid_park_leaves_a_head_that_verifies() {
     let Some(moto) = moto() else { return };
     make_bucket(&moto, "crash").await;
     let url = "s3://crash/k";
-    let c = Client::new();
+    let c = client();
     let fill = |round: usize| {
         format!(
             "mkdir -p r{round}; for i in $(seq 1 300); do echo {round}-$i-$RANDOM$RANDOM > r{round}/f$i.txt; done"
@@ -350,7 +352,7 @@ async fn two_workers_append_to_one_mindlog_on_s3_and_keep_every_entry() {
     let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (mut w1, b1) = spawn_worker(d1.path(), &moto, url);
     let (mut w2, b2) = spawn_worker(d2.path(), &moto, url);
-    let c = Client::new();
+    let c = client();
     const EACH: usize = 25;
     let appends = |base: String, worker: usize| {
         let c = c.clone();

@@ -248,7 +248,10 @@ pub(crate) struct EgressInner {
     pub(crate) headers: RwLock<Vec<InjectedHeader>>,
     pub(crate) limits: RwLock<NetLimits>,
     pub(crate) resolver: RwLock<Arc<dyn Resolve>>,
-    pub(crate) tls: RwLock<Arc<rustls::ClientConfig>>,
+    /// The TLS client configuration; `None` until the first `https` request
+    /// or [`Egress::add_ca_pem`] (building it costs a start that never
+    /// connects anywhere).
+    pub(crate) tls: RwLock<Option<Arc<rustls::ClientConfig>>>,
     pub(crate) on_denial: RwLock<Option<DenialSink>>,
     /// Refusals kept for the in-container `curl`/`wget` wrappers to show
     /// ([`Egress::note_verdict`]): (run token, message), oldest first.
@@ -313,16 +316,13 @@ impl Egress {
     /// Egress under `policy`, the default limits, the host resolver and the
     /// webpki roots.
     pub fn new(policy: Policy) -> Egress {
-        let roots = rustls::RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
         Egress {
             inner: Arc::new(EgressInner {
                 policy: RwLock::new(policy),
                 headers: RwLock::new(Vec::new()),
                 limits: RwLock::new(NetLimits::default()),
                 resolver: RwLock::new(Arc::new(SystemResolver)),
-                tls: RwLock::new(Arc::new(tls_config(roots))),
+                tls: RwLock::new(None),
                 on_denial: RwLock::new(None),
                 verdicts: Mutex::new(VecDeque::new()),
             }),
@@ -470,8 +470,19 @@ impl Egress {
                 .map_err(|e| format!("bad CA certificate: {e}"))?;
             added += 1;
         }
-        write(&self.inner.tls, Arc::new(tls_config(roots)));
+        write(&self.inner.tls, Some(Arc::new(tls_config(roots))));
         Ok(added)
+    }
+
+    /// The TLS client configuration, built with the webpki roots on first use.
+    pub(crate) fn tls(&self) -> Arc<rustls::ClientConfig> {
+        let mut tls = self.inner.tls.write().unwrap_or_else(|e| e.into_inner());
+        tls.get_or_insert_with(|| {
+            Arc::new(tls_config(rustls::RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+            }))
+        })
+        .clone()
     }
 
     /// Calls `sink` once for every refused request.

@@ -442,13 +442,7 @@ impl Egress {
             .map_or(limits.connect_timeout, |c| c.min(limits.connect_timeout));
         let (tcp, peer) = connect(&allowed, &dest, dest_port, connect_timeout, deadline)?;
         let mut conn = if scheme == "https" {
-            let tls = self
-                .inner
-                .tls
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
-            Conn::Tls(Box::new(tls_connect(tls, &host, tcp)?))
+            Conn::Tls(Box::new(tls_connect(self.tls(), &host, tcp)?))
         } else {
             Conn::Plain(tcp)
         };
