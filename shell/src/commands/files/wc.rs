@@ -56,11 +56,18 @@ struct Counter {
     in_word: bool,
     col: u64,
     pending: Vec<u8>,
+    /// Only bytes and lines are asked for (`wc -l`, `wc -c`): newlines are
+    /// counted with memchr, nothing is decoded.
+    bytes_and_lines: bool,
 }
 
 impl Counter {
     fn feed(&mut self, chunk: &[u8]) {
         self.c.bytes += chunk.len() as u64;
+        if self.bytes_and_lines {
+            self.c.lines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+            return;
+        }
         let mut data = std::mem::take(&mut self.pending);
         data.extend_from_slice(chunk);
         let mut i = 0;
@@ -228,7 +235,11 @@ pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
                 None
             }
         };
-        let mut counter = Counter::default();
+        let mut counter = Counter {
+            // [lines, words, chars, bytes, max line]
+            bytes_and_lines: !(show[1] || show[2] || show[4]),
+            ..Counter::default()
+        };
         if let Some(src) = &src {
             for_each_chunk(ctx.stdin, src, |chunk| {
                 counter.feed(chunk);
