@@ -139,11 +139,13 @@ impl Interp {
 
     /// Records one command line in the history list (when `set -o history`).
     fn record_history(&mut self, line: &str) {
+        self.opts.history_line_added = false;
         if self.opts.get_set_option("history") != Some(true) || line.trim().is_empty() {
             return;
         }
         self.opts.history.push(line.to_string());
         self.opts.history_new += 1;
+        self.opts.history_line_added = true;
         // The list never grows past `HISTSIZE`.
         if let Some(size) = self.vars.get_str("HISTSIZE").map(str::to_string) {
             self.limit_history("HISTSIZE", &size);
