@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use brush_parser::ast::{self, Command, CompoundList, SeparatorOperator};
 
+use super::builtins;
 use super::fd::Handle;
 use super::parse::{Script, Step, SyntaxError};
 use super::redirect::RedirRef;
@@ -577,6 +578,19 @@ impl Interp {
         }
     }
 
+    /// In POSIX mode a function may not take a special builtin's name:
+    /// bash reports it and a non-interactive shell exits with status 2.
+    fn refuse_special_function(&mut self, name: &str) -> Result<(), Interrupt> {
+        if !builtins::is_special(name) || self.opts.get_set_option("posix") != Some(true) {
+            return Ok(());
+        }
+        let _ = self.write_fd(
+            2,
+            format!("bash: `{name}': is a special builtin\n").as_bytes(),
+        );
+        Err(Interrupt::Exit(2))
+    }
+
     /// Executes one command of a pipeline.
     pub(crate) fn exec_command(&mut self, cmd: &Command) -> ExecResult {
         match cmd {
@@ -595,6 +609,7 @@ impl Interp {
                     self.shell_error(format_args!("`{name}': not a valid identifier"));
                     return Ok(1);
                 }
+                self.refuse_special_function(&name)?;
                 self.funcs.insert(name, Arc::new(def.clone()));
                 Ok(0)
             }

@@ -405,10 +405,9 @@ impl Interp {
                 failed = Some(e);
                 break;
             }
-            // `exec` is special but hands its bindings to the new program.
+            // Even a special builtin's kept bindings stay exported, as in bash.
             if let AssignmentName::VariableName(n) = &a.name
                 && let Some(v) = self.vars.get_raw_mut(n)
-                && (!special || name == "exec")
             {
                 v.attrs.insert(Attrs::EXPORT);
             }
@@ -558,7 +557,9 @@ impl Interp {
     /// Runs an expanded command line by bash's lookup order.
     fn dispatch(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
         let name = argv[0].as_str();
-        if self.funcs.contains_key(name) {
+        // POSIX mode finds a special builtin before a function of its name.
+        let special = builtins::is_special(name) && self.opts.get_set_option("posix") == Some(true);
+        if self.funcs.contains_key(name) && !special {
             return self.call_function(name, &argv[1..]);
         }
         if let Some(b) = builtins::lookup(name) {
