@@ -411,7 +411,7 @@ impl Interp {
             sub.fds.set(0, Some(Handle::Null));
         }
         let pid = if self.control.seed.is_some() {
-            let r = sub.exec_and_or(and_or);
+            let r = sub.exec_async_body(and_or);
             let status = sub.finish_subshell(r)?;
             drop(sub);
             self.jobs.record(and_or.to_string(), status)
@@ -424,7 +424,7 @@ impl Interp {
             let owned = and_or.clone();
             let body = move || {
                 let _slot = slot;
-                let r = sub.exec_and_or(&owned);
+                let r = sub.exec_async_body(&owned);
                 let r = sub.finish_subshell(r);
                 let killed = sub.control.killed_by();
                 drop(sub);
@@ -453,6 +453,16 @@ impl Interp {
         self.vars.global_entry("!").value = Some(super::vars::Value::Str(pid.to_string()));
         self.last_status = 0;
         Ok(0)
+    }
+
+    /// The body of `cmd &`: a lone pipeline's own failure does not run the
+    /// ERR trap (bash: `false &` reports nothing, `{ false; } &` and
+    /// `true && false &` do).
+    fn exec_async_body(&mut self, list: &ast::AndOrList) -> ExecResult {
+        if list.additional.is_empty() && !self.opts.noexec {
+            return self.exec_pipeline_checked(&list.first, false);
+        }
+        self.exec_and_or(list)
     }
 
     /// Executes `a && b || c`, applying `set -e` and the ERR trap to the last
@@ -535,14 +545,17 @@ impl Interp {
         if run_trap
             && let Some(trap) = self.active_trap("ERR")
             && !trap.is_empty()
-            && self.trap_depth == 0
+            && !self.in_err_trap
+            && (self.trap_depth == 0 || self.in_debug_trap)
             && (self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true))
         {
             // Unlike other traps, `set -e` applies inside the ERR handler
             // (a failing command there ends the shell); it does not re-run
             // the ERR trap itself.
             self.trap_depth += 1;
+            let outer = std::mem::replace(&mut self.in_err_trap, true);
             let r = self.run_source(&trap);
+            self.in_err_trap = outer;
             self.trap_depth -= 1;
             self.last_status = status;
             r?;
@@ -555,7 +568,8 @@ impl Interp {
 
     /// Runs the DEBUG trap before a command, if one is set.
     pub(crate) fn debug_trap(&mut self) -> Result<(), Interrupt> {
-        if self.trap_depth > 0 {
+        // Inside the ERR handler (only) the DEBUG trap still runs.
+        if self.in_debug_trap || (self.trap_depth > 0 && !self.in_err_trap) {
             return Ok(());
         }
         // Functions do not inherit the DEBUG trap unless `set -o functrace`.
@@ -568,7 +582,9 @@ impl Interp {
         let saved_errexit_quiet = std::mem::take(&mut self.errexit_quiet);
         let saved = self.last_status;
         self.trap_depth += 1;
+        let outer = std::mem::replace(&mut self.in_debug_trap, true);
         let r = self.run_source(&trap);
+        self.in_debug_trap = outer;
         self.trap_depth -= 1;
         self.errexit_quiet = saved_errexit_quiet;
         self.last_status = saved;

@@ -169,6 +169,12 @@ pub struct Interp {
     /// Nesting of trap handlers being run: `LINENO` keeps the line of the
     /// command that triggered them, and DEBUG does not trigger itself.
     pub trap_depth: u32,
+    /// The DEBUG handler is running: DEBUG does not trigger itself, but a
+    /// failure there runs the ERR trap, as in bash.
+    pub(crate) in_debug_trap: bool,
+    /// The ERR handler is running: ERR does not trigger itself, but its
+    /// commands run the DEBUG trap, as in bash.
+    pub(crate) in_err_trap: bool,
     /// The last failure came from a short-circuited `&&`/`||` list, which
     /// `set -e` ignores even when it ends a compound command.
     pub(crate) errexit_exempt: bool,

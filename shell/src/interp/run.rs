@@ -156,6 +156,8 @@ impl Interp {
             last_cmdsub_status: None,
             procsubs: Vec::new(),
             trap_depth: 0,
+            in_debug_trap: false,
+            in_err_trap: false,
             errexit_exempt: false,
             errexit_bang_off: 0,
             inherited_traps: Default::default(),
