@@ -183,7 +183,10 @@ impl Interp {
         if self.opts.xtrace {
             self.trace_command(&argv, assigns);
         }
-        let r = self.with_redirects(redirs, |sh| sh.exec_argv_with_assigns(&argv, assigns));
+        let in_shell = self.funcs.contains_key(&argv[0]) || builtins::lookup(&argv[0]).is_some();
+        let r = self.with_redirects_in_shell(redirs, in_shell, |sh| {
+            sh.exec_argv_with_assigns(&argv, assigns)
+        });
         // `$_`: the last argument of the previous command (`declare a=(1 2)`
         // leaves the name alone).
         if let Some(last) = argv.last() {
