@@ -115,12 +115,17 @@ peg::parser! {
             expected!("compound command")
 
         pub(crate) rule arithmetic_command() -> ast::ArithmeticCommand =
-            start:specific_operator("(") specific_operator("(") expr:arithmetic_expression() specific_operator(")") end:specific_operator(")") {
+            start:specific_operator("(") specific_operator("(") expr:arithmetic_expression() close:specific_operator(")") end:specific_operator(")") {?
+                // sandkeep patch: `))` must be adjacent; `((echo hi) )` is
+                // a subshell in a subshell, as in bash.
+                if close.location().end.index != end.location().start.index {
+                    return Err("arithmetic command");
+                }
                 let loc = SourceSpan::within(
                     start.location(),
                     end.location()
                 );
-                ast::ArithmeticCommand { expr, loc }
+                Ok(ast::ArithmeticCommand { expr, loc })
             }
 
         pub(crate) rule arithmetic_expression() -> ast::UnexpandedArithmeticExpr =
