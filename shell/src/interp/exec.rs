@@ -10,7 +10,7 @@
 //! Pipelines live in `pipeline.rs`, compound commands in `compound.rs`,
 //! simple commands in `simple.rs`, programs and scripts in `program.rs`.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use brush_parser::ast::{self, Command, CompoundList, SeparatorOperator};
 
@@ -385,6 +385,34 @@ impl Interp {
         Ok(())
     }
 
+    /// Runs a signal's trap as bash does: a fresh script (`LINENO` from 1,
+    /// the ERR and DEBUG traps and `set -e` apply), `$?` kept.
+    pub(crate) fn run_signal_trap(&mut self, action: &str) -> Result<(), Interrupt> {
+        let (status, line) = (self.last_status, self.lineno);
+        let quiet = std::mem::take(&mut self.errexit_quiet);
+        let r = self.run_source(action);
+        self.errexit_quiet = quiet;
+        self.last_status = status;
+        self.lineno = line;
+        r.map(|_| ())
+    }
+
+    /// The top shell takes the signals its subshells, jobs and child
+    /// shells sent it while its command ran.
+    fn take_pending_signals(&mut self) -> Result<(), Interrupt> {
+        if self.subshell_depth != 0 {
+            return Ok(());
+        }
+        let pending = {
+            let queue = self.pending_signals.lock();
+            std::mem::take(&mut *queue.unwrap_or_else(PoisonError::into_inner))
+        };
+        for sig in pending {
+            builtins::jobs::take_signal(self, sig)?;
+        }
+        Ok(())
+    }
+
     /// Executes a command list (`a; b & c`).
     pub(crate) fn exec_list(&mut self, list: &CompoundList) -> ExecResult {
         let mut status = 0;
@@ -512,6 +540,7 @@ impl Interp {
         self.errexit_exempt = false;
         let status = self.exec_pipeline(p)?;
         self.last_status = status;
+        self.take_pending_signals()?;
         let exempt =
             self.errexit_exempt && p.seq.len() == 1 && matches!(p.seq[0], Command::Compound(..));
         if status != 0 && last && !p.bang && !exempt {

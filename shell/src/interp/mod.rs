@@ -34,7 +34,7 @@ mod simple;
 pub mod vars;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::control::RunControl;
 use crate::fs::Fs;
@@ -129,6 +129,14 @@ pub struct Interp {
     pub process_depth: u32,
     /// Nesting of subshells (`BASH_SUBSHELL`).
     pub subshell_depth: u32,
+    /// This shell process's `$$`: the top shell's is fixed, a child `bash`
+    /// gets its own, so `kill $$` there signals the child.
+    pub(crate) pid: i64,
+    /// Signals sent to the top shell by its subshells, jobs and child
+    /// shells (`sh -c "kill -USR1 $$"`), shared by all of them; the top
+    /// shell takes them after its current command, as bash does after a
+    /// child exits.
+    pub(crate) pending_signals: Arc<Mutex<Vec<i64>>>,
     /// `pushd`/`popd` stack (without the cwd itself).
     pub dir_stack: Vec<String>,
     /// State of `$RANDOM`.

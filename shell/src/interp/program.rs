@@ -266,6 +266,7 @@ impl Interp {
         child.last_status = 0;
         child.subshell_depth += 1;
         child.process_depth = child.subshell_depth;
+        child.pid = super::expand::special::SHELL_PID + 100 * i64::from(child.process_depth);
         child.dash_c = false;
         child.interactive = false;
         child.command_hash.clear();

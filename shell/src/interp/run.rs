@@ -138,6 +138,8 @@ impl Interp {
             command_hash_path: String::new(),
             process_depth: 0,
             subshell_depth: 0,
+            pid: super::expand::special::SHELL_PID,
+            pending_signals: Default::default(),
             dir_stack: Vec::new(),
             random_state: seed,
             lineno: 1,
