@@ -939,6 +939,18 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
 
                     // Now peek beyond to see what we have.
                     let char_after_dollar_sign = self.peek_char()?;
+                    // sandkeep patch: a here-document's tag word (`<<${a}`,
+                    // `<<$(a)`) is read whole; the tokens of its nested
+                    // expansion must not be taken for the tag.
+                    let reading_tag = matches!(
+                        self.cross_state.here_state,
+                        HereState::CurrentTokenIsHereTag { .. }
+                    );
+                    let held_here_state = if reading_tag {
+                        std::mem::take(&mut self.cross_state.here_state)
+                    } else {
+                        HereState::None
+                    };
                     match char_after_dollar_sign {
                         Some('(') => {
                             // Add the '$' we already consumed to the token.
@@ -1061,6 +1073,9 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             // Either way, add the '$' we already consumed to the token.
                             state.append_char('$');
                         }
+                    }
+                    if reading_tag {
+                        self.cross_state.here_state = held_here_state;
                     }
                 } else {
                     // We look for the terminating backquote. First disable normal consumption and
