@@ -191,7 +191,16 @@ impl Interp {
         let fields = self.expand_words(std::slice::from_ref(w))?;
         let path = fields.join(" ");
         let abs = crate::fs::Fs::resolve(&self.cwd, &path);
-        match self.fs.read(&abs) {
+        // A directory opens (bash reads nothing from it, silently).
+        let dir = self
+            .fs
+            .metadata(&abs)
+            .is_ok_and(|m| m.kind == crate::fs::FileKind::Dir);
+        match self
+            .fs
+            .read(&abs)
+            .or_else(|e| if dir { Ok(Vec::new()) } else { Err(e) })
+        {
             Ok(d) => {
                 self.last_status = 0;
                 self.last_cmdsub_status = Some(0);

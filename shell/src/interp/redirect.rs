@@ -426,6 +426,13 @@ impl Interp {
                     )))),
                     None => self.device_stream(path, reader),
                 },
+                Err(_)
+                    if fs
+                        .metadata(&abs)
+                        .is_ok_and(|m| m.kind == crate::fs::FileKind::Dir) =>
+                {
+                    Ok(Handle::Dir)
+                }
                 Err(e) => fail(self, e),
             },
             FileMode::Write => {
