@@ -66,7 +66,13 @@ impl Interp {
         }
         let may_alias = self.opts.expand_aliases || source.contains("expand_aliases");
         let top = self.source_depth == 1;
-        if !may_alias && let Some(program) = self.parse_cache.get(source) {
+        // History is kept line by line: such a script runs a line at a time.
+        let history = top
+            && (self.opts.get_set_option("history") == Some(true) || source.contains("history"));
+        if !may_alias
+            && !history
+            && let Some(program) = self.parse_cache.get(source)
+        {
             let mut status = 0;
             for cc in &program.complete_commands {
                 status = self.exec_top(cc, top)?;
@@ -75,15 +81,20 @@ impl Interp {
         }
         let mut script = Script::new(source);
         let mut status = 0;
+        let mut lines = None;
         loop {
+            let from = script.pos();
             let step = if self.opts.expand_aliases {
                 let aliases = self.aliases.clone();
                 script.next(Some(&aliases), true)
             } else {
-                script.next(None, may_alias)
+                script.next(None, may_alias || history)
             };
             match step {
                 Step::Run(cmds) => {
+                    if top {
+                        self.record_script_line(source, &script, from, &mut lines);
+                    }
                     for cc in &cmds {
                         status = self.exec_top(cc, top)?;
                     }
@@ -101,6 +112,26 @@ impl Interp {
                 Step::Done => return Ok(status),
             }
         }
+    }
+
+    /// Under `set -o history` a script's command lines go to the history
+    /// list as bash's do (`chars`: the source's characters, split once).
+    fn record_script_line(
+        &mut self,
+        source: &str,
+        script: &Script,
+        from: usize,
+        chars: &mut Option<Vec<char>>,
+    ) {
+        if self.interactive || self.opts.get_set_option("history") != Some(true) {
+            return;
+        }
+        let chars = chars.get_or_insert_with(|| source.chars().collect());
+        let line: String = match script.span_since(from) {
+            Some((a, b)) => chars.get(a..b).unwrap_or_default().iter().collect(),
+            None => return,
+        };
+        self.record_history(&line);
     }
 
     /// Prints a syntax error as bash does, with the offending line.

@@ -540,6 +540,10 @@ pub fn history(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(0);
     }
     if flags.contains('s') {
+        // The `history -s` line itself gives way to the entry, as in bash.
+        if std::mem::take(&mut interp.opts.history_line_added) {
+            interp.opts.history.pop();
+        }
         interp.opts.history.push(rest.join(" "));
         return Ok(0);
     }
