@@ -393,7 +393,10 @@ impl Interp {
         let special = builtin.is_some()
             && builtins::is_special(name)
             && self.opts.get_set_option("posix") == Some(true);
-        if is_fn && !special {
+        // `eval` and `source` see their bindings as a scope of their own,
+        // as a function does: `unset` there uncovers the outer value.
+        let scoped = is_fn || (builtin.is_some() && matches!(name, "eval" | "source" | "."));
+        if scoped && !special {
             return self.call_with_temp_scope(argv, assigns);
         }
         let mut saved = Vec::new();
