@@ -497,7 +497,7 @@ impl Interp {
         assigns: &[&ast::Assignment],
     ) -> ExecResult {
         let xtrace = std::mem::replace(&mut self.opts.xtrace, false);
-        self.vars.push_scope();
+        self.vars.push_temp_scope();
         let mut failed = None;
         for a in assigns {
             let AssignmentName::VariableName(n) = &a.name else {

@@ -179,12 +179,16 @@ const MAX_NAMEREF_DEPTH: usize = 16;
 #[derive(Clone, Debug)]
 pub struct Vars {
     scopes: Vec<FastMap<Var>>,
+    /// Indices of the scopes that hold a command's prefix bindings
+    /// (`v=x f`, `v=x eval ...`): unsetting there removes the binding.
+    temp_scopes: Vec<usize>,
 }
 
 impl Default for Vars {
     fn default() -> Self {
         Vars {
             scopes: vec![FastMap::default()],
+            temp_scopes: Vec::new(),
         }
     }
 }
@@ -640,7 +644,7 @@ impl Vars {
                 if var.attrs.has(Attrs::READONLY) {
                     return Err(VarError::Readonly(name.to_string()));
                 }
-                if i + 1 == depth && i > 0 {
+                if i + 1 == depth && i > 0 && !self.temp_scopes.contains(&i) {
                     *var = Var::default();
                 } else {
                     scope.remove(name);
@@ -656,10 +660,20 @@ impl Vars {
         self.scopes.push(FastMap::default());
     }
 
+    /// Enters a scope for a command's prefix bindings (bash's tempenv):
+    /// `unset` there uncovers the value underneath.
+    pub fn push_temp_scope(&mut self) {
+        self.temp_scopes.push(self.scopes.len());
+        self.push_scope();
+    }
+
     /// Leaves a function call, dropping its locals.
     pub fn pop_scope(&mut self) {
         if self.scopes.len() > 1 {
             self.scopes.pop();
+        }
+        if self.temp_scopes.last() == Some(&self.scopes.len()) {
+            self.temp_scopes.pop();
         }
     }
 
