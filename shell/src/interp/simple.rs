@@ -512,7 +512,7 @@ impl Interp {
             };
             // Assign where bash would (so `x=$x:1` reads the visible `x`),
             // then move the result into the temporary scope.
-            let in_temp = self.vars.is_in_current_scope(n);
+            let in_temp = self.vars.is_in_top_scope(n);
             let before = self.vars.get_raw(n).cloned();
             if let Err(e) = self.temp_binding(a) {
                 failed = Some(e);
@@ -530,7 +530,7 @@ impl Interp {
                         let _ = self.vars.unset_raw(n);
                     }
                 }
-                *self.vars.declare_local(n) = new;
+                *self.vars.declare_in_top_scope(n) = new;
             }
             if let Some(v) = self.vars.get_raw_mut(n) {
                 v.attrs.insert(Attrs::EXPORT);

@@ -609,13 +609,35 @@ impl Vars {
     /// Declares `name` in the innermost function scope (`local`), unset, unless
     /// it is already local there. Returns the variable.
     pub fn declare_local(&mut self, name: &str) -> &mut Var {
-        let scope = self.scopes.last_mut().expect("global scope");
-        scope.entry(name.to_string()).or_default()
+        let i = self.function_scope();
+        self.scopes[i].entry(name.to_string()).or_default()
     }
 
     /// True when `name` is declared in the innermost scope (a local of the
     /// running function, or a global at top level).
     pub fn is_in_current_scope(&self, name: &str) -> bool {
+        self.scopes[self.function_scope()].contains_key(name)
+    }
+
+    /// The innermost scope that is not a command's prefix bindings: a
+    /// `local` inside `v=x eval ...` belongs to the function.
+    fn function_scope(&self) -> usize {
+        let mut i = self.scopes.len() - 1;
+        while i > 0 && self.temp_scopes.contains(&i) {
+            i -= 1;
+        }
+        i
+    }
+
+    /// Declares `name` in the innermost scope, prefix bindings' included.
+    pub fn declare_in_top_scope(&mut self, name: &str) -> &mut Var {
+        let scope = self.scopes.last_mut().expect("global scope");
+        scope.entry(name.to_string()).or_default()
+    }
+
+    /// True when `name` is declared in the innermost scope, prefix
+    /// bindings' included.
+    pub fn is_in_top_scope(&self, name: &str) -> bool {
         self.scopes.last().is_some_and(|s| s.contains_key(name))
     }
 
