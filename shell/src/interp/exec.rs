@@ -10,10 +10,11 @@
 //! Pipelines live in `pipeline.rs`, compound commands in `compound.rs`,
 //! simple commands in `simple.rs`, programs and scripts in `program.rs`.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use brush_parser::ast::{self, Command, CompoundList, SeparatorOperator};
 
+use super::builtins;
 use super::fd::Handle;
 use super::parse::{Script, Step, SyntaxError};
 use super::redirect::RedirRef;
@@ -65,7 +66,13 @@ impl Interp {
         }
         let may_alias = self.opts.expand_aliases || source.contains("expand_aliases");
         let top = self.source_depth == 1;
-        if !may_alias && let Some(program) = self.parse_cache.get(source) {
+        // History is kept line by line: such a script runs a line at a time.
+        let history = top
+            && (self.opts.get_set_option("history") == Some(true) || source.contains("history"));
+        if !may_alias
+            && !history
+            && let Some(program) = self.parse_cache.get(source)
+        {
             let mut status = 0;
             for cc in &program.complete_commands {
                 status = self.exec_top(cc, top)?;
@@ -74,15 +81,20 @@ impl Interp {
         }
         let mut script = Script::new(source);
         let mut status = 0;
+        let mut lines = None;
         loop {
+            let from = script.pos();
             let step = if self.opts.expand_aliases {
                 let aliases = self.aliases.clone();
                 script.next(Some(&aliases), true)
             } else {
-                script.next(None, may_alias)
+                script.next(None, may_alias || history)
             };
             match step {
                 Step::Run(cmds) => {
+                    if top {
+                        self.record_script_line(source, &script, from, &mut lines);
+                    }
                     for cc in &cmds {
                         status = self.exec_top(cc, top)?;
                     }
@@ -100,6 +112,26 @@ impl Interp {
                 Step::Done => return Ok(status),
             }
         }
+    }
+
+    /// Under `set -o history` a script's command lines go to the history
+    /// list as bash's do (`chars`: the source's characters, split once).
+    fn record_script_line(
+        &mut self,
+        source: &str,
+        script: &Script,
+        from: usize,
+        chars: &mut Option<Vec<char>>,
+    ) {
+        if self.interactive || self.opts.get_set_option("history") != Some(true) {
+            return;
+        }
+        let chars = chars.get_or_insert_with(|| source.chars().collect());
+        let line: String = match script.span_since(from) {
+            Some((a, b)) => chars.get(a..b).unwrap_or_default().iter().collect(),
+            None => return,
+        };
+        self.record_history(&line);
     }
 
     /// Prints a syntax error as bash does, with the offending line.
@@ -190,7 +222,16 @@ impl Interp {
         let fields = self.expand_words(std::slice::from_ref(w))?;
         let path = fields.join(" ");
         let abs = crate::fs::Fs::resolve(&self.cwd, &path);
-        match self.fs.read(&abs) {
+        // A directory opens (bash reads nothing from it, silently).
+        let dir = self
+            .fs
+            .metadata(&abs)
+            .is_ok_and(|m| m.kind == crate::fs::FileKind::Dir);
+        match self
+            .fs
+            .read(&abs)
+            .or_else(|e| if dir { Ok(Vec::new()) } else { Err(e) })
+        {
             Ok(d) => {
                 self.last_status = 0;
                 self.last_cmdsub_status = Some(0);
@@ -384,6 +425,34 @@ impl Interp {
         Ok(())
     }
 
+    /// Runs a signal's trap as bash does: a fresh script (`LINENO` from 1,
+    /// the ERR and DEBUG traps and `set -e` apply), `$?` kept.
+    pub(crate) fn run_signal_trap(&mut self, action: &str) -> Result<(), Interrupt> {
+        let (status, line) = (self.last_status, self.lineno);
+        let quiet = std::mem::take(&mut self.errexit_quiet);
+        let r = self.run_source(action);
+        self.errexit_quiet = quiet;
+        self.last_status = status;
+        self.lineno = line;
+        r.map(|_| ())
+    }
+
+    /// The top shell takes the signals its subshells, jobs and child
+    /// shells sent it while its command ran.
+    fn take_pending_signals(&mut self) -> Result<(), Interrupt> {
+        if self.subshell_depth != 0 {
+            return Ok(());
+        }
+        let pending = {
+            let queue = self.pending_signals.lock();
+            std::mem::take(&mut *queue.unwrap_or_else(PoisonError::into_inner))
+        };
+        for sig in pending {
+            builtins::jobs::take_signal(self, sig)?;
+        }
+        Ok(())
+    }
+
     /// Executes a command list (`a; b & c`).
     pub(crate) fn exec_list(&mut self, list: &CompoundList) -> ExecResult {
         let mut status = 0;
@@ -410,7 +479,7 @@ impl Interp {
             sub.fds.set(0, Some(Handle::Null));
         }
         let pid = if self.control.seed.is_some() {
-            let r = sub.exec_and_or(and_or);
+            let r = sub.exec_async_body(and_or);
             let status = sub.finish_subshell(r)?;
             drop(sub);
             self.jobs.record(and_or.to_string(), status)
@@ -423,7 +492,7 @@ impl Interp {
             let owned = and_or.clone();
             let body = move || {
                 let _slot = slot;
-                let r = sub.exec_and_or(&owned);
+                let r = sub.exec_async_body(&owned);
                 let r = sub.finish_subshell(r);
                 let killed = sub.control.killed_by();
                 drop(sub);
@@ -452,6 +521,16 @@ impl Interp {
         self.vars.global_entry("!").value = Some(super::vars::Value::Str(pid.to_string()));
         self.last_status = 0;
         Ok(0)
+    }
+
+    /// The body of `cmd &`: a lone pipeline's own failure does not run the
+    /// ERR trap (bash: `false &` reports nothing, `{ false; } &` and
+    /// `true && false &` do).
+    fn exec_async_body(&mut self, list: &ast::AndOrList) -> ExecResult {
+        if list.additional.is_empty() && !self.opts.noexec {
+            return self.exec_pipeline_checked(&list.first, false);
+        }
+        self.exec_and_or(list)
     }
 
     /// Executes `a && b || c`, applying `set -e` and the ERR trap to the last
@@ -501,6 +580,7 @@ impl Interp {
         self.errexit_exempt = false;
         let status = self.exec_pipeline(p)?;
         self.last_status = status;
+        self.take_pending_signals()?;
         let exempt =
             self.errexit_exempt && p.seq.len() == 1 && matches!(p.seq[0], Command::Compound(..));
         if status != 0 && last && !p.bang && !exempt {
@@ -534,14 +614,17 @@ impl Interp {
         if run_trap
             && let Some(trap) = self.active_trap("ERR")
             && !trap.is_empty()
-            && self.trap_depth == 0
+            && !self.in_err_trap
+            && (self.trap_depth == 0 || self.in_debug_trap)
             && (self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true))
         {
             // Unlike other traps, `set -e` applies inside the ERR handler
             // (a failing command there ends the shell); it does not re-run
             // the ERR trap itself.
             self.trap_depth += 1;
+            let outer = std::mem::replace(&mut self.in_err_trap, true);
             let r = self.run_source(&trap);
+            self.in_err_trap = outer;
             self.trap_depth -= 1;
             self.last_status = status;
             r?;
@@ -554,7 +637,8 @@ impl Interp {
 
     /// Runs the DEBUG trap before a command, if one is set.
     pub(crate) fn debug_trap(&mut self) -> Result<(), Interrupt> {
-        if self.trap_depth > 0 {
+        // Inside the ERR handler (only) the DEBUG trap still runs.
+        if self.in_debug_trap || (self.trap_depth > 0 && !self.in_err_trap) {
             return Ok(());
         }
         // Functions do not inherit the DEBUG trap unless `set -o functrace`.
@@ -567,7 +651,9 @@ impl Interp {
         let saved_errexit_quiet = std::mem::take(&mut self.errexit_quiet);
         let saved = self.last_status;
         self.trap_depth += 1;
+        let outer = std::mem::replace(&mut self.in_debug_trap, true);
         let r = self.run_source(&trap);
+        self.in_debug_trap = outer;
         self.trap_depth -= 1;
         self.errexit_quiet = saved_errexit_quiet;
         self.last_status = saved;
@@ -575,6 +661,19 @@ impl Interp {
             Ok(_) | Err(Interrupt::Return(_)) => Ok(()),
             Err(e) => Err(e),
         }
+    }
+
+    /// In POSIX mode a function may not take a special builtin's name:
+    /// bash reports it and a non-interactive shell exits with status 2.
+    fn refuse_special_function(&mut self, name: &str) -> Result<(), Interrupt> {
+        if !builtins::is_special(name) || self.opts.get_set_option("posix") != Some(true) {
+            return Ok(());
+        }
+        let _ = self.write_fd(
+            2,
+            format!("bash: `{name}': is a special builtin\n").as_bytes(),
+        );
+        Err(Interrupt::Exit(2))
     }
 
     /// Executes one command of a pipeline.
@@ -595,6 +694,7 @@ impl Interp {
                     self.shell_error(format_args!("`{name}': not a valid identifier"));
                     return Ok(1);
                 }
+                self.refuse_special_function(&name)?;
                 self.funcs.insert(name, Arc::new(def.clone()));
                 Ok(0)
             }

@@ -34,6 +34,9 @@ pub enum Handle {
     Capture(Arc<Capture>),
     /// `/dev/null`.
     Null,
+    /// A directory opened for reading (`< dir`): the open succeeds, as in
+    /// bash, and every read fails with EISDIR.
+    Dir,
     /// A stream lent by a running command (see [`Borrowed`]).
     Borrowed(Arc<Borrowed>),
 }
@@ -88,7 +91,7 @@ impl Handle {
             Handle::Capture(c) => c.write(data),
             Handle::Null => Ok(()),
             Handle::Borrowed(b) => b.write(data),
-            Handle::Bytes(_) | Handle::PipeRead(_) => Err(ebadf()),
+            Handle::Bytes(_) | Handle::PipeRead(_) | Handle::Dir => Err(ebadf()),
         }
     }
 
@@ -99,6 +102,7 @@ impl Handle {
             Handle::Bytes(b) => Ok(b.read(buf)),
             Handle::PipeRead(p) => p.read(buf),
             Handle::Null => Ok(0),
+            Handle::Dir => Err(io::Error::from_raw_os_error(21)), // EISDIR
             Handle::Borrowed(b) => b.read(buf),
             Handle::Out(_) | Handle::PipeWrite(_) | Handle::Capture(_) => Err(ebadf()),
         }

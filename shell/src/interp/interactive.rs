@@ -137,13 +137,25 @@ impl Interp {
         }
     }
 
+    /// `\!` in a prompt: the history number of the line being run (with
+    /// `set -o history`), or of the next one while a prompt is shown; 1
+    /// without history, as bash gives.
+    pub(crate) fn history_number(&self) -> usize {
+        if self.opts.get_set_option("history") != Some(true) {
+            return 1;
+        }
+        self.opts.history.len() + 1 - usize::from(self.opts.history_line_added)
+    }
+
     /// Records one command line in the history list (when `set -o history`).
-    fn record_history(&mut self, line: &str) {
+    pub(crate) fn record_history(&mut self, line: &str) {
+        self.opts.history_line_added = false;
         if self.opts.get_set_option("history") != Some(true) || line.trim().is_empty() {
             return;
         }
         self.opts.history.push(line.to_string());
         self.opts.history_new += 1;
+        self.opts.history_line_added = true;
         // The list never grows past `HISTSIZE`.
         if let Some(size) = self.vars.get_str("HISTSIZE").map(str::to_string) {
             self.limit_history("HISTSIZE", &size);
@@ -214,6 +226,8 @@ impl Interp {
                 Some((a, b)) => chars.get(a..b).unwrap_or_default().iter().collect(),
                 None => String::new(),
             };
+            // The last line is done: a prompt's `\!` numbers the next one.
+            self.opts.history_line_added = false;
             self.show_prompt(Some(&line))?;
             self.record_history(&line);
             for cc in &cmds {

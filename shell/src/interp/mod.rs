@@ -34,7 +34,7 @@ mod simple;
 pub mod vars;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::control::RunControl;
 use crate::fs::Fs;
@@ -129,6 +129,14 @@ pub struct Interp {
     pub process_depth: u32,
     /// Nesting of subshells (`BASH_SUBSHELL`).
     pub subshell_depth: u32,
+    /// This shell process's `$$`: the top shell's is fixed, a child `bash`
+    /// gets its own, so `kill $$` there signals the child.
+    pub(crate) pid: i64,
+    /// Signals sent to the top shell by its subshells, jobs and child
+    /// shells (`sh -c "kill -USR1 $$"`), shared by all of them; the top
+    /// shell takes them after its current command, as bash does after a
+    /// child exits.
+    pub(crate) pending_signals: Arc<Mutex<Vec<i64>>>,
     /// `pushd`/`popd` stack (without the cwd itself).
     pub dir_stack: Vec<String>,
     /// State of `$RANDOM`.
@@ -169,6 +177,12 @@ pub struct Interp {
     /// Nesting of trap handlers being run: `LINENO` keeps the line of the
     /// command that triggered them, and DEBUG does not trigger itself.
     pub trap_depth: u32,
+    /// The DEBUG handler is running: DEBUG does not trigger itself, but a
+    /// failure there runs the ERR trap, as in bash.
+    pub(crate) in_debug_trap: bool,
+    /// The ERR handler is running: ERR does not trigger itself, but its
+    /// commands run the DEBUG trap, as in bash.
+    pub(crate) in_err_trap: bool,
     /// The last failure came from a short-circuited `&&`/`||` list, which
     /// `set -e` ignores even when it ends a compound command.
     pub(crate) errexit_exempt: bool,

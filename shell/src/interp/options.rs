@@ -64,6 +64,9 @@ pub struct Options {
     /// yet appended to the history file (`history -a`, the end of an
     /// interactive shell).
     pub history_new: usize,
+    /// The line being run was added to the history list as its last entry,
+    /// so `fc -l` leaves it out (bash's `hist_last_line_added`).
+    pub history_line_added: bool,
     /// Key bindings a script added with `bind` (key sequence, readline
     /// function or shell command, is a `bind -x` command); an empty target
     /// removes a default binding.

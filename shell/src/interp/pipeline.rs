@@ -90,6 +90,36 @@ impl Interp {
         Ok(status)
     }
 
+    /// A failing `( )` as the last stage of a pipeline runs the ERR trap
+    /// in that stage too (bash's forked stage checks the subshell's status
+    /// before the pipeline's own check: `true | (false)` reports twice).
+    fn last_subshell_err(
+        &self,
+        stage: &mut Interp,
+        cmd: &ast::Command,
+        r: ExecResult,
+    ) -> ExecResult {
+        let status = match (&r, cmd) {
+            (Ok(st), ast::Command::Compound(ast::CompoundCommand::Subshell(_), _)) if *st != 0 => {
+                *st
+            }
+            _ => return r,
+        };
+        let enabled = self.errexit_quiet == 0
+            && self.trap_depth == 0
+            && (self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true));
+        let Some(trap) = self.active_trap("ERR").filter(|_| enabled) else {
+            return r;
+        };
+        stage.trap_depth += 1;
+        stage.in_err_trap = true;
+        let ran = stage.run_source(&trap);
+        stage.in_err_trap = false;
+        stage.trap_depth -= 1;
+        stage.last_status = status;
+        ran.map(|_| status)
+    }
+
     fn exec_stages(&mut self, seq: &[ast::Command]) -> Result<Vec<i32>, Interrupt> {
         let n = seq.len();
         // `time` alone (`{ time; } |& wc`) is a pipeline with no command.
@@ -146,6 +176,7 @@ impl Interp {
                     stage.fds.set(0, Some(r));
                 }
                 let r = stage.exec_command(last);
+                let r = self.last_subshell_err(&mut stage, last, r);
                 // `$LINENO` after a pipeline (in an ERR trap, say) is its line.
                 let line = stage.lineno;
                 let r = stage.finish_subshell(r);

@@ -266,6 +266,7 @@ impl Interp {
         child.last_status = 0;
         child.subshell_depth += 1;
         child.process_depth = child.subshell_depth;
+        child.pid = super::expand::special::SHELL_PID + 100 * i64::from(child.process_depth);
         child.dash_c = false;
         child.interactive = false;
         child.command_hash.clear();
@@ -302,8 +303,11 @@ impl Interp {
                 Value::Str("/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.".into()),
             );
         }
-        if vars.get("PWD").is_none() {
-            let _ = vars.set("PWD", Value::Str(self.cwd.clone()));
+        // Without a `PWD` naming its directory, bash starts in the physical
+        // path (`getcwd`), symbolic links resolved.
+        if !self.pwd_names_cwd(vars.get_str("PWD")) {
+            child.cwd = self.fs.canonicalize(&self.cwd).unwrap_or(self.cwd.clone());
+            let _ = vars.set("PWD", Value::Str(child.cwd.clone()));
             if let Some(var) = vars.get_raw_mut("PWD") {
                 var.attrs.insert(Attrs::EXPORT);
             }
@@ -322,6 +326,15 @@ impl Interp {
         }
         child.vars = vars;
         child
+    }
+
+    /// True when `pwd` (a child's inherited `PWD`) names this shell's
+    /// directory, as bash checks at startup.
+    fn pwd_names_cwd(&self, pwd: Option<&str>) -> bool {
+        let Some(pwd) = pwd.filter(|p| p.starts_with('/')) else {
+            return false;
+        };
+        pwd == self.cwd || self.fs.canonicalize(pwd).ok() == self.fs.canonicalize(&self.cwd).ok()
     }
 
     /// Runs a script of the virtual tree (`./f.sh`, a name found on `PATH`).

@@ -50,6 +50,11 @@ pub(crate) type RedirRef<'a> = (&'a ast::IoRedirect, Option<&'a str>);
 #[derive(Default)]
 pub(crate) struct Saved {
     fds: Vec<(i32, Option<Handle>)>,
+    /// Entries of `fds` that saved the source of a move (`6>&7-`).
+    moved: Vec<usize>,
+    /// Leave a move's source closed afterwards: bash's bug for a builtin,
+    /// function or compound command (`: 6>&7-` closes 7 for good).
+    keep_moved_closed: bool,
 }
 
 /// A process substitution waiting for its command to finish.
@@ -74,10 +79,21 @@ impl Interp {
         redirs: &[RedirRef<'_>],
         f: impl FnOnce(&mut Interp) -> ExecResult,
     ) -> ExecResult {
+        self.with_redirects_in_shell(redirs, true, f)
+    }
+
+    /// [`Self::with_redirects`]; `in_shell` is false for a program, which
+    /// bash redirects in a child process (a moved fd comes back).
+    pub(crate) fn with_redirects_in_shell(
+        &mut self,
+        redirs: &[RedirRef<'_>],
+        in_shell: bool,
+        f: impl FnOnce(&mut Interp) -> ExecResult,
+    ) -> ExecResult {
         if redirs.is_empty() {
             return f(self);
         }
-        let saved = match self.open_redirects(redirs) {
+        let mut saved = match self.open_redirects(redirs) {
             Ok(s) => s,
             Err(Ok(status)) => {
                 self.last_status = status;
@@ -85,6 +101,7 @@ impl Interp {
             }
             Err(Err(i)) => return Err(i),
         };
+        saved.keep_moved_closed = in_shell;
         let r = f(self);
         self.restore_redirects(saved);
         r
@@ -112,7 +129,11 @@ impl Interp {
 
     /// Undoes redirections.
     pub(crate) fn restore_redirects(&mut self, saved: Saved) {
-        for (fd, h) in saved.fds.into_iter().rev() {
+        let keep_closed = |i: usize| saved.keep_moved_closed && saved.moved.contains(&i);
+        for (i, (fd, h)) in saved.fds.into_iter().enumerate().rev() {
+            if keep_closed(i) {
+                continue;
+            }
             let installed = self.fds.set(fd, h);
             // A write cut at the file-size limit: say so, naming the limit
             // (a host shell would die of SIGXFSZ with a message).
@@ -248,6 +269,7 @@ impl Interp {
                                 let target_fd = self.target_fd(*fd, var, default_fd, saved)?;
                                 self.dup(src, target_fd, input, saved)?;
                                 if mv && src != target_fd {
+                                    saved.moved.push(saved.fds.len());
                                     self.install(src, None, saved);
                                 }
                             }
@@ -404,6 +426,13 @@ impl Interp {
                     )))),
                     None => self.device_stream(path, reader),
                 },
+                Err(_)
+                    if fs
+                        .metadata(&abs)
+                        .is_ok_and(|m| m.kind == crate::fs::FileKind::Dir) =>
+                {
+                    Ok(Handle::Dir)
+                }
                 Err(e) => fail(self, e),
             },
             FileMode::Write => {

@@ -183,7 +183,10 @@ impl Interp {
         if self.opts.xtrace {
             self.trace_command(&argv, assigns);
         }
-        let r = self.with_redirects(redirs, |sh| sh.exec_argv_with_assigns(&argv, assigns));
+        let in_shell = self.funcs.contains_key(&argv[0]) || builtins::lookup(&argv[0]).is_some();
+        let r = self.with_redirects_in_shell(redirs, in_shell, |sh| {
+            sh.exec_argv_with_assigns(&argv, assigns)
+        });
         // `$_`: the last argument of the previous command (`declare a=(1 2)`
         // leaves the name alone).
         if let Some(last) = argv.last() {
@@ -390,7 +393,10 @@ impl Interp {
         let special = builtin.is_some()
             && builtins::is_special(name)
             && self.opts.get_set_option("posix") == Some(true);
-        if is_fn && !special {
+        // `eval` and `source` see their bindings as a scope of their own,
+        // as a function does: `unset` there uncovers the outer value.
+        let scoped = is_fn || (builtin.is_some() && matches!(name, "eval" | "source" | "."));
+        if scoped && !special {
             return self.call_with_temp_scope(argv, assigns);
         }
         let mut saved = Vec::new();
@@ -405,10 +411,9 @@ impl Interp {
                 failed = Some(e);
                 break;
             }
-            // `exec` is special but hands its bindings to the new program.
+            // Even a special builtin's kept bindings stay exported, as in bash.
             if let AssignmentName::VariableName(n) = &a.name
                 && let Some(v) = self.vars.get_raw_mut(n)
-                && (!special || name == "exec")
             {
                 v.attrs.insert(Attrs::EXPORT);
             }
@@ -492,7 +497,7 @@ impl Interp {
         assigns: &[&ast::Assignment],
     ) -> ExecResult {
         let xtrace = std::mem::replace(&mut self.opts.xtrace, false);
-        self.vars.push_scope();
+        self.vars.push_temp_scope();
         let mut failed = None;
         for a in assigns {
             let AssignmentName::VariableName(n) = &a.name else {
@@ -507,7 +512,7 @@ impl Interp {
             };
             // Assign where bash would (so `x=$x:1` reads the visible `x`),
             // then move the result into the temporary scope.
-            let in_temp = self.vars.is_in_current_scope(n);
+            let in_temp = self.vars.is_in_top_scope(n);
             let before = self.vars.get_raw(n).cloned();
             if let Err(e) = self.temp_binding(a) {
                 failed = Some(e);
@@ -525,7 +530,7 @@ impl Interp {
                         let _ = self.vars.unset_raw(n);
                     }
                 }
-                *self.vars.declare_local(n) = new;
+                *self.vars.declare_in_top_scope(n) = new;
             }
             if let Some(v) = self.vars.get_raw_mut(n) {
                 v.attrs.insert(Attrs::EXPORT);
@@ -558,7 +563,9 @@ impl Interp {
     /// Runs an expanded command line by bash's lookup order.
     fn dispatch(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
         let name = argv[0].as_str();
-        if self.funcs.contains_key(name) {
+        // POSIX mode finds a special builtin before a function of its name.
+        let special = builtins::is_special(name) && self.opts.get_set_option("posix") == Some(true);
+        if self.funcs.contains_key(name) && !special {
             return self.call_function(name, &argv[1..]);
         }
         if let Some(b) = builtins::lookup(name) {

@@ -179,12 +179,16 @@ const MAX_NAMEREF_DEPTH: usize = 16;
 #[derive(Clone, Debug)]
 pub struct Vars {
     scopes: Vec<FastMap<Var>>,
+    /// Indices of the scopes that hold a command's prefix bindings
+    /// (`v=x f`, `v=x eval ...`): unsetting there removes the binding.
+    temp_scopes: Vec<usize>,
 }
 
 impl Default for Vars {
     fn default() -> Self {
         Vars {
             scopes: vec![FastMap::default()],
+            temp_scopes: Vec::new(),
         }
     }
 }
@@ -605,13 +609,35 @@ impl Vars {
     /// Declares `name` in the innermost function scope (`local`), unset, unless
     /// it is already local there. Returns the variable.
     pub fn declare_local(&mut self, name: &str) -> &mut Var {
-        let scope = self.scopes.last_mut().expect("global scope");
-        scope.entry(name.to_string()).or_default()
+        let i = self.function_scope();
+        self.scopes[i].entry(name.to_string()).or_default()
     }
 
     /// True when `name` is declared in the innermost scope (a local of the
     /// running function, or a global at top level).
     pub fn is_in_current_scope(&self, name: &str) -> bool {
+        self.scopes[self.function_scope()].contains_key(name)
+    }
+
+    /// The innermost scope that is not a command's prefix bindings: a
+    /// `local` inside `v=x eval ...` belongs to the function.
+    fn function_scope(&self) -> usize {
+        let mut i = self.scopes.len() - 1;
+        while i > 0 && self.temp_scopes.contains(&i) {
+            i -= 1;
+        }
+        i
+    }
+
+    /// Declares `name` in the innermost scope, prefix bindings' included.
+    pub fn declare_in_top_scope(&mut self, name: &str) -> &mut Var {
+        let scope = self.scopes.last_mut().expect("global scope");
+        scope.entry(name.to_string()).or_default()
+    }
+
+    /// True when `name` is declared in the innermost scope, prefix
+    /// bindings' included.
+    pub fn is_in_top_scope(&self, name: &str) -> bool {
         self.scopes.last().is_some_and(|s| s.contains_key(name))
     }
 
@@ -640,7 +666,7 @@ impl Vars {
                 if var.attrs.has(Attrs::READONLY) {
                     return Err(VarError::Readonly(name.to_string()));
                 }
-                if i + 1 == depth && i > 0 {
+                if i + 1 == depth && i > 0 && !self.temp_scopes.contains(&i) {
                     *var = Var::default();
                 } else {
                     scope.remove(name);
@@ -656,10 +682,20 @@ impl Vars {
         self.scopes.push(FastMap::default());
     }
 
+    /// Enters a scope for a command's prefix bindings (bash's tempenv):
+    /// `unset` there uncovers the value underneath.
+    pub fn push_temp_scope(&mut self) {
+        self.temp_scopes.push(self.scopes.len());
+        self.push_scope();
+    }
+
     /// Leaves a function call, dropping its locals.
     pub fn pop_scope(&mut self) {
         if self.scopes.len() > 1 {
             self.scopes.pop();
+        }
+        if self.temp_scopes.last() == Some(&self.scopes.len()) {
+            self.temp_scopes.pop();
         }
     }
 

@@ -219,6 +219,9 @@ struct CrossTokenParseState {
     queued_tokens: Vec<TokenizeResult>,
     /// Are we in an arithmetic expansion?
     arithmetic_expansion: bool,
+    /// sandkeep patch: open `(` operators inside a `((` command (-1 before
+    /// its second `(`); a `)` at depth 0 ends the arithmetic context.
+    arithmetic_parens: i32,
 }
 
 /// Options controlling how the tokenizer operates.
@@ -547,6 +550,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                 current_here_tags: vec![],
                 queued_tokens: vec![],
                 arithmetic_expansion: false,
+                arithmetic_parens: 0,
             },
         }
     }
@@ -834,8 +838,17 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                         // minus operator.
                         //
 
-                        if state.is_specific_operator(")") && c == ')' {
-                            self.cross_state.arithmetic_expansion = false;
+                        // sandkeep patch: a `)` closing the `((` ends the
+                        // context, be it `))` or a lone `)` (`((echo) )` was
+                        // a subshell), so a later `#` starts a comment again.
+                        if state.is_specific_operator("(") {
+                            self.cross_state.arithmetic_parens += 1;
+                        } else if state.is_specific_operator(")") {
+                            if self.cross_state.arithmetic_parens > 0 {
+                                self.cross_state.arithmetic_parens -= 1;
+                            } else {
+                                self.cross_state.arithmetic_expansion = false;
+                            }
                         }
                     } else if state.is_specific_operator("<<") {
                         self.cross_state.here_state =
@@ -845,6 +858,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             HereState::NextTokenIsHereTag { remove_tabs: true };
                     } else if state.is_specific_operator("(") && c == '(' {
                         self.cross_state.arithmetic_expansion = true;
+                        self.cross_state.arithmetic_parens = -1;
                     }
 
                     let reason = if state.current_token() == "\n" {
@@ -925,6 +939,18 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
 
                     // Now peek beyond to see what we have.
                     let char_after_dollar_sign = self.peek_char()?;
+                    // sandkeep patch: a here-document's tag word (`<<${a}`,
+                    // `<<$(a)`) is read whole; the tokens of its nested
+                    // expansion must not be taken for the tag.
+                    let reading_tag = matches!(
+                        self.cross_state.here_state,
+                        HereState::CurrentTokenIsHereTag { .. }
+                    );
+                    let held_here_state = if reading_tag {
+                        std::mem::take(&mut self.cross_state.here_state)
+                    } else {
+                        HereState::None
+                    };
                     match char_after_dollar_sign {
                         Some('(') => {
                             // Add the '$' we already consumed to the token.
@@ -1048,6 +1074,9 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             state.append_char('$');
                         }
                     }
+                    if reading_tag {
+                        self.cross_state.here_state = held_here_state;
+                    }
                 } else {
                     // We look for the terminating backquote. First disable normal consumption and
                     // consume the starting backquote.
@@ -1164,7 +1193,8 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
             {
                 self.consume_char()?;
                 state.append_char(c);
-            } else if c == '#' {
+            } else if c == '#' && !self.cross_state.arithmetic_expansion {
+                // (sandkeep patch: inside `(( ))`, `#` is not a comment.)
                 // Consume the '#'.
                 self.consume_char()?;
 

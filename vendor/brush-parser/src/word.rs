@@ -1130,10 +1130,15 @@ peg::parser! {
             "$[" e:$(arithmetic_word(<"]">)) "]" { WordPiece::ArithmeticExpression(ast::UnexpandedArithmeticExpr { value: e.to_owned() } ) }
 
         rule substring_offset() -> ast::UnexpandedArithmeticExpr =
-            s:$(arithmetic_word(<[':' | '}']>)) { ast::UnexpandedArithmeticExpr { value: s.to_owned() } }
+            s:$(substring_arithmetic()) { ast::UnexpandedArithmeticExpr { value: s.to_owned() } }
 
         rule substring_length() -> ast::UnexpandedArithmeticExpr =
-            s:$(arithmetic_word(<[':' | '}']>)) { ast::UnexpandedArithmeticExpr { value: s.to_owned() } }
+            s:$(substring_arithmetic()) { ast::UnexpandedArithmeticExpr { value: s.to_owned() } }
+
+        // sandkeep patch: the `:` of a `?:` conditional does not end a
+        // substring's offset or length (`${s: 1 ? 2 : 0 : 1}`), as in bash.
+        rule substring_arithmetic() =
+            arithmetic_word(<[':' | '}' | '?']>) ("?" substring_arithmetic() ":" substring_arithmetic())?
 
         rule parameter_replacement_str() -> String =
             "/" s:$(word(<['}']>)) { s.to_owned() }

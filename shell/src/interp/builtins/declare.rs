@@ -159,9 +159,19 @@ fn run(interp: &mut Interp, args: &[String], kind: Kind) -> ExecResult {
     if f.print {
         return print_named(interp, &name, names);
     }
+    // `readonly -a NAME` (no value) leaves NAME's kind alone: bash prints
+    // `declare -r NAME` for a new one and converts nothing.
+    let mut bare = Flags {
+        add: f.add,
+        remove: f.remove,
+        ..Flags::default()
+    };
+    bare.add.remove(Attrs(Attrs::INDEXED.0 | Attrs::ASSOC.0));
     let mut status = 0;
     for arg in names {
-        match declare_one(interp, arg, kind, &f) {
+        let bare_readonly = kind == Kind::Readonly && split_assignment(arg).1.is_none();
+        let flags = if bare_readonly { &bare } else { &f };
+        match declare_one(interp, arg, kind, flags) {
             Ok(()) => {}
             Err(DeclErr::Interrupt(i)) => return Err(i),
             Err(DeclErr::Msg(m)) => {

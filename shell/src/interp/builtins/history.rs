@@ -517,6 +517,7 @@ pub fn history(interp: &mut Interp, args: &[String]) -> ExecResult {
     if flags.contains('c') {
         interp.opts.history.clear();
         interp.opts.history_new = 0;
+        interp.opts.history_line_added = false;
     }
     if let Some(d) = delete {
         let len = interp.opts.history.len() as i64;
@@ -539,6 +540,10 @@ pub fn history(interp: &mut Interp, args: &[String]) -> ExecResult {
         return Ok(0);
     }
     if flags.contains('s') {
+        // The `history -s` line itself gives way to the entry, as in bash.
+        if std::mem::take(&mut interp.opts.history_line_added) {
+            interp.opts.history.pop();
+        }
         interp.opts.history.push(rest.join(" "));
         return Ok(0);
     }
@@ -649,7 +654,11 @@ pub fn fc(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
         i += 1;
     }
-    let h = interp.opts.history.clone();
+    // Like bash, the listing leaves out the `fc` line itself.
+    let mut h = interp.opts.history.clone();
+    if interp.opts.history_line_added {
+        h.pop();
+    }
     if !list {
         err(interp, "fc: no command found");
         return Ok(1);

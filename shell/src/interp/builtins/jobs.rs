@@ -2,6 +2,8 @@
 //! shell without job control refuses. Jobs are the shell's background
 //! threads ([`crate::interp::jobs`]); there are no host processes to signal.
 
+use std::sync::PoisonError;
+
 use super::trap::{signal_name, signal_number, signal_table};
 use super::{err, flag_letters, out};
 use crate::interp::expand::special::SHELL_PID;
@@ -184,25 +186,41 @@ pub fn kill(interp: &mut Interp, args: &[String]) -> ExecResult {
     Ok(status)
 }
 
-/// `kill -SIG $$`: the shell signals itself. A trapped signal runs its
-/// trap, a signal whose default is to be ignored (or `0`) does nothing, and
-/// any other ends the shell with 128 + the signal's number. False when `p`
-/// is not this shell, or when this is a subshell or a child `bash` (where
-/// `$$` names the top shell, another process).
+/// `kill -SIG $$`: the shell signals itself (see [`take_signal`]). From a
+/// subshell, job or child shell of the top shell, a signal to the top
+/// shell waits in its queue until its current command is done. False when
+/// `p` is neither.
 fn signal_self(interp: &mut Interp, p: &str, sig: i64) -> Result<bool, Interrupt> {
-    if p.parse::<i64>() != Ok(SHELL_PID) || interp.subshell_depth != 0 {
+    let Ok(target) = p.parse::<i64>() else {
         return Ok(false);
-    }
-    let name = signal_name(sig).unwrap_or_default();
-    if let Some(action) = interp.traps.get(&name).cloned() {
+    };
+    if target == interp.pid && interp.subshell_depth == interp.process_depth {
         // The trap runs once `kill` is done: `$?` there is kill's 0.
         interp.last_status = 0;
-        interp.run_trap(&action)?;
+        take_signal(interp, sig)?;
         return Ok(true);
+    }
+    if target != SHELL_PID {
+        return Ok(false);
+    }
+    if sig != 0 {
+        let queue = interp.pending_signals.lock();
+        queue.unwrap_or_else(PoisonError::into_inner).push(sig);
+    }
+    Ok(true)
+}
+
+/// A signal arrives at this shell: a trapped one runs its trap, one whose
+/// default is to be ignored (or `0`) does nothing, and any other ends the
+/// shell with 128 + the signal's number.
+pub(crate) fn take_signal(interp: &mut Interp, sig: i64) -> Result<(), Interrupt> {
+    let name = signal_name(sig).unwrap_or_default();
+    if let Some(action) = interp.traps.get(&name).cloned() {
+        return interp.run_signal_trap(&action);
     }
     // SIGCHLD, SIGCONT, SIGURG, SIGWINCH are ignored by default.
     if matches!(sig, 0 | 17 | 18 | 23 | 28) {
-        return Ok(true);
+        return Ok(());
     }
     Err(Interrupt::Exit(128 + sig as i32))
 }

@@ -19,7 +19,7 @@ mod flow;
 mod getopts;
 pub(crate) mod help;
 mod history;
-mod jobs;
+pub(crate) mod jobs;
 mod mapfile;
 pub(crate) mod misc;
 mod printf;

@@ -386,7 +386,7 @@ impl Interp {
                 }
                 SpecialParameter::LastExitStatus => PVal::Str(self.last_status.to_string()),
                 SpecialParameter::CurrentOptionFlags => PVal::Str(self.option_flags()),
-                SpecialParameter::ProcessId => PVal::Str(super::special::SHELL_PID.to_string()),
+                SpecialParameter::ProcessId => PVal::Str(self.pid.to_string()),
                 SpecialParameter::LastBackgroundProcessId => match self.last_bg_pid {
                     Some(pid) => PVal::Str(pid.to_string()),
                     None => PVal::Unset,

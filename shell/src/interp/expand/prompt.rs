@@ -113,6 +113,7 @@ impl Interp {
             // Standard input is never a terminal here: bash then shows `tty`.
             'l' => "tty".to_string(),
             'j' => self.jobs.running().len().to_string(),
+            '!' => self.history_number().to_string(),
             _ => return None,
         };
         Some(quote_for_double_quotes(&text))

@@ -105,7 +105,9 @@ impl Interp {
             }
             "LINENO" => self.lineno.to_string(),
             "SECONDS" => self.seconds_elapsed().to_string(),
-            "BASHPID" => (SHELL_PID + self.subshell_depth as i64).to_string(),
+            "BASHPID" => {
+                (self.pid + i64::from(self.subshell_depth - self.process_depth)).to_string()
+            }
             "BASH_SUBSHELL" => self.subshell_depth.to_string(),
             "EPOCHSECONDS" => self.control.clock.now().secs.to_string(),
             "EPOCHREALTIME" => {

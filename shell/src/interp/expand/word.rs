@@ -448,7 +448,8 @@ impl Interp {
         if quoted {
             return self.expand_pieces(&pieces, quoted, acc);
         }
-        for p in pieces.iter() {
+        for (i, p) in pieces.iter().enumerate() {
+            self.refuse_unparsed_brace(&pieces, i)?;
             match &p.piece {
                 WordPiece::Text(s) => acc.push_expansion(s, false),
                 other => self.expand_piece(other, false, acc)?,
@@ -464,19 +465,28 @@ impl Interp {
         quoted: bool,
         acc: &mut Acc,
     ) -> Result<(), Interrupt> {
-        for (i, p) in pieces.iter().enumerate() {
-            // The parser leaves a `${...}` it could not parse as the text `$`
-            // followed by text starting with `{`: bash's "bad substitution".
-            if let WordPiece::Text(t) = &p.piece
-                && t.ends_with('$')
-                && let Some(WordPiece::Text(next)) = pieces.get(i + 1).map(|n| &n.piece)
-                && next.starts_with('{')
-            {
-                let end = next.find('}').map(|e| e + 1).unwrap_or(next.len());
-                self.expansion_error(&format!("${}: bad substitution", &next[..end]));
-                return Err(self.expansion_abort());
-            }
-            self.expand_piece(&p.piece, quoted, acc)?;
+        for i in 0..pieces.len() {
+            self.refuse_unparsed_brace(pieces, i)?;
+            self.expand_piece(&pieces[i].piece, quoted, acc)?;
+        }
+        Ok(())
+    }
+
+    /// The parser leaves a `${...}` it could not parse as the text `$`
+    /// followed by text starting with `{`: bash's "bad substitution".
+    fn refuse_unparsed_brace(
+        &mut self,
+        pieces: &[WordPieceWithSource],
+        i: usize,
+    ) -> Result<(), Interrupt> {
+        if let WordPiece::Text(t) = &pieces[i].piece
+            && t.ends_with('$')
+            && let Some(WordPiece::Text(next)) = pieces.get(i + 1).map(|n| &n.piece)
+            && next.starts_with('{')
+        {
+            let end = next.find('}').map(|e| e + 1).unwrap_or(next.len());
+            self.expansion_error(&format!("${}: bad substitution", &next[..end]));
+            return Err(self.expansion_abort());
         }
         Ok(())
     }
