@@ -164,6 +164,11 @@ impl S3Stores {
 
     /// Uses `store` (any object store with conditional puts), keeping agents
     /// under `prefix`.
+    ///
+    /// sandkeep builds reqwest (object_store's HTTP client) without a TLS
+    /// crypto provider of its own: a store built outside
+    /// [`S3Stores::from_url_with`] needs one installed first, e.g.
+    /// `rustls::crypto::ring::default_provider().install_default()`.
     pub fn new(store: Arc<dyn ObjectStore>, prefix: &str) -> Result<S3Stores, S3ConfigError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
