@@ -67,8 +67,7 @@ pub struct Command {
 
 impl Command {
     /// A GNU-style command: `--help` among its options prints `usage`.
-    /// (Not `new`: the project's host-API check reads `Command::new` as
-    /// `std::process::Command`.)
+    /// (Named for the convention, beside `stopping`, `alone` and `own`.)
     pub const fn gnu(name: &'static str, usage: &'static str, run: CommandFn) -> Command {
         Command {
             name,

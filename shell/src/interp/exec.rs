@@ -223,15 +223,10 @@ impl Interp {
         let path = fields.join(" ");
         let abs = crate::fs::Fs::resolve(&self.cwd, &path);
         // A directory opens (bash reads nothing from it, silently).
-        let dir = self
-            .fs
-            .metadata(&abs)
-            .is_ok_and(|m| m.kind == crate::fs::FileKind::Dir);
-        match self
-            .fs
-            .read(&abs)
-            .or_else(|e| if dir { Ok(Vec::new()) } else { Err(e) })
-        {
+        match self.fs.read(&abs).or_else(|e| match e {
+            crate::fs::FsError::IsADirectory => Ok(Vec::new()),
+            e => Err(e),
+        }) {
             Ok(d) => {
                 self.last_status = 0;
                 self.last_cmdsub_status = Some(0);
@@ -616,23 +611,33 @@ impl Interp {
             && !trap.is_empty()
             && !self.in_err_trap
             && (self.trap_depth == 0 || self.in_debug_trap)
-            && (self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true))
+            && self.err_trap_reaches_here()
         {
-            // Unlike other traps, `set -e` applies inside the ERR handler
-            // (a failing command there ends the shell); it does not re-run
-            // the ERR trap itself.
-            self.trap_depth += 1;
-            let outer = std::mem::replace(&mut self.in_err_trap, true);
-            let r = self.run_source(&trap);
-            self.in_err_trap = outer;
-            self.trap_depth -= 1;
-            self.last_status = status;
-            r?;
+            self.run_err_trap(&trap, status)?;
         }
         if self.opts.errexit {
             return Err(Interrupt::Exit(status));
         }
         Ok(())
+    }
+
+    /// The ERR trap applies here: at top level, or in a function with
+    /// `set -o errtrace`.
+    pub(crate) fn err_trap_reaches_here(&self) -> bool {
+        self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true)
+    }
+
+    /// Runs the ERR handler `trap` after a failure with `status`. Unlike
+    /// other traps, `set -e` applies inside it (a failing command there ends
+    /// the shell); it does not re-run the ERR trap itself.
+    pub(crate) fn run_err_trap(&mut self, trap: &str, status: i32) -> Result<(), Interrupt> {
+        self.trap_depth += 1;
+        let outer = std::mem::replace(&mut self.in_err_trap, true);
+        let r = self.run_source(trap);
+        self.in_err_trap = outer;
+        self.trap_depth -= 1;
+        self.last_status = status;
+        r.map(|_| ())
     }
 
     /// Runs the DEBUG trap before a command, if one is set.

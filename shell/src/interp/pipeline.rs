@@ -105,19 +105,12 @@ impl Interp {
             }
             _ => return r,
         };
-        let enabled = self.errexit_quiet == 0
-            && self.trap_depth == 0
-            && (self.call_stack.is_empty() || self.opts.get_set_option("errtrace") == Some(true));
+        let enabled =
+            self.errexit_quiet == 0 && self.trap_depth == 0 && self.err_trap_reaches_here();
         let Some(trap) = self.active_trap("ERR").filter(|_| enabled) else {
             return r;
         };
-        stage.trap_depth += 1;
-        stage.in_err_trap = true;
-        let ran = stage.run_source(&trap);
-        stage.in_err_trap = false;
-        stage.trap_depth -= 1;
-        stage.last_status = status;
-        ran.map(|_| status)
+        stage.run_err_trap(&trap, status).map(|()| status)
     }
 
     fn exec_stages(&mut self, seq: &[ast::Command]) -> Result<Vec<i32>, Interrupt> {
