@@ -668,10 +668,17 @@ impl Interp {
         }
     }
 
+    /// `name` is a POSIX special builtin and the shell is in POSIX mode,
+    /// where special builtins differ: bindings before them stay, they are
+    /// found before functions, no function may take their name.
+    pub(crate) fn posix_special(&self, name: &str) -> bool {
+        builtins::is_special(name) && self.opts.get_set_option("posix") == Some(true)
+    }
+
     /// In POSIX mode a function may not take a special builtin's name:
     /// bash reports it and a non-interactive shell exits with status 2.
     fn refuse_special_function(&mut self, name: &str) -> Result<(), Interrupt> {
-        if !builtins::is_special(name) || self.opts.get_set_option("posix") != Some(true) {
+        if !self.posix_special(name) {
             return Ok(());
         }
         let _ = self.write_fd(

@@ -390,9 +390,7 @@ impl Interp {
         // Functions and builtins see the assignments as temporarily exported
         // variables; special builtins keep them in POSIX mode, others (and
         // all builtins outside POSIX mode) restore.
-        let special = builtin.is_some()
-            && builtins::is_special(name)
-            && self.opts.get_set_option("posix") == Some(true);
+        let special = builtin.is_some() && self.posix_special(name);
         // `eval` and `source` see their bindings as a scope of their own,
         // as a function does: `unset` there uncovers the outer value.
         let scoped = is_fn || (builtin.is_some() && matches!(name, "eval" | "source" | "."));
@@ -564,8 +562,7 @@ impl Interp {
     fn dispatch(&mut self, argv: &[String], env: &[(String, String)]) -> ExecResult {
         let name = argv[0].as_str();
         // POSIX mode finds a special builtin before a function of its name.
-        let special = builtins::is_special(name) && self.opts.get_set_option("posix") == Some(true);
-        if self.funcs.contains_key(name) && !special {
+        if self.funcs.contains_key(name) && !self.posix_special(name) {
             return self.call_function(name, &argv[1..]);
         }
         if let Some(b) = builtins::lookup(name) {

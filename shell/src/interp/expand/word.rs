@@ -54,7 +54,8 @@ pub(crate) struct Acc {
     ifs_table: Option<[bool; 128]>,
 }
 
-/// Bytes that need the character-by-character pattern-form path.
+/// Bytes that mean something in a pattern, so need the character-by-
+/// character pattern-form path and a backslash when quoted.
 fn is_pat_special(b: u8) -> bool {
     matches!(
         b,
@@ -114,10 +115,7 @@ impl Acc {
         // Extglob characters are escaped whether or not extglob is on:
         // `[[ ]]` matches with extglob enabled regardless. `-` and `^` mean
         // a range and a negation inside brackets (`[C\-D]`, `["^"a]`).
-        let special = matches!(
-            c,
-            '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|' | '!' | '@' | '+' | '-' | '^'
-        );
+        let special = c.is_ascii() && is_pat_special(c as u8);
         if quoted {
             if special {
                 self.cur.pat.push('\\');
