@@ -127,11 +127,9 @@ impl Interp {
             return;
         }
         let chars = chars.get_or_insert_with(|| source.chars().collect());
-        let line: String = match script.span_since(from) {
-            Some((a, b)) => chars.get(a..b).unwrap_or_default().iter().collect(),
-            None => return,
-        };
-        self.record_history(&line);
+        if let Some(line) = script.text_since(from, chars) {
+            self.record_history(&line);
+        }
     }
 
     /// Prints a syntax error as bash does, with the offending line.

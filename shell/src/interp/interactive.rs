@@ -222,10 +222,7 @@ impl Interp {
                 }
                 Step::Done => return self.show_prompt(None),
             };
-            let line: String = match script.span_since(from) {
-                Some((a, b)) => chars.get(a..b).unwrap_or_default().iter().collect(),
-                None => String::new(),
-            };
+            let line = script.text_since(from, &chars).unwrap_or_default();
             // The last line is done: a prompt's `\!` numbers the next one.
             self.opts.history_line_added = false;
             self.show_prompt(Some(&line))?;

@@ -827,6 +827,13 @@ impl Script {
         Some((location(first).0, location(last).1))
     }
 
+    /// The text of the commands since `from` ([`Self::span_since`]), cut
+    /// from `chars`, the source's characters.
+    pub fn text_since(&self, from: usize, chars: &[char]) -> Option<String> {
+        let (a, b) = self.span_since(from)?;
+        Some(chars.get(a..b).unwrap_or_default().iter().collect())
+    }
+
     /// The next step. `aliases` (when `expand_aliases` is on) are expanded in
     /// command position; `incremental` forces command-by-command parsing
     /// (an alias defined now must affect the next line).

@@ -335,12 +335,12 @@ fn reverse_toks(toks: &[Tok]) -> Vec<Tok> {
     toks.iter().rev().cloned().collect()
 }
 
-/// Parses tokens until the end (or, inside an extglob group, until `|`/`)`).
 /// What [`parse_ext`] made of the group opening at each index: a group
 /// left unclosed is read again as literal text by every enclosing group,
 /// which without this doubles the work per level of nesting.
 type ExtMemo = HashMap<usize, Option<(Tok, usize)>>;
 
+/// Parses tokens until the end (or, inside an extglob group, until `|`/`)`).
 fn parse_seq(
     c: &[char],
     i: &mut usize,
