@@ -132,3 +132,27 @@ async fn deep_recursion_does_not_overflow_the_stack() {
         .unwrap();
     assert_eq!(r.stdout_text(), "bottom\n", "{}", r.stderr_text());
 }
+
+/// A program that panics ends with status 2 and a message, and the sandbox
+/// goes on: panics unwind to the run's boundary. (This binary links the
+/// unwinder statically, as the `sandkeep` binary does: see build.rs.)
+#[tokio::test]
+async fn a_panicking_program_is_contained() {
+    let config = sandkeep_shell::ShellConfig::default().command("boom", |_| panic!("kaboom"));
+    let sb = LocalBackend::with_config(config)
+        .create(&SandboxSpec::default())
+        .await
+        .unwrap();
+    let out = sb
+        .run(RunRequest::new("boom; echo \"after $?\""))
+        .await
+        .unwrap();
+    assert_eq!(out.stdout_text(), "after 2\n");
+    assert!(
+        out.stderr_text().contains("boom: internal error"),
+        "{}",
+        out.stderr_text()
+    );
+    let again = sb.run(RunRequest::new("echo still here")).await.unwrap();
+    assert_eq!(again.stdout_text(), "still here\n");
+}
