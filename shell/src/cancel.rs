@@ -10,9 +10,10 @@
 //! nothing is printed, and it only leaves code that was about to be
 //! abandoned anyway.
 //!
-//! A point costs a thread-local read and two atomic loads: the deadline
+//! A point costs a thread-local read and a few atomic loads: the deadline
 //! reaches it through the run's cancel flag, which the watchdog sets (see
-//! [`crate::watchdog`]), so no clock is read on the hot path.
+//! [`crate::watchdog`]), so the hot path reads no clock once the watchdog
+//! runs.
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
@@ -37,7 +38,6 @@ pub const STACK_RESERVE: usize = 1 << 20;
 
 thread_local! {
     static RUN: Cell<*const RunControl> = const { Cell::new(std::ptr::null()) };
-    static TICKS: Cell<u32> = const { Cell::new(0) };
 }
 
 struct Restore(*const RunControl);
@@ -81,17 +81,11 @@ fn current() -> Option<&'static RunControl> {
     (!p.is_null()).then(|| unsafe { &*p })
 }
 
-/// Leaves the enclosing [`scope`] when its run must stop: the cancel flag
-/// and the memory budget every time, the clock every 1024 calls (in case
-/// the watchdog could not start). Outside a scope it does nothing.
+/// Leaves the enclosing [`scope`] when its run must stop, as
+/// [`RunControl::check_fast`] sees it. Outside a scope it does nothing.
 pub fn point() {
     let Some(control) = current() else { return };
-    let n = TICKS.with(|t| {
-        let n = t.get().wrapping_add(1);
-        t.set(n);
-        n
-    });
-    if control.check_fast().is_err() || (n.is_multiple_of(1024) && control.check().is_err()) {
+    if control.check_fast().is_err() {
         std::panic::resume_unwind(Box::new(Unwind(Stop::Cancelled)));
     }
 }

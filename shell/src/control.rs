@@ -45,6 +45,8 @@ pub struct RunControl {
     pub clock: Clock,
     /// When the run must end.
     pub deadline: Option<Instant>,
+    /// When the run (or job) started.
+    started: Instant,
     /// Seed for `$RANDOM`, `mktemp`, `shuf`; `None` means seed from the clock.
     pub seed: Option<u64>,
     commands: AtomicU64,
@@ -87,6 +89,7 @@ impl RunControl {
             limits,
             clock,
             deadline,
+            started: Instant::now(),
             seed,
             commands: AtomicU64::new(0),
             loop_iterations: AtomicU64::new(0),
@@ -165,11 +168,15 @@ impl RunControl {
             self.trip(LimitKind::Memory);
             return Err(LimitKind::Memory);
         }
-        if let Some(d) = self.deadline
-            && Instant::now() >= d
-        {
-            self.trip(LimitKind::Timeout);
-            return Err(LimitKind::Timeout);
+        if let Some(d) = self.deadline {
+            let now = Instant::now();
+            if now >= d {
+                self.trip(LimitKind::Timeout);
+                return Err(LimitKind::Timeout);
+            }
+            if now.duration_since(self.started) >= crate::watchdog::START_AFTER {
+                crate::watchdog::start();
+            }
         }
         Ok(())
     }
@@ -217,10 +224,11 @@ impl RunControl {
         }
     }
 
-    /// A cheap check for hot inner loops: only the cancel flags (this
-    /// job's and its run's) and the memory budget, no clock read. The
-    /// deadline still reaches it: the watchdog cancels a run when its
-    /// deadline passes.
+    /// A cheap check for hot inner loops: the cancel flags (this job's and
+    /// its run's) and the memory budget. The deadline reaches it through the
+    /// flag, which the watchdog sets when the deadline passes; until a run
+    /// has lasted long enough to start the watchdog, every 1024th call on a
+    /// thread is a full [`RunControl::check`] (see [`crate::watchdog`]).
     pub fn check_fast(&self) -> Result<(), LimitKind> {
         if self.memory.exceeded() {
             self.trip(LimitKind::Memory);
@@ -228,6 +236,9 @@ impl RunControl {
         }
         if self.is_cancelled() {
             return Err(self.tripped().unwrap_or(LimitKind::Timeout));
+        }
+        if crate::watchdog::poll_due() {
+            return self.check();
         }
         Ok(())
     }

@@ -12,7 +12,15 @@
 //! deadline it holds, trips the runs whose deadline passed, and holds only a
 //! weak reference to each, so a run that ended costs nothing but its slot
 //! until the slot's deadline (or the next prune).
+//!
+//! The thread starts only once a run has lasted [`START_AFTER`]: most runs
+//! (`sandkeep run -c 'echo hi'`, an agent's `ls`) end sooner, and creating
+//! a thread (and tearing it down at exit) was a tenth of such a process's
+//! start. Until then `check_fast` reads the clock on every 1024th call
+//! ([`poll_due`]), which is also what starts the thread for a run that
+//! spends its time in such a loop.
 
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, Weak};
@@ -51,6 +59,24 @@ struct Watchdog {
     wake: Condvar,
 }
 
+/// The deadlines of the process's runs, held from their registration on
+/// (the thread, once started, serves those registered before it too).
+static DOG: Watchdog = Watchdog {
+    pending: Mutex::new(BinaryHeap::new()),
+    wake: Condvar::new(),
+};
+
+/// Whether the thread runs: unset until a run lasted [`START_AFTER`], then
+/// whether the host gave us the thread.
+static THREAD: OnceLock<bool> = OnceLock::new();
+
+/// How long a run goes before the watchdog thread is started for it.
+pub(crate) const START_AFTER: Duration = Duration::from_millis(20);
+
+/// While the thread does not run, `check_fast` reads the clock on every
+/// this many calls on a thread.
+const POLL_EVERY: u32 = 1024;
+
 /// Above this many pending entries, entries of runs that already ended are
 /// dropped before a new one is added (long deadlines, many short runs).
 const PRUNE_ABOVE: usize = 4096;
@@ -60,31 +86,47 @@ const PRUNE_ABOVE: usize = 4096;
 /// condvar wakes it; this only bounds a missed wakeup).
 const MAX_NAP: Duration = Duration::from_secs(1);
 
-fn watchdog() -> Option<&'static Watchdog> {
-    static WATCHDOG: OnceLock<Option<&'static Watchdog>> = OnceLock::new();
-    *WATCHDOG.get_or_init(|| {
-        let dog: &'static Watchdog = Box::leak(Box::new(Watchdog {
-            pending: Mutex::new(BinaryHeap::new()),
-            wake: Condvar::new(),
-        }));
+/// Whether the watchdog thread runs (so hot loops need not read the clock).
+pub(crate) fn running() -> bool {
+    THREAD.get() == Some(&true)
+}
+
+/// Starts the watchdog thread unless it was started (or refused) before.
+pub(crate) fn start() {
+    THREAD.get_or_init(|| {
         // The watchdog's own allocations are no run's memory.
         let started = crate::alloc::untracked(|| {
             std::thread::Builder::new()
                 .name("sandkeep-deadlines".into())
                 .stack_size(256 << 10)
-                .spawn(move || watch(dog))
+                .spawn(|| watch(&DOG))
         });
         // Without the thread (the host refused one), runs still end at
         // their deadline through the clock reads of `RunControl::check`.
-        started.ok().map(|_| dog)
+        started.is_ok()
+    });
+}
+
+/// Counts one `check_fast` on this thread; true on every [`POLL_EVERY`]th
+/// while the thread does not run: time for that check to read the clock.
+pub(crate) fn poll_due() -> bool {
+    thread_local! {
+        static CALLS: Cell<u32> = const { Cell::new(0) };
+    }
+    if running() {
+        return false;
+    }
+    CALLS.with(|c| {
+        let n = c.get().wrapping_add(1);
+        c.set(n);
+        n.is_multiple_of(POLL_EVERY)
     })
 }
 
 /// Arranges for `run` to expire at `deadline`.
 pub(crate) fn register(deadline: Instant, run: Weak<dyn Expire>) {
     crate::alloc::untracked(|| {
-        let Some(dog) = watchdog() else { return };
-        let mut pending = dog.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pending = DOG.pending.lock().unwrap_or_else(PoisonError::into_inner);
         if pending.len() > PRUNE_ABOVE {
             pending.retain(|Reverse(e)| e.run.strong_count() > 0);
         }
@@ -94,7 +136,7 @@ pub(crate) fn register(deadline: Instant, run: Weak<dyn Expire>) {
         pending.push(Reverse(Entry { deadline, run }));
         drop(pending);
         if earliest {
-            dog.wake.notify_one();
+            DOG.wake.notify_one();
         }
     });
 }
