@@ -15,7 +15,7 @@
 #
 # With hyperfine installed it runs `hyperfine -N --warmup $WARMUP` per case
 # and prints its means; without it, a plain loop runs the two commands
-# alternately RUNS times and prints their means. Each side shows its mean
+# alternately RUNS times and prints their medians. Each side shows its mean
 # wall time and its mean CPU time (user + system, which a busy machine
 # disturbs less); the ratios are sandkeep's over bash's (below 1.0:
 # sandkeep is faster).
@@ -47,6 +47,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 mkdir data
+# The binary as `cargo install` (or any package) puts it: copied. A file
+# the linker has just written is mapped from small page-cache pages and
+# faults more at each start (0.3 ms of C1 here) than a copy written
+# sequentially, like bash's.
+cp "$bin" "$work/sandkeep"
+bin=$work/sandkeep
 
 # The mean wall and CPU (user + system) time of one command in ms, by hyperfine.
 hyperfine_mean() {
@@ -55,28 +61,33 @@ hyperfine_mean() {
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.3f %.3f" % (r["mean"]*1e3, (r["user"]+r["system"])*1e3))' "$json"
 }
 
-# Mean wall and CPU times in ms of two commands, run alternately by a
-# plain loop: "wall1 cpu1 wall2 cpu2".
+# Median wall and CPU times in ms of two commands, run alternately by a
+# plain loop: "wall1 cpu1 wall2 cpu2". Medians, because on a shared VM a
+# few runs in a hundred take several times as long.
 loop_means() {
   python3 - "$runs" "$warmup" "$@" <<'EOF'
-import resource, subprocess, sys, time
+import os, statistics, subprocess, sys, time
 runs, warmup, a, b = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:5], sys.argv[5:7]
 cmds = [["bash", "-c", a[1]] if a[0] == "bash" else [a[0], "--data", "data", "run", "--backend", "local", "-c", a[1]],
         ["bash", "-c", b[1]] if b[0] == "bash" else [b[0], "--data", "data", "run", "--backend", "local", "-c", b[1]]]
+def once(c):
+    """Wall and CPU (user + system of the child alone) seconds of one run."""
+    t = time.perf_counter()
+    p = subprocess.Popen(c, stdout=subprocess.DEVNULL)
+    _, _, usage = os.wait4(p.pid, 0)
+    p.returncode = 0  # reaped here, not by Popen
+    return time.perf_counter() - t, usage.ru_utime + usage.ru_stime
 for _ in range(warmup):
     for c in cmds:
-        subprocess.run(c, stdout=subprocess.DEVNULL)
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-wall, used = [0.0, 0.0], [0.0, 0.0]
+        once(c)
+wall, used = [[], []], [[], []]
 for _ in range(runs):
     for i, c in enumerate(cmds):
-        t, u = time.perf_counter(), cpu()
-        subprocess.run(c, stdout=subprocess.DEVNULL)
-        wall[i] += time.perf_counter() - t
-        used[i] += cpu() - u
-print(" ".join("%.3f %.3f" % (wall[i] / runs * 1e3, used[i] / runs * 1e3) for i in (0, 1)))
+        w, u = once(c)
+        wall[i].append(w)
+        used[i].append(u)
+med = statistics.median
+print(" ".join("%.3f %.3f" % (med(wall[i]) * 1e3, med(used[i]) * 1e3) for i in (0, 1)))
 EOF
 }
 
