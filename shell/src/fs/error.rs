@@ -50,6 +50,25 @@ pub enum FsError {
     /// for writing.
     #[error("Broken pipe")]
     BrokenPipe,
+    /// EBADF: a read of a closed descriptor (`cat <&-`).
+    #[error("Bad file descriptor")]
+    BadDescriptor,
+    /// EIO: a read that failed otherwise.
+    #[error("Input/output error")]
+    Io,
+}
+
+impl FsError {
+    /// What a failed read of a command's input reports: `Is a directory`
+    /// for `< dir` (the open succeeds, as in bash, and every read fails),
+    /// `Bad file descriptor` for a closed one, else `Input/output error`.
+    pub fn from_read(e: &std::io::Error) -> FsError {
+        match e.raw_os_error() {
+            Some(21) => FsError::IsADirectory,
+            Some(9) => FsError::BadDescriptor,
+            _ => FsError::Io,
+        }
+    }
 }
 
 /// An I/O error as the C library's `strerror` words it (`No space left on

@@ -4,7 +4,7 @@ use super::common::GnuError;
 use std::io::Write;
 
 use super::common::{OptSpec, flag, parse_or_usage};
-use super::input::{Source, for_each_chunk, open};
+use super::input::{for_each_chunk, open};
 use crate::commands::CommandCtx;
 
 /// What `cat --help` prints.
@@ -181,7 +181,7 @@ pub fn cat(ctx: &mut CommandCtx<'_>) -> i32 {
         let out = &mut *ctx.stdout;
         let plain = style.plain();
         let mut buf = Vec::new();
-        let ok = for_each_chunk(ctx.stdin, &src, |chunk| {
+        let read = for_each_chunk(ctx.stdin, &src, |chunk| {
             let r = if plain {
                 out.write_all(chunk)
             } else {
@@ -197,11 +197,10 @@ pub fn cat(ctx: &mut CommandCtx<'_>) -> i32 {
         if write_failed {
             return 1;
         }
-        if !ok {
-            ctx.gnu_error(format_args!("{name}: Input/output error"));
+        if let Err(e) = read {
+            ctx.gnu_error(format_args!("{name}: {e}"));
             status = 1;
         }
-        let _ = matches!(src, Source::Stdin);
     }
     status
 }

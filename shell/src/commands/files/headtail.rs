@@ -304,7 +304,7 @@ fn head_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> Resu
             if left == 0 {
                 return Ok(true);
             }
-            for_each_chunk(ctx.stdin, src, |chunk| {
+            let read = for_each_chunk(ctx.stdin, src, |chunk| {
                 let take = if o.bytes {
                     let t = (left as usize).min(chunk.len());
                     left -= t as u64;
@@ -325,7 +325,7 @@ fn head_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> Resu
                 ok = out.write_all(&chunk[..take]).is_ok();
                 ok && left > 0
             });
-            Ok(ok)
+            read.map(|()| ok)
         }
         Count::Signed(n) => {
             let data = read_all(ctx.stdin, src, ctx.fs.max_file_size())?;
@@ -396,7 +396,7 @@ fn tail_start(data: &[u8], o: &Opts, delim: u8) -> usize {
 /// Writes the tail of `src`, as [`head_one`] does its head.
 fn tail_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> Result<bool, FsError> {
     if matches!(src, Source::Stdin) {
-        return Ok(tail_stream(ctx, o, delim));
+        return tail_stream(ctx, o, delim);
     }
     let data = read_all(ctx.stdin, src, ctx.fs.max_file_size())?;
     let start = tail_start(&data, o, delim);
@@ -406,8 +406,9 @@ fn tail_one(ctx: &mut CommandCtx<'_>, o: &Opts, src: &Source, delim: u8) -> Resu
 /// `tail` of standard input without holding all of it: `-n N` / `-c N`
 /// keep a window that is trimmed to the last N lines or bytes as it grows
 /// (so `seq 1 100000000 | tail -1` runs in constant memory), `+N` skips
-/// the start and copies the rest through.
-fn tail_stream(ctx: &mut CommandCtx<'_>, o: &Opts, delim: u8) -> bool {
+/// the start and copies the rest through. False when stdout is closed, an
+/// error when the input could not be read.
+fn tail_stream(ctx: &mut CommandCtx<'_>, o: &Opts, delim: u8) -> Result<bool, FsError> {
     let out = &mut *ctx.stdout;
     let mut ok = true;
     let read_ok = match o.count {
@@ -451,12 +452,13 @@ fn tail_stream(ctx: &mut CommandCtx<'_>, o: &Opts, delim: u8) -> bool {
                 }
                 true
             });
+            read_ok?;
             let start = tail_start(&window, o, delim);
             ok = out.write_all(&window[start..]).is_ok();
-            read_ok
+            Ok(())
         }
     };
-    read_ok && ok
+    read_ok.map(|()| ok)
 }
 
 /// How much standard input `tail` gathers before trimming its window.

@@ -85,32 +85,33 @@ fn cancelled(e: &std::io::Error) -> bool {
 }
 
 /// Feeds `source` to `f` chunk by chunk until the input ends or `f` returns
-/// false. Returns false when reading standard input failed. A device stream
-/// stops quietly when the run ends (its timeout), as the process would be
-/// killed; the interpreter reports the limit.
+/// false. Fails when reading standard input failed (`< dir`: `Is a
+/// directory`), after feeding what came before. A stream stops quietly
+/// when the run ends (its timeout), as the process would be killed; the
+/// interpreter reports the limit.
 pub fn for_each_chunk(
     stdin: &mut dyn Read,
     source: &Source<'_>,
     mut f: impl FnMut(&[u8]) -> bool,
-) -> bool {
+) -> Result<(), FsError> {
     match source {
         Source::Data(d) => {
             f(d);
-            true
+            Ok(())
         }
         Source::Stdin => {
             let mut buf = vec![0u8; CHUNK];
             loop {
                 match stdin.read(&mut buf) {
-                    Ok(0) => return true,
+                    Ok(0) => return Ok(()),
                     Ok(n) => {
                         if !f(&buf[..n]) {
-                            return true;
+                            return Ok(());
                         }
                     }
-                    Err(e) if cancelled(&e) => return true,
+                    Err(e) if cancelled(&e) => return Ok(()),
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => return false,
+                    Err(e) => return Err(FsError::from_read(&e)),
                 }
             }
         }
@@ -126,7 +127,7 @@ pub fn for_each_chunk(
                     buf.resize(buf.len() * 4, 0);
                 }
             }
-            true
+            Ok(())
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `wc`: count lines, words, characters, bytes and the longest line, with
 //! GNU's column widths.
 
-use super::common::GnuError;
+use super::common::{GnuError, quote};
 use std::io::Write;
 
 use super::common::{OptSpec, flag, long_opt, parse_or_usage};
@@ -240,11 +240,17 @@ pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
             bytes_and_lines: !(show[1] || show[2] || show[4]),
             ..Counter::default()
         };
-        if let Some(src) = &src {
-            for_each_chunk(ctx.stdin, src, |chunk| {
+        if let Some(src) = &src
+            && let Err(e) = for_each_chunk(ctx.stdin, src, |chunk| {
                 counter.feed(chunk);
                 true
-            });
+            })
+        {
+            let _ = ctx.stdout.write_all(&out);
+            out.clear();
+            let shown = if name == "-" { "standard input" } else { name };
+            ctx.gnu_error(format_args!("{}: {e}", quote(shown)));
+            status = 1;
         }
         let c = counter.finish();
         sum.lines += c.lines;

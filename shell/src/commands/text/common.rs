@@ -95,7 +95,13 @@ pub fn read_operands(ctx: &mut CommandCtx<'_>, operands: &[String]) -> (Vec<Oper
 pub fn read_stdin(stdin: &mut dyn Read, cap: u64) -> Result<Vec<u8>, FsError> {
     let mut v = Vec::new();
     let mut limited = Read::take(stdin, cap.saturating_add(1));
-    let _ = limited.read_to_end(&mut v);
+    // `< dir` fails every read, as on Linux; any other failure (a cancelled
+    // run's pipe, which the interpreter reports) ends the input.
+    if let Err(e) = limited.read_to_end(&mut v)
+        && FsError::from_read(&e) == FsError::IsADirectory
+    {
+        return Err(FsError::IsADirectory);
+    }
     if v.len() as u64 > cap {
         return Err(FsError::FileTooLarge);
     }
