@@ -30,6 +30,8 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=SANDKEEP_RELA");
+    // `has_static_unwinder` asks this compiler.
+    println!("cargo:rerun-if-env-changed=CC");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if os != "linux" || env != "gnu" {
