@@ -199,9 +199,11 @@ pub fn usr_bin_names() -> &'static [&'static str] {
     static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     NAMES.get_or_init(|| {
         let mut names = commands::names();
-        names.extend(["bash", "sh"]);
-        names.sort_unstable();
-        names.dedup();
+        for shell in ["bash", "sh"] {
+            if let Err(at) = names.binary_search(&shell) {
+                names.insert(at, shell);
+            }
+        }
         names
     })
 }

@@ -135,27 +135,31 @@ const FAMILIES: &[&[Command]] = &[
     super::misc::COMMANDS,
 ];
 
-fn defaults() -> &'static HashMap<&'static str, &'static Command> {
-    static DEFAULTS: OnceLock<HashMap<&'static str, &'static Command>> = OnceLock::new();
-    DEFAULTS.get_or_init(|| {
-        FAMILIES
-            .iter()
-            .flat_map(|family| family.iter())
-            .map(|c| (c.name, c))
-            .collect()
+/// Every built-in command, sorted by name: one sort per process, where a
+/// hash map cost a hash of every name and `names` a sort on top (both on
+/// every process's first sandbox). No name is in two families (a test).
+fn sorted() -> &'static [&'static Command] {
+    static SORTED: OnceLock<Vec<&'static Command>> = OnceLock::new();
+    SORTED.get_or_init(|| {
+        let mut v: Vec<&'static Command> =
+            FAMILIES.iter().flat_map(|family| family.iter()).collect();
+        v.sort_unstable_by_key(|c| c.name);
+        v
     })
 }
 
 /// The built-in command called `name`, if there is one.
 pub fn lookup(name: &str) -> Option<&'static Command> {
-    defaults().get(name).copied()
+    let commands = sorted();
+    commands
+        .binary_search_by_key(&name, |c| c.name)
+        .ok()
+        .map(|i| commands[i])
 }
 
 /// The names of all built-in commands, sorted.
 pub fn names() -> Vec<&'static str> {
-    let mut v: Vec<_> = defaults().keys().copied().collect();
-    v.sort_unstable();
-    v
+    sorted().iter().map(|c| c.name).collect()
 }
 
 /// A program the registry found.
@@ -193,5 +197,25 @@ impl Registry {
     /// The embedder's program names, in no particular order.
     pub fn custom_names(&self) -> impl Iterator<Item = &str> {
         self.custom.keys().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_in_one_family_and_found() {
+        let names = names();
+        assert!(names.len() > 100, "{}", names.len());
+        let twice: Vec<_> = names.windows(2).filter(|w| w[0] == w[1]).collect();
+        assert!(twice.is_empty(), "in two families: {twice:?}");
+        for family in FAMILIES {
+            for command in *family {
+                assert!(std::ptr::eq(lookup(command.name).unwrap(), command));
+            }
+        }
+        assert!(lookup("no-such-command").is_none());
+        assert!(lookup("").is_none());
     }
 }

@@ -94,13 +94,5 @@ fn populate(t: &mut Tree, programs: &[&str]) -> super::FsResult<()> {
     }
     t.symlink("usr/bin", "/bin")?;
     t.add_shared_file("/etc/hostname", &Arc::new(b"sandbox\n".to_vec()), 0o644)?;
-    let stub = Arc::new(STUB.to_vec());
-    let mut path = String::with_capacity(32);
-    for name in programs {
-        path.clear();
-        path.push_str("/usr/bin/");
-        path.push_str(name);
-        t.add_shared_file(&path, &stub, 0o755)?;
-    }
-    Ok(())
+    t.fill_dir_shared("/usr/bin", programs, &Arc::new(STUB.to_vec()), 0o755)
 }

@@ -664,3 +664,34 @@ fn fifo_writers_get_epipe_once_their_readers_leave() {
     fs.append("/tmp/p", b"fresh").unwrap();
     assert_eq!(fs.read("/tmp/p").unwrap(), b"fresh");
 }
+
+#[test]
+fn fill_dir_shared_counts_once_and_leaves_nothing_on_a_duplicate() {
+    use super::tree::Tree;
+    let mut t = Tree::new(FsLimits::default(), Clock::fixed(1_000));
+    t.mkdir("/bin", 0o755).unwrap();
+    t.mkdir("/sbin", 0o755).unwrap();
+    let stub = std::sync::Arc::new(b"#!/bin/sh\n".to_vec());
+    let before = t.usage();
+    t.fill_dir_shared("/bin", &["ls", "cat"], &stub, 0o755)
+        .unwrap();
+    // Each stub's bytes counted once, one node each.
+    let filled = (before.0 + 2 * 10, before.1 + 2);
+    assert_eq!(t.usage(), filled);
+    let ls = t.metadata("/bin/ls", true).unwrap();
+    let cat = t.metadata("/bin/cat", true).unwrap();
+    assert_eq!((ls.kind, ls.mode, ls.size), (FileKind::File, 0o755, 10));
+    // Created in the order given.
+    assert!(ls.ino < cat.ino);
+    // Only into an empty directory, and all or nothing.
+    assert_eq!(
+        t.fill_dir_shared("/bin", &["sh"], &stub, 0o755),
+        Err(FsError::AlreadyExists)
+    );
+    assert_eq!(
+        t.fill_dir_shared("/sbin", &["ip", "ss", "ip"], &stub, 0o755),
+        Err(FsError::AlreadyExists)
+    );
+    assert_eq!(t.usage(), filled);
+    assert!(t.read_dir("/sbin").unwrap().is_empty());
+}
