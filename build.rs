@@ -23,6 +23,12 @@
 //! what `gcc -static-libgcc` does for C++ programs. Panics still unwind the
 //! same way (the runtime's test `a_panicking_program_is_contained`). Where
 //! the compiler has no `libgcc_eh.a` the shared library stays.
+//!
+//! **musl.** Neither applies to `*-linux-musl`, the static binary the
+//! README installs: Rust links LLVM's unwinder into it, and its relocations
+//! stay `RELA`, because musl's start-up code walks a `DT_RELR` bitmap one bit
+//! at a time, which measured slower than reading the 1.4 MB of `RELA` (a
+//! median `sandkeep run -c 'echo hi'` of 1.89 against 1.77 ms, release).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -40,7 +40,14 @@ pub fn apply_limits(limits: WorkerLimits) -> io::Result<()> {
     set_rlimit(libc::RLIMIT_CPU, limits.cpu_seconds)
 }
 
-fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
+/// What `setrlimit` takes as its resource: glibc declares an enum type for
+/// it, musl a plain `int`.
+#[cfg(target_env = "gnu")]
+type Resource = libc::__rlimit_resource_t;
+#[cfg(not(target_env = "gnu"))]
+type Resource = libc::c_int;
+
+fn set_rlimit(resource: Resource, value: u64) -> io::Result<()> {
     let limit = libc::rlimit {
         rlim_cur: value as libc::rlim_t,
         rlim_max: value as libc::rlim_t,
