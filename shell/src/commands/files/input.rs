@@ -297,9 +297,13 @@ fn read_bounded(
             }
             Err(e) if cancelled(&e) => break,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            // EFBIG from an endless device's reader; other errors end the input.
+            // EFBIG from an endless device's reader, and `< dir`'s EISDIR,
+            // are reported; other errors end the input.
             Err(e) => match e.get_ref().and_then(|i| i.downcast_ref::<FsError>()) {
                 Some(fe) => return Err(*fe),
+                None if FsError::from_read(&e) == FsError::IsADirectory => {
+                    return Err(FsError::IsADirectory);
+                }
                 None => break,
             },
         }

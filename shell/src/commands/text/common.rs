@@ -138,8 +138,10 @@ pub fn read_file(fs: &Fs, cwd: &str, name: &str) -> Result<Arc<Vec<u8>>, FsError
 pub enum LineSource<'a> {
     /// A whole file.
     Buf(Arc<Vec<u8>>, usize),
-    /// A stream.
-    Stream(std::io::BufReader<&'a mut dyn Read>),
+    /// A stream, and the error that ended it (`< dir`'s `Is a directory`;
+    /// other failures, a cancelled run's pipe among them, end it quietly as
+    /// in [`read_stdin`]).
+    Stream(std::io::BufReader<&'a mut dyn Read>, Option<FsError>),
 }
 
 impl<'a> LineSource<'a> {
@@ -150,7 +152,15 @@ impl<'a> LineSource<'a> {
 
     /// A reader over a stream.
     pub fn stream(r: &'a mut dyn Read) -> LineSource<'a> {
-        LineSource::Stream(std::io::BufReader::with_capacity(64 * 1024, r))
+        LineSource::Stream(std::io::BufReader::with_capacity(64 * 1024, r), None)
+    }
+
+    /// The read error that ended a stream, for the command to report.
+    pub fn read_error(&self) -> Option<FsError> {
+        match self {
+            LineSource::Buf(..) => None,
+            LineSource::Stream(_, error) => *error,
+        }
     }
 
     /// Appends the next record (terminator included, if present) to `out`;
@@ -169,7 +179,15 @@ impl<'a> LineSource<'a> {
                 *pos += end;
                 true
             }
-            LineSource::Stream(r) => matches!(r.read_until(delim, out), Ok(n) if n > 0),
+            LineSource::Stream(r, error) => match r.read_until(delim, out) {
+                Ok(n) => n > 0,
+                Err(e) => {
+                    if FsError::from_read(&e) == FsError::IsADirectory {
+                        *error = Some(FsError::IsADirectory);
+                    }
+                    false
+                }
+            },
         }
     }
 }

@@ -261,6 +261,10 @@ pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
                 return 1;
             }
         }
+        if let Some(e) = src.read_error() {
+            common::err(ctx.stderr, name, format!("{f}: {e}"));
+            status = 1;
+        }
     }
     if out.flush().is_err() {
         return 1;

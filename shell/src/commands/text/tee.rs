@@ -60,7 +60,11 @@ pub fn tee(ctx: &mut CommandCtx<'_>) -> i32 {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                common::err(ctx.stderr, name, format!("read error: {e}"));
+                common::err(
+                    ctx.stderr,
+                    name,
+                    format!("read error: {}", crate::fs::strerror(&e)),
+                );
                 return 1;
             }
         };

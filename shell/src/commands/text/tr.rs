@@ -387,7 +387,11 @@ fn filter_stdin(ctx: &mut CommandCtx<'_>, t: &Tables, mode: Mode) -> i32 {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                common::err(ctx.stderr, "tr", format!("read error: {e}"));
+                common::err(
+                    ctx.stderr,
+                    "tr",
+                    format!("read error: {}", crate::fs::strerror(&e)),
+                );
                 return 1;
             }
         };

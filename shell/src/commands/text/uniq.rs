@@ -222,6 +222,18 @@ pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         }
     }
+    if src.read_error().is_some() {
+        // GNU's wording names no cause.
+        common::err(
+            ctx.stderr,
+            name,
+            format!(
+                "error reading {}",
+                crate::commands::files::common::quote(input)
+            ),
+        );
+        return 1;
+    }
     if let Some(o) = to_file
         && let Err(e) = ctx.fs.write(&Fs::resolve(ctx.cwd, &o), &buf)
     {

@@ -10,6 +10,7 @@ pub mod xxd;
 use super::common;
 use crate::commands::CommandCtx;
 use crate::commands::files::input;
+use crate::fs::FsError;
 
 /// Reads the operands (stdin when none) as one stream, as the dumpers do,
 /// stopping after `max` bytes (`od -N`, `xxd -l`, `hexdump -n`) so that
@@ -19,41 +20,64 @@ pub fn read_all(
     operands: &[String],
     max: Option<u64>,
 ) -> Result<Vec<u8>, i32> {
-    match read_some(ctx, operands, max) {
-        (data, true) => Ok(data),
-        _ => Err(1),
+    let input = read_some(ctx, operands, max, "-");
+    if input.all_read {
+        Ok(input.data)
+    } else {
+        Err(1)
     }
 }
 
-/// As [`read_all`], but keeps what could be read: the data and whether
-/// every operand was read (an unreadable one is reported).
+/// What [`read_some`] got from the operands.
+pub struct Input {
+    /// Their bytes, as one stream.
+    pub data: Vec<u8>,
+    /// Whether every operand was read.
+    pub all_read: bool,
+    /// Whether any operand was opened: a directory (`od dir`, `od < dir`)
+    /// opens and then fails to read, as on Linux. GNU od dumps (at least
+    /// the final offset) once one was, and prints nothing when none was.
+    pub opened: bool,
+}
+
+/// As [`read_all`], but keeps what could be read; an unreadable operand is
+/// reported, stdin under the name `stdin_name` (od's `'standard input'`).
 pub fn read_some(
     ctx: &mut CommandCtx<'_>,
     operands: &[String],
     max: Option<u64>,
-) -> (Vec<u8>, bool) {
+    stdin_name: &str,
+) -> Input {
     let stdin = ["-".to_string()];
     let names = if operands.is_empty() {
         &stdin[..]
     } else {
         operands
     };
-    let mut data = Vec::new();
-    let mut ok = true;
+    let mut input = Input {
+        data: Vec::new(),
+        all_read: true,
+        opened: false,
+    };
     for name in names {
-        let left = max.map(|m| m.saturating_sub(data.len() as u64));
+        let left = max.map(|m| m.saturating_sub(input.data.len() as u64));
         if left == Some(0) {
             break;
         }
         match input::read_prefix(ctx, name, left) {
-            Ok(d) => data.extend_from_slice(&d),
+            Ok(d) => {
+                input.data.extend_from_slice(&d);
+                input.opened = true;
+            }
             Err(e) => {
-                common::err(ctx.stderr, &ctx.args[0], format!("{name}: {e}"));
-                ok = false;
+                let shown = if name == "-" { stdin_name } else { name };
+                common::err(ctx.stderr, &ctx.args[0], format!("{shown}: {e}"));
+                input.all_read = false;
+                input.opened |= e == FsError::IsADirectory;
             }
         }
     }
-    (data, ok)
+    input
 }
 
 /// Formats `data` in lines of `width` bytes with `line(offset, bytes)`,

@@ -424,10 +424,16 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let skip = old.skip.unwrap_or(skip);
     // GNU dumps what it can read and fails afterwards.
-    let (data, all_read) = read_some(ctx, &old.files, limit.map(|n| skip.saturating_add(n)));
-    if !all_read && data.is_empty() {
+    let input = read_some(
+        ctx,
+        &old.files,
+        limit.map(|n| skip.saturating_add(n)),
+        "'standard input'",
+    );
+    if !input.opened {
         return 1;
     }
+    let (data, all_read) = (input.data, input.all_read);
     if skip > data.len() as u64 {
         common::err(ctx.stderr, "od", "cannot skip past end of combined input");
         return 1;

@@ -1,9 +1,11 @@
 //! `xxd`: hex dump (`-c -g -l -s -u -p`) and its reverse (`-r`, `-r -p`).
 
-use super::{common, parse_size, read_all};
+use super::{common, parse_size};
 use crate::commands::CommandCtx;
+use crate::commands::files::input;
 use crate::commands::text::common::{Arg, OptSpec, ParseMode, opt};
 use crate::fs::Fs;
+use crate::fs::FsError;
 
 pub(crate) const USAGE: &str = "\
 Usage:
@@ -64,12 +66,21 @@ pub fn xxd(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let plain = p.has("p");
     let upper = p.has("u");
-    let input: Vec<String> = p.operands.iter().take(1).cloned().collect();
+    let name = p.operands.first().map_or("-", String::as_str).to_string();
     // Reading stops after -s + -l bytes (not with -r, which reads a dump).
     let max = len.filter(|_| !p.has("r")).map(|l| seek.saturating_add(l));
-    let data = match read_all(ctx, &input, max) {
+    let data = match input::read_prefix(ctx, &name, max) {
         Ok(d) => d,
-        Err(s) => return s,
+        // xxd names the file it cannot open, not one it cannot read (a
+        // directory, or `< dir`), and exits 2 either way.
+        Err(FsError::IsADirectory) => {
+            common::err(ctx.stderr, "xxd", FsError::IsADirectory);
+            return 2;
+        }
+        Err(e) => {
+            common::err(ctx.stderr, "xxd", format!("{name}: {e}"));
+            return 2;
+        }
     };
     let out = if p.has("r") {
         if plain {

@@ -676,6 +676,10 @@ fn finish(r: search::Outcome) -> Walk {
             matched: n > 0,
             error: false,
         },
+        search::Outcome::Failed(n) => Walk::Done {
+            matched: n > 0,
+            error: true,
+        },
         search::Outcome::Quit => Walk::Quit,
         search::Outcome::Broken => Walk::Broken,
     }

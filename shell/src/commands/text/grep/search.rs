@@ -10,7 +10,9 @@ use std::io::{Read, Write};
 
 use memchr::{memchr, memrchr};
 
+use super::super::common;
 use super::super::posix_regex::Regex;
+use crate::fs::FsError;
 
 /// How binary files are treated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -149,6 +151,9 @@ impl Matcher {
 pub enum Outcome {
     /// The number of selected lines.
     Selected(u64),
+    /// The number of selected lines before reading the input failed (`<
+    /// dir`), which was reported: grep's status is then 2.
+    Failed(u64),
     /// `-q` found a line: stop everything.
     Quit,
     /// Writing failed.
@@ -288,6 +293,7 @@ impl<'a> Searcher<'a> {
         let mut overlap = 0;
         let mut binary = false;
         let mut chunk = vec![0u8; 64 * 1024];
+        let mut failed = false;
         loop {
             if control.check().is_err() {
                 return Outcome::Broken;
@@ -295,7 +301,21 @@ impl<'a> Searcher<'a> {
             let n = match input.read(&mut chunk) {
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => 0,
+                // `< dir` is reported; other failures (a cancelled run's
+                // pipe) end the input.
+                Err(e) => {
+                    if FsError::from_read(&e) == FsError::IsADirectory {
+                        failed = true;
+                        if !cfg.no_messages {
+                            common::err(
+                                stderr,
+                                "grep",
+                                format!("{name}: {}", FsError::IsADirectory),
+                            );
+                        }
+                    }
+                    0
+                }
             };
             let eof = n == 0;
             buf.extend_from_slice(&chunk[..n]);
@@ -343,7 +363,10 @@ impl<'a> Searcher<'a> {
         if cfg.quiet && carry.selected > 0 {
             return Outcome::Quit;
         }
-        self.finish_counts(name, carry.selected, binary, out, stderr)
+        match self.finish_counts(name, carry.selected, binary, out, stderr) {
+            Outcome::Selected(n) if failed => Outcome::Failed(n),
+            outcome => outcome,
+        }
     }
 
     /// Selects and prints lines of `data` from `start` on, continuing the

@@ -165,6 +165,12 @@ impl<'i> Input<'i> {
                 self.ahead = Some((line, nl, m.file_name.clone()));
                 return;
             }
+            if let Some(e) = self.cur.as_ref().and_then(LineSource::read_error) {
+                // GNU sed gives up on all input here (its `panic`, status 4).
+                common::err(err, "sed", format!("read error on stdin: {e}"));
+                m.status = 4;
+                self.idx = self.names.len();
+            }
             self.cur = None;
         }
     }
