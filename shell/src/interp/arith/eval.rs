@@ -62,6 +62,30 @@ enum Tok {
     Op(Op),
 }
 
+thread_local! {
+    static ACTIVE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One [`evaluate`] under way on this thread, counted while it lives.
+struct Active;
+
+impl Active {
+    fn enter() -> Active {
+        ACTIVE.with(|a| a.set(a.get() + 1));
+        Active
+    }
+
+    fn count() -> usize {
+        ACTIVE.with(std::cell::Cell::get)
+    }
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        ACTIVE.with(|a| a.set(a.get().saturating_sub(1)));
+    }
+}
+
 /// Evaluates `text` (already expanded) at recursion depth `depth`.
 pub(super) fn evaluate(interp: &mut Interp, text: &str, depth: usize) -> Result<i64, ArithFail> {
     // Fast path: a plain decimal constant (the common case for variable values).
@@ -71,7 +95,14 @@ pub(super) fn evaluate(interp: &mut Interp, text: &str, depth: usize) -> Result<
     if depth > 0 {
         crate::cancel::deep_point();
     }
-    if depth >= MAX_DEPTH {
+    // `depth` restarts at each array subscript (`arith_element` evaluates
+    // one from 0), so `ref='a[ref}'; echo ${!ref}` recursed through
+    // subscripts without reaching MAX_DEPTH; during an expansion no cancel
+    // scope is set, so `deep_point` could not stop it either, and the
+    // stack overflow aborted the process. The evaluations under way on this
+    // thread bound every path (one more than `depth` on a plain chain).
+    let _active = Active::enter();
+    if depth >= MAX_DEPTH || Active::count() > MAX_DEPTH {
         return Err(ArithFail::Error(format!(
             "{text}: expression recursion level exceeded (error token is \"{text}\")"
         )));
