@@ -69,6 +69,14 @@ impl FsError {
             _ => FsError::Io,
         }
     }
+
+    /// The failed read of its input that a command reports: `< dir`'s
+    /// `Is a directory`, as on Linux. Any other failure (a cancelled run's
+    /// pipe, which the interpreter reports itself) only ends the input:
+    /// `None`.
+    pub fn reported_read(e: &std::io::Error) -> Option<FsError> {
+        (FsError::from_read(e) == FsError::IsADirectory).then_some(FsError::IsADirectory)
+    }
 }
 
 /// An I/O error as the C library's `strerror` words it (`No space left on

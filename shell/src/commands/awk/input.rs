@@ -10,6 +10,7 @@ use super::interp::{Cell, Fatal, Flow, Interp, Res, catch_flow};
 use super::io::{Reader, RecordSep};
 use super::regex::AwkRegex;
 use super::value::Value;
+use crate::fs::FsError;
 
 impl Interp<'_, '_> {
     fn rs(&self) -> Res<RecordSep> {
@@ -69,7 +70,12 @@ impl Interp<'_, '_> {
                     }
                     return Ok(true);
                 }
-                None => self.skip_file()?,
+                None => {
+                    if reader.read_a_directory() {
+                        self.warn_directory("-");
+                    }
+                    self.skip_file()?
+                }
             }
         }
     }
@@ -163,6 +169,13 @@ impl Interp<'_, '_> {
                     self.main = Some(Reader::bytes(d.to_vec()));
                     return Ok(true);
                 }
+                // gawk skips a directory with a warning (after BEGINFILE).
+                Err(FsError::IsADirectory) => {
+                    if self.has_file_rules() {
+                        self.file_rules(Pattern::BeginFile)?;
+                    }
+                    self.warn_directory(&arg);
+                }
                 Err(e) => {
                     let why = super::output::describe_error(&e.to_string());
                     if self.has_file_rules() {
@@ -174,16 +187,22 @@ impl Interp<'_, '_> {
                         if let Flow::NextFile = flow {
                             continue;
                         }
-                        return Err(Fatal(format!(
-                            "cannot open file `{arg}' for reading: {why}"
-                        )));
                     }
-                    let _ = self.flush_stdout();
-                    let _ = writeln!(self.ctx.stderr, "awk: cannot open \"{arg}\" ({why})");
-                    self.exit_code = 2;
+                    return Err(Fatal(format!(
+                        "fatal: cannot open file `{arg}' for reading: {why}"
+                    )));
                 }
             }
         }
+    }
+
+    /// gawk's word on a directory operand (stdin included, as `-`), which
+    /// it skips.
+    fn warn_directory(&mut self, arg: &str) {
+        let _ = self.flush_stdout();
+        let warning =
+            format!("awk: warning: command line argument `{arg}' is a directory: skipped");
+        let _ = writeln!(self.ctx.stderr, "{warning}");
     }
 
     fn assign_global_dyn(&mut self, name: &str, val: String) -> Res<()> {

@@ -21,6 +21,8 @@ pub struct Reader {
     pos: usize,
     eof: bool,
     from_stdin: bool,
+    /// Stdin was a directory (`< dir`): its first read failed.
+    directory: bool,
 }
 
 impl Reader {
@@ -31,6 +33,7 @@ impl Reader {
             pos: 0,
             eof: false,
             from_stdin: true,
+            directory: false,
         }
     }
 
@@ -41,6 +44,7 @@ impl Reader {
             pos: 0,
             eof: true,
             from_stdin: false,
+            directory: false,
         }
     }
 
@@ -59,7 +63,10 @@ impl Reader {
             match input.read(&mut self.buf[old..]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break 0,
+                Err(e) => {
+                    self.directory |= old == 0 && crate::fs::FsError::reported_read(&e).is_some();
+                    break 0;
+                }
             }
         };
         self.buf.truncate(old + n);
@@ -67,6 +74,12 @@ impl Reader {
             self.eof = true;
         }
         n > 0
+    }
+
+    /// Whether this was stdin redirected from a directory, which gawk
+    /// skips with a warning.
+    pub fn read_a_directory(&self) -> bool {
+        self.directory
     }
 
     fn read_all(&mut self, input: &mut dyn Read) {

@@ -1,6 +1,6 @@
 //! `cat`: concatenate files, with GNU's numbering and visibility options.
 
-use super::common::GnuError;
+use super::common::{GnuError, quotef};
 use std::io::Write;
 
 use super::common::{OptSpec, flag, parse_or_usage};
@@ -172,7 +172,7 @@ pub fn cat(ctx: &mut CommandCtx<'_>) -> i32 {
         let src = match open(ctx, name) {
             Ok(s) => s,
             Err(e) => {
-                ctx.gnu_error(format_args!("{name}: {e}"));
+                ctx.gnu_error(format_args!("{}: {e}", quotef(name)));
                 status = 1;
                 continue;
             }
@@ -198,7 +198,7 @@ pub fn cat(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         }
         if let Err(e) = read {
-            ctx.gnu_error(format_args!("{name}: {e}"));
+            ctx.gnu_error(format_args!("{}: {e}", quotef(name)));
             status = 1;
         }
     }

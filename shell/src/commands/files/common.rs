@@ -57,14 +57,22 @@ pub fn slash_check(fs: &crate::fs::Fs, name: &str, path: &str) -> Result<(), cra
     Ok(())
 }
 
-/// Prints `NAME: message` and GNU's `Try 'NAME --help'` line.
-pub fn usage_error(ctx: &mut CommandCtx<'_>, message: &str) {
+/// GNU's `usage (EXIT_FAILURE)`: the line that follows a bad invocation's
+/// message, `Try 'NAME --help' for more information.`
+pub fn try_help(ctx: &mut CommandCtx<'_>) {
     let _ = ctx.stdout.flush();
-    let name = ctx.args[0].clone();
     let _ = writeln!(
         ctx.stderr,
-        "{name}: {message}\nTry '{name} --help' for more information."
+        "Try '{} --help' for more information.",
+        ctx.args[0]
     );
+}
+
+/// A bad invocation as coreutils and util-linux report it: `NAME: message`,
+/// then [`try_help`]'s line.
+pub fn usage_error(ctx: &mut CommandCtx<'_>, message: &str) {
+    ctx.gnu_error(message);
+    try_help(ctx);
 }
 
 /// Quotes a file name the way GNU coreutils does in most diagnostics
@@ -107,6 +115,22 @@ pub fn quote(name: &str) -> String {
         out.push('\'');
     }
     out
+}
+
+/// GNU's `quotef`: a file name as the prefix of an error message shows it
+/// (`cat: 'a b': No such file or directory`): bare when no character
+/// could mislead (a `:` counts, as it would end the prefix), else as
+/// [`quote`].
+pub fn quotef(name: &str) -> String {
+    let special = |(i, c): (usize, char)| {
+        c.is_control() || " !\"$&'()*;<=>?[\\^`|:".contains(c) || (i == 0 && (c == '#' || c == '~'))
+    };
+    let lone_brace = name == "{" || name == "}";
+    if name.is_empty() || lone_brace || name.char_indices().any(special) {
+        quote(name)
+    } else {
+        name.to_string()
+    }
 }
 
 /// Quotes a string the way GNU's `quote()` does in a UTF-8 locale: `‘a b’`,

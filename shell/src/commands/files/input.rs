@@ -301,10 +301,10 @@ fn read_bounded(
             // are reported; other errors end the input.
             Err(e) => match e.get_ref().and_then(|i| i.downcast_ref::<FsError>()) {
                 Some(fe) => return Err(*fe),
-                None if FsError::from_read(&e) == FsError::IsADirectory => {
-                    return Err(FsError::IsADirectory);
-                }
-                None => break,
+                None => match FsError::reported_read(&e) {
+                    Some(reported) => return Err(reported),
+                    None => break,
+                },
             },
         }
     }

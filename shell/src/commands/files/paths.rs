@@ -1,7 +1,7 @@
 //! Path commands: `readlink`, `realpath`, `basename`, `dirname`, `pwd`, and
 //! the symlink-aware canonicalisation they share with `ln -r`.
 
-use super::common::GnuError;
+use super::common::{GnuError, quotef};
 use super::common::{OptSpec, flag, parse_or_usage, quote_locale, usage_error, with_arg};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Fs, FsError};
@@ -256,7 +256,7 @@ pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
             }
             Err(e) => {
                 if p.has("v") {
-                    ctx.gnu_error(format_args!("{name}: {e}"));
+                    ctx.gnu_error(format_args!("{}: {e}", quotef(name)));
                 }
                 status = 1;
             }
@@ -343,7 +343,7 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
             }
             Err(e) => {
                 if !p.has("q") {
-                    ctx.gnu_error(format_args!("{name}: {e}"));
+                    ctx.gnu_error(format_args!("{}: {e}", quotef(name)));
                 }
                 status = 1;
             }

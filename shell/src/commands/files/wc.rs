@@ -1,7 +1,7 @@
 //! `wc`: count lines, words, characters, bytes and the longest line, with
 //! GNU's column widths.
 
-use super::common::{GnuError, quote};
+use super::common::{GnuError, quote, quotef};
 use std::io::Write;
 
 use super::common::{OptSpec, flag, long_opt, parse_or_usage};
@@ -227,7 +227,7 @@ pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
             Err(e) => {
                 let _ = ctx.stdout.write_all(&out);
                 out.clear();
-                ctx.gnu_error(format_args!("{name}: {e}"));
+                ctx.gnu_error(format_args!("{}: {e}", quotef(name)));
                 status = 1;
                 if e != crate::fs::FsError::IsADirectory {
                     continue;

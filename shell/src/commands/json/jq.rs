@@ -624,16 +624,20 @@ fn read_input(
 ) -> Result<Vec<(Val, Vec<u8>)>, Failure> {
     let stdin = |ctx: &mut CommandCtx<'_>| {
         let mut buf = Vec::new();
-        ctx.stdin
-            .read_to_end(&mut buf)
-            .map_err(|e| fail(2, format!("jq: error: {e}")))?;
+        ctx.stdin.read_to_end(&mut buf).map_err(|e| {
+            match crate::fs::FsError::reported_read(&e) {
+                // jq 1.6 says nothing of a directory on stdin; status 2.
+                Some(_) => fail(2, ""),
+                None => fail(2, format!("jq: error: {}", crate::fs::strerror(&e))),
+            }
+        })?;
         Ok((Val::from("<stdin>".to_string()), buf))
     };
     if files.is_empty() {
         return Ok(vec![stdin(ctx)?]);
     }
     let mut sources = Vec::new();
-    for f in files {
+    for (i, f) in files.iter().enumerate() {
         if f == "-" {
             sources.push(stdin(ctx)?);
             continue;
@@ -641,6 +645,14 @@ fn read_input(
         let path = ctx.path(f);
         match ctx.fs.read_shared(&path) {
             Ok(data) => sources.push((Val::from(f.clone()), data.to_vec())),
+            // jq 1.6 opens a directory and fails its read, which it
+            // reports only on moving on to a next file.
+            Err(crate::fs::FsError::IsADirectory) => {
+                if i + 1 < files.len() {
+                    let _ = writeln!(ctx.stderr, "Input error: Is a directory");
+                }
+                *missing = true;
+            }
             Err(e) => {
                 let _ = writeln!(ctx.stderr, "jq: error: Could not open file {f}: {e}");
                 *missing = true;

@@ -15,7 +15,7 @@
 use std::io::{Read, Write};
 
 use crate::commands::CommandCtx;
-use crate::commands::files::common::parse_size;
+use crate::commands::files::common::{parse_size, quote};
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::fs::{Device, FileKind, FsError};
 
@@ -112,7 +112,7 @@ struct Bad(String, bool);
 
 /// `dd`
 pub fn dd(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -124,7 +124,7 @@ pub fn dd(ctx: &mut CommandCtx<'_>) -> i32 {
         Ok(o) => o,
         Err(Bad(msg, try_help)) => {
             if try_help {
-                common::usage_err(ctx.stderr, "dd", &msg, "");
+                common::usage_error(ctx, &msg);
             } else {
                 common::err(ctx.stderr, "dd", msg);
             }
@@ -180,7 +180,10 @@ fn parse_operands(operands: &[String]) -> Result<Opts, Bad> {
     let (mut ibs, mut obs, mut bs) = (None, None, None);
     for a in operands {
         let Some((key, val)) = a.split_once('=') else {
-            return Err(Bad(format!("unrecognized operand {}", quoted(a)), true));
+            return Err(Bad(
+                format!("unrecognized operand {}", common::quote_locale(a)),
+                true,
+            ));
         };
         match key {
             "if" => o.input = Some(val.to_string()),
@@ -203,12 +206,17 @@ fn parse_operands(operands: &[String]) -> Result<Opts, Bad> {
                     "noxfer" => Level::NoXfer,
                     "progress" => Level::All,
                     _ => {
-                        let m = format!("invalid status level: {}", quoted(val));
+                        let m = format!("invalid status level: {}", common::quote_locale(val));
                         return Err(Bad(m, true));
                     }
                 }
             }
-            _ => return Err(Bad(format!("unrecognized operand {}", quoted(a)), true)),
+            _ => {
+                return Err(Bad(
+                    format!("unrecognized operand {}", common::quote_locale(a)),
+                    true,
+                ));
+            }
         }
     }
     if o.ucase && o.lcase {
@@ -228,7 +236,12 @@ fn parse_operands(operands: &[String]) -> Result<Opts, Bad> {
 
 /// A count or offset: digits with GNU's suffixes, `x` multiplying parts.
 fn number(val: &str) -> Result<u64, Bad> {
-    let invalid = |extra: &str| Bad(format!("invalid number: {}{extra}", quoted(val)), false);
+    let invalid = |extra: &str| {
+        Bad(
+            format!("invalid number: {}{extra}", common::quote_locale(val)),
+            false,
+        )
+    };
     let mut n: u64 = 1;
     for part in val.split('x') {
         let v = match parse_size(part) {
@@ -249,7 +262,10 @@ fn number(val: &str) -> Result<u64, Bad> {
 /// A block size: a [`number`] above zero.
 fn block_size(val: &str) -> Result<usize, Bad> {
     match number(val)? {
-        0 => Err(Bad(format!("invalid number: {}", quoted(val)), false)),
+        0 => Err(Bad(
+            format!("invalid number: {}", common::quote_locale(val)),
+            false,
+        )),
         n => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
     }
 }
@@ -269,7 +285,7 @@ fn conversions(o: &mut Opts, list: &str) -> Result<(), Bad> {
                 return Err(Bad(format!("conversion '{c}' is not supported"), false));
             }
             _ => {
-                let m = format!("invalid conversion: {}", quoted(c));
+                let m = format!("invalid conversion: {}", common::quote_locale(c));
                 return Err(Bad(m, true));
             }
         }
@@ -293,7 +309,7 @@ fn flags(o: &mut Opts, list: &str, input: bool) -> Result<(), Bad> {
             ) => {}
             _ => {
                 let side = if input { "input" } else { "output" };
-                let m = format!("invalid {side} flag: {}", quoted(f));
+                let m = format!("invalid {side} flag: {}", common::quote_locale(f));
                 return Err(Bad(m, true));
             }
         }
@@ -337,6 +353,8 @@ struct Copy {
     started: std::time::Instant,
     /// The output was a pipe whose reader left.
     sigpipe: bool,
+    /// A read failed (and was reported): the copy stopped there.
+    read_failed: bool,
 }
 
 impl Copy {
@@ -359,6 +377,7 @@ impl Copy {
             sink,
             started: std::time::Instant::now(),
             sigpipe: false,
+            read_failed: false,
         };
         let mut io = Streams {
             stdout: &mut *ctx.stdout,
@@ -373,7 +392,7 @@ impl Copy {
         if !c.sigpipe {
             c.report(&mut io, o);
         }
-        i32::from(!ok)
+        i32::from(!ok || c.read_failed)
     }
 
     /// Skips, then copies block by block. False after a write error.
@@ -387,7 +406,7 @@ impl Copy {
             let name = o
                 .input
                 .as_deref()
-                .map_or("'standard input'".to_string(), common::quote);
+                .map_or("'standard input'".to_string(), common::quotef);
             common::err(
                 io.stderr,
                 "dd",
@@ -408,7 +427,19 @@ impl Copy {
             if want == 0 {
                 return true;
             }
-            let n = read_block(input, &mut buf[..want], o.fullblock);
+            let n = match read_block(input, &mut buf[..want], o.fullblock) {
+                Ok(n) => n,
+                Err(e) => {
+                    let name = o
+                        .input
+                        .as_deref()
+                        .map_or("'standard input'".to_string(), quote);
+                    let why = crate::fs::strerror(&e);
+                    common::err(io.stderr, "dd", format_args!("error reading {name}: {why}"));
+                    self.read_failed = true;
+                    return true;
+                }
+            };
             if n == 0 {
                 return true;
             }
@@ -522,20 +553,10 @@ impl Copy {
     }
 }
 
-/// GNU's `quote`: a name always in quotes (unlike [`common::quote`],
-/// GNU's `quotef`, which leaves plain names bare).
-fn quoted(s: &str) -> String {
-    if s.contains('\'') {
-        format!("\"{s}\"")
-    } else {
-        format!("'{s}'")
-    }
-}
-
 /// How GNU names the output in a write error.
 fn output_name(sink: &Sink) -> String {
     match sink {
-        Sink::File { path, .. } => quoted(path),
+        Sink::File { path, .. } => quote(path),
         _ => "'standard output'".to_string(),
     }
 }
@@ -548,16 +569,12 @@ fn open_input(ctx: &mut CommandCtx<'_>, o: &Opts) -> Result<Option<Box<dyn Read>
     let path = ctx.path(name);
     match ctx.fs.open_read(&path, ctx.control.seed) {
         Ok(r) => Ok(Some(Box::new(r))),
+        Err(FsError::IsADirectory) => Ok(Some(Box::new(DirectoryReader))),
         Err(e) => {
-            let verb = if e == FsError::IsADirectory {
-                "read"
-            } else {
-                "open"
-            };
             common::err(
                 ctx.stderr,
                 "dd",
-                format_args!("failed to {verb} {}: {e}", quoted(name)),
+                format_args!("failed to open {}: {e}", quote(name)),
             );
             Err(1)
         }
@@ -580,7 +597,7 @@ fn open_output(ctx: &mut CommandCtx<'_>, o: &Opts) -> Result<Sink, i32> {
         common::err(
             ctx.stderr,
             "dd",
-            format_args!("failed to open {}: {e}", quoted(name)),
+            format_args!("failed to open {}: {e}", quote(name)),
         );
         Err(1)
     };
@@ -640,21 +657,32 @@ fn skip_input(input: &mut dyn Read, n: u64) -> bool {
 }
 
 /// One `read` of up to `buf.len()` bytes (several with `fullblock`, until
-/// the block is full or the input ends).
-fn read_block(input: &mut dyn Read, buf: &mut [u8], fullblock: bool) -> usize {
+/// the block is full or the input ends). A failure GNU reports (`< dir`)
+/// is an error; any other (a cancelled run's pipe) ends the input.
+fn read_block(input: &mut dyn Read, buf: &mut [u8], fullblock: bool) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match input.read(&mut buf[got..]) {
             Ok(0) => break,
             Ok(k) => got += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if FsError::reported_read(&e).is_some() => return Err(e),
             Err(_) => break,
         }
         if !fullblock {
             break;
         }
     }
-    got
+    Ok(got)
+}
+
+/// `if=` naming a directory: Linux opens it and fails every read.
+struct DirectoryReader;
+
+impl Read for DirectoryReader {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        Err(std::io::Error::from_raw_os_error(21))
+    }
 }
 
 /// `conv=swab`, then `ucase`/`lcase`, on one input block.
@@ -690,7 +718,14 @@ fn transfer_line(bytes: u64, secs: f64) -> String {
         )
     };
     let rate = if secs > 0.0 {
-        format!("{}/s", human(bytes as f64 / secs, 1000.0, "B"))
+        // GNU divides in floating point, where the scaling always takes a
+        // first step: a slow (or empty) copy shows `0.0 kB/s`, not `0 B/s`.
+        let per_second = bytes as f64 / secs;
+        if per_second < 1000.0 {
+            format!("{:.1} kB/s", per_second / 1000.0)
+        } else {
+            format!("{}/s", human(per_second, 1000.0, "B"))
+        }
     } else {
         "Infinity B/s".to_string()
     };
@@ -751,6 +786,8 @@ mod tests {
         assert!(transfer_line(3000, 0.0).starts_with("3000 bytes (3.0 kB, 2.9 KiB) copied, 0 s"));
         assert!(transfer_line(3893, 1.0).starts_with("3893 bytes (3.9 kB, 3.8 KiB) copied"));
         assert!(transfer_line(1, 1.0).starts_with("1 byte copied"));
+        assert!(transfer_line(0, 0.5).ends_with(", 0.5 s, 0.0 kB/s\n"));
+        assert!(transfer_line(400, 1.0).ends_with(", 0.4 kB/s\n"));
         assert!(transfer_line(1000, 1.0).starts_with("1000 bytes (1.0 kB) copied"));
         assert_eq!(short_float(2.8267e-05), "2.8267e-05");
         assert_eq!(short_float(0.5), "0.5");

@@ -155,17 +155,12 @@ impl Walk<'_, '_> {
 
 /// `du`
 pub fn du(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, DU_USAGE, DU_SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, DU_SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
     if p.has("s") && p.has("a") {
-        common::usage_err(
-            ctx.stderr,
-            "du",
-            "cannot both summarize and show all entries",
-            "",
-        );
+        common::usage_error(ctx, "cannot both summarize and show all entries");
         return 1;
     }
     let mut max_depth = match p.last("d") {
@@ -263,14 +258,14 @@ const DF_SPEC: &[OptSpec] = &[
 
 /// `df`: one line for the virtual filesystem.
 pub fn df(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, DF_USAGE, DF_SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, DF_SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
     for name in &p.operands {
         let path = ctx.path(name);
         if let Err(e) = ctx.fs.symlink_metadata(&path) {
-            ctx.error(format!("{name}: {e}"));
+            ctx.error(format!("{}: {e}", common::quotef(name)));
             return 1;
         }
     }

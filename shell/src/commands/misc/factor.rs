@@ -28,7 +28,7 @@ const SPEC: &[OptSpec] = &[common::opt(
 
 /// `factor`
 pub fn factor(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };

@@ -82,12 +82,8 @@ fn input_lines(ctx: &mut CommandCtx<'_>, p: &common::Parsed, delim: u8) -> Optio
             return None;
         };
         if !p.operands.is_empty() {
-            common::usage_err(
-                ctx.stderr,
-                "shuf",
-                &format!("extra operand '{}'", p.operands[0]),
-                "",
-            );
+            let msg = format!("extra operand {}", common::quote_locale(&p.operands[0]));
+            common::usage_error(ctx, &msg);
             return None;
         }
         if hi.saturating_sub(lo) > (ctx.control.limits.max_output_bytes as u64).max(1 << 20) {
@@ -99,15 +95,11 @@ fn input_lines(ctx: &mut CommandCtx<'_>, p: &common::Parsed, delim: u8) -> Optio
         p.operands.iter().map(|s| s.clone().into_bytes()).collect()
     } else {
         if p.operands.len() > 1 {
-            common::usage_err(
-                ctx.stderr,
-                "shuf",
-                &format!("extra operand '{}'", p.operands[1]),
-                "",
-            );
+            let msg = format!("extra operand {}", common::quote_locale(&p.operands[1]));
+            common::usage_error(ctx, &msg);
             return None;
         }
-        let (inputs, ok) = common::read_operands(ctx, &p.operands);
+        let (inputs, ok) = common::read_operands_saying(ctx, &p.operands, common::fread_error);
         if !ok {
             return None;
         }
@@ -143,13 +135,13 @@ fn seed(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Option<u64> {
 
 /// `shuf`
 pub fn shuf(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
     let delim = if p.has("z") { 0u8 } else { b'\n' };
     if p.has("e") && p.has("i") {
-        common::usage_err(ctx.stderr, "shuf", "cannot combine -e and -i options", "");
+        common::usage_error(ctx, "cannot combine -e and -i options");
         return 1;
     }
     let count = match p.last("n") {

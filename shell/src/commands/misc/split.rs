@@ -5,6 +5,7 @@
 use crate::commands::CommandCtx;
 use crate::commands::files::common::parse_size;
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
+use crate::fs::FsError;
 
 pub(crate) const USAGE: &str = "\
 Usage: split [OPTION]... [FILE [PREFIX]]
@@ -164,17 +165,13 @@ fn piece_bounds(data: &[u8], mode: Mode) -> Vec<(usize, usize)> {
 
 /// `split`
 pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
     if p.operands.len() > 2 {
-        common::usage_err(
-            ctx.stderr,
-            "split",
-            &format!("extra operand '{}'", p.operands[2]),
-            "",
-        );
+        let msg = format!("extra operand {}", common::quote_locale(&p.operands[2]));
+        common::usage_error(ctx, &msg);
         return 1;
     }
     let Some(mode) = parse_mode(ctx, &p) else {
@@ -203,8 +200,13 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
     let prefix = p.operands.get(1).cloned().unwrap_or_else(|| "x".into());
     let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, &input) {
         Ok(d) => d,
+        Err(e @ FsError::IsADirectory) => {
+            ctx.error(format!("{}: {e}", common::quotef(&input)));
+            return 1;
+        }
         Err(e) => {
-            ctx.error(format!("{input}: {e}"));
+            let input = crate::commands::files::common::quote(&input);
+            ctx.error(format!("cannot open {input} for reading: {e}"));
             return 1;
         }
     };
@@ -223,7 +225,7 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
         let name = format!("{prefix}{suf}{extra}");
         let path = ctx.path(&name);
         if let Err(e) = ctx.fs.write(&path, &data[a..b]) {
-            ctx.error(format!("{name}: {e}"));
+            ctx.error(format!("{}: {e}", common::quotef(&name)));
             return 1;
         }
     }

@@ -61,7 +61,7 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
         stop_at_operand: true,
         ..Default::default()
     };
-    let p = match common::start(ctx, USAGE, SPEC, mode, 125) {
+    let p = match common::start(ctx, SPEC, mode, 125) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -69,8 +69,8 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
         Some(s) => match signal_number(s) {
             Some(n) => n,
             None => {
-                ctx.error(format!("{s}: invalid signal"));
-                common::usage_err(ctx.stderr, "timeout", "", "");
+                ctx.error(format!("{}: invalid signal", common::quote_locale(s)));
+                common::try_help(ctx);
                 return 125;
             }
         },
@@ -80,20 +80,17 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
         && crate::time::parse_interval(k).is_none()
     {
         ctx.error(format!("invalid time interval '{k}'"));
-        common::usage_err(ctx.stderr, "timeout", "", "");
+        common::try_help(ctx);
         return 125;
     }
     if p.operands.len() < 2 {
-        if p.operands.is_empty() {
-            ctx.error("missing operand");
-        }
-        common::usage_err(ctx.stderr, "timeout", "", "");
+        common::try_help(ctx);
         return 125;
     }
     let dur = &p.operands[0];
     let Some(secs) = crate::time::parse_interval(dur) else {
         ctx.error(format!("invalid time interval '{dur}'"));
-        common::usage_err(ctx.stderr, "timeout", "", "");
+        common::try_help(ctx);
         return 125;
     };
     let argv = &p.operands[1..];

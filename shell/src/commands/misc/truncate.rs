@@ -26,17 +26,12 @@ const SPEC: &[OptSpec] = &[
 
 /// `truncate`
 pub fn truncate(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
     let Some(spec) = p.last("s").map(str::to_string) else {
-        common::usage_err(
-            ctx.stderr,
-            "truncate",
-            "you must specify either '--size' or '--reference'",
-            "",
-        );
+        common::usage_error(ctx, "you must specify either ‘--size’ or ‘--reference’");
         return 1;
     };
     let (op, num) = match spec.chars().next() {
@@ -52,7 +47,7 @@ pub fn truncate(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     }
     if p.operands.is_empty() {
-        common::usage_err(ctx.stderr, "truncate", "missing file operand", "");
+        common::usage_error(ctx, "missing file operand");
         return 1;
     }
     let mut status = 0;

@@ -124,7 +124,7 @@ pub fn decode(data: &[u8], ignore: bool) -> (Vec<u8>, bool) {
 
 /// `base64`
 pub fn base64(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -136,22 +136,18 @@ pub fn base64(ctx: &mut CommandCtx<'_>) -> i32 {
                 common::err(
                     ctx.stderr,
                     "base64",
-                    format!("invalid wrap size: {}", common::quote(v)),
+                    format!("invalid wrap size: {}", common::quote_locale(v)),
                 );
                 return 1;
             }
         },
     };
     if p.operands.len() > 1 {
-        common::usage_err(
-            ctx.stderr,
-            "base64",
-            &format!("extra operand {}", common::quote(&p.operands[1])),
-            USAGE,
-        );
+        let msg = format!("extra operand {}", common::quote_locale(&p.operands[1]));
+        common::usage_error(ctx, &msg);
         return 1;
     }
-    let (inputs, ok) = common::read_operands(ctx, &p.operands);
+    let (inputs, ok) = common::read_operands_saying(ctx, &p.operands, common::fread_error);
     if !ok {
         return 1;
     }

@@ -74,31 +74,23 @@ fn parse_skip(s: &str) -> Option<u64> {
 
 /// `cmp`
 pub fn cmp(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 2) {
+    let p = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
-        Err(s) => return s,
+        Err(e) => return common::diffutils_usage_error(ctx, &e),
     };
     let ops = &p.operands;
     if ops.is_empty() {
-        common::usage_err(ctx.stderr, "cmp", "missing operand after 'cmp'", USAGE);
-        return 2;
+        let last = ctx.args.last().cloned().unwrap_or_default();
+        return common::diffutils_usage_error(ctx, &format!("missing operand after '{last}'"));
     }
-    if ops.len() > 4 {
-        common::usage_err(
-            ctx.stderr,
-            "cmp",
-            &format!("invalid --ignore-initial value '{}'", ops[4]),
-            USAGE,
-        );
-        return 2;
-    }
+    // As GNU: the skips are checked before the count of operands.
     let (skip, limit) = match parse_ranges(&p) {
         Ok(r) => r,
-        Err(e) => {
-            common::err(ctx.stderr, "cmp", e);
-            return 2;
-        }
+        Err(e) => return common::diffutils_usage_error(ctx, &e),
     };
+    if let Some(extra) = ops.get(4) {
+        return common::diffutils_usage_error(ctx, &format!("extra operand '{extra}'"));
+    }
     let names = [
         ops[0].clone(),
         ops.get(1).cloned().unwrap_or_else(|| "-".into()),

@@ -3,6 +3,7 @@
 
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
+use crate::fs::FsError;
 
 pub(crate) const USAGE: &str = "
 Usage:
@@ -37,7 +38,7 @@ const SPEC: &[OptSpec] = &[
 
 /// `column`
 pub fn column(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -45,7 +46,11 @@ pub fn column(ctx: &mut CommandCtx<'_>) -> i32 {
         let _ = ctx.stdout.write_all(USAGE.as_bytes());
         return 0;
     }
-    let (inputs, ok) = common::read_operands(ctx, &p.operands);
+    // util-linux's words: the name bare; a read that fails is unnamed.
+    let (inputs, ok) = common::read_operands_saying(ctx, &p.operands, |name, e| match e {
+        FsError::IsADirectory => format!("read failed: {e}"),
+        _ => format!("{name}: {e}"),
+    });
     let mut lines: Vec<&[u8]> = Vec::new();
     for (_, d) in &inputs {
         lines.extend(common::records(d, b'\n'));

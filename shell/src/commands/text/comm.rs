@@ -48,12 +48,12 @@ const SPEC: &[OptSpec] = &[
 
 /// `comm`
 pub fn comm(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
     if let Err(msg) = check_operands(&p.operands) {
-        common::usage_err(ctx.stderr, "comm", &msg, USAGE);
+        common::usage_error(ctx, &msg);
         return 1;
     }
     let (inputs, ok) = common::read_operands(ctx, &p.operands);
@@ -160,8 +160,8 @@ pub fn comm(ctx: &mut CommandCtx<'_>) -> i32 {
 fn check_operands(operands: &[String]) -> Result<(), String> {
     match operands {
         [] => Err("missing operand".to_string()),
-        [o] => Err(format!("missing operand after {}", common::quote(o))),
+        [o] => Err(format!("missing operand after {}", common::quote_locale(o))),
         [_, _] => Ok(()),
-        [_, _, extra, ..] => Err(format!("extra operand {}", common::quote(extra))),
+        [_, _, extra, ..] => Err(format!("extra operand {}", common::quote_locale(extra))),
     }
 }

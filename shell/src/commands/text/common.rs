@@ -15,16 +15,16 @@ pub fn err(stderr: &mut dyn Write, name: &str, message: impl std::fmt::Display) 
     let _ = writeln!(stderr, "{name}: {message}");
 }
 
-/// Writes an option error followed by GNU's "Try --help" line.
-pub fn usage_err(stderr: &mut dyn Write, name: &str, message: &str, usage: &str) {
+pub use crate::commands::files::common::{quote_locale, quotef, try_help, usage_error};
+
+/// How sed, binutils' `strings`, `file` and `xxd` answer a bad invocation:
+/// the message (when there is one), then their whole usage on stderr.
+pub fn usage_text_error(ctx: &mut CommandCtx<'_>, message: &str, usage: &str) {
+    let _ = ctx.stdout.flush();
     if !message.is_empty() {
-        err(stderr, name, message);
+        let _ = writeln!(ctx.stderr, "{}: {message}", ctx.args[0]);
     }
-    let first = usage.lines().next().unwrap_or("");
-    if first.starts_with("Usage:") {
-        let _ = writeln!(stderr, "{first}");
-    }
-    let _ = writeln!(stderr, "Try '{name} --help' for more information.");
+    let _ = ctx.stderr.write_all(usage.as_bytes());
 }
 
 /// True when argv asks for `--help` (as an exact option before any `--`).
@@ -47,19 +47,31 @@ pub fn help(ctx: &mut CommandCtx<'_>, usage: &str) -> bool {
     false
 }
 
+/// diffutils' (`cmp`, `diff`) answer to a bad invocation: the message and
+/// the Try line, both after `NAME: `. Returns their status, 2.
+pub fn diffutils_usage_error(ctx: &mut CommandCtx<'_>, message: &str) -> i32 {
+    let _ = ctx.stdout.flush();
+    let name = &ctx.args[0];
+    let _ = writeln!(ctx.stderr, "{name}: {message}");
+    let _ = writeln!(
+        ctx.stderr,
+        "{name}: Try '{name} --help' for more information."
+    );
+    2
+}
+
 /// The usual start of a command: a bad option prints GNU's message and
-/// `usage`'s first line (returns `Err(bad_status)`), otherwise the parsed
-/// arguments. (`--help` was answered by the registry before the command ran.)
+/// `Try 'NAME --help'` line (returns `Err(bad_status)`), otherwise the
+/// parsed arguments. (`--help` was answered by the registry before the
+/// command ran.)
 pub fn start(
     ctx: &mut CommandCtx<'_>,
-    usage: &str,
     spec: &[OptSpec],
     mode: ParseMode,
     bad_status: i32,
 ) -> Result<Parsed, i32> {
     parse(ctx.args, spec, mode).map_err(|e| {
-        let name = ctx.args[0].clone();
-        usage_err(ctx.stderr, &name, &e, usage);
+        usage_error(ctx, &e);
         bad_status
     })
 }
@@ -70,6 +82,25 @@ pub type Operand = (String, Arc<Vec<u8>>);
 /// Reads each operand (stdin for none or `-`) whole, reporting unreadable
 /// ones as `NAME: FILE: error`; returns the contents and whether all worked.
 pub fn read_operands(ctx: &mut CommandCtx<'_>, operands: &[String]) -> (Vec<Operand>, bool) {
+    read_operands_saying(ctx, operands, |name, e| format!("{}: {e}", quotef(name)))
+}
+
+/// What coreutils that read with `fread` (base64, join, shuf) say of an
+/// operand: a directory's read error names no file.
+pub fn fread_error(name: &str, e: FsError) -> String {
+    match e {
+        FsError::IsADirectory => format!("read error: {e}"),
+        _ => format!("{}: {e}", quotef(name)),
+    }
+}
+
+/// As [`read_operands`], for a tool with its own words for an operand it
+/// could not read: `message(name, error)` follows `NAME: `.
+pub fn read_operands_saying(
+    ctx: &mut CommandCtx<'_>,
+    operands: &[String],
+    message: impl Fn(&str, FsError) -> String,
+) -> (Vec<Operand>, bool) {
     let default = ["-".to_string()];
     let names = if operands.is_empty() {
         &default[..]
@@ -82,7 +113,7 @@ pub fn read_operands(ctx: &mut CommandCtx<'_>, operands: &[String]) -> (Vec<Oper
         match read_input(ctx.fs, ctx.cwd, ctx.stdin, n) {
             Ok(d) => v.push((n.clone(), d)),
             Err(e) => {
-                let _ = writeln!(ctx.stderr, "{}: {n}: {e}", ctx.args[0]);
+                let _ = writeln!(ctx.stderr, "{}: {}", ctx.args[0], message(n, e));
                 ok = false;
             }
         }
@@ -98,9 +129,9 @@ pub fn read_stdin(stdin: &mut dyn Read, cap: u64) -> Result<Vec<u8>, FsError> {
     // `< dir` fails every read, as on Linux; any other failure (a cancelled
     // run's pipe, which the interpreter reports) ends the input.
     if let Err(e) = limited.read_to_end(&mut v)
-        && FsError::from_read(&e) == FsError::IsADirectory
+        && let Some(reported) = FsError::reported_read(&e)
     {
-        return Err(FsError::IsADirectory);
+        return Err(reported);
     }
     if v.len() as u64 > cap {
         return Err(FsError::FileTooLarge);
@@ -182,9 +213,7 @@ impl<'a> LineSource<'a> {
             LineSource::Stream(r, error) => match r.read_until(delim, out) {
                 Ok(n) => n > 0,
                 Err(e) => {
-                    if FsError::from_read(&e) == FsError::IsADirectory {
-                        *error = Some(FsError::IsADirectory);
-                    }
+                    *error = FsError::reported_read(&e);
                     false
                 }
             },
@@ -223,19 +252,41 @@ pub fn parse_count(s: &str) -> Option<u64> {
     Some(t.parse::<u64>().unwrap_or(u64::MAX))
 }
 
-/// GNU's quoting of a file name in diagnostics: plain when it is "safe",
-/// single-quoted otherwise.
-pub fn quote(name: &str) -> String {
-    let safe = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./,:+@%=^".contains(&b));
-    if safe {
-        name.to_string()
-    } else if !name.contains('\'') {
-        format!("'{name}'")
+/// GNU's `xdectoimax`/`xdectoumax`: a decimal option value in `min..=max`
+/// (`signed` lets it start with `-`). The error is what GNU appends to
+/// `invalid ...: ‘VALUE’`: nothing for a malformed number, strerror's
+/// words for one out of range (EOVERFLOW past a C `int` or the type,
+/// ERANGE otherwise).
+pub fn decimal_in_range(text: &str, min: i64, max: i64, signed: bool) -> Result<i64, &'static str> {
+    const ERANGE: &str = ": Numerical result out of range";
+    const EOVERFLOW: &str = ": Value too large for defined data type";
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) if signed => (true, rest),
+        Some(_) => return Err(""),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("");
+    }
+    let type_max = if signed {
+        i64::MAX as i128
     } else {
-        format!("\"{name}\"")
+        u64::MAX as i128
+    };
+    let magnitude = digits.parse::<i128>().ok().filter(|m| *m <= type_max + 1);
+    let Some(value) = magnitude.map(|m| if negative { -m } else { m }) else {
+        return Err(EOVERFLOW);
+    };
+    if value > type_max || value < i64::MIN as i128 {
+        return Err(EOVERFLOW);
+    }
+    if (min as i128..=max as i128).contains(&value) {
+        return Ok(value as i64);
+    }
+    if value < i32::MIN as i128 || value > i32::MAX as i128 {
+        Err(EOVERFLOW)
+    } else {
+        Err(ERANGE)
     }
 }
 

@@ -130,7 +130,7 @@ fn parse_options(parsed: &common::Parsed) -> Result<CutOptions, String> {
         match *id {
             "b" | "c" | "f" => {
                 if mode.is_some() {
-                    return Err("only one type of list may be specified".into());
+                    return Err("only one list may be specified".into());
                 }
                 mode = Some((id.chars().next().unwrap(), v.to_string()));
             }
@@ -194,14 +194,14 @@ pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
+            common::usage_error(ctx, &e);
             return 1;
         }
     };
     let o = match parse_options(&parsed) {
         Ok(o) => o,
         Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
+            common::usage_error(ctx, &e);
             return 1;
         }
     };
@@ -222,7 +222,7 @@ pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
             match common::read_file(ctx.fs, ctx.cwd, f) {
                 Ok(data) => LineSource::buf(data),
                 Err(e) => {
-                    common::err(ctx.stderr, name, format!("{f}: {e}"));
+                    common::err(ctx.stderr, name, format!("{}: {e}", common::quotef(f)));
                     status = 1;
                     continue;
                 }
@@ -262,7 +262,7 @@ pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
         if let Some(e) = src.read_error() {
-            common::err(ctx.stderr, name, format!("{f}: {e}"));
+            common::err(ctx.stderr, name, format!("{}: {e}", common::quotef(f)));
             status = 1;
         }
     }

@@ -49,7 +49,7 @@ impl Stops {
                 let n: usize = p.parse().map_err(|_| {
                     format!(
                         "tab size contains invalid character(s): {}",
-                        common::quote(part)
+                        common::quote_locale(s)
                     )
                 })?;
                 if n == 0 {
@@ -83,12 +83,12 @@ impl Stops {
     }
 }
 
-fn setup(ctx: &mut CommandCtx<'_>, usage: &str) -> Result<(common::Parsed, Stops), i32> {
+fn setup(ctx: &mut CommandCtx<'_>) -> Result<(common::Parsed, Stops), i32> {
     let mode = ParseMode {
         digit_option: true,
         ..Default::default()
     };
-    let p = common::start(ctx, usage, SPEC, mode, 1)?;
+    let p = common::start(ctx, SPEC, mode, 1)?;
     let mut specs: Vec<String> = Vec::new();
     for (id, v) in &p.opts {
         if *id == "t" || *id == "NUM" {
@@ -107,7 +107,7 @@ fn setup(ctx: &mut CommandCtx<'_>, usage: &str) -> Result<(common::Parsed, Stops
 
 /// `expand`
 pub fn expand(ctx: &mut CommandCtx<'_>) -> i32 {
-    let (p, stops) = match setup(ctx, EXPAND_USAGE) {
+    let (p, stops) = match setup(ctx) {
         Ok(x) => x,
         Err(s) => return s,
     };
@@ -151,7 +151,7 @@ pub fn expand(ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// `unexpand`
 pub fn unexpand(ctx: &mut CommandCtx<'_>) -> i32 {
-    let (p, stops) = match setup(ctx, UNEXPAND_USAGE) {
+    let (p, stops) = match setup(ctx) {
         Ok(x) => x,
         Err(s) => return s,
     };

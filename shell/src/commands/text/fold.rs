@@ -41,7 +41,7 @@ pub fn fold(ctx: &mut CommandCtx<'_>) -> i32 {
         digit_option: true,
         ..Default::default()
     };
-    let p = match common::start(ctx, USAGE, SPEC, mode, 1) {
+    let p = match common::start(ctx, SPEC, mode, 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -49,13 +49,14 @@ pub fn fold(ctx: &mut CommandCtx<'_>) -> i32 {
     for (id, v) in &p.opts {
         if *id == "w" || *id == "NUM" {
             let v = v.as_deref().unwrap_or("");
-            match common::parse_count(v) {
-                Some(n) if n > 0 => width = n as usize,
-                _ => {
+            match common::decimal_in_range(v, 1, i64::MAX, false) {
+                Ok(n) => width = n as usize,
+                Err(why) => {
+                    let v = common::quote_locale(v);
                     common::err(
                         ctx.stderr,
                         "fold",
-                        format!("invalid number of columns: {}", common::quote(v)),
+                        format!("invalid number of columns: {v}{why}"),
                     );
                     return 1;
                 }

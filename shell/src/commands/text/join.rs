@@ -145,7 +145,7 @@ impl Cfg {
 fn field_num(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if n > 0 => Ok(n - 1),
-        _ => Err(format!("invalid field number: {}", common::quote(s))),
+        _ => Err(format!("invalid field number: {}", common::quote_locale(s))),
     }
 }
 
@@ -184,7 +184,7 @@ fn apply_option(id: &str, v: &str, cfg: &mut Cfg, sel: &mut Selection) -> Result
             let n = match v {
                 "1" => 0,
                 "2" => 1,
-                _ => return Err(format!("invalid file number: {}", common::quote(v))),
+                _ => return Err(format!("invalid field number: {}", common::quote_locale(v))),
             };
             sel.print_unpaired[n] = true;
             if id == "v" {
@@ -204,7 +204,7 @@ fn apply_option(id: &str, v: &str, cfg: &mut Cfg, sel: &mut Selection) -> Result
                 [c] => Some(*c),
                 [] => Some(b'\n'),
                 b"\\0" => Some(0),
-                _ => return Err(format!("multi-character tab {}", common::quote(v))),
+                _ => return Err(format!("multi-character tab {}", common::quote_locale(v))),
             }
         }
         "o" => {
@@ -218,14 +218,15 @@ fn apply_option(id: &str, v: &str, cfg: &mut Cfg, sel: &mut Selection) -> Result
                     f.push(OutField::Key);
                     continue;
                 }
-                let bad = || format!("invalid field specifier: {}", common::quote(spec));
-                let (file, field) = spec.split_once('.').ok_or_else(bad)?;
-                let file = match file {
-                    "1" => 0,
-                    "2" => 1,
-                    _ => return Err(bad()),
+                let quoted = common::quote_locale(spec);
+                let (file, field) = match spec.as_bytes() {
+                    [n @ (b'1' | b'2'), b'.', ..] => (usize::from(n - b'1'), &spec[2..]),
+                    [b'0'..=b'2', ..] => {
+                        return Err(format!("invalid field specifier: {quoted}"));
+                    }
+                    _ => return Err(format!("invalid file number in field spec: {quoted}")),
                 };
-                f.push(OutField::Field(file, field_num(field).map_err(|_| bad())?));
+                f.push(OutField::Field(file, field_num(field)?));
             }
             cfg.format = Some(f);
         }
@@ -243,7 +244,7 @@ struct Sides<'a> {
 
 /// `join`
 pub fn join(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -257,13 +258,17 @@ pub fn join(ctx: &mut CommandCtx<'_>) -> i32 {
     if p.operands.len() != 2 {
         let msg = match p.operands.len() {
             0 => "missing operand".to_string(),
-            1 => format!("missing operand after {}", common::quote(&p.operands[0])),
-            _ => format!("extra operand {}", common::quote(&p.operands[2])),
+            // GNU's join quotes the extra operand without the locale's quotes.
+            1 => format!(
+                "missing operand after {}",
+                common::quote_locale(&p.operands[0])
+            ),
+            _ => format!("extra operand '{}'", p.operands[2]),
         };
-        common::usage_err(ctx.stderr, "join", &msg, USAGE);
+        common::usage_error(ctx, &msg);
         return 1;
     }
-    let (inputs, ok) = common::read_operands(ctx, &p.operands);
+    let (inputs, ok) = common::read_operands_saying(ctx, &p.operands, common::fread_error);
     if !ok {
         return 1;
     }

@@ -56,7 +56,7 @@ enum Style {
 
 /// `nl`
 pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -65,7 +65,7 @@ pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
     let (mut start, mut incr) = (1i64, 1i64);
     for (id, v) in &p.opts {
         let v = v.as_deref().unwrap_or("");
-        let bad = |what: &str| format!("invalid {what}: {}", common::quote(v));
+        let bad = |what: &str| format!("invalid {what}: {}", common::quote_locale(v));
         let r: Result<(), String> = match *id {
             "b" => match v {
                 "a" => {
@@ -88,28 +88,22 @@ pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
                     };
                     Regex::new(&v.as_bytes()[1..], opts).map(|r| style = Style::Re(Box::new(r)))
                 }
-                _ => Err(format!(
-                    "invalid body numbering style: {}",
-                    common::quote(v)
-                )),
+                _ => Err(bad("body numbering style")),
             },
             "n" => match v {
                 "ln" | "rn" | "rz" => {
                     format = v.to_string();
                     Ok(())
                 }
-                _ => Err(format!(
-                    "invalid line numbering format: {}",
-                    common::quote(v)
-                )),
+                _ => Err(bad("line numbering format")),
             },
             // GNU takes an `int`: a wider field is an invalid width.
-            "w" => match v.parse::<usize>() {
-                Ok(n) if n > 0 && n <= i32::MAX as usize => {
-                    width = n;
+            "w" => match common::decimal_in_range(v, 1, i32::MAX.into(), true) {
+                Ok(n) => {
+                    width = n as usize;
                     Ok(())
                 }
-                _ => Err(bad("line number field width")),
+                Err(why) => Err(bad("line number field width") + why),
             },
             "s" => {
                 sep = v.to_string();
@@ -127,6 +121,10 @@ pub fn nl(ctx: &mut CommandCtx<'_>) -> i32 {
         };
         if let Err(e) = r {
             common::err(ctx.stderr, "nl", e);
+            // A bad style or format is a usage error to GNU's nl.
+            if matches!(*id, "b" | "n") {
+                common::try_help(ctx);
+            }
             return 1;
         }
     }

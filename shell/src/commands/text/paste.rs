@@ -49,7 +49,7 @@ fn delims(s: &str) -> Vec<Option<u8>> {
 
 /// `paste`
 pub fn paste(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -82,7 +82,7 @@ pub fn paste(ctx: &mut CommandCtx<'_>) -> i32 {
             match common::read_file(ctx.fs, ctx.cwd, n) {
                 Ok(d) => d,
                 Err(e) => {
-                    common::err(ctx.stderr, "paste", format!("{n}: {e}"));
+                    common::err(ctx.stderr, "paste", format!("{}: {e}", common::quotef(n)));
                     return 1;
                 }
             }

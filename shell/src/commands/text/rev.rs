@@ -3,6 +3,7 @@
 
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
+use crate::fs::FsError;
 
 pub(crate) const USAGE: &str = "\
 Usage: rev [options] [file ...]
@@ -21,7 +22,7 @@ const SPEC: &[OptSpec] = &[
 
 /// `rev`
 pub fn rev(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -30,7 +31,12 @@ pub fn rev(ctx: &mut CommandCtx<'_>) -> i32 {
         return 0;
     }
     let delim = if p.has("0") { 0 } else { b'\n' };
-    let (inputs, ok) = common::read_operands(ctx, &p.operands);
+    // util-linux's words: the name bare, and the line a read failed on.
+    let (inputs, ok) = common::read_operands_saying(ctx, &p.operands, |name, e| match e {
+        FsError::IsADirectory if name == "-" => format!("stdin: 0: {e}"),
+        FsError::IsADirectory => format!("{name}: 0: {e}"),
+        _ => format!("cannot open {name}: {e}"),
+    });
     let mut out = Vec::new();
     for (_, data) in &inputs {
         let mut rest: &[u8] = data;

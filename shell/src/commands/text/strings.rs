@@ -3,6 +3,7 @@
 
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
+use crate::fs::FsError;
 
 pub(crate) const USAGE: &str = "\
 Usage: strings [option(s)] [file(s)]
@@ -32,9 +33,12 @@ pub fn strings(ctx: &mut CommandCtx<'_>) -> i32 {
         digit_option: true,
         ..Default::default()
     };
-    let p = match common::start(ctx, USAGE, SPEC, mode, 1) {
+    let p = match common::parse(ctx.args, SPEC, mode) {
         Ok(p) => p,
-        Err(s) => return s,
+        Err(e) => {
+            common::usage_text_error(ctx, &e, USAGE);
+            return 1;
+        }
     };
     if p.has("help") {
         let _ = ctx.stdout.write_all(USAGE.as_bytes());
@@ -67,7 +71,12 @@ pub fn strings(ctx: &mut CommandCtx<'_>) -> i32 {
             _ => {}
         }
     }
-    let (inputs, ok) = common::read_operands(ctx, &p.operands);
+    // binutils' words.
+    let (inputs, ok) = common::read_operands_saying(ctx, &p.operands, |name, e| match e {
+        FsError::NotFound => format!("'{name}': No such file"),
+        FsError::IsADirectory => format!("Warning: '{name}' is a directory"),
+        _ => format!("{name}: {e}"),
+    });
     let mut out = Vec::new();
     for (name, data) in &inputs {
         let mut start = 0;

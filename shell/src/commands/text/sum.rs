@@ -29,7 +29,7 @@ const SPEC: &[OptSpec] = &[
 
 /// `sum`
 pub fn sum(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -56,7 +56,11 @@ pub fn sum(ctx: &mut CommandCtx<'_>) -> i32 {
             Err(e) => {
                 // GNU's error() flushes stdout first.
                 let _ = out.flush();
-                common::err(ctx.stderr, "sum", format_args!("{name}: {e}"));
+                common::err(
+                    ctx.stderr,
+                    "sum",
+                    format_args!("{}: {e}", common::quotef(name)),
+                );
                 status = 1;
                 continue;
             }

@@ -110,7 +110,7 @@ pub fn sum(ctx: &mut CommandCtx<'_>) -> i32 {
     if common::help(ctx, &usage) {
         return 0;
     }
-    let p = match common::start(ctx, &usage, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -130,7 +130,7 @@ pub fn sum(ctx: &mut CommandCtx<'_>) -> i32 {
         let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, f) {
             Ok(d) => d,
             Err(e) => {
-                common::err(ctx.stderr, &name, format!("{f}: {e}"));
+                common::err(ctx.stderr, &name, format!("{}: {e}", common::quotef(f)));
                 status = 1;
                 continue;
             }
@@ -236,7 +236,7 @@ fn check(ctx: &mut CommandCtx<'_>, name: &str, p: &common::Parsed, hex_len: usiz
                         continue;
                     }
                     tally.unreadable += 1;
-                    common::err(ctx.stderr, name, format!("{f}: {e}"));
+                    common::err(ctx.stderr, name, format!("{}: {e}", common::quotef(&f)));
                     if !status_only {
                         out.push_str(&format!("{f}: FAILED open or read\n"));
                     }

@@ -3,6 +3,8 @@
 
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
+use crate::commands::files::common::quote;
+use crate::fs::FsError;
 
 pub(crate) const USAGE: &str = "\
 Usage: tac [OPTION]... [FILE]...
@@ -25,7 +27,7 @@ const SPEC: &[OptSpec] = &[
 
 /// `tac`
 pub fn tac(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -35,7 +37,14 @@ pub fn tac(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     }
     let before = p.has("b");
-    let (inputs, ok) = common::read_operands(ctx, &p.operands);
+    // GNU's tac seeks in its input: a directory fails with EINVAL.
+    let (inputs, ok) = common::read_operands_saying(ctx, &p.operands, |name, e| match e {
+        FsError::IsADirectory if name == "-" => {
+            "'standard input': read error: Invalid argument".into()
+        }
+        FsError::IsADirectory => format!("{}: read error: Invalid argument", common::quotef(name)),
+        _ => format!("failed to open {} for reading: {e}", quote(name)),
+    });
     let mut out = Vec::new();
     for (_, data) in &inputs {
         // Split into records, each keeping its separator (after, or before with -b).

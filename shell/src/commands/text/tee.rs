@@ -29,7 +29,7 @@ pub fn tee(ctx: &mut CommandCtx<'_>) -> i32 {
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
+            common::usage_error(ctx, &e);
             return 1;
         }
     };
@@ -47,7 +47,7 @@ pub fn tee(ctx: &mut CommandCtx<'_>) -> i32 {
         match r {
             Ok(()) => files.push((f.clone(), path)),
             Err(e) => {
-                common::err(ctx.stderr, name, format!("{f}: {e}"));
+                common::err(ctx.stderr, name, format!("{}: {e}", common::quotef(f)));
                 status = 1;
             }
         }
@@ -82,7 +82,7 @@ pub fn tee(ctx: &mut CommandCtx<'_>) -> i32 {
         let mut failed = Vec::new();
         for (i, (f, path)) in files.iter().enumerate() {
             if let Err(e) = ctx.fs.append(path, chunk) {
-                common::err(ctx.stderr, name, format!("{f}: {e}"));
+                common::err(ctx.stderr, name, format!("{}: {e}", common::quotef(f)));
                 status = 1;
                 failed.push(i);
             }

@@ -229,7 +229,7 @@ pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
+            common::usage_error(ctx, &e);
             return 1;
         }
     };
@@ -241,7 +241,7 @@ pub fn tr(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let ops = &parsed.operands;
     if let Err(msg) = check_operands(ops, mode) {
-        common::usage_err(ctx.stderr, name, &msg, USAGE);
+        common::usage_error(ctx, &msg);
         return 1;
     }
     let tables = match Tables::build(ops, mode) {
@@ -268,19 +268,19 @@ fn check_operands(ops: &[String], mode: Mode) -> Result<(), String> {
         let msg = if delete && squeeze {
             format!(
                 "missing operand after {}\nTwo strings must be given when both deleting and squeezing repeats.",
-                common::quote(&ops[0])
+                common::quote_locale(&ops[0])
             )
         } else {
             format!(
                 "missing operand after {}\nTwo strings must be given when translating.",
-                common::quote(&ops[0])
+                common::quote_locale(&ops[0])
             )
         };
         return Err(msg);
     }
     let max = if need2 || (squeeze && !delete) { 2 } else { 1 };
     if ops.len() > max {
-        let mut msg = format!("extra operand {}", common::quote(&ops[max]));
+        let mut msg = format!("extra operand {}", common::quote_locale(&ops[max]));
         if delete && max == 1 {
             msg.push_str("\nOnly one string may be given when deleting without squeezing repeats.");
         }

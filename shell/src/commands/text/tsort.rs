@@ -39,7 +39,7 @@ struct Item {
 
 /// `tsort`
 pub fn tsort(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };
@@ -48,15 +48,19 @@ pub fn tsort(ctx: &mut CommandCtx<'_>) -> i32 {
         return 0;
     }
     if let Some(extra) = p.operands.get(1) {
-        let msg = format!("extra operand '{extra}'");
-        common::usage_err(ctx.stderr, "tsort", &msg, "");
+        let msg = format!("extra operand {}", common::quote_locale(extra));
+        common::usage_error(ctx, &msg);
         return 1;
     }
     let file = p.operands.first().map_or("-", String::as_str).to_string();
     let data = match common::read_input(ctx.fs, ctx.cwd, ctx.stdin, &file) {
         Ok(d) => d,
         Err(e) => {
-            common::err(ctx.stderr, "tsort", format_args!("{file}: {e}"));
+            common::err(
+                ctx.stderr,
+                "tsort",
+                format_args!("{}: {e}", common::quotef(&file)),
+            );
             return 1;
         }
     };

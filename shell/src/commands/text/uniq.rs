@@ -154,7 +154,7 @@ pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
+            common::usage_error(ctx, &e);
             return 1;
         }
     };
@@ -173,7 +173,7 @@ pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
             name,
             "--group is mutually exclusive with -c/-d/-D/-u",
         );
-        common::usage_err(ctx.stderr, name, "", USAGE);
+        common::try_help(ctx);
         return 1;
     }
     if cfg.count && cfg.all_repeated.is_some() {
@@ -182,17 +182,13 @@ pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
             name,
             "printing all duplicated lines and repeat counts is meaningless",
         );
-        common::usage_err(ctx.stderr, name, "", USAGE);
+        common::try_help(ctx);
         return 1;
     }
     let ops = &parsed.operands;
     if ops.len() > 2 {
-        common::usage_err(
-            ctx.stderr,
-            name,
-            &format!("extra operand {}", common::quote(&ops[2])),
-            USAGE,
-        );
+        let msg = format!("extra operand {}", common::quote_locale(&ops[2]));
+        common::usage_error(ctx, &msg);
         return 1;
     }
     let input = ops.first().map(String::as_str).unwrap_or("-");
@@ -201,8 +197,13 @@ pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
     } else {
         match common::read_file(ctx.fs, ctx.cwd, input) {
             Ok(d) => LineSource::buf(d),
+            Err(crate::fs::FsError::IsADirectory) => {
+                let input = crate::commands::files::common::quote(input);
+                common::err(ctx.stderr, name, format!("error reading {input}"));
+                return 1;
+            }
             Err(e) => {
-                common::err(ctx.stderr, name, format!("{input}: {e}"));
+                common::err(ctx.stderr, name, format!("{}: {e}", common::quotef(input)));
                 return 1;
             }
         }

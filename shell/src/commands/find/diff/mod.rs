@@ -9,7 +9,7 @@ use super::super::CommandCtx;
 use crate::commands::options::{
     self, Arg, OptSpec, ParseMode, flag, long_flag, opt, unimplemented, with_arg,
 };
-use crate::commands::text::common::read_stdin;
+use crate::commands::text::common::{diffutils_usage_error, read_stdin};
 use crate::fs::FileKind;
 
 /// What `diff --help` prints.
@@ -132,7 +132,7 @@ pub fn diff(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     let p = match options::parse(ctx.args, SPEC, mode) {
         Ok(p) => p,
-        Err(e) => return usage(ctx, &e),
+        Err(e) => return diffutils_usage_error(ctx, &e),
     };
     let mut o = Opts {
         brief: p.has("q"),
@@ -150,7 +150,7 @@ pub fn diff(ctx: &mut CommandCtx<'_>) -> i32 {
     };
     match context(&p.opts) {
         Ok(unified) => o.unified = unified,
-        Err(e) => return usage(ctx, &e),
+        Err(e) => return diffutils_usage_error(ctx, &e),
     }
     let files = p.operands;
     if files.len() != 2 {
@@ -159,7 +159,7 @@ pub fn diff(ctx: &mut CommandCtx<'_>) -> i32 {
             1 => format!("missing operand after '{}'", files[0]),
             _ => format!("extra operand '{}'", files[2]),
         };
-        return usage(ctx, &msg);
+        return diffutils_usage_error(ctx, &msg);
     }
     let mut d = Differ { ctx, o, status: 0 };
     d.compare(&files[0], &files[1], true);
@@ -231,12 +231,6 @@ fn context_length(s: &str) -> Option<usize> {
         return None;
     }
     Some(digits.parse().unwrap_or(usize::MAX))
-}
-
-fn usage(ctx: &mut CommandCtx<'_>, msg: &str) -> i32 {
-    ctx.error(msg);
-    let _ = writeln!(ctx.stderr, "diff: Try 'diff --help' for more information.");
-    2
 }
 
 struct Differ<'c, 'a> {

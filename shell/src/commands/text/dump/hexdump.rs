@@ -129,7 +129,7 @@ fn formats(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Result<Vec<Format>, 
 
 /// `hexdump` / `hd`
 pub fn hexdump(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };

@@ -70,7 +70,11 @@ pub fn read_some(
                 input.opened = true;
             }
             Err(e) => {
-                let shown = if name == "-" { stdin_name } else { name };
+                let shown = if name == "-" {
+                    stdin_name.to_string()
+                } else {
+                    common::quotef(name)
+                };
                 common::err(ctx.stderr, &ctx.args[0], format!("{shown}: {e}"));
                 input.all_read = false;
                 input.opened |= e == FsError::IsADirectory;

@@ -400,7 +400,7 @@ fn column_widths(types: &[Ty], width: usize) -> Vec<Vec<usize>> {
 
 /// `od`
 pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
+    let p = match common::start(ctx, SPEC, ParseMode::default(), 1) {
         Ok(p) => p,
         Err(s) => return s,
     };

@@ -40,15 +40,15 @@ fn hexval(b: u8) -> Option<u8> {
 
 /// `xxd`
 pub fn xxd(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match common::start(ctx, USAGE, SPEC, ParseMode::default(), 1) {
-        Ok(p) => p,
-        Err(s) => return s,
+    // vim's xxd answers a bad option, and `-h`, with its summary alone on
+    // stderr, status 1.
+    let p = match common::parse(ctx.args, SPEC, ParseMode::default()) {
+        Ok(p) if !p.has("help") => p,
+        _ => {
+            common::usage_text_error(ctx, "", USAGE);
+            return 1;
+        }
     };
-    if p.has("help") {
-        // vim's xxd prints its summary as for a bad option: stderr, status 1.
-        let _ = ctx.stderr.write_all(USAGE.as_bytes());
-        return 1;
-    }
     let num = |id: &str| -> Result<Option<u64>, String> {
         match p.last(id) {
             None => Ok(None),

@@ -310,6 +310,18 @@ impl GrepOptions {
     }
 }
 
+/// GNU grep's answer to a bad invocation: the message (when there is
+/// one), its usage line, the Try line; status 2.
+fn usage_error(ctx: &mut CommandCtx<'_>, message: &str) -> i32 {
+    let _ = ctx.stdout.flush();
+    if !message.is_empty() {
+        let _ = writeln!(ctx.stderr, "{}: {message}", ctx.args[0]);
+    }
+    let _ = writeln!(ctx.stderr, "{}", USAGE.lines().next().unwrap_or_default());
+    common::try_help(ctx);
+    2
+}
+
 /// `grep`, `egrep` and `fgrep` (by argv[0]).
 pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "grep";
@@ -320,8 +332,7 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
     let parsed = match common::parse(ctx.args, SPEC, mode) {
         Ok(p) => p,
         Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
-            return 2;
+            return usage_error(ctx, &e);
         }
     };
     let GrepOptions {
@@ -341,8 +352,7 @@ pub fn grep(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut operands = parsed.operands.into_iter();
     if !have_patterns {
         let Some(p) = operands.next() else {
-            common::usage_err(ctx.stderr, name, "", USAGE);
-            return 2;
+            return usage_error(ctx, "");
         };
         patterns.extend(p.split('\n').map(|s| s.as_bytes().to_vec()));
     }

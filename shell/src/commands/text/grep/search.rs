@@ -304,14 +304,10 @@ impl<'a> Searcher<'a> {
                 // `< dir` is reported; other failures (a cancelled run's
                 // pipe) end the input.
                 Err(e) => {
-                    if FsError::from_read(&e) == FsError::IsADirectory {
+                    if let Some(reported) = FsError::reported_read(&e) {
                         failed = true;
                         if !cfg.no_messages {
-                            common::err(
-                                stderr,
-                                "grep",
-                                format!("{name}: {}", FsError::IsADirectory),
-                            );
+                            common::err(stderr, "grep", format!("{name}: {reported}"));
                         }
                     }
                     0

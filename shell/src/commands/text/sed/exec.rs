@@ -142,13 +142,16 @@ impl<'i> Input<'i> {
                 } else {
                     match common::read_file(m.fs, m.cwd, &name) {
                         Ok(d) => self.cur = Some(LineSource::buf(d)),
+                        // A directory opens and fails its read, which
+                        // ends all input as for stdin below.
+                        Err(e @ crate::fs::FsError::IsADirectory) => {
+                            common::err(err, "sed", format!("read error on {name}: {e}"));
+                            m.status = 4;
+                            self.idx = self.names.len();
+                            continue;
+                        }
                         Err(e) => {
-                            let what = if e == crate::fs::FsError::IsADirectory {
-                                format!("couldn't edit {name}: not a regular file")
-                            } else {
-                                format!("can't read {name}: {e}")
-                            };
-                            common::err(err, "sed", what);
+                            common::err(err, "sed", format!("can't read {name}: {e}"));
                             m.status = 2;
                             continue;
                         }

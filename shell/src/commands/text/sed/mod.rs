@@ -146,7 +146,7 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
+            common::usage_text_error(ctx, &e, USAGE);
             return 1;
         }
     };
@@ -162,7 +162,7 @@ pub fn sed(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut operands = parsed.operands.into_iter();
     if !have_script {
         let Some(s) = operands.next() else {
-            common::usage_err(ctx.stderr, name, "", USAGE);
+            common::usage_text_error(ctx, "", USAGE);
             return 1;
         };
         script = s.into_bytes();

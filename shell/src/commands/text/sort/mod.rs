@@ -521,7 +521,7 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
     let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
         Ok(p) => p,
         Err(e) => {
-            common::usage_err(ctx.stderr, name, &e, USAGE);
+            common::usage_error(ctx, &e);
             return 2;
         }
     };
@@ -551,8 +551,8 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
             ctx.stderr,
             name,
             format!(
-                "extra operand '{}' not allowed with -c",
-                common::quote(&files[1])
+                "extra operand {} not allowed with -c",
+                crate::commands::files::common::quote(&files[1])
             ),
         );
         return 2;
@@ -567,7 +567,11 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
                 } else {
                     "cannot read"
                 };
-                common::err(ctx.stderr, name, format!("{what}: {f}: {e}"));
+                common::err(
+                    ctx.stderr,
+                    name,
+                    format!("{what}: {}: {e}", common::quotef(f)),
+                );
                 return 2;
             }
         }
