@@ -117,7 +117,12 @@ impl Command {
                 let _ = ctx.stdout.flush();
                 status
             }
-            None => (self.run)(ctx),
+            None => {
+                let caller = super::files::common::set_locale(ctx);
+                let status = (self.run)(ctx);
+                super::files::common::restore_locale(caller);
+                status
+            }
         }
     }
 }

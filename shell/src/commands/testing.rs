@@ -64,6 +64,8 @@ pub fn run_cmd(
             "/usr/local/bin:/usr/bin:/bin".to_string(),
         ),
         ("HOME".to_string(), "/workspace".to_string()),
+        // The sandbox's locale: GNU's messages quote with ‘’ in it.
+        ("LANG".to_string(), "C.UTF-8".to_string()),
     ];
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     // `--help` as the registry answers it for the command `args[0]` names.

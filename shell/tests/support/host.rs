@@ -84,6 +84,16 @@ impl HostBash {
         self
     }
 
+    /// The locale variables (`LC_*`) added to the clean environment, for
+    /// our shell to run with too.
+    pub fn locale(&self) -> Vec<(&str, &str)> {
+        self.env
+            .iter()
+            .filter(|(k, _)| k.starts_with("LC_"))
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect()
+    }
+
     /// Runs `script` in a fresh temp dir, removed afterwards.
     pub fn run(&self, script: &str) -> Outcome {
         let dir = TempDir::new("bash");

@@ -36,7 +36,13 @@ pub fn run_raw(shell: &Shell, script: &str) -> RunOutput {
 
 /// Runs `script` in a fresh [`shell`].
 pub fn run_fresh(script: &str) -> Outcome {
-    catch(|| shell().run(script, options(&[])))
+    run_fresh_with(script, &[])
+}
+
+/// Runs `script` in a fresh [`shell`], with `env` on top of the sandbox's
+/// environment.
+pub fn run_fresh_with(script: &str, env: &[(&str, &str)]) -> Outcome {
+    catch(|| shell().run(script, options(env)))
 }
 
 /// Runs `script` in `shell` (which a test may have filled with files), with

@@ -213,7 +213,10 @@ impl Suite {
 
     /// Like [`Suite::run`] with bash run as `host` says.
     pub fn run_with(&mut self, label: &str, script: &str, host: &HostBash) -> bool {
-        let ours = ours::run_fresh(script);
+        // Both sides run in the same locale (a suite of GNU tools sets
+        // LC_ALL=C): it decides how messages quote.
+        let locale = host.locale();
+        let ours = ours::run_fresh_with(script, &locale);
         if !self.have_bash {
             return self.record(label, script, &ours, None, Vec::new());
         }

@@ -6,7 +6,7 @@ use super::common::GnuError;
 use super::common::{join, mode_string, parse_or_usage, quote, quote_locale, usage_error};
 use crate::commands::CommandCtx;
 use crate::commands::options::{Arg, OptSpec, Parsed, flag, long_flag, opt, with_arg};
-use crate::fs::{FileKind, Metadata};
+use crate::fs::{FileKind, FsError, Metadata};
 
 /// What `chmod --help` prints.
 pub(crate) const USAGE: &str = "\
@@ -251,11 +251,14 @@ fn chmod_one(
     let meta = match ctx.fs.metadata(path) {
         Ok(m) => m,
         Err(e) => {
-            if !o.quiet {
+            if o.quiet {
+            } else if e == FsError::NotFound {
                 ctx.gnu_error(format_args!(
-                    "cannot operate on dangling symlink {}: {e}",
+                    "cannot operate on dangling symlink {}",
                     quote(name)
                 ));
+            } else {
+                ctx.gnu_error(format_args!("cannot access {}: {e}", quote(name)));
             }
             return 1;
         }

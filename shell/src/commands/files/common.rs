@@ -44,6 +44,35 @@ impl GnuError for CommandCtx<'_> {
     }
 }
 
+/// Prompts `NAME: QUESTION? ` (`rm -i`, `cp -i`, `mv -i`) and reads one
+/// line of stdin: true when it starts with `y` or `Y`.
+pub fn ask(ctx: &mut CommandCtx<'_>, question: &str) -> bool {
+    let _ = write!(ctx.stderr, "{}: {question}? ", ctx.args[0]);
+    let mut first = None;
+    let mut b = [0u8; 1];
+    while let Ok(1) = ctx.stdin.read(&mut b) {
+        if b[0] == b'\n' {
+            break;
+        }
+        first.get_or_insert(b[0]);
+    }
+    matches!(first, Some(b'y' | b'Y'))
+}
+
+/// `cp` and `mv` stat the destination first, as GNU does: a file on its way
+/// (`f/x` with `f` a file), or a file named with a trailing slash, fails
+/// there with `cannot stat`. True after that message.
+pub fn destination_not_a_directory(ctx: &mut CommandCtx<'_>, name: &str, path: &str) -> bool {
+    let dest = ctx.fs.metadata(path);
+    let fails = matches!(dest, Err(crate::fs::FsError::NotADirectory))
+        || (name.ends_with('/') && dest.is_ok_and(|m| m.kind != FileKind::Dir));
+    if fails {
+        let e = crate::fs::FsError::NotADirectory;
+        ctx.gnu_error(format_args!("cannot stat {}: {e}", quote(name)));
+    }
+    fails
+}
+
 /// GNU's rule for a trailing slash: `f/` names a directory, so an existing
 /// non-directory there is `Not a directory` (a missing one is left to the caller).
 pub fn slash_check(fs: &crate::fs::Fs, name: &str, path: &str) -> Result<(), crate::fs::FsError> {
@@ -73,6 +102,31 @@ pub fn try_help(ctx: &mut CommandCtx<'_>) {
 pub fn usage_error(ctx: &mut CommandCtx<'_>, message: &str) {
     ctx.gnu_error(message);
     try_help(ctx);
+}
+
+/// GNU's `argmatch` failure, for an option that takes one of a set of
+/// words: the value, the valid words (synonyms share a line), the Try
+/// line. Returns its status, 1.
+pub fn invalid_choice(
+    ctx: &mut CommandCtx<'_>,
+    option: &str,
+    value: &str,
+    valid: &[&[&str]],
+) -> i32 {
+    let _ = ctx.stdout.flush();
+    let name = &ctx.args[0];
+    let mut text = format!(
+        "{name}: invalid argument {} for {}\nValid arguments are:\n",
+        quote_locale(value),
+        quote_locale(option)
+    );
+    for synonyms in valid {
+        let words: Vec<String> = synonyms.iter().map(|w| quote_locale(w)).collect();
+        text.push_str(&format!("  - {}\n", words.join(", ")));
+    }
+    text.push_str(&format!("Try '{name} --help' for more information.\n"));
+    let _ = ctx.stderr.write_all(text.as_bytes());
+    1
 }
 
 /// Quotes a file name the way GNU coreutils does in most diagnostics
@@ -133,10 +187,40 @@ pub fn quotef(name: &str) -> String {
     }
 }
 
-/// Quotes a string the way GNU's `quote()` does in a UTF-8 locale: `‘a b’`,
-/// with control characters as C escapes.
+thread_local! {
+    /// Whether the running command's locale is UTF-8 (see [`set_locale`]).
+    static UTF8_LOCALE: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Reads the locale of the command about to run from its environment
+/// (`LC_ALL`, else `LC_CTYPE`, else `LANG`), as each GNU tool's
+/// `setlocale(LC_ALL, "")` does; returns the previous setting, for the
+/// caller to restore when the command ends (commands nest: `xargs`).
+pub fn set_locale(ctx: &CommandCtx<'_>) -> bool {
+    let name = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|k| ctx.getenv(k).filter(|v| !v.is_empty()));
+    let utf8 = name.is_some_and(|n| {
+        let n = n.to_ascii_lowercase();
+        n.contains("utf-8") || n.contains("utf8")
+    });
+    UTF8_LOCALE.replace(utf8)
+}
+
+/// Restores the setting [`set_locale`] returned.
+pub fn restore_locale(utf8: bool) {
+    UTF8_LOCALE.set(utf8);
+}
+
+/// Quotes a string the way GNU's `quote()` does: `‘a b’` in a UTF-8
+/// locale, `'a b'` in the C locale, control characters as C escapes.
 pub fn quote_locale(s: &str) -> String {
-    let mut out = String::from("\u{2018}");
+    let (open, close) = if UTF8_LOCALE.get() {
+        ('\u{2018}', '\u{2019}')
+    } else {
+        ('\'', '\'')
+    };
+    let mut out = String::from(open);
     for c in s.chars() {
         if c.is_control() {
             out.push_str(&c_escape(c));
@@ -144,7 +228,7 @@ pub fn quote_locale(s: &str) -> String {
             out.push(c);
         }
     }
-    out.push('\u{2019}');
+    out.push(close);
     out
 }
 

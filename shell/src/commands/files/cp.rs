@@ -7,10 +7,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::chmod::UMASK;
-use super::common::GnuError;
+use super::common::{GnuError, ask};
 use super::common::{
-    OptSpec, base_name, flag, join, long_flag, long_opt, parse_or_usage, quote, usage_error,
-    with_arg,
+    OptSpec, base_name, destination_not_a_directory, flag, join, long_flag, long_opt,
+    parse_or_usage, quote, usage_error, with_arg,
 };
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError, Metadata};
@@ -240,6 +240,10 @@ pub fn cp(ctx: &mut CommandCtx<'_>) -> i32 {
             continue;
         }
         let dpath = ctx.path(&dst_name);
+        if destination_not_a_directory(ctx, &dst_name, &dpath) {
+            status = 1;
+            continue;
+        }
         if dst_name.ends_with('/')
             && meta.kind != FileKind::Dir
             && !ctx
@@ -437,19 +441,8 @@ fn copy(
         if o.update && dm.mtime >= smeta.mtime {
             return true;
         }
-        if o.interactive {
-            let _ = write!(ctx.stderr, "cp: overwrite {}? ", quote(dname));
-            let mut b = [0u8; 1];
-            let mut first = None;
-            while let Ok(1) = ctx.stdin.read(&mut b) {
-                if b[0] == b'\n' {
-                    break;
-                }
-                first.get_or_insert(b[0]);
-            }
-            if !matches!(first, Some(b'y' | b'Y')) {
-                return true;
-            }
+        if o.interactive && !ask(ctx, &format!("overwrite {}", quote(dname))) {
+            return true;
         }
     } else if dlmeta.is_some() && o.no_clobber {
         return true;

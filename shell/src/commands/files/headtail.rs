@@ -93,10 +93,9 @@ fn set_count(ctx: &mut CommandCtx<'_>, o: &mut Opts, v: &str, bytes: bool, is_ta
             true
         }
         None => {
-            ctx.gnu_error(format_args!(
-                "invalid number of {what}: {}",
-                quote_locale(v)
-            ));
+            // GNU names the count after a `-` it consumed (a `+` stays).
+            let shown = quote_locale(v.strip_prefix('-').unwrap_or(v));
+            ctx.gnu_error(format_args!("invalid number of {what}: {shown}"));
             false
         }
     }

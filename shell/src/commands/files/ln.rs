@@ -1,13 +1,14 @@
-//! `ln`: make symbolic links (`-s`), or hard links, which the virtual
-//! filesystem models as copies carrying the same content, mode and mtime.
+//! `ln`: make symbolic links (`-s`), or hard links (one inode, two
+//! names); and the bare system calls `link FILE1 FILE2` and `unlink FILE`.
 
 use super::common::GnuError;
 use super::common::{
-    OptSpec, Parsed, base_name, flag, join, parse_or_usage, quote, usage_error, with_arg,
+    OptSpec, Parsed, base_name, flag, join, parse_or_usage, quote, quote_locale, usage_error,
+    with_arg,
 };
 use super::paths::{Missing, canonical, relative_path};
 use crate::commands::CommandCtx;
-use crate::fs::FileKind;
+use crate::fs::{FileKind, FsError};
 
 /// What `ln --help` prints.
 pub(crate) const USAGE: &str = "\
@@ -196,6 +197,89 @@ fn link_one(ctx: &mut CommandCtx<'_>, p: &Parsed, target: &String, link: &str) -
         Err(e) => {
             ctx.gnu_error(format_args!("failed to create {kind} {}: {e}", quote(link)));
             false
+        }
+    }
+}
+
+/// What `link --help` prints.
+pub(crate) const LINK_USAGE: &str = "\
+Usage: link FILE1 FILE2
+  or:  link OPTION
+Call the link function to create a link named FILE2 to an existing FILE1.
+
+      --help     display this help and exit
+";
+
+/// What `unlink --help` prints.
+pub(crate) const UNLINK_USAGE: &str = "\
+Usage: unlink FILE
+  or:  unlink OPTION
+Call the unlink function to remove the specified FILE.
+
+      --help     display this help and exit
+";
+
+/// The operands of `link` (`n` = 2) or `unlink` (1), after the usage
+/// error for a bad option or a wrong count (`None`, status 1).
+fn exact_operands(ctx: &mut CommandCtx<'_>, n: usize) -> Option<Vec<String>> {
+    let operands = parse_or_usage(ctx, &[], false)?.operands;
+    let message = match operands.len() {
+        len if len == n => return Some(operands),
+        0 => "missing operand".to_string(),
+        len if len < n => format!("missing operand after {}", quote_locale(&operands[len - 1])),
+        _ => format!("extra operand {}", quote_locale(&operands[n])),
+    };
+    usage_error(ctx, &message);
+    None
+}
+
+/// `link FILE1 FILE2`: `link(2)`, nothing more (no options, no target
+/// directory, a final symlink not followed).
+pub fn link(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(operands) = exact_operands(ctx, 2) else {
+        return 1;
+    };
+    let (from, to) = (&operands[0], &operands[1]);
+    let source = ctx.path(from);
+    let made = match ctx.fs.symlink_metadata(&source) {
+        // Linux refuses a hard link to a directory with EPERM.
+        Ok(m) if m.kind == FileKind::Dir => Err("Operation not permitted".to_string()),
+        _ => ctx
+            .fs
+            .hard_link(&source, &ctx.path(to))
+            .map_err(|e| e.to_string()),
+    };
+    match made {
+        Ok(()) => 0,
+        Err(e) => {
+            ctx.gnu_error(format_args!(
+                "cannot create link {} to {}: {e}",
+                quote(to),
+                quote(from)
+            ));
+            1
+        }
+    }
+}
+
+/// `unlink FILE`: `unlink(2)`, which refuses directories.
+pub fn unlink(ctx: &mut CommandCtx<'_>) -> i32 {
+    let Some(operands) = exact_operands(ctx, 1) else {
+        return 1;
+    };
+    let name = &operands[0];
+    let path = ctx.path(name);
+    let removed = match ctx.fs.symlink_metadata(&path) {
+        Ok(m) if m.kind == FileKind::Dir => Err(FsError::IsADirectory),
+        // `a/` names a directory: a file there is ENOTDIR.
+        Ok(_) if name.ends_with('/') => Err(FsError::NotADirectory),
+        _ => ctx.fs.remove_file(&path),
+    };
+    match removed {
+        Ok(()) => 0,
+        Err(e) => {
+            ctx.gnu_error(format_args!("cannot unlink {}: {e}", quote(name)));
+            1
         }
     }
 }

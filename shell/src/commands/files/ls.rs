@@ -5,7 +5,8 @@ use super::common::GnuError;
 use std::io::Write;
 
 use super::common::{
-    OptSpec, Parsed, flag, long_flag, long_opt, mode_string, parse_or_usage, quote, with_arg,
+    OptSpec, Parsed, flag, invalid_choice, long_flag, long_opt, mode_string, parse_or_usage, quote,
+    with_arg,
 };
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
@@ -23,10 +24,14 @@ Output is one name per line unless -C, -x, -m or -l asks for another format.
   -a, --all                  include entries whose names start with .
   -A, --almost-all           like -a, but leave out . and ..
   -C                         list entries in columns, down then across
-      --color[=WHEN]         accepted; the output is never colored
+      --color[=WHEN]         accepted (always, never, auto); the output is
+                               never colored
   -d, --directory            list directories themselves, not their contents
   -f                         like -a -U: all entries, in directory order
   -F, --classify             append one of */@| to names by file type
+      --file-type            likewise, except do not append '*'
+      --format=WORD          across -x, commas -m, horizontal -x, long -l,
+                               single-column -1, verbose -l, vertical -C
       --full-time            like -l --time-style=full-iso
   -g                         like -l, without the owner
   -G, --no-group             leave the group out of long listings
@@ -42,13 +47,17 @@ Output is one name per line unless -C, -x, -m or -l asks for another format.
   -n, --numeric-uid-gid      like -l, with numeric owner and group
   -N, --literal              print names as they are, unquoted
   -o                         like -l, without the group
+      --indicator-style=WORD  append indicator with style WORD to entry
+                               names: none, slash (-p), file-type
+                               (--file-type), classify (-F)
   -p                         append / to directory names
   -r, --reverse              reverse the sort order
   -R, --recursive            list subdirectories recursively
   -s, --size                 show each file's size in 1K blocks
   -S                         sort by size, largest first
       --sort=WORD            sort by WORD: name, none (-U), size (-S),
-                               time (-t), version (-v), extension (-X)
+                               time (-t), version (-v), extension (-X),
+                               width (shortest name first)
   -t                         sort by modification time, newest first
       --time-style=STYLE     time format of long listings: full-iso,
                                long-iso, iso, locale, or +FORMAT (as date's;
@@ -100,6 +109,9 @@ const SPEC: &[OptSpec] = &[
     long_flag("full-time", "full-time"),
     long_flag("group-directories-first", "gdf"),
     long_opt("color", "color"),
+    long_opt("format", "format"),
+    long_flag("file-type", "file-type"),
+    long_opt("indicator-style", "indicator-style"),
     long_opt("sort", "sort"),
     long_opt("time-style", "time-style"),
 ];
@@ -112,12 +124,16 @@ enum Sort {
     None,
     Ext,
     Version,
+    /// `--sort=width`: shortest name first.
+    Width,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Indicator {
     None,
     Slash,
+    /// `--file-type`: as `-F` without the `*` of executables.
+    FileType,
     Classify,
 }
 
@@ -267,23 +283,72 @@ fn apply_option(
         "v" => o.sort = Sort::Version,
         "F" => o.indicator = Indicator::Classify,
         "p" => o.indicator = Indicator::Slash,
-        "sort" => {
-            o.sort = match v.as_deref() {
-                Some("none") => Sort::None,
-                Some("time") => Sort::Time,
-                Some("size") => Sort::Size,
-                Some("extension") => Sort::Ext,
-                Some("version") => Sort::Version,
-                Some("name") => Sort::Name,
+        "file-type" => o.indicator = Indicator::FileType,
+        "indicator-style" => {
+            o.indicator = match v.as_deref().unwrap_or("") {
+                "none" => Indicator::None,
+                "slash" => Indicator::Slash,
+                "file-type" => Indicator::FileType,
+                "classify" => Indicator::Classify,
                 other => {
-                    let a = other.unwrap_or("");
-                    let name = ctx.args[0].clone();
-                    let _ = writeln!(
-                        ctx.stderr,
-                        "{name}: invalid argument {} for ‘--sort’\nValid arguments are:\n  - ‘none’\n  - ‘time’\n  - ‘size’\n  - ‘extension’\n  - ‘version’\n  - ‘width’\nTry '{name} --help' for more information.",
-                        super::common::quote_locale(a)
-                    );
-                    return Err(1);
+                    let valid: &[&[&str]] = &[&["none"], &["slash"], &["file-type"], &["classify"]];
+                    return Err(invalid_choice(ctx, "--indicator-style", other, valid));
+                }
+            }
+        }
+        // Each format is the option that asks for it.
+        "format" => {
+            let same_as = match v.as_deref().unwrap_or("") {
+                "verbose" | "long" => "l",
+                "commas" => "m",
+                "horizontal" | "across" => "x",
+                "vertical" => "C",
+                "single-column" => "1",
+                other => {
+                    let valid: &[&[&str]] = &[
+                        &["verbose", "long"],
+                        &["commas"],
+                        &["horizontal", "across"],
+                        &["vertical"],
+                        &["single-column"],
+                    ];
+                    return Err(invalid_choice(ctx, "--format", other, valid));
+                }
+            };
+            apply_option(ctx, o, same_as, &None)?;
+        }
+        "color" => {
+            let words = [
+                "always", "yes", "force", "never", "no", "none", "auto", "tty", "if-tty",
+            ];
+            if let Some(w) = v.as_deref().filter(|w| !words.contains(w)) {
+                let valid: &[&[&str]] = &[
+                    &["always", "yes", "force"],
+                    &["never", "no", "none"],
+                    &["auto", "tty", "if-tty"],
+                ];
+                return Err(invalid_choice(ctx, "--color", w, valid));
+            }
+        }
+        "sort" => {
+            o.sort = match v.as_deref().unwrap_or("") {
+                "none" => Sort::None,
+                "time" => Sort::Time,
+                "size" => Sort::Size,
+                "extension" => Sort::Ext,
+                "version" => Sort::Version,
+                "name" => Sort::Name,
+                "width" => Sort::Width,
+                other => {
+                    let valid: &[&[&str]] = &[
+                        &["none"],
+                        &["time"],
+                        &["size"],
+                        &["extension"],
+                        &["version"],
+                        &["width"],
+                    ];
+                    return Err(invalid_choice(ctx, "--sort", other, valid));
                 }
             }
         }
@@ -569,6 +634,10 @@ fn sort_entries(v: &mut [Entry], o: &Opts) {
                 .cmp(&a.meta.mtime)
                 .then_with(|| a.name.cmp(&b.name))
         }),
+        Sort::Width => v.sort_by(|a, b| {
+            let width = |e: &Entry| e.name.chars().count();
+            width(a).cmp(&width(b)).then_with(|| a.name.cmp(&b.name))
+        }),
         Sort::Size => v.sort_by(|a, b| {
             display_size(&b.meta)
                 .cmp(&display_size(&a.meta))
@@ -720,11 +789,11 @@ fn indicator(e: &Entry, o: &Opts) -> &'static str {
                 ""
             }
         }
-        Indicator::Classify => match kind {
+        Indicator::FileType | Indicator::Classify => match kind {
             FileKind::Dir => "/",
             FileKind::Symlink => "@",
             FileKind::Fifo => "|",
-            FileKind::File if e.meta.mode & 0o111 != 0 => "*",
+            FileKind::File if o.indicator == Indicator::Classify && e.meta.mode & 0o111 != 0 => "*",
             _ => "",
         },
     }
@@ -882,7 +951,7 @@ fn print_long(entries: &[Entry], o: &Opts, w: &PrefixWidths, out: &mut Vec<u8>) 
         match &e.link {
             Some((target, tmeta)) => {
                 let _ = write!(out, " -> {target}");
-                if o.indicator == Indicator::Classify
+                if matches!(o.indicator, Indicator::FileType | Indicator::Classify)
                     && let Some(m) = tmeta
                 {
                     let t = Entry {

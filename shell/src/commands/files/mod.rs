@@ -39,6 +39,8 @@ pub const COMMANDS: &[Command] = &[
     Command::gnu("mv", mv::USAGE, mv::mv),
     Command::gnu("touch", touch::USAGE, touch::touch),
     Command::gnu("ln", ln::USAGE, ln::ln),
+    Command::gnu("link", ln::LINK_USAGE, ln::link),
+    Command::gnu("unlink", ln::UNLINK_USAGE, ln::unlink),
     Command::gnu("readlink", paths::READLINK_USAGE, paths::readlink),
     Command::gnu("realpath", paths::REALPATH_USAGE, paths::realpath),
     Command::gnu("basename", paths::BASENAME_USAGE, paths::basename),

@@ -1,7 +1,9 @@
 //! `mv`: move and rename files and directories.
 
-use super::common::GnuError;
-use super::common::{OptSpec, base_name, flag, join, parse_or_usage, quote, with_arg};
+use super::common::{GnuError, ask};
+use super::common::{
+    OptSpec, base_name, destination_not_a_directory, flag, join, parse_or_usage, quote, with_arg,
+};
 use super::cp::targets;
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
@@ -63,6 +65,10 @@ pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
             dest.clone()
         };
         let dpath = ctx.path(&dname);
+        if destination_not_a_directory(ctx, &dname, &dpath) {
+            status = 1;
+            continue;
+        }
         if dname.ends_with('/')
             && smeta.kind != FileKind::Dir
             && !ctx
@@ -103,19 +109,8 @@ pub fn mv(ctx: &mut CommandCtx<'_>) -> i32 {
             if p.has("u") && dm.mtime >= smeta.mtime {
                 continue;
             }
-            if mode == Some("i") {
-                let _ = write!(ctx.stderr, "mv: overwrite {}? ", quote(&dname));
-                let mut b = [0u8; 1];
-                let mut first = None;
-                while let Ok(1) = ctx.stdin.read(&mut b) {
-                    if b[0] == b'\n' {
-                        break;
-                    }
-                    first.get_or_insert(b[0]);
-                }
-                if !matches!(first, Some(b'y' | b'Y')) {
-                    continue;
-                }
+            if mode == Some("i") && !ask(ctx, &format!("overwrite {}", quote(&dname))) {
+                continue;
             }
             let d_is_dir = dm.kind == FileKind::Dir;
             let s_is_dir = smeta.kind == FileKind::Dir;

@@ -1,7 +1,7 @@
 //! `rm`: remove files and (with `-r`) directory trees. Refuses `/`, `.` and
 //! `..` as GNU does. `-i` prompts on stderr and reads the answer from stdin.
 
-use super::common::GnuError;
+use super::common::{GnuError, ask};
 use super::common::{
     OptSpec, base_name, flag, join, long_flag, parse_or_usage, quote, usage_error,
 };
@@ -132,20 +132,6 @@ fn describe(meta: &Metadata) -> &'static str {
         FileKind::CharDevice => "character special file",
         FileKind::Fifo => "fifo",
     }
-}
-
-/// Prompts `rm: QUESTION? ` and reads a yes/no answer from stdin.
-fn ask(ctx: &mut CommandCtx<'_>, question: &str) -> bool {
-    let _ = write!(ctx.stderr, "rm: {question}? ");
-    let mut line = Vec::new();
-    let mut b = [0u8; 1];
-    while let Ok(1) = ctx.stdin.read(&mut b) {
-        if b[0] == b'\n' {
-            break;
-        }
-        line.push(b[0]);
-    }
-    matches!(line.first(), Some(b'y' | b'Y'))
 }
 
 /// Removes one node; returns false on any failure (already reported).

@@ -5,6 +5,7 @@ use super::super::{CommandCtx, ExecMode, ExecRequest};
 use crate::commands::options::{
     Arg, OptSpec, ParseMode, flag, long_flag, opt, parse, unimplemented, with_arg,
 };
+use crate::commands::system::which::{resolve_program, unrunnable_status};
 use crate::commands::text::common::read_stdin;
 
 /// How input is split into items.
@@ -385,6 +386,11 @@ fn run_batches(
         argv.extend(b);
         if trace {
             let _ = writeln!(ctx.stderr, "{}", argv.join(" "));
+        }
+        let path_var = ctx.getenv("PATH").unwrap_or("/bin:/usr/bin").to_string();
+        if let Err(e) = resolve_program(ctx.fs, &path_var, ctx.cwd, &argv[0]) {
+            ctx.error(format!("{}: {e}", argv[0]));
+            return unrunnable_status(e);
         }
         let mut empty: &[u8] = &[];
         let cwd = ctx.cwd.to_string();

@@ -167,7 +167,8 @@ pub fn du(ctx: &mut CommandCtx<'_>) -> i32 {
         Some(d) => match d.parse::<usize>() {
             Ok(n) => Some(n),
             Err(_) => {
-                ctx.error(format!("invalid maximum depth '{d}'"));
+                let d = common::quote_locale(d);
+                common::usage_error(ctx, &format!("invalid maximum depth {d}"));
                 return 1;
             }
         },

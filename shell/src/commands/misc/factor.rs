@@ -111,7 +111,7 @@ fn print_one(out: &mut dyn Write, err: &mut dyn Write, word: &str) -> Result<boo
             } else {
                 "is not a valid positive integer"
             };
-            let _ = writeln!(err, "factor: '{word}' {what}");
+            let _ = writeln!(err, "factor: {} {what}", common::quote_locale(word));
             Ok(false)
         }
     }

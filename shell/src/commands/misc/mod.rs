@@ -1,5 +1,6 @@
 //! The misc family: small GNU utilities that fit no other family (`expr`,
-//! `truncate`, `shuf`, `split`, `du`, `df`, `tree`, `file`, `timeout`, `dd`, `factor`) and the
+//! `truncate`, `shuf`, `split`, `du`, `df`, `tree`, `file`, `dd`, `factor`), the
+//! wrappers that run a command (`timeout`, `nohup`, `nice`, `stdbuf`) and the
 //! names of host-only programs (`curl`, `python3`, ...) that explain they are
 //! not available in the local sandbox.
 
@@ -17,6 +18,7 @@ pub mod timeout;
 
 pub mod tree;
 pub mod truncate;
+pub mod wrappers;
 
 use super::Command;
 
@@ -28,6 +30,9 @@ pub const COMMANDS: &[Command] = &[
     Command::gnu("shuf", shuf::USAGE, shuf::shuf),
     Command::gnu("split", split::USAGE, split::split),
     Command::stopping("timeout", timeout::USAGE, timeout::timeout),
+    Command::stopping("nohup", wrappers::NOHUP_USAGE, wrappers::nohup),
+    Command::stopping("nice", wrappers::NICE_USAGE, wrappers::nice),
+    Command::stopping("stdbuf", wrappers::STDBUF_USAGE, wrappers::stdbuf),
     Command::gnu("du", du::DU_USAGE, du::du),
     Command::gnu("df", du::DF_USAGE, du::df),
     Command::gnu("tree", tree::USAGE, tree::tree),

@@ -78,7 +78,7 @@ fn input_lines(ctx: &mut CommandCtx<'_>, p: &common::Parsed, delim: u8) -> Optio
             (b.wrapping_add(1) >= a).then_some((a, b))
         });
         let Some((lo, hi)) = range else {
-            ctx.error(format!("invalid input range: '{r}'"));
+            ctx.error(format!("invalid input range: {}", common::quote_locale(r)));
             return None;
         };
         if !p.operands.is_empty() {
@@ -148,7 +148,7 @@ pub fn shuf(ctx: &mut CommandCtx<'_>) -> i32 {
         Some(n) => match n.parse::<u64>() {
             Ok(v) => Some(v),
             Err(_) => {
-                ctx.error(format!("invalid line count: '{n}'"));
+                ctx.error(format!("invalid line count: {}", common::quote_locale(n)));
                 return 1;
             }
         },

@@ -76,28 +76,30 @@ fn parse_mode(ctx: &mut CommandCtx<'_>, p: &common::Parsed) -> Option<Mode> {
     let mut mode = Mode::Lines(1000);
     for (id, v) in &p.opts {
         let v = v.as_deref().unwrap_or("");
-        let parsed = match *id {
-            "l" => v
-                .parse::<u64>()
-                .ok()
-                .filter(|n| *n > 0)
-                .map(Mode::Lines)
-                .ok_or("lines"),
-            "b" => parse_size(v)
-                .filter(|n| *n > 0)
-                .map(Mode::Bytes)
-                .ok_or("bytes"),
-            "n" => match v.strip_prefix("l/") {
-                Some(n) => n.parse().ok().filter(|n| *n > 0).map(Mode::LineChunks),
-                None => v.parse().ok().filter(|n| *n > 0).map(Mode::Chunks),
-            }
-            .ok_or("number of chunks"),
+        // A value that parses but is zero is out of range, as GNU says.
+        let positive = |n: Option<u64>| match n {
+            Some(0) => Err(": Numerical result out of range"),
+            Some(n) => Ok(n),
+            None => Err(""),
+        };
+        let (what, parsed) = match *id {
+            "l" => ("lines", positive(v.parse().ok()).map(Mode::Lines)),
+            "b" => ("bytes", positive(parse_size(v)).map(Mode::Bytes)),
+            "n" => (
+                "chunks",
+                match v.strip_prefix("l/") {
+                    Some(n) => positive(n.parse().ok()).map(Mode::LineChunks),
+                    None => positive(v.parse().ok()).map(Mode::Chunks),
+                },
+            ),
             _ => continue,
         };
         match parsed {
             Ok(m) => mode = m,
-            Err(what) => {
-                ctx.error(format!("invalid {what}: '{v}'"));
+            Err(why) => {
+                // GNU names the count itself, without `-n l/`'s prefix.
+                let v = common::quote_locale(v.strip_prefix("l/").unwrap_or(v));
+                ctx.error(format!("invalid number of {what}: {v}{why}"));
                 return None;
             }
         }
@@ -181,9 +183,14 @@ pub fn split(ctx: &mut CommandCtx<'_>) -> i32 {
     let widen = !p.has("a") && matches!(mode, Mode::Lines(_) | Mode::Bytes(_));
     let len = match p.last("a") {
         Some(a) => match a.parse::<usize>() {
-            Ok(n) if n > 0 && n < 64 => n,
+            // 0 leaves the length to split, as no -a does.
+            Ok(0) => 2,
+            Ok(n) if n < 64 => n,
             _ => {
-                ctx.error(format!("invalid suffix length: '{a}'"));
+                ctx.error(format!(
+                    "invalid suffix length: {}",
+                    common::quote_locale(a)
+                ));
                 return 1;
             }
         },

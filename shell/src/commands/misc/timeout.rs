@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
-use crate::commands::{CommandCtx, ExecMode, ExecRequest};
+use crate::commands::{CommandCtx, ExecMode};
 
 pub(crate) const USAGE: &str = "\
 Usage: timeout [OPTION] DURATION COMMAND [ARG]...
@@ -79,7 +79,7 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
     if let Some(k) = p.last("k")
         && crate::time::parse_interval(k).is_none()
     {
-        ctx.error(format!("invalid time interval '{k}'"));
+        ctx.error(format!("invalid time interval {}", common::quote_locale(k)));
         common::try_help(ctx);
         return 125;
     }
@@ -89,23 +89,18 @@ pub fn timeout(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     let dur = &p.operands[0];
     let Some(secs) = crate::time::parse_interval(dur) else {
-        ctx.error(format!("invalid time interval '{dur}'"));
+        ctx.error(format!(
+            "invalid time interval {}",
+            common::quote_locale(dur)
+        ));
         common::try_help(ctx);
         return 125;
     };
     let argv = &p.operands[1..];
-    let cwd = ctx.cwd.to_string();
     // A duration of 0 disables the timeout.
     let deadline = (secs > 0.0).then(|| Instant::now() + Duration::from_secs_f64(secs.min(1e9)));
-    let s = ctx.exec.exec(ExecRequest {
-        argv,
-        env: &[],
-        cwd: &cwd,
-        stdin: ctx.stdin,
-        stdout: ctx.stdout,
-        stderr: ctx.stderr,
-        mode: deadline.map_or(ExecMode::Inherit, ExecMode::Deadline),
-    });
+    let mode = deadline.map_or(ExecMode::Inherit, ExecMode::Deadline);
+    let s = super::wrappers::run(ctx, argv, mode, super::wrappers::failed_to_run);
     if let Some(deadline) = deadline
         && s == 124
         && Instant::now() >= deadline

@@ -39,7 +39,7 @@ pub fn truncate(ctx: &mut CommandCtx<'_>) -> i32 {
         _ => (None, spec.as_str()),
     };
     let Some(n) = parse_size(num.trim_start()) else {
-        ctx.error(format!("Invalid number: '{num}'"));
+        ctx.error(format!("Invalid number: {}", common::quote_locale(num)));
         return 1;
     };
     if matches!(op, Some('/' | '%')) && n == 0 {

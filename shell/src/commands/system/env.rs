@@ -142,14 +142,9 @@ pub fn env(ctx: &mut CommandCtx<'_>) -> i32 {
         .find(|(k, _)| k == "PATH")
         .map(|(_, v)| v.clone())
         .unwrap_or_else(|| "/bin:/usr/bin".to_string());
-    if super::which::find_in_path(ctx.fs, &path_var, &cwd, &argv[0]).is_none()
-        && !matches!(argv[0].as_str(), "bash" | "sh")
-    {
-        ctx.gnu_error(format_args!(
-            "{}: No such file or directory",
-            quote_locale(&argv[0])
-        ));
-        return 127;
+    if let Err(e) = super::which::resolve_program(ctx.fs, &path_var, &cwd, &argv[0]) {
+        ctx.gnu_error(format_args!("{}: {e}", quote_locale(&argv[0])));
+        return super::which::unrunnable_status(e);
     }
     // `env` is the complete environment: `-i` and `-u` hide variables.
     ctx.exec.exec(ExecRequest {

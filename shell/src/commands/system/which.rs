@@ -3,12 +3,40 @@
 use crate::commands::CommandCtx;
 use crate::commands::files::common::join;
 use crate::commands::options::{ParseMode, flag, parse};
-use crate::fs::{FileKind, Fs};
+use crate::fs::{FileKind, Fs, FsError};
 
 /// The first executable regular file called `name` along `path_var` (a name
 /// with a slash is checked as is, relative to `cwd`).
 pub fn find_in_path(fs: &Fs, path_var: &str, cwd: &str, name: &str) -> Option<String> {
     find_all(fs, path_var, cwd, name, false).into_iter().next()
+}
+
+/// What `execvp` finds for `name` along `path_var`: the path to run, or
+/// why it cannot run: `NotFound` (status 127), or `PermissionDenied` (126)
+/// when only a directory or a file without execute permission has the name.
+pub fn resolve_program(fs: &Fs, path_var: &str, cwd: &str, name: &str) -> Result<String, FsError> {
+    if let Some(found) = find_in_path(fs, path_var, cwd, name) {
+        return Ok(found);
+    }
+    let candidates: Vec<String> = if name.contains('/') {
+        vec![Fs::resolve(cwd, name)]
+    } else {
+        let dirs = path_var
+            .split(':')
+            .map(|d| if d.is_empty() { "." } else { d });
+        dirs.map(|d| Fs::resolve(cwd, &join(d, name))).collect()
+    };
+    if !name.is_empty() && candidates.iter().any(|p| fs.metadata(p).is_ok()) {
+        Err(FsError::PermissionDenied)
+    } else {
+        Err(FsError::NotFound)
+    }
+}
+
+/// The status a shell or wrapper gives a program [`resolve_program`]
+/// could not run.
+pub fn unrunnable_status(e: FsError) -> i32 {
+    if e == FsError::NotFound { 127 } else { 126 }
 }
 
 fn executable(fs: &Fs, path: &str) -> bool {

@@ -49,19 +49,35 @@ const SPEC: &[OptSpec] = &[
     opt("help", None, Some("help"), Arg::None),
 ];
 
-/// Sorted, merged 1-based inclusive ranges (`usize::MAX` = open end).
-fn parse_list(list: &str, what: &str) -> Result<Vec<(usize, usize)>, String> {
+/// Sorted, merged 1-based inclusive ranges (`usize::MAX` = open end), of
+/// fields or else of byte/character positions, with GNU's errors.
+fn parse_list(list: &str, fields: bool) -> Result<Vec<(usize, usize)>, String> {
+    let what = if fields {
+        "fields"
+    } else {
+        "byte/character positions"
+    };
     let mut v = Vec::new();
+    let mut offset = 0;
     for part in list.split([',', ' ']) {
+        let start = offset;
+        offset += part.len() + 1;
         if part.is_empty() {
             return Err(format!("{what} are numbered from 1"));
         }
         let num = |s: &str| -> Result<usize, String> {
             if !s.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(format!(
-                    "invalid {} list",
-                    &what[..what.len() - 1].to_ascii_lowercase()
-                ));
+                // GNU quotes the rest of the list from the first bad character.
+                let bad = part
+                    .find(|c: char| !c.is_ascii_digit() && c != '-')
+                    .unwrap_or(0);
+                let rest = common::quote_locale(&list[start + bad..]);
+                let noun = if fields {
+                    "field value"
+                } else {
+                    "byte/character position"
+                };
+                return Err(format!("invalid {noun} {rest}"));
             }
             let n = s.parse::<usize>().unwrap_or(usize::MAX);
             if n == 0 {
@@ -158,25 +174,7 @@ fn parse_options(parsed: &common::Parsed) -> Result<CutOptions, String> {
             "suppressing non-delimited lines makes sense\n\tonly when operating on fields".into(),
         );
     }
-    let what = if kind == 'f' {
-        "fields"
-    } else {
-        "byte/character positions"
-    };
-    let ranges = parse_list(&list, what).map_err(|e| {
-        if e.starts_with("invalid ") && e.ends_with(" list") {
-            format!(
-                "invalid {} list",
-                if kind == 'f' {
-                    "field"
-                } else {
-                    "byte/character position"
-                }
-            )
-        } else {
-            e
-        }
-    })?;
+    let ranges = parse_list(&list, kind == 'f')?;
     Ok(CutOptions {
         kind,
         ranges,

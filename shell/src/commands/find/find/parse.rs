@@ -263,7 +263,7 @@ impl Parser<'_> {
             return Ok(e);
         }
         if n.starts_with('-') {
-            return Err(format!("unknown predicate \u{2018}{n}\u{2019}"));
+            return Err(format!("unknown predicate `{n}'"));
         }
         Err(format!(
             "paths must precede expression: \u{2018}{n}\u{2019}"

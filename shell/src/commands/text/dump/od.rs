@@ -174,7 +174,8 @@ fn float_size(spec: &str, b: &[u8], i: &mut usize) -> Result<Option<usize>, Stri
             let size = spec[st..*i].parse().unwrap_or(0);
             if size != 4 && size != 8 {
                 return Err(format!(
-                    "invalid type string '{spec}';\nthis system doesn't provide a {size}-byte floating point type"
+                    "invalid type string {};\nthis system doesn't provide a {size}-byte floating point type",
+                    common::quote_locale(spec)
                 ));
             }
             return Ok(Some(size));
@@ -266,7 +267,8 @@ fn parse_type(spec: &str, out: &mut Vec<Ty>) -> Result<(), String> {
                     size = spec[st..i].parse().unwrap_or(0);
                     if ![1, 2, 4, 8].contains(&size) {
                         return Err(format!(
-                            "invalid type string '{spec}';\nthis system doesn't provide a {size}-byte integral type"
+                            "invalid type string {};\nthis system doesn't provide a {size}-byte integral type",
+                            common::quote_locale(spec)
                         ));
                     }
                 }

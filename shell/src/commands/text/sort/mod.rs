@@ -164,7 +164,12 @@ pub struct Key {
 
 /// Parses a KEYDEF; the error is GNU's message.
 fn parse_key(spec: &str, global: Order) -> Result<Key, String> {
-    let bad = |why: &str| format!("{why}: invalid field specification '{spec}'");
+    let bad = |why: &str| {
+        format!(
+            "{why}: invalid field specification {}",
+            common::quote_locale(spec)
+        )
+    };
     let b = spec.as_bytes();
     let mut i = 0;
     let num = |i: &mut usize| -> Option<usize> {
@@ -176,8 +181,8 @@ fn parse_key(spec: &str, global: Order) -> Result<Key, String> {
     };
     let Some(f1) = num(&mut i) else {
         return Err(format!(
-            "invalid number at field start: invalid count at start of '{}'",
-            &spec[i..]
+            "invalid number at field start: invalid count at start of {}",
+            common::quote_locale(&spec[i..])
         ));
     };
     if f1 == 0 {
@@ -188,8 +193,8 @@ fn parse_key(spec: &str, global: Order) -> Result<Key, String> {
         i += 1;
         c1 = num(&mut i).ok_or_else(|| {
             format!(
-                "invalid number after '.': invalid count at start of '{}'",
-                &spec[i..]
+                "invalid number after '.': invalid count at start of {}",
+                common::quote_locale(&spec[i..])
             )
         })?;
         if c1 == 0 {
@@ -215,8 +220,8 @@ fn parse_key(spec: &str, global: Order) -> Result<Key, String> {
         i += 1;
         let Some(f2) = num(&mut i) else {
             return Err(format!(
-                "invalid number after ',': invalid count at start of '{}'",
-                &spec[i..]
+                "invalid number after ',': invalid count at start of {}",
+                common::quote_locale(&spec[i..])
             ));
         };
         if f2 == 0 {
@@ -227,8 +232,8 @@ fn parse_key(spec: &str, global: Order) -> Result<Key, String> {
             i += 1;
             key.echar = num(&mut i).ok_or_else(|| {
                 format!(
-                    "invalid number after '.': invalid count at start of '{}'",
-                    &spec[i..]
+                    "invalid number after '.': invalid count at start of {}",
+                    common::quote_locale(&spec[i..])
                 )
             })?;
         }
@@ -453,7 +458,8 @@ fn parse_options(parsed: &common::Parsed) -> Result<SortOptions, String> {
                     "numeric" => 'n',
                     "random" => 'R',
                     "version" => 'V',
-                    _ => return Err(format!("invalid argument '{v}' for '--sort'")),
+                    // Checked by `sort` before the options are read.
+                    _ => continue,
                 };
                 global.set(c, false);
             }
@@ -463,6 +469,13 @@ fn parse_options(parsed: &common::Parsed) -> Result<SortOptions, String> {
                 quiet_check = true;
             }
             "k" => key_specs.push(v.to_string()),
+            // Memory and threads are the sandbox's; GNU's checks still hold.
+            "S" => check_buffer_size(v)?,
+            "parallel" => match v.parse::<u64>() {
+                Ok(0) => return Err("number in parallel must be nonzero".into()),
+                Ok(_) => {}
+                Err(_) => return Err(format!("invalid --parallel argument '{v}'")),
+            },
             "m" => merge = true,
             "o" => output = Some(v.to_string()),
             "s" => stable = true,
@@ -474,7 +487,7 @@ fn parse_options(parsed: &common::Parsed) -> Result<SortOptions, String> {
                     [c] => Tab::Char(*c),
                     b"\\0" => Tab::Char(0),
                     [] => return Err("empty tab".into()),
-                    _ => return Err(format!("multi-character tab '{v}'")),
+                    _ => return Err(format!("multi-character tab {}", common::quote_locale(v))),
                 };
             }
             _ => {}
@@ -515,6 +528,56 @@ fn parse_options(parsed: &common::Parsed) -> Result<SortOptions, String> {
     })
 }
 
+/// `-S SIZE` as GNU checks it: a number (KiB without a suffix), then at
+/// most one of its suffixes, the bytes fitting in 64 bits.
+fn check_buffer_size(v: &str) -> Result<(), String> {
+    let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return Err(format!("invalid -S argument '{v}'"));
+    }
+    let power = match &v.as_bytes()[digits..] {
+        [] => 1,
+        [b'%' | b'b'] => 0,
+        [b'k' | b'K'] => 1,
+        [b'm' | b'M'] => 2,
+        [b'g' | b'G'] => 3,
+        [b't' | b'T'] => 4,
+        [b'P'] => 5,
+        [b'E'] => 6,
+        [b'Z' | b'Y'] => 7,
+        _ => return Err(format!("invalid suffix in -S argument '{v}'")),
+    };
+    let bytes = v[..digits]
+        .parse::<u128>()
+        .ok()
+        .and_then(|n| n.checked_mul(1u128 << (10 * power)));
+    match bytes {
+        Some(b) if b <= u64::MAX as u128 => Ok(()),
+        _ => Err(format!("-S argument '{v}' too large")),
+    }
+}
+
+/// `--sort=WORD` checked as GNU's argmatch does (status 1, before any
+/// other option's error).
+fn check_sort_words(ctx: &mut CommandCtx<'_>, parsed: &common::Parsed) -> Option<i32> {
+    let words = [
+        "general-numeric",
+        "human-numeric",
+        "month",
+        "numeric",
+        "random",
+        "version",
+    ];
+    let bad = parsed.opts.iter().find_map(|(id, v)| {
+        let v = v.as_deref().unwrap_or("");
+        (*id == "sort" && !words.contains(&v)).then_some(v)
+    })?;
+    let valid: Vec<&[&str]> = words.iter().map(std::slice::from_ref).collect();
+    Some(crate::commands::files::common::invalid_choice(
+        ctx, "--sort", bad, &valid,
+    ))
+}
+
 /// `sort`
 pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "sort";
@@ -525,6 +588,9 @@ pub fn sort(ctx: &mut CommandCtx<'_>) -> i32 {
             return 2;
         }
     };
+    if let Some(status) = check_sort_words(ctx, &parsed) {
+        return status;
+    }
     let SortOptions {
         sorter,
         check,
