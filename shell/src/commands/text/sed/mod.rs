@@ -92,8 +92,12 @@ fn parse_options(ctx: &mut CommandCtx<'_>, parsed: &common::Parsed) -> Result<Sc
         match *id {
             "n" => set.quiet = true,
             "e" => {
+                // Pieces are joined by newlines; none follows the last, so
+                // `-e '$a\'` ends the script right after its backslash.
+                if script.last().is_some_and(|b| *b != b'\n') {
+                    script.push(b'\n');
+                }
                 script.extend_from_slice(v.as_bytes());
-                script.push(b'\n');
                 have_script = true;
             }
             "f" => {
@@ -105,10 +109,10 @@ fn parse_options(ctx: &mut CommandCtx<'_>, parsed: &common::Parsed) -> Result<Sc
                         return Err(4);
                     }
                 };
-                script.extend_from_slice(&data);
-                if data.last() != Some(&b'\n') {
+                if script.last().is_some_and(|b| *b != b'\n') {
                     script.push(b'\n');
                 }
+                script.extend_from_slice(&data);
                 have_script = true;
             }
             "i" => {

@@ -552,6 +552,11 @@ impl P<'_> {
         }
         if self.peek() == Some(b'\\') {
             self.i += 1;
+            // `$a\` ending the script has no text at all: it only adds a
+            // missing final newline (the idiom that ends a file with one).
+            if self.peek().is_none() {
+                return Ok(Vec::new());
+            }
             if self.peek() == Some(b'\n') {
                 self.i += 1;
             }
