@@ -716,6 +716,13 @@ fn found_scripts() -> Vec<String> {
         format!("shopt -s extglob\necho @(__nope__*|_\"{unclosed_default})\n"),
         format!("declare -A a\na=([k{}1]=v1 [k2]=v2)\n", "$((".repeat(11)),
         format!("cat <<EOF\n\"{unclosed_default}\nEOF\n"),
+        // An empty here-doc tag at the end of input, before its body began:
+        // brush-parser's tokenizer matched it forever, growing without bound.
+        "[[ <<'' || ''& echo $(".to_string(),
+        "cat <<''".to_string(),
+        // jq counted lines from the start of its input for each value:
+        // 100,000 values took 14 s, far past the timeout.
+        "seq 100000 |````````jq ``".to_string(),
         // Builtins cut an invalid option inside its char (source.rs, ...).
         "eval -$'\\ue9'\n".to_string(),
         // jq's token scan (json/alternatives.rs) cut a char.

@@ -722,6 +722,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
     ) -> Result<TokenizeResult, TokenizerError> {
         let mut state = TokenParseState::new(&self.cross_state.cursor);
         let mut result: Option<TokenizeResult> = None;
+        let mut eof_passes = 0usize;
 
         while result.is_none() {
             // First satisfy token results from our queue. Once we exhaust the queue then
@@ -756,7 +757,15 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
 
                 // Verify we're not in a here document.
                 if !matches!(self.cross_state.here_state, HereState::None) {
-                    if self.remove_here_end_tag(&mut state, &mut result, false)? {
+                    // Each pass here ends a here-document or starts its
+                    // body; an empty tag (`<<''`) before its body matched
+                    // at every pass without either, and this loop never
+                    // ended (sandkeep's fuzzing found it): a bound on the
+                    // passes turns that into the unterminated error below.
+                    eof_passes += 1;
+                    if eof_passes <= 2 * self.cross_state.current_here_tags.len() + 2
+                        && self.remove_here_end_tag(&mut state, &mut result, false)?
+                    {
                         // If we hit end tag without a trailing newline, try to get next token.
                         continue;
                     }

@@ -674,7 +674,7 @@ fn input_values(o: &Options, sources: Vec<(Val, Vec<u8>)>) -> (Vec<Input>, Posit
     };
     let end = sources
         .last()
-        .map(|(n, t)| at(n, lines_read(t, t.len())))
+        .map(|(n, t)| at(n, super::reading::LineCount::new(t).lines_read(t.len())))
         .unwrap_or_default();
     if o.raw_input {
         if o.slurp {
@@ -769,9 +769,10 @@ fn parse_source(name: &Val, text: &[u8], vals: &mut Vec<Input>) -> bool {
     };
     let long_integers = super::reading::may_hold_long_integers(text);
     let mut offset = 0;
+    let mut lines = super::reading::LineCount::new(text);
     for v in jaq_json::read::parse_many(text) {
         offset = value_end(text, offset);
-        let pos = at(lines_read(text, offset));
+        let pos = at(lines.lines_read(offset));
         let v = match v {
             // jq 1.6 holds every number as a double.
             Ok(v) if long_integers => Ok(super::reading::as_doubles(v)),
@@ -789,26 +790,6 @@ fn parse_source(name: &Val, text: &[u8], vals: &mut Vec<Input>) -> bool {
         }
     }
     false
-}
-
-/// How many lines jq 1.6 has read of `text` once it has parsed a value
-/// ending at byte `end`: it feeds its parser line by line (in pieces of at
-/// most 4095 bytes), so the line holding the value's end is read whole.
-fn lines_read(text: &[u8], end: usize) -> usize {
-    let end = end.min(text.len());
-    let before = text[..end].iter().filter(|&&b| b == b'\n').count();
-    if end == 0 || text[end - 1] == b'\n' {
-        return before;
-    }
-    let line_start = text[..end]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let piece_end = line_start + ((end - 1 - line_start) / 4095 + 1) * 4095;
-    match text[end..].iter().position(|&b| b == b'\n') {
-        Some(i) if end + i < piece_end => before + 1,
-        _ => before,
-    }
 }
 
 /// Where the JSON value after `from` (and any blanks or `#` comments)

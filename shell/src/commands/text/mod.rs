@@ -3,6 +3,7 @@
 //! against the GNU tool it stands for (LC_ALL=C behaviour).
 
 pub mod base64;
+pub mod cksum;
 pub mod cmp;
 pub mod column;
 pub mod comm;
@@ -56,6 +57,8 @@ pub const COMMANDS: &[Command] = &[
     Command::own("sha256sum", sums::sum),
     Command::own("sha384sum", sums::sum),
     Command::own("sha512sum", sums::sum),
+    Command::own("b2sum", sums::sum),
+    Command::gnu("cksum", cksum::USAGE, cksum::cksum),
     Command::gnu("cmp", cmp::USAGE, cmp::cmp),
     Command::gnu("strings", strings::USAGE, strings::strings),
     Command::gnu("od", dump::od::USAGE, dump::od::od),

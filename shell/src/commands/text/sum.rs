@@ -65,13 +65,7 @@ pub fn sum(ctx: &mut CommandCtx<'_>) -> i32 {
                 continue;
             }
         };
-        let mut line = if sysv {
-            let (sum, blocks) = sysv_sum(&data);
-            format!("{sum} {blocks}")
-        } else {
-            let (sum, blocks) = bsd_sum(&data);
-            format!("{sum:05} {blocks:5}")
-        };
+        let mut line = sum_line(&data, sysv);
         if names {
             line.push(' ');
             line.push_str(name);
@@ -81,6 +75,17 @@ pub fn sum(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     let _ = out.flush();
     status
+}
+
+/// The sum and block count as `sum` prints them (and `cksum -a bsd|sysv`).
+pub(crate) fn sum_line(data: &[u8], sysv: bool) -> String {
+    if sysv {
+        let (sum, blocks) = sysv_sum(data);
+        format!("{sum} {blocks}")
+    } else {
+        let (sum, blocks) = bsd_sum(data);
+        format!("{sum:05} {blocks:5}")
+    }
 }
 
 /// The BSD checksum and the count of 1024-byte blocks (rounded up).
