@@ -5,7 +5,7 @@ use super::super::{CommandCtx, ExecMode, ExecRequest};
 use crate::commands::options::{
     Arg, OptSpec, ParseMode, flag, long_flag, opt, parse, unimplemented, with_arg,
 };
-use crate::commands::system::which::{resolve_program, unrunnable_status};
+use crate::commands::system::which::{resolve_in_path, unrunnable_status};
 use crate::commands::text::common::read_stdin;
 
 /// How input is split into items.
@@ -387,8 +387,7 @@ fn run_batches(
         if trace {
             let _ = writeln!(ctx.stderr, "{}", argv.join(" "));
         }
-        let path_var = ctx.getenv("PATH").unwrap_or("/bin:/usr/bin").to_string();
-        if let Err(e) = resolve_program(ctx.fs, &path_var, ctx.cwd, &argv[0]) {
+        if let Err(e) = resolve_in_path(ctx, &argv[0]) {
             ctx.error(format!("{}: {e}", argv[0]));
             return unrunnable_status(e);
         }

@@ -7,12 +7,12 @@
 //! each tool's words when it fails (status 127 or 126).
 
 use crate::commands::files::common::{GnuError, parse_size};
-use crate::commands::system::which::{resolve_program, unrunnable_status};
+use crate::commands::system::which::{resolve_in_path, unrunnable_status};
 use crate::commands::text::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::{CommandCtx, ExecMode, ExecRequest};
 use crate::fs::FsError;
 
-/// Runs `argv` (non-empty) as `mode` says, once [`resolve_program`] finds
+/// Runs `argv` (non-empty) as `mode` says, once [`resolve_in_path`] finds
 /// it along `PATH`; otherwise writes `NAME: ` and `failed(program, why)`
 /// and returns 127 (not found) or 126 (not executable).
 pub fn run(
@@ -21,8 +21,7 @@ pub fn run(
     mode: ExecMode,
     failed: impl Fn(&str, FsError) -> String,
 ) -> i32 {
-    let path_var = ctx.getenv("PATH").unwrap_or("/bin:/usr/bin").to_string();
-    if let Err(e) = resolve_program(ctx.fs, &path_var, ctx.cwd, &argv[0]) {
+    if let Err(e) = resolve_in_path(ctx, &argv[0]) {
         ctx.gnu_error(failed(&argv[0], e));
         return unrunnable_status(e);
     }

@@ -33,6 +33,13 @@ pub fn resolve_program(fs: &Fs, path_var: &str, cwd: &str, name: &str) -> Result
     }
 }
 
+/// [`resolve_program`] along the running command's own `PATH` (execvp's
+/// default, `/bin:/usr/bin`, without one).
+pub fn resolve_in_path(ctx: &CommandCtx<'_>, name: &str) -> Result<String, FsError> {
+    let path_var = ctx.getenv("PATH").unwrap_or("/bin:/usr/bin");
+    resolve_program(ctx.fs, path_var, ctx.cwd, name)
+}
+
 /// The status a shell or wrapper gives a program [`resolve_program`]
 /// could not run.
 pub fn unrunnable_status(e: FsError) -> i32 {
