@@ -149,6 +149,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
 
+    /// How long a request to an s3:// store is retried (on a 5xx or a
+    /// connection that fails) before a park gives up on it and is kept in
+    /// the spool under --data instead, uploaded when the store answers.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub store_retry_timeout: String,
+
     /// Park a session idle this long (`30s`, `5m`, `1h`).
     #[arg(long, value_name = "DURATION", default_value = "5m")]
     pub idle: String,
@@ -156,6 +162,12 @@ pub struct ServeArgs {
     /// Complete a session this old (`24h`).
     #[arg(long, value_name = "DURATION", default_value = "24h")]
     pub max_session: String,
+
+    /// Keep a live session's workspace as a generation at least this often
+    /// once it ran something (its sandbox keeps running), so a worker that
+    /// dies loses at most this much; `off` keeps only at idle parks.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub checkpoint: String,
 
     /// Open sessions on this server at most (429 past it).
     #[arg(long, value_name = "N", default_value_t = 1000)]
@@ -506,6 +518,14 @@ pub enum ArchiveCommand {
     /// Check every kept generation: records, manifests and every blob's hash.
     /// Exit 1 naming each damaged path.
     Verify {
+        /// The agent.
+        #[arg(long, value_name = "NAME")]
+        agent: String,
+    },
+    /// Re-point a head whose generation cannot be read whole (its record or a
+    /// blob missing, e.g. after a storage fault) to the newest generation that
+    /// can. Says what it did; exit 1 when nothing reads whole.
+    Repair {
         /// The agent.
         #[arg(long, value_name = "NAME")]
         agent: String,

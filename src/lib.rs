@@ -60,7 +60,7 @@ mod timestamp;
 // Runtime and sessions: the entry point, where an agent's state lives, errors.
 pub use runtime::{
     AgentPaths, DEFAULT_DATA_DIR, Runtime, RuntimeBuilder, RuntimeError, SharedMindlog,
-    SharedStore, StoreFactory, validate_agent,
+    SharedStore, SpoolReport, StoreFactory, validate_agent,
 };
 pub use session::{Session, SessionError};
 // Sandboxes: the traits every backend implements, what a run takes and gives.
@@ -93,7 +93,8 @@ pub use mindlog::{
 pub use store::{
     Change, ChangeKind, ChangeStats, Commit, Conflict, Delta, DirStore, Edit,
     Entry as ManifestEntry, GcReport, GenerationId, Generations, Hash, Kind as ManifestKind,
-    Manifest, Record, Resolution, Retention, Store, StoreError, StoredManifest,
+    Manifest, Record, Repair, Resolution, Retention, Spool, Spooled, Store, StoreError,
+    StoredManifest,
 };
 // Generations and mindlogs on S3-compatible object storage (feature `s3`).
 #[cfg(feature = "s3")]
@@ -111,7 +112,7 @@ pub use schedule::{
 #[cfg(feature = "server")]
 pub use server::auth::{Caller as TokenCaller, Grant as TokenGrant, TokenFileError, Tokens};
 #[cfg(feature = "server")]
-pub use server::{ServeConfig, Server};
+pub use server::{ServeConfig, Server, ShutdownReport};
 // The MCP server over stdio (feature `mcp`).
 #[cfg(feature = "mcp")]
 pub use mcp::McpServer;

@@ -16,7 +16,7 @@ use crate::mindlog::{Mindlog, Segments};
 use crate::sandbox::Backend;
 use crate::sandbox::local::LocalBackend;
 use crate::session::Session;
-use crate::store::{Generations, Store, StoreError};
+use crate::store::{GenerationId, Generations, Spool, Store, StoreError};
 
 /// The default data directory, relative to the current directory.
 pub const DEFAULT_DATA_DIR: &str = ".data";
@@ -29,6 +29,16 @@ pub enum RuntimeError {
         "invalid agent name '{0}': use 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'"
     )]
     InvalidAgent(String),
+}
+
+/// What [`Runtime::upload_spools`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SpoolReport {
+    /// Uploaded parks: agent, session, the generation that holds them now.
+    pub uploaded: Vec<(String, String, GenerationId)>,
+    /// Parks still only on this host: agent, session, why.
+    pub pending: Vec<(String, String, String)>,
 }
 
 /// Where one agent's state lives on the host.
@@ -148,6 +158,12 @@ impl AgentPaths {
             Some(store) => Generations::new(store.0.clone()),
             None => Generations::in_dir(&self.store),
         }
+    }
+
+    /// Where parks that could not reach a shared store are kept until it
+    /// answers again (`DIR/spool`).
+    pub fn spool(&self) -> Spool {
+        Spool::new(self.dir.join("spool"))
     }
 
     /// The event log of one session.
@@ -298,6 +314,55 @@ impl Runtime {
     /// event log is written. Custom hooks still run (with no agent).
     pub fn ephemeral_session(&self) -> Session {
         Session::new(self.inner.clone(), None)
+    }
+
+    /// Uploads every agent's spooled parks (parks that could not reach the
+    /// shared store) whose sessions are not live in this process, each
+    /// merged on the generation it was based on. Blocking: call it from
+    /// `spawn_blocking` in async code. Nothing to do without shared stores.
+    pub fn upload_spools(&self) -> SpoolReport {
+        let mut report = SpoolReport::default();
+        if self.inner.stores.is_none() {
+            return report;
+        }
+        let agents = match std::fs::read_dir(self.inner.data_dir.join("agents")) {
+            Ok(rd) => rd,
+            Err(_) => return report,
+        };
+        let mut names: Vec<String> = agents
+            .flatten()
+            .filter(|e| e.path().join("spool").is_dir())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        for agent in names {
+            let Ok(paths) = self.paths(&agent) else {
+                continue;
+            };
+            let spool = paths.spool();
+            match crate::hooks::upload_spooled(&spool, &paths.generations()) {
+                Ok(crate::hooks::SpoolUploads { uploaded, left }) => {
+                    for (session, commit) in uploaded {
+                        tracing::info!(
+                            "[workspace-sync] {session} spooled park of agent {agent} uploaded as generation {}",
+                            commit.record.id
+                        );
+                        report
+                            .uploaded
+                            .push((agent.clone(), session, commit.record.id));
+                    }
+                    for (session, why) in left {
+                        report.pending.push((agent.clone(), session, why));
+                    }
+                }
+                Err(e) => report.pending.push((
+                    agent.clone(),
+                    "*".into(),
+                    format!("{}: {e}", spool.dir().display()),
+                )),
+            }
+        }
+        report
     }
 
     /// `agent`'s mindlog.

@@ -82,7 +82,16 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }
         #[cfg(feature = "s3")]
         Some(url) if url.starts_with("s3://") => Some(Arc::new(
-            sandkeep::S3Stores::from_url(url).with_context(|| format!("--store {url}"))?,
+            sandkeep::S3Stores::from_url_with(
+                url,
+                [("retry_timeout", args.store_retry_timeout.as_str())],
+            )
+            .with_context(|| {
+                format!(
+                    "--store {url} --store-retry-timeout {}",
+                    args.store_retry_timeout
+                )
+            })?,
         )),
         Some(url) => bail!("--store {url}: expected file://DIR or s3://BUCKET/PREFIX"),
     };
@@ -107,9 +116,16 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         builder = builder.stores(stores);
     }
     let runtime = builder.build();
+    let checkpoint = match args.checkpoint.as_str() {
+        "off" | "0" => None,
+        text => Some(parse_duration(text).with_context(|| {
+            format!("--checkpoint {text}: not a duration (e.g. 30s, 5m) or 'off'")
+        })?),
+    };
     let config = ServeConfig {
         tokens,
         idle,
+        checkpoint,
         max_session,
         max_sessions: args.max_sessions,
         max_sessions_per_token: args.max_sessions_per_token,
@@ -118,10 +134,26 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let local = listener.local_addr()?;
     // Tests and scripts read this line to find the port of --listen ...:0.
     eprintln!("sandkeep: serving on http://{local}");
-    Server::new(runtime, config)
+    let report = Server::new(runtime, config)
         .serve(listener, terminated())
         .await
         .context("serving")?;
-    eprintln!("sandkeep: every session parked; bye");
-    Ok(ExitCode::SUCCESS)
+    if report.all_kept() {
+        eprintln!("sandkeep: every session parked; bye");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (agent, session, why) in &report.spooled {
+        eprintln!(
+            "sandkeep: agent {agent}: session {session}'s workspace is only spooled under {} ({why}); it is uploaded at the next start",
+            cli.data.join("agents").join(agent).join("spool").display()
+        );
+    }
+    for (agent, session, why) in &report.not_kept {
+        eprintln!("sandkeep: agent {agent}: session {session} was NOT kept: {why}");
+    }
+    eprintln!(
+        "sandkeep: {} session(s) not in the store; exiting with status 1",
+        report.spooled.len() + report.not_kept.len()
+    );
+    Ok(ExitCode::from(1))
 }

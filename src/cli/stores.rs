@@ -190,6 +190,13 @@ pub fn archive(cli: &Cli, cmd: &ArchiveCommand) -> anyhow::Result<ExitCode> {
             }
             eprintln!("sandkeep: every generation of {agent} verifies");
         }
+        ArchiveCommand::Repair { agent } => match gens(agent)?.repair()? {
+            Some(r) => eprintln!(
+                "sandkeep: HEAD named {} ({}); it names {} now, the newest generation that reads whole",
+                r.broken, r.reason, r.head
+            ),
+            None => eprintln!("sandkeep: the head of {agent} reads whole; nothing to repair"),
+        },
         ArchiveCommand::Gc {
             agent,
             keep,

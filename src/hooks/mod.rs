@@ -26,6 +26,7 @@ mod workspace_sync;
 
 pub use mindlog_copy::MindlogCopy;
 pub use workspace_sync::WorkspaceSync;
+pub(crate) use workspace_sync::{SpoolUploads, upload_spooled};
 
 use crate::runtime::AgentPaths;
 use crate::sandbox::{Sandbox, SandboxError};

@@ -32,8 +32,8 @@ use crate::hooks::{Hook, HookContext, HookError, HookResult, KeptGeneration};
 use crate::mindlog::SANDBOX_MINDLOG_PATH;
 use crate::sandbox::{Listed, ListedKind, Listing, SANDBOX_UID, Sandbox, WorkspaceChanges};
 use crate::store::{
-    ChangeStats, Commit, Edit, Entry, GenerationId, Generations, Hash, Kind, Manifest, Retention,
-    StoreError, read_tar_entries,
+    ChangeStats, Commit, Edit, Entry, GenerationId, Generations, Hash, Kind, Manifest,
+    RESTORE_FAILED_NOTE, Retention, Spool, StoreError, manifest_from_tar, read_tar_entries,
 };
 
 /// What the hook remembers about one session.
@@ -58,6 +58,10 @@ struct SyncState {
     stale: bool,
     /// The head's sequence number when the session started.
     start_seq: u64,
+    /// The turn whose park was spooled: nothing ran since, so a park in the
+    /// same turn (the one `complete` takes after `park`) has nothing to add
+    /// and does not wait on the store again.
+    spooled_turn: Option<u64>,
 }
 
 impl Default for SyncState {
@@ -72,6 +76,7 @@ impl Default for SyncState {
             gens: None,
             stale: false,
             start_seq: 0,
+            spooled_turn: None,
         }
     }
 }
@@ -153,13 +158,39 @@ impl WorkspaceSync {
             return Ok(());
         };
         let sid = ctx.session_id();
+        set_live(sid, true);
         let sandbox = ctx.sandbox()?;
         let gens = paths.generations();
         let legacy = paths.archive.clone();
+        let spool = paths.shared_store.is_some().then(|| paths.spool());
         let loaded = {
-            let gens = gens.clone();
+            let (gens, sid) = (gens.clone(), sid.to_string());
             blocking(move || {
                 crate::runtime::migrate_legacy_archive(&gens, &legacy)?;
+                // Parks that earlier sessions could only spool come first, so
+                // this one starts from them.
+                if let Some(spool) = spool {
+                    let SpoolUploads { uploaded, left } = upload_spooled(&spool, &gens)?;
+                    for (session, commit) in uploaded {
+                        tracing::info!(
+                            "[workspace-sync] {sid} uploaded session {session}'s spooled park as generation {}",
+                            commit.record.id
+                        );
+                    }
+                    for (session, why) in left {
+                        tracing::warn!(
+                            "[workspace-sync] {sid} session {session}'s spooled park stays spooled: {why}"
+                        );
+                    }
+                }
+                if let Some(repair) = gens.repair()? {
+                    tracing::warn!(
+                        "[workspace-sync] {sid} repaired the head: it named {} ({}); it names {} now",
+                        repair.broken,
+                        repair.reason,
+                        repair.head
+                    );
+                }
                 let Some(head) = gens.head()? else {
                     return Ok(None);
                 };
@@ -199,6 +230,7 @@ impl WorkspaceSync {
             gens: Some(gens),
             stale: false,
             start_seq: head.seq,
+            spooled_turn: None,
         });
         Ok(())
     }
@@ -210,17 +242,51 @@ impl WorkspaceSync {
         let sid = ctx.session_id().to_string();
         let sandbox = ctx.sandbox()?;
         let mut state = ctx.take_state::<SyncState>().unwrap_or_default();
+        if state.spooled_turn == Some(ctx.turn) {
+            tracing::info!("[workspace-sync] {sid} unchanged since its spooled park");
+            ctx.put_state(state);
+            return Ok(());
+        }
         let gens = state
             .gens
             .get_or_insert_with(|| paths.generations())
             .clone();
         let result = keep(&sid, sandbox.as_ref(), &gens, &mut state).await;
+        let spool = paths.spool();
         match &result {
-            Ok(Some(kept)) => ctx.set_kept(kept.clone()),
-            Ok(None) => {}
+            Ok(kept) => {
+                state.spooled_turn = None;
+                if let Some(kept) = kept {
+                    ctx.set_kept(kept.clone());
+                }
+                // The store holds all the spool held, and more.
+                if spool.holds(&sid)
+                    && let Err(e) = spool.remove(&sid)
+                {
+                    tracing::warn!("[workspace-sync] {sid} removing its spooled park: {e}");
+                }
+            }
             Err(e) => {
                 tracing::warn!("[workspace-sync] {sid} {e}");
                 state.stale = true;
+                // A shared store that does not answer: the park is kept on the
+                // host and uploaded when it answers again.
+                if paths.shared_store.is_some() && state.restore_failed.is_none() {
+                    match spool_park(&sid, sandbox.as_ref(), spool, state.base.clone(), e).await {
+                        Ok((id, dir)) => {
+                            tracing::warn!(
+                                "[workspace-sync] {sid} spooled generation {id} in {}: the store was not written ({e}); it is uploaded when the store answers again",
+                                dir.display()
+                            );
+                            state.spooled_turn = Some(ctx.turn);
+                            ctx.put_state(state);
+                            return Ok(());
+                        }
+                        Err(spool_error) => tracing::error!(
+                            "[workspace-sync] {sid} spooling the park failed too: {spool_error}"
+                        ),
+                    }
+                }
             }
         }
         ctx.put_state(state);
@@ -228,6 +294,97 @@ impl WorkspaceSync {
             .map(|_| ())
             .map_err(|e| hook_err(format!("{e}; the last kept generation stays the head")))
     }
+}
+
+/// Sessions of this process that have started and not ended: their spooled
+/// parks are theirs to replace or remove, so no restore uploads them (an
+/// upload of an older tree would bring back files the session deleted
+/// since).
+static LIVE: std::sync::Mutex<Option<HashSet<String>>> = std::sync::Mutex::new(None);
+
+fn set_live(sid: &str, live: bool) {
+    let mut guard = LIVE.lock().unwrap_or_else(|p| p.into_inner());
+    let set = guard.get_or_insert_with(HashSet::new);
+    if live {
+        set.insert(sid.to_string());
+    } else {
+        set.remove(sid);
+    }
+}
+
+fn is_live(sid: &str) -> bool {
+    LIVE.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .is_some_and(|s| s.contains(sid))
+}
+
+/// What [`upload_spooled`] did with one agent's spool.
+#[derive(Default)]
+pub(crate) struct SpoolUploads {
+    /// Sessions whose parks are in the store now, with the commit of each.
+    pub(crate) uploaded: Vec<(String, Commit)>,
+    /// Sessions whose parks are still spooled, with why.
+    pub(crate) left: Vec<(String, String)>,
+}
+
+/// Uploads the spooled parks of `spool` whose sessions are not live here;
+/// what was uploaded, and what is still spooled with why. Blocking.
+pub(crate) fn upload_spooled(
+    spool: &Spool,
+    gens: &Generations,
+) -> Result<SpoolUploads, StoreError> {
+    // One upload at a time in this process: a restore and the server's
+    // retry may reach the same spooled park together.
+    static UPLOADING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = UPLOADING.lock().unwrap_or_else(|p| p.into_inner());
+    let mut uploaded = Vec::new();
+    let mut left = Vec::new();
+    for pending in spool.pending()? {
+        if is_live(&pending.session) {
+            left.push((pending.session, "its session is still live".to_string()));
+            continue;
+        }
+        match spool.upload(&pending.session, gens) {
+            Ok(commit) => uploaded.push((pending.session, commit)),
+            Err(e) => left.push((pending.session, e.to_string())),
+        }
+    }
+    Ok(SpoolUploads { uploaded, left })
+}
+
+/// Keeps the sandbox's whole workspace in `spool` as session `sid`'s park
+/// on `base`; the spooled generation's id and folder.
+async fn spool_park(
+    sid: &str,
+    sandbox: &dyn Sandbox,
+    spool: Spool,
+    base: Option<GenerationId>,
+    reason: &str,
+) -> Result<(GenerationId, std::path::PathBuf), String> {
+    let listing = sandbox
+        .list_workspace()
+        .await
+        .map_err(|e| format!("listing /workspace: {e}"))?;
+    let paths: Vec<String> = listing
+        .entries
+        .iter()
+        .filter(|l| is_kept(&l.path))
+        .map(|l| l.path.clone())
+        .collect();
+    let tar = sandbox
+        .export_paths(&paths)
+        .await
+        .map_err(|e| format!("reading /workspace: {e}"))?;
+    let (sid, reason) = (sid.to_string(), reason.to_string());
+    let listed_at = listing.listed_at;
+    blocking(move || {
+        let (tree, blobs) = manifest_from_tar(&tar, false)?;
+        let id = spool.write(&sid, base.as_ref(), &tree, &blobs, listed_at, &reason)?;
+        Ok((id, spool.dir().to_path_buf()))
+    })
+    .await
+    .map_err(|e| e.to_string())
 }
 
 /// One park: brings `state.tree` up to the sandbox's tree and keeps it as a
@@ -265,7 +422,7 @@ async fn keep(
     }
     let (ours, listed_at, bytes_new) = (state.tree.clone(), snap.listed_at, snap.bytes_new);
     if let Some(reason) = &state.restore_failed {
-        let note = format!("the restore had failed: {reason}");
+        let note = format!("{RESTORE_FAILED_NOTE}: {reason}");
         let (gens, sid2) = (gens.clone(), sid.to_string());
         let record =
             blocking(move || gens.commit_detached(&ours, bytes_new, Some(&sid2), listed_at, &note))
@@ -660,6 +817,7 @@ impl Hook for WorkspaceSync {
 
     async fn session_completed(&self, ctx: &HookContext) -> HookResult {
         let result = self.snapshot(ctx).await;
+        set_live(ctx.session_id(), false);
         // No state (an ephemeral session keeps nothing): nothing to collect.
         if result.is_ok()
             && let Some(state) = ctx.take_state::<SyncState>()
@@ -672,6 +830,7 @@ impl Hook for WorkspaceSync {
     }
 
     async fn session_failed(&self, ctx: &HookContext) -> HookResult {
+        set_live(ctx.session_id(), false);
         ctx.take_state::<SyncState>();
         Ok(())
     }

@@ -16,11 +16,14 @@
 //! let runtime = sandkeep::Runtime::builder().data_dir("/tmp/data").build();
 //! let server = Server::new(runtime, ServeConfig::default());
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-//! server.serve(listener, std::future::pending()).await
+//! let report = server.serve(listener, std::future::pending()).await?;
+//! assert!(report.all_kept());
+//! # Ok(())
 //! # }
 //! ```
 
 pub mod auth;
+mod guard;
 mod mcp_http;
 pub mod openapi;
 mod routes;
@@ -49,6 +52,13 @@ pub struct ServeConfig {
     pub max_sessions_per_token: usize,
     /// Largest request body, e.g. a file upload (default 64 MiB).
     pub max_body: usize,
+    /// A live session that ran something is kept as a generation at least
+    /// this often, its sandbox left running, so a worker that dies loses at
+    /// most this much work (default 30 s; `None`: only idle parks keep).
+    pub checkpoint: Option<Duration>,
+    /// How long a shutdown keeps retrying parks that failed before it gives
+    /// up on them (default 20 s).
+    pub park_grace: Duration,
 }
 
 impl Default for ServeConfig {
@@ -60,6 +70,8 @@ impl Default for ServeConfig {
             max_sessions: 1000,
             max_sessions_per_token: 100,
             max_body: 64 << 20,
+            checkpoint: Some(Duration::from_secs(30)),
+            park_grace: Duration::from_secs(20),
         }
     }
 }
@@ -100,67 +112,159 @@ impl Server {
         self.state.sessions.len()
     }
 
-    /// Serves on `listener` until `shutdown` resolves, parking idle sessions
-    /// and completing expired ones in the background; then stops accepting,
-    /// lets calls in flight finish and parks every session.
+    /// Serves on `listener` until `shutdown` resolves, parking idle sessions,
+    /// checkpointing busy ones, completing expired ones and uploading spooled
+    /// parks in the background; then stops accepting, lets calls in flight
+    /// finish and parks every session. What the shutdown could not keep in
+    /// the store is in the report.
+    ///
+    /// # Errors
+    ///
+    /// The listener's I/O error.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<ShutdownReport> {
         let reaper = tokio::spawn(reap(self.state.clone()));
         let result = axum::serve(listener, self.router())
             .with_graceful_shutdown(shutdown)
             .await;
         reaper.abort();
-        self.park_all().await;
+        let report = self.park_all().await;
         // The docker pool's waiting containers go too.
         self.state.runtime.backend().close().await;
-        result
+        result.map(|()| report)
     }
 
-    /// Parks every session (their workspaces kept, sandboxes released); the
+    /// Parks every session (their workspaces kept, sandboxes released),
+    /// retrying a failed park with backoff for up to
+    /// [`ServeConfig::park_grace`], then uploads what is spooled; the
     /// sessions stay resumable while this server lives.
-    pub async fn park_all(&self) {
+    pub async fn park_all(&self) -> ShutdownReport {
         let slots = self.state.sessions.all();
+        let grace = self.state.config.park_grace;
         let parks = slots.into_iter().map(|slot| async move {
             let mut live = slot.live.lock().await;
-            if let Err(e) = live.park().await {
-                tracing::error!("session {}: park at shutdown failed: {e}", slot.id);
+            let deadline = tokio::time::Instant::now() + grace;
+            let mut wait = Duration::from_millis(250);
+            loop {
+                match live.park().await {
+                    Ok(()) => return None,
+                    Err(e) if tokio::time::Instant::now() + wait >= deadline => {
+                        tracing::error!("session {}: park at shutdown failed: {e}", slot.id);
+                        return Some((slot.agent.clone(), slot.id.clone(), e.to_string()));
+                    }
+                    Err(e) => {
+                        tracing::warn!(
+                            "session {}: park at shutdown failed, retrying in {wait:?}: {e}",
+                            slot.id
+                        );
+                        tokio::time::sleep(wait).await;
+                        wait = (wait * 2).min(Duration::from_secs(4));
+                    }
+                }
             }
         });
-        futures_util::future::join_all(parks).await;
+        let lost = futures_util::future::join_all(parks).await;
         self.state.mcp.close_all().await;
+        let runtime = self.state.runtime.clone();
+        let spools = tokio::task::spawn_blocking(move || runtime.upload_spools())
+            .await
+            .unwrap_or_default();
+        ShutdownReport {
+            not_kept: lost.into_iter().flatten().collect(),
+            spooled: spools.pending,
+        }
     }
 }
 
-/// Parks sessions idle past `--idle` and completes those older than
-/// `--max-session`, checking a few times per idle period.
+/// What a shutdown could not keep in the store.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ShutdownReport {
+    /// Sessions whose park failed and could not be spooled either: agent,
+    /// session, why. Their unkept work is lost with the process.
+    pub not_kept: Vec<(String, String, String)>,
+    /// Parks kept only on this host (`DATA/agents/NAME/spool`), uploaded at
+    /// this worker's next start: agent, session, why they are still there.
+    pub spooled: Vec<(String, String, String)>,
+}
+
+impl ShutdownReport {
+    /// True when every session's workspace is in the store.
+    pub fn all_kept(&self) -> bool {
+        self.not_kept.is_empty() && self.spooled.is_empty()
+    }
+}
+
+/// How often spooled parks are offered to the store again.
+const SPOOL_RETRY: Duration = Duration::from_secs(30);
+
+/// Parks sessions idle past `--idle`, checkpoints live ones with work older
+/// than `--checkpoint`, completes those older than `--max-session`
+/// (checking a few times per idle period), and uploads spooled parks once
+/// at start and then every [`SPOOL_RETRY`].
+///
+/// A session whose park fails is never dropped: it keeps its sandbox (or
+/// its spooled park) and is tried again at a later tick.
 async fn reap(state: Arc<State>) {
-    let tick = (state.config.idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(5));
+    let mut tick = state.config.idle / 4;
+    if let Some(c) = state.config.checkpoint {
+        tick = tick.min(c / 2);
+    }
+    let tick = tick.clamp(Duration::from_millis(100), Duration::from_secs(5));
+    let mut spools_due = tokio::time::Instant::now();
     loop {
+        if tokio::time::Instant::now() >= spools_due {
+            let runtime = state.runtime.clone();
+            if let Ok(report) = tokio::task::spawn_blocking(move || runtime.upload_spools()).await {
+                for (agent, session, why) in report.pending {
+                    tracing::warn!(
+                        "agent {agent}: session {session}'s park is still spooled: {why}"
+                    );
+                }
+            }
+            spools_due = tokio::time::Instant::now() + SPOOL_RETRY;
+        }
         tokio::time::sleep(tick).await;
         for slot in state.sessions.all() {
-            let expired = slot.created.elapsed() >= state.config.max_session;
-            if !expired && slot.idle_for() < state.config.idle {
-                continue;
-            }
-            // A session busy with a call is not idle.
-            let Ok(mut live) = slot.live.try_lock() else {
-                continue;
-            };
-            if expired {
-                state.sessions.remove(&slot.id);
-            } else if live.session.is_none() {
-                continue;
-            }
-            match live.park().await {
-                Ok(()) if expired => {
-                    tracing::info!("session {} reached --max-session: completed", slot.id)
-                }
-                Ok(()) => tracing::info!("session {} idle: parked", slot.id),
-                Err(e) => tracing::error!("session {}: idle park failed: {e}", slot.id),
+            keep_or_park(&state, &slot).await;
+        }
+    }
+}
+
+/// One session's turn of the reaper.
+async fn keep_or_park(state: &State, slot: &sessions::Slot) {
+    let expired = slot.created.elapsed() >= state.config.max_session;
+    let idle = slot.idle_for() >= state.config.idle;
+    // A session busy with a call is not idle, and is checkpointed after it.
+    let Ok(mut live) = slot.live.try_lock() else {
+        return;
+    };
+    if !expired && !idle {
+        if let Some(every) = state.config.checkpoint
+            && live.unkept_for(every)
+        {
+            match live.checkpoint().await {
+                Ok(()) => tracing::info!("session {}: checkpoint kept", slot.id),
+                Err(e) => tracing::error!("session {}: checkpoint failed: {e}", slot.id),
             }
         }
+        return;
+    }
+    if !expired && live.session.is_none() {
+        return;
+    }
+    match live.park().await {
+        Ok(()) if expired => {
+            state.sessions.remove(&slot.id);
+            tracing::info!("session {} reached --max-session: completed", slot.id)
+        }
+        Ok(()) => tracing::info!("session {} idle: parked", slot.id),
+        Err(e) => tracing::error!(
+            "session {}: park failed, its sandbox is kept and the park retried: {e}",
+            slot.id
+        ),
     }
 }

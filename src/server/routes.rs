@@ -114,7 +114,7 @@ type ApiResult<T> = Result<T, ApiError>;
 
 pub(crate) fn router(state: Arc<State>) -> Router {
     let max_body = state.config.max_body;
-    Router::new()
+    let router = Router::new()
         .route("/v1/health", get(health))
         .route("/v1/openapi.json", get(openapi))
         .route("/v1/agents/{agent}/sessions", post(create_session))
@@ -145,9 +145,58 @@ pub(crate) fn router(state: Arc<State>) -> Router {
         .route("/v1/agents/{agent}/diff", get(generations_diff))
         .route("/v1/agents/{agent}/verify", post(generations_verify))
         .route("/mcp/{agent}", any(mcp))
-        .fallback(not_found)
+        .fallback(not_found);
+    // Outermost first on the way in: the loopback guard, then the JSON
+    // shape of every error, then the body limit.
+    let router = router
         .layer(DefaultBodyLimit::max(max_body))
-        .with_state(state)
+        .layer(axum::middleware::from_fn(json_errors));
+    let router = if state.config.tokens.is_none() {
+        router.layer(axum::middleware::from_fn(super::guard::loopback_only))
+    } else {
+        router
+    };
+    router.with_state(state)
+}
+
+/// Gives every error response a JSON body `{"error": ...}`, those the
+/// handlers did not shape themselves included (axum's rejections: a 405,
+/// a 413 past the body limit, a path that does not decode), keeping their
+/// status and headers (`Allow`, `Retry-After`).
+async fn json_errors(request: Request, next: axum::middleware::Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/json"));
+    if is_json {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 64 << 10)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let message = if text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("error")
+            .to_ascii_lowercase()
+    } else {
+        text
+    };
+    let mut out = (status, axum::Json(json!({ "error": message }))).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            out.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    out
 }
 
 async fn not_found() -> ApiError {
@@ -317,8 +366,9 @@ async fn run(
         let result = run_in(&state, &slot, request).await?;
         return Ok(axum::Json(run_json(&result)).into_response());
     }
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
-    request.sink = Some(Arc::new(ChannelSink(tx.clone())));
+    let buffer = Arc::new(StreamBuffer::default());
+    request.sink = Some(Arc::new(BufferSink(buffer.clone())));
+    let ending = buffer.clone();
     tokio::spawn(async move {
         let event = match run_in(&state, &slot, request).await {
             Ok(r) => Event::default().event("exit").data(
@@ -333,15 +383,114 @@ async fn run(
                 .event("error")
                 .data(json!({ "error": e.message, "status": e.status.as_u16() }).to_string()),
         };
-        let _ = tx.send(event);
+        ending.finish(event);
     });
-    let stream = futures_util::StreamExt::map(
-        tokio_stream::wrappers::UnboundedReceiverStream::new(rx),
-        Ok::<Event, Infallible>,
-    );
+    let stream = futures_util::stream::unfold(buffer, |buffer| async move {
+        let event = buffer.next().await?;
+        Some((Ok::<Event, Infallible>(event), buffer))
+    });
     Ok(Sse::new(stream)
         .keep_alive(KeepAlive::default())
         .into_response())
+}
+
+/// Bytes of output a streaming client may leave unread before it is
+/// dropped.
+const STREAM_BUFFER: usize = 4 << 20;
+
+/// Output waiting for a streaming client. Chunks of one stream in a row are
+/// coalesced into one event, so a slow reader gets fewer, larger events
+/// rather than a queue of one-byte ones; a client that leaves more than
+/// [`STREAM_BUFFER`] bytes unread is dropped with an `error` event, and the
+/// queue with it (the run goes on, and keeps its result in the session).
+#[derive(Default)]
+struct StreamBuffer {
+    state: std::sync::Mutex<Buffered>,
+    wake: tokio::sync::Notify,
+}
+
+#[derive(Default)]
+struct Buffered {
+    chunks: std::collections::VecDeque<(&'static str, Vec<u8>)>,
+    bytes: usize,
+    overflowed: bool,
+    end: Option<Event>,
+    done: bool,
+}
+
+impl StreamBuffer {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Buffered> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn push(&self, stream: &'static str, chunk: &[u8]) {
+        let mut b = self.lock();
+        if b.overflowed || chunk.is_empty() {
+            return;
+        }
+        b.bytes += chunk.len();
+        if b.bytes > STREAM_BUFFER {
+            b.overflowed = true;
+            b.chunks.clear();
+        } else {
+            match b.chunks.back_mut() {
+                Some((s, data)) if *s == stream => data.extend_from_slice(chunk),
+                _ => b.chunks.push_back((stream, chunk.to_vec())),
+            }
+        }
+        drop(b);
+        self.wake.notify_one();
+    }
+
+    fn finish(&self, event: Event) {
+        self.lock().end = Some(event);
+        self.wake.notify_one();
+    }
+
+    /// The next event for the client; `None` once the stream is over.
+    async fn next(&self) -> Option<Event> {
+        loop {
+            {
+                let mut b = self.lock();
+                if b.done {
+                    return None;
+                }
+                if b.overflowed {
+                    b.done = true;
+                    let message = format!(
+                        "the client left more than {STREAM_BUFFER} bytes of output unread; its stream was dropped (the run goes on)"
+                    );
+                    return Some(
+                        Event::default()
+                            .event("error")
+                            .data(json!({ "error": message, "status": 429 }).to_string()),
+                    );
+                }
+                if let Some((stream, data)) = b.chunks.pop_front() {
+                    b.bytes -= data.len();
+                    let text = json!({ "data": String::from_utf8_lossy(&data) }).to_string();
+                    return Some(Event::default().event(stream).data(text));
+                }
+                if let Some(end) = b.end.take() {
+                    b.done = true;
+                    return Some(end);
+                }
+            }
+            self.wake.notified().await;
+        }
+    }
+}
+
+/// Feeds a run's output into a [`StreamBuffer`].
+struct BufferSink(Arc<StreamBuffer>);
+
+impl OutputSink for BufferSink {
+    fn stdout(&self, chunk: &[u8]) {
+        self.0.push("stdout", chunk);
+    }
+    fn stderr(&self, chunk: &[u8]) {
+        self.0.push("stderr", chunk);
+    }
 }
 
 /// Runs one command in the session (resuming it if parked); the turn stays
@@ -350,28 +499,9 @@ async fn run_in(state: &State, slot: &Slot, request: RunRequest) -> ApiResult<Ru
     let mut live = slot.live.lock().await;
     let session = live.resume(&state.runtime, &slot.agent).await?;
     let result = session.run(request).await;
-    live.turn_open = true;
+    live.mark_turn_open();
     slot.touch();
     Ok(result?)
-}
-
-/// Forwards a run's output chunks as SSE events.
-struct ChannelSink(tokio::sync::mpsc::UnboundedSender<Event>);
-
-impl ChannelSink {
-    fn send(&self, stream: &str, chunk: &[u8]) {
-        let data = json!({ "data": String::from_utf8_lossy(chunk) }).to_string();
-        let _ = self.0.send(Event::default().event(stream).data(data));
-    }
-}
-
-impl OutputSink for ChannelSink {
-    fn stdout(&self, chunk: &[u8]) {
-        self.send("stdout", chunk);
-    }
-    fn stderr(&self, chunk: &[u8]) {
-        self.send("stderr", chunk);
-    }
 }
 
 async fn head_id(state: &State, agent: &str) -> ApiResult<Option<String>> {
@@ -416,6 +546,10 @@ async fn complete_session(
 // ---- files ------------------------------------------------------------------
 
 /// A workspace path from the URL: relative to /workspace, no `..`.
+///
+/// Refused with 400, as Linux would refuse them (and so no sandbox holds a
+/// file that a park could not keep): a NUL byte, a component longer than
+/// `NAME_MAX` (255 bytes), a path longer than `PATH_MAX` (4,096 bytes).
 fn workspace_path(path: &str) -> ApiResult<String> {
     let trimmed = path.trim_start_matches('/');
     if trimmed.is_empty() || trimmed.split('/').any(|c| c == "..") {
@@ -423,8 +557,30 @@ fn workspace_path(path: &str) -> ApiResult<String> {
             "{path}: give a path inside /workspace, without '..'"
         )));
     }
+    if trimmed.contains('\0') {
+        return Err(ApiError::bad(
+            "the path holds a NUL byte, which no file name can".to_string(),
+        ));
+    }
+    if "/workspace/".len() + trimmed.len() >= PATH_MAX {
+        return Err(ApiError::bad(format!(
+            "the path is {} bytes long: File name too long (the limit is {PATH_MAX} with /workspace/)",
+            trimmed.len()
+        )));
+    }
+    if let Some(long) = trimmed.split('/').find(|c| c.len() > NAME_MAX) {
+        return Err(ApiError::bad(format!(
+            "a path component is {} bytes long: File name too long (the limit is {NAME_MAX})",
+            long.len()
+        )));
+    }
     Ok(trimmed.to_string())
 }
+
+/// Linux's longest path, terminating NUL included.
+const PATH_MAX: usize = 4096;
+/// Linux's longest path component.
+const NAME_MAX: usize = 255;
 
 async fn read_file(
     AxState(state): St,

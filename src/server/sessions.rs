@@ -18,6 +18,8 @@ pub struct Live {
     pub session: Option<Session>,
     /// True when a turn is open (changes not yet kept).
     pub turn_open: bool,
+    /// When the open turn began: the oldest change a checkpoint would keep.
+    pub turn_opened: Option<Instant>,
 }
 
 impl Live {
@@ -51,8 +53,39 @@ impl Live {
         if !open {
             session.begin_turn().await?;
         }
-        self.turn_open = true;
+        self.mark_turn_open();
         Ok(self.session.as_mut().expect("resumed above"))
+    }
+
+    /// Notes that the session ran something since its workspace was last
+    /// kept.
+    pub fn mark_turn_open(&mut self) {
+        self.turn_open = true;
+        self.turn_opened.get_or_insert_with(Instant::now);
+    }
+
+    /// True when the workspace may hold changes older than `age` that are not
+    /// kept yet.
+    pub fn unkept_for(&self, age: Duration) -> bool {
+        self.session.is_some()
+            && self.turn_open
+            && self.turn_opened.is_some_and(|t| t.elapsed() >= age)
+    }
+
+    /// Keeps the workspace as a generation and leaves the sandbox running, so
+    /// a worker that dies later loses at most what changed since. Nothing to
+    /// do when parked or when nothing ran since the last keep.
+    pub async fn checkpoint(&mut self) -> Result<(), SessionError> {
+        let Some(session) = self.session.as_mut() else {
+            return Ok(());
+        };
+        if !self.turn_open {
+            return Ok(());
+        }
+        session.park().await?;
+        self.turn_open = false;
+        self.turn_opened = None;
+        Ok(())
     }
 
     /// Keeps the workspace and releases the sandbox (the session stays
@@ -65,6 +98,7 @@ impl Live {
         };
         session.park().await?;
         self.turn_open = false;
+        self.turn_opened = None;
         match self.session.take() {
             Some(session) => session.complete().await,
             None => Ok(()),
@@ -146,6 +180,7 @@ impl Table {
             live: tokio::sync::Mutex::new(Live {
                 session: None,
                 turn_open: false,
+                turn_opened: None,
             }),
         });
         slots.insert(slot.id.clone(), slot.clone());

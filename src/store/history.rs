@@ -543,8 +543,13 @@ impl Generations {
     }
 
     /// Writes `record` (whose tree is `tree`) and moves the head to it if the
-    /// head is still `expected`; `None` (the record removed again) when
-    /// another writer moved the head first.
+    /// head is still `expected`; `None` when another writer moved the head
+    /// first.
+    ///
+    /// The losing record is left where it is, for gc to collect: a head
+    /// move whose answer was lost may have landed after all and been built
+    /// on by another writer, and deleting a record a head (or a delta) names
+    /// would leave that agent unreadable.
     fn publish(
         &self,
         expected: Option<&GenerationId>,
@@ -555,7 +560,6 @@ impl Generations {
     ) -> Result<Option<Commit>, StoreError> {
         self.store.write_record(&record)?;
         if !self.store.set_head(expected, &record.id)? {
-            self.store.remove_record(&record.id)?;
             return Ok(None);
         }
         self.cache_put(&record.id, tree.clone());
@@ -732,7 +736,9 @@ impl Generations {
         if let Some(head) = self.store.head()?
             && !ids.contains(&head)
         {
-            problems.push(format!("HEAD names {head}, which is not stored"));
+            problems.push(format!(
+                "HEAD names {head}, which is not stored (`archive repair` re-points it)"
+            ));
         }
         for id in ids {
             let tree = match self.manifest(&id) {
@@ -753,6 +759,97 @@ impl Generations {
             }
         }
         Ok(problems)
+    }
+
+    /// Re-points a head whose generation cannot be read whole (its record
+    /// missing or damaged, or one of its blobs missing) to the newest
+    /// generation that can, by sequence number then time; `None` when the
+    /// head is sound (or there is none). Detached generations kept after a
+    /// failed restore are never chosen.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Damaged`] when no stored generation reads whole, or when
+    /// another writer moved the head meanwhile (it is no longer the broken
+    /// one); a store error as it comes.
+    ///
+    /// ```
+    /// use sandkeep::{Generations, GenerationId, Manifest, ManifestEntry};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let gens = Generations::in_dir(dir.path());
+    /// let mut m = Manifest::default();
+    /// m.entries.insert("a".into(), ManifestEntry::file(b"one"));
+    /// gens.store().write_blobs(&[(m.entries["a"].hash.unwrap(), b"one")]).unwrap();
+    /// let good = gens.commit(None, &m, 3, None, 0, None).unwrap().record.id;
+    /// let lost = GenerationId("00000000deadbeef".into());
+    /// assert!(gens.store().set_head(Some(&good), &lost).unwrap());
+    /// let repair = gens.repair().unwrap().unwrap();
+    /// assert_eq!((repair.broken, repair.head), (lost, good.clone()));
+    /// assert!(gens.verify().unwrap().is_empty());
+    /// assert!(gens.repair().unwrap().is_none());
+    /// ```
+    pub fn repair(&self) -> Result<Option<Repair>, StoreError> {
+        let Some(head) = self.store.head()? else {
+            return Ok(None);
+        };
+        let Some(reason) = self.unreadable(&head)? else {
+            return Ok(None);
+        };
+        let mut candidates: Vec<Record> = self
+            .store
+            .record_ids()?
+            .iter()
+            .filter(|id| **id != head)
+            .filter_map(|id| self.store.read_record(id).ok())
+            .filter(|r| {
+                !r.note
+                    .as_deref()
+                    .is_some_and(|n| n.starts_with(RESTORE_FAILED_NOTE))
+            })
+            .collect();
+        candidates.sort_by_key(|r| std::cmp::Reverse((r.seq, r.created)));
+        for candidate in candidates {
+            if self.unreadable(&candidate.id)?.is_some() {
+                continue;
+            }
+            if !self.store.set_head(Some(&head), &candidate.id)? {
+                return Err(StoreError::Damaged {
+                    what: "the head".into(),
+                    reason: "another writer moved it during the repair".into(),
+                });
+            }
+            return Ok(Some(Repair {
+                broken: head,
+                reason,
+                head: candidate.id,
+            }));
+        }
+        Err(StoreError::Damaged {
+            what: format!("the head {head}"),
+            reason: format!("{reason}, and no stored generation reads whole"),
+        })
+    }
+
+    /// Why generation `id` cannot be restored, or `None` when it can (its
+    /// manifest replays and every blob it names is stored). Store errors
+    /// that say nothing about the generation (I/O) are returned as errors.
+    fn unreadable(&self, id: &GenerationId) -> Result<Option<String>, StoreError> {
+        let tree = match self.manifest(id) {
+            Ok(t) => t,
+            Err(e @ (StoreError::NoGeneration(_) | StoreError::Damaged { .. })) => {
+                return Ok(Some(e.to_string()));
+            }
+            Err(e) => return Err(e),
+        };
+        for (path, e) in &tree.entries {
+            if let Some(h) = &e.hash
+                && !self.store.has_blob(h)?
+            {
+                return Ok(Some(format!("{path}: blob {h} is missing")));
+            }
+        }
+        Ok(None)
     }
 
     /// Removes the generations `retention` does not keep and the blobs no
@@ -815,6 +912,21 @@ impl Generations {
             freed_bytes: freed,
         })
     }
+}
+
+/// The note that starts a detached generation kept after a failed restore.
+pub(crate) const RESTORE_FAILED_NOTE: &str = "the restore had failed";
+
+/// What [`Generations::repair`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Repair {
+    /// The generation the head named, which could not be read whole.
+    pub broken: GenerationId,
+    /// Why it could not.
+    pub reason: String,
+    /// The generation the head names now.
+    pub head: GenerationId,
 }
 
 struct RecordFields<'a> {

@@ -17,7 +17,9 @@
 //! - [`Generations`]: what sync and the CLI use on top of any [`Store`]:
 //!   commit with merge, history, resolving `HEAD~N`, checkout, fork, verify,
 //!   gc, and export/import as tar;
-//! - [`manifest`] and [`merge`]: plain data and the three-way merge rules.
+//! - [`manifest`] and [`merge`]: plain data and the three-way merge rules;
+//! - [`Spool`]: parks that could not reach a shared store, kept on the host
+//!   and uploaded when it answers again.
 //!
 //! Everything here blocks (file I/O, hashing, compression): call it from
 //! `tokio::task::spawn_blocking` in async code.
@@ -28,6 +30,7 @@ pub mod manifest;
 pub mod merge;
 #[cfg(feature = "s3")]
 pub mod s3;
+mod spool;
 mod tarball;
 
 use std::collections::HashSet;
@@ -36,9 +39,12 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use dir::DirStore;
-pub use history::{Commit, GcReport, Generations, Retention};
+pub(crate) use history::RESTORE_FAILED_NOTE;
+pub use history::{Commit, GcReport, Generations, Repair, Retention};
 pub use manifest::{Change, ChangeKind, ChangeStats, Delta, Edit, Entry, Hash, Kind, Manifest};
 pub use merge::{Conflict, Resolution};
+pub use spool::{Spool, Spooled};
+pub(crate) use tarball::manifest_from_tar;
 pub use tarball::read_tar_entries;
 
 /// A generation's id: 16 hex digits of the hash of its record.

@@ -43,6 +43,17 @@ use super::{GenerationId, Hash, Record, Store, StoreError};
 use crate::mindlog::Segments;
 use crate::runtime::StoreFactory;
 
+/// Retries of a failed request: fewer and shorter than object_store's
+/// default (10 over up to 3 minutes), so a park facing a store that does
+/// not answer spools within half a minute instead of hanging a caller.
+fn default_retry() -> object_store::RetryConfig {
+    object_store::RetryConfig {
+        max_retries: 5,
+        retry_timeout: Duration::from_secs(30),
+        ..object_store::RetryConfig::default()
+    }
+}
+
 /// How many objects are written or read at once.
 const PARALLEL: usize = 16;
 
@@ -107,6 +118,9 @@ pub enum S3ConfigError {
     /// The object-store client refused the configuration.
     #[error(transparent)]
     Client(#[from] object_store::Error),
+    /// A sandkeep setting whose value does not parse.
+    #[error("setting {0}: bad value {1:?}")]
+    BadSetting(String, String),
     /// The I/O runtime could not start.
     #[error("starting the object-store runtime: {0}")]
     Runtime(#[from] std::io::Error),
@@ -121,7 +135,10 @@ impl S3Stores {
 
     /// Like [`S3Stores::from_url`], with settings that override the
     /// environment's, named as the AWS variables are but in lower case
-    /// (`aws_endpoint_url`, `aws_allow_http`, `aws_region`, ...).
+    /// (`aws_endpoint_url`, `aws_allow_http`, `aws_region`, ...), and two of
+    /// sandkeep's: `max_retries` (default 5) and `retry_timeout` (a duration
+    /// such as `20s`, default 30 s), how long a request that fails or gets a
+    /// 5xx is retried before a park gives up on the store and spools.
     ///
     /// ```
     /// use sandkeep::S3Stores;
@@ -151,11 +168,26 @@ impl S3Stores {
         // as for every TLS client of sandkeep.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let mut builder = AmazonS3Builder::from_env();
+        let mut retry = default_retry();
         for (key, value) in settings {
-            let key: AmazonS3ConfigKey = key.parse()?;
-            builder = builder.with_config(key, value);
+            match key {
+                "max_retries" => {
+                    retry.max_retries = value
+                        .parse()
+                        .map_err(|_| S3ConfigError::BadSetting(key.into(), value.into()))?;
+                }
+                "retry_timeout" => {
+                    retry.retry_timeout = crate::duration::parse_duration(value)
+                        .ok_or_else(|| S3ConfigError::BadSetting(key.into(), value.into()))?;
+                }
+                _ => {
+                    let key: AmazonS3ConfigKey = key.parse()?;
+                    builder = builder.with_config(key, value);
+                }
+            }
         }
         let store = builder
+            .with_retry(retry)
             .with_bucket_name(bucket)
             .with_conditional_put(S3ConditionalPut::ETagMatch)
             .build()?;
@@ -277,17 +309,34 @@ impl Segments for S3Mindlog {
         let store = self.shared.store.clone();
         let path = self.segment_path(name);
         let body = PutPayload::from(data.to_vec());
+        let data = data.to_vec();
         self.shared.block(async move {
-            match store
-                .put_opts(&path, body, PutOptions::from(PutMode::Create))
-                .await
-            {
-                Ok(_) => Ok(true),
-                Err(
+            let mut tries = 0;
+            loop {
+                let refused = match store
+                    .put_opts(&path, body.clone(), PutOptions::from(PutMode::Create))
+                    .await
+                {
+                    Ok(_) => return Ok(true),
+                    Err(e) => e,
+                };
+                // As for the head: a create S3 applied whose answer was lost
+                // comes back refused (or failed). The segment's bytes say
+                // whether it is ours, so one entry keeps one name across
+                // retries and is never stored twice.
+                let taken = matches!(
+                    refused,
                     object_store::Error::AlreadyExists { .. }
-                    | object_store::Error::Precondition { .. },
-                ) => Ok(false),
-                Err(e) => Err(other(e)),
+                        | object_store::Error::Precondition { .. }
+                );
+                match store.get(&path).await {
+                    Ok(r) => return Ok(r.bytes().await.map_err(other)? == data[..]),
+                    Err(object_store::Error::NotFound { .. }) if !taken && tries < 3 => {
+                        tries += 1;
+                        tokio::time::sleep(Duration::from_millis(200 << tries)).await;
+                    }
+                    _ => return Err(other(refused)),
+                }
             }
         })
     }
@@ -341,6 +390,21 @@ pub struct S3Store {
 impl fmt::Debug for S3Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "S3Store({}/{})", self.shared.store, self.root)
+    }
+}
+
+/// An object's content as trimmed text, `None` when absent.
+async fn read_text(
+    store: &Arc<dyn ObjectStore>,
+    path: &Path,
+) -> Result<Option<String>, object_store::Error> {
+    match store.get(path).await {
+        Ok(r) => {
+            let bytes = r.bytes().await?;
+            Ok(Some(String::from_utf8_lossy(&bytes).trim().to_string()))
+        }
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -441,6 +505,7 @@ impl Store for S3Store {
         let path = self.head_path();
         let expected = expected.cloned();
         let body = PutPayload::from(format!("{new}\n"));
+        let new = new.clone();
         self.block(async move {
             let mode = match &expected {
                 None => PutMode::Create,
@@ -461,13 +526,24 @@ impl Store for S3Store {
                     PutMode::Update(version)
                 }
             };
-            match store.put_opts(&path, body, PutOptions::from(mode)).await {
-                Ok(_) => Ok(true),
-                Err(
-                    object_store::Error::AlreadyExists { .. }
-                    | object_store::Error::Precondition { .. },
-                ) => Ok(false),
-                Err(e) => Err(io_error(&path, e)),
+            let refused = match store.put_opts(&path, body, PutOptions::from(mode)).await {
+                Ok(_) => return Ok(true),
+                Err(e) => e,
+            };
+            // The outcome of a refused or failed put is not known from its
+            // answer: a put S3 applied whose answer was lost (a 503, a
+            // dropped connection) is retried by the client and then refused
+            // as a failed precondition. The head's content says which: our
+            // id is new, so only our put can have written it.
+            let lost_race = matches!(
+                refused,
+                object_store::Error::AlreadyExists { .. }
+                    | object_store::Error::Precondition { .. }
+            );
+            match read_text(&store, &path).await {
+                Ok(Some(now)) if now == new.as_str() => Ok(true),
+                _ if lost_race => Ok(false),
+                _ => Err(io_error(&path, refused)),
             }
         })
     }

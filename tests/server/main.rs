@@ -20,6 +20,8 @@
 mod docker_support;
 
 mod docker;
+mod durability;
+mod fault_proxy;
 mod load;
 mod python;
 mod s3;
@@ -37,7 +39,7 @@ use serde_json::{Value, json};
 struct Running {
     base: String,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<sandkeep::ShutdownReport>>,
 }
 
 impl Running {
@@ -45,7 +47,8 @@ impl Running {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        self.task.await.unwrap().unwrap();
+        let report = self.task.await.unwrap().unwrap();
+        assert!(report.all_kept(), "{report:?}");
     }
 }
 

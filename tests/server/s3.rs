@@ -25,9 +25,9 @@ use serde_json::{Value, json};
 use super::client;
 
 /// A moto server on a free port, killed (by pid) when dropped.
-struct Moto {
+pub(super) struct Moto {
     child: Child,
-    endpoint: String,
+    pub(super) endpoint: String,
 }
 
 impl Drop for Moto {
@@ -37,7 +37,7 @@ impl Drop for Moto {
     }
 }
 
-fn moto() -> Option<Moto> {
+pub(super) fn moto() -> Option<Moto> {
     let found = Command::new("moto_server")
         .arg("--help")
         .stdout(Stdio::null())
@@ -86,7 +86,7 @@ fn aws_env(moto: &Moto) -> Vec<(&'static str, String)> {
     ]
 }
 
-async fn make_bucket(moto: &Moto, bucket: &str) {
+pub(super) async fn make_bucket(moto: &Moto, bucket: &str) {
     let r = client()
         .put(format!("{}/{bucket}", moto.endpoint))
         .send()
