@@ -53,13 +53,13 @@ export interface RunResult {
 }
 
 /** A streamed chunk of output: `stdout` or `stderr`. */
-export interface OutputEvent {
+export interface RunOutputEvent {
   kind: "stdout" | "stderr";
   data: string;
 }
 
 /** The end of a streamed run. */
-export interface ExitEvent {
+export interface RunExitEvent {
   kind: "exit";
   exit_code: number;
   truncated: boolean;
@@ -67,14 +67,14 @@ export interface ExitEvent {
 }
 
 /** A streamed run the server could not carry out (after the stream began). */
-export interface ErrorEvent {
+export interface RunErrorEvent {
   kind: "error";
   error: string;
   status: number;
 }
 
 /** One server-sent event of a streamed run: chunks, then one `exit` or `error`. */
-export type RunEvent = OutputEvent | ExitEvent | ErrorEvent;
+export type RunEvent = RunOutputEvent | RunExitEvent | RunErrorEvent;
 
 /** `PUT /v1/sessions/{id}/files/{path}`. */
 export interface Written {
