@@ -51,8 +51,9 @@ pub struct McpServer {
     /// the 2025 protocol's way).
     subscriptions: Arc<std::sync::Mutex<BTreeSet<String>>>,
     /// The open `subscriptions/listen` streams (the 2026-07-28 protocol's
-    /// way), each with the URIs it accepted.
-    listeners: Arc<std::sync::Mutex<Vec<Listener>>>,
+    /// way), each with the URIs it accepted; shared by every server of the
+    /// agent over HTTP, where that protocol makes each request its own.
+    listeners: Listeners,
     /// The level the client asked for with `logging/setLevel` (none: no messages).
     #[allow(deprecated)]
     log_level: Arc<std::sync::Mutex<Option<LoggingLevel>>>,
@@ -76,6 +77,13 @@ impl McpServer {
             tap: logs::Tap::dispatch(pending_logs.clone()),
             pending_logs,
         }
+    }
+
+    /// The same server, telling `listeners` (shared with other servers of
+    /// the agent) about the files its calls change.
+    pub(crate) fn with_listeners(mut self, listeners: Listeners) -> McpServer {
+        self.listeners = listeners;
+        self
     }
 
     /// The agent's generations.
@@ -410,8 +418,11 @@ impl ServerHandler for McpServer {
     }
 }
 
+/// The open `subscriptions/listen` streams of an agent.
+pub(crate) type Listeners = Arc<std::sync::Mutex<Vec<Listener>>>;
+
 /// One open `subscriptions/listen` stream.
-struct Listener {
+pub(crate) struct Listener {
     sink: SubscriptionSink,
     uris: BTreeSet<String>,
 }

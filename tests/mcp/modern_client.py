@@ -4,7 +4,8 @@
 `notifications/resources/updated`, and a request's log level rides in its
 `_meta`. Usage:
 
-    modern_client.py SANDKEEP DATA AGENT          (stdio)
+    modern_client.py stdio SANDKEEP DATA AGENT
+    modern_client.py http URL             (a server without tokens)
 
 Prints one JSON object with what it saw; tests/runtime/mcp_resources.rs
 asserts on it.
@@ -44,7 +45,10 @@ async def drive(server):
 
 
 async def main(argv):
-    sandkeep, data, agent = argv[0:3]
+    if argv[0] == "http":
+        await drive(argv[1])
+        return
+    sandkeep, data, agent = argv[1:4]
     await drive(
         StdioServerParameters(
             command=sandkeep,

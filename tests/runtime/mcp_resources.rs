@@ -216,50 +216,74 @@ pub(crate) fn stop(server: &mut Child) {
     let _ = server.wait();
 }
 
-/// The SDK's high-level `Client` negotiates the 2026-07-28 protocol, where
-/// a `subscriptions/listen` stream replaces `resources/subscribe` and each
-/// request carries its log level: the update and the sync lines still come.
-#[test]
-fn a_2026_client_listens_for_updates_and_gets_logs_by_request_level() {
-    let Some(python) = super::mcp::mcp_python() else {
-        return;
-    };
-    let data = tempfile::tempdir().unwrap();
+/// Runs tests/mcp/modern_client.py with `args` and checks what it saw: the
+/// SDK's high-level `Client` negotiates the 2026-07-28 protocol, where a
+/// `subscriptions/listen` stream replaces `resources/subscribe` and each
+/// request carries its log level; the update and the sync lines still come.
+fn check_modern(python: &Path, args: &[&str], transport: &str) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/modern_client.py");
     let out = Command::new(python)
         .arg(script)
-        .args([sandkeep(), data.path().to_str().unwrap(), "modern-agent"])
+        .args(args)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "client failed: {stdout}\n{}",
+        "{transport}: client failed: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
-    assert_eq!(seen["protocol"], "2026-07-28", "{seen}");
+    let ctx = format!("{transport}: {seen}");
+    assert_eq!(seen["protocol"], "2026-07-28", "{ctx}");
     assert_eq!(
         seen["event"],
         serde_json::json!({"type": "ResourceUpdated", "uri": "file:///workspace/watched.txt"}),
-        "{seen}"
+        "{ctx}"
     );
-    assert_eq!(seen["text"], "two\n", "{seen}");
+    assert_eq!(seen["text"], "two\n", "{ctx}");
     let logs: Vec<&str> = seen["logs"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    assert!(
-        logs.iter().any(|l| l.contains("nothing kept yet")),
-        "{seen}"
-    );
+    assert!(logs.iter().any(|l| l.contains("nothing kept yet")), "{ctx}");
     assert_eq!(
         logs.iter()
             .filter(|l| l.contains("kept generation"))
             .count(),
         3,
-        "{seen}"
+        "{ctx}"
     );
+}
+
+#[test]
+fn a_2026_client_listens_for_updates_and_gets_logs_over_stdio() {
+    let Some(python) = super::mcp::mcp_python() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let args = [
+        "stdio",
+        sandkeep(),
+        data.path().to_str().unwrap(),
+        "modern-agent",
+    ];
+    check_modern(&python, &args, "stdio");
+}
+
+/// Over HTTP the 2026 protocol gives each request a server of its own, so
+/// the listen stream and the tool calls meet through the agent's shared
+/// listeners.
+#[test]
+fn a_2026_client_listens_for_updates_and_gets_logs_over_streamable_http() {
+    let Some(python) = super::mcp::mcp_python() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let (mut server, base) = serve(data.path(), None);
+    let url = format!("{base}/mcp/modern-agent");
+    check_modern(&python, &["http", &url], "streamable HTTP");
+    stop(&mut server);
 }
