@@ -49,6 +49,9 @@ fn logger_of(meta: &Metadata<'_>) -> Option<&'static str> {
 pub struct Tap {
     inner: Dispatch,
     pending: Arc<Mutex<Vec<Line>>>,
+    /// The most verbose level any subscriber wanted when the tap was made,
+    /// and at least info (the tapped lines' level).
+    hint: LevelFilter,
 }
 
 impl Tap {
@@ -57,6 +60,7 @@ impl Tap {
         Dispatch::new(Tap {
             inner: tracing::dispatcher::get_default(Dispatch::clone),
             pending,
+            hint: LevelFilter::current().max(LevelFilter::INFO),
         })
     }
 }
@@ -92,10 +96,9 @@ impl Subscriber for Tap {
     }
 
     fn max_level_hint(&self) -> Option<LevelFilter> {
-        // No hint: the inner subscriber's is not readable through its
-        // Dispatch, and a guess could hide events it wants; `enabled` and
-        // the callsite interest decide instead.
-        None
+        // The inner subscriber's own hint is not readable through its
+        // Dispatch; the global maximum taken before the tap existed is its.
+        Some(self.hint)
     }
 
     fn new_span(&self, span: &Attributes<'_>) -> Id {
