@@ -23,6 +23,10 @@ use crate::store::{GenerationId, Generations, Kind, StoreError};
 /// How many resources one `resources/list` page holds.
 pub const PAGE_SIZE: usize = 100;
 
+/// The largest file `resources/read` returns (8 MiB): the reply holds it
+/// whole (a third larger as base64), and MCP has no partial reads.
+pub const READ_MAX_BYTES: u64 = 8 << 20;
+
 /// The URI prefix of a workspace file.
 const FILE_PREFIX: &str = "file:///workspace/";
 /// The URI prefix of a kept generation's file.
@@ -213,6 +217,16 @@ pub fn read(gens: &Generations, uri: &str) -> Result<ReadResourceResult, McpErro
         .entries
         .get(path)
         .ok_or_else(|| not_found(format!("generation {id} has no {path}")))?;
+    if entry.kind == Kind::File && entry.size > READ_MAX_BYTES {
+        return Err(McpError::invalid_params(
+            format!(
+                "{path} is {} bytes; resources are read up to {READ_MAX_BYTES} bytes \
+                 (read it in parts with the bash tool, e.g. `head -c 1000000 {path}`)",
+                entry.size
+            ),
+            None,
+        ));
+    }
     let bytes = match (entry.kind, entry.hash) {
         (Kind::File, Some(hash)) => gens.store().read_blob(&hash).map_err(store_error)?,
         _ => {

@@ -116,6 +116,15 @@ async def drive(read, write):
         except Exception as e:
             seen["escape"] = str(e)
 
+        # A file past the read limit is refused with a clear error, not read whole.
+        await session.call_tool("bash", {"command": "yes abcdefgh | head -c 9000000 > big.txt"})
+        try:
+            await session.read_resource("file:///workspace/big.txt")
+            seen["big"] = "no error"
+        except Exception as e:
+            seen["big"] = str(e)
+        await session.call_tool("bash", {"command": "rm big.txt"})
+
         # Subscribe to notes.txt: a call that changes it is told, one that
         # changes another file is not.
         await session.subscribe_resource("file:///workspace/notes.txt")

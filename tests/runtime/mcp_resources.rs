@@ -76,6 +76,13 @@ fn check(seen: &Value, transport: &str) {
             .contains("not a file path inside /workspace"),
         "{ctx}"
     );
+    assert!(
+        seen["big"]
+            .as_str()
+            .unwrap()
+            .contains("big.txt is 9000000 bytes; resources are read up to 8388608 bytes"),
+        "{ctx}"
+    );
     // Subscribed: told about notes.txt only when a call changed it, and not
     // after unsubscribing.
     assert_eq!(seen["updates_after_other"], serde_json::json!([]), "{ctx}");
