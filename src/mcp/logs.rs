@@ -1,10 +1,12 @@
-//! The lines an operator reads, the `[workspace-sync] ...` outcomes,
-//! carried to the MCP client as `notifications/message`.
+//! The lines an operator reads (the `[workspace-sync] ...` outcomes, the
+//! network policy's denials) carried to the MCP client as
+//! `notifications/message`.
 //!
 //! The MCP server runs its session work (start, every tool call) under a
 //! [`Tap`]: a tracing subscriber that hands every event to the one that was
 //! in place (the CLI's stderr logger, or none) and also keeps the events of
-//! the sync hook. What it kept is sent at the end of
+//! the sync hook and the network log (the local backend runs each command
+//! under its caller's subscriber). What it kept is sent at the end of
 //! each call, and at `logging/setLevel` (so the restore at session start is
 //! not lost), filtered by the level the client asked for; before a client
 //! asks for a level nothing is sent.
@@ -20,10 +22,11 @@ use tracing::subscriber::Interest;
 use tracing::{Dispatch, Event, Level, Metadata, Subscriber};
 
 /// The modules whose events become MCP log messages, and the logger name
-/// each is sent under. (Network denials are not among them: the egress
-/// policy reports them from the shell's own thread, outside the tapped
-/// session work.)
-const TAPPED: &[(&str, &str)] = &[("sandkeep::hooks::workspace_sync", "workspace-sync")];
+/// each is sent under.
+const TAPPED: &[(&str, &str)] = &[
+    ("sandkeep::hooks::workspace_sync", "workspace-sync"),
+    ("sandkeep::netlog", "network"),
+];
 
 /// Lines kept while no level is set or between sends, at most.
 const MAX_PENDING: usize = 256;
@@ -187,16 +190,18 @@ mod tests {
         tracing::dispatcher::with_default(&dispatch, || {
             tracing::info!(target: "sandkeep::hooks::workspace_sync", "[workspace-sync] s1 kept generation abc");
             tracing::warn!(target: "sandkeep::hooks::workspace_sync::inner", "[workspace-sync] s1 gc failed: x");
+            tracing::info!(target: "sandkeep::netlog", "network policy denied GET example.com:443 (x)");
             tracing::info!(target: "sandkeep::other", "not tapped");
             tracing::info!(target: "sandkeep::hooks::workspace_syncs", "a prefix is not the module");
         });
         let lines = pending.lock().unwrap().clone();
-        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines.len(), 3, "{lines:?}");
         assert_eq!(lines[0].text, "[workspace-sync] s1 kept generation abc");
         assert_eq!(lines[0].logger, "workspace-sync");
         assert_eq!(lines[0].level, Level::INFO);
         assert_eq!(lines[1].text, "[workspace-sync] s1 gc failed: x");
         assert_eq!(lines[1].level, Level::WARN);
+        assert_eq!(lines[2].logger, "network");
     }
 
     #[test]

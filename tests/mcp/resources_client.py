@@ -116,6 +116,9 @@ async def drive(read, write):
         except Exception as e:
             seen["escape"] = str(e)
 
+        # A network denial is a log line too (no host is allowed here).
+        await session.call_tool("bash", {"command": "curl -sS http://example.com/ || true"})
+
         # A file past the read limit is refused with a clear error, not read whole.
         await session.call_tool("bash", {"command": "yes abcdefgh | head -c 9000000 > big.txt"})
         try:

@@ -134,6 +134,12 @@ fn check(seen: &Value, transport: &str) {
         "{ctx}"
     );
     assert!(sync.iter().any(|l| l.contains("kept generation")), "{ctx}");
+    // And the network policy's denial, under its own logger.
+    assert!(
+        logs.iter().any(|l| l["logger"] == "network"
+            && l["data"] == "network policy denied GET example.com:80 (no rule allows it)"),
+        "{ctx}"
+    );
     assert!(
         logs.iter()
             .all(|l| l["level"] == "info" || l["level"] == "warning"),
