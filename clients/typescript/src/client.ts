@@ -157,11 +157,13 @@ export class Client {
     this.token = options.token;
     this.retries = options.retries ?? 3;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
-    const f = options.fetch ?? globalThis.fetch;
-    if (typeof f !== "function") {
+    const given = options.fetch;
+    if (given === undefined && typeof globalThis.fetch !== "function") {
       throw new TypeError("no fetch: give ClientOptions.fetch on a platform without a global fetch");
     }
-    this.#fetch = f;
+    // Called as a plain function: browsers refuse a fetch whose `this` is
+    // not the global object ("Illegal invocation").
+    this.#fetch = given ?? ((input, init) => globalThis.fetch(input, init));
   }
 
   // ---- transport ---------------------------------------------------------
@@ -193,7 +195,8 @@ export class Client {
         const init: RequestInit = { method: spec.method, headers };
         if (body !== undefined) init.body = body;
         if (spec.signal) init.signal = spec.signal;
-        response = await this.#fetch(url, init);
+        const f = this.#fetch;
+        response = await f(url, init);
       } catch (e) {
         if (isAbort(e, spec.signal)) throw e;
         const reason = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);

@@ -248,6 +248,25 @@ describe("auth", () => {
     await rejectsWith(new Client(server.base, { token: TOKENS.admin }).session("not a name"), 400);
   });
 
+  test("a fetch of one's own is used, called without a `this`", async () => {
+    const seen: Array<{ url: string; method: string; auth: string | null; self: unknown }> = [];
+    const own = function (this: unknown, input: RequestInfo | URL, init?: RequestInit) {
+      const headers = new Headers(init?.headers);
+      seen.push({ url: String(input), method: init?.method ?? "GET", auth: headers.get("Authorization"), self: this });
+      return fetch(input, init);
+    };
+    const c = new Client(server.base, { token: TOKENS.alice, fetch: own as typeof fetch });
+    await using s = await c.session("alice");
+    await s.run("true");
+    assert.deepEqual(
+      seen.map((r) => [r.method, r.url.replace(server.base, ""), r.auth, r.self]),
+      [
+        ["POST", "/v1/agents/alice/sessions", `Bearer ${TOKENS.alice}`, undefined],
+        ["POST", `/v1/sessions/${s.id}/run`, `Bearer ${TOKENS.alice}`, undefined],
+      ],
+    );
+  });
+
   test("an unreachable server is a SandkeepError with status 0", async () => {
     const e = await rejectsWith(new Client("http://127.0.0.1:9").health(), 0);
     assert.match(e.message, /cannot reach http:\/\/127\.0\.0\.1:9/);
