@@ -186,6 +186,13 @@ describe("session", () => {
     const gone = client.attach(id, "alice");
     const e = await rejectsWith(gone.run("true"), 403);
     assert.match(e.message, /forbidden/);
+    // A stream is refused the same way, before any event.
+    const events: unknown[] = [];
+    const streamed = (async () => {
+      for await (const ev of gone.stream("echo never")) events.push(ev);
+    })();
+    await rejectsWith(streamed, 403);
+    assert.deepEqual(events, []);
     assert.deepEqual(await client.generationFile("alice", "HEAD", "done.txt"), new TextEncoder().encode("done\n"));
     const s = await client.session("alice");
     try {
