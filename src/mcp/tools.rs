@@ -2,6 +2,7 @@
 //! (written for a model to read), and what each call does. Every call is a
 //! turn of the session, parked at the end so its work is snapshotted.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
@@ -11,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::mindlog::Kind;
 use crate::runtime::Runtime;
-use crate::sandbox::RunRequest;
+use crate::sandbox::{OutputSink, RunRequest};
 use crate::session::Session;
 
 fn schema(v: Value) -> JsonObject {
@@ -219,11 +220,13 @@ pub(super) fn text(message: impl Into<String>) -> CallToolResult {
 
 /// Runs tool `name` as one turn of `session`. Unknown tools are protocol
 /// errors; everything else that goes wrong is a tool error the model reads.
+/// `progress` (for `bash`) sees the run's output as it comes.
 pub async fn call(
     runtime: &Runtime,
     session: &mut Session,
     name: &str,
     args: JsonObject,
+    progress: Option<Arc<dyn OutputSink>>,
 ) -> Result<CallToolResult, McpError> {
     if !definitions().iter().any(|t| t.name == name) {
         return Err(McpError::invalid_params(
@@ -234,7 +237,7 @@ pub async fn call(
     if let Err(e) = session.begin_turn().await {
         return Ok(tool_error(format!("the session cannot run: {e}")));
     }
-    let result = match dispatch(runtime, session, name, args).await {
+    let result = match dispatch(runtime, session, name, args, progress).await {
         Ok(r) | Err(r) => r,
     };
     if let Err(e) = session.park().await {
@@ -255,6 +258,7 @@ async fn dispatch(
     session: &mut Session,
     name: &str,
     args: JsonObject,
+    progress: Option<Arc<dyn OutputSink>>,
 ) -> Result<CallToolResult, CallToolResult> {
     let agent = session.agent().unwrap_or_default().to_string();
     match name {
@@ -262,6 +266,7 @@ async fn dispatch(
             let a: BashArgs = parse(name, args)?;
             let mut request = RunRequest::new(a.command);
             request.timeout = a.timeout_ms.map(Duration::from_millis);
+            request.sink = progress;
             let r = session
                 .run(request)
                 .await

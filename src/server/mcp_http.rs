@@ -2,7 +2,9 @@
 //! `sandkeep mcp` ([`crate::mcp::McpServer`]), one per MCP session, so one MCP
 //! session is one sandkeep session of the agent (every tool call a turn,
 //! parked at its end). rmcp's transport does the protocol; this keeps one
-//! transport service per agent.
+//! transport service per agent, and the agent's `subscriptions/listen`
+//! streams, which every server of the agent tells about the files it
+//! changes (the 2026-07-28 protocol gives each request a server of its own).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -11,7 +13,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::McpServer;
+use crate::mcp::{Listeners, McpServer};
 use crate::runtime::Runtime;
 
 type Service = StreamableHttpService<McpServer, LocalSessionManager>;
@@ -31,6 +33,7 @@ impl McpServices {
             .or_insert_with(|| {
                 let runtime = runtime.clone();
                 let name = agent.to_string();
+                let listeners = Listeners::default();
                 let mut config = StreamableHttpServerConfig::default()
                     .with_cancellation_token(self.cancel.child_token());
                 if !check_host {
@@ -39,7 +42,10 @@ impl McpServices {
                     config = config.disable_allowed_hosts();
                 }
                 StreamableHttpService::new(
-                    move || Ok(McpServer::new(runtime.clone(), name.clone())),
+                    move || {
+                        Ok(McpServer::new(runtime.clone(), name.clone())
+                            .with_listeners(listeners.clone()))
+                    },
                     Arc::new(LocalSessionManager::default()),
                     config,
                 )

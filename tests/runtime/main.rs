@@ -29,6 +29,8 @@ mod docker_support;
 mod cli;
 mod local_backend;
 mod mcp;
+mod mcp_conformance;
+mod mcp_resources;
 mod parity_leftovers;
 mod schedule;
 mod sessions;

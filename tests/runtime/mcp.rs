@@ -17,7 +17,7 @@ fn sandkeep() -> &'static str {
 /// made under target/ (pip install mcp). `None` (test skipped, with the
 /// reason printed) when that cannot be had, unless CI demands docker-level
 /// completeness (`SANDKEEP_REQUIRE_DOCKER=1`), where it fails.
-fn mcp_python() -> Option<PathBuf> {
+pub(crate) fn mcp_python() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("SANDKEEP_MCP_PYTHON") {
         return Some(PathBuf::from(p));
     }

@@ -9,7 +9,8 @@
 //! `SANDKEEP_REQUIRE_DOCKER=1`. An `#[ignore]`d measurement of session
 //! creation to first output on docker (see `docker_latency`).
 //!
-//! Modules: `python` (the Python client's suite and schemathesis), `load`
+//! Modules: `python` (the Python client's suite and schemathesis),
+//! `typescript` (the TypeScript client's suite, `npm test`), `load`
 //! (the ignored local load benchmark), `docker` (the docker backend, the
 //! pool and its latency measurement); the harness and the local tests here.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -25,6 +26,7 @@ mod fault_proxy;
 mod load;
 mod python;
 mod s3;
+mod typescript;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -60,7 +60,7 @@ async fn the_python_client_suite_passes() {
     let report = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{report}");
     // Every test ran: none was skipped for a missing setting.
-    assert!(report.contains("Ran 9 tests"), "{report}");
+    assert!(report.contains("Ran 11 tests"), "{report}");
     assert!(!report.contains("skipped"), "{report}");
     srv.shutdown().await;
 }

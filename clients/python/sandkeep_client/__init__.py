@@ -24,7 +24,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Union
 
-__all__ = ["Client", "Session", "RunResult", "Event", "SandkeepError"]
+__all__ = ["Client", "Session", "RunResult", "Event", "SandkeepError", "BashTool", "bash_tool"]
 __version__ = "0.1.0"
 
 
@@ -351,6 +351,104 @@ class Session:
         """Keeps the workspace and forgets the session.
         ``{session, completed, generation}``."""
         return self.client._json("DELETE", f"/v1/sessions/{self.id}")
+
+
+_BASH_DESCRIPTION = (
+    "Run a bash command in a persistent sandbox (cwd /workspace). Files written under "
+    "/workspace persist across calls; shell variables, functions and the working directory "
+    "do not (each call is a fresh `bash -c`). Returns stdout, stderr and the exit code; "
+    "very long output is cut and flagged as truncated."
+)
+
+_BASH_PARAMETERS: Dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The script to run, as for `bash -c`."},
+        "timeout_ms": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 3600000,
+            "description": "Wall-clock limit in milliseconds.",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+def _cut(text: str, limit: int) -> "tuple[str, bool]":
+    """``text`` cut to ``limit`` characters: its head and tail, with a note between."""
+    if len(text) <= limit:
+        return text, False
+    head = limit // 2
+    tail = limit - head
+    dropped = len(text) - limit
+    return f"{text[:head]}\n[... {dropped} characters cut ...]\n{text[len(text) - tail:]}", True
+
+
+class BashTool:
+    """A ``bash`` tool for agent loops whose calls run in one session.
+
+    ``name``, ``description`` (for the model) and ``parameters`` (the
+    input's JSON Schema) describe it; calling it with the model's arguments
+    (``tool(command=..., timeout_ms=...)`` or ``tool(**arguments)``) runs the
+    command and returns ``{stdout, stderr, exit_code, truncated, timed_out}``,
+    each stream cut to ``max_output_chars`` (head and tail kept). Arguments
+    the schema refuses raise ``ValueError`` before anything runs; a request
+    the server refuses raises :class:`SandkeepError`.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        name: str = "bash",
+        description: str = _BASH_DESCRIPTION,
+        timeout_ms: Optional[int] = None,
+        max_output_chars: int = 30000,
+    ):
+        self.session = session
+        self.name = name
+        self.description = description
+        self.parameters: Dict[str, Any] = json.loads(json.dumps(_BASH_PARAMETERS))
+        self.timeout_ms = timeout_ms
+        self.max_output_chars = max_output_chars
+
+    def __repr__(self) -> str:
+        return f"BashTool({self.name!r}, session={self.session.id!r})"
+
+    @property
+    def schema(self) -> Dict[str, Any]:
+        """``{name, description, parameters}``: the shape most tool APIs take."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+    def __call__(self, **arguments: Any) -> Dict[str, Any]:
+        unknown = sorted(set(arguments) - {"command", "timeout_ms"})
+        if unknown:
+            raise ValueError(f"bash tool input: unknown field {unknown[0]!r}")
+        command = arguments.get("command")
+        if not isinstance(command, str):
+            raise ValueError("bash tool input: command must be a string")
+        timeout = arguments.get("timeout_ms")
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int) or not 1 <= timeout <= 3600000
+        ):
+            raise ValueError("bash tool input: timeout_ms must be an integer from 1 to 3600000")
+        # A refusal by the server raises SandkeepError, for the loop to report.
+        r = self.session.run(command, timeout_ms=timeout if timeout is not None else self.timeout_ms)
+        stdout, cut_out = _cut(r.stdout, self.max_output_chars)
+        stderr, cut_err = _cut(r.stderr, self.max_output_chars)
+        return {
+            "stdout": stdout,
+            "stderr": stderr,
+            "exit_code": r.exit_code,
+            "truncated": r.truncated or cut_out or cut_err,
+            "timed_out": r.timed_out,
+        }
+
+
+def bash_tool(session: Session, **options: Any) -> BashTool:
+    """A ready ``bash`` tool over ``session`` (see :class:`BashTool` for ``options``)."""
+    return BashTool(session, **options)
 
 
 def _error_of(e: urllib.error.HTTPError) -> SandkeepError:

@@ -12,6 +12,7 @@ runs this file.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import unittest
@@ -19,7 +20,7 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sandkeep_client import Client, Event, RunResult, SandkeepError  # noqa: E402
+from sandkeep_client import BashTool, Client, Event, RunResult, SandkeepError, bash_tool  # noqa: E402
 
 URL = os.environ.get("SANDKEEP_URL", "")
 TOKEN = os.environ.get("SANDKEEP_TOKEN") or None
@@ -152,6 +153,103 @@ class ClientTest(unittest.TestCase):
             Client("http://127.0.0.1:9", timeout=5).health()
         self.assertEqual(caught.exception.status, 0)
         self.assertIn("cannot reach", caught.exception.message)
+
+
+def scripted_model(steps):
+    """A model that plays ``steps``: each is a function of the messages so far
+    returning an assistant message (OpenAI chat shape: ``content`` or
+    ``tool_calls``). No network."""
+    calls = iter(steps)
+
+    def model(messages, tools):
+        return next(calls)(messages, tools)
+
+    return model
+
+
+def agent_loop(model, tool: BashTool, prompt: str, max_steps: int = 5) -> "tuple[str, list]":
+    """The loop an agent framework runs: the model asks for tool calls, each
+    runs and its JSON result goes back as a ``tool`` message, until the model
+    answers in text."""
+    messages = [{"role": "user", "content": prompt}]
+    tools = [{"type": "function", "function": tool.schema}]
+    for _ in range(max_steps):
+        reply = model(messages, tools)
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return reply["content"], messages
+        for call in reply["tool_calls"]:
+            assert call["function"]["name"] == tool.name
+            try:
+                result = tool(**json.loads(call["function"]["arguments"]))
+            except ValueError as e:
+                result = {"error": str(e)}
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
+    raise AssertionError("the model did not finish")
+
+
+def _call(call_id: str, arguments: dict) -> dict:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": "bash", "arguments": json.dumps(arguments)}}
+        ],
+    }
+
+
+@unittest.skipUnless(URL, "SANDKEEP_URL is not set")
+class BashToolTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.client = Client(URL, token=TOKEN, timeout=60)
+        self.session = self.client.session(AGENT)
+
+    def tearDown(self) -> None:
+        self.session.complete()
+
+    def test_a_scripted_model_runs_bash_in_the_session_and_reads_the_result(self) -> None:
+        marker = uuid.uuid4().hex[:8]
+        seen_tools = []
+
+        def first(messages, tools):
+            seen_tools.extend(tools)
+            return _call("c1", {"command": f"echo {marker} > note.txt; wc -c < note.txt"})
+
+        def second(messages, tools):
+            self.assertEqual(json.loads(messages[-1]["content"])["stdout"], f"{len(marker) + 1}\n")
+            return _call("c2", {"command": "cat note.txt; echo oops >&2; exit 4"})
+
+        def third(messages, tools):
+            r = json.loads(messages[-1]["content"])
+            return {"role": "assistant", "content": f"the note says {r['stdout'].strip()} (exit {r['exit_code']}, {r['stderr'].strip()})"}
+
+        tool = bash_tool(self.session)
+        answer, messages = agent_loop(scripted_model([first, second, third]), tool, "write and read a note")
+        self.assertEqual(answer, f"the note says {marker} (exit 4, oops)")
+        self.assertEqual(self.session.read_file("note.txt"), f"{marker}\n".encode())
+        self.assertEqual(seen_tools[0]["function"]["name"], "bash")
+        self.assertEqual(seen_tools[0]["function"]["parameters"]["required"], ["command"])
+        self.assertEqual([m["role"] for m in messages], ["user", "assistant", "tool", "assistant", "tool", "assistant"])
+
+    def test_the_tool_validates_cuts_and_reports_refusals(self) -> None:
+        tool = bash_tool(self.session, timeout_ms=300, max_output_chars=40)
+        self.assertEqual(tool.name, "bash")
+        with self.assertRaises(ValueError):
+            tool(cmd="touch nope")
+        with self.assertRaises(ValueError):
+            tool(command="true", timeout_ms=0)
+        self.assertEqual(self.session.run("test -e nope; echo $?").stdout, "1\n")
+        self.assertTrue(tool(command="sleep 3")["timed_out"])
+        self.assertEqual(tool(command="sleep 0.5; echo slept", timeout_ms=5000)["stdout"], "slept\n")
+        long = tool(command="seq 1 1000")
+        self.assertTrue(long["truncated"])
+        self.assertTrue(long["stdout"].startswith("1\n2\n3\n"))
+        self.assertTrue(long["stdout"].endswith("999\n1000\n"))
+        self.assertRegex(long["stdout"], r"\[\.\.\. \d+ characters cut \.\.\.\]")
+        # A session the server does not know is its refusal, raised.
+        with self.assertRaises(SandkeepError) as caught:
+            BashTool(self.client.attach("no-such-session", AGENT))(command="true")
+        self.assertIn(caught.exception.status, (403, 404))
 
 
 if __name__ == "__main__":

@@ -289,12 +289,17 @@ impl Sandbox for LocalSandbox {
         };
         let command = request.command;
         let (tx, rx) = oneshot::channel();
+        // What the run logs (a network denial) goes to the caller's
+        // subscriber, e.g. the MCP server's, which forwards it to its client.
+        let dispatch = tracing::dispatcher::get_default(tracing::Dispatch::clone);
         std::thread::Builder::new()
             .name(format!("sandkeep-run-{}", self.id))
             .stack_size(RUN_STACK_SIZE)
             .spawn(move || {
-                let out = catch_unwind(AssertUnwindSafe(|| shell.run(&command, options)))
-                    .map_err(|p| panic_message("shell", p));
+                let out = tracing::dispatcher::with_default(&dispatch, || {
+                    catch_unwind(AssertUnwindSafe(|| shell.run(&command, options)))
+                })
+                .map_err(|p| panic_message("shell", p));
                 let _ = tx.send(out);
             })
             .map_err(|e| SandboxError::Backend(format!("cannot start a shell thread: {e}")))?;
