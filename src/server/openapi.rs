@@ -237,7 +237,8 @@ pub fn document() -> Value {
                 "Created": {"type": "object", "required": ["session", "agent"], "properties": {"session": {"type": "string"}, "agent": {"type": "string"}}},
                 "SessionState": {"type": "object", "required": ["session", "generation"], "properties": {
                     "session": {"type": "string"}, "parked": {"type": "boolean"}, "completed": {"type": "boolean"},
-                    "generation": {"type": "string", "nullable": true}
+                    "generation": {"type": "string", "nullable": true},
+                    "warning": {"type": "string", "description": "Set when the store did not answer after the park: the workspace is kept in the worker's spool and uploaded when it answers."}
                 }},
                 "RunRequest": {"type": "object", "required": ["command"], "additionalProperties": false, "properties": {
                     "command": {"type": "string", "description": "The script, as for bash -c."},

@@ -509,6 +509,25 @@ async fn head_id(state: &State, agent: &str) -> ApiResult<Option<String>> {
     blocking(move || Ok(gens.store().head()?.map(|id| id.0))).await
 }
 
+/// The answer to a park or a completion that succeeded: the head it left.
+/// A store that does not answer now does not undo the park (it was kept in
+/// the store, or in this worker's spool when the store did not answer
+/// then): the generation is `null` and a `warning` says why.
+async fn kept_json(state: &State, slot: &Slot, done: &str) -> Value {
+    let mut body = json!({ "session": slot.id, done: true });
+    match head_id(state, &slot.agent).await {
+        Ok(generation) => body["generation"] = json!(generation),
+        Err(e) => {
+            body["generation"] = Value::Null;
+            body["warning"] = json!(format!(
+                "the store did not answer ({}); the workspace is kept, in this worker's spool if the store did not take it, and uploaded when the store answers",
+                e.message
+            ));
+        }
+    }
+    body
+}
+
 async fn park(
     AxState(state): St,
     headers: HeaderMap,
@@ -518,11 +537,7 @@ async fn park(
     let mut live = slot.live.lock().await;
     live.park().await?;
     drop(live);
-    let generation = head_id(&state, &slot.agent).await?;
-    Ok(
-        axum::Json(json!({ "session": slot.id, "parked": true, "generation": generation }))
-            .into_response(),
-    )
+    Ok(axum::Json(kept_json(&state, &slot, "parked").await).into_response())
 }
 
 async fn complete_session(
@@ -536,11 +551,7 @@ async fn complete_session(
     state.sessions.remove(&slot.id);
     drop(live);
     tracing::info!("session {} completed", slot.id);
-    let generation = head_id(&state, &slot.agent).await?;
-    Ok(
-        axum::Json(json!({ "session": slot.id, "completed": true, "generation": generation }))
-            .into_response(),
-    )
+    Ok(axum::Json(kept_json(&state, &slot, "completed").await).into_response())
 }
 
 // ---- files ------------------------------------------------------------------

@@ -31,6 +31,11 @@ export interface SessionState {
   completed?: boolean;
   /** The head generation after keeping the workspace (null: none kept yet). */
   generation: string | null;
+  /**
+   * Set when the store did not answer after the park: the workspace is kept
+   * in the worker's spool and uploaded when the store answers.
+   */
+  warning?: string;
 }
 
 /** The body of `POST /v1/sessions/{id}/run`. */
