@@ -378,7 +378,7 @@ fn dot_mode(s: &mut Session<'_, '_>, a: &[String]) -> DotResult {
         );
         return Err(Failure::Status(1));
     };
-    s.settings.set_mode(mode);
+    s.settings.set_mode_dot(mode);
     if mode == Mode::Insert {
         s.settings.insert_table = a.get(1).cloned().unwrap_or_else(|| "table".into());
     }
@@ -632,10 +632,21 @@ fn print_schema(s: &mut Session<'_, '_>, pattern: Option<&String>) -> DotResult 
                 cols.join(",")
             );
         } else {
-            let _ = writeln!(s.out, "{sql};");
+            let _ = writeln!(s.out, "{};", schema_line(&sql));
         }
     }
     Ok(())
+}
+
+/// A table's CREATE statement as sqlite3 prints it: one whose name is
+/// quoted gets `IF NOT EXISTS` (so `.import`'s tables re-create cleanly).
+fn schema_line(sql: &str) -> String {
+    match sql.strip_prefix("CREATE TABLE ") {
+        Some(rest) if rest.starts_with('"') || rest.starts_with('\'') => {
+            format!("CREATE TABLE IF NOT EXISTS {rest}")
+        }
+        _ => sql.to_string(),
+    }
 }
 
 fn dot_schema(s: &mut Session<'_, '_>, a: &[String]) -> DotResult {
@@ -692,7 +703,7 @@ fn dot_dump(s: &mut Session<'_, '_>, a: &[String]) -> DotResult {
             );
             continue;
         } else {
-            let _ = writeln!(s.out, "{sql};");
+            let _ = writeln!(s.out, "{};", schema_line(&sql));
         }
         let rows = s
             .query(&format!("SELECT * FROM {}", quote_ident(&name)))

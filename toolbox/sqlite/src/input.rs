@@ -14,7 +14,7 @@ use crate::session::{Failure, Session, SqlError, Target};
 
 /// Whether `sql` ends with a complete statement.
 fn complete(sql: &str) -> bool {
-    let Ok(c) = CString::new(sql.replace('\0', " ")) else {
+    let Ok(c) = CString::new(sql.replace('\0', " ") + "\n") else {
         return false;
     };
     // SAFETY: a NUL-terminated string.
@@ -55,8 +55,10 @@ pub fn process(s: &mut Session<'_, '_>, text: &str) -> Result<usize, Failure> {
             }
             start_line = lineno;
         }
+        if !sql.is_empty() {
+            sql.push('\n');
+        }
         sql.push_str(line);
-        sql.push('\n');
         if complete(&sql) {
             let chunk = std::mem::take(&mut sql);
             if run_chunk(s, &chunk, start_line)? {

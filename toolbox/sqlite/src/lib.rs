@@ -29,7 +29,6 @@ pub mod render;
 pub mod session;
 pub mod vfs;
 
-
 use sandkeep_shell::{CommandCtx, ShellConfig};
 
 use options::{Action, UsageError};

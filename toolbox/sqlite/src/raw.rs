@@ -96,6 +96,12 @@ impl Stmt {
             .collect()
     }
 
+    /// Whether this is `EXPLAIN QUERY PLAN` (sqlite3 draws those as a tree).
+    pub fn is_query_plan(&self) -> bool {
+        // SAFETY: a live statement.
+        unsafe { ffi::sqlite3_stmt_isexplain(self.stmt) == 2 }
+    }
+
     /// Steps once: the next row, `None` at the end.
     pub fn step(&mut self) -> Result<Option<Vec<Value>>, RawError> {
         // SAFETY: a live statement.

@@ -154,6 +154,49 @@ pub fn sqlite_printf_real(format: &str, r: f64) -> String {
     }
 }
 
+/// A real as sqlite3 3.40's JSON mode prints it (`%!.20g`): 20
+/// significant digits, cut rather than rounded (its digits came from
+/// 80-bit arithmetic, whose last digit this only approximates), trailing
+/// zeros dropped but one kept after the point, exponent form below 1e-4
+/// and from 1e20.
+pub fn json_real(r: f64) -> String {
+    if r == 0.0 {
+        return "0.0".into();
+    }
+    if !r.is_finite() {
+        return real_text(r);
+    }
+    let sci = format!("{:.40e}", r.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(20)
+        .collect();
+    let sign = if r < 0.0 { "-" } else { "" };
+    let trim = |s: &str| -> String {
+        let t = s.trim_end_matches('0');
+        if t.is_empty() {
+            "0".to_string()
+        } else {
+            t.to_string()
+        }
+    };
+    if !(-4..20).contains(&exp) {
+        let (first, rest) = digits.split_at(1);
+        let rest = trim(rest);
+        let e_sign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{first}.{rest}e{e_sign}{:02}", exp.abs())
+    } else if exp < 0 {
+        let zeros = "0".repeat((-exp - 1) as usize);
+        format!("{sign}0.{zeros}{}", trim(&digits))
+    } else {
+        let (int, frac) = digits.split_at((exp + 1) as usize);
+        format!("{sign}{int}.{}", trim(frac))
+    }
+}
+
 /// A real as SQLite converts it to text (`CAST(r AS TEXT)`).
 pub fn real_text(r: f64) -> String {
     sqlite_printf_real("%!.15g", r)
@@ -272,6 +315,15 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// `.mode MODE`: as [`Settings::set_mode`], but `.mode csv` also ends
+    /// rows with CRLF (RFC 4180), which the `-csv` option does not.
+    pub fn set_mode_dot(&mut self, mode: Mode) {
+        self.set_mode(mode);
+        if mode == Mode::Csv {
+            self.row_sep = "\r\n".into();
+        }
+    }
+
     /// Switches to `mode`, with the separators that mode implies.
     pub fn set_mode(&mut self, mode: Mode) {
         self.mode = mode;
@@ -397,9 +449,7 @@ impl<'s> Renderer<'s> {
                         Value::Real(r) if r.is_infinite() => {
                             out.write_all(if *r > 0.0 { b"1e999" } else { b"-1e999" })?
                         }
-                        Value::Real(r) => {
-                            out.write_all(sqlite_printf_real("%!.20g", *r).as_bytes())?
-                        }
+                        Value::Real(r) => out.write_all(json_real(*r).as_bytes())?,
                         Value::Text(t) | Value::Blob(t) => {
                             out.write_all(json_string(t).as_bytes())?
                         }
@@ -408,12 +458,14 @@ impl<'s> Renderer<'s> {
                 out.write_all(b"}")?;
             }
             Mode::Line => {
+                // sqlite3 gives the names at least five columns.
                 let width = self
                     .names
                     .iter()
                     .map(|n| n.chars().count())
                     .max()
-                    .unwrap_or(0);
+                    .unwrap_or(0)
+                    .max(5);
                 if !first {
                     out.write_all(s.row_sep.as_bytes())?;
                 }
@@ -717,6 +769,16 @@ mod tests {
         assert_eq!(csv_field(b"", ","), "\"\"");
         assert_eq!(csv_field(b"x,y", ","), "\"x,y\"");
         assert_eq!(csv_field(b"q\"", ","), "\"q\"\"\"");
+    }
+
+    #[test]
+    fn json_reals_as_sqlite3_3_40() {
+        assert_eq!(json_real(0.1), "0.10000000000000000555");
+        assert_eq!(json_real(1e16), "10000000000000000.0");
+        assert_eq!(json_real(2.5e20), "2.5e+20");
+        assert_eq!(json_real(123456789.123), "123456789.12299999594");
+        assert_eq!(json_real(1e-10), "1.0000000000000000364e-10");
+        assert_eq!(json_real(-1.5), "-1.5");
     }
 
     #[test]

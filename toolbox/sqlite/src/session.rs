@@ -125,7 +125,7 @@ impl<'a, 'c> Session<'a, 'c> {
                 let _ = writeln!(
                     self.ctx.stderr,
                     "Error: unable to open database \"{shown}\": {}",
-                    error_message(&e)
+                    open_error_message(&e)
                 );
                 return Err(Failure::Status(1));
             }
@@ -184,6 +184,7 @@ impl<'a, 'c> Session<'a, 'c> {
         match &self.target {
             Target::Stdout => {
                 let _ = self.ctx.stdout.write_all(&self.out);
+                let _ = self.ctx.stdout.flush();
             }
             Target::File(path) => {
                 let _ = self.ctx.fs.append(path, &self.out);
@@ -235,6 +236,28 @@ impl<'a, 'c> Session<'a, 'c> {
                     });
                 }
             };
+            if stmt.is_query_plan() {
+                let mut plan = Vec::new();
+                let r = loop {
+                    match stmt.step() {
+                        Ok(Some(values)) => plan.push(values),
+                        Ok(None) => break Ok(()),
+                        Err(e) => break Err(e),
+                    }
+                };
+                drop(stmt);
+                if let Err(e) = r {
+                    return Err(SqlError::Sql {
+                        phase: "stepping",
+                        message: e.message,
+                        code: e.code,
+                        context: None,
+                    });
+                }
+                self.out.extend_from_slice(query_plan(&plan).as_bytes());
+                rest = &rest[consumed..];
+                continue;
+            }
             let names = stmt.column_names();
             let settings = self.settings.clone();
             let mut renderer = Renderer::new(&settings, names);
@@ -303,6 +326,48 @@ impl<'a, 'c> Session<'a, 'c> {
             }
         }
     }
+}
+
+/// `EXPLAIN QUERY PLAN` rows (id, parent, unused, detail) drawn as
+/// sqlite3 draws them: `QUERY PLAN`, then a tree of `|--` and `` `-- ``.
+fn query_plan(rows: &[Vec<Value>]) -> String {
+    let int = |v: &Value| match v {
+        Value::Integer(i) => *i,
+        _ => 0,
+    };
+    let text = |v: &Value| match v {
+        Value::Text(t) => String::from_utf8_lossy(t).into_owned(),
+        _ => String::new(),
+    };
+    let nodes: Vec<(i64, i64, String)> = rows
+        .iter()
+        .filter(|r| r.len() >= 4)
+        .map(|r| (int(&r[0]), int(&r[1]), text(&r[3])))
+        .collect();
+    fn draw(
+        nodes: &[(i64, i64, String)],
+        parent: i64,
+        prefix: &str,
+        out: &mut String,
+        depth: usize,
+    ) {
+        if depth > 100 {
+            return;
+        }
+        let kids: Vec<&(i64, i64, String)> = nodes.iter().filter(|n| n.1 == parent).collect();
+        for (i, (id, _, detail)) in kids.iter().enumerate() {
+            let last = i + 1 == kids.len();
+            out.push_str(&format!(
+                "{prefix}{}{detail}\n",
+                if last { "`--" } else { "|--" }
+            ));
+            let deeper = format!("{prefix}{}", if last { "   " } else { "|  " });
+            draw(nodes, *id, &deeper, out, depth + 1);
+        }
+    }
+    let mut out = String::from("QUERY PLAN\n");
+    draw(&nodes, 0, "", &mut out, 0);
+    out
 }
 
 /// Why SQL text failed.
@@ -374,8 +439,18 @@ pub fn error_parts(e: &rusqlite::Error) -> (String, i32) {
     }
 }
 
-fn error_message(e: &rusqlite::Error) -> String {
-    error_parts(e).0
+/// Why an open failed, in SQLite's generic words for the code (rusqlite
+/// adds the path, sqlite3 does not).
+fn open_error_message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(err, _) => {
+            // SAFETY: sqlite3_errstr returns a static string for any code.
+            unsafe { std::ffi::CStr::from_ptr(ffi::sqlite3_errstr(err.extended_code)) }
+                .to_string_lossy()
+                .into_owned()
+        }
+        other => error_parts(other).0,
+    }
 }
 
 /// sqlite3's picture of where an error is: the statement text (at most 78

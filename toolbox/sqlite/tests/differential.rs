@@ -69,7 +69,8 @@ fn host(script: &str) -> Outcome {
         .output()
         .expect("run host bash");
     let _ = std::fs::remove_dir_all(&dir);
-    let fix = |b: &[u8]| String::from_utf8_lossy(b).replace(&dir.display().to_string(), "/workspace");
+    let fix =
+        |b: &[u8]| String::from_utf8_lossy(b).replace(&dir.display().to_string(), "/workspace");
     Outcome {
         status: out.status.code().unwrap_or(128),
         stdout: fix(&out.stdout),
@@ -137,7 +138,11 @@ fn sqlite3_matches_host_sqlite3() {
     for s in &stale {
         eprintln!("STALE SKIP (now passes; remove its #skip) {s}");
     }
-    assert!(failed.is_empty(), "{} cases differ from host sqlite3", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} cases differ from host sqlite3",
+        failed.len()
+    );
     assert!(stale.is_empty(), "{} skipped cases now pass", stale.len());
     if only.is_none() {
         assert!(total >= 150, "only {total} cases");
