@@ -132,12 +132,16 @@ pub fn bridge<'js>(ctx: &Ctx<'js>, st: &Rc<HostState>) -> JsResult<Object<'js>> 
         String::from_utf8_lossy(&from_binary(&bin)).into_owned()
     });
     let s = st.clone();
-    f!("readText", move |ctx: Ctx<'js>, p: String| -> JsResult<String> {
+    f!("readText", move |ctx: Ctx<'js>,
+                         p: String|
+          -> JsResult<String> {
         let r = s.fs.read(&s.path(&p));
         fs_result(&ctx, r).map(|d| String::from_utf8_lossy(&d).into_owned())
     });
     let s = st.clone();
-    f!("readBytes", move |ctx: Ctx<'js>, p: String| -> JsResult<String> {
+    f!("readBytes", move |ctx: Ctx<'js>,
+                          p: String|
+          -> JsResult<String> {
         let path = s.path(&p);
         if s.fs.metadata(&path).is_ok_and(|m| m.kind == FileKind::Dir) {
             return throw(&ctx, "EISDIR");
@@ -146,17 +150,32 @@ pub fn bridge<'js>(ctx: &Ctx<'js>, st: &Rc<HostState>) -> JsResult<Object<'js>> 
         fs_result(&ctx, r).map(|d| to_binary(&d))
     });
     let s = st.clone();
-    f!("writeText", move |ctx: Ctx<'js>, p: String, text: String, append: bool| -> JsResult<()> {
+    f!("writeText", move |ctx: Ctx<'js>,
+                          p: String,
+                          text: String,
+                          append: bool|
+          -> JsResult<()> {
         write_file(&ctx, &s, &p, text.as_bytes(), append)
     });
     let s = st.clone();
-    f!("writeBytes2", move |ctx: Ctx<'js>, p: String, bin: String, append: bool| -> JsResult<()> {
+    f!("writeBytes2", move |ctx: Ctx<'js>,
+                            p: String,
+                            bin: String,
+                            append: bool|
+          -> JsResult<()> {
         write_file(&ctx, &s, &p, &from_binary(&bin), append)
     });
     let s = st.clone();
-    f!("stat", move |ctx: Ctx<'js>, p: String, link: bool| -> JsResult<Array<'js>> {
+    f!("stat", move |ctx: Ctx<'js>,
+                     p: String,
+                     link: bool|
+          -> JsResult<Array<'js>> {
         let path = s.path(&p);
-        let r = if link { s.fs.symlink_metadata(&path) } else { s.fs.metadata(&path) };
+        let r = if link {
+            s.fs.symlink_metadata(&path)
+        } else {
+            s.fs.metadata(&path)
+        };
         let m = fs_result(&ctx, r)?;
         let a = Array::new(ctx.clone())?;
         a.set(0, kind_name(m.kind))?;
@@ -169,13 +188,18 @@ pub fn bridge<'js>(ctx: &Ctx<'js>, st: &Rc<HostState>) -> JsResult<Object<'js>> 
             FileKind::File => 0o100000,
         };
         a.set(2, f64::from(type_bits | m.mode))?;
-        a.set(3, m.mtime.secs as f64 * 1000.0 + f64::from(m.mtime.nanos / 1_000_000))?;
+        a.set(
+            3,
+            m.mtime.secs as f64 * 1000.0 + f64::from(m.mtime.nanos / 1_000_000),
+        )?;
         a.set(4, m.ino as f64)?;
         a.set(5, f64::from(m.nlink))?;
         Ok(a)
     });
     let s = st.clone();
-    f!("readdir", move |ctx: Ctx<'js>, p: String| -> JsResult<Array<'js>> {
+    f!("readdir", move |ctx: Ctx<'js>,
+                        p: String|
+          -> JsResult<Array<'js>> {
         let path = s.path(&p);
         if let Ok(m) = s.fs.metadata(&path)
             && m.kind != FileKind::Dir
@@ -195,17 +219,25 @@ pub fn bridge<'js>(ctx: &Ctx<'js>, st: &Rc<HostState>) -> JsResult<Object<'js>> 
         Ok(a)
     });
     let s = st.clone();
-    f!("exists", move |p: String| -> bool { s.fs.exists(&s.path(&p)) });
+    f!("exists", move |p: String| -> bool {
+        s.fs.exists(&s.path(&p))
+    });
     let s = st.clone();
     f!("isLink", move |p: String| -> bool {
-        s.fs
-            .symlink_metadata(&s.path(&p))
+        s.fs.symlink_metadata(&s.path(&p))
             .is_ok_and(|m| m.kind == FileKind::Symlink)
     });
     let s = st.clone();
-    f!("mkdir", move |ctx: Ctx<'js>, p: String, recursive: bool| -> JsResult<()> {
+    f!("mkdir", move |ctx: Ctx<'js>,
+                      p: String,
+                      recursive: bool|
+          -> JsResult<()> {
         let path = s.path(&p);
-        let r = if recursive { s.fs.mkdir_all(&path) } else { s.fs.mkdir(&path, 0o755) };
+        let r = if recursive {
+            s.fs.mkdir_all(&path)
+        } else {
+            s.fs.mkdir(&path, 0o755)
+        };
         fs_result(&ctx, r)
     });
     let s = st.clone();
@@ -216,40 +248,63 @@ pub fn bridge<'js>(ctx: &Ctx<'js>, st: &Rc<HostState>) -> JsResult<Object<'js>> 
     let s = st.clone();
     f!("unlink", move |ctx: Ctx<'js>, p: String| -> JsResult<()> {
         let path = s.path(&p);
-        if s.fs.symlink_metadata(&path).is_ok_and(|m| m.kind == FileKind::Dir) {
+        if s.fs
+            .symlink_metadata(&path)
+            .is_ok_and(|m| m.kind == FileKind::Dir)
+        {
             return throw(&ctx, "EISDIR");
         }
         let r = s.fs.remove_file(&path);
         fs_result(&ctx, r)
     });
     let s = st.clone();
-    f!("rm", move |ctx: Ctx<'js>, p: String, recursive: bool| -> JsResult<()> {
+    f!("rm", move |ctx: Ctx<'js>,
+                   p: String,
+                   recursive: bool|
+          -> JsResult<()> {
         let path = s.path(&p);
-        let r = if recursive { s.fs.remove_all(&path) } else { s.fs.remove_file(&path) };
+        let r = if recursive {
+            s.fs.remove_all(&path)
+        } else {
+            s.fs.remove_file(&path)
+        };
         fs_result(&ctx, r)
     });
     let s = st.clone();
-    f!("rename", move |ctx: Ctx<'js>, a: String, b: String| -> JsResult<()> {
+    f!("rename", move |ctx: Ctx<'js>,
+                       a: String,
+                       b: String|
+          -> JsResult<()> {
         let r = s.fs.rename(&s.path(&a), &s.path(&b));
         fs_result(&ctx, r)
     });
     let s = st.clone();
-    f!("realpath", move |ctx: Ctx<'js>, p: String| -> JsResult<String> {
+    f!("realpath", move |ctx: Ctx<'js>,
+                         p: String|
+          -> JsResult<String> {
         let r = s.fs.canonicalize(&s.path(&p));
         fs_result(&ctx, r)
     });
     let s = st.clone();
-    f!("readlink", move |ctx: Ctx<'js>, p: String| -> JsResult<String> {
+    f!("readlink", move |ctx: Ctx<'js>,
+                         p: String|
+          -> JsResult<String> {
         let r = s.fs.read_link(&s.path(&p));
         fs_result(&ctx, r)
     });
     let s = st.clone();
-    f!("symlink", move |ctx: Ctx<'js>, target: String, p: String| -> JsResult<()> {
+    f!("symlink", move |ctx: Ctx<'js>,
+                        target: String,
+                        p: String|
+          -> JsResult<()> {
         let r = s.fs.symlink(&target, &s.path(&p));
         fs_result(&ctx, r)
     });
     let s = st.clone();
-    f!("chmod", move |ctx: Ctx<'js>, p: String, mode: u32| -> JsResult<()> {
+    f!("chmod", move |ctx: Ctx<'js>,
+                      p: String,
+                      mode: u32|
+          -> JsResult<()> {
         let r = s.fs.set_mode(&s.path(&p), mode & 0o7777);
         fs_result(&ctx, r)
     });
@@ -263,7 +318,10 @@ pub fn bridge<'js>(ctx: &Ctx<'js>, st: &Rc<HostState>) -> JsResult<Object<'js>> 
     });
     let s = st.clone();
     f!("stdin", move || -> String { to_binary(&s.stdin.borrow()) });
-    f!("hash", |ctx: Ctx<'js>, alg: String, bin: String| -> JsResult<String> {
+    f!("hash", |ctx: Ctx<'js>,
+                alg: String,
+                bin: String|
+     -> JsResult<String> {
         let data = from_binary(&bin);
         let digest = match alg.as_str() {
             "md5" => {
@@ -310,11 +368,19 @@ pub fn bridge<'js>(ctx: &Ctx<'js>, st: &Rc<HostState>) -> JsResult<Object<'js>> 
         t.secs as f64 * 1000.0 + f64::from(t.nanos / 1_000_000)
     });
     let s = st.clone();
-    f!("monotonic", move || -> f64 { s.started.elapsed().as_secs_f64() * 1000.0 });
-    f!("compile", |ctx: Ctx<'js>, src: String, filename: String| -> JsResult<Value<'js>> {
+    f!("monotonic", move || -> f64 {
+        s.started.elapsed().as_secs_f64() * 1000.0
+    });
+    f!("compile", |ctx: Ctx<'js>,
+                   src: String,
+                   filename: String|
+     -> JsResult<Value<'js>> {
         eval_script(&ctx, src, filename)
     });
-    f!("compileScript", |ctx: Ctx<'js>, src: String, filename: String| -> JsResult<Value<'js>> {
+    f!("compileScript", |ctx: Ctx<'js>,
+                         src: String,
+                         filename: String|
+     -> JsResult<Value<'js>> {
         eval_script(&ctx, src, filename)
     });
     Ok(sk)
@@ -335,6 +401,10 @@ fn write_file(ctx: &Ctx<'_>, s: &HostState, p: &str, data: &[u8], append: bool) 
     if s.fs.metadata(&path).is_ok_and(|m| m.kind == FileKind::Dir) {
         return throw(ctx, "EISDIR");
     }
-    let r = if append { s.fs.append(&path, data) } else { s.fs.write(&path, data) };
+    let r = if append {
+        s.fs.append(&path, data)
+    } else {
+        s.fs.write(&path, data)
+    };
     fs_result(ctx, r)
 }

@@ -29,7 +29,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Runtime, Value};
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Runtime, Value,
+};
 use sandkeep_shell::{CommandCtx, LimitKind, RunControl, ShellConfig};
 
 use host::HostState;
@@ -165,9 +167,15 @@ fn modules_resolve_main(ctx: &CommandCtx<'_>, path: &str) -> Option<String> {
 /// Whether the program may read stdin (read up front, before it runs: the
 /// engine cannot block on the command's stream from inside JavaScript).
 fn wants_stdin(code: &str) -> bool {
-    ["stdin", "readFileSync(0", "readFile(0", "/dev/stdin", "readline"]
-        .iter()
-        .any(|w| code.contains(w))
+    [
+        "stdin",
+        "readFileSync(0",
+        "readFile(0",
+        "/dev/stdin",
+        "readline",
+    ]
+    .iter()
+    .any(|w| code.contains(w))
 }
 
 /// How the run ended.
@@ -250,19 +258,21 @@ fn run(
     let rejections: Rc<RefCell<Vec<String>>> = Rc::default();
     {
         let rej = rejections.clone();
-        rt.set_host_promise_rejection_tracker(Some(Box::new(move |c, promise, reason, handled| {
-            let _ = (promise, &c);
-            let text = describe(&c, &reason);
-            let mut r = rej.borrow_mut();
-            if handled {
-                // A handler came later: forget the matching report.
-                if let Some(i) = r.iter().position(|t| *t == text) {
-                    r.remove(i);
+        rt.set_host_promise_rejection_tracker(Some(Box::new(
+            move |c, promise, reason, handled| {
+                let _ = (promise, &c);
+                let text = describe(&c, &reason);
+                let mut r = rej.borrow_mut();
+                if handled {
+                    // A handler came later: forget the matching report.
+                    if let Some(i) = r.iter().position(|t| *t == text) {
+                        r.remove(i);
+                    }
+                } else {
+                    r.push(text);
                 }
-            } else {
-                r.push(text);
-            }
-        })));
+            },
+        )));
     }
     let env: Vec<(String, String)> = ctx.env.to_vec();
     let end = context.with(|jsctx| {
@@ -284,10 +294,17 @@ fn run(
         }
         let is_module = module_flag
             || program.filename.ends_with(".mjs")
-            || (program.from_file && program.filename.ends_with(".js") && package_is_module(&jsctx, &program.filename));
+            || (program.from_file
+                && program.filename.ends_with(".js")
+                && package_is_module(&jsctx, &program.filename));
         if check_only {
             let r = if is_module {
-                Module::declare(jsctx.clone(), program.filename.as_str(), program.code.clone()).map(|_| ())
+                Module::declare(
+                    jsctx.clone(),
+                    program.filename.as_str(),
+                    program.code.clone(),
+                )
+                .map(|_| ())
             } else {
                 let wrapped = format!("(function () {{{}\n}})", program.code);
                 host::eval_script(&jsctx, wrapped, program.filename.clone()).map(|_| ())
@@ -341,7 +358,8 @@ fn boot<'js>(
     boot.set("execPath", EXEC_PATH)?;
     boot.set("version", NODE_VERSION)?;
     boot.set("engine", "quickjs-ng (rquickjs 0.14)")?;
-    let f: Function = host::eval_script(ctx, PRELUDE.to_string(), "node:internal/sandkeep".into())?.get()?;
+    let f: Function =
+        host::eval_script(ctx, PRELUDE.to_string(), "node:internal/sandkeep".into())?.get()?;
     f.call::<_, ()>((sk, boot))
 }
 
@@ -388,13 +406,14 @@ fn start_module<'js>(ctx: &Ctx<'js>, program: &Program) -> rquickjs::Result<()> 
 fn flush(ctx: &mut CommandCtx<'_>, state: &HostState) {
     let chunks = std::mem::take(&mut *state.out.borrow_mut());
     for (fd, bytes) in chunks {
-        let _ = if fd == 2 {
-            ctx.stderr.write_all(&bytes)
+        if fd == 2 {
+            let _ = ctx.stderr.write_all(&bytes);
         } else {
-            ctx.stdout.write_all(&bytes)
-        };
+            // Flushed chunk by chunk, so stdout and stderr keep their order.
+            let _ = ctx.stdout.write_all(&bytes);
+            let _ = ctx.stdout.flush();
+        }
     }
-    let _ = ctx.stdout.flush();
 }
 
 /// Microtasks, then timers in due order, until nothing is left to do.
@@ -429,7 +448,9 @@ fn event_loop<'js>(
             return End::Limit(kind);
         }
         // A module whose evaluation failed.
-        if let Ok(p) = js.globals().get::<_, rquickjs::Promise>("__sk_main_promise")
+        if let Ok(p) = js
+            .globals()
+            .get::<_, rquickjs::Promise>("__sk_main_promise")
             && let Some(Err(e)) = p.result::<Value>()
         {
             let _ = js.globals().remove("__sk_main_promise");
@@ -438,7 +459,8 @@ fn event_loop<'js>(
         }
         let first = rejections.borrow_mut().drain(..).next();
         if let Some(text) = first {
-            let _ = writeln!(ctx.stderr, "{text}\n\nNode.js {NODE_VERSION}");
+            let location = source_location(&text, program);
+            let _ = writeln!(ctx.stderr, "{location}{text}\n\nNode.js {NODE_VERSION}");
             return End::Failed;
         }
         let next = match step(js, "next").catch(js) {

@@ -12,11 +12,43 @@ use sandkeep_shell::{FileKind, Fs};
 
 /// Names `import` maps to the prelude's built-in modules.
 pub const BUILTINS: &[&str] = &[
-    "fs", "fs/promises", "path", "path/posix", "os", "util", "events", "assert", "assert/strict",
-    "readline", "readline/promises", "crypto", "url", "buffer", "process", "timers",
-    "timers/promises", "string_decoder", "stream", "module", "perf_hooks", "v8", "vm", "tty",
-    "constants", "zlib", "http", "https", "http2", "net", "tls", "dgram", "dns", "inspector",
-    "child_process", "worker_threads", "cluster",
+    "fs",
+    "fs/promises",
+    "path",
+    "path/posix",
+    "os",
+    "util",
+    "events",
+    "assert",
+    "assert/strict",
+    "readline",
+    "readline/promises",
+    "crypto",
+    "url",
+    "buffer",
+    "process",
+    "timers",
+    "timers/promises",
+    "string_decoder",
+    "stream",
+    "module",
+    "perf_hooks",
+    "v8",
+    "vm",
+    "tty",
+    "constants",
+    "zlib",
+    "http",
+    "https",
+    "http2",
+    "net",
+    "tls",
+    "dgram",
+    "dns",
+    "inspector",
+    "child_process",
+    "worker_threads",
+    "cluster",
 ];
 
 /// Resolves specifiers against the importing module's directory.
@@ -89,7 +121,11 @@ impl Resolver for VfsResolver {
         if name.starts_with("node:") || BUILTINS.contains(&bare) {
             return Ok(format!("node:{bare}"));
         }
-        let dir = if base.starts_with('/') { dirname(base) } else { self.cwd.clone() };
+        let dir = if base.starts_with('/') {
+            dirname(base)
+        } else {
+            self.cwd.clone()
+        };
         if name.starts_with("./") || name.starts_with("../") || name.starts_with('/') {
             let p = Fs::resolve(&dir, name);
             return resolve_file(&self.fs, &p)
@@ -102,7 +138,8 @@ impl Resolver for VfsResolver {
         let mut d = dir;
         loop {
             let pkg = format!("{}/node_modules/{name}", d.trim_end_matches('/'));
-            if let Some(e) = package_entry(&self.fs, &pkg).or_else(|| resolve_file(&self.fs, &pkg)) {
+            if let Some(e) = package_entry(&self.fs, &pkg).or_else(|| resolve_file(&self.fs, &pkg))
+            {
                 return Ok(e);
             }
             if d == "/" {
@@ -185,7 +222,11 @@ impl Loader for VfsLoader {
                 .fs
                 .read(name)
                 .map_err(|e| Error::new_loading_message(name, e.to_string()))?;
-            let m = Module::declare(ctx.clone(), name, String::from_utf8_lossy(&src).into_owned())?;
+            let m = Module::declare(
+                ctx.clone(),
+                name,
+                String::from_utf8_lossy(&src).into_owned(),
+            )?;
             set_meta(&m, name)?;
             return Ok(m);
         }
@@ -196,7 +237,10 @@ impl Loader for VfsLoader {
             let f: Function = h.get("cjsKeys")?;
             f.call((name,))?
         };
-        let src = reexport(&keys, &format!("__sk_host.requireFile({})", js_string(name)));
+        let src = reexport(
+            &keys,
+            &format!("__sk_host.requireFile({})", js_string(name)),
+        );
         Module::declare(ctx.clone(), name, src)
     }
 }

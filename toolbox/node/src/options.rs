@@ -64,29 +64,167 @@ const fn opt(
 /// Every option `node` knows here.
 pub const OPTIONS: &[Opt] = &[
     opt("eval", Some('e'), true, "evaluate script", Action::Eval),
-    opt("print", Some('p'), true, "evaluate script and print result", Action::Print),
-    opt("check", Some('c'), false, "syntax check script without executing", Action::Check),
-    opt("require", Some('r'), true, "module to preload (option can be repeated)", Action::Require),
-    opt("input-type", None, true, "set module type for string input (module or commonjs)", Action::InputType),
-    opt("version", Some('v'), false, "print Node.js version", Action::Version),
-    opt("help", Some('h'), false, "print node command line options", Action::Help),
-    opt("no-warnings", None, false, "silence all process warnings", Action::Ignored),
-    opt("no-deprecation", None, false, "silence deprecation warnings", Action::Ignored),
-    opt("enable-source-maps", None, false, "accepted, no effect", Action::Ignored),
-    opt("trace-warnings", None, false, "accepted, no effect", Action::Ignored),
-    opt("trace-uncaught", None, false, "accepted, no effect", Action::Ignored),
-    opt("experimental-vm-modules", None, false, "accepted, no effect", Action::Ignored),
-    opt("experimental-modules", None, false, "accepted, no effect", Action::Ignored),
-    opt("experimental-specifier-resolution", None, true, "accepted, no effect", Action::IgnoredValue),
-    opt("max-old-space-size", None, true, "accepted; the run's memory budget applies", Action::IgnoredValue),
-    opt("stack-size", None, true, "accepted, no effect", Action::IgnoredValue),
-    opt("unhandled-rejections", None, true, "accepted, no effect", Action::IgnoredValue),
-    opt("title", None, true, "accepted, no effect", Action::IgnoredValue),
-    opt("interactive", Some('i'), false, "REPL (not available: input is never a terminal here)", Action::Unsupported),
-    opt("inspect", None, false, "debugger (not available in the sandbox)", Action::Unsupported),
-    opt("inspect-brk", None, false, "debugger (not available in the sandbox)", Action::Unsupported),
-    opt("test", None, false, "test runner (not available in the sandbox)", Action::Unsupported),
-    opt("watch", None, false, "watch mode (not available in the sandbox)", Action::Unsupported),
+    opt(
+        "print",
+        Some('p'),
+        true,
+        "evaluate script and print result",
+        Action::Print,
+    ),
+    opt(
+        "check",
+        Some('c'),
+        false,
+        "syntax check script without executing",
+        Action::Check,
+    ),
+    opt(
+        "require",
+        Some('r'),
+        true,
+        "module to preload (option can be repeated)",
+        Action::Require,
+    ),
+    opt(
+        "input-type",
+        None,
+        true,
+        "set module type for string input (module or commonjs)",
+        Action::InputType,
+    ),
+    opt(
+        "version",
+        Some('v'),
+        false,
+        "print Node.js version",
+        Action::Version,
+    ),
+    opt(
+        "help",
+        Some('h'),
+        false,
+        "print node command line options",
+        Action::Help,
+    ),
+    opt(
+        "no-warnings",
+        None,
+        false,
+        "silence all process warnings",
+        Action::Ignored,
+    ),
+    opt(
+        "no-deprecation",
+        None,
+        false,
+        "silence deprecation warnings",
+        Action::Ignored,
+    ),
+    opt(
+        "enable-source-maps",
+        None,
+        false,
+        "accepted, no effect",
+        Action::Ignored,
+    ),
+    opt(
+        "trace-warnings",
+        None,
+        false,
+        "accepted, no effect",
+        Action::Ignored,
+    ),
+    opt(
+        "trace-uncaught",
+        None,
+        false,
+        "accepted, no effect",
+        Action::Ignored,
+    ),
+    opt(
+        "experimental-vm-modules",
+        None,
+        false,
+        "accepted, no effect",
+        Action::Ignored,
+    ),
+    opt(
+        "experimental-modules",
+        None,
+        false,
+        "accepted, no effect",
+        Action::Ignored,
+    ),
+    opt(
+        "experimental-specifier-resolution",
+        None,
+        true,
+        "accepted, no effect",
+        Action::IgnoredValue,
+    ),
+    opt(
+        "max-old-space-size",
+        None,
+        true,
+        "accepted; the run's memory budget applies",
+        Action::IgnoredValue,
+    ),
+    opt(
+        "stack-size",
+        None,
+        true,
+        "accepted, no effect",
+        Action::IgnoredValue,
+    ),
+    opt(
+        "unhandled-rejections",
+        None,
+        true,
+        "accepted, no effect",
+        Action::IgnoredValue,
+    ),
+    opt(
+        "title",
+        None,
+        true,
+        "accepted, no effect",
+        Action::IgnoredValue,
+    ),
+    opt(
+        "interactive",
+        Some('i'),
+        false,
+        "REPL (not available: input is never a terminal here)",
+        Action::Unsupported,
+    ),
+    opt(
+        "inspect",
+        None,
+        false,
+        "debugger (not available in the sandbox)",
+        Action::Unsupported,
+    ),
+    opt(
+        "inspect-brk",
+        None,
+        false,
+        "debugger (not available in the sandbox)",
+        Action::Unsupported,
+    ),
+    opt(
+        "test",
+        None,
+        false,
+        "test runner (not available in the sandbox)",
+        Action::Unsupported,
+    ),
+    opt(
+        "watch",
+        None,
+        false,
+        "watch mode (not available in the sandbox)",
+        Action::Unsupported,
+    ),
 ];
 
 /// Where the program comes from.
@@ -202,8 +340,18 @@ pub fn parse(args: &[String]) -> Result<Invocation, UsageError> {
         };
         let value = value.unwrap_or_default();
         match o.action {
-            Action::Eval => source = Some(Source::Eval { code: value, print: false }),
-            Action::Print => source = Some(Source::Eval { code: value, print: true }),
+            Action::Eval => {
+                source = Some(Source::Eval {
+                    code: value,
+                    print: false,
+                })
+            }
+            Action::Print => {
+                source = Some(Source::Eval {
+                    code: value,
+                    print: true,
+                })
+            }
             Action::Version => version = true,
             Action::Help => help = true,
             Action::InputType => module = value == "module",
@@ -279,7 +427,13 @@ mod tests {
 
     #[test]
     fn bad_options() {
-        assert_eq!(parse(&v(&["--bogus"])), Err(UsageError::BadOption("--bogus".into())));
-        assert_eq!(parse(&v(&["-e"])), Err(UsageError::MissingValue("-e".into())));
+        assert_eq!(
+            parse(&v(&["--bogus"])),
+            Err(UsageError::BadOption("--bogus".into()))
+        );
+        assert_eq!(
+            parse(&v(&["-e"])),
+            Err(UsageError::MissingValue("-e".into()))
+        );
     }
 }

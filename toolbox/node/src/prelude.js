@@ -234,10 +234,10 @@
       if (keys.length === 0 || tooDeep) return base;
       braces = ["{", "}"];
     } else if (Array.isArray(v)) {
-      if (tooDeep) return "[Array]";
       const prefix = name !== "Array" && name ? `${name}(${v.length}) ` : "";
       braces = [`${prefix}[`, "]"];
       if (v.length === 0 && Object.keys(v).length === 0) return `${braces[0]}]`;
+      if (tooDeep) return "[Array]";
       isArray = true;
     } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
       if (tooDeep) return `[${name}]`;
@@ -281,11 +281,11 @@
       let prefix = "";
       if (proto === null) prefix = "[Object: null prototype] ";
       else if (name && name !== "Object") prefix = `${name} `;
-      if (tooDeep) return proto === null ? "[Object: null prototype]" : `[${name || "Object"}]`;
       braces = [`${prefix}{`, "}"];
       if (Object.keys(v).length === 0 && Object.getOwnPropertySymbols(v).length === 0) {
         return `${prefix}{}`;
       }
+      if (tooDeep) return proto === null ? "[Object: null prototype]" : `[${name || "Object"}]`;
     }
     if (tooDeep) return `[${name || "Object"}]`;
     ctx.seen.push(v);
