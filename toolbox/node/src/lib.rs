@@ -379,8 +379,8 @@ fn start_script<'js>(ctx: &Ctx<'js>, state: &HostState, program: &Program) -> rq
     let kind = if program.from_file { "cjs" } else { "eval" };
     let value: Value = run_main.call((kind, program.code.as_str(), program.filename.as_str()))?;
     if program.print {
-        let inspect: Function = h.get("inspect")?;
-        let text: String = inspect.call((value,))?;
+        let log_text: Function = h.get("logText")?;
+        let text: String = log_text.call((value,))?;
         state.push(1, text.as_bytes());
         state.push(1, b"\n");
     }
@@ -434,9 +434,18 @@ fn event_loop<'js>(
             f.call::<_, ()>(()).map(|_| 0.0)
         }
     };
+    let run_ticks = |js: &Ctx<'js>| -> rquickjs::Result<bool> {
+        let h: Object = js.globals().get("__sk_host")?;
+        let f: Function = h.get("runTicks")?;
+        f.call(())
+    };
     loop {
-        while js.execute_pending_job() {
-            if state.exit.get().is_some() {
+        // process.nextTick callbacks before each promise job, as in Node.
+        loop {
+            if let Err(e) = run_ticks(js).catch(js) {
+                return report(ctx, state, js, e, program);
+            }
+            if state.exit.get().is_some() || !js.execute_pending_job() {
                 break;
             }
         }

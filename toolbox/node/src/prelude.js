@@ -361,7 +361,7 @@
       level: 0,
       extraItems: false,
     };
-    return formatValue(ctx, v, 0, false);
+    return formatValue(ctx, v, 0, true);
   }
   function format(...args) {
     if (args.length === 0) return "";
@@ -428,6 +428,41 @@
     w.getWindowSize = () => [80, 24];
     return w;
   }
+  // console.table: an (index) column, one column per key of the rows
+  // (in first-seen order), "Values" for primitive rows; cells centered.
+  function table(data, only) {
+    if (data === null || typeof data !== "object") return format(data) + "\n";
+    const cell = (v) => (v === undefined ? "" : formatValue({ depth: 0, breakLength: Infinity, indent: 0, seen: [], circular: new Map(), currentDepth: 0, level: 0 }, v, 1, true));
+    const keys = [];
+    let values = false;
+    const rows = [];
+    const entries = data instanceof Map ? [...data.entries()] : Object.entries(data);
+    for (const [idx, row] of entries) {
+      const r = { idx: String(idx), cols: {} };
+      if (row !== null && typeof row === "object") {
+        for (const k of Object.keys(row)) {
+          if (only && !only.includes(k)) continue;
+          if (!keys.includes(k)) keys.push(k);
+          r.cols[k] = cell(row[k]);
+        }
+      } else {
+        values = true;
+        r.value = cell(row);
+      }
+      rows.push(r);
+    }
+    const head = ["(index)", ...keys, ...(values ? ["Values"] : [])];
+    const body = rows.map((r) => [r.idx, ...keys.map((k) => (k in r.cols ? r.cols[k] : "")), ...(values ? [r.value === undefined ? "" : r.value] : [])]);
+    const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)) + 2);
+    const center = (t, w) => " " + t.padEnd(w - 1);
+    const line = (l, m, r) => l + widths.map((w) => "─".repeat(w)).join(m) + r + "\n";
+    let out = line("┌", "┬", "┐");
+    out += "│" + head.map((h, i) => center(h, widths[i])).join("│") + "│\n";
+    out += line("├", "┼", "┤");
+    for (const b of body) out += "│" + b.map((c, i) => center(c, widths[i])).join("│") + "│\n";
+    out += line("└", "┴", "┘");
+    return out;
+  }
   const counts = new Map();
   const timersByLabel = new Map();
   let groupIndent = "";
@@ -442,7 +477,7 @@
     log: logTo(1), info: logTo(1), debug: logTo(1),
     error: logTo(2), warn: logTo(2), trace: (...a) => logTo(2)("Trace: " + format(...a)),
     dir: (v, o) => sk.write(1, inspect(v, o) + "\n"),
-    table: (data) => sk.write(1, inspect(data) + "\n"),
+    table: (data, columns) => sk.write(1, table(data, columns)),
     assert: (c, ...a) => { if (!c) logTo(2)("Assertion failed" + (a.length ? ": " + format(...a) : "")); },
     count: (l = "default") => { const n = (counts.get(l) || 0) + 1; counts.set(l, n); logTo(1)(`${l}: ${n}`); },
     countReset: (l = "default") => counts.delete(l),
@@ -649,6 +684,13 @@
   };
 
   // ---- process ----------------------------------------------------------
+  // process.nextTick callbacks: lib.rs drains them before each promise job.
+  const ticks = [];
+  function runTicks() {
+    let ran = false;
+    while (ticks.length) { ran = true; ticks.shift()(); }
+    return ran;
+  }
   const process = new EventEmitterClass();
   let exitCode;
   let exiting = false;
@@ -676,7 +718,7 @@
       for (;;) {} // The host interrupts here: nothing after exit() runs.
     },
     abort() { sk.exit(134); for (;;) {} },
-    nextTick(fn, ...args) { queueMicrotask(() => fn(...args)); },
+    nextTick(fn, ...args) { ticks.push(() => fn(...args)); },
     hrtime: Object.assign((prev) => {
       const ns = BigInt(Math.round(sk.monotonic() * 1e6));
       let s = Number(ns / 1000000000n), n = Number(ns % 1000000000n);
@@ -1239,6 +1281,35 @@
     static now() { return sk.now(); }
   }
   Object.defineProperty(SandboxDate, "name", { value: "Date" });
+  // String comparison as ICU's root collation orders common text (Node's
+  // default): letters case-insensitively with accents second and lower
+  // case before upper case last; punctuation before digits before letters.
+  function collationKey(s) {
+    const base = [], accents = [], cases = [];
+    for (const ch of s) {
+      const d = ch.normalize("NFD");
+      const b = d[0];
+      const low = b.toLowerCase();
+      const cls = /[a-z]/i.test(b) || low !== b.toUpperCase() ? 3 : /[0-9]/.test(b) ? 2 : 1;
+      base.push(cls * 0x110000 + low.codePointAt(0));
+      accents.push(d.length > 1 ? d.codePointAt(1) : 0);
+      cases.push(b !== low ? 1 : 0);
+    }
+    return [base, accents, cases];
+  }
+  function compareArrays(a, b) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+  }
+  String.prototype.localeCompare = function (other, loc, opts) {
+    const a = collationKey(String(this)), b = collationKey(String(other));
+    const sens = opts && opts.sensitivity;
+    let r = compareArrays(a[0], b[0]);
+    if (r || sens === "base") return r;
+    r = compareArrays(a[1], b[1]);
+    if (r || sens === "accent") return r;
+    return compareArrays(a[2], b[2]);
+  };
   const realToLocale = Number.prototype.toLocaleString;
   Number.prototype.toLocaleString = function (loc, o) {
     if ((loc === undefined || /^en/.test(loc)) && (o === undefined || Object.keys(o).every((k) => /FractionDigits$/.test(k)))) {
@@ -1396,6 +1467,8 @@
   G.__sk_host = {
     timers,
     inspect,
+    logText: (v) => format(v),
+    runTicks,
     errorText,
     builtin,
     builtinKeys: (name) => { const b = builtin(name); return b && typeof b === "object" || typeof b === "function" ? Object.keys(b).filter((k) => IDENT.test(k) && k !== "default") : []; },
