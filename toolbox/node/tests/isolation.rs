@@ -259,3 +259,42 @@ fn bad_input_gets_a_status_not_a_panic() {
         assert!(out.limit.is_none(), "{script}: {err}");
     }
 }
+
+/// Patterns that would let this crate's sources touch the host.
+const FORBIDDEN: &[&str] = &[
+    "std::fs::",
+    "use std::fs",
+    "std::process::",
+    "use std::process",
+    "std::env::",
+    "set_current_dir(",
+    "libc::",
+    "std::net::",
+    "std::os::unix::process",
+    "SystemTime::now",
+];
+
+#[test]
+fn source_never_touches_the_host() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut hits = Vec::new();
+    let mut files = 0;
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        files += 1;
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for pat in FORBIDDEN {
+                if code.contains(pat) {
+                    hits.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(files >= 3);
+    assert!(hits.is_empty(), "host access in src:\n{}", hits.join("\n"));
+}
