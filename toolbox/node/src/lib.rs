@@ -50,9 +50,26 @@ const EXEC_PATH: &str = "/usr/bin/node";
 /// size exceeded` (the command's thread has more than this).
 const MAX_STACK: usize = 1 << 20;
 
-/// Adds `node` and `nodejs` to a shell configuration.
+/// Adds `node` and `nodejs` to a shell configuration, and `npm`/`npx`
+/// that say why they cannot work here.
 pub fn install(config: ShellConfig) -> ShellConfig {
-    config.command("node", node).command("nodejs", node)
+    config
+        .command("node", node)
+        .command("nodejs", node)
+        .command("npm", package_manager)
+        .command("npx", package_manager)
+}
+
+/// `npm` and `npx`: refused with the reason (no registry, no network, no
+/// host processes), status 1. Local scripts still run with `node FILE`.
+pub fn package_manager(ctx: &mut CommandCtx<'_>) -> i32 {
+    let _ = writeln!(
+        ctx.stderr,
+        "{}: not available in the local sandbox (it has no network and no package registry); \
+         run local scripts with `node FILE`, or use the docker backend for packages",
+        ctx.args[0]
+    );
+    1
 }
 
 /// The `node` command.

@@ -132,9 +132,13 @@ fn no_sockets_or_processes() {
         "{}",
         text(&out.stderr)
     );
-    // npm is not a command of the sandbox.
-    let out = run("npm install left-pad");
-    assert_eq!(out.exit_code, 127);
+    // npm and npx say why they cannot work.
+    for cmd in ["npm install left-pad", "npx prettier --check ."] {
+        let out = run(cmd);
+        assert_eq!(out.exit_code, 1, "{cmd}");
+        let err = text(&out.stderr);
+        assert!(err.contains("local sandbox") && err.contains("no network"), "{cmd}: {err}");
+    }
 }
 
 #[test]
