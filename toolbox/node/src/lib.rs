@@ -313,7 +313,7 @@ fn run(
             || program.filename.ends_with(".mjs")
             || (program.from_file
                 && program.filename.ends_with(".js")
-                && package_is_module(&jsctx, &program.filename));
+                && package_is_module(&jsctx, &program.filename, &program.code));
         if check_only {
             let r = if is_module {
                 Module::declare(
@@ -380,12 +380,12 @@ fn boot<'js>(
     f.call::<_, ()>((sk, boot))
 }
 
-fn package_is_module(ctx: &Ctx<'_>, filename: &str) -> bool {
+fn package_is_module(ctx: &Ctx<'_>, filename: &str, code: &str) -> bool {
     let r: rquickjs::Result<String> = (|| {
         let h: Object = ctx.globals().get("__sk_host")?;
         let f: Function = h.get("packageType")?;
         let dir = filename.rsplit_once('/').map(|(d, _)| d).unwrap_or("/");
-        f.call((if dir.is_empty() { "/" } else { dir },))
+        f.call((if dir.is_empty() { "/" } else { dir }, code))
     })();
     r.is_ok_and(|t| t == "module")
 }

@@ -1398,7 +1398,7 @@
       const src = sk.readText(filename);
       if (filename.endsWith(".json")) {
         try { m.exports = JSON.parse(src); } catch (e) { e.message = filename + ": " + e.message; throw e; }
-      } else if (filename.endsWith(".mjs") || (filename.endsWith(".js") && packageType(path.dirname(filename)) === "module")) {
+      } else if (filename.endsWith(".mjs") || (filename.endsWith(".js") && declaredType(path.dirname(filename)) === "module")) {
         const e = new Error(`require() of ES Module ${filename} not supported.\nInstead change the require of ${path.basename(filename)} to a dynamic import() which is available in all CommonJS modules.`);
         e.code = "ERR_REQUIRE_ESM";
         throw e;
@@ -1431,13 +1431,22 @@
     Object.defineProperty(req, "main", { get: () => mainModule, enumerable: true });
     return req;
   }
-  function packageType(dir) {
+  // The nearest package.json's "type" ("" when none says).
+  function declaredType(dir) {
     for (let d = dir; ; d = path.dirname(d)) {
       if (isFile(d + "/package.json")) {
-        try { return JSON.parse(sk.readText(d + "/package.json")).type || "commonjs"; } catch (e) { return "commonjs"; }
+        try { return JSON.parse(sk.readText(d + "/package.json")).type || ""; } catch (e) { return ""; }
       }
-      if (d === "/") return "commonjs";
+      if (d === "/") return "";
     }
+  }
+  // Node 20 (since 20.19) runs a .js file with module syntax as an ES
+  // module when no package.json declares a type.
+  const ESM_SYNTAX = /^\s*(import\s*[\w{*'"]|export\s+(default|const|let|var|function|async|class)\b|export\s*[{*])/m;
+  function packageType(dir, src) {
+    const t = declaredType(dir);
+    if (t) return t;
+    return src !== undefined && ESM_SYNTAX.test(src) ? "module" : "commonjs";
   }
 
   // ---- globals ------------------------------------------------------------

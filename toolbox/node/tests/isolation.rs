@@ -137,7 +137,10 @@ fn no_sockets_or_processes() {
         let out = run(cmd);
         assert_eq!(out.exit_code, 1, "{cmd}");
         let err = text(&out.stderr);
-        assert!(err.contains("local sandbox") && err.contains("no network"), "{cmd}: {err}");
+        assert!(
+            err.contains("local sandbox") && err.contains("no network"),
+            "{cmd}: {err}"
+        );
     }
 }
 
