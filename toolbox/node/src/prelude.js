@@ -1310,19 +1310,69 @@
     if (r || sens === "accent") return r;
     return compareArrays(a[2], b[2]);
   };
+  // A small Intl for en-US (QuickJS has none): numbers (decimal, percent,
+  // currency with $ € £ ¥), dates in the run's UTC, and a collator.
+  const CURRENCY = { USD: "$", EUR: "€", GBP: "£", JPY: "¥", INR: "₹" };
+  function formatNumber(n, o = {}) {
+    if (!isFinite(n)) return isNaN(n) ? "NaN" : (n < 0 ? "-∞" : "∞");
+    const style = o.style || "decimal";
+    let v = style === "percent" ? n * 100 : n;
+    const cur = style === "currency" ? (o.currency || "USD").toUpperCase() : null;
+    const dflt = cur ? (cur === "JPY" ? 0 : 2) : 0;
+    let min = o.minimumFractionDigits !== undefined ? o.minimumFractionDigits : dflt;
+    let max = o.maximumFractionDigits !== undefined ? o.maximumFractionDigits : Math.max(min, style === "percent" ? 0 : cur ? dflt : 3);
+    if (max < min) max = min;
+    let [int, frac = ""] = Math.abs(v).toFixed(max).split(".");
+    while (frac.length > min && frac.endsWith("0")) frac = frac.slice(0, -1);
+    if (o.useGrouping !== false) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    let body = int + (frac ? "." + frac : "");
+    if (cur) body = (CURRENCY[cur] || cur + "\u00a0") + body;
+    if (style === "percent") body += "%";
+    return (v < 0 && Number(Math.abs(v).toFixed(max)) !== 0 ? "-" : "") + body;
+  }
+  const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+  const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+  function dateParts(d) {
+    return { y: d.getUTCFullYear(), mo: d.getUTCMonth(), d: d.getUTCDate(), h: d.getUTCHours(), mi: d.getUTCMinutes(), s: d.getUTCSeconds(), wd: d.getUTCDay() };
+  }
+  function formatDate(d, o) {
+    if (isNaN(d.getTime())) return "Invalid Date";
+    const p = dateParts(d);
+    if (o && (o.month === "long" || o.month === "short")) {
+      const m = o.month === "long" ? MONTHS[p.mo] : MONTHS[p.mo].slice(0, 3);
+      const wd = o.weekday ? (o.weekday === "long" ? DAYS[p.wd] : DAYS[p.wd].slice(0, 3)) + ", " : "";
+      return `${wd}${m} ${p.d}, ${p.y}`;
+    }
+    return `${p.mo + 1}/${p.d}/${p.y}`;
+  }
+  function formatTime(d) {
+    const p = dateParts(d);
+    const h12 = p.h % 12 === 0 ? 12 : p.h % 12;
+    return `${h12}:${String(p.mi).padStart(2, "0")}:${String(p.s).padStart(2, "0")} ${p.h < 12 ? "AM" : "PM"}`;
+  }
+  const Intl = {
+    NumberFormat: class NumberFormat {
+      constructor(loc, o) { this.o = o || {}; }
+      format(n) { return formatNumber(Number(n), this.o); }
+      resolvedOptions() { return { locale: "en-US", ...this.o }; }
+    },
+    DateTimeFormat: class DateTimeFormat {
+      constructor(loc, o) { this.o = o || {}; }
+      format(d) { return formatDate(d === undefined ? new SandboxDate() : new RealDate(d), this.o); }
+      resolvedOptions() { return { locale: "en-US", timeZone: "UTC", calendar: "gregory", numberingSystem: "latn" }; }
+    },
+    Collator: class Collator {
+      constructor(loc, o) { this.o = o || {}; }
+      compare = (a, b) => String(a).localeCompare(String(b), undefined, this.o);
+    },
+  };
+  if (typeof G.Intl === "undefined") G.Intl = Intl;
+  RealDate.prototype.toLocaleDateString = function (loc, o) { return formatDate(this, o); };
+  RealDate.prototype.toLocaleTimeString = function () { return isNaN(this.getTime()) ? "Invalid Date" : formatTime(this); };
+  RealDate.prototype.toLocaleString = function (loc, o) { return isNaN(this.getTime()) ? "Invalid Date" : `${formatDate(this, o)}, ${formatTime(this)}`; };
   const realToLocale = Number.prototype.toLocaleString;
   Number.prototype.toLocaleString = function (loc, o) {
-    if ((loc === undefined || /^en/.test(loc)) && (o === undefined || Object.keys(o).every((k) => /FractionDigits$/.test(k)))) {
-      const max = o && o.maximumFractionDigits !== undefined ? o.maximumFractionDigits : 3;
-      const min = o && o.minimumFractionDigits !== undefined ? o.minimumFractionDigits : 0;
-      const n = Number(this);
-      if (!isFinite(n)) return realToLocale.call(this);
-      let s = Math.abs(n).toFixed(Math.max(max, min));
-      let [int, frac = ""] = s.split(".");
-      while (frac.length > min && frac.endsWith("0")) frac = frac.slice(0, -1);
-      int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-      return (n < 0 ? "-" : "") + int + (frac ? "." + frac : "");
-    }
+    if (loc === undefined || /^en/.test(loc)) return formatNumber(Number(this), o);
     return realToLocale.call(this, loc, o);
   };
 
