@@ -71,6 +71,12 @@ pub const COMMANDS: &[DotCommand] = &[
     ),
     cmd("echo", "on|off", "Turn command echo on or off", dot_echo),
     cmd(
+        "eqp",
+        "on|off",
+        "Automatic EXPLAIN QUERY PLAN (accepted)",
+        dot_ignore_value,
+    ),
+    cmd(
         "exit",
         "?CODE?",
         "Exit this program with return-code CODE",
@@ -333,6 +339,18 @@ fn dot_ignore_bool(s: &mut Session<'_, '_>, a: &[String]) -> DotResult {
     Ok(())
 }
 
+fn dot_ignore_value(_s: &mut Session<'_, '_>, _a: &[String]) -> DotResult {
+    Ok(())
+}
+
+fn dot_load(s: &mut Session<'_, '_>, _a: &[String]) -> DotResult {
+    let _ = writeln!(
+        s.ctx.stderr,
+        "Error: extensions cannot be loaded in the local sandbox (no host libraries)"
+    );
+    Err(Failure::Status(1))
+}
+
 fn dot_headers(s: &mut Session<'_, '_>, a: &[String]) -> DotResult {
     let Some(w) = a.first() else {
         return usage(s, "headers");
@@ -367,6 +385,19 @@ fn dot_help(s: &mut Session<'_, '_>, a: &[String]) -> DotResult {
 }
 
 fn dot_mode(s: &mut Session<'_, '_>, a: &[String]) -> DotResult {
+    // Columnar options of 3.38+ (`--wrap N`, `--wordwrap B`, `--quote`,
+    // `--noquote`, `-ww`) are accepted; their layout is not reproduced.
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < a.len() {
+        match a[i].as_str() {
+            "--wrap" | "--wordwrap" => i += 1,
+            w if w.starts_with("--") || w == "-ww" => {}
+            _ => words.push(a[i].clone()),
+        }
+        i += 1;
+    }
+    let a = &words[..];
     let Some(word) = a.first() else {
         let _ = writeln!(s.out, "current output mode: {}", s.settings.mode.name());
         return Ok(());
