@@ -332,7 +332,7 @@ fn run(
             };
         }
         let started = if is_module {
-            start_module(&jsctx, &program).map(|_| ())
+            start_module(&jsctx, &state, &program).map(|_| ())
         } else {
             start_script(&jsctx, &state, &program)
         };
@@ -404,11 +404,12 @@ fn start_script<'js>(ctx: &Ctx<'js>, state: &HostState, program: &Program) -> rq
     Ok(())
 }
 
-fn start_module<'js>(ctx: &Ctx<'js>, program: &Program) -> rquickjs::Result<()> {
+fn start_module<'js>(ctx: &Ctx<'js>, state: &HostState, program: &Program) -> rquickjs::Result<()> {
+    // Relative imports of `-e`/stdin code resolve from the working directory.
     let name = if program.from_file {
         program.filename.clone()
     } else {
-        format!("{}/{}", "/workspace", program.filename)
+        format!("{}/{}", state.cwd.trim_end_matches('/'), program.filename)
     };
     let m = Module::declare(ctx.clone(), name.as_str(), program.code.clone())?;
     if program.from_file {

@@ -102,6 +102,12 @@ pub const COMMANDS: &[DotCommand] = &[
         dot_import,
     ),
     cmd("indexes", "?TABLE?", "Show names of indexes", dot_indexes),
+    cmd(
+        "load",
+        "FILE",
+        "Load an extension library (not available)",
+        dot_load,
+    ),
     cmd("mode", "MODE ?TABLE?", "Set output mode", dot_mode),
     cmd(
         "nullvalue",
@@ -172,6 +178,13 @@ pub const COMMANDS: &[DotCommand] = &[
         "on|off",
         "Turn SQL timer on or off (accepted)",
         dot_ignore_bool,
+    ),
+    cmd("stats", "on|off", "Show stats (accepted)", dot_ignore_value),
+    cmd(
+        "timeout",
+        "MS",
+        "Wait for locks MS milliseconds (accepted)",
+        dot_ignore_value,
     ),
     cmd(
         "width",
