@@ -1276,10 +1276,37 @@
     return out;
   }
   const RealDate = Date;
+  // The sandbox's time zone is UTC, as the shell's `date`: local-time
+  // readings and local date strings never depend on the host's zone.
+  const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
   class SandboxDate extends RealDate {
-    constructor(...a) { if (a.length === 0) super(sk.now()); else super(...a); }
+    constructor(...a) {
+      if (a.length === 0) super(sk.now());
+      else if (a.length === 1 && typeof a[0] === "string" && LOCAL_TIME.test(a[0].trim())) super(a[0].trim().replace(" ", "T") + "Z");
+      else if (a.length > 1) super(RealDate.UTC(...a));
+      else super(...a);
+    }
     static now() { return sk.now(); }
   }
+  for (const [local, utc] of [["getFullYear", "getUTCFullYear"], ["getMonth", "getUTCMonth"], ["getDate", "getUTCDate"], ["getDay", "getUTCDay"], ["getHours", "getUTCHours"], ["getMinutes", "getUTCMinutes"], ["getSeconds", "getUTCSeconds"], ["getMilliseconds", "getUTCMilliseconds"], ["setFullYear", "setUTCFullYear"], ["setMonth", "setUTCMonth"], ["setDate", "setUTCDate"], ["setHours", "setUTCHours"], ["setMinutes", "setUTCMinutes"], ["setSeconds", "setUTCSeconds"], ["setMilliseconds", "setUTCMilliseconds"]]) {
+    RealDate.prototype[local] = RealDate.prototype[utc];
+  }
+  RealDate.prototype.getTimezoneOffset = function () { return 0; };
+  const WD = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  const MO = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const two = (n) => String(n).padStart(2, "0");
+  RealDate.prototype.toDateString = function () {
+    if (isNaN(this.getTime())) return "Invalid Date";
+    return `${WD[this.getUTCDay()]} ${MO[this.getUTCMonth()]} ${two(this.getUTCDate())} ${String(this.getUTCFullYear()).padStart(4, "0")}`;
+  };
+  RealDate.prototype.toTimeString = function () {
+    if (isNaN(this.getTime())) return "Invalid Date";
+    return `${two(this.getUTCHours())}:${two(this.getUTCMinutes())}:${two(this.getUTCSeconds())} GMT+0000 (Coordinated Universal Time)`;
+  };
+  RealDate.prototype.toString = function () {
+    if (isNaN(this.getTime())) return "Invalid Date";
+    return `${this.toDateString()} ${this.toTimeString()}`;
+  };
   Object.defineProperty(SandboxDate, "name", { value: "Date" });
   // String comparison as ICU's root collation orders common text (Node's
   // default): letters case-insensitively with accents second and lower
