@@ -1543,6 +1543,42 @@
     fetch: () => Promise.reject(refusal("fetch")),
     crypto: crypto.webcrypto,
   });
+  G.setTimeout[util.promisify.custom] = (ms, v) => new Promise((r) => addTimer(() => r(v), ms, [], false, false));
+  G.setImmediate[util.promisify.custom] = (v) => new Promise((r) => addTimer(() => r(v), 0, [], false, true));
+  class EventClass {
+    constructor(type, o) { this.type = type; this.defaultPrevented = false; this.cancelable = !!(o && o.cancelable); this.timeStamp = sk.monotonic(); }
+    preventDefault() { if (this.cancelable) this.defaultPrevented = true; }
+    stopPropagation() {}
+  }
+  class EventTargetClass {
+    constructor() { Object.defineProperty(this, "_l", { value: new Map() }); }
+    addEventListener(t, f, o) { const l = this._l.get(t) || []; l.push({ f, once: !!(o && o.once) }); this._l.set(t, l); }
+    removeEventListener(t, f) { const l = this._l.get(t); if (l) this._l.set(t, l.filter((x) => x.f !== f)); }
+    dispatchEvent(e) { const l = this._l.get(e.type) || []; for (const x of [...l]) { if (x.once) this.removeEventListener(e.type, x.f); typeof x.f === "function" ? x.f.call(this, e) : x.f.handleEvent(e); } return !e.defaultPrevented; }
+  }
+  class AbortSignalClass extends EventTargetClass {
+    constructor() { super(); this.aborted = false; this.reason = undefined; this.onabort = null; }
+    throwIfAborted() { if (this.aborted) throw this.reason; }
+    static abort(r) { const c = new AbortControllerClass(); c.abort(r); return c.signal; }
+    static timeout(ms) { const c = new AbortControllerClass(); addTimer(() => { const e = new Error("The operation was aborted due to timeout"); e.name = "TimeoutError"; c.abort(e); }, ms, [], false, false); return c.signal; }
+  }
+  class AbortControllerClass {
+    constructor() { this.signal = new AbortSignalClass(); }
+    abort(reason) {
+      const s = this.signal;
+      if (s.aborted) return;
+      s.aborted = true;
+      if (reason === undefined) { reason = new Error("This operation was aborted"); reason.name = "AbortError"; }
+      s.reason = reason;
+      const e = new EventClass("abort");
+      if (typeof s.onabort === "function") s.onabort(e);
+      s.dispatchEvent(e);
+    }
+  }
+  for (const [n, c] of [["Event", EventClass], ["EventTarget", EventTargetClass], ["AbortSignal", AbortSignalClass], ["AbortController", AbortControllerClass]]) {
+    Object.defineProperty(c, "name", { value: n });
+    if (typeof G[n] === "undefined") G[n] = c;
+  }
   if (typeof G.queueMicrotask !== "function") G.queueMicrotask = (f) => Promise.resolve().then(f);
   builtins.timers.setTimeout = G.setTimeout;
   builtins.timers.setInterval = G.setInterval;
