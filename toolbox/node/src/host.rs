@@ -35,6 +35,12 @@ pub struct HostState {
     pub rng: Cell<u64>,
     /// When the program started (for `performance.now()`).
     pub started: Instant,
+    /// Output held at most: past it the program is interrupted and the
+    /// output flushed (a script printing in an endless loop meets the
+    /// shell's output limit instead of filling memory).
+    pub max_held: usize,
+    /// Held output passed `max_held`.
+    pub overflow: Cell<bool>,
 }
 
 impl HostState {
@@ -44,6 +50,9 @@ impl HostState {
         match out.last_mut() {
             Some((f, buf)) if *f == fd => buf.extend_from_slice(bytes),
             _ => out.push((fd, bytes.to_vec())),
+        }
+        if out.iter().map(|(_, b)| b.len()).sum::<usize>() > self.max_held {
+            self.overflow.set(true);
         }
     }
 

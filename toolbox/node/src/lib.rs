@@ -234,6 +234,8 @@ fn run(
         clock: ctx.control.clock,
         rng: Cell::new(seed),
         started: Instant::now(),
+        max_held: ctx.control.limits.max_output_bytes.saturating_add(1 << 16),
+        overflow: Cell::new(false),
     });
     let rt = match Runtime::new() {
         Ok(rt) => rt,
@@ -256,7 +258,9 @@ fn run(
     rt.set_interrupt_handler(Some(Box::new(move || {
         // SAFETY: see above; RunControl is Sync and only read here.
         let control = unsafe { &*(control_addr as *const RunControl) };
-        exit_state.exit.get().is_some() || control.check_fast().is_err()
+        exit_state.exit.get().is_some()
+            || exit_state.overflow.get()
+            || control.check_fast().is_err()
     })));
     rt.set_loader(
         modules::VfsResolver {
@@ -566,6 +570,10 @@ fn report<'js>(
     }
     if let Some(kind) = ctx.control.tripped() {
         return End::Limit(kind);
+    }
+    if state.overflow.get() {
+        // More output than the run may write: the shell has cut it.
+        return End::Limit(ctx.control.tripped().unwrap_or(LimitKind::Output));
     }
     let text = match &e {
         CaughtError::Exception(ex) => {

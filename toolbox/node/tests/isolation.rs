@@ -206,6 +206,24 @@ fn a_growing_array_stops_at_the_memory_budget() {
 }
 
 #[test]
+fn endless_output_meets_the_output_limit() {
+    let start = Instant::now();
+    let out = run_in(
+        &shell(),
+        "node -e 'for (;;) console.log(\"line\")'; echo after",
+        Duration::from_secs(20),
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(out.limit, Some(LimitKind::Output), "{}", text(&out.stderr));
+    assert_eq!(out.exit_code, 141);
+    assert!(text(&out.stdout).starts_with("line\nline\n"));
+}
+
+#[test]
 fn an_oversized_string_is_the_engines_error() {
     // QuickJS caps a string's length (Node: "Invalid string length"): an
     // error the script sees, status 1, no limit tripped.
