@@ -410,7 +410,6 @@
     const w = new EventEmitterClass();
     w.fd = fd;
     w.isTTY = false;
-    w.columns = 80;
     w.writable = true;
     w.write = (chunk, enc, cb) => {
       if (typeof enc === "function") cb = enc;
@@ -425,7 +424,6 @@
       if (f) queueMicrotask(f);
     };
     w.cork = w.uncork = () => {};
-    w.getWindowSize = () => [80, 24];
     return w;
   }
   // console.table: an (index) column, one column per key of the rows
