@@ -409,7 +409,6 @@
   function writer(fd) {
     const w = new EventEmitterClass();
     w.fd = fd;
-    w.isTTY = false;
     w.writable = true;
     w.write = (chunk, enc, cb) => {
       if (typeof enc === "function") cb = enc;
@@ -745,7 +744,6 @@
   // mentions stdin, delivered as one chunk then 'end'.
   const stdin = new EventEmitterClass();
   stdin.fd = 0;
-  stdin.isTTY = false;
   let stdinEncoding = null;
   let stdinScheduled = false;
   function stdinText() { return sk.stdin(); }
