@@ -343,9 +343,20 @@
   function indentLines(s, n) {
     return s.split("\n").join("\n" + " ".repeat(n));
   }
+  // QuickJS's words for the errors agents meet most, in V8's (what Node
+  // prints and scripts compare against).
+  const V8_WORDS = [
+    [/^cannot read property '(.*)' of (null|undefined)$/, "Cannot read properties of $2 (reading '$1')"],
+    [/^cannot set property '(.*)' of (null|undefined)$/, "Cannot set properties of $2 (setting '$1')"],
+  ];
+  function v8Message(m) {
+    for (const [re, to] of V8_WORDS) if (re.test(m)) return m.replace(re, to);
+    return m;
+  }
   function errorText(e) {
     let stack = typeof e.stack === "string" ? e.stack : "";
-    const head = e.message ? `${e.name || "Error"}: ${e.message}` : `${e.name || "Error"}`;
+    const msg = typeof e.message === "string" ? v8Message(e.message) : e.message;
+    const head = msg ? `${e.name || "Error"}: ${msg}` : `${e.name || "Error"}`;
     const frames = stack.split("\n").filter((l) => /^\s+at /.test(l)).map((l) => "    " + l.trim());
     return [head, ...frames].join("\n");
   }
@@ -1393,6 +1404,16 @@
   RealDate.prototype.toLocaleDateString = function (loc, o) { return formatDate(this, o); };
   RealDate.prototype.toLocaleTimeString = function () { return isNaN(this.getTime()) ? "Invalid Date" : formatTime(this); };
   RealDate.prototype.toLocaleString = function (loc, o) { return isNaN(this.getTime()) ? "Invalid Date" : `${formatDate(this, o)}, ${formatTime(this)}`; };
+  // JSON.parse's errors without QuickJS's "(line N column M)" suffix, as V8 words them.
+  const realParse = JSON.parse;
+  JSON.parse = function parse(text, reviver) {
+    try {
+      return realParse(text, reviver);
+    } catch (e) {
+      if (e instanceof SyntaxError && typeof e.message === "string") e.message = e.message.replace(/ \(line \d+ column \d+\)$/, "");
+      throw e;
+    }
+  };
   const realToLocale = Number.prototype.toLocaleString;
   Number.prototype.toLocaleString = function (loc, o) {
     if (loc === undefined || /^en/.test(loc)) return formatNumber(Number(this), o);

@@ -148,3 +148,45 @@ fn node_matches_host_node() {
         assert!(total >= 150, "only {total} cases");
     }
 }
+
+/// An uncaught error's report has Node's shape where agents read it: the
+/// `FILE:LINE` of the throw, the source line, and the `Name: message`
+/// line (the stack frames below it are the engine's own and differ).
+#[test]
+fn uncaught_errors_are_node_shaped() {
+    if !Path::new("/usr/bin/node").exists() {
+        eprintln!("SKIP: no /usr/bin/node on this host");
+        return;
+    }
+    let shape = |stderr: &str| -> Vec<String> {
+        let lines: Vec<&str> = stderr.lines().collect();
+        let mut out: Vec<String> = lines.iter().take(2).map(|l| l.to_string()).collect();
+        if let Some(e) = lines.iter().find(|l| {
+            l.split(':').next().is_some_and(|n| n.ends_with("Error")) && !l.starts_with(' ')
+        }) {
+            out.push(e.to_string());
+        }
+        out
+    };
+    let mut failures = Vec::new();
+    for script in [
+        "node -e 'throw new Error(\"boom\")'",
+        "node -e 'const x = 1;\nnull.f()'",
+        "printf 'const a = 1;\\nfunction f() {\\n  throw new TypeError(\"bad type\");\\n}\\nf();\\n' > t.js; node t.js",
+        "node -e 'undefinedName + 1'",
+    ] {
+        let theirs = host(script);
+        let mine = ours(script);
+        if shape(&theirs.stderr) != shape(&mine.stderr) || theirs.status != mine.status {
+            failures.push(format!(
+                "{script}\n--- node [{}]: {:?}\n--- ours [{}]: {:?}\n{}",
+                theirs.status,
+                shape(&theirs.stderr),
+                mine.status,
+                shape(&mine.stderr),
+                mine.stderr
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
