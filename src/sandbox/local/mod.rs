@@ -65,10 +65,15 @@ impl LocalBackend {
     /// A backend whose sandboxes are built with `config` (limits,
     /// determinism); with the `python` feature (on by default) they also
     /// have `python3`/`python` (the embedded interpreter of
-    /// `sandkeep-python`).
+    /// `sandkeep-python`), with `sqlite` `sqlite3` (`sandkeep-sqlite`) and
+    /// with `node` `node`/`nodejs` (`sandkeep-node`).
     pub fn with_config(config: ShellConfig) -> LocalBackend {
         #[cfg(feature = "python")]
         let config = sandkeep_python::install(config);
+        #[cfg(feature = "sqlite")]
+        let config = sandkeep_sqlite::install(config);
+        #[cfg(feature = "node")]
+        let config = sandkeep_node::install(config);
         LocalBackend {
             config,
             #[cfg(feature = "net")]
