@@ -128,7 +128,17 @@ pub fn print_changes(
 
 /// `git diff [OPTIONS] [--cached [COMMIT]] [COMMIT [COMMIT]] [-- PATHS]`.
 pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
-    let repo = g.repo()?;
+    if g.args.iter().any(|a| a == "--no-index") {
+        return super::noindex::diff_no_index(g);
+    }
+    let repo = match g.repo() {
+        Ok(r) => r,
+        // Outside a repository two paths are compared as files.
+        Err(_) if g.args.iter().filter(|a| !a.starts_with('-')).count() == 2 => {
+            return super::noindex::diff_no_index(g);
+        }
+        Err(e) => return Err(e),
+    };
     let mut cached = false;
     let mut how = Output::Patch;
     let mut patch_too = false;
