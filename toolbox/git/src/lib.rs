@@ -33,6 +33,7 @@ pub mod error;
 mod pack;
 pub mod repo;
 mod slide;
+pub mod worddiff;
 pub mod worktree;
 
 use std::io::Write;

@@ -139,6 +139,9 @@ pub fn describe(g: &mut G<'_, '_>) -> Result<i32> {
             repo.abbrev_len(id, abbrev.max(4))
         }
     };
+    if tags.is_empty() && !lightweight_seen && !always && !contains {
+        return Err(GitError::fatal("No names found, cannot describe anything."));
+    }
     for r in &revs {
         g.check()?;
         let id = match super::rev_opt(&repo, r)? {

@@ -144,6 +144,9 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
     let mut patch_too = false;
     let mut quiet = false;
     let mut exit_code = false;
+    let mut no_renames = false;
+    let mut word: Option<crate::worddiff::WordMode> = None;
+    let mut word_regex: Option<String> = None;
     let mut revs: Vec<String> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
     let mut dashdash = false;
@@ -171,7 +174,17 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
                 exit_code = true;
             }
             "--exit-code" => exit_code = true,
-            "--no-color" | "--no-ext-diff" | "-M" | "--find-renames" | "--no-renames" => {}
+            "--no-renames" => no_renames = true,
+            "--word-diff" | "--word-diff=plain" => word = Some(crate::worddiff::WordMode::Plain),
+            "--word-diff=porcelain" => word = Some(crate::worddiff::WordMode::Porcelain),
+            "--word-diff=color" | "--color-words" => word = Some(crate::worddiff::WordMode::Color),
+            "--word-diff=none" => word = None,
+            s if s.starts_with("--word-diff-regex=") => word_regex = Some(s[18..].to_string()),
+            s if s.starts_with("--color-words=") => {
+                word = Some(crate::worddiff::WordMode::Color);
+                word_regex = Some(s[14..].to_string());
+            }
+            "--no-color" | "--no-ext-diff" | "-M" | "--find-renames" => {}
             s if s.starts_with('-') => {
                 return Err(GitError::Usage(format!("error: invalid option: {s}")));
             }
@@ -236,11 +249,14 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
         let base = tree_side(r)?;
         // Commit against the work tree: tracked files as they are on disk.
         let mut work = super::status::work_side(&repo, &index)?;
-        for (p, v) in work.iter_mut() {
-            let _ = p;
+        for v in work.values_mut() {
             v.work = true;
         }
-        diff::changes(&base, &work, &keep, false)
+        if no_renames {
+            diff::changes(&base, &work, &keep, false)
+        } else {
+            diff::changes_with_renames(&repo, &base, &work, &keep, &check)?
+        }
     } else {
         let mut work = super::status::work_side(&repo, &index)?;
         for v in work.values_mut() {
@@ -268,7 +284,21 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
         cs
     };
     if !quiet {
-        print_changes(&repo, &changes, how, patch_too, g.out, &check)?;
+        match word {
+            Some(mode) if how == Output::Patch => {
+                let re = match &word_regex {
+                    Some(r) => Some(regex::bytes::Regex::new(r).map_err(|_| {
+                        GitError::fatal(format!("invalid regular expression: {r}"))
+                    })?),
+                    None => None,
+                };
+                let mut buf = Vec::new();
+                print_changes(&repo, &changes, how, patch_too, &mut buf, &check)?;
+                g.out
+                    .extend_from_slice(&crate::worddiff::rewrite(&buf, mode, re.as_ref()));
+            }
+            _ => print_changes(&repo, &changes, how, patch_too, g.out, &check)?,
+        }
     }
     Ok(if exit_code && !changes.is_empty() {
         1

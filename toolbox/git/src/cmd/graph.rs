@@ -85,6 +85,8 @@ pub struct Graph {
     mapping: Vec<i64>,
     old_mapping: Vec<i64>,
     mark: u8,
+    /// Whether the last commit's output ended with a newline.
+    terminated: bool,
 }
 
 impl Default for Graph {
@@ -112,6 +114,7 @@ impl Graph {
             mapping: Vec::new(),
             old_mapping: Vec::new(),
             mark: b'*',
+            terminated: true,
         }
     }
 
@@ -453,10 +456,14 @@ impl Graph {
         out: &mut Vec<u8>,
     ) {
         if separator_before {
-            let pad = self.padding_line();
-            out.extend_from_slice(&pad);
+            // After output without a final newline, git adds only the newline.
+            if self.terminated {
+                let pad = self.padding_line();
+                out.extend_from_slice(&pad);
+            }
             out.push(b'\n');
         }
+        self.terminated = message.ends_with(b"\n") || !diff.is_empty();
         loop {
             let (row, commit_row) = self.next_line();
             out.extend_from_slice(&row);

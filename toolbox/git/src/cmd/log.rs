@@ -66,7 +66,7 @@ pub fn walk(
 }
 
 /// Decorations of each commit: ` (HEAD -> main, tag: v1, other)`.
-fn decorations(repo: &Repo<'_>) -> BTreeMap<ObjectId, Vec<String>> {
+fn decorations(repo: &Repo<'_>, full: bool) -> BTreeMap<ObjectId, Vec<String>> {
     let mut map: BTreeMap<ObjectId, Vec<String>> = BTreeMap::new();
     let head = repo.head();
     let head_branch = repo.head_ref();
@@ -74,7 +74,11 @@ fn decorations(repo: &Repo<'_>) -> BTreeMap<ObjectId, Vec<String>> {
         match &head_branch {
             Some(b) => map.entry(h).or_default().push(format!(
                 "HEAD -> {}",
-                b.strip_prefix("refs/heads/").unwrap_or(b)
+                if full {
+                    b.as_str()
+                } else {
+                    b.strip_prefix("refs/heads/").unwrap_or(b)
+                }
             )),
             None => map.entry(h).or_default().push("HEAD".into()),
         }
@@ -82,13 +86,23 @@ fn decorations(repo: &Repo<'_>) -> BTreeMap<ObjectId, Vec<String>> {
     let mut rest: Vec<(String, ObjectId)> = Vec::new();
     for (name, id) in repo.refs("refs/tags/") {
         let target = super::peel_tag(repo, &id).unwrap_or(id);
-        rest.push((format!("tag: {}", &name[10..]), target));
+        rest.push((
+            format!("tag: {}", if full { &name[..] } else { &name[10..] }),
+            target,
+        ));
     }
     for (name, id) in repo.refs("refs/heads/") {
         if Some(&name) == head_branch.as_ref() {
             continue;
         }
-        rest.push((name[11..].to_string(), id));
+        rest.push((
+            if full {
+                name.clone()
+            } else {
+                name[11..].to_string()
+            },
+            id,
+        ));
     }
     for (name, id) in rest {
         map.entry(id).or_default().push(name);
@@ -163,6 +177,14 @@ pub fn fmt_date(t: &gix_date::Time, style: &DateStyle) -> String {
         }
         DateStyle::Default => t.format_or_unix(format::DEFAULT),
         DateStyle::Iso => t.format_or_unix(format::ISO8601),
+        // git writes a zero offset as `Z`.
+        DateStyle::IsoStrict if t.offset == 0 => {
+            let s = t.format_or_unix(format::ISO8601_STRICT);
+            match s.strip_suffix("+00:00") {
+                Some(base) => format!("{base}Z"),
+                None => s,
+            }
+        }
         DateStyle::IsoStrict => t.format_or_unix(format::ISO8601_STRICT),
         DateStyle::Short => t.format_or_unix(format::SHORT),
         DateStyle::Raw => t.format_or_unix(format::RAW),
@@ -546,6 +568,10 @@ pub struct ParsedLog {
     pub left_right: bool,
     /// Which commits are shown.
     pub filter: Filter,
+    /// `--follow`: the one path followed through renames.
+    pub follow: bool,
+    /// `--decorate=full`: full ref names.
+    pub decorate_full: bool,
 }
 
 /// The commit limiters of `log`/`rev-list`.
@@ -841,8 +867,11 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
         graph: false,
         left_right: false,
         filter: Filter::default(),
+        follow: false,
+        decorate_full: false,
     };
     let mut dashdash = false;
+    let mut negate = false;
     let mut i = 0;
     // The value of `--opt=V` or `--opt V`.
     let value = |a: &str, name: &str, i: &mut usize| -> Option<String> {
@@ -927,6 +956,12 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
         }
         match a.as_str() {
             "--" => dashdash = true,
+            "--not" => negate = !negate,
+            "--follow" => p.follow = true,
+            "--decorate=full" => {
+                opts.decorate = true;
+                p.decorate_full = true;
+            }
             "-n" => {
                 p.max = args.get(i).and_then(|v| v.parse().ok());
                 i += 1;
@@ -978,15 +1013,15 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
                     },
                 }
             }
-            "--decorate" | "--decorate=short" | "--decorate=full" => opts.decorate = true,
+            "--decorate" | "--decorate=short" => opts.decorate = true,
             "--no-decorate" => opts.decorate = false,
             "--abbrev-commit" => opts.abbrev_commit = true,
             "--no-abbrev-commit" => opts.abbrev_commit = false,
             "--reverse" => p.reverse = true,
             "--first-parent" => p.first_parent = true,
             "--all" => p.revs.push("--all".into()),
-            "--no-color" | "--no-walk" | "--topo-order" | "--date-order" | "--follow"
-            | "--no-renames" | "-M" | "--color=never" | "--no-patch" => {}
+            "--no-color" | "--no-walk" | "--topo-order" | "--date-order" | "--no-renames"
+            | "-M" | "--color=never" | "--no-patch" => {}
             s if s.starts_with('-') => {
                 return Err(GitError::fatal(format!("unrecognized argument: {s}")));
             }
@@ -997,7 +1032,11 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
                     .unwrap_or("HEAD")
                     .trim_start_matches('^');
                 if p.paths.is_empty() && rev_opt(repo, base).ok().flatten().is_some() {
-                    p.revs.push(a);
+                    if negate && !a.contains("..") {
+                        p.revs.push(format!("^{}", a.trim_start_matches('^')));
+                    } else {
+                        p.revs.push(a);
+                    }
                 } else if g.fs.exists(&sandkeep_shell::Fs::resolve(&g.cwd, &a)) {
                     p.paths.push(a);
                 } else {
@@ -1077,7 +1116,9 @@ fn selected(
     if p.graph {
         ids = super::graph::topo_order(repo, &ids, &g.checker())?;
     }
-    if !p.paths.is_empty() {
+    if p.follow && spec.items.len() == 1 {
+        ids = follow(g, repo, ids, &spec.items[0])?;
+    } else if !p.paths.is_empty() {
         let mut kept = Vec::new();
         for id in ids {
             g.check()?;
@@ -1088,6 +1129,42 @@ fn selected(
         ids = kept;
     }
     limit(g, repo, ids, p, spec)
+}
+
+/// `--follow PATH`: the commits that change the file, its name followed
+/// back through each rename git detects (first parents).
+fn follow(g: &G<'_, '_>, repo: &Repo<'_>, ids: Vec<ObjectId>, path: &str) -> Result<Vec<ObjectId>> {
+    let mut cur = path.to_string();
+    let mut kept = Vec::new();
+    let check = g.checker();
+    for id in ids {
+        check()?;
+        let c = repo.commit(&id)?;
+        let new = repo.flatten_tree(&c.tree)?;
+        let old = repo.commit_files(c.parents.first())?;
+        if old.get(&cur) == new.get(&cur) {
+            continue;
+        }
+        kept.push(id);
+        if !old.contains_key(&cur) && new.contains_key(&cur) {
+            let changes = diff::changes_with_renames(
+                repo,
+                &diff::side_of(&old),
+                &diff::side_of(&new),
+                &|_| true,
+                &check,
+            )?;
+            match changes
+                .iter()
+                .find(|ch| ch.path == cur)
+                .and_then(|ch| ch.from.clone())
+            {
+                Some(from) => cur = from,
+                None => break,
+            }
+        }
+    }
+    Ok(kept)
 }
 
 /// The commits the revision arguments exclude (`^A`, `A..`, the merge
@@ -1121,7 +1198,7 @@ pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
     let p = parse_log_args(g, &repo, false)?;
     let spec = Pathspec::new(&repo, &g.cwd, &p.paths)?;
     let ids = selected(g, &repo, &p, &spec)?;
-    let decos = decorations(&repo);
+    let decos = decorations(&repo, p.decorate_full);
     let left = left_side(g, &repo, &p)?;
     let mut opts = p.opts.clone();
     if p.graph {
@@ -1233,7 +1310,7 @@ pub fn show(g: &mut G<'_, '_>) -> Result<i32> {
         revs
     };
     let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
-    let decos = decorations(&repo);
+    let decos = decorations(&repo, false);
     for (n, r) in revs.iter().enumerate() {
         let id = rev(&repo, r)?;
         let (kind, data) = repo.read_object(&id)?;

@@ -94,6 +94,8 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             let mut message: Option<String> = None;
             let mut untracked = false;
             let mut quiet = false;
+            let mut keep_index = false;
+            let mut paths: Vec<String> = Vec::new();
             let mut i = 0;
             while i < args.len() {
                 match args[i].as_str() {
@@ -103,16 +105,19 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                     }
                     "-u" | "--include-untracked" => untracked = true,
                     "-q" | "--quiet" => quiet = true,
+                    "-k" | "--keep-index" => keep_index = true,
+                    "--" => {}
                     s if !s.starts_with('-') && sub == "save" => message = Some(s.to_string()),
+                    s if !s.starts_with('-') => paths.push(s.to_string()),
                     _ => {}
                 }
                 i += 1;
             }
+            let pathspec = Pathspec::new(&repo, &g.cwd, &paths)?;
             let Some(head) = repo.head() else {
                 return Err(GitError::fatal("You do not have the initial commit yet"));
             };
-            let spec = Pathspec::default();
-            let st = super::status::state(g, &repo, &spec, untracked)?;
+            let st = super::status::state(g, &repo, &pathspec, untracked)?;
             if st.staged.is_empty()
                 && st.unstaged.is_empty()
                 && (!untracked || st.untracked.is_empty())
@@ -127,7 +132,27 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                 repo.abbrev(&head),
                 super::status::subject(&hc.message.to_string())
             );
-            let index_tree = repo.write_index_tree(&st.index)?;
+            let head_files = files_of(&repo, Some(&head))?;
+            // With paths, only their changes go into the stash.
+            let index_files: Files = if paths.is_empty() {
+                super::pick::index_files(&st.index)
+            } else {
+                let mut f = head_files.clone();
+                f.retain(|p, _| !pathspec.matches(p));
+                for e in st
+                    .index
+                    .iter()
+                    .filter(|e| e.stage == 0 && pathspec.matches(&e.path))
+                {
+                    f.insert(e.path.clone(), (e.mode, e.id));
+                }
+                f
+            };
+            let index_list: Vec<(&str, u32, ObjectId)> = index_files
+                .iter()
+                .map(|(p, (m, id))| (p.as_str(), *m, *id))
+                .collect();
+            let index_tree = repo.write_tree(&index_list)?;
             let i_commit = super::status::make_commit(
                 g,
                 &repo,
@@ -137,12 +162,7 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                 None,
             )?;
             // The work tree of tracked files.
-            let mut work: Files = st
-                .index
-                .iter()
-                .filter(|e| e.stage == 0)
-                .map(|e| (e.path.clone(), (e.mode, e.id)))
-                .collect();
+            let mut work: Files = index_files.clone();
             for c in &st.unstaged {
                 match &c.new {
                     Some(v) => {
@@ -203,8 +223,25 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             let w_commit = super::status::make_commit(g, &repo, work_tree, parents, &msg, None)?;
             entries.insert(0, (w_commit, msg.clone()));
             write_stash_log(g, &repo, &entries)?;
-            let head_files = files_of(&repo, Some(&head))?;
-            two_tree(g, &repo, &head_files, &head_files, true, "reset")?;
+            if paths.is_empty() {
+                two_tree(g, &repo, &head_files, &head_files, true, "reset")?;
+            } else {
+                let current = super::pick::index_files(&repo.read_index()?);
+                let mut to = current.clone();
+                to.retain(|p, _| !pathspec.matches(p));
+                for (p, v) in head_files.iter().filter(|(p, _)| pathspec.matches(p)) {
+                    to.insert(p.clone(), *v);
+                }
+                for c in &st.unstaged {
+                    if let Some(v) = current.get(&c.path) {
+                        write_work_file(&repo, &c.path, v.0, &v.1)?;
+                    }
+                }
+                two_tree(g, &repo, &current, &to, true, "reset")?;
+            }
+            if keep_index {
+                two_tree(g, &repo, &head_files, &index_files, true, "reset")?;
+            }
             for p in untracked_paths {
                 let _ = repo.fs.remove_file(&repo.wp(&p));
                 super::basic::remove_empty_parents(&repo, &p);
@@ -215,14 +252,71 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             Ok(0)
         }
         "list" => {
-            for (n, (_, msg)) in entries.iter().enumerate() {
-                let _ = writeln!(g.out, "stash@{{{n}}}: {msg}");
+            let mut fmt: Option<String> = None;
+            let mut oneline = false;
+            for a in &args {
+                if let Some(f) = a
+                    .strip_prefix("--format=")
+                    .or_else(|| a.strip_prefix("--pretty=format:"))
+                    .or_else(|| a.strip_prefix("--pretty=tformat:"))
+                {
+                    fmt = Some(f.to_string());
+                } else if a == "--oneline" {
+                    oneline = true;
+                }
+            }
+            for (n, (id, msg)) in entries.iter().enumerate() {
+                if oneline {
+                    let _ = writeln!(g.out, "{} refs/stash@{{{n}}}: {msg}", repo.abbrev(id));
+                } else if let Some(f) = &fmt {
+                    let c = repo.commit(id)?;
+                    let f = f
+                        .replace("%gd", &format!("stash@{{{n}}}"))
+                        .replace("%gs", msg);
+                    let line = super::log::format_commit(
+                        &repo,
+                        id,
+                        &c,
+                        &f,
+                        &super::log::DateStyle::Default,
+                        g.control.clock.now().secs,
+                        &Default::default(),
+                    );
+                    let _ = writeln!(g.out, "{line}");
+                } else {
+                    let _ = writeln!(g.out, "stash@{{{n}}}: {msg}");
+                }
             }
             Ok(0)
+        }
+        "branch" => {
+            let Some(name) = args.iter().find(|a| !a.starts_with('-')).cloned() else {
+                return Err(GitError::fatal("No branch name specified"));
+            };
+            let n = stash_index(args.iter().filter(|a| !a.starts_with('-')).nth(1))?;
+            let Some((id, _)) = entries.get(n).cloned() else {
+                return Err(GitError::Raw("No stash entries found.".into(), 1));
+            };
+            let base = repo
+                .commit(&id)?
+                .parents
+                .first()
+                .copied()
+                .ok_or_else(|| GitError::fatal("stash entry without a base commit"))?;
+            g.args = vec!["-c".into(), name, base.to_hex().to_string()];
+            let r = super::branch::switch(g)?;
+            if r != 0 {
+                return Ok(r);
+            }
+            g.args = vec!["pop".into(), format!("stash@{{{n}}}")];
+            stash(g)
         }
         "show" => {
             let n = stash_index(args.iter().find(|a| !a.starts_with('-')))?;
             let Some((id, _)) = entries.get(n) else {
+                if entries.is_empty() {
+                    return Err(GitError::Raw("No stash entries found.".into(), 1));
+                }
                 return Err(GitError::error(format!(
                     "stash@{{{n}}} is not a valid reference"
                 )));
@@ -232,11 +326,11 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             let new = diff::side_of(&repo.flatten_tree(&c.tree)?);
             let check = g.checker();
             let changes = diff::changes_with_renames(&repo, &base, &new, &|_| true, &check)?;
-            let how = if args.iter().any(|a| a == "-p" || a == "--patch") {
-                super::diffcmd::Output::Patch
-            } else {
-                super::diffcmd::Output::Stat
-            };
+            let how = args
+                .iter()
+                .filter_map(|a| super::diffcmd::output_option(a))
+                .next_back()
+                .unwrap_or(super::diffcmd::Output::Stat);
             super::diffcmd::print_changes(&repo, &changes, how, false, g.out, &check)?;
             Ok(0)
         }
@@ -336,11 +430,8 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                 let _ = writeln!(g.out, "{msg_line}");
             }
             if !m.conflicts.is_empty() {
-                let _ = writeln!(
-                    g.out,
-                    "On branch {}",
-                    repo.head_branch().unwrap_or_default()
-                );
+                let st = super::status::state(g, &repo, &Pathspec::default(), true)?;
+                super::status::write_long(g, &repo, &st, false);
                 let _ = writeln!(g.err, "The stash entry is kept in case you need it again.");
                 return Ok(1);
             }
