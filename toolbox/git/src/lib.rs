@@ -95,15 +95,25 @@ pub const SUBCOMMANDS: &[&str] = &[
 pub fn git(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let status = match cmd::run(ctx, &mut out, &mut err) {
+    let mut err_first = false;
+    let status = match cmd::run(ctx, &mut out, &mut err, &mut err_first) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             e.status()
         }
     };
-    let _ = ctx.stdout.write_all(&out);
-    let _ = ctx.stderr.write_all(&err);
+    // git's stdout mostly reaches a pipe before what it says on stderr at
+    // exit; `am` is the other way round.
+    if err_first {
+        let _ = ctx.stderr.write_all(&err);
+        let _ = ctx.stderr.flush();
+        let _ = ctx.stdout.write_all(&out);
+    } else {
+        let _ = ctx.stdout.write_all(&out);
+        let _ = ctx.stdout.flush();
+        let _ = ctx.stderr.write_all(&err);
+    }
     status
 }
 

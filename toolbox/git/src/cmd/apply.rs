@@ -74,10 +74,27 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
     let mut out: Vec<FilePatch> = Vec::new();
     let mut i = 0;
     let mut mode: Option<u32> = None;
+    // A git header's rename, waiting for its `---`/`+++` (or standing alone).
+    let mut git_header = false;
+    let mut renamed: Option<usize> = None;
+    let mut rename_from: Option<String> = None;
     while i < lines.len() {
         let l = lines[i];
         if l.starts_with(b"diff --git ") {
             mode = None;
+            git_header = true;
+            renamed = None;
+            rename_from = None;
+        } else if let Some(f) = l.strip_prefix(b"rename from ") {
+            rename_from = Some(f.trim_end().to_str_lossy().into_owned());
+        } else if let Some(t) = l.strip_prefix(b"rename to ") {
+            out.push(FilePatch {
+                old: rename_from.take(),
+                new: Some(t.trim_end().to_str_lossy().into_owned()),
+                new_mode: mode,
+                hunks: Vec::new(),
+            });
+            renamed = Some(out.len() - 1);
         } else if let Some(m) = l
             .strip_prefix(b"new file mode ")
             .or_else(|| l.strip_prefix(b"new mode "))
@@ -85,15 +102,25 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
             mode = u32::from_str_radix(m.trim().to_str_lossy().as_ref(), 8).ok();
         } else if l.starts_with(b"--- ") && i + 1 < lines.len() && lines[i + 1].starts_with(b"+++ ")
         {
-            let old = strip_prefix_path(&l[4..].to_str_lossy(), strip);
+            let mut old = strip_prefix_path(&l[4..].to_str_lossy(), strip);
             let new = strip_prefix_path(&lines[i + 1][4..].to_str_lossy(), strip);
+            // A plain `diff -u` between two names patches the file in place,
+            // under the name it gives last.
+            if !git_header && old.is_some() && new.is_some() {
+                old = new.clone();
+            }
+            i += 2;
+            if renamed.is_some() {
+                // The rename's own header: its hunks follow.
+                continue;
+            }
             out.push(FilePatch {
                 old,
                 new,
                 new_mode: mode,
                 hunks: Vec::new(),
             });
-            i += 2;
+            git_header = false;
             continue;
         } else if l.starts_with(b"@@ ") {
             let Some(fp) = out.last_mut() else {
@@ -197,8 +224,24 @@ pub fn apply_hunks(old: &[u8], fp: &FilePatch, name: &str) -> Result<Vec<u8>> {
         } else {
             start.saturating_sub(1)
         };
-        let fits =
-            |at: usize| at + before.len() <= src.len() && src[at..at + before.len()] == before[..];
+        // Without context on a side, a hunk is tied to that end of the file.
+        let leading = body
+            .iter()
+            .take_while(|l| l.first() == Some(&b' ') || l.first() == Some(&b'\n'))
+            .count();
+        let trailing = body
+            .iter()
+            .rev()
+            .take_while(|l| l.first() == Some(&b' ') || l.first() == Some(&b'\n'))
+            .count();
+        let at_start = *start <= 1 && leading == 0;
+        let at_end = trailing == 0;
+        let fits = |at: usize| {
+            at + before.len() <= src.len()
+                && src[at..at + before.len()] == before[..]
+                && (!at_start || at == 0)
+                && (!at_end || at + before.len() == src.len())
+        };
         let found = (0..=src.len())
             .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
             .flatten()
@@ -270,7 +313,7 @@ pub fn apply_patch(
             let _ = writeln!(g.err, "Checking patch {name}...");
         }
         let old = match &fp.old {
-            Some(p) if cached => {
+            Some(p) if index_too => {
                 let e = index
                     .iter()
                     .find(|e| &e.path == p && e.stage == 0)
@@ -476,19 +519,37 @@ pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
             }
         }
         if stat {
-            let lines: Vec<crate::diff::StatLine> = patches
+            // git apply's diffstat: counts right-aligned in four columns.
+            let names: Vec<String> = patches
                 .iter()
-                .map(|fp| crate::diff::StatLine {
-                    name: fp
+                .map(|fp| match (&fp.old, &fp.new) {
+                    (Some(o), Some(n)) if o != n => crate::diff::rename_name(o, n),
+                    _ => fp
                         .new
                         .clone()
                         .or_else(|| fp.old.clone())
                         .unwrap_or_default(),
-                    counts: Some(counts(fp)),
-                    sizes: (0, 0),
                 })
                 .collect();
-            crate::diff::write_stat(&lines, g.out);
+            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+            let (mut ins_total, mut del_total) = (0, 0);
+            for (fp, name) in patches.iter().zip(&names) {
+                let (ins, del) = counts(fp);
+                ins_total += ins;
+                del_total += del;
+                let _ = writeln!(
+                    g.out,
+                    " {name:<width$} | {:>4} {}{}",
+                    ins + del,
+                    "+".repeat(ins),
+                    "-".repeat(del)
+                );
+            }
+            let _ = writeln!(
+                g.out,
+                "{}",
+                crate::diff::summary(patches.len(), ins_total, del_total)
+            );
         }
         if summary {
             for fp in &patches {

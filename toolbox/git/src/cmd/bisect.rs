@@ -16,11 +16,19 @@ use crate::error::{GitError, Result};
 use crate::repo::Repo;
 
 fn goods(repo: &Repo<'_>) -> Vec<ObjectId> {
-    repo.refs("refs/bisect/good-").values().copied().collect()
+    repo.refs("refs/bisect/")
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("refs/bisect/good-"))
+        .map(|(_, id)| id)
+        .collect()
 }
 
 fn skipped(repo: &Repo<'_>) -> HashSet<ObjectId> {
-    repo.refs("refs/bisect/skip-").values().copied().collect()
+    repo.refs("refs/bisect/")
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("refs/bisect/skip-"))
+        .map(|(_, id)| id)
+        .collect()
 }
 
 fn bad(repo: &Repo<'_>) -> Option<ObjectId> {
@@ -88,18 +96,38 @@ fn next(g: &mut G<'_, '_>, repo: &Repo<'_>) -> Result<Option<ObjectId>> {
         }
         weight.insert(*id, seen.len());
     }
-    // The suspect that best halves the rest; the first found wins a tie.
-    let top = suspects
+    // git's choice: the first commit found about halfway (merges first, in
+    // walk order, then the others from the oldest up, the oldest ones
+    // themselves not checked), else the one that best halves the rest.
+    let halfway = |id: &ObjectId| {
+        let d = 2 * weight[id] as i64 - all as i64;
+        (-1..=1).contains(&d) && !skip.contains(id)
+    };
+    let in_set_parents = |id: &ObjectId| -> usize {
+        repo.commit(id)
+            .map(|c| c.parents.iter().filter(|p| set.contains(*p)).count())
+            .unwrap_or(0)
+    };
+    let best = suspects
         .iter()
-        .filter(|id| !skip.contains(*id))
-        .map(|id| weight[id].min(all - weight[id]))
-        .max();
-    let best = top.and_then(|top| {
-        suspects
-            .iter()
-            .find(|id| !skip.contains(*id) && weight[*id].min(all - weight[*id]) == top)
-            .copied()
-    });
+        .find(|id| in_set_parents(id) > 1 && halfway(id))
+        .or_else(|| {
+            suspects
+                .iter()
+                .rev()
+                .find(|id| in_set_parents(id) == 1 && halfway(id))
+        })
+        .copied()
+        .or_else(|| {
+            let mut best: Option<(usize, ObjectId)> = None;
+            for id in suspects.iter().filter(|id| !skip.contains(*id)) {
+                let d = weight[id].min(all - weight[id]);
+                if best.is_none_or(|(b, _)| d > b) {
+                    best = Some((d, *id));
+                }
+            }
+            best.map(|b| b.1)
+        });
     let Some(best) = best else {
         let _ = writeln!(g.out, "There are only 'skip'ped commits left to test.");
         return Ok(Some(b));
@@ -299,7 +327,7 @@ pub fn bisect(g: &mut G<'_, '_>) -> Result<i32> {
             for _ in 0..64 {
                 g.check()?;
                 let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-                let _ = writeln!(g.out, "running  {}", quoted.join(" "));
+                let _ = writeln!(g.out, "running {}", quoted.join(" "));
                 let mut child_out = Vec::new();
                 let mut child_err = Vec::new();
                 let mut empty: &[u8] = &[];

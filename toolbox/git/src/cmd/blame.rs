@@ -17,11 +17,13 @@ use crate::error::{GitError, Result};
 use crate::worktree::Pathspec;
 
 /// Who a line belongs to: a commit, or the work tree (`None`).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Owner {
     commit: Option<ObjectId>,
     /// The line's number in the owner's version (from 1).
     orig_line: usize,
+    /// The file's name in the owner's version.
+    path: String,
 }
 
 struct Opts {
@@ -31,7 +33,16 @@ struct Opts {
     show_number: bool,
     porcelain: bool,
     line_porcelain: bool,
+    ignore_ws: bool,
     range: Option<(String, Option<String>)>,
+}
+
+/// Each line with its spaces and tabs removed (`-w`).
+fn without_ws(data: &[u8]) -> Vec<u8> {
+    data.iter()
+        .copied()
+        .filter(|b| *b == b'\n' || !b.is_ascii_whitespace())
+        .collect()
 }
 
 /// Lines of `new` that come unchanged from `old`: new index -> old index.
@@ -105,6 +116,7 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
         show_number: false,
         porcelain: false,
         line_porcelain: false,
+        ignore_ws: false,
         range: None,
     };
     let args = g.args.clone();
@@ -136,7 +148,8 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
                 o.porcelain = true;
                 o.line_porcelain = true;
             }
-            "-w" | "-M" | "-C" | "--root" | "-f" | "--show-name" | "-c" => {}
+            "-w" => o.ignore_ws = true,
+            "-M" | "-C" | "--root" | "-f" | "--show-name" | "-c" => {}
             "-L" => {
                 let v = args.get(i).cloned().unwrap_or_default();
                 i += 1;
@@ -169,10 +182,7 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
             .head()
             .ok_or_else(|| GitError::fatal("no such ref: HEAD"))?,
     };
-    let blob_at = |c: &ObjectId| -> Result<Option<ObjectId>> {
-        Ok(repo.commit_files(Some(c))?.get(&path).map(|v| v.1))
-    };
-    let head_blob = blob_at(&start)?;
+    let head_blob = repo.commit_files(Some(&start))?.get(&path).map(|v| v.1);
     let work = if rev_arg.is_none() {
         crate::worktree::file_content(&repo, &path).ok()
     } else {
@@ -195,32 +205,42 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
     let n = final_lines.len();
     let check = g.checker();
     let mut owner: Vec<Option<Owner>> = vec![None; n];
-    // Lines still looking for their commit, per commit: (final, in that version).
-    let mut pending: BTreeMap<
-        (std::cmp::Reverse<i64>, u64),
-        (ObjectId, ObjectId, Vec<(usize, usize)>),
-    > = BTreeMap::new();
+    // Lines still looking for their commit, per commit and file name:
+    // (final, in that version).
+    type Pending =
+        BTreeMap<(std::cmp::Reverse<i64>, u64), (ObjectId, ObjectId, String, Vec<(usize, usize)>)>;
+    let mut pending: Pending = BTreeMap::new();
     let mut seq = 0u64;
-    let mut queue_lines = |pending: &mut BTreeMap<_, _>,
+    let mut queue_lines = |pending: &mut Pending,
                            c: ObjectId,
                            blob: ObjectId,
+                           at: String,
                            lines: Vec<(usize, usize)>,
                            time: i64| {
-        pending.insert((std::cmp::Reverse(time), seq), (c, blob, lines));
+        pending.insert((std::cmp::Reverse(time), seq), (c, blob, at, lines));
         seq += 1;
+    };
+    let ws = o.ignore_ws;
+    let unchanged = |old: &[u8], new: &[u8]| -> Result<HashMap<usize, usize>> {
+        if ws {
+            unchanged_map(&without_ws(old), &without_ws(new), &check)
+        } else {
+            unchanged_map(old, new, &check)
+        }
     };
     let head_lines: Vec<(usize, usize)> = if final_content == head_content {
         (0..n).map(|i| (i, i)).collect()
     } else {
-        let map = unchanged_map(&head_content, &final_content, &check)?;
+        let map = unchanged(&head_content, &final_content)?;
         let mut v = Vec::new();
-        for f in 0..n {
+        for (f, slot) in owner.iter_mut().enumerate() {
             match map.get(&f) {
                 Some(&h) => v.push((f, h)),
                 None => {
-                    owner[f] = Some(Owner {
+                    *slot = Some(Owner {
                         commit: None,
                         orig_line: f + 1,
+                        path: path.clone(),
                     })
                 }
             }
@@ -232,18 +252,18 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
     };
     let mut boundary: std::collections::HashSet<ObjectId> = Default::default();
     let t = repo.commit(&start)?.committer.time.seconds;
-    queue_lines(&mut pending, start, hb, head_lines, t);
-    while let Some((_, (c, blob, lines))) = pending.pop_first() {
+    queue_lines(&mut pending, start, hb, path.clone(), head_lines, t);
+    while let Some((_, (c, blob, at, lines))) = pending.pop_first() {
         g.check()?;
         // Lines of the same commit queued twice (through two children) merge.
         let mut lines = lines;
         let same: Vec<_> = pending
             .iter()
-            .filter(|(_, v)| v.0 == c)
+            .filter(|(_, v)| v.0 == c && v.2 == at)
             .map(|(k, _)| *k)
             .collect();
         for k in same {
-            if let Some((_, _, more)) = pending.remove(&k) {
+            if let Some((_, _, _, more)) = pending.remove(&k) {
                 lines.extend(more);
             }
         }
@@ -257,26 +277,51 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
             if left.is_empty() {
                 break;
             }
-            let Some(pb) = blob_at(p)? else { continue };
+            let parent_files = repo.commit_files(Some(p))?;
+            // The file under its name in the parent, or the name it had
+            // before a rename this commit made.
+            let (pat, pb) = match parent_files.get(&at) {
+                Some(v) => (at.clone(), v.1),
+                None => {
+                    let here = repo.flatten_tree(&commit.tree)?;
+                    let changes = diff::changes_with_renames(
+                        &repo,
+                        &diff::side_of(&parent_files),
+                        &diff::side_of(&here),
+                        &|_| true,
+                        &check,
+                    )?;
+                    match changes
+                        .iter()
+                        .find(|ch| ch.path == at)
+                        .and_then(|ch| ch.from.clone())
+                        .and_then(|f| parent_files.get(&f).map(|v| (f, v.1)))
+                    {
+                        Some(found) => found,
+                        None => continue,
+                    }
+                }
+            };
             let pt = repo.commit(p)?.committer.time.seconds;
             if pb == blob {
-                queue_lines(&mut pending, *p, pb, std::mem::take(&mut left), pt);
+                queue_lines(&mut pending, *p, pb, pat, std::mem::take(&mut left), pt);
                 break;
             }
             let old = repo.read_kind(&pb, gix_object::Kind::Blob)?;
-            let map = unchanged_map(&old, &content, &check)?;
+            let map = unchanged(&old, &content)?;
             let (moved, stay): (Vec<_>, Vec<_>) =
                 left.into_iter().partition(|(_, l)| map.contains_key(l));
             left = stay;
             if !moved.is_empty() {
                 let moved = moved.into_iter().map(|(f, l)| (f, map[&l])).collect();
-                queue_lines(&mut pending, *p, pb, moved, pt);
+                queue_lines(&mut pending, *p, pb, pat, moved, pt);
             }
         }
         for (f, l) in left {
             owner[f] = Some(Owner {
                 commit: Some(c),
                 orig_line: l + 1,
+                path: at.clone(),
             });
         }
     }
@@ -308,17 +353,18 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
         let mut shown: std::collections::HashSet<Option<ObjectId>> = Default::default();
         let mut idx = first - 1;
         while idx < last {
-            let Some(ow) = owner[idx] else { break };
+            let Some(ow) = owner[idx].clone() else { break };
             // A group: consecutive lines of one commit, consecutive in it too.
             let mut len = 1;
             while idx + len < last
                 && owner[idx + len]
+                    .as_ref()
                     .is_some_and(|x| x.commit == ow.commit && x.orig_line == ow.orig_line + len)
             {
                 len += 1;
             }
             for k in 0..len {
-                let w = owner[idx + k].unwrap_or(ow);
+                let w = owner[idx + k].clone().unwrap_or_else(|| ow.clone());
                 let hex = w
                     .commit
                     .map(|c| c.to_hex().to_string())
@@ -367,10 +413,10 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
                         if boundary.contains(&c) {
                             let _ = writeln!(g.out, "boundary");
                         } else if let Some(p) = infos[&c].parents.first() {
-                            let _ = writeln!(g.out, "previous {} {path}", p.to_hex());
+                            let _ = writeln!(g.out, "previous {} {}", p.to_hex(), w.path);
                         }
                     }
-                    let _ = writeln!(g.out, "filename {path}");
+                    let _ = writeln!(g.out, "filename {}", w.path);
                 }
                 g.out.push(b'\t');
                 g.out.extend_from_slice(final_lines[idx + k]);
@@ -404,8 +450,21 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
         .map(|ow| ow.orig_line.to_string().len())
         .max()
         .unwrap_or(1);
+    // A line that came from another name shows the names, as git does.
+    let show_names = owner[shown_range.clone()]
+        .iter()
+        .flatten()
+        .any(|ow| ow.path != path);
+    let path_w = owner[shown_range.clone()]
+        .iter()
+        .flatten()
+        .map(|ow| ow.path.chars().count())
+        .max()
+        .unwrap_or(0);
     for idx in shown_range {
-        let Some(ow) = owner[idx] else { continue };
+        let Some(ow) = owner[idx].clone() else {
+            continue;
+        };
         let shown = match ow.commit {
             None => {
                 if o.long {
@@ -429,6 +488,9 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
             }
         };
         let mut line = shown;
+        if show_names {
+            line.push_str(&format!(" {:<path_w$}", ow.path));
+        }
         if o.show_number {
             line.push_str(&format!(" {:>orig_w$}", ow.orig_line));
         }

@@ -501,6 +501,9 @@ fn log_switch(
 /// The local changes a switch carried over, as git lists them after it
 /// (`M\tpath` on stdout).
 fn local_changes(g: &mut G<'_, '_>, repo: &Repo<'_>) -> Result<()> {
+    if g.args.iter().any(|a| a == "-q" || a == "--quiet") {
+        return Ok(());
+    }
     let spec = crate::worktree::Pathspec { items: Vec::new() };
     let st = super::status::state(g, repo, &spec, false)?;
     let mut seen: BTreeMap<String, char> = BTreeMap::new();
@@ -608,6 +611,8 @@ fn switch_to(
 
 /// `git switch [-c|-C NEW [START]] [--detach] [-f] BRANCH`.
 pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
+    // "Switched to ..." comes before the local changes listed on stdout.
+    *g.err_first = true;
     let repo = g.repo()?;
     let args = g.args.clone();
     let (mut create, mut reset, mut detach, mut force) = (None, false, false, false);
@@ -673,6 +678,7 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
 
 /// `git checkout [-b|-B NEW] [-f] [BRANCH|COMMIT] [-- PATHS]`.
 pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
+    *g.err_first = true;
     let repo = g.repo()?;
     let args = g.args.clone();
     let (mut create, mut reset, mut force, mut detach) = (None, false, false, false);
@@ -745,6 +751,9 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
         }
     }
     if paths.is_empty() {
+        if detach && rest.is_empty() {
+            return quietly(g, quiet, |g| switch_to(g, &repo, "HEAD", None, true, force));
+        }
         return Ok(0);
     }
     let source = rest.first().cloned();
@@ -1125,7 +1134,12 @@ fn unstaged_after_reset(g: &mut G<'_, '_>, repo: &Repo<'_>) -> Result<()> {
 /// `git tag [-l [PATTERN]] [-d NAME] [-a -m MSG] [-f] [NAME [COMMIT]]`.
 pub fn tag(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
-    let args = split_short(&g.args, &['m', 'F']);
+    // `-n3` is one option: -n with its count.
+    let (counts, plain): (Vec<String>, Vec<String>) = g.args.iter().cloned().partition(|a| {
+        a.len() > 2 && a.starts_with("-n") && a[2..].chars().all(|c| c.is_ascii_digit())
+    });
+    let mut args = split_short(&plain, &['m', 'F']);
+    args.extend(counts);
     let (mut list, mut delete, mut annotate, mut force) = (false, false, false, false);
     let mut message: Option<String> = None;
     let mut lines: Option<usize> = None;

@@ -108,9 +108,9 @@ pub fn describe(g: &mut G<'_, '_>) -> Result<i32> {
             s if s.starts_with("--match=") => patterns.push(s[8..].to_string()),
             s if s.starts_with("--dirty=") => dirty_mark = Some(s[8..].to_string()),
             s if s.starts_with("--abbrev=") => {
-                abbrev = s[9..].parse().map_err(|_| {
-                    GitError::fatal(format!("option `abbrev' expects a numerical value"))
-                })?;
+                abbrev = s[9..]
+                    .parse()
+                    .map_err(|_| GitError::fatal("option `abbrev' expects a numerical value"))?;
             }
             "--abbrev" => abbrev = 7,
             s if s.starts_with('-') => {

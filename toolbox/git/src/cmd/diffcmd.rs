@@ -126,6 +126,30 @@ pub fn print_changes(
     Ok(())
 }
 
+/// A patch with `a/` and `b/` replaced by other prefixes (`--src-prefix`,
+/// `--dst-prefix`, `--no-prefix`).
+fn with_prefixes(patch: &[u8], a: &str, b: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in patch.split_inclusive(|&c| c == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        if let Some(rest) = text.strip_prefix("diff --git a/") {
+            match rest.split_once(" b/") {
+                Some((x, y)) => {
+                    out.extend_from_slice(format!("diff --git {a}{x} {b}{y}").as_bytes())
+                }
+                None => out.extend_from_slice(line),
+            }
+        } else if let Some(rest) = text.strip_prefix("--- a/") {
+            out.extend_from_slice(format!("--- {a}{rest}").as_bytes());
+        } else if let Some(rest) = text.strip_prefix("+++ b/") {
+            out.extend_from_slice(format!("+++ {b}{rest}").as_bytes());
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
 /// `git diff [OPTIONS] [--cached [COMMIT]] [COMMIT [COMMIT]] [-- PATHS]`.
 pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
     if g.args.iter().any(|a| a == "--no-index") {
@@ -147,6 +171,7 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
     let mut no_renames = false;
     let mut word: Option<crate::worddiff::WordMode> = None;
     let mut word_regex: Option<String> = None;
+    let mut prefixes: Option<(String, String)> = None;
     let mut revs: Vec<String> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
     let mut dashdash = false;
@@ -180,6 +205,15 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
             "--word-diff=color" | "--color-words" => word = Some(crate::worddiff::WordMode::Color),
             "--word-diff=none" => word = None,
             s if s.starts_with("--word-diff-regex=") => word_regex = Some(s[18..].to_string()),
+            s if s.starts_with("--src-prefix=") => {
+                let d = prefixes.take().map_or_else(|| "b/".to_string(), |p| p.1);
+                prefixes = Some((s[13..].to_string(), d));
+            }
+            s if s.starts_with("--dst-prefix=") => {
+                let a = prefixes.take().map_or_else(|| "a/".to_string(), |p| p.0);
+                prefixes = Some((a, s[13..].to_string()));
+            }
+            "--no-prefix" => prefixes = Some((String::new(), String::new())),
             s if s.starts_with("--color-words=") => {
                 word = Some(crate::worddiff::WordMode::Color);
                 word_regex = Some(s[14..].to_string());
@@ -297,7 +331,14 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
                 g.out
                     .extend_from_slice(&crate::worddiff::rewrite(&buf, mode, re.as_ref()));
             }
-            _ => print_changes(&repo, &changes, how, patch_too, g.out, &check)?,
+            _ => {
+                let mut buf = Vec::new();
+                print_changes(&repo, &changes, how, patch_too, &mut buf, &check)?;
+                match &prefixes {
+                    Some((a, b)) => g.out.extend_from_slice(&with_prefixes(&buf, a, b)),
+                    None => g.out.extend_from_slice(&buf),
+                }
+            }
         }
     }
     Ok(if exit_code && !changes.is_empty() {

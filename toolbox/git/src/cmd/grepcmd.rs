@@ -172,8 +172,7 @@ pub fn grep(g: &mut G<'_, '_>) -> Result<i32> {
     // Words after the pattern: revisions first, then paths.
     let mut trees: Vec<(String, ObjectId)> = Vec::new();
     for r in rest {
-        if paths.is_empty()
-            && let Ok(Some(id)) = super::rev_opt(&repo, &r)
+        if let Ok(Some(id)) = super::rev_opt(&repo, &r)
             && let Ok(tree) = super::peel_to_tree(&repo, &id)
         {
             trees.push((r, tree));
@@ -386,9 +385,9 @@ pub fn grep(g: &mut G<'_, '_>) -> Result<i32> {
                     g.out.extend_from_slice(b"--\n");
                 }
                 let start = last_printed.map_or(from, |lp| from.max(lp + 1));
-                for k in start..n {
+                for (k, text) in lines.iter().enumerate().take(n).skip(start) {
                     prefix(g.out, k, b'-');
-                    g.out.extend_from_slice(lines[k]);
+                    g.out.extend_from_slice(text);
                     g.out.push(b'\n');
                 }
                 if show.only && !invert {

@@ -1327,7 +1327,10 @@ pub fn show(g: &mut G<'_, '_>) -> Result<i32> {
                 let t = gix_object::TagRef::from_bytes(&data, crate::repo::HASH)
                     .map_err(|e| GitError::fatal(format!("tag {id} is corrupt: {e}")))?;
                 let _ = writeln!(g.out, "tag {}", t.name);
-                if let Ok(Some(tagger)) = t.tagger() {
+                let oneline = matches!(opts.pretty, Pretty::Oneline | Pretty::OnelineFull);
+                if oneline {
+                    g.out.push(b'\n');
+                } else if let Ok(Some(tagger)) = t.tagger() {
                     let time = tagger.time().unwrap_or_default();
                     let _ = writeln!(
                         g.out,
@@ -1341,7 +1344,9 @@ pub fn show(g: &mut G<'_, '_>) -> Result<i32> {
                 if !t.message.ends_with(b"\n") {
                     g.out.push(b'\n');
                 }
-                g.out.push(b'\n');
+                if !oneline {
+                    g.out.push(b'\n');
+                }
                 let target = t.target();
                 write_commit(
                     g,
@@ -1360,6 +1365,8 @@ pub fn show(g: &mut G<'_, '_>) -> Result<i32> {
 
 /// `git rev-parse [--short[=N]] [--verify] [--abbrev-ref] [--show-toplevel] [--git-dir] [--is-inside-work-tree] REVS`.
 pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
+    // git reports a bad revision before the words it echoes reach stdout.
+    *g.err_first = true;
     let mut short: Option<usize> = None;
     let mut abbrev_ref = false;
     let mut verify = false;
@@ -1367,6 +1374,15 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
     let mut symbolic_full = false;
     let mut quiet = false;
     let args = g.args.clone();
+    if args.iter().any(|a| a == "--verify")
+        && args.iter().filter(|a| !a.starts_with('-')).count() > 1
+    {
+        if args.iter().any(|a| a == "-q" || a == "--quiet") {
+            return Ok(1);
+        }
+        let _ = writeln!(g.err, "fatal: Needed a single revision");
+        return Ok(128);
+    }
     for a in &args {
         match a.as_str() {
             "--is-inside-work-tree" => {
@@ -1507,7 +1523,7 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
                             let _ = writeln!(g.out, "HEAD");
                             let _ = writeln!(
                                 g.err,
-                                "fatal: ambiguous argument 'HEAD': unknown revision or path not in the working tree."
+                                "fatal: ambiguous argument 'HEAD': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"
                             );
                             return Ok(128);
                         }
@@ -1530,9 +1546,7 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
                         };
                         match short {
                             Some(n) => {
-                                let ab = repo.abbrev(&id);
-                                let n = n.max(ab.len());
-                                let _ = writeln!(g.out, "{}", &id.to_hex().to_string()[..n]);
+                                let _ = writeln!(g.out, "{}", repo.abbrev_len(&id, n));
                             }
                             None => {
                                 let _ = writeln!(g.out, "{}", id.to_hex());

@@ -55,6 +55,9 @@ pub struct G<'a, 'o> {
     pub stdin: &'o mut dyn std::io::Read,
     /// Runs other programs (`bisect run`).
     pub exec: &'o mut dyn sandkeep_shell::Exec,
+    /// Whether what went to stderr reaches the stream before stdout (git's
+    /// stdout waits in its buffer while `am` reports on stderr).
+    pub err_first: &'o mut bool,
 }
 
 impl<'a> G<'a, '_> {
@@ -125,7 +128,12 @@ pub fn split_short(args: &[String], with_value: &[char]) -> Vec<String> {
 }
 
 /// Entry point: runs `ctx.args[1..]`.
-pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Result<i32> {
+pub fn run(
+    ctx: &mut CommandCtx<'_>,
+    out: &mut Vec<u8>,
+    err: &mut Vec<u8>,
+    err_first: &mut bool,
+) -> Result<i32> {
     let mut args: Vec<String> = ctx.args[1..].to_vec();
     let mut cwd = ctx.cwd.to_string();
     let mut config_overrides = Vec::new();
@@ -178,6 +186,7 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
         err,
         stdin: &mut *ctx.stdin,
         exec: &mut *ctx.exec,
+        err_first,
     };
     if !g
         .fs

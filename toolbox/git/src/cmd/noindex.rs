@@ -158,7 +158,7 @@ pub fn diff_no_index(g: &mut G<'_, '_>) -> Result<i32> {
                 });
             }
             "name-only" => {
-                let _ = writeln!(body, "{bn}");
+                let _ = writeln!(body, "{an}");
             }
             "name-status" => {
                 let letter = match (&a.data, &b.data) {
@@ -166,7 +166,7 @@ pub fn diff_no_index(g: &mut G<'_, '_>) -> Result<i32> {
                     (_, None) => 'D',
                     _ => 'M',
                 };
-                let _ = writeln!(body, "{letter}\t{bn}");
+                let _ = writeln!(body, "{letter}\t{an}");
             }
             _ => {
                 let _ = writeln!(body, "diff --git a/{an} b/{bn}");

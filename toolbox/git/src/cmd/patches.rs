@@ -183,6 +183,10 @@ pub fn format_patch(g: &mut G<'_, '_>) -> Result<i32> {
         g.check()?;
         let text = mail(g, &repo, id, k + 1, total, numbered)?;
         if stdout {
+            // Mails on one stream are separated by an empty line.
+            if k > 0 {
+                g.out.push(b'\n');
+            }
             g.out.extend_from_slice(&text);
             continue;
         }
@@ -320,10 +324,11 @@ fn am_run(
             let _ = writeln!(g.err, "{text}");
             repo.fs
                 .write(&am_dir(repo, "next"), format!("{}\n", k + 1).as_bytes())?;
+            let _ = writeln!(g.out, "Patch failed at {:04} {subject}", k + 1);
+            *g.err_first = true;
             let _ = writeln!(
                 g.err,
-                "Patch failed at {:04} {subject}\nhint: Use 'git am --show-current-patch=diff' to see the failed patch\nhint: When you have resolved this problem, run \"git am --continue\".\nhint: If you prefer to skip this patch, run \"git am --skip\" instead.\nhint: To restore the original branch and stop patching, run \"git am --abort\".\nhint: Disable this message with \"git config advice.mergeConflict false\"",
-                k + 1
+                "hint: Use 'git am --show-current-patch=diff' to see the failed patch\nhint: When you have resolved this problem, run \"git am --continue\".\nhint: If you prefer to skip this patch, run \"git am --skip\" instead.\nhint: To restore the original branch and stop patching, run \"git am --abort\".\nhint: Disable this message with \"git config advice.mergeConflict false\""
             );
             return Ok(128);
         }

@@ -100,10 +100,10 @@ fn clear(repo: &Repo<'_>) {
 
 /// The changes of a commit against its parent, as (path, old, new) blob ids:
 /// two commits with the same ones carry the same patch.
-fn patch_key(
-    repo: &Repo<'_>,
-    id: &ObjectId,
-) -> Result<Vec<(String, Option<ObjectId>, Option<ObjectId>)>> {
+/// One path's change: (path, old blob, new blob).
+type PathChange = (String, Option<ObjectId>, Option<ObjectId>);
+
+fn patch_key(repo: &Repo<'_>, id: &ObjectId) -> Result<Vec<PathChange>> {
     let c = repo.commit(id)?;
     let old = files_of(repo, c.parents.first())?;
     let new = repo.flatten_tree(&c.tree)?;

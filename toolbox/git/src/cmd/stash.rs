@@ -226,18 +226,33 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             if paths.is_empty() {
                 two_tree(g, &repo, &head_files, &head_files, true, "reset")?;
             } else {
-                let current = super::pick::index_files(&repo.read_index()?);
-                let mut to = current.clone();
-                to.retain(|p, _| !pathspec.matches(p));
-                for (p, v) in head_files.iter().filter(|(p, _)| pathspec.matches(p)) {
-                    to.insert(p.clone(), *v);
+                // Only the stashed paths go back to HEAD, in the index and on disk.
+                let mut index = repo.read_index()?;
+                index.retain(|e| !pathspec.matches(&e.path));
+                let changed: BTreeSet<String> = st
+                    .staged
+                    .iter()
+                    .chain(st.unstaged.iter())
+                    .map(|c| c.path.clone())
+                    .collect();
+                for (p, (mode, id)) in head_files.iter().filter(|(p, _)| pathspec.matches(p)) {
+                    let e = if changed.contains(p) {
+                        write_work_file(&repo, p, *mode, id)?
+                    } else {
+                        match repo.read_index()?.into_iter().find(|e| &e.path == p) {
+                            Some(e) => e,
+                            None => write_work_file(&repo, p, *mode, id)?,
+                        }
+                    };
+                    index.push(e);
                 }
-                for c in &st.unstaged {
-                    if let Some(v) = current.get(&c.path) {
-                        write_work_file(&repo, &c.path, v.0, &v.1)?;
+                for p in &changed {
+                    if !head_files.contains_key(p) {
+                        let _ = repo.fs.remove_file(&repo.wp(p));
                     }
                 }
-                two_tree(g, &repo, &current, &to, true, "reset")?;
+                index.sort_by(|a, b| a.path.cmp(&b.path));
+                repo.write_index(&index)?;
             }
             if keep_index {
                 two_tree(g, &repo, &head_files, &index_files, true, "reset")?;
