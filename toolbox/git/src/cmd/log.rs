@@ -104,6 +104,20 @@ fn decorations(repo: &Repo<'_>, full: bool) -> BTreeMap<ObjectId, Vec<String>> {
             id,
         ));
     }
+    // The stash and remote-tracking refs, as git shows them.
+    for (name, id) in repo.refs("refs/remotes/") {
+        rest.push((
+            if full {
+                name.clone()
+            } else {
+                name[13..].to_string()
+            },
+            id,
+        ));
+    }
+    if let Some(id) = repo.resolve_ref("refs/stash") {
+        rest.push(("refs/stash".to_string(), id));
+    }
     for (name, id) in rest {
         map.entry(id).or_default().push(name);
     }
@@ -1064,7 +1078,7 @@ fn rev_range(
     let mut hidden = Vec::new();
     for r in revs {
         if r == "--all" {
-            starts.extend(repo.refs("refs/heads/").values().copied());
+            starts.extend(super::all_ref_commits(repo));
             starts.extend(repo.head());
             continue;
         }

@@ -518,6 +518,15 @@ pub fn upstream_of(repo: &Repo<'_>, branch: &str) -> Result<String> {
     }
 }
 
+/// The commits every ref points at (tags peeled; refs to other objects
+/// left out), what `--all` starts from besides `HEAD`.
+pub fn all_ref_commits(repo: &Repo<'_>) -> Vec<ObjectId> {
+    repo.refs("refs/")
+        .values()
+        .filter_map(|id| peel_to_commit(repo, id).ok())
+        .collect()
+}
+
 /// Peels tags until a non-tag object.
 pub fn peel_tag(repo: &Repo<'_>, id: &ObjectId) -> Result<ObjectId> {
     let mut id = *id;

@@ -71,7 +71,7 @@ pub fn shortlog(g: &mut G<'_, '_>) -> Result<i32> {
         let mut hidden = Vec::new();
         for r in &revs {
             if r == "--all" {
-                starts.extend(repo.refs("refs/heads/").values().copied());
+                starts.extend(super::all_ref_commits(&repo));
                 starts.extend(repo.head());
             } else if let Some((a, b)) = r.split_once("..") {
                 hidden.push(super::rev_commit(
