@@ -1,7 +1,8 @@
 //! What `git X` prints when X is no git command: git's own "is not a git
 //! command" line, then the closest commands by git's weighted edit
 //! distance (a common command that starts with X counts as closest), and
-//! status 1.
+//! status 1. A real git command the local sandbox does not have (`push`,
+//! `fetch`, ...) gets the same line, without suggestions.
 
 use std::io::Write;
 
@@ -252,6 +253,10 @@ pub fn suggestions(cmd: &str) -> Vec<&'static str> {
 /// Writes git's complaint about `cmd` to `err`; the status is 1.
 pub fn not_a_command(cmd: &str, err: &mut Vec<u8>) -> i32 {
     let _ = writeln!(err, "git: '{cmd}' is not a git command. See 'git --help'.");
+    // A real git command the sandbox lacks gets no "did you mean".
+    if MAIN_COMMANDS.contains(&cmd) {
+        return 1;
+    }
     let similar = suggestions(cmd);
     if !similar.is_empty() {
         let heading = if similar.len() == 1 {
@@ -284,6 +289,10 @@ mod tests {
             ["rebase", "merge-base", "refs", "repack", "replay"]
         );
         assert_eq!(suggestions("lo"), ["log", "clone"]);
+        assert_eq!(
+            suggestions("st"),
+            ["status", "reset", "stage", "stash", "svn"]
+        );
         assert!(suggestions("frobnicate").is_empty());
     }
 }
