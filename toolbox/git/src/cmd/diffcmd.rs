@@ -172,6 +172,7 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
     let mut word: Option<crate::worddiff::WordMode> = None;
     let mut word_regex: Option<String> = None;
     let mut prefixes: Option<(String, String)> = None;
+    let mut filter: Option<String> = None;
     let mut revs: Vec<String> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
     let mut dashdash = false;
@@ -214,6 +215,7 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
                 prefixes = Some((a, s[13..].to_string()));
             }
             "--no-prefix" => prefixes = Some((String::new(), String::new())),
+            s if s.starts_with("--diff-filter=") => filter = Some(s[14..].to_string()),
             s if s.starts_with("--color-words=") => {
                 word = Some(crate::worddiff::WordMode::Color);
                 word_regex = Some(s[14..].to_string());
@@ -310,12 +312,41 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
             .map(|e| e.path.clone())
             .collect();
         unmerged.dedup();
+        let wants_u = filter.as_deref().is_none_or(|f| f.contains('U'));
         for p in unmerged {
-            if keep(&p) && !quiet && how == Output::Patch {
-                let _ = writeln!(g.out, "* Unmerged path {p}");
+            if !keep(&p) || quiet || !wants_u {
+                continue;
+            }
+            match how {
+                Output::Patch => {
+                    let _ = writeln!(g.out, "* Unmerged path {p}");
+                }
+                Output::NameOnly => {
+                    let _ = writeln!(g.out, "{p}");
+                }
+                Output::NameStatus => {
+                    let _ = writeln!(g.out, "U\t{p}");
+                }
+                _ => {}
             }
         }
         cs
+    };
+    // `--diff-filter`: upper-case letters keep, lower-case ones drop.
+    let changes: Vec<Change> = match &filter {
+        Some(f) => {
+            let (keep_l, drop_l): (Vec<char>, Vec<char>) =
+                f.chars().partition(|c| c.is_ascii_uppercase());
+            changes
+                .into_iter()
+                .filter(|c| {
+                    let l = c.letter();
+                    (keep_l.is_empty() || keep_l.contains(&l))
+                        && !drop_l.contains(&l.to_ascii_lowercase())
+                })
+                .collect()
+        }
+        None => changes,
     };
     if !quiet {
         match word {
