@@ -46,10 +46,55 @@ fn without_ws(data: &[u8]) -> Vec<u8> {
 }
 
 /// Lines of `new` that come unchanged from `old`: new index -> old index.
-fn unchanged_map(old: &[u8], new: &[u8], check: diff::Check<'_>) -> Result<HashMap<usize, usize>> {
+/// For each line of a new version, its line in the old one when unchanged.
+struct LineMap(Vec<Option<usize>>);
+
+impl LineMap {
+    fn get(&self, line: &usize) -> Option<&usize> {
+        self.0.get(*line).and_then(Option::as_ref)
+    }
+
+    fn contains_key(&self, line: &usize) -> bool {
+        self.get(line).is_some()
+    }
+
+    fn insert(&mut self, new: usize, old: usize) {
+        if let Some(slot) = self.0.get_mut(new) {
+            *slot = Some(old);
+        }
+    }
+}
+
+/// The blob at `path` in `commit`'s tree, found along the path (no whole
+/// tree listing per commit).
+fn blob_in(
+    repo: &crate::repo::Repo<'_>,
+    commit: &ObjectId,
+    path: &str,
+) -> Result<Option<ObjectId>> {
+    let mut cur = repo.commit(commit)?.tree;
+    let parts: Vec<&str> = path.split('/').collect();
+    for (k, part) in parts.iter().enumerate() {
+        let entries = repo.tree(&cur)?;
+        let Some((_, mode, id)) = entries.iter().find(|(n, _, _)| n == part) else {
+            return Ok(None);
+        };
+        let is_tree = *mode == 0o40000;
+        if k + 1 == parts.len() {
+            return Ok(if is_tree { None } else { Some(*id) });
+        }
+        if !is_tree {
+            return Ok(None);
+        }
+        cur = *id;
+    }
+    Ok(None)
+}
+
+fn unchanged_map(old: &[u8], new: &[u8], check: diff::Check<'_>) -> Result<LineMap> {
     let hunks = diff::hunks(old, new, check)?;
     let n_new = new.split_inclusive(|&b| b == b'\n').count();
-    let mut map = HashMap::new();
+    let mut map = LineMap(vec![None; n_new]);
     let (mut i_old, mut i_new) = (0usize, 0usize);
     for h in &hunks {
         while i_new < h.after.start as usize {
@@ -182,7 +227,7 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
             .head()
             .ok_or_else(|| GitError::fatal("no such ref: HEAD"))?,
     };
-    let head_blob = repo.commit_files(Some(&start))?.get(&path).map(|v| v.1);
+    let head_blob = blob_in(&repo, &start, &path)?;
     let work = if rev_arg.is_none() {
         crate::worktree::file_content(&repo, &path).ok()
     } else {
@@ -221,7 +266,7 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
         seq += 1;
     };
     let ws = o.ignore_ws;
-    let unchanged = |old: &[u8], new: &[u8]| -> Result<HashMap<usize, usize>> {
+    let unchanged = |old: &[u8], new: &[u8]| -> Result<LineMap> {
         if ws {
             unchanged_map(&without_ws(old), &without_ws(new), &check)
         } else {
@@ -277,12 +322,12 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
             if left.is_empty() {
                 break;
             }
-            let parent_files = repo.commit_files(Some(p))?;
             // The file under its name in the parent, or the name it had
             // before a rename this commit made.
-            let (pat, pb) = match parent_files.get(&at) {
-                Some(v) => (at.clone(), v.1),
+            let (pat, pb) = match blob_in(&repo, p, &at)? {
+                Some(v) => (at.clone(), v),
                 None => {
+                    let parent_files = repo.commit_files(Some(p))?;
                     let here = repo.flatten_tree(&commit.tree)?;
                     let changes = diff::changes_with_renames(
                         &repo,
@@ -313,7 +358,10 @@ pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
                 left.into_iter().partition(|(_, l)| map.contains_key(l));
             left = stay;
             if !moved.is_empty() {
-                let moved = moved.into_iter().map(|(f, l)| (f, map[&l])).collect();
+                let moved = moved
+                    .into_iter()
+                    .map(|(f, l)| (f, map.get(&l).copied().unwrap_or(l)))
+                    .collect();
                 queue_lines(&mut pending, *p, pb, pat, moved, pt);
             }
         }
