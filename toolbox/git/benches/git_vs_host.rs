@@ -7,6 +7,10 @@
 //! once to warm up, then the runs alternate ours/host so a busy machine
 //! slows both alike. Prints the median of the runs and the ratio.
 //!
+//! Also `blame` of a 1,000-line file whose every line a different commit
+//! changed, and `log --graph` of that 1,000-commit history with a merge
+//! every 20 commits.
+//!
 //! Run: `cargo bench -p sandkeep-git --bench git_vs_host`
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
@@ -207,6 +211,35 @@ fn main() {
         &["log", "--oneline"],
     );
     report("log --oneline of 1,000 commits", ours, host);
+
+    // blame and log --graph: 1,000 commits, each rewriting one line of a
+    // 1,000-line file, a side branch merged every 20 commits.
+    let blame_dir = tmp.join("blame");
+    std::fs::create_dir_all(&blame_dir).unwrap();
+    let make_blame = "git init -q && seq 1 1000 > f && git add f && git commit -q -m base && \
+        for i in $(seq 1 1000); do sed -i \"${i}s/.*/x$i/\" f; \
+        GIT_COMMITTER_DATE=\"$((1700000000+i)) +0000\" git commit -q -am \"c$i\"; \
+        if [ $((i % 20)) -eq 0 ]; then git switch -q -c t$i HEAD~2 && echo $i > s$i && git add s$i && \
+        GIT_COMMITTER_DATE=\"$((1700000000+i)) +0000\" git commit -q -m \"s$i\" && git switch -q master && \
+        GIT_COMMITTER_DATE=\"$((1700000000+i)) +0000\" git merge -q --no-ff t$i -m \"m$i\"; fi; done";
+    host_bash(&blame_dir, make_blame);
+    let shell = ours_shell();
+    ours_run(&shell, make_blame);
+    same_head(&shell, &blame_dir);
+    let (ours, host) = side_by_side(
+        &shell,
+        "git blame f > /dev/null",
+        &blame_dir,
+        &["blame", "f"],
+    );
+    report("blame, 1,000 lines by 1,000 commits", ours, host);
+    let (ours, host) = side_by_side(
+        &shell,
+        "git log --graph --oneline > /dev/null",
+        &blame_dir,
+        &["log", "--graph", "--oneline"],
+    );
+    report("log --graph --oneline, 1,050 commits", ours, host);
 
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -180,8 +180,41 @@ fn header_matches(line: &str, section: &str, sub: Option<&str>) -> bool {
     }
 }
 
+/// Adds another `key = value` line (`git config --add`), after the last
+/// line of the key's section.
+pub fn add_in_file(file: &str, key: &str, value: &str) -> String {
+    set_or_add(file, key, value, true)
+}
+
 /// Sets `key` (canonical) to `value` in the config text `file`; returns the new text.
 pub fn set_in_file(file: &str, key: &str, value: &str) -> String {
+    set_or_add(file, key, value, false)
+}
+
+/// Removes the whole section `name` (`section` or `section.sub`); whether it was there.
+pub fn remove_section(file: &str, name: &str) -> (String, bool) {
+    let (section, sub) = match name.split_once('.') {
+        Some((s, sub)) => (s.to_ascii_lowercase(), Some(sub.to_string())),
+        None => (name.to_ascii_lowercase(), None),
+    };
+    let mut out = String::new();
+    let mut skipping = false;
+    let mut found = false;
+    for line in file.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            skipping = header_matches(t, &section, sub.as_deref());
+            found |= skipping;
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    (out, found)
+}
+
+fn set_or_add(file: &str, key: &str, value: &str, add: bool) -> String {
     let (section, sub, name) = split_key(key);
     let mut lines: Vec<String> = file.lines().map(str::to_string).collect();
     let mut in_section = false;
@@ -204,7 +237,7 @@ pub fn set_in_file(file: &str, key: &str, value: &str) -> String {
                 .unwrap_or("")
                 .trim()
                 .to_ascii_lowercase();
-            if k == name {
+            if k == name && !add {
                 *line = format!("\t{} = {}", original_name(key), quote_value(value));
                 replaced = true;
             }
@@ -235,6 +268,39 @@ fn original_name(key: &str) -> &str {
 
 /// Removes every `key` from `file`; returns the new text and whether one was removed.
 pub fn unset_in_file(file: &str, key: &str) -> (String, bool) {
+    let (text, removed) = unset_lines(file, key);
+    if !removed {
+        return (text, false);
+    }
+    // A section left without keys goes too, as git leaves none behind.
+    let (section, sub, _) = split_key(key);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') && header_matches(t, &section, sub.as_deref()) {
+            let empty = lines[i + 1..]
+                .iter()
+                .take_while(|l| !l.trim().starts_with('['))
+                .all(|l| l.trim().is_empty());
+            if empty {
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    (out, true)
+}
+
+/// How many values `key` has in the config text `file`.
+pub fn count_in_file(file: &str, key: &str) -> usize {
+    let cfg = Config::parse(file.as_bytes());
+    let Some(k) = canonical(key) else { return 0 };
+    cfg.entries.iter().filter(|(e, _)| *e == k).count()
+}
+
+fn unset_lines(file: &str, key: &str) -> (String, bool) {
     let (section, sub, name) = split_key(key);
     let mut in_section = false;
     let mut removed = false;

@@ -33,6 +33,7 @@ pub mod error;
 mod pack;
 pub mod repo;
 mod slide;
+pub mod worddiff;
 pub mod worktree;
 
 use std::io::Write;
@@ -54,7 +55,11 @@ pub const SUBCOMMANDS: &[&str] = &[
     "diff",
     "log",
     "show",
+    "shortlog",
+    "blame",
+    "describe",
     "rev-parse",
+    "rev-list",
     "branch",
     "switch",
     "checkout",
@@ -62,19 +67,27 @@ pub const SUBCOMMANDS: &[&str] = &[
     "reset",
     "tag",
     "ls-files",
+    "ls-tree",
     "stash",
     "merge",
+    "cherry-pick",
+    "revert",
+    "rebase",
     "clean",
     "grep",
-    "cherry-pick",
+    "apply",
+    "format-patch",
+    "am",
+    "bisect",
+    "check-ignore",
+    "worktree",
     "cat-file",
     "hash-object",
     "write-tree",
-    "version",
     "symbolic-ref",
     "update-ref",
     "merge-base",
-    "rev-list",
+    "version",
     "help",
 ];
 
@@ -82,15 +95,25 @@ pub const SUBCOMMANDS: &[&str] = &[
 pub fn git(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let status = match cmd::run(ctx, &mut out, &mut err) {
+    let mut err_first = false;
+    let status = match cmd::run(ctx, &mut out, &mut err, &mut err_first) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             e.status()
         }
     };
-    let _ = ctx.stdout.write_all(&out);
-    let _ = ctx.stderr.write_all(&err);
+    // git's stdout mostly reaches a pipe before what it says on stderr at
+    // exit; `am` is the other way round.
+    if err_first {
+        let _ = ctx.stderr.write_all(&err);
+        let _ = ctx.stderr.flush();
+        let _ = ctx.stdout.write_all(&out);
+    } else {
+        let _ = ctx.stdout.write_all(&out);
+        let _ = ctx.stdout.flush();
+        let _ = ctx.stderr.write_all(&err);
+    }
     status
 }
 

@@ -688,8 +688,14 @@ impl<'a> Repo<'a> {
 
     /// Abbreviates an id to 7 hex digits (more when ambiguous among loose objects).
     pub fn abbrev(&self, id: &ObjectId) -> String {
+        self.abbrev_len(id, 7)
+    }
+
+    /// Abbreviates an id to at least `min` hex digits (more when ambiguous
+    /// among loose objects).
+    pub fn abbrev_len(&self, id: &ObjectId, min: usize) -> String {
         let hex = id.to_hex().to_string();
-        let mut n = 7;
+        let mut n = min.clamp(4, 40);
         let dir = self.gp(&format!("objects/{}", &hex[..2]));
         if let Ok(entries) = self.fs.read_dir(&dir) {
             while n < 40

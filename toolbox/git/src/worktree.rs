@@ -122,11 +122,18 @@ fn class(pat: &[u8], c: u8) -> Option<(bool, usize)> {
 
 /// One ignore pattern.
 #[derive(Clone, Debug)]
-struct Pattern {
+pub struct Pattern {
+    /// The file it came from, as `check-ignore -v` names it.
+    pub source: String,
+    /// Its line in that file (from 1).
+    pub line: usize,
+    /// The pattern as written (`!` included, trailing spaces dropped).
+    pub text: String,
     /// Directory (repo-relative, "" for the root) of the file it came from.
     base: String,
     pattern: String,
-    negated: bool,
+    /// A `!` pattern: it re-includes.
+    pub negated: bool,
     dir_only: bool,
     anchored: bool,
 }
@@ -145,7 +152,7 @@ impl Ignore {
     pub fn new(repo: &Repo<'_>) -> Ignore {
         let mut ig = Ignore::default();
         if let Ok(data) = repo.fs.read(&repo.gp("info/exclude")) {
-            ig.add_file("", &data);
+            ig.add_file("", ".git/info/exclude", &data);
         }
         ig
     }
@@ -166,12 +173,12 @@ impl Ignore {
             return;
         }
         if let Ok(data) = repo.fs.read(&repo.wp(&join(dir, ".gitignore"))) {
-            self.add_file(dir, &data);
+            self.add_file(dir, &join(dir, ".gitignore"), &data);
         }
     }
 
-    fn add_file(&mut self, base: &str, data: &[u8]) {
-        for line in String::from_utf8_lossy(data).lines() {
+    fn add_file(&mut self, base: &str, source: &str, data: &[u8]) {
+        for (n, line) in String::from_utf8_lossy(data).lines().enumerate() {
             let mut l = line.trim_end_matches(['\r']).to_string();
             // Trailing spaces are ignored unless escaped.
             while l.ends_with(' ') && !l.ends_with("\\ ") {
@@ -180,6 +187,7 @@ impl Ignore {
             if l.is_empty() || l.starts_with('#') {
                 continue;
             }
+            let text = l.clone();
             let negated = l.starts_with('!');
             if negated {
                 l.remove(0);
@@ -197,6 +205,9 @@ impl Ignore {
                 continue;
             }
             self.patterns.push(Pattern {
+                source: source.to_string(),
+                line: n + 1,
+                text,
                 base: base.to_string(),
                 pattern,
                 negated,
@@ -209,6 +220,11 @@ impl Ignore {
     /// Whether the repo path `rel` (a directory when `is_dir`) is ignored by
     /// its own name's rules (not counting an ignored parent).
     pub fn matches(&self, rel: &str, is_dir: bool) -> bool {
+        self.deciding(rel, is_dir).is_some_and(|p| !p.negated)
+    }
+
+    /// The last pattern that matches `rel` by its own name, if any.
+    pub fn deciding(&self, rel: &str, is_dir: bool) -> Option<&Pattern> {
         for p in self.patterns.iter().rev() {
             if p.dir_only && !is_dir {
                 continue;
@@ -227,10 +243,26 @@ impl Ignore {
                 wildmatch(p.pattern.as_bytes(), name.as_bytes(), true)
             };
             if hit {
-                return !p.negated;
+                return Some(p);
             }
         }
-        false
+        None
+    }
+
+    /// The pattern that decides `rel`: an excluded parent directory's, or
+    /// else the last one matching `rel` itself (a `!` one included).
+    pub fn explain(&mut self, repo: &Repo<'_>, rel: &str, is_dir: bool) -> Option<Pattern> {
+        self.load_for(repo, rel);
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            if let Some(p) = self.deciding(&rel[..at + i], true)
+                && !p.negated
+            {
+                return Some(p.clone());
+            }
+            at += i + 1;
+        }
+        self.deciding(rel, is_dir).cloned()
     }
 
     /// Whether `rel` or one of its parent directories is ignored.

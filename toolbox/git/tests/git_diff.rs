@@ -28,6 +28,8 @@ export GIT_AUTHOR_DATE="$T +0000" GIT_COMMITTER_DATE="$T +0000"
 tick() { T=$((T+60)); export GIT_AUTHOR_DATE="$T +0000" GIT_COMMITTER_DATE="$T +0000"; }
 mkdir -p "$HOME"
 setup() { git init -q && echo one > a.txt && printf 'x\ny\nz\n' > b.txt && git add . && git commit -q -m initial; }
+hist() { git init -q && for i in 1 2 3 4 5; do echo "line $i" >> f.txt; git add f.txt; tick; git commit -q -m "commit $i"; done; }
+merged() { setup; git switch -q -c side; tick; echo s > s.txt; git add s.txt; git commit -qm 'side work'; git switch -q master; tick; echo m > m.txt; git add m.txt; git commit -qm 'main work'; tick; git merge -q --no-ff side -m 'Merge branch side'; }
 "#;
 
 struct Outcome {
@@ -71,7 +73,7 @@ fn host(script: &str, n: usize) -> Outcome {
         .arg(format!("{PRELUDE}{script}"))
         .current_dir(&work)
         .env_clear()
-        .env("PATH", "/usr/bin:/bin")
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .env("HOME", root.join("home"))
         .env("LANG", "C")
         .stdin(Stdio::null())

@@ -64,7 +64,7 @@ fn unavailable_subcommand_says_so() {
     let sh = shell();
     let (code, out, err) = run(&sh, "git push origin main");
     assert_eq!((code, out.as_str()), (1, ""));
-    assert_eq!(err, "git: 'push' is not available in the local sandbox\n");
+    assert_eq!(err, "git: 'push' is not a git command. See 'git --help'.\n");
 }
 
 #[test]

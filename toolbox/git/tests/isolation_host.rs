@@ -131,7 +131,10 @@ fn host_config_environment_and_repository_programs_are_never_read_or_run() {
     let (code, _, err) = run(&sh, "git st");
     assert_eq!(
         (code, err.as_str()),
-        (1, "git: 'st' is not available in the local sandbox\n")
+        (
+            1,
+            "git: 'st' is not a git command. See 'git --help'.\n\nThe most similar commands are\n\tstatus\n\treset\n\tstage\n\tstash\n\tsvn\n"
+        )
     );
     let (code, _, err) = run(
         &sh,

@@ -4,6 +4,9 @@
 //! error (no panic) and leaves the repository usable, and a crafted pack
 //! whose delta names itself as its base is an error, not a stack overflow.
 //!
+//! `blame` and `log -S` over a long history stop at the deadline the same
+//! way.
+//!
 //! Run: `cargo test --release -p sandkeep-git --test limits`
 
 use std::time::{Duration, Instant};
@@ -91,6 +94,67 @@ fn a_long_log_ends_at_the_deadline() {
         None,
     );
     assert_eq!((o.exit_code, text(&o.stdout)), (0, "c600\n".to_string()));
+}
+
+/// 600 commits, each rewriting three lines of a 400-line file.
+fn long_history(sh: &Shell) {
+    let o = run(
+        sh,
+        "git init -q /r && cd /r && seq 1 400 > f && git add f && git commit -q -m 0 \
+         && for i in $(seq 1 600); do sed -i \"1s/.*/$i/;200s/.*/x$i/;400s/.*/y$i/\" f; \
+         git commit -q -am \"c$i\"; done && git rev-list --count HEAD",
+        None,
+    );
+    assert_eq!(
+        (o.exit_code, text(&o.stdout)),
+        (0, "601\n".to_string()),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// Runs `cmd` in the long history with a deadline at a fifth of its whole
+/// run: it must end with 124 soon after the deadline.
+fn stops_at_the_deadline(sh: &Shell, cmd: &str) {
+    let whole = |sh: &Shell| {
+        let start = Instant::now();
+        let o = run(sh, &format!("cd /r && {cmd} > /dev/null"), None);
+        assert_eq!(o.exit_code, 0, "{cmd}: {}", text(&o.stderr));
+        start.elapsed()
+    };
+    let whole = whole(sh).max(whole(sh));
+    let deadline = (whole / 5).max(Duration::from_millis(5));
+    let start = Instant::now();
+    let o = run(
+        sh,
+        &format!("cd /r && {cmd} > /tmp/out; echo after"),
+        Some(deadline),
+    );
+    let took = start.elapsed();
+    assert_eq!(o.exit_code, 124, "{cmd}: stderr: {}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "",
+        "{cmd}: the script went on past the deadline"
+    );
+    assert!(
+        took < deadline + (whole - deadline) / 2,
+        "{cmd}: took {took:?}; the deadline was {deadline:?} and the whole run takes {whole:?}"
+    );
+}
+
+#[test]
+fn blame_and_pickaxe_end_at_the_deadline() {
+    let sh = shell(Limits::default());
+    long_history(&sh);
+    // Line 100 never changed: blame walks every commit to find its origin.
+    stops_at_the_deadline(&sh, "git blame f");
+    // A string no commit adds or removes: every commit's change is read.
+    stops_at_the_deadline(&sh, "git log -Sabsent --oneline");
+    stops_at_the_deadline(&sh, "git log -G'^x1$' --oneline");
+    let o = run(&sh, "cd /r && git blame -L 100,100 -s f", None);
+    assert_eq!(o.exit_code, 0, "{}", text(&o.stderr));
+    assert!(text(&o.stdout).starts_with('^'), "{}", text(&o.stdout));
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
+use gix_hash::ObjectId;
 use gix_object::Kind;
 use sandkeep_shell::FileKind;
 
@@ -108,17 +109,30 @@ pub fn config(g: &mut G<'_, '_>) -> Result<i32> {
     let mut unset = false;
     let mut get_all = false;
     let mut bool_type = false;
+    let mut int_type = false;
+    let (mut get_regexp, mut name_only, mut add, mut unset_all, mut remove_sec, mut show_origin) =
+        (false, false, false, false, false, false);
     let mut rest = Vec::new();
     for a in g.args.clone() {
         match a.as_str() {
             "--global" => global = true,
             "--local" => global = false,
             "-l" | "--list" => list = true,
-            "--unset" | "--unset-all" => unset = true,
+            "--unset" => unset = true,
+            "--unset-all" => {
+                unset = true;
+                unset_all = true;
+            }
             "--get" => {}
             "--get-all" => get_all = true,
+            "--get-regexp" => get_regexp = true,
+            "--name-only" => name_only = true,
+            "--show-origin" => show_origin = true,
+            "--remove-section" => remove_sec = true,
             "--bool" | "--type=bool" => bool_type = true,
-            "--add" | "--replace-all" => {}
+            "--int" | "--type=int" => int_type = true,
+            "--add" => add = true,
+            "--replace-all" => {}
             s if s.starts_with('-') => {
                 return Err(GitError::Usage(format!(
                     "error: unknown option `{}'",
@@ -167,6 +181,10 @@ pub fn config(g: &mut G<'_, '_>) -> Result<i32> {
             c
         };
         for (k, v) in &cfg.entries {
+            if name_only {
+                let _ = writeln!(g.out, "{k}");
+                continue;
+            }
             match v {
                 Some(v) => {
                     let _ = writeln!(g.out, "{k}={v}");
@@ -181,12 +199,55 @@ pub fn config(g: &mut G<'_, '_>) -> Result<i32> {
     let Some(key) = rest.first().cloned() else {
         return Err(GitError::Usage("error: no action specified".into()));
     };
+    if remove_sec {
+        let text = String::from_utf8_lossy(&g.fs.read(&file_path).unwrap_or_default()).into_owned();
+        let (new, found) = config::remove_section(&text, &key);
+        if !found {
+            return Err(GitError::fatal(format!("no such section: {key}")));
+        }
+        g.fs.write(&file_path, new.as_bytes())?;
+        return Ok(0);
+    }
+    if get_regexp {
+        let re = regex::Regex::new(&key)
+            .map_err(|_| GitError::Raw(format!("error: invalid key pattern: {key}"), 6))?;
+        let mut cfg = home
+            .as_ref()
+            .filter(|_| !file_path.ends_with("/config") || !global)
+            .map(|h| read_cfg(&join(h, ".gitconfig")))
+            .unwrap_or_default();
+        if global {
+            cfg = read_cfg(&file_path);
+        } else if !file_path.is_empty() {
+            cfg.merge(read_cfg(&file_path));
+        }
+        let mut found = false;
+        for (k, v) in &cfg.entries {
+            if !re.is_match(k) {
+                continue;
+            }
+            found = true;
+            match (v, name_only) {
+                (_, true) | (None, _) => {
+                    let _ = writeln!(g.out, "{k}");
+                }
+                (Some(v), false) => {
+                    let _ = writeln!(g.out, "{k} {v}");
+                }
+            }
+        }
+        return Ok(if found { 0 } else { 1 });
+    }
     let Some(canon) = config::canonical(&key) else {
         let _ = writeln!(g.err, "error: key does not contain a section: {key}");
         return Ok(1);
     };
     if unset {
         let text = String::from_utf8_lossy(&g.fs.read(&file_path).unwrap_or_default()).into_owned();
+        if !unset_all && config::count_in_file(&text, &key) > 1 {
+            let _ = writeln!(g.err, "warning: {canon} has multiple values");
+            return Ok(5);
+        }
         let (new, removed) = config::unset_in_file(&text, &canon_user(&key));
         if !removed {
             return Ok(5);
@@ -228,15 +289,46 @@ pub fn config(g: &mut G<'_, '_>) -> Result<i32> {
                     "no" | "off" | "0" | "false" => "false".to_string(),
                     _ => v,
                 }
+            } else if int_type {
+                let lower = v.to_ascii_lowercase();
+                let (num, mult) = match lower.chars().last() {
+                    Some('k') => (&lower[..lower.len() - 1], 1024i64),
+                    Some('m') => (&lower[..lower.len() - 1], 1024 * 1024),
+                    Some('g') => (&lower[..lower.len() - 1], 1024 * 1024 * 1024),
+                    _ => (lower.as_str(), 1),
+                };
+                match num.trim().parse::<i64>() {
+                    Ok(n) => (n * mult).to_string(),
+                    Err(_) => {
+                        return Err(GitError::fatal(format!(
+                            "bad numeric config value '{v}' for '{canon}': invalid unit"
+                        )));
+                    }
+                }
             } else {
                 v
             };
-            let _ = writeln!(g.out, "{v}");
+            if show_origin {
+                let origin = if global || file_path.is_empty() {
+                    home.as_ref()
+                        .map(|h| join(h, ".gitconfig"))
+                        .unwrap_or_default()
+                } else {
+                    ".git/config".to_string()
+                };
+                let _ = writeln!(g.out, "file:{origin}\t{v}");
+            } else {
+                let _ = writeln!(g.out, "{v}");
+            }
         }
         return Ok(0);
     }
     let text = String::from_utf8_lossy(&g.fs.read(&file_path).unwrap_or_default()).into_owned();
-    let new = config::set_in_file(&text, &canon_user(&key), &rest[1]);
+    let new = if add {
+        config::add_in_file(&text, &canon_user(&key), &rest[1])
+    } else {
+        config::set_in_file(&text, &canon_user(&key), &rest[1])
+    };
     g.fs.write(&file_path, new.as_bytes())?;
     Ok(0)
 }
@@ -298,7 +390,7 @@ pub fn add(g: &mut G<'_, '_>) -> Result<i32> {
     if paths.is_empty() && !all && !update {
         let _ = writeln!(
             g.err,
-            "Nothing specified, nothing added.\nhint: Maybe you wanted to say 'git add .'?\nhint: Disable this message with \"git config set advice.addEmptyPathspec false\""
+            "Nothing specified, nothing added.\nhint: Maybe you wanted to say 'git add .'?\nhint: Disable this message with \"git config advice.addEmptyPathspec false\""
         );
         return Ok(0);
     }
@@ -386,7 +478,7 @@ pub fn add(g: &mut G<'_, '_>) -> Result<i32> {
         }
         let _ = writeln!(
             g.err,
-            "hint: Use -f if you really want to add them.\nhint: Disable this message with \"git config set advice.addIgnoredFile false\""
+            "hint: Use -f if you really want to add them.\nhint: Disable this message with \"git config advice.addIgnoredFile false\""
         );
         return Ok(1);
     }
@@ -818,13 +910,63 @@ pub fn cat_file(g: &mut G<'_, '_>) -> Result<i32> {
 
 /// `git hash-object [-w] [--stdin] FILE...`.
 pub fn hash_object(g: &mut G<'_, '_>) -> Result<i32> {
-    let write = g.args.iter().any(|a| a == "-w");
-    let repo = g.repo().ok();
-    for a in g.args.clone() {
-        if a.starts_with('-') {
-            continue;
+    let args = g.args.clone();
+    let mut write = false;
+    let (mut stdin, mut stdin_paths) = (false, false);
+    let mut files = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "-w" => write = true,
+            "--stdin" => stdin = true,
+            "--stdin-paths" => stdin_paths = true,
+            "-t" => {
+                i += 1;
+                let t = args.get(i).cloned().unwrap_or_default();
+                if t != "blob" {
+                    return Err(GitError::fatal(format!(
+                        "only blob objects can be hashed in the local sandbox, not '{t}'"
+                    )));
+                }
+            }
+            "--no-filters" | "--literally" | "--" => {}
+            s if s.starts_with('-') => {
+                return Err(GitError::Usage(format!(
+                    "error: unknown option `{}'",
+                    s.trim_start_matches('-')
+                )));
+            }
+            s => files.push(s.to_string()),
         }
-        let data = g.fs.read(&sandkeep_shell::Fs::resolve(&g.cwd, &a))?;
+        i += 1;
+    }
+    let repo = g.repo().ok();
+    let mut inputs: Vec<(String, Option<Vec<u8>>)> = Vec::new();
+    if stdin {
+        let data = g.read_stdin();
+        inputs.push(("-".into(), Some(data)));
+    }
+    if stdin_paths {
+        let data = g.read_stdin();
+        for l in String::from_utf8_lossy(&data).lines() {
+            files.push(l.to_string());
+        }
+    }
+    for f in files {
+        inputs.push((f, None));
+    }
+    for (name, data) in inputs {
+        let data = match data {
+            Some(d) => d,
+            None => {
+                g.fs.read(&sandkeep_shell::Fs::resolve(&g.cwd, &name))
+                    .map_err(|_| {
+                        GitError::fatal(format!(
+                            "could not open '{name}' for reading: No such file or directory"
+                        ))
+                    })?
+            }
+        };
         let id = match (&repo, write) {
             (Some(r), true) => r.write_object(Kind::Blob, &data)?,
             _ => worktree::blob_id(&data),
@@ -901,4 +1043,115 @@ pub fn ls_tree(g: &mut G<'_, '_>) -> Result<i32> {
         let _ = writeln!(g.out, "{l}");
     }
     Ok(0)
+}
+
+/// `git worktree list [--porcelain]`: the one work tree a sandbox
+/// repository has.
+pub fn worktree(g: &mut G<'_, '_>) -> Result<i32> {
+    let repo = g.repo()?;
+    let sub = g.args.first().cloned().unwrap_or_default();
+    if sub != "list" {
+        return Err(GitError::Raw(
+            format!(
+                "error: worktree {sub} is not available in the local sandbox; only 'worktree list' is"
+            ),
+            1,
+        ));
+    }
+    let porcelain = g.args.iter().any(|a| a == "--porcelain");
+    let head = repo.head();
+    let path = repo.work_tree.trim_end_matches('/').to_string();
+    if porcelain {
+        let _ = writeln!(g.out, "worktree {path}");
+        match head {
+            Some(h) => {
+                let _ = writeln!(g.out, "HEAD {}", h.to_hex());
+            }
+            None => {
+                let _ = writeln!(g.out, "HEAD {}", "0".repeat(40));
+            }
+        }
+        match repo.head_ref() {
+            Some(r) => {
+                let _ = writeln!(g.out, "branch {r}");
+            }
+            None => {
+                let _ = writeln!(g.out, "detached");
+            }
+        }
+        let _ = writeln!(g.out);
+        return Ok(0);
+    }
+    let id = head
+        .map(|h| repo.abbrev(&h))
+        .unwrap_or_else(|| "0000000".into());
+    let what = match repo.head_branch() {
+        Some(b) => format!("[{b}]"),
+        None => "(detached HEAD)".into(),
+    };
+    let _ = writeln!(g.out, "{path}  {id} {what}");
+    Ok(0)
+}
+
+/// `git fsck`: every object reachable from the refs, `HEAD` and the index
+/// is read and parsed; a missing or broken one is reported as git reports
+/// it (`missing blob ID`, `broken link from ...`), with status 2.
+pub fn fsck(g: &mut G<'_, '_>) -> Result<i32> {
+    let repo = g.repo()?;
+    let mut roots: Vec<ObjectId> = repo.refs("refs/").values().copied().collect();
+    roots.extend(repo.head());
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<(ObjectId, Kind)> = Vec::new();
+    for r in roots {
+        if let Ok((k, _)) = repo.read_object(&r) {
+            stack.push((r, k));
+        } else {
+            let _ = writeln!(g.out, "missing object {}", r.to_hex());
+        }
+    }
+    for e in repo.read_index()? {
+        stack.push((e.id, Kind::Blob));
+    }
+    let mut bad = false;
+    while let Some((id, want)) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        g.check()?;
+        let Ok((kind, data)) = repo.read_object(&id) else {
+            let _ = writeln!(g.out, "missing {want} {}", id.to_hex());
+            bad = true;
+            continue;
+        };
+        match kind {
+            Kind::Commit => {
+                let c = repo.commit(&id)?;
+                stack.push((c.tree, Kind::Tree));
+                stack.extend(c.parents.iter().map(|p| (*p, Kind::Commit)));
+            }
+            Kind::Tree => {
+                for (_, mode, child) in repo.tree(&id)? {
+                    // Submodule entries point outside the repository.
+                    if mode == 0o160000 {
+                        continue;
+                    }
+                    stack.push((
+                        child,
+                        if mode == 0o40000 {
+                            Kind::Tree
+                        } else {
+                            Kind::Blob
+                        },
+                    ));
+                }
+            }
+            Kind::Tag => {
+                if let Ok(t) = gix_object::TagRef::from_bytes(&data, crate::repo::HASH) {
+                    stack.push((t.target(), t.target_kind));
+                }
+            }
+            Kind::Blob => {}
+        }
+    }
+    Ok(if bad { 2 } else { 0 })
 }

@@ -187,7 +187,7 @@ pub fn two_tree(
 
 /// `git branch [-a|-l|-v|-d|-D|-m|-M|-c|--show-current] [NAME [START]]`.
 pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
-    let args = split_short(&g.args, &[]);
+    let args = split_short(&g.args, &['u']);
     let repo = g.repo()?;
     let (
         mut delete,
@@ -197,9 +197,20 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
         mut show_current,
         mut verbose,
         mut force,
-    ) = (false, false, false, false, false, false, false);
+    ) = (false, false, false, false, false, 0u8, false);
+    let (mut list, mut remotes_only, mut quiet, mut unset_upstream) = (false, false, false, false);
+    let mut upstream: Option<String> = None;
+    let mut fmt: Option<String> = None;
+    let mut filter = super::refs::Filter::default();
     let mut names = Vec::new();
-    for a in args {
+    let mut i = 0;
+    while i < args.len() {
+        if filter.take(&args, &mut i) {
+            i += 1;
+            continue;
+        }
+        let a = args[i].clone();
+        i += 1;
         match a.as_str() {
             "-d" | "--delete" => delete = true,
             "-D" => {
@@ -212,10 +223,33 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
                 force = true;
             }
             "-c" | "--copy" => copy = true,
+            "-C" => {
+                copy = true;
+                force = true;
+            }
             "-f" | "--force" => force = true,
             "--show-current" => show_current = true,
-            "-v" | "-vv" | "--verbose" => verbose = true,
-            "-a" | "--all" | "-l" | "--list" | "--no-color" => {}
+            "-v" | "--verbose" => verbose += 1,
+            "-vv" => verbose += 2,
+            "-q" | "--quiet" => quiet = true,
+            "-l" | "--list" => list = true,
+            "-r" | "--remotes" => remotes_only = true,
+            "-a" | "--all" | "--no-color" | "--color=never" | "--no-column" => {}
+            "-u" => {
+                upstream = args.get(i).cloned();
+                i += 1;
+            }
+            "--unset-upstream" => unset_upstream = true,
+            s if s.starts_with("--set-upstream-to=") => upstream = Some(s[18..].to_string()),
+            "--set-upstream-to" => {
+                upstream = args.get(i).cloned();
+                i += 1;
+            }
+            s if s.starts_with("--format=") => fmt = Some(s[9..].to_string()),
+            "--format" => {
+                fmt = args.get(i).cloned();
+                i += 1;
+            }
             s if s.starts_with('-') => {
                 return Err(GitError::Usage(format!(
                     "error: unknown option `{}'",
@@ -224,6 +258,59 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
             }
             _ => names.push(a),
         }
+    }
+    if let Some(up) = upstream {
+        let branch = match names.first() {
+            Some(b) => b.clone(),
+            None => repo
+                .head_branch()
+                .ok_or_else(|| GitError::fatal("could not set upstream of HEAD to master when it does not point to any branch."))?,
+        };
+        if !repo.ref_exists(&format!("refs/heads/{branch}")) {
+            return Err(GitError::fatal(format!("branch '{branch}' does not exist")));
+        }
+        let (remote, merge) = if repo.ref_exists(&format!("refs/heads/{up}")) {
+            (".".to_string(), format!("refs/heads/{up}"))
+        } else if let Some((r, b)) = up.split_once('/')
+            && repo.ref_exists(&format!("refs/remotes/{up}"))
+        {
+            (r.to_string(), format!("refs/heads/{b}"))
+        } else {
+            return Err(GitError::fatal(format!(
+                "the requested upstream branch '{up}' does not exist\nhint: \nhint: If you are planning on basing your work on an upstream\nhint: branch that already exists at the remote, you may need to\nhint: run \"git fetch\" to retrieve it.\nhint: \nhint: If you are planning to push out a new local branch that\nhint: will track its remote counterpart, you may want to use\nhint: \"git push -u\" to set the upstream config as you push.\nhint: Disable this message with \"git config advice.setUpstreamFailure false\""
+            )));
+        };
+        let path = repo.gp("config");
+        let text = String::from_utf8_lossy(&g.fs.read(&path).unwrap_or_default()).into_owned();
+        let text = crate::config::set_in_file(&text, &format!("branch.{branch}.remote"), &remote);
+        let text = crate::config::set_in_file(&text, &format!("branch.{branch}.merge"), &merge);
+        g.fs.write(&path, text.as_bytes())?;
+        if !quiet {
+            let _ = writeln!(g.out, "branch '{branch}' set up to track '{up}'.");
+        }
+        return Ok(0);
+    }
+    if unset_upstream {
+        let branch = names
+            .first()
+            .cloned()
+            .or_else(|| repo.head_branch())
+            .unwrap_or_default();
+        let path = repo.gp("config");
+        let text = String::from_utf8_lossy(&g.fs.read(&path).unwrap_or_default()).into_owned();
+        let (text, _) = crate::config::unset_in_file(&text, &format!("branch.{branch}.remote"));
+        let (text, _) = crate::config::unset_in_file(&text, &format!("branch.{branch}.merge"));
+        g.fs.write(&path, text.as_bytes())?;
+        return Ok(0);
+    }
+    if list
+        || filter.lists()
+        || fmt.is_some()
+        || remotes_only
+        || (!delete && !rename && !copy && !show_current && names.is_empty())
+    {
+        filter.patterns = names.clone();
+        return list_branches(g, &repo, &filter, verbose, fmt.as_deref(), remotes_only);
     }
     if show_current {
         if let Some(b) = repo.head_branch() {
@@ -259,7 +346,7 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
             {
                 let _ = writeln!(
                     g.err,
-                    "error: the branch '{n}' is not fully merged\nhint: If you are sure you want to delete it, run 'git branch -D {n}'\nhint: Disable this message with \"git config set advice.forceDeleteBranch false\""
+                    "error: the branch '{n}' is not fully merged\nhint: If you are sure you want to delete it, run 'git branch -D {n}'\nhint: Disable this message with \"git config advice.forceDeleteBranch false\""
                 );
                 status = 1;
                 continue;
@@ -299,38 +386,6 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
         }
         return Ok(0);
     }
-    if names.is_empty() {
-        let refs = repo.refs("refs/heads/");
-        let detached = repo.head_ref().is_none();
-        let mut lines: Vec<(String, String, Option<ObjectId>)> = Vec::new();
-        if detached && let Some(h) = repo.head() {
-            lines.push((
-                "*".into(),
-                format!("(HEAD detached at {})", repo.abbrev(&h)),
-                Some(h),
-            ));
-        }
-        for (name, id) in &refs {
-            let short = name[11..].to_string();
-            let mark = if current.as_deref() == Some(short.as_str()) && !detached {
-                "*"
-            } else {
-                " "
-            };
-            lines.push((mark.into(), short, Some(*id)));
-        }
-        let width = lines.iter().map(|l| l.1.chars().count()).max().unwrap_or(0);
-        for (mark, name, id) in lines {
-            if verbose && let Some(id) = id {
-                let c = repo.commit(&id)?;
-                let subj = super::status::subject(&c.message.to_string());
-                let _ = writeln!(g.out, "{mark} {name:<width$} {} {subj}", repo.abbrev(&id));
-            } else {
-                let _ = writeln!(g.out, "{mark} {name}");
-            }
-        }
-        return Ok(0);
-    }
     let name = names[0].clone();
     check_name(&name)?;
     let start = match names.get(1) {
@@ -365,9 +420,12 @@ fn check_name(name: &str) -> Result<()> {
             .chars()
             .any(|c| c.is_control() || " ~^:?*[\\".contains(c));
     if bad {
-        return Err(GitError::fatal(format!(
-            "'{name}' is not a valid branch name"
-        )));
+        return Err(GitError::Raw(
+            format!(
+                "fatal: '{name}' is not a valid branch name\nhint: See `man git check-ref-format`\nhint: Disable this message with \"git config advice.refSyntax false\""
+            ),
+            128,
+        ));
     }
     Ok(())
 }
@@ -388,6 +446,76 @@ fn quietly(
 }
 
 /// Switches to `target` (a branch name or a commit); `create` makes the branch first.
+/// `-` and `@{-N}`: the branch (or commit) checked out N switches ago,
+/// from `HEAD`'s reflog; other names unchanged.
+fn previous_ref(repo: &Repo<'_>, target: &str) -> Result<String> {
+    let n: usize = if target == "-" {
+        1
+    } else if let Some(k) = target.strip_prefix("@{-").and_then(|r| r.strip_suffix('}')) {
+        k.parse().unwrap_or(0)
+    } else {
+        return Ok(target.to_string());
+    };
+    let log = repo.fs.read(&repo.gp("logs/HEAD")).unwrap_or_default();
+    let text = String::from_utf8_lossy(&log);
+    let found = text
+        .lines()
+        .rev()
+        .filter_map(|l| l.split_once('\t').map(|x| x.1))
+        .filter_map(|m| m.strip_prefix("checkout: moving from "))
+        .filter_map(|m| m.split_once(" to ").map(|x| x.0.to_string()))
+        .nth(n.saturating_sub(1));
+    found
+        .filter(|_| n > 0)
+        .ok_or_else(|| GitError::fatal(format!("invalid reference: @{{-{n}}}")))
+}
+
+/// Notes a switch in `HEAD`'s reflog (git's `checkout: moving from A to B`),
+/// which `-` and `@{-1}` read.
+fn log_switch(
+    g: &G<'_, '_>,
+    repo: &Repo<'_>,
+    from: Option<ObjectId>,
+    from_name: &str,
+    to: &ObjectId,
+    to_name: &str,
+) {
+    let Ok(who) = signature(g, repo, "committer") else {
+        return;
+    };
+    let zero = "0".repeat(40);
+    let old = from.map(|f| f.to_hex().to_string()).unwrap_or(zero);
+    let mut raw = Vec::new();
+    let _ = who.time.write_to(&mut raw);
+    let line = format!(
+        "{old} {} {} <{}> {}\tcheckout: moving from {from_name} to {to_name}\n",
+        to.to_hex(),
+        who.name,
+        who.email,
+        String::from_utf8_lossy(&raw)
+    );
+    let _ = repo.fs.mkdir_all(&repo.gp("logs"));
+    let _ = repo.fs.append(&repo.gp("logs/HEAD"), line.as_bytes());
+}
+
+/// The local changes a switch carried over, as git lists them after it
+/// (`M\tpath` on stdout).
+fn local_changes(g: &mut G<'_, '_>, repo: &Repo<'_>) -> Result<()> {
+    if g.args.iter().any(|a| a == "-q" || a == "--quiet") {
+        return Ok(());
+    }
+    let spec = crate::worktree::Pathspec { items: Vec::new() };
+    let st = super::status::state(g, repo, &spec, false)?;
+    let mut seen: BTreeMap<String, char> = BTreeMap::new();
+    for c in st.staged.iter().chain(st.unstaged.iter()) {
+        seen.entry(c.path.clone()).or_insert(c.letter());
+    }
+    for (p, l) in seen {
+        let _ = writeln!(g.out, "{l}\t{p}");
+    }
+    Ok(())
+}
+
 fn switch_to(
     g: &mut G<'_, '_>,
     repo: &Repo<'_>,
@@ -415,6 +543,10 @@ fn switch_to(
         }
         if let Some(id) = start_id {
             repo.set_ref(&format!("refs/heads/{name}"), &id)?;
+            let from_name = repo
+                .head_branch()
+                .unwrap_or_else(|| head.map(|h| h.to_hex().to_string()).unwrap_or_default());
+            log_switch(g, repo, head, &from_name, &id, name);
         }
         repo.set_head_symbolic(&format!("refs/heads/{name}"))?;
         let _ = writeln!(g.err, "Switched to a new branch '{name}'");
@@ -430,7 +562,24 @@ fn switch_to(
         if !two_tree(g, repo, &from, &to, force, "checkout")? {
             return Ok(1);
         }
+        let from_name = repo
+            .head_branch()
+            .unwrap_or_else(|| head.map(|h| h.to_hex().to_string()).unwrap_or_default());
+        if let Some(prev) = head
+            && repo.head_ref().is_none()
+            && prev != id
+        {
+            let c = repo.commit(&prev)?;
+            let _ = writeln!(
+                g.err,
+                "Previous HEAD position was {} {}",
+                repo.abbrev(&prev),
+                super::status::subject(&c.message.to_string())
+            );
+        }
         repo.set_head_symbolic(&branch_ref)?;
+        log_switch(g, repo, head, &from_name, &id, target);
+        local_changes(g, repo)?;
         let _ = writeln!(g.err, "Switched to branch '{target}'");
         return Ok(0);
     }
@@ -440,10 +589,15 @@ fn switch_to(
         return Ok(1);
     }
     let was_detached = repo.head_ref().is_none();
+    let from_name = repo
+        .head_branch()
+        .unwrap_or_else(|| head.map(|h| h.to_hex().to_string()).unwrap_or_default());
     repo.set_head_detached(&id)?;
+    log_switch(g, repo, head, &from_name, &id, &id.to_hex().to_string());
     let c = repo.commit(&id)?;
     let subj = super::status::subject(&c.message.to_string());
-    if was_detached {
+    local_changes(g, repo)?;
+    if was_detached || detach {
         let _ = writeln!(g.err, "HEAD is now at {} {subj}", repo.abbrev(&id));
     } else {
         let _ = writeln!(
@@ -457,6 +611,8 @@ fn switch_to(
 
 /// `git switch [-c|-C NEW [START]] [--detach] [-f] BRANCH`.
 pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
+    // "Switched to ..." comes before the local changes listed on stdout.
+    *g.err_first = true;
     let repo = g.repo()?;
     let args = g.args.clone();
     let (mut create, mut reset, mut detach, mut force) = (None, false, false, false);
@@ -502,6 +658,11 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
     let Some(target) = rest.first() else {
         return Err(GitError::fatal("missing branch or commit argument"));
     };
+    let target = &previous_ref(&repo, target)?;
+    // A previous position that was no branch detaches again.
+    let detach = detach
+        || (rest[0].starts_with('-') || rest[0].starts_with("@{-"))
+            && !repo.ref_exists(&format!("refs/heads/{target}"));
     if !detach && !repo.ref_exists(&format!("refs/heads/{target}")) {
         if rev_commit(&repo, target).is_ok() {
             return Err(GitError::fatal(format!(
@@ -517,6 +678,7 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
 
 /// `git checkout [-b|-B NEW] [-f] [BRANCH|COMMIT] [-- PATHS]`.
 pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
+    *g.err_first = true;
     let repo = g.repo()?;
     let args = g.args.clone();
     let (mut create, mut reset, mut force, mut detach) = (None, false, false, false);
@@ -569,6 +731,9 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
     }
     // `checkout X` without `--`: a branch/commit first, else paths.
     if !dashdash && !rest.is_empty() {
+        if rest[0] == "-" || rest[0].starts_with("@{-") {
+            rest[0] = previous_ref(&repo, &rest[0])?;
+        }
         let first = rest[0].clone();
         let is_rev = repo.ref_exists(&format!("refs/heads/{first}"))
             || super::rev_opt(&repo, &first).ok().flatten().is_some();
@@ -586,6 +751,9 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
         }
     }
     if paths.is_empty() {
+        if detach && rest.is_empty() {
+            return quietly(g, quiet, |g| switch_to(g, &repo, "HEAD", None, true, force));
+        }
         return Ok(0);
     }
     let source = rest.first().cloned();
@@ -966,12 +1134,24 @@ fn unstaged_after_reset(g: &mut G<'_, '_>, repo: &Repo<'_>) -> Result<()> {
 /// `git tag [-l [PATTERN]] [-d NAME] [-a -m MSG] [-f] [NAME [COMMIT]]`.
 pub fn tag(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
-    let args = split_short(&g.args, &['m']);
+    // `-n3` is one option: -n with its count.
+    let (counts, plain): (Vec<String>, Vec<String>) = g.args.iter().cloned().partition(|a| {
+        a.len() > 2 && a.starts_with("-n") && a[2..].chars().all(|c| c.is_ascii_digit())
+    });
+    let mut args = split_short(&plain, &['m', 'F']);
+    args.extend(counts);
     let (mut list, mut delete, mut annotate, mut force) = (false, false, false, false);
     let mut message: Option<String> = None;
+    let mut lines: Option<usize> = None;
+    let mut fmt: Option<String> = None;
+    let mut filter = super::refs::Filter::default();
     let mut names = Vec::new();
     let mut i = 0;
     while i < args.len() {
+        if filter.take(&args, &mut i) {
+            i += 1;
+            continue;
+        }
         match args[i].as_str() {
             "-l" | "--list" => list = true,
             "-d" | "--delete" => delete = true,
@@ -979,10 +1159,35 @@ pub fn tag(g: &mut G<'_, '_>) -> Result<i32> {
             "-f" | "--force" => force = true,
             "-m" | "--message" => {
                 i += 1;
-                message = args.get(i).cloned();
+                let m = args.get(i).cloned().unwrap_or_default();
+                message = Some(match message {
+                    Some(old) => format!("{old}\n\n{m}"),
+                    None => m,
+                });
                 annotate = true;
             }
-            "-n" => {}
+            "-F" | "--file" => {
+                i += 1;
+                let f = args.get(i).cloned().unwrap_or_default();
+                let data = if f == "-" {
+                    g.read_stdin()
+                } else {
+                    g.fs.read(&sandkeep_shell::Fs::resolve(&g.cwd, &f))
+                        .map_err(|_| {
+                            GitError::fatal(format!(
+                                "could not open or read '{f}': No such file or directory"
+                            ))
+                        })?
+                };
+                message = Some(String::from_utf8_lossy(&data).into_owned());
+                annotate = true;
+            }
+            "-n" => lines = Some(1),
+            s if s.starts_with("-n") && s[2..].chars().all(|c| c.is_ascii_digit()) => {
+                lines = s[2..].parse().ok();
+            }
+            s if s.starts_with("--format=") => fmt = Some(s[9..].to_string()),
+            "--no-color" | "--color=never" | "--no-column" => {}
             s if s.starts_with('-') => {
                 return Err(GitError::Usage(format!(
                     "error: unknown option `{}'",
@@ -1010,15 +1215,39 @@ pub fn tag(g: &mut G<'_, '_>) -> Result<i32> {
         }
         return Ok(status);
     }
-    if list || names.is_empty() {
-        for (name, _) in repo.refs("refs/tags/") {
-            let short = &name[10..];
-            if names.is_empty()
-                || names
-                    .iter()
-                    .any(|p| worktree::wildmatch(p.as_bytes(), short.as_bytes(), false))
-            {
-                let _ = writeln!(g.out, "{short}");
+    if list || names.is_empty() || lines.is_some() || filter.lists() || fmt.is_some() {
+        filter.patterns = names.clone();
+        let items = super::refs::list(g, &repo, &["refs/tags/"], &filter)?;
+        for r in &items {
+            if let Some(f) = &fmt {
+                let line = super::refs::format(g, &repo, r, f);
+                let _ = writeln!(g.out, "{line}");
+                continue;
+            }
+            let Some(n) = lines else {
+                let _ = writeln!(g.out, "{}", r.short());
+                continue;
+            };
+            // The tag's message (a lightweight tag: its commit's), N lines.
+            let (kind, data) = repo.read_object(&r.id)?;
+            let msg = match kind {
+                gix_object::Kind::Tag => gix_object::TagRef::from_bytes(&data, crate::repo::HASH)
+                    .map(|t| t.message.to_string())
+                    .unwrap_or_default(),
+                gix_object::Kind::Commit => repo.commit(&r.id)?.message.to_string(),
+                _ => String::new(),
+            };
+            let body: Vec<&str> = msg.trim_end_matches('\n').lines().take(n.max(1)).collect();
+            let mut line = format!("{:<15}", r.short());
+            if body.is_empty() {
+                let _ = writeln!(g.out, "{}", line.trim_end());
+                continue;
+            }
+            line.push(' ');
+            line.push_str(body[0]);
+            let _ = writeln!(g.out, "{line}");
+            for b in &body[1..] {
+                let _ = writeln!(g.out, "    {b}");
             }
         }
         return Ok(0);
@@ -1059,6 +1288,106 @@ pub fn tag(g: &mut G<'_, '_>) -> Result<i32> {
         repo.set_ref(&r, &id)?;
     } else {
         repo.set_ref(&r, &target)?;
+    }
+    Ok(0)
+}
+
+/// The listing of `git branch` (`-v`, `-vv` with the upstream and how far
+/// ahead/behind, filters, `--sort`, `--format`).
+fn list_branches(
+    g: &mut G<'_, '_>,
+    repo: &Repo<'_>,
+    filter: &super::refs::Filter,
+    verbose: u8,
+    fmt: Option<&str>,
+    remotes_only: bool,
+) -> Result<i32> {
+    let prefix: &[&str] = if remotes_only {
+        &["refs/remotes/"]
+    } else {
+        &["refs/heads/"]
+    };
+    let items = super::refs::list(g, repo, prefix, filter)?;
+    if let Some(f) = fmt {
+        for r in &items {
+            let line = super::refs::format(g, repo, r, f);
+            let _ = writeln!(g.out, "{line}");
+        }
+        return Ok(0);
+    }
+    let current = repo.head_ref();
+    let mut lines: Vec<(char, String, ObjectId, Option<String>)> = Vec::new();
+    if current.is_none()
+        && !remotes_only
+        && let Some(h) = repo.head()
+    {
+        let keep = filter.patterns.is_empty() && !filter.lists();
+        if keep {
+            lines.push((
+                '*',
+                format!("(HEAD detached at {})", repo.abbrev(&h)),
+                h,
+                None,
+            ));
+        }
+    }
+    for r in &items {
+        let mark = if current.as_deref() == Some(r.name.as_str()) {
+            '*'
+        } else {
+            ' '
+        };
+        let branch = r.name.strip_prefix("refs/heads/").map(str::to_string);
+        lines.push((mark, r.short().to_string(), r.id, branch));
+    }
+    let width = lines.iter().map(|l| l.1.chars().count()).max().unwrap_or(0);
+    for (mark, name, id, branch) in lines {
+        if verbose == 0 {
+            let _ = writeln!(g.out, "{mark} {name}");
+            continue;
+        }
+        let c = repo.commit(&id)?;
+        let subj = super::status::subject(&c.message.to_string());
+        let mut track = String::new();
+        if let Some(b) = &branch
+            && let Ok(full) = super::upstream_of(repo, b)
+        {
+            let short = full
+                .strip_prefix("refs/heads/")
+                .or_else(|| full.strip_prefix("refs/remotes/"))
+                .unwrap_or(&full)
+                .to_string();
+            match repo.resolve_ref(&full) {
+                Some(up) => {
+                    let ahead = super::log::walk(g, repo, &[id], &[up], false)?.len();
+                    let behind = super::log::walk(g, repo, &[up], &[id], false)?.len();
+                    let shown = if verbose > 1 {
+                        short.clone()
+                    } else {
+                        String::new()
+                    };
+                    let counts = match (ahead, behind) {
+                        (0, 0) => String::new(),
+                        (a, 0) => format!("ahead {a}"),
+                        (0, b) => format!("behind {b}"),
+                        (a, b) => format!("ahead {a}, behind {b}"),
+                    };
+                    track = match (shown.is_empty(), counts.is_empty()) {
+                        (true, true) => String::new(),
+                        (true, false) => format!("[{counts}] "),
+                        (false, true) => format!("[{shown}] "),
+                        (false, false) => format!("[{shown}: {counts}] "),
+                    };
+                }
+                None if verbose > 1 => track = format!("[{short}: gone] "),
+                None => track = "[gone] ".into(),
+            }
+        }
+        let _ = writeln!(
+            g.out,
+            "{mark} {name:<width$} {} {track}{subj}",
+            repo.abbrev(&id)
+        );
     }
     Ok(0)
 }

@@ -126,14 +126,53 @@ pub fn print_changes(
     Ok(())
 }
 
+/// A patch with `a/` and `b/` replaced by other prefixes (`--src-prefix`,
+/// `--dst-prefix`, `--no-prefix`).
+fn with_prefixes(patch: &[u8], a: &str, b: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in patch.split_inclusive(|&c| c == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        if let Some(rest) = text.strip_prefix("diff --git a/") {
+            match rest.split_once(" b/") {
+                Some((x, y)) => {
+                    out.extend_from_slice(format!("diff --git {a}{x} {b}{y}").as_bytes())
+                }
+                None => out.extend_from_slice(line),
+            }
+        } else if let Some(rest) = text.strip_prefix("--- a/") {
+            out.extend_from_slice(format!("--- {a}{rest}").as_bytes());
+        } else if let Some(rest) = text.strip_prefix("+++ b/") {
+            out.extend_from_slice(format!("+++ {b}{rest}").as_bytes());
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
 /// `git diff [OPTIONS] [--cached [COMMIT]] [COMMIT [COMMIT]] [-- PATHS]`.
 pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
-    let repo = g.repo()?;
+    if g.args.iter().any(|a| a == "--no-index") {
+        return super::noindex::diff_no_index(g);
+    }
+    let repo = match g.repo() {
+        Ok(r) => r,
+        // Outside a repository two paths are compared as files.
+        Err(_) if g.args.iter().filter(|a| !a.starts_with('-')).count() == 2 => {
+            return super::noindex::diff_no_index(g);
+        }
+        Err(e) => return Err(e),
+    };
     let mut cached = false;
     let mut how = Output::Patch;
     let mut patch_too = false;
     let mut quiet = false;
     let mut exit_code = false;
+    let mut no_renames = false;
+    let mut word: Option<crate::worddiff::WordMode> = None;
+    let mut word_regex: Option<String> = None;
+    let mut prefixes: Option<(String, String)> = None;
+    let mut filter: Option<String> = None;
     let mut revs: Vec<String> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
     let mut dashdash = false;
@@ -161,7 +200,27 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
                 exit_code = true;
             }
             "--exit-code" => exit_code = true,
-            "--no-color" | "--no-ext-diff" | "-M" | "--find-renames" | "--no-renames" => {}
+            "--no-renames" => no_renames = true,
+            "--word-diff" | "--word-diff=plain" => word = Some(crate::worddiff::WordMode::Plain),
+            "--word-diff=porcelain" => word = Some(crate::worddiff::WordMode::Porcelain),
+            "--word-diff=color" | "--color-words" => word = Some(crate::worddiff::WordMode::Color),
+            "--word-diff=none" => word = None,
+            s if s.starts_with("--word-diff-regex=") => word_regex = Some(s[18..].to_string()),
+            s if s.starts_with("--src-prefix=") => {
+                let d = prefixes.take().map_or_else(|| "b/".to_string(), |p| p.1);
+                prefixes = Some((s[13..].to_string(), d));
+            }
+            s if s.starts_with("--dst-prefix=") => {
+                let a = prefixes.take().map_or_else(|| "a/".to_string(), |p| p.0);
+                prefixes = Some((a, s[13..].to_string()));
+            }
+            "--no-prefix" => prefixes = Some((String::new(), String::new())),
+            s if s.starts_with("--diff-filter=") => filter = Some(s[14..].to_string()),
+            s if s.starts_with("--color-words=") => {
+                word = Some(crate::worddiff::WordMode::Color);
+                word_regex = Some(s[14..].to_string());
+            }
+            "--no-color" | "--no-ext-diff" | "-M" | "--find-renames" => {}
             s if s.starts_with('-') => {
                 return Err(GitError::Usage(format!("error: invalid option: {s}")));
             }
@@ -226,11 +285,14 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
         let base = tree_side(r)?;
         // Commit against the work tree: tracked files as they are on disk.
         let mut work = super::status::work_side(&repo, &index)?;
-        for (p, v) in work.iter_mut() {
-            let _ = p;
+        for v in work.values_mut() {
             v.work = true;
         }
-        diff::changes(&base, &work, &keep, false)
+        if no_renames {
+            diff::changes(&base, &work, &keep, false)
+        } else {
+            diff::changes_with_renames(&repo, &base, &work, &keep, &check)?
+        }
     } else {
         let mut work = super::status::work_side(&repo, &index)?;
         for v in work.values_mut() {
@@ -250,15 +312,65 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
             .map(|e| e.path.clone())
             .collect();
         unmerged.dedup();
+        let wants_u = filter.as_deref().is_none_or(|f| f.contains('U'));
         for p in unmerged {
-            if keep(&p) && !quiet && how == Output::Patch {
-                let _ = writeln!(g.out, "* Unmerged path {p}");
+            if !keep(&p) || quiet || !wants_u {
+                continue;
+            }
+            match how {
+                Output::Patch => {
+                    let _ = writeln!(g.out, "* Unmerged path {p}");
+                }
+                Output::NameOnly => {
+                    let _ = writeln!(g.out, "{p}");
+                }
+                Output::NameStatus => {
+                    let _ = writeln!(g.out, "U\t{p}");
+                }
+                _ => {}
             }
         }
         cs
     };
+    // `--diff-filter`: upper-case letters keep, lower-case ones drop.
+    let changes: Vec<Change> = match &filter {
+        Some(f) => {
+            let (keep_l, drop_l): (Vec<char>, Vec<char>) =
+                f.chars().partition(|c| c.is_ascii_uppercase());
+            changes
+                .into_iter()
+                .filter(|c| {
+                    let l = c.letter();
+                    (keep_l.is_empty() || keep_l.contains(&l))
+                        && !drop_l.contains(&l.to_ascii_lowercase())
+                })
+                .collect()
+        }
+        None => changes,
+    };
     if !quiet {
-        print_changes(&repo, &changes, how, patch_too, g.out, &check)?;
+        match word {
+            Some(mode) if how == Output::Patch => {
+                let re = match &word_regex {
+                    Some(r) => Some(regex::bytes::Regex::new(r).map_err(|_| {
+                        GitError::fatal(format!("invalid regular expression: {r}"))
+                    })?),
+                    None => None,
+                };
+                let mut buf = Vec::new();
+                print_changes(&repo, &changes, how, patch_too, &mut buf, &check)?;
+                g.out
+                    .extend_from_slice(&crate::worddiff::rewrite(&buf, mode, re.as_ref()));
+            }
+            _ => {
+                let mut buf = Vec::new();
+                print_changes(&repo, &changes, how, patch_too, &mut buf, &check)?;
+                match &prefixes {
+                    Some((a, b)) => g.out.extend_from_slice(&with_prefixes(&buf, a, b)),
+                    None => g.out.extend_from_slice(&buf),
+                }
+            }
+        }
     }
     Ok(if exit_code && !changes.is_empty() {
         1

@@ -66,7 +66,7 @@ pub fn walk(
 }
 
 /// Decorations of each commit: ` (HEAD -> main, tag: v1, other)`.
-fn decorations(repo: &Repo<'_>) -> BTreeMap<ObjectId, Vec<String>> {
+fn decorations(repo: &Repo<'_>, full: bool) -> BTreeMap<ObjectId, Vec<String>> {
     let mut map: BTreeMap<ObjectId, Vec<String>> = BTreeMap::new();
     let head = repo.head();
     let head_branch = repo.head_ref();
@@ -74,7 +74,11 @@ fn decorations(repo: &Repo<'_>) -> BTreeMap<ObjectId, Vec<String>> {
         match &head_branch {
             Some(b) => map.entry(h).or_default().push(format!(
                 "HEAD -> {}",
-                b.strip_prefix("refs/heads/").unwrap_or(b)
+                if full {
+                    b.as_str()
+                } else {
+                    b.strip_prefix("refs/heads/").unwrap_or(b)
+                }
             )),
             None => map.entry(h).or_default().push("HEAD".into()),
         }
@@ -82,13 +86,37 @@ fn decorations(repo: &Repo<'_>) -> BTreeMap<ObjectId, Vec<String>> {
     let mut rest: Vec<(String, ObjectId)> = Vec::new();
     for (name, id) in repo.refs("refs/tags/") {
         let target = super::peel_tag(repo, &id).unwrap_or(id);
-        rest.push((format!("tag: {}", &name[10..]), target));
+        rest.push((
+            format!("tag: {}", if full { &name[..] } else { &name[10..] }),
+            target,
+        ));
     }
     for (name, id) in repo.refs("refs/heads/") {
         if Some(&name) == head_branch.as_ref() {
             continue;
         }
-        rest.push((name[11..].to_string(), id));
+        rest.push((
+            if full {
+                name.clone()
+            } else {
+                name[11..].to_string()
+            },
+            id,
+        ));
+    }
+    // The stash and remote-tracking refs, as git shows them.
+    for (name, id) in repo.refs("refs/remotes/") {
+        rest.push((
+            if full {
+                name.clone()
+            } else {
+                name[13..].to_string()
+            },
+            id,
+        ));
+    }
+    if let Some(id) = repo.resolve_ref("refs/stash") {
+        rest.push(("refs/stash".to_string(), id));
     }
     for (name, id) in rest {
         map.entry(id).or_default().push(name);
@@ -129,8 +157,14 @@ fn parse_pretty(v: &str) -> Pretty {
 }
 
 /// Date styles of `--date`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DateStyle {
+    /// `--date=relative`, against this time (seconds).
+    Relative(i64),
+    /// `--date=format:...`.
+    Format(std::sync::Arc<str>),
+    /// `--date=local`: the default form in the sandbox's zone (UTC), no offset.
+    Local,
     /// git's default.
     Default,
     /// `--date=iso`.
@@ -147,11 +181,24 @@ pub enum DateStyle {
     Rfc,
 }
 
-fn fmt_date(t: &gix_date::Time, style: DateStyle) -> String {
+pub fn fmt_date(t: &gix_date::Time, style: &DateStyle) -> String {
     use gix_date::time::format;
     match style {
+        DateStyle::Relative(now) => super::dates::relative(t, *now),
+        DateStyle::Format(f) => super::dates::strftime(t, f),
+        DateStyle::Local => {
+            super::dates::strftime(&gix_date::Time::new(t.seconds, 0), "%a %b %-d %H:%M:%S %Y")
+        }
         DateStyle::Default => t.format_or_unix(format::DEFAULT),
         DateStyle::Iso => t.format_or_unix(format::ISO8601),
+        // git writes a zero offset as `Z`.
+        DateStyle::IsoStrict if t.offset == 0 => {
+            let s = t.format_or_unix(format::ISO8601_STRICT);
+            match s.strip_suffix("+00:00") {
+                Some(base) => format!("{base}Z"),
+                None => s,
+            }
+        }
         DateStyle::IsoStrict => t.format_or_unix(format::ISO8601_STRICT),
         DateStyle::Short => t.format_or_unix(format::SHORT),
         DateStyle::Raw => t.format_or_unix(format::RAW),
@@ -161,7 +208,14 @@ fn fmt_date(t: &gix_date::Time, style: DateStyle) -> String {
 }
 
 /// Options shared by log and show.
+#[derive(Clone)]
 pub struct LogOpts {
+    /// `--left-right`'s mark for the commit being written.
+    pub mark: Option<char>,
+    /// The time relative dates count from.
+    pub now: i64,
+    /// `--abbrev=N` for abbreviated ids.
+    pub abbrev: Option<usize>,
     /// Commit format.
     pub pretty: Pretty,
     /// Date style.
@@ -203,7 +257,8 @@ pub fn format_commit(
     id: &ObjectId,
     c: &gix_object::Commit,
     fmt: &str,
-    date: DateStyle,
+    date: &DateStyle,
+    now: i64,
     decos: &BTreeMap<ObjectId, Vec<String>>,
 ) -> String {
     let msg = c.message.to_str_lossy().into_owned();
@@ -268,11 +323,12 @@ pub fn format_commit(
                     'n' => out.push_str(&p.name.to_str_lossy()),
                     'e' => out.push_str(&p.email.to_str_lossy()),
                     'd' => out.push_str(&fmt_date(&p.time, date)),
-                    'D' => out.push_str(&fmt_date(&p.time, DateStyle::Rfc)),
+                    'D' => out.push_str(&fmt_date(&p.time, &DateStyle::Rfc)),
+                    'r' => out.push_str(&super::dates::relative(&p.time, now)),
                     't' => out.push_str(&p.time.seconds.to_string()),
-                    'i' => out.push_str(&fmt_date(&p.time, DateStyle::Iso)),
-                    'I' => out.push_str(&fmt_date(&p.time, DateStyle::IsoStrict)),
-                    's' => out.push_str(&fmt_date(&p.time, DateStyle::Short)),
+                    'i' => out.push_str(&fmt_date(&p.time, &DateStyle::Iso)),
+                    'I' => out.push_str(&fmt_date(&p.time, &DateStyle::IsoStrict)),
+                    's' => out.push_str(&fmt_date(&p.time, &DateStyle::Short)),
                     _ => {
                         out.push('%');
                         out.push(n);
@@ -344,6 +400,35 @@ fn write_commit(
     first: bool,
     spec: &Pathspec,
 ) -> Result<()> {
+    let (text, separator, diff) = render_commit(g, repo, id, opts, decos, first, spec)?;
+    g.out.extend_from_slice(&text);
+    if separator {
+        g.out.push(b'\n');
+    }
+    g.out.extend_from_slice(&diff);
+    Ok(())
+}
+
+/// Whether commits in `pretty` are separated by a blank line (rather than
+/// each ending in its own newline).
+fn separates(pretty: &Pretty) -> bool {
+    !matches!(
+        pretty,
+        Pretty::Oneline | Pretty::OnelineFull | Pretty::Format(_, true)
+    )
+}
+
+/// One commit in `opts`' format: its text, whether a blank line comes
+/// before its diff, and the diff.
+fn render_commit(
+    g: &G<'_, '_>,
+    repo: &Repo<'_>,
+    id: &ObjectId,
+    opts: &LogOpts,
+    decos: &BTreeMap<ObjectId, Vec<String>>,
+    first: bool,
+    spec: &Pathspec,
+) -> Result<(Vec<u8>, bool, Vec<u8>)> {
     let c = repo.commit(id)?;
     let msg = c.message.to_str_lossy().into_owned();
     let mut s = String::new();
@@ -355,11 +440,14 @@ fn write_commit(
     } else {
         String::new()
     };
-    let hash = if opts.abbrev_commit {
-        repo.abbrev(id)
+    let mut hash = if opts.abbrev_commit {
+        repo.abbrev_len(id, opts.abbrev.unwrap_or(7).clamp(4, 40))
     } else {
         id.to_hex().to_string()
     };
+    if let Some(m) = opts.mark {
+        hash = format!("{m} {hash}");
+    }
     let sig = |p: &gix_actor::Signature| format!("{} <{}>", p.name, p.email);
     let has_diff = opts.diff.is_some_and(|d| d != Output::Nothing);
     match &opts.pretty {
@@ -370,7 +458,7 @@ fn write_commit(
             if !first && !*tformat {
                 s.push('\n');
             }
-            s.push_str(&format_commit(repo, id, &c, f, opts.date, decos));
+            s.push_str(&format_commit(repo, id, &c, f, &opts.date, opts.now, decos));
             if *tformat {
                 s.push('\n');
             }
@@ -394,19 +482,19 @@ fn write_commit(
                     s.push_str(&format!("Author:     {}\n", sig(&c.author)));
                     s.push_str(&format!(
                         "AuthorDate: {}\n",
-                        fmt_date(&c.author.time, opts.date)
+                        fmt_date(&c.author.time, &opts.date)
                     ));
                     s.push_str(&format!("Commit:     {}\n", sig(&c.committer)));
                     s.push_str(&format!(
                         "CommitDate: {}\n",
-                        fmt_date(&c.committer.time, opts.date)
+                        fmt_date(&c.committer.time, &opts.date)
                     ));
                 }
                 _ => {
                     s.push_str(&format!("Author: {}\n", sig(&c.author)));
                     s.push_str(&format!(
                         "Date:   {}\n",
-                        fmt_date(&c.author.time, opts.date)
+                        fmt_date(&c.author.time, &opts.date)
                     ));
                 }
             }
@@ -418,15 +506,16 @@ fn write_commit(
             }
         }
     }
-    g.out.extend_from_slice(s.as_bytes());
+    let text = s.into_bytes();
+    let mut diff_out = Vec::new();
+    let mut separator = false;
     if has_diff {
-        let Some(how) = opts.diff else { return Ok(()) };
+        let Some(how) = opts.diff else {
+            return Ok((text, false, diff_out));
+        };
         if c.parents.len() > 1 {
             // git's combined diff of a clean merge prints only its separator.
-            if opts.combined_separator {
-                g.out.push(b'\n');
-            }
-            return Ok(());
+            return Ok((text, opts.combined_separator, diff_out));
         }
         let old = match c.parents.first() {
             Some(p) => diff::side_of(&repo.commit_files(Some(p))?),
@@ -439,20 +528,15 @@ fn write_commit(
         let mut buf = Vec::new();
         print_changes(repo, &changes, how, opts.patch_too, &mut buf, &check)?;
         if !buf.is_empty() {
-            match &opts.pretty {
-                Pretty::Oneline | Pretty::OnelineFull => {}
-                Pretty::Format(f, _) if f.is_empty() => {}
-                _ => g.out.push(b'\n'),
-            }
-            if matches!(how, Output::Stat | Output::NumStat | Output::ShortStat)
-                && matches!(opts.pretty, Pretty::Format(_, _))
-            {
-                // git separates a tformat line from its stat with nothing more.
-            }
-            g.out.extend_from_slice(&buf);
+            separator = match &opts.pretty {
+                Pretty::Oneline | Pretty::OnelineFull => false,
+                Pretty::Format(f, _) => !f.is_empty(),
+                _ => true,
+            };
+            diff_out = buf;
         }
     }
-    Ok(())
+    Ok((text, separator, diff_out))
 }
 
 /// Whether commit `id` changes a path `spec` selects (against its first parent).
@@ -476,12 +560,304 @@ fn touches(repo: &Repo<'_>, id: &ObjectId, spec: &Pathspec) -> Result<bool> {
     Ok(true)
 }
 
-/// What `log`/`show` arguments parse into: options, revisions, paths,
-/// `-n`, `--reverse`, `--first-parent`.
-type ParsedLog = (LogOpts, Vec<String>, Vec<String>, Option<usize>, bool, bool);
+/// What `log`/`show`/`rev-list` arguments parse into.
+pub struct ParsedLog {
+    /// How commits print.
+    pub opts: LogOpts,
+    /// Revisions (`A`, `A..B`, `A...B`, `^A`, `--all`).
+    pub revs: Vec<String>,
+    /// Paths after the revisions.
+    pub paths: Vec<String>,
+    /// `-n`.
+    pub max: Option<usize>,
+    /// `--skip`.
+    pub skip: usize,
+    /// `--reverse` (after `-n`, as git does).
+    pub reverse: bool,
+    /// `--first-parent`.
+    pub first_parent: bool,
+    /// `--graph`.
+    pub graph: bool,
+    /// `--left-right`.
+    pub left_right: bool,
+    /// Which commits are shown.
+    pub filter: Filter,
+    /// `--follow`: the one path followed through renames.
+    pub follow: bool,
+    /// `--decorate=full`: full ref names.
+    pub decorate_full: bool,
+}
+
+/// The commit limiters of `log`/`rev-list`.
+#[derive(Default)]
+pub struct Filter {
+    authors: Vec<String>,
+    committers: Vec<String>,
+    greps: Vec<String>,
+    ignore_case: bool,
+    invert_grep: bool,
+    all_match: bool,
+    fixed: bool,
+    extended: bool,
+    since: Option<String>,
+    until: Option<String>,
+    pickaxe_string: Option<String>,
+    pickaxe_regex: Option<String>,
+    /// `Some(true)`: merges only; `Some(false)`: no merges.
+    merges: Option<bool>,
+    diff_filter: Option<String>,
+}
+
+/// A [`Filter`] with its patterns compiled and dates read.
+struct Compiled {
+    authors: Vec<regex::bytes::Regex>,
+    committers: Vec<regex::bytes::Regex>,
+    greps: Vec<regex::bytes::Regex>,
+    invert_grep: bool,
+    all_match: bool,
+    since: Option<i64>,
+    until: Option<i64>,
+    pickaxe_string: Option<Vec<u8>>,
+    pickaxe_regex: Option<regex::bytes::Regex>,
+    merges: Option<bool>,
+    diff_filter: Option<String>,
+}
+
+impl Filter {
+    fn is_empty(&self) -> bool {
+        self.authors.is_empty()
+            && self.committers.is_empty()
+            && self.greps.is_empty()
+            && self.since.is_none()
+            && self.until.is_none()
+            && self.pickaxe_string.is_none()
+            && self.pickaxe_regex.is_none()
+            && self.merges.is_none()
+            && self.diff_filter.is_none()
+    }
+
+    fn compile(&self, now: i64) -> Result<Compiled> {
+        let re = |p: &str, fixed: bool| -> Result<regex::bytes::Regex> {
+            let body = if fixed || self.fixed {
+                regex::escape(p)
+            } else if self.extended {
+                p.to_string()
+            } else {
+                super::grepcmd::bre_to_ere(p)
+            };
+            regex::bytes::RegexBuilder::new(&body)
+                .case_insensitive(self.ignore_case)
+                .multi_line(true)
+                .build()
+                .map_err(|e| GitError::fatal(format!("invalid regular expression: {p}: {e}")))
+        };
+        let date = |d: &Option<String>| -> Result<Option<i64>> {
+            match d {
+                None => Ok(None),
+                Some(v) => Ok(Some(super::dates::approxidate(v, now).ok_or_else(
+                    || GitError::fatal(format!("invalid date format: {v}")),
+                )?)),
+            }
+        };
+        Ok(Compiled {
+            authors: self
+                .authors
+                .iter()
+                .map(|p| re(p, false))
+                .collect::<Result<_>>()?,
+            committers: self
+                .committers
+                .iter()
+                .map(|p| re(p, false))
+                .collect::<Result<_>>()?,
+            greps: self
+                .greps
+                .iter()
+                .map(|p| re(p, false))
+                .collect::<Result<_>>()?,
+            invert_grep: self.invert_grep,
+            all_match: self.all_match,
+            since: date(&self.since)?,
+            until: date(&self.until)?,
+            pickaxe_string: self.pickaxe_string.as_ref().map(|s| s.as_bytes().to_vec()),
+            pickaxe_regex: self
+                .pickaxe_regex
+                .as_deref()
+                .map(|p| re(p, false))
+                .transpose()?,
+            merges: self.merges,
+            diff_filter: self.diff_filter.clone(),
+        })
+    }
+}
+
+/// `Name <email>` of a signature, what `--author`/`--committer` match.
+fn ident(p: &gix_actor::Signature) -> Vec<u8> {
+    let mut v = p.name.to_vec();
+    v.extend_from_slice(b" <");
+    v.extend_from_slice(&p.email);
+    v.push(b'>');
+    v
+}
+
+/// Non-overlapping occurrences of `needle` in `hay`.
+fn occurrences(hay: &[u8], needle: &[u8]) -> usize {
+    if needle.is_empty() {
+        return 0;
+    }
+    let mut n = 0;
+    let mut at = 0;
+    while let Some(p) = hay[at..].find(needle) {
+        n += 1;
+        at += p + needle.len();
+    }
+    n
+}
+
+impl Compiled {
+    /// Whether commit `id` passes every limiter.
+    fn keeps(
+        &self,
+        repo: &Repo<'_>,
+        id: &ObjectId,
+        spec: &Pathspec,
+        check: &dyn Fn() -> Result<()>,
+    ) -> Result<bool> {
+        let c = repo.commit(id)?;
+        match self.merges {
+            Some(true) if c.parents.len() < 2 => return Ok(false),
+            Some(false) if c.parents.len() > 1 => return Ok(false),
+            _ => {}
+        }
+        if self.since.is_some_and(|s| c.committer.time.seconds < s)
+            || self.until.is_some_and(|u| c.committer.time.seconds > u)
+        {
+            return Ok(false);
+        }
+        if !self.authors.is_empty() && !self.authors.iter().any(|r| r.is_match(&ident(&c.author))) {
+            return Ok(false);
+        }
+        if !self.committers.is_empty()
+            && !self
+                .committers
+                .iter()
+                .any(|r| r.is_match(&ident(&c.committer)))
+        {
+            return Ok(false);
+        }
+        if !self.greps.is_empty() {
+            let msg: &[u8] = &c.message;
+            let hit = if self.all_match {
+                self.greps.iter().all(|r| r.is_match(msg))
+            } else {
+                self.greps.iter().any(|r| r.is_match(msg))
+            };
+            if hit == self.invert_grep {
+                return Ok(false);
+            }
+        }
+        if self.pickaxe_string.is_none()
+            && self.pickaxe_regex.is_none()
+            && self.diff_filter.is_none()
+        {
+            return Ok(true);
+        }
+        // The diff limiters look at the change against the only parent;
+        // git does not diff a merge for them.
+        if c.parents.len() > 1 {
+            return Ok(false);
+        }
+        let old = match c.parents.first() {
+            Some(p) => diff::side_of(&repo.commit_files(Some(p))?),
+            None => diff::Side::new(),
+        };
+        let new = diff::side_of(&repo.flatten_tree(&c.tree)?);
+        let keep = |p: &str| spec.matches(p);
+        let changes = if self.diff_filter.is_some() {
+            diff::changes_with_renames(repo, &old, &new, &keep, check)?
+        } else {
+            diff::changes(&old, &new, &keep, false)
+        };
+        if let Some(letters) = &self.diff_filter {
+            let (wanted, unwanted): (Vec<char>, Vec<char>) =
+                letters.chars().partition(|c| c.is_ascii_uppercase());
+            let any = changes.iter().any(|ch| {
+                let l = ch.letter();
+                (wanted.is_empty() || wanted.contains(&l))
+                    && !unwanted.contains(&l.to_ascii_lowercase())
+            });
+            if !any {
+                return Ok(false);
+            }
+        }
+        if self.pickaxe_string.is_none() && self.pickaxe_regex.is_none() {
+            return Ok(true);
+        }
+        for ch in &changes {
+            check()?;
+            let old = match &ch.old {
+                Some(v) => diff::content(repo, ch.from.as_deref().unwrap_or(&ch.path), v)?,
+                None => Vec::new(),
+            };
+            let new = match &ch.new {
+                Some(v) => diff::content(repo, &ch.path, v)?,
+                None => Vec::new(),
+            };
+            if let Some(needle) = &self.pickaxe_string {
+                if occurrences(&old, needle) != occurrences(&new, needle) {
+                    return Ok(true);
+                }
+                continue;
+            }
+            if let Some(re) = &self.pickaxe_regex {
+                let old_lines: Vec<&[u8]> = old.lines().collect();
+                let new_lines: Vec<&[u8]> = new.lines().collect();
+                for h in diff::hunks(&old, &new, check)? {
+                    let removed = &old_lines[h.before.start as usize..h.before.end as usize];
+                    let added = &new_lines[h.after.start as usize..h.after.end as usize];
+                    if removed.iter().chain(added).any(|l| re.is_match(l)) {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// Applies the limiters, `--skip`, `-n` and `--reverse` to walked commits.
+fn limit(
+    g: &G<'_, '_>,
+    repo: &Repo<'_>,
+    ids: Vec<ObjectId>,
+    p: &ParsedLog,
+    spec: &Pathspec,
+) -> Result<Vec<ObjectId>> {
+    let mut ids = ids;
+    if !p.filter.is_empty() {
+        let compiled = p.filter.compile(g.control.clock.now().secs)?;
+        let check = g.checker();
+        let mut kept = Vec::new();
+        for id in ids {
+            check()?;
+            if compiled.keeps(repo, &id, spec, &check)? {
+                kept.push(id);
+            }
+        }
+        ids = kept;
+    }
+    let mut ids: Vec<ObjectId> = ids.into_iter().skip(p.skip).collect();
+    if let Some(m) = p.max {
+        ids.truncate(m);
+    }
+    if p.reverse {
+        ids.reverse();
+    }
+    Ok(ids)
+}
 
 fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<ParsedLog> {
-    let args = split_short(&g.args, &['n']);
+    let args = split_short(&g.args, &['n', 'S', 'G']);
     let mut opts = LogOpts {
         pretty: Pretty::Medium,
         date: DateStyle::Default,
@@ -490,19 +866,44 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
         decorate: false,
         abbrev_commit: false,
         combined_separator: is_show,
+        abbrev: None,
+        mark: None,
+        now: g.control.clock.now().secs,
     };
-    let mut revs = Vec::new();
-    let mut paths = Vec::new();
-    let mut max: Option<usize> = None;
-    let mut reverse = false;
-    let mut first_parent = false;
+    let mut p = ParsedLog {
+        opts: LogOpts { ..opts.clone() },
+        revs: Vec::new(),
+        paths: Vec::new(),
+        max: None,
+        skip: 0,
+        reverse: false,
+        first_parent: false,
+        graph: false,
+        left_right: false,
+        filter: Filter::default(),
+        follow: false,
+        decorate_full: false,
+    };
     let mut dashdash = false;
+    let mut negate = false;
     let mut i = 0;
+    // The value of `--opt=V` or `--opt V`.
+    let value = |a: &str, name: &str, i: &mut usize| -> Option<String> {
+        if let Some(v) = a.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
+            return Some(v.to_string());
+        }
+        if a == name {
+            let v = args.get(*i).cloned();
+            *i += 1;
+            return v;
+        }
+        None
+    };
     while i < args.len() {
         let a = args[i].clone();
         i += 1;
         if dashdash {
-            paths.push(a);
+            p.paths.push(a);
             continue;
         }
         if let Some(o) = output_option(&a) {
@@ -522,16 +923,81 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
             && !n.is_empty()
             && n.chars().all(|c| c.is_ascii_digit())
         {
-            max = n.parse().ok();
+            p.max = n.parse().ok();
+            continue;
+        }
+        let f = &mut p.filter;
+        if let Some(v) = value(&a, "--author", &mut i) {
+            f.authors.push(v);
+            continue;
+        }
+        if let Some(v) = value(&a, "--committer", &mut i) {
+            f.committers.push(v);
+            continue;
+        }
+        if let Some(v) = value(&a, "--grep", &mut i) {
+            f.greps.push(v);
+            continue;
+        }
+        if let Some(v) = value(&a, "--since", &mut i)
+            .or_else(|| value(&a, "--after", &mut i))
+            .or_else(|| value(&a, "--since-as-filter", &mut i))
+        {
+            f.since = Some(v);
+            continue;
+        }
+        if let Some(v) = value(&a, "--until", &mut i).or_else(|| value(&a, "--before", &mut i)) {
+            f.until = Some(v);
+            continue;
+        }
+        if let Some(v) = value(&a, "--skip", &mut i) {
+            p.skip = v
+                .parse()
+                .map_err(|_| GitError::fatal(format!("'{v}': not an integer")))?;
+            continue;
+        }
+        if let Some(v) = value(&a, "--diff-filter", &mut i) {
+            f.diff_filter = Some(v);
+            continue;
+        }
+        if let Some(v) = value(&a, "--max-count", &mut i) {
+            p.max = v.parse().ok();
+            continue;
+        }
+        if let Some(v) = a.strip_prefix("--abbrev=") {
+            opts.abbrev = v.parse().ok();
             continue;
         }
         match a.as_str() {
             "--" => dashdash = true,
-            "-n" | "--max-count" => {
-                max = args.get(i).and_then(|v| v.parse().ok());
+            "--not" => negate = !negate,
+            "--follow" => p.follow = true,
+            "--decorate=full" => {
+                opts.decorate = true;
+                p.decorate_full = true;
+            }
+            "-n" => {
+                p.max = args.get(i).and_then(|v| v.parse().ok());
                 i += 1;
             }
-            s if s.starts_with("--max-count=") => max = s[12..].parse().ok(),
+            "-S" => {
+                f.pickaxe_string = args.get(i).cloned();
+                i += 1;
+            }
+            "-G" => {
+                f.pickaxe_regex = args.get(i).cloned();
+                i += 1;
+            }
+            "-i" | "--regexp-ignore-case" => f.ignore_case = true,
+            "--invert-grep" => f.invert_grep = true,
+            "--all-match" => f.all_match = true,
+            "-F" | "--fixed-strings" => f.fixed = true,
+            "-E" | "--extended-regexp" => f.extended = true,
+            "--basic-regexp" => f.extended = false,
+            "--merges" => f.merges = Some(true),
+            "--no-merges" => f.merges = Some(false),
+            "--graph" => p.graph = true,
+            "--left-right" => p.left_right = true,
             "--oneline" => {
                 opts.pretty = Pretty::Oneline;
             }
@@ -547,20 +1013,29 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
                     "raw" => DateStyle::Raw,
                     "unix" => DateStyle::Unix,
                     "rfc" | "rfc2822" => DateStyle::Rfc,
-                    _ => DateStyle::Default,
+                    "relative" => DateStyle::Relative(g.control.clock.now().secs),
+                    "local" | "default-local" => DateStyle::Local,
+                    "default" => DateStyle::Default,
+                    other => match other
+                        .strip_prefix("format:")
+                        .or_else(|| other.strip_prefix("format-local:"))
+                    {
+                        Some(f) => DateStyle::Format(std::sync::Arc::from(f)),
+                        None => {
+                            return Err(GitError::fatal(format!("unknown date format {other}")));
+                        }
+                    },
                 }
             }
             "--decorate" | "--decorate=short" => opts.decorate = true,
             "--no-decorate" => opts.decorate = false,
             "--abbrev-commit" => opts.abbrev_commit = true,
-            "--reverse" => reverse = true,
-            "--first-parent" => first_parent = true,
-            "--no-color" | "--graph" | "--all" | "--no-merges" | "--no-walk" | "--topo-order"
-            | "--date-order" => {
-                if a == "--all" {
-                    revs.push("--all".into());
-                }
-            }
+            "--no-abbrev-commit" => opts.abbrev_commit = false,
+            "--reverse" => p.reverse = true,
+            "--first-parent" => p.first_parent = true,
+            "--all" => p.revs.push("--all".into()),
+            "--no-color" | "--no-walk" | "--topo-order" | "--date-order" | "--no-renames"
+            | "-M" | "--color=never" | "--no-patch" => {}
             s if s.starts_with('-') => {
                 return Err(GitError::fatal(format!("unrecognized argument: {s}")));
             }
@@ -570,10 +1045,14 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
                     .find(|s| !s.is_empty())
                     .unwrap_or("HEAD")
                     .trim_start_matches('^');
-                if paths.is_empty() && rev_opt(repo, base).ok().flatten().is_some() {
-                    revs.push(a);
+                if p.paths.is_empty() && rev_opt(repo, base).ok().flatten().is_some() {
+                    if negate && !a.contains("..") {
+                        p.revs.push(format!("^{}", a.trim_start_matches('^')));
+                    } else {
+                        p.revs.push(a);
+                    }
                 } else if g.fs.exists(&sandkeep_shell::Fs::resolve(&g.cwd, &a)) {
-                    paths.push(a);
+                    p.paths.push(a);
                 } else {
                     return Err(rev(repo, &a)
                         .err()
@@ -585,7 +1064,8 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
     if matches!(opts.pretty, Pretty::Oneline) {
         opts.abbrev_commit = true;
     }
-    Ok((opts, revs, paths, max, reverse, first_parent))
+    p.opts = opts;
+    Ok(p)
 }
 
 /// Turns revision arguments into (starts, hidden).
@@ -598,7 +1078,7 @@ fn rev_range(
     let mut hidden = Vec::new();
     for r in revs {
         if r == "--all" {
-            starts.extend(repo.refs("refs/heads/").values().copied());
+            starts.extend(super::all_ref_commits(repo));
             starts.extend(repo.head());
             continue;
         }
@@ -626,11 +1106,14 @@ fn rev_range(
     Ok((starts, hidden))
 }
 
-/// `git log [OPTIONS] [REVS] [-- PATHS]`.
-pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
-    let repo = g.repo()?;
-    let (opts, revs, paths, max, reverse, first_parent) = parse_log_args(g, &repo, false)?;
-    let (starts, hidden) = if revs.is_empty() {
+/// The commits `log`/`rev-list` print, in order.
+fn selected(
+    g: &G<'_, '_>,
+    repo: &Repo<'_>,
+    p: &ParsedLog,
+    spec: &Pathspec,
+) -> Result<Vec<ObjectId>> {
+    let (starts, hidden) = if p.revs.is_empty() {
         match repo.head() {
             Some(h) => (vec![h], Vec::new()),
             None => {
@@ -641,55 +1124,190 @@ pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
             }
         }
     } else {
-        rev_range(&repo, &revs, &|| g.check())?
+        rev_range(repo, &p.revs, &|| g.check())?
     };
-    let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
-    let mut ids = walk(g, &repo, &starts, &hidden, first_parent)?;
-    if !paths.is_empty() {
+    let mut ids = walk(g, repo, &starts, &hidden, p.first_parent)?;
+    if p.graph {
+        ids = super::graph::topo_order(repo, &ids, &g.checker())?;
+    }
+    if p.follow && spec.items.len() == 1 {
+        ids = follow(g, repo, ids, &spec.items[0])?;
+    } else if !p.paths.is_empty() {
         let mut kept = Vec::new();
         for id in ids {
             g.check()?;
-            if touches(&repo, &id, &spec)? {
+            if touches(repo, &id, spec)? {
                 kept.push(id);
             }
         }
         ids = kept;
     }
-    if let Some(m) = max {
-        ids.truncate(m);
+    limit(g, repo, ids, p, spec)
+}
+
+/// `--follow PATH`: the commits that change the file, its name followed
+/// back through each rename git detects (first parents).
+fn follow(g: &G<'_, '_>, repo: &Repo<'_>, ids: Vec<ObjectId>, path: &str) -> Result<Vec<ObjectId>> {
+    let mut cur = path.to_string();
+    let mut kept = Vec::new();
+    let check = g.checker();
+    for id in ids {
+        check()?;
+        let c = repo.commit(&id)?;
+        let new = repo.flatten_tree(&c.tree)?;
+        let old = repo.commit_files(c.parents.first())?;
+        if old.get(&cur) == new.get(&cur) {
+            continue;
+        }
+        kept.push(id);
+        if !old.contains_key(&cur) && new.contains_key(&cur) {
+            let changes = diff::changes_with_renames(
+                repo,
+                &diff::side_of(&old),
+                &diff::side_of(&new),
+                &|_| true,
+                &check,
+            )?;
+            match changes
+                .iter()
+                .find(|ch| ch.path == cur)
+                .and_then(|ch| ch.from.clone())
+            {
+                Some(from) => cur = from,
+                None => break,
+            }
+        }
     }
-    if reverse {
-        ids.reverse();
+    Ok(kept)
+}
+
+/// The commits the revision arguments exclude (`^A`, `A..`, the merge
+/// bases of `A...B`): the graph draws no line to them.
+fn hidden_set(g: &G<'_, '_>, repo: &Repo<'_>, p: &ParsedLog) -> Result<HashSet<ObjectId>> {
+    if p.revs.is_empty() {
+        return Ok(HashSet::new());
     }
-    let decos = decorations(&repo);
+    let (_, hidden) = rev_range(repo, &p.revs, &|| g.check())?;
+    Ok(walk(g, repo, &hidden, &[], false)?.into_iter().collect())
+}
+
+/// For `--left-right` over `A...B`: the commits reachable from `A`.
+fn left_side(g: &G<'_, '_>, repo: &Repo<'_>, p: &ParsedLog) -> Result<HashSet<ObjectId>> {
+    let mut left = HashSet::new();
+    if !p.left_right {
+        return Ok(left);
+    }
+    for r in &p.revs {
+        if let Some((a, _)) = r.split_once("...") {
+            let a = super::rev_commit(repo, if a.is_empty() { "HEAD" } else { a })?;
+            left.extend(walk(g, repo, &[a], &[], false)?);
+        }
+    }
+    Ok(left)
+}
+
+/// `git log [OPTIONS] [REVS] [-- PATHS]`.
+pub fn log(g: &mut G<'_, '_>) -> Result<i32> {
+    let repo = g.repo()?;
+    let p = parse_log_args(g, &repo, false)?;
+    let spec = Pathspec::new(&repo, &g.cwd, &p.paths)?;
+    let ids = selected(g, &repo, &p, &spec)?;
+    let decos = decorations(&repo, p.decorate_full);
+    let left = left_side(g, &repo, &p)?;
+    let mut opts = p.opts.clone();
+    if p.graph {
+        let hidden: HashSet<ObjectId> = hidden_set(g, &repo, &p)?;
+        let mut graph = super::graph::Graph::new();
+        for (n, id) in ids.iter().enumerate() {
+            g.check()?;
+            let c = repo.commit(id)?;
+            let mut shown: Vec<ObjectId> = c
+                .parents
+                .iter()
+                .filter(|p| !hidden.contains(*p))
+                .copied()
+                .collect();
+            if p.first_parent {
+                shown.truncate(1);
+            }
+            let mark = if p.left_right {
+                if left.contains(id) { b'<' } else { b'>' }
+            } else {
+                b'*'
+            };
+            graph.update(*id, shown, mark);
+            let (text, sep, diff) = render_commit(g, &repo, id, &opts, &decos, true, &spec)?;
+            let mut out = Vec::new();
+            graph.write_commit(
+                &text,
+                &diff,
+                sep,
+                n > 0 && separates(&opts.pretty),
+                &mut out,
+            );
+            g.out.extend_from_slice(&out);
+        }
+        return Ok(0);
+    }
     for (n, id) in ids.iter().enumerate() {
         // Printing (with patches) is the long part of a big log.
         g.check()?;
+        opts.mark = if p.left_right {
+            Some(if left.contains(id) { '<' } else { '>' })
+        } else {
+            None
+        };
         write_commit(g, &repo, id, &opts, &decos, n == 0, &spec)?;
     }
     Ok(0)
 }
 
-/// `git rev-list [--count] [-n N] REVS`.
+/// `git rev-list [--count] [--left-right] [-n N] REVS`.
 pub fn rev_list(g: &mut G<'_, '_>) -> Result<i32> {
     let count = g.args.iter().any(|a| a == "--count");
-    g.args.retain(|a| a != "--count");
+    let parents = g.args.iter().any(|a| a == "--parents");
+    g.args.retain(|a| a != "--count" && a != "--parents");
     let repo = g.repo()?;
-    let (_, revs, _, max, reverse, first_parent) = parse_log_args(g, &repo, false)?;
-    let (starts, hidden) = rev_range(&repo, &revs, &|| g.check())?;
-    let mut ids = walk(g, &repo, &starts, &hidden, first_parent)?;
-    if let Some(m) = max {
-        ids.truncate(m);
+    let p = parse_log_args(g, &repo, false)?;
+    if p.revs.is_empty() {
+        return Err(GitError::Usage(
+            "usage: git rev-list [<options>] <commit>... [--] [<path>...]".into(),
+        ));
     }
-    if reverse {
-        ids.reverse();
-    }
+    let spec = Pathspec::new(&repo, &g.cwd, &p.paths)?;
+    let ids = selected(g, &repo, &p, &spec)?;
+    let left = left_side(g, &repo, &p)?;
     if count {
-        let _ = writeln!(g.out, "{}", ids.len());
-    } else {
-        for id in ids {
-            let _ = writeln!(g.out, "{}", id.to_hex());
+        if p.left_right {
+            let l = ids.iter().filter(|i| left.contains(*i)).count();
+            let _ = writeln!(g.out, "{l}\t{}", ids.len() - l);
+        } else {
+            let _ = writeln!(g.out, "{}", ids.len());
         }
+        return Ok(0);
+    }
+    let oneline = matches!(p.opts.pretty, Pretty::Oneline);
+    for id in ids {
+        if p.left_right {
+            g.out.push(if left.contains(&id) { b'<' } else { b'>' });
+        }
+        if oneline {
+            let c = repo.commit(&id)?;
+            let _ = writeln!(
+                g.out,
+                "{} {}",
+                repo.abbrev(&id),
+                super::status::subject(&c.message.to_str_lossy())
+            );
+            continue;
+        }
+        let _ = write!(g.out, "{}", id.to_hex());
+        if parents {
+            for par in repo.commit(&id)?.parents {
+                let _ = write!(g.out, " {}", par.to_hex());
+            }
+        }
+        g.out.push(b'\n');
     }
     Ok(0)
 }
@@ -697,14 +1315,16 @@ pub fn rev_list(g: &mut G<'_, '_>) -> Result<i32> {
 /// `git show [OPTIONS] [OBJECT...]`.
 pub fn show(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
-    let (opts, revs, paths, _, _, _) = parse_log_args(g, &repo, true)?;
+    let ParsedLog {
+        opts, revs, paths, ..
+    } = parse_log_args(g, &repo, true)?;
     let revs = if revs.is_empty() {
         vec!["HEAD".to_string()]
     } else {
         revs
     };
     let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
-    let decos = decorations(&repo);
+    let decos = decorations(&repo, false);
     for (n, r) in revs.iter().enumerate() {
         let id = rev(&repo, r)?;
         let (kind, data) = repo.read_object(&id)?;
@@ -721,21 +1341,26 @@ pub fn show(g: &mut G<'_, '_>) -> Result<i32> {
                 let t = gix_object::TagRef::from_bytes(&data, crate::repo::HASH)
                     .map_err(|e| GitError::fatal(format!("tag {id} is corrupt: {e}")))?;
                 let _ = writeln!(g.out, "tag {}", t.name);
-                if let Ok(Some(tagger)) = t.tagger() {
+                let oneline = matches!(opts.pretty, Pretty::Oneline | Pretty::OnelineFull);
+                if oneline {
+                    g.out.push(b'\n');
+                } else if let Ok(Some(tagger)) = t.tagger() {
                     let time = tagger.time().unwrap_or_default();
                     let _ = writeln!(
                         g.out,
                         "Tagger: {} <{}>\nDate:   {}\n",
                         tagger.name,
                         tagger.email,
-                        fmt_date(&time, opts.date)
+                        fmt_date(&time, &opts.date)
                     );
                 }
                 g.out.extend_from_slice(t.message);
                 if !t.message.ends_with(b"\n") {
                     g.out.push(b'\n');
                 }
-                g.out.push(b'\n');
+                if !oneline {
+                    g.out.push(b'\n');
+                }
                 let target = t.target();
                 write_commit(
                     g,
@@ -754,11 +1379,24 @@ pub fn show(g: &mut G<'_, '_>) -> Result<i32> {
 
 /// `git rev-parse [--short[=N]] [--verify] [--abbrev-ref] [--show-toplevel] [--git-dir] [--is-inside-work-tree] REVS`.
 pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
+    // git reports a bad revision before the words it echoes reach stdout.
+    *g.err_first = true;
     let mut short: Option<usize> = None;
     let mut abbrev_ref = false;
     let mut verify = false;
+    let mut verify_seen = false;
+    let mut symbolic_full = false;
     let mut quiet = false;
     let args = g.args.clone();
+    if args.iter().any(|a| a == "--verify")
+        && args.iter().filter(|a| !a.starts_with('-')).count() > 1
+    {
+        if args.iter().any(|a| a == "-q" || a == "--quiet") {
+            return Ok(1);
+        }
+        let _ = writeln!(g.err, "fatal: Needed a single revision");
+        return Ok(128);
+    }
     for a in &args {
         match a.as_str() {
             "--is-inside-work-tree" => {
@@ -791,6 +1429,22 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
                 let _ = writeln!(g.out, "{shown}");
                 continue;
             }
+            "--show-cdup" => {
+                let r = g.repo()?;
+                let root = r.work_tree.trim_end_matches('/');
+                let depth = g
+                    .cwd
+                    .strip_prefix(&format!("{root}/"))
+                    .map(|s| s.split('/').filter(|p| !p.is_empty()).count())
+                    .unwrap_or(0);
+                let _ = writeln!(g.out, "{}", "../".repeat(depth));
+                continue;
+            }
+            "--is-inside-git-dir" => {
+                g.repo()?;
+                let _ = writeln!(g.out, "false");
+                continue;
+            }
             "--show-prefix" => {
                 let r = g.repo()?;
                 let root = r.work_tree.trim_end_matches('/');
@@ -809,9 +1463,71 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
             "--abbrev-ref" => abbrev_ref = true,
             "--verify" => verify = true,
             "-q" | "--quiet" => quiet = true,
-            "--symbolic-full-name" | "--" => {}
+            "--symbolic-full-name" => symbolic_full = true,
+            "--" => {}
             _ => {
                 let repo = g.repo()?;
+                if verify && verify_seen {
+                    let _ = writeln!(g.err, "fatal: Needed a single revision");
+                    return Ok(128);
+                }
+                verify_seen = true;
+                let upstream = a
+                    .strip_suffix("@{u}")
+                    .or_else(|| a.strip_suffix("@{upstream}"))
+                    .or_else(|| a.strip_suffix("@{U}"));
+                if (abbrev_ref || symbolic_full)
+                    && let Some(b) = upstream
+                {
+                    let full = super::upstream_of(&repo, b)?;
+                    let shown = if abbrev_ref {
+                        full.strip_prefix("refs/heads/")
+                            .or_else(|| full.strip_prefix("refs/remotes/"))
+                            .unwrap_or(&full)
+                            .to_string()
+                    } else {
+                        full
+                    };
+                    let _ = writeln!(g.out, "{shown}");
+                    continue;
+                }
+                if symbolic_full && !abbrev_ref {
+                    if a == "HEAD" || a == "@" {
+                        match repo.head_ref() {
+                            Some(r) => {
+                                let _ = writeln!(g.out, "{r}");
+                            }
+                            None => {
+                                let _ = writeln!(g.out, "HEAD");
+                            }
+                        }
+                        continue;
+                    }
+                    let mut found = false;
+                    for cand in [
+                        format!("refs/heads/{a}"),
+                        format!("refs/tags/{a}"),
+                        a.to_string(),
+                    ] {
+                        if cand.starts_with("refs/") && repo.ref_exists(&cand) {
+                            let _ = writeln!(g.out, "{cand}");
+                            found = true;
+                            break;
+                        }
+                    }
+                    if found || rev_opt(&repo, a).ok().flatten().is_some() {
+                        continue;
+                    }
+                }
+                if !verify
+                    && let Some((x, y)) = a.split_once("..")
+                    && !a.contains("...")
+                {
+                    let y = super::rev_commit(&repo, if y.is_empty() { "HEAD" } else { y })?;
+                    let x = super::rev_commit(&repo, if x.is_empty() { "HEAD" } else { x })?;
+                    let _ = writeln!(g.out, "{}\n^{}", y.to_hex(), x.to_hex());
+                    continue;
+                }
                 if abbrev_ref && (a == "HEAD" || a == "@") {
                     match repo.head_branch() {
                         Some(b) if repo.head().is_some() => {
@@ -821,7 +1537,7 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
                             let _ = writeln!(g.out, "HEAD");
                             let _ = writeln!(
                                 g.err,
-                                "fatal: ambiguous argument 'HEAD': unknown revision or path not in the working tree."
+                                "fatal: ambiguous argument 'HEAD': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"
                             );
                             return Ok(128);
                         }
@@ -844,9 +1560,7 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
                         };
                         match short {
                             Some(n) => {
-                                let ab = repo.abbrev(&id);
-                                let n = n.max(ab.len());
-                                let _ = writeln!(g.out, "{}", &id.to_hex().to_string()[..n]);
+                                let _ = writeln!(g.out, "{}", repo.abbrev_len(&id, n));
                             }
                             None => {
                                 let _ = writeln!(g.out, "{}", id.to_hex());
@@ -937,142 +1651,4 @@ pub fn merge_base_cmd(g: &mut G<'_, '_>) -> Result<i32> {
         }
         None => Ok(1),
     }
-}
-
-/// `git blame FILE` (plain output): each line with the commit that last
-/// changed it, following first parents.
-pub fn blame(g: &mut G<'_, '_>) -> Result<i32> {
-    let repo = g.repo()?;
-    let rest: Vec<String> = g
-        .args
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .cloned()
-        .collect();
-    let (rev_arg, file) = match rest.as_slice() {
-        [f] => (None, f.clone()),
-        [r, f] => (Some(r.clone()), f.clone()),
-        _ => {
-            return Err(GitError::Usage(
-                "usage: git blame [<rev>] [--] <file>".into(),
-            ));
-        }
-    };
-    let path = Pathspec::new(&repo, &g.cwd, std::slice::from_ref(&file))?.items[0].clone();
-    let start = match &rev_arg {
-        Some(r) => super::rev_commit(&repo, r)?,
-        None => repo
-            .head()
-            .ok_or_else(|| GitError::fatal("no such ref: HEAD"))?,
-    };
-    let blob_at = |c: &ObjectId| -> Result<Option<ObjectId>> {
-        Ok(repo.commit_files(Some(c))?.get(&path).map(|v| v.1))
-    };
-    let Some(start_blob) = blob_at(&start)? else {
-        return Err(GitError::fatal(format!("no such path '{path}' in HEAD")));
-    };
-    let content = repo.read_kind(&start_blob, gix_object::Kind::Blob)?;
-    if rev_arg.is_none()
-        && let Ok(work) = crate::worktree::file_content(&repo, &path)
-        && work != content
-    {
-        return Err(GitError::fatal(
-            "blame of uncommitted changes is not available in the local sandbox; commit or stash them first",
-        ));
-    }
-    let n_lines = content.split_inclusive(|&b| b == b'\n').count();
-    let mut owner: Vec<Option<ObjectId>> = vec![None; n_lines];
-    // (final line, line in the current commit's version)
-    let mut pending: Vec<(usize, usize)> = (0..n_lines).map(|i| (i, i)).collect();
-    let mut current = start;
-    let mut cur_blob = start_blob;
-    let mut boundary: HashSet<ObjectId> = HashSet::new();
-    while !pending.is_empty() {
-        g.check()?;
-        let c = repo.commit(&current)?;
-        let parent = c.parents.first().copied();
-        let parent_blob = match &parent {
-            Some(p) => blob_at(p)?,
-            None => None,
-        };
-        let (Some(p), Some(pb)) = (parent, parent_blob) else {
-            if parent.is_none() {
-                boundary.insert(current);
-            }
-            for (f, _) in pending.drain(..) {
-                owner[f] = Some(current);
-            }
-            break;
-        };
-        if pb == cur_blob {
-            current = p;
-            continue;
-        }
-        let old = repo.read_kind(&pb, gix_object::Kind::Blob)?;
-        let new = repo.read_kind(&cur_blob, gix_object::Kind::Blob)?;
-        let hunks = diff::hunks(&old, &new, &|| g.check())?;
-        let mut next = Vec::new();
-        for (f, line) in pending.drain(..) {
-            let l = line as u32;
-            let mut delta: i64 = 0;
-            let mut changed = false;
-            for h in &hunks {
-                if l >= h.after.end {
-                    delta = h.before.end as i64 - h.after.end as i64;
-                    continue;
-                }
-                if l >= h.after.start {
-                    changed = true;
-                }
-                break;
-            }
-            if changed {
-                owner[f] = Some(current);
-            } else {
-                next.push((f, (l as i64 + delta) as usize));
-            }
-        }
-        pending = next;
-        current = p;
-        cur_blob = pb;
-    }
-    let mut infos: BTreeMap<ObjectId, gix_object::Commit> = BTreeMap::new();
-    for id in owner.iter().flatten() {
-        if !infos.contains_key(id) {
-            infos.insert(*id, repo.commit(id)?);
-        }
-    }
-    let name_w = owner
-        .iter()
-        .flatten()
-        .map(|id| infos[id].author.name.to_str_lossy().chars().count())
-        .max()
-        .unwrap_or(0);
-    let num_w = n_lines.to_string().len();
-    for (i, (line, id)) in content
-        .split_inclusive(|&b| b == b'\n')
-        .zip(owner.iter())
-        .enumerate()
-    {
-        let Some(id) = id else { continue };
-        let c = &infos[id];
-        let hex = id.to_hex().to_string();
-        let shown = if boundary.contains(id) {
-            format!("^{}", &hex[..7])
-        } else {
-            hex[..8].to_string()
-        };
-        let _ = write!(
-            g.out,
-            "{shown} ({:<name_w$} {} {:>num_w$}) ",
-            c.author.name.to_str_lossy(),
-            fmt_date(&c.author.time, DateStyle::Iso),
-            i + 1
-        );
-        g.out.extend_from_slice(line);
-        if !line.ends_with(b"\n") {
-            g.out.push(b'\n');
-        }
-    }
-    Ok(0)
 }

@@ -2,12 +2,29 @@
 //! arguments, environment, output buffers, the repository), revision
 //! parsing and identities.
 
+mod apply;
 mod basic;
+mod bisect;
+mod blame;
 mod branch;
+mod check_ignore;
+mod clean;
+mod dates;
+mod describe;
 mod diffcmd;
+mod graph;
+mod grepcmd;
 mod log;
-mod more;
+mod merge;
+mod noindex;
+mod patches;
+mod pick;
+mod rebase;
+mod refs;
+mod shortlog;
+mod stash;
 mod status;
+mod unknown;
 
 use std::io::Write;
 
@@ -34,6 +51,13 @@ pub struct G<'a, 'o> {
     pub out: &'o mut Vec<u8>,
     /// Stderr, flushed when the command ends.
     pub err: &'o mut Vec<u8>,
+    /// Standard input (`--stdin`, `apply`, `am`, `shortlog` from a pipe).
+    pub stdin: &'o mut dyn std::io::Read,
+    /// Runs other programs (`bisect run`).
+    pub exec: &'o mut dyn sandkeep_shell::Exec,
+    /// Whether what went to stderr reaches the stream before stdout (git's
+    /// stdout waits in its buffer while `am` reports on stderr).
+    pub err_first: &'o mut bool,
 }
 
 impl<'a> G<'a, '_> {
@@ -55,6 +79,13 @@ impl<'a> G<'a, '_> {
     /// or it was cancelled.
     pub fn check(&self) -> Result<()> {
         self.control.check().map_err(|_| GitError::Interrupted)
+    }
+
+    /// All of standard input.
+    pub fn read_stdin(&mut self) -> Vec<u8> {
+        let mut data = Vec::new();
+        let _ = self.stdin.read_to_end(&mut data);
+        data
     }
 
     /// [`G::check`] as a closure holding only the run's control block, for
@@ -97,7 +128,12 @@ pub fn split_short(args: &[String], with_value: &[char]) -> Vec<String> {
 }
 
 /// Entry point: runs `ctx.args[1..]`.
-pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Result<i32> {
+pub fn run(
+    ctx: &mut CommandCtx<'_>,
+    out: &mut Vec<u8>,
+    err: &mut Vec<u8>,
+    err_first: &mut bool,
+) -> Result<i32> {
     let mut args: Vec<String> = ctx.args[1..].to_vec();
     let mut cwd = ctx.cwd.to_string();
     let mut config_overrides = Vec::new();
@@ -148,6 +184,9 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
         control: ctx.control,
         out,
         err,
+        stdin: &mut *ctx.stdin,
+        exec: &mut *ctx.exec,
+        err_first,
     };
     if !g
         .fs
@@ -176,7 +215,7 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
         "log" => log::log(&mut g),
         "rev-list" => log::rev_list(&mut g),
         "show" => log::show(&mut g),
-        "blame" => log::blame(&mut g),
+        "blame" => blame::blame(&mut g),
         "rev-parse" => log::rev_parse(&mut g),
         "merge-base" => log::merge_base_cmd(&mut g),
         "symbolic-ref" => branch::symbolic_ref(&mut g),
@@ -187,12 +226,24 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
         "restore" => branch::restore(&mut g),
         "reset" => branch::reset(&mut g),
         "tag" => branch::tag(&mut g),
-        "stash" => more::stash(&mut g),
-        "merge" => more::merge(&mut g),
-        "cherry-pick" => more::cherry_pick(&mut g),
-        "clean" => more::clean(&mut g),
-        "grep" => more::grep(&mut g),
-        "apply" => more::apply(&mut g),
+        "stash" => stash::stash(&mut g),
+        "merge" => merge::merge(&mut g),
+        "cherry-pick" => pick::run(&mut g, pick::Action::Pick),
+        "revert" => pick::run(&mut g, pick::Action::Revert),
+        "rebase" => rebase::rebase(&mut g),
+        "format-patch" => patches::format_patch(&mut g),
+        "am" => patches::am(&mut g),
+        "bisect" => bisect::bisect(&mut g),
+        "for-each-ref" => refs::for_each_ref(&mut g),
+        "show-ref" => refs::show_ref(&mut g),
+        "worktree" => basic::worktree(&mut g),
+        "fsck" => basic::fsck(&mut g),
+        "clean" => clean::clean(&mut g),
+        "grep" => grepcmd::grep(&mut g),
+        "apply" => apply::apply(&mut g),
+        "check-ignore" => check_ignore::check_ignore(&mut g),
+        "describe" => describe::describe(&mut g),
+        "shortlog" => shortlog::shortlog(&mut g),
         "version" => {
             let _ = writeln!(g.out, "git version 2.47.3 (sandkeep)");
             Ok(0)
@@ -205,13 +256,7 @@ pub fn run(ctx: &mut CommandCtx<'_>, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Re
             );
             Ok(0)
         }
-        other => {
-            let _ = writeln!(
-                g.err,
-                "git: '{other}' is not available in the local sandbox"
-            );
-            Ok(1)
-        }
+        other => Ok(unknown::not_a_command(other, g.err)),
     }
 }
 
@@ -399,12 +444,20 @@ fn base_rev(repo: &Repo<'_>, base: &str) -> Result<Option<ObjectId>> {
     if base == "HEAD" || base == "@" {
         return Ok(repo.head());
     }
+    if let Some(branch) = base
+        .strip_suffix("@{u}")
+        .or_else(|| base.strip_suffix("@{upstream}"))
+        .or_else(|| base.strip_suffix("@{U}"))
+    {
+        let full = upstream_of(repo, branch)?;
+        return Ok(repo.resolve_ref(&full));
+    }
     if let Some(n) = base
         .strip_prefix("stash@{")
         .and_then(|s| s.strip_suffix('}'))
     {
         let n: usize = n.parse().unwrap_or(usize::MAX);
-        return Ok(more::stash_entries(repo).get(n).map(|e| e.0));
+        return Ok(stash::stash_entries(repo).get(n).map(|e| e.0));
     }
     if base == "ORIG_HEAD"
         || base == "MERGE_HEAD"
@@ -440,6 +493,38 @@ fn base_rev(repo: &Repo<'_>, base: &str) -> Result<Option<ObjectId>> {
             "short object ID {base} is ambiguous"
         ))),
     }
+}
+
+/// The full name of the upstream of `branch` (`""`: the current one), from
+/// `branch.<name>.remote`/`.merge`; git's error when there is none.
+pub fn upstream_of(repo: &Repo<'_>, branch: &str) -> Result<String> {
+    let name = if branch.is_empty() || branch == "HEAD" {
+        repo.head_branch()
+            .ok_or_else(|| GitError::fatal("HEAD does not point to a branch"))?
+    } else {
+        branch.to_string()
+    };
+    let merge = repo.config.get(&format!("branch.{name}.merge"));
+    let remote = repo.config.get(&format!("branch.{name}.remote"));
+    match (remote, merge) {
+        (Some("."), Some(m)) => Ok(m.to_string()),
+        (Some(r), Some(m)) => Ok(format!(
+            "refs/remotes/{r}/{}",
+            m.strip_prefix("refs/heads/").unwrap_or(m)
+        )),
+        _ => Err(GitError::fatal(format!(
+            "no upstream configured for branch '{name}'"
+        ))),
+    }
+}
+
+/// The commits every ref points at (tags peeled; refs to other objects
+/// left out), what `--all` starts from besides `HEAD`.
+pub fn all_ref_commits(repo: &Repo<'_>) -> Vec<ObjectId> {
+    repo.refs("refs/")
+        .values()
+        .filter_map(|id| peel_to_commit(repo, id).ok())
+        .collect()
 }
 
 /// Peels tags until a non-tag object.

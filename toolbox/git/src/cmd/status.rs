@@ -28,6 +28,19 @@ pub struct State {
     pub untracked: Vec<String>,
     /// Conflicted paths and their stages present (bit 1, 2, 4 for 1, 2, 3).
     pub unmerged: BTreeMap<String, u8>,
+    /// Ignored files or directories (`dir/`), when asked for (`--ignored`).
+    pub ignored: Vec<String>,
+}
+
+/// How untracked files are listed (`-u`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Untracked {
+    /// `-uno`.
+    No,
+    /// The default: a directory without tracked files stands for its content.
+    Normal,
+    /// `-uall`: every file.
+    All,
 }
 
 /// The work-tree side over the index's paths (content hashed).
@@ -101,6 +114,24 @@ pub fn index_side(index: &[IndexEntry]) -> Side {
 
 /// Computes the status of `repo`.
 pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -> Result<State> {
+    let mode = if untracked {
+        Untracked::Normal
+    } else {
+        Untracked::No
+    };
+    state_with(g, repo, spec, mode, false)
+}
+
+/// [`state`] with the untracked listing `mode` and, when `ignored`, the
+/// ignored files too.
+pub fn state_with(
+    g: &G<'_, '_>,
+    repo: &Repo<'_>,
+    spec: &Pathspec,
+    mode: Untracked,
+    want_ignored: bool,
+) -> Result<State> {
+    let untracked = mode != Untracked::No;
     let head = repo.head();
     let head_side = diff::side_of(&repo.commit_files(head.as_ref())?);
     let index = repo.read_index()?;
@@ -119,7 +150,8 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
     let mut unstaged = diff::changes(&iside, &wside, &keep, false);
     unstaged.retain(|c| c.new.is_some() || c.old.is_some());
     let mut untracked_list = Vec::new();
-    if untracked {
+    let mut ignored_list: Vec<String> = Vec::new();
+    if untracked || want_ignored {
         let mut ig = Ignore::new(repo);
         let check = || g.check();
         let files = worktree::walk(repo, &mut ig, &check)?;
@@ -137,7 +169,33 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
             }
         }
         for f in files {
-            if f.ignored || tracked.contains(f.path.as_str()) || !spec.matches(&f.path) {
+            if tracked.contains(f.path.as_str()) || !spec.matches(&f.path) {
+                continue;
+            }
+            if f.ignored {
+                if !want_ignored {
+                    continue;
+                }
+                // The topmost ignored directory stands for its content.
+                let mut shown = f.path.clone();
+                if mode != Untracked::All {
+                    let mut at = 0;
+                    while let Some(i) = f.path[at..].find('/') {
+                        let d = &f.path[..at + i];
+                        if !tracked_dirs.contains(d) && ig.matches(d, true) {
+                            shown = format!("{d}/");
+                            break;
+                        }
+                        at += i + 1;
+                    }
+                }
+                if ignored_list.last() != Some(&shown) {
+                    ignored_list.push(shown);
+                }
+                continue;
+            }
+            if mode == Untracked::All {
+                untracked_list.push(f.path.clone());
                 continue;
             }
             // The topmost directory without tracked files stands for its content.
@@ -161,8 +219,13 @@ pub fn state(g: &G<'_, '_>, repo: &Repo<'_>, spec: &Pathspec, untracked: bool) -
         index,
         staged,
         unstaged,
-        untracked: untracked_list,
+        untracked: if untracked {
+            untracked_list
+        } else {
+            Vec::new()
+        },
         unmerged,
+        ignored: ignored_list,
     })
 }
 
@@ -204,7 +267,13 @@ pub fn write_short(
     if branch {
         let head = match repo.head_branch() {
             Some(b) if s.head.is_none() => format!("No commits yet on {b}"),
-            Some(b) => b,
+            Some(b) => match tracking(g, repo) {
+                Some((up, 0, 0)) => format!("{b}...{up}"),
+                Some((up, a, 0)) => format!("{b}...{up} [ahead {a}]"),
+                Some((up, 0, bh)) => format!("{b}...{up} [behind {bh}]"),
+                Some((up, a, bh)) => format!("{b}...{up} [ahead {a}, behind {bh}]"),
+                None => b,
+            },
             None => "HEAD (no branch)".into(),
         };
         let _ = write!(g.out, "## {head}{term}");
@@ -254,34 +323,169 @@ pub fn write_short(
     for u in &s.untracked {
         let _ = write!(g.out, "?? {}{term}", show(u));
     }
+    for u in &s.ignored {
+        let _ = write!(g.out, "!! {}{term}", show(u));
+    }
 }
 
 /// Writes the long format; `initial_word` is "No commits yet" (status) or
 /// "Initial commit" (commit's refusal).
+/// The id in `.git/NAME` (`CHERRY_PICK_HEAD`, `REVERT_HEAD`), if any.
+fn read_head_file(repo: &Repo<'_>, name: &str) -> Option<ObjectId> {
+    let d = repo.fs.read(&repo.gp(name)).ok()?;
+    ObjectId::from_hex(String::from_utf8_lossy(&d).trim().as_bytes()).ok()
+}
+
+/// The current branch's upstream (short name) and how many commits each
+/// side has that the other lacks.
+pub fn tracking(g: &G<'_, '_>, repo: &Repo<'_>) -> Option<(String, usize, usize)> {
+    let full = super::upstream_of(repo, "").ok()?;
+    let up = repo.resolve_ref(&full)?;
+    let head = repo.head()?;
+    let ahead = super::log::walk(g, repo, &[head], &[up], false).ok()?.len();
+    let behind = super::log::walk(g, repo, &[up], &[head], false).ok()?.len();
+    let short = full
+        .strip_prefix("refs/heads/")
+        .or_else(|| full.strip_prefix("refs/remotes/"))
+        .unwrap_or(&full)
+        .to_string();
+    Some((short, ahead, behind))
+}
+
 pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bool) {
     let non_ascii = super::quote_non_ascii(g, repo);
+    let rebasing = super::rebase::in_progress(repo);
+    let track = tracking(g, repo);
     let o = &mut *g.out;
     match repo.head_branch() {
         Some(b) => {
             let _ = writeln!(o, "On branch {b}");
+        }
+        None if rebasing => {
+            let (_, onto) = super::rebase::describe_state(repo);
+            let _ = writeln!(o, "interactive rebase in progress; onto {onto}");
         }
         None => {
             let at = s.head.map(|h| repo.abbrev(&h)).unwrap_or_default();
             let _ = writeln!(o, "HEAD detached at {at}");
         }
     }
+    if s.head.is_some()
+        && let Some((up, ahead, behind)) = &track
+    {
+        let plural = |n: usize| if n == 1 { "commit" } else { "commits" };
+        match (ahead, behind) {
+            (0, 0) => {
+                let _ = writeln!(o, "Your branch is up to date with '{up}'.");
+            }
+            (a, 0) => {
+                let _ = writeln!(
+                    o,
+                    "Your branch is ahead of '{up}' by {a} {}.\n  (use \"git push\" to publish your local commits)",
+                    plural(*a)
+                );
+            }
+            (0, b) => {
+                let _ = writeln!(
+                    o,
+                    "Your branch is behind '{up}' by {b} {}, and can be fast-forwarded.\n  (use \"git pull\" to update your local branch)",
+                    plural(*b)
+                );
+            }
+            (a, b) => {
+                let _ = writeln!(
+                    o,
+                    "Your branch and '{up}' have diverged,\nand have {a} and {b} different commits each, respectively.\n  (use \"git pull\" if you want to integrate the remote branch with yours)"
+                );
+            }
+        }
+        let _ = writeln!(o);
+    }
     let merging = repo.fs.exists(&repo.gp("MERGE_HEAD"));
-    if !s.unmerged.is_empty() {
+    let picking = read_head_file(repo, "CHERRY_PICK_HEAD");
+    let reverting = read_head_file(repo, "REVERT_HEAD");
+    let unmerged = !s.unmerged.is_empty();
+    if merging {
+        if unmerged {
+            let _ = writeln!(
+                o,
+                "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n"
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "All conflicts fixed but you are still merging.\n  (use \"git commit\" to conclude merge)\n"
+            );
+        }
+    } else if rebasing {
+        let (branch, onto) = super::rebase::describe_state(repo);
+        let (done, todo) = super::rebase::todo_lines(repo);
+        if done.is_empty() {
+            let _ = writeln!(o, "No commands done.");
+        } else {
+            let n = done.len();
+            if n == 1 {
+                let _ = writeln!(o, "Last command done (1 command done):");
+            } else {
+                let _ = writeln!(o, "Last commands done ({n} commands done):");
+            }
+            for l in &done[n.saturating_sub(2)..] {
+                let _ = writeln!(o, "   {l}");
+            }
+            if n > 2 {
+                let _ = writeln!(o, "  (see more in file {})", repo.gp("rebase-merge/done"));
+            }
+        }
+        if todo.is_empty() {
+            let _ = writeln!(o, "No commands remaining.");
+        } else {
+            let n = todo.len();
+            if n == 1 {
+                let _ = writeln!(o, "Next command to do (1 remaining command):");
+            } else {
+                let _ = writeln!(o, "Next commands to do ({n} remaining commands):");
+            }
+            for l in todo.iter().take(2) {
+                let _ = writeln!(o, "   {l}");
+            }
+            let _ = writeln!(o, "  (use \"git rebase --edit-todo\" to view and edit)");
+        }
+        match &branch {
+            Some(b) => {
+                let _ = writeln!(o, "You are currently rebasing branch '{b}' on '{onto}'.");
+            }
+            None => {
+                let _ = writeln!(o, "You are currently rebasing.");
+            }
+        }
+        if unmerged {
+            let _ = writeln!(
+                o,
+                "  (fix conflicts and then run \"git rebase --continue\")\n  (use \"git rebase --skip\" to skip this patch)\n  (use \"git rebase --abort\" to check out the original branch)\n"
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "  (all conflicts fixed: run \"git rebase --continue\")\n"
+            );
+        }
+    } else if let Some((id, what, name)) = picking
+        .map(|id| (id, "cherry-picking", "cherry-pick"))
+        .or(reverting.map(|id| (id, "reverting", "revert")))
+    {
+        let _ = writeln!(o, "You are currently {what} commit {}.", repo.abbrev(&id));
+        if unmerged {
+            let _ = writeln!(o, "  (fix conflicts and run \"git {name} --continue\")");
+        } else {
+            let _ = writeln!(o, "  (all conflicts fixed: run \"git {name} --continue\")");
+        }
         let _ = writeln!(
             o,
-            "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n"
-        );
-    } else if merging {
-        let _ = writeln!(
-            o,
-            "All conflicts fixed but you are still merging.\n  (use \"git commit\" to conclude merge)\n"
+            "  (use \"git {name} --skip\" to skip this patch)\n  (use \"git {name} --abort\" to cancel the {name} operation)\n"
         );
     }
+    // Only a plain commit (or a revert/rebase) offers to unstage conflicts.
+    let unstage_hint = !merging && picking.is_none();
     if s.head.is_none() {
         let _ = writeln!(
             o,
@@ -300,7 +504,7 @@ pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bo
         let _ = writeln!(o, "Changes to be committed:");
         if s.head.is_none() {
             let _ = writeln!(o, "  (use \"git rm --cached <file>...\" to unstage)");
-        } else {
+        } else if unstage_hint {
             let _ = writeln!(o, "  (use \"git restore --staged <file>...\" to unstage)");
         }
         for c in &s.staged {
@@ -320,10 +524,19 @@ pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bo
         let _ = writeln!(o);
     }
     if !s.unmerged.is_empty() {
-        let _ = writeln!(
-            o,
-            "Unmerged paths:\n  (use \"git add <file>...\" to mark resolution)"
-        );
+        let _ = writeln!(o, "Unmerged paths:");
+        if unstage_hint {
+            let _ = writeln!(o, "  (use \"git restore --staged <file>...\" to unstage)");
+        }
+        let del_conflict = s.unmerged.values().any(|b| matches!(b, 1 | 3 | 5));
+        if del_conflict {
+            let _ = writeln!(
+                o,
+                "  (use \"git add/rm <file>...\" as appropriate to mark resolution)"
+            );
+        } else {
+            let _ = writeln!(o, "  (use \"git add <file>...\" to mark resolution)");
+        }
         for (p, bits) in &s.unmerged {
             let label = match bits {
                 1 => "both deleted:",
@@ -380,6 +593,16 @@ pub fn write_long(g: &mut G<'_, '_>, repo: &Repo<'_>, s: &State, from_commit: bo
         }
         let _ = writeln!(o);
     }
+    if !s.ignored.is_empty() {
+        let _ = writeln!(
+            o,
+            "Ignored files:\n  (use \"git add -f <file>...\" to include in what will be committed)"
+        );
+        for u in &s.ignored {
+            let _ = writeln!(o, "\t{}", show(u));
+        }
+        let _ = writeln!(o);
+    }
     if s.staged.is_empty() && s.unmerged.is_empty() {
         if !unstaged.is_empty() {
             let _ = writeln!(
@@ -413,8 +636,9 @@ pub fn status(g: &mut G<'_, '_>) -> Result<i32> {
         g.args.iter().cloned().partition(|a| a.starts_with("-u"));
     let mut args = split_short(&other, &[]);
     args.extend(u_opts);
-    let (mut short, mut porcelain, mut branch, mut untracked, mut zero) =
-        (false, false, false, true, false);
+    let (mut short, mut porcelain, mut branch, mut zero) = (false, false, false, false);
+    let mut untracked = Untracked::Normal;
+    let mut ignored = false;
     let mut paths = Vec::new();
     for a in args {
         match a.as_str() {
@@ -425,15 +649,14 @@ pub fn status(g: &mut G<'_, '_>) -> Result<i32> {
                 zero = true;
                 porcelain = !short;
             }
-            "-uno" | "--untracked-files=no" => untracked = false,
-            "-u"
-            | "-uall"
-            | "-unormal"
-            | "--untracked-files"
-            | "--untracked-files=all"
-            | "--untracked-files=normal"
-            | "--long"
-            | "--" => {}
+            "-uno" | "--untracked-files=no" => untracked = Untracked::No,
+            "-u" | "-uall" | "--untracked-files" | "--untracked-files=all" => {
+                untracked = Untracked::All
+            }
+            "-unormal" | "--untracked-files=normal" => untracked = Untracked::Normal,
+            "--ignored" | "--ignored=traditional" | "--ignored=matching" => ignored = true,
+            "--ignored=no" => ignored = false,
+            "--long" | "--" => {}
             s if s.starts_with('-') => {
                 return Err(GitError::Usage(format!(
                     "error: unknown option `{}'",
@@ -445,7 +668,7 @@ pub fn status(g: &mut G<'_, '_>) -> Result<i32> {
     }
     let repo = g.repo()?;
     let spec = Pathspec::new(&repo, &g.cwd, &paths)?;
-    let s = state(g, &repo, &spec, untracked)?;
+    let s = state_with(g, &repo, &spec, untracked, ignored)?;
     if short || porcelain {
         write_short(g, &repo, &s, porcelain, branch, zero);
     } else {
