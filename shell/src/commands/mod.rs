@@ -13,13 +13,15 @@
 //! assert!(sandkeep_shell::commands::lookup("no-such-tool").is_none());
 //! ```
 
+#[macro_use]
+pub mod common;
 pub mod archive;
 pub mod awk;
 pub mod files;
 pub mod find;
 pub mod json;
 pub mod misc;
-pub mod options;
+pub use common::getopt as options;
 mod registry;
 pub mod shellutils;
 pub mod system;
