@@ -21,6 +21,7 @@ pub mod files;
 pub mod find;
 pub mod json;
 pub mod misc;
+pub mod rg;
 pub use common::getopt as options;
 mod registry;
 pub mod shellutils;

@@ -157,6 +157,7 @@ const FAMILIES: &[&[Command]] = &[
     super::awk::COMMANDS,
     super::find::COMMANDS,
     super::misc::COMMANDS,
+    super::rg::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a

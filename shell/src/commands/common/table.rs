@@ -420,6 +420,10 @@ Exit status is 0.
         ("cat", &[include_str!("../files/cat.rs")]),
         ("ls", &[include_str!("../files/ls.rs")]),
         ("wc", &[include_str!("../files/wc.rs")]),
+        (
+            "rg",
+            &[
+                include_str!("../rg/options.rs"),
                 include_str!("../rg/mod.rs"),
             ],
         ),
