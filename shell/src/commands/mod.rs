@@ -21,6 +21,7 @@ pub mod files;
 pub mod find;
 pub mod json;
 pub mod misc;
+pub mod patch;
 pub mod rg;
 pub use common::getopt as options;
 mod registry;

@@ -158,6 +158,7 @@ const FAMILIES: &[&[Command]] = &[
     super::find::COMMANDS,
     super::misc::COMMANDS,
     super::rg::COMMANDS,
+    super::patch::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a

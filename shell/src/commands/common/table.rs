@@ -419,6 +419,7 @@ Exit status is 0.
     const DECLARED: &[(&str, &[&str])] = &[
         ("cat", &[include_str!("../files/cat.rs")]),
         ("ls", &[include_str!("../files/ls.rs")]),
+        ("patch", &[include_str!("../patch/mod.rs")]),
         ("wc", &[include_str!("../files/wc.rs")]),
         (
             "rg",
