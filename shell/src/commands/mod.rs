@@ -17,10 +17,12 @@
 pub mod common;
 pub mod archive;
 pub mod awk;
+pub mod envsubst;
 pub mod files;
 pub mod find;
 pub mod json;
 pub mod misc;
+pub mod pager;
 pub mod patch;
 pub mod rg;
 pub use common::getopt as options;

@@ -159,6 +159,8 @@ const FAMILIES: &[&[Command]] = &[
     super::misc::COMMANDS,
     super::rg::COMMANDS,
     super::patch::COMMANDS,
+    super::envsubst::COMMANDS,
+    super::pager::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a

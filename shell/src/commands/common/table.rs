@@ -418,7 +418,9 @@ Exit status is 0.
     /// source that declares and handles its options.
     const DECLARED: &[(&str, &[&str])] = &[
         ("cat", &[include_str!("../files/cat.rs")]),
+        ("envsubst", &[include_str!("../envsubst.rs")]),
         ("ls", &[include_str!("../files/ls.rs")]),
+        ("more", &[include_str!("../pager.rs")]),
         ("patch", &[include_str!("../patch/mod.rs")]),
         ("wc", &[include_str!("../files/wc.rs")]),
         (
