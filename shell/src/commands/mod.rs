@@ -17,6 +17,7 @@
 pub mod common;
 pub mod archive;
 pub mod awk;
+pub mod basenc;
 pub mod envsubst;
 pub mod files;
 pub mod find;

@@ -161,6 +161,7 @@ const FAMILIES: &[&[Command]] = &[
     super::patch::COMMANDS,
     super::envsubst::COMMANDS,
     super::pager::COMMANDS,
+    super::basenc::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a

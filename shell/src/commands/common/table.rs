@@ -417,6 +417,8 @@ Exit status is 0.
     /// Each command answering `--help` from a declared table, with the
     /// source that declares and handles its options.
     const DECLARED: &[(&str, &[&str])] = &[
+        ("base32", &[include_str!("../basenc.rs")]),
+        ("basenc", &[include_str!("../basenc.rs")]),
         ("cat", &[include_str!("../files/cat.rs")]),
         ("envsubst", &[include_str!("../envsubst.rs")]),
         ("ls", &[include_str!("../files/ls.rs")]),
