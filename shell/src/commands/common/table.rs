@@ -422,8 +422,10 @@ Exit status is 0.
         ("cat", &[include_str!("../files/cat.rs")]),
         ("envsubst", &[include_str!("../envsubst.rs")]),
         ("ls", &[include_str!("../files/ls.rs")]),
+        ("mkdir", &[include_str!("../files/dirs.rs")]),
         ("more", &[include_str!("../pager.rs")]),
         ("patch", &[include_str!("../patch/mod.rs")]),
+        ("rmdir", &[include_str!("../files/dirs.rs")]),
         ("wc", &[include_str!("../files/wc.rs")]),
         (
             "rg",

@@ -30,8 +30,8 @@ pub(crate) mod testutil;
 pub const COMMANDS: &[Command] = &[
     Command::declared("cat", cat::CatOpt::HELP, cat::cat),
     Command::declared("ls", ls::LsOpt::HELP, ls::ls),
-    Command::gnu("mkdir", dirs::MKDIR_USAGE, dirs::mkdir),
-    Command::gnu("rmdir", dirs::RMDIR_USAGE, dirs::rmdir),
+    Command::declared("mkdir", dirs::MkdirOpt::HELP, dirs::mkdir),
+    Command::declared("rmdir", dirs::RmdirOpt::HELP, dirs::rmdir),
     Command::gnu("mkfifo", fifo::MKFIFO_USAGE, fifo::mkfifo),
     Command::gnu("mknod", fifo::MKNOD_USAGE, fifo::mknod),
     Command::gnu("rm", rm::USAGE, rm::rm),
