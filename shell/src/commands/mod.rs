@@ -21,6 +21,7 @@ pub mod basenc;
 pub mod envsubst;
 pub mod files;
 pub mod find;
+pub mod iconv;
 pub mod json;
 pub mod misc;
 pub mod pager;

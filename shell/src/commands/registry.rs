@@ -162,6 +162,7 @@ const FAMILIES: &[&[Command]] = &[
     super::envsubst::COMMANDS,
     super::pager::COMMANDS,
     super::basenc::COMMANDS,
+    super::iconv::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a

@@ -421,6 +421,7 @@ Exit status is 0.
         ("basenc", &[include_str!("../basenc.rs")]),
         ("cat", &[include_str!("../files/cat.rs")]),
         ("envsubst", &[include_str!("../envsubst.rs")]),
+        ("iconv", &[include_str!("../iconv.rs")]),
         ("ls", &[include_str!("../files/ls.rs")]),
         ("mkdir", &[include_str!("../files/dirs.rs")]),
         ("more", &[include_str!("../pager.rs")]),
