@@ -89,6 +89,20 @@ const CASES: &[Case] = &[
         script: "f(){ if [ $1 -le 1 ]; then echo 1; else echo $(( $1 * $(f $(( $1 - 1 ))) )); fi; }; f 10",
         fresh: false,
     },
+    Case {
+        name: "R1",
+        what: "rg -c over a 100 MB tree (1,000 files of 100 KB)",
+        setup: "seq 1 18000 > b && for d in $(seq 1 100); do mkdir -p t/d$d; for f in $(seq 1 10); do cp b t/d$d/f$f.txt; done; done",
+        script: "rg -c 7777 t | wc -l",
+        fresh: false,
+    },
+    Case {
+        name: "R2",
+        what: "rg -l over 10,000 small files",
+        setup: "for i in $(seq 1 100); do mkdir -p s/$i; for j in $(seq 1 100); do echo \"line $j needle\" > s/$i/$j.txt; done; done",
+        script: "rg -l 'line 7 ' s | wc -l",
+        fresh: false,
+    },
 ];
 
 fn median(mut v: Vec<Duration>) -> Duration {

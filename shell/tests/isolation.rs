@@ -207,3 +207,35 @@ fn env_can_clear_and_hide_variables() {
     );
     assert_eq!(out(&o), "rc=1\nA=b\n[]\n2\n", "{}", err(&o));
 }
+
+/// `rg` walks and reads the virtual tree only: the host's files (its
+/// `/etc/passwd`, its ignore files, the `.git` of the checkout the tests run
+/// in) are neither found nor read, by a walk from `/` or by name.
+#[test]
+fn rg_searches_only_the_virtual_tree() {
+    let sh = Shell::new(ShellConfig::default());
+    let o = run(
+        &sh,
+        "rg -l root /etc/passwd /proc/self/environ; echo \"[$?]\"",
+    );
+    assert!(!out(&o).contains("passwd\n"), "{}", out(&o));
+    assert!(out(&o).ends_with("[2]\n"), "{}", out(&o));
+    assert!(err(&o).contains("No such file or directory"), "{}", err(&o));
+    let o = run(
+        &sh,
+        "echo sandboxed-needle > /workspace/n; rg -uuu --files / | grep -c .; rg -l -uuu sandboxed-needle /",
+    );
+    let listed: usize = out(&o).lines().next().unwrap_or("0").parse().unwrap_or(0);
+    assert!(
+        listed < 1000,
+        "rg listed {listed} files: more than the sandbox holds"
+    );
+    assert!(out(&o).ends_with("/workspace/n\n"), "{}", out(&o));
+    // A `.gitignore` of the host (the checkout's) never applies: `*.rs`
+    // files are searched in the sandbox's tree.
+    let o = run(
+        &sh,
+        "cd /workspace && echo x > a.rs && mkdir -p target && echo x > target/t && rg -l x --sort path",
+    );
+    assert_eq!(out(&o), "a.rs\nn\ntarget/t\n");
+}

@@ -13,13 +13,21 @@
 //! assert!(sandkeep_shell::commands::lookup("no-such-tool").is_none());
 //! ```
 
+#[macro_use]
+pub mod common;
 pub mod archive;
 pub mod awk;
+pub mod basenc;
+pub mod envsubst;
 pub mod files;
 pub mod find;
+pub mod iconv;
 pub mod json;
 pub mod misc;
-pub mod options;
+pub mod pager;
+pub mod patch;
+pub mod rg;
+pub use common::getopt as options;
 mod registry;
 pub mod shellutils;
 pub mod system;

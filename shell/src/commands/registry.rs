@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::common::TableHelp;
 use super::{CommandCtx, CommandFn, CustomCommand};
 
 /// How a command answers `--help`.
@@ -19,6 +20,9 @@ pub enum Help {
     /// GNU `getopt_long` with permutation: an exact `--help` anywhere before
     /// `--` prints the text and exits 0 (`ls -l --help`, `sort f --help`).
     Options(&'static str),
+    /// As [`Help::Options`], with the text rendered from the command's
+    /// declared option table ([`crate::declare_options!`]).
+    Table(TableHelp),
     /// Options stop at the first operand, which the command runs or reads
     /// as data (`env`, `timeout`, `xargs`, `seq`): `--help` counts only
     /// before it, so `env ls --help` runs `ls --help`.
@@ -41,6 +45,11 @@ impl Help {
                 .take_while(|a| *a != "--")
                 .any(|a| a == "--help")
                 .then_some((text, 0)),
+            Help::Table(table) => words
+                .iter()
+                .take_while(|a| *a != "--")
+                .any(|a| a == "--help")
+                .then(|| ((table.text)(), 0)),
             Help::BeforeOperand(text) => words
                 .iter()
                 .take_while(|a| *a != "--" && a.len() > 1 && a.starts_with('-'))
@@ -72,6 +81,16 @@ impl Command {
         Command {
             name,
             help: Help::Options(usage),
+            run,
+        }
+    }
+
+    /// A GNU-style command whose options, parser and `--help` come from one
+    /// declared table ([`Help::Table`]).
+    pub const fn declared(name: &'static str, table: TableHelp, run: CommandFn) -> Command {
+        Command {
+            name,
+            help: Help::Table(table),
             run,
         }
     }
@@ -138,6 +157,12 @@ const FAMILIES: &[&[Command]] = &[
     super::awk::COMMANDS,
     super::find::COMMANDS,
     super::misc::COMMANDS,
+    super::rg::COMMANDS,
+    super::patch::COMMANDS,
+    super::envsubst::COMMANDS,
+    super::pager::COMMANDS,
+    super::basenc::COMMANDS,
+    super::iconv::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a

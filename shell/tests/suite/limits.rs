@@ -315,3 +315,49 @@ fn endless_streams_into_memory_end_at_the_file_size_limit() {
     );
     assert_eq!(o.stdout, b"y\ny\n400000\n", "{}", stderr(&o));
 }
+
+/// `rg` over a tree of 100,000 files stops at the run's deadline: its walk
+/// checks the run before each directory and each file, so it ends long
+/// before the whole walk would (which the same tree without a deadline
+/// measures).
+#[test]
+fn rg_over_a_hundred_thousand_files_stops_at_the_deadline() {
+    let _off_suites = off_suites();
+    let tree = |sh: &Shell| {
+        let fs = sh.fs();
+        for d in 0..100 {
+            let dir = format!("/workspace/tree/d{d}");
+            fs.mkdir_all(&dir).unwrap();
+            for f in 0..1000 {
+                fs.write(&format!("{dir}/f{f}.txt"), b"alpha needle\nbeta\n")
+                    .unwrap();
+            }
+        }
+    };
+    let script = "cd /workspace/tree && rg -c needle | wc -l; echo after";
+    let unlimited = shell(Limits::default());
+    tree(&unlimited);
+    let started = std::time::Instant::now();
+    let whole = run(&unlimited, script);
+    let whole_walk = started.elapsed();
+    assert_eq!(whole.stdout, b"100000\nafter\n", "{}", stderr(&whole));
+
+    let sh = shell(Limits {
+        timeout: Duration::from_millis(100),
+        ..Limits::default()
+    });
+    tree(&sh);
+    let started = std::time::Instant::now();
+    let o = run(&sh, script);
+    let stopped = started.elapsed();
+    assert_eq!(o.limit, Some(LimitKind::Timeout), "{}", stderr(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("after"),
+        "the run went on past its deadline"
+    );
+    assert!(
+        stopped < whole_walk / 2,
+        "stopped after {stopped:?}; the whole walk takes {whole_walk:?}"
+    );
+    assert_usable(&sh);
+}

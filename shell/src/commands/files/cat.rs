@@ -3,43 +3,34 @@
 use super::common::{GnuError, quotef};
 use std::io::Write;
 
-use super::common::{OptSpec, flag, parse_or_usage};
 use super::input::{for_each_chunk, open};
 use crate::commands::CommandCtx;
 
-/// What `cat --help` prints.
-pub(crate) const USAGE: &str = "\
-Usage: cat [OPTION]... [FILE]...
-Write the FILEs to standard output, one after the other.
+declare_options! {
+    /// `cat`'s options.
+    pub(crate) enum CatOpt {
+        usage: "Usage: cat [OPTION]... [FILE]...",
+        about: "Write the FILEs to standard output, one after the other.
 
 With no FILE, or when FILE is -, read standard input.
-
-  -A, --show-all           same as -vET
-  -b, --number-nonblank    number the non-empty lines only (wins over -n)
-  -e                       same as -vE
-  -E, --show-ends          write $ at the end of each line
-  -n, --number             number every line
-  -s, --squeeze-blank      write a run of empty lines as a single one
-  -t                       same as -vT
-  -T, --show-tabs          write TAB characters as ^I
-  -u                       (ignored)
-  -v, --show-nonprinting   write control and high bytes in ^ and M- notation
-                             (newline and TAB excepted)
-      --help        display this help and exit
-";
-
-const SPEC: &[OptSpec] = &[
-    flag('A', Some("show-all"), "A"),
-    flag('b', Some("number-nonblank"), "b"),
-    flag('e', None, "e"),
-    flag('E', Some("show-ends"), "E"),
-    flag('n', Some("number"), "n"),
-    flag('s', Some("squeeze-blank"), "s"),
-    flag('t', None, "t"),
-    flag('T', Some("show-tabs"), "T"),
-    flag('u', None, "u"),
-    flag('v', Some("show-nonprinting"), "v"),
-];
+",
+        after: "",
+        column: 27,
+        rows: [
+            ShowAll: 'A' "show-all" none => "same as -vET",
+            NumberNonblank: 'b' "number-nonblank" none => "number the non-empty lines only (wins over -n)",
+            NonprintingEnds: 'e' - none => "same as -vE",
+            ShowEnds: 'E' "show-ends" none => "write $ at the end of each line",
+            Number: 'n' "number" none => "number every line",
+            SqueezeBlank: 's' "squeeze-blank" none => "write a run of empty lines as a single one",
+            NonprintingTabs: 't' - none => "same as -vT",
+            ShowTabs: 'T' "show-tabs" none => "write TAB characters as ^I",
+            Unbuffered: 'u' - none => "(ignored)",
+            ShowNonprinting: 'v' "show-nonprinting" none => "write control and high bytes in ^ and M- notation
+                (newline and TAB excepted)",
+        ],
+    }
+}
 
 #[derive(Default)]
 struct Style {
@@ -129,32 +120,33 @@ fn push_visible(b: u8, out: &mut Vec<u8>) {
 
 /// `cat [-AbeEnstTuv] [FILE]...`
 pub fn cat(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+    let Some(p) = CatOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
     let mut style = Style::default();
     for (id, _) in &p.opts {
         match *id {
-            "A" => {
+            CatOpt::ShowAll => {
                 style.nonprinting = true;
                 style.ends = true;
                 style.tabs = true;
             }
-            "b" => style.nonblank = true,
-            "e" => {
+            CatOpt::NumberNonblank => style.nonblank = true,
+            CatOpt::NonprintingEnds => {
                 style.nonprinting = true;
                 style.ends = true;
             }
-            "E" => style.ends = true,
-            "n" => style.number = true,
-            "s" => style.squeeze = true,
-            "t" => {
+            CatOpt::ShowEnds => style.ends = true,
+            CatOpt::Number => style.number = true,
+            CatOpt::SqueezeBlank => style.squeeze = true,
+            CatOpt::NonprintingTabs => {
                 style.nonprinting = true;
                 style.tabs = true;
             }
-            "T" => style.tabs = true,
-            "v" => style.nonprinting = true,
-            _ => {}
+            CatOpt::ShowTabs => style.tabs = true,
+            CatOpt::ShowNonprinting => style.nonprinting = true,
+            // POSIX's unbuffered output: every write here goes straight out.
+            CatOpt::Unbuffered => {}
         }
     }
     let files = if p.operands.is_empty() {

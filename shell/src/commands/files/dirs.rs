@@ -2,57 +2,57 @@
 
 use super::chmod::{UMASK, apply_mode};
 use super::common::GnuError;
-use super::common::{
-    OptSpec, flag, long_flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
-};
+use super::common::{quote, quote_locale, usage_error};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError};
 
-/// What `mkdir --help` prints.
-pub(crate) const MKDIR_USAGE: &str = "\
-Usage: mkdir [OPTION]... DIRECTORY...
-Create each DIRECTORY; it is an error if one exists already (unless -p).
+declare_options! {
+    /// `mkdir`'s options.
+    pub(crate) enum MkdirOpt {
+        usage: "Usage: mkdir [OPTION]... DIRECTORY...",
+        about: "Create each DIRECTORY; it is an error if one exists already (unless -p).
+",
+        after: "",
+        column: 20,
+        rows: [
+            Mode: 'm' "mode" required "MODE" => "give the new directory MODE (octal or symbolic, as for
+                chmod) instead of a=rwx less the umask",
+            Parents: 'p' "parents" none => "create missing parent directories too, and accept
+                existing ones; -m applies only to the last component",
+            Verbose: 'v' "verbose" none => "report each directory created",
+            Context: 'Z' - none => "(ignored: there are no SELinux contexts)",
+        ],
+    }
+}
 
-  -m, --mode=MODE   give the new directory MODE (octal or symbolic, as for
-                      chmod) instead of a=rwx less the umask
-  -p, --parents     create missing parent directories too, and accept
-                      existing ones; -m applies only to the last component
-  -v, --verbose     report each directory created
-  -Z                (ignored: there are no SELinux contexts)
-      --help        display this help and exit
-";
-
-/// What `rmdir --help` prints.
-pub(crate) const RMDIR_USAGE: &str = "\
-Usage: rmdir [OPTION]... DIRECTORY...
-Remove each DIRECTORY, which must be empty.
-
-      --ignore-fail-on-non-empty
-                    say nothing when a directory is not removed only
-                      because it still has entries
-  -p, --parents     then remove each parent named in DIRECTORY too, as
-                      'rmdir a/b/c a/b a' would for 'rmdir -p a/b/c'
-  -v, --verbose     report each directory as it is removed
-      --help        display this help and exit
-";
-
-const MKDIR_SPEC: &[OptSpec] = &[
-    flag('p', Some("parents"), "p"),
-    flag('v', Some("verbose"), "v"),
-    with_arg(Some('m'), Some("mode"), "m"),
-    flag('Z', None, "Z"),
-];
+declare_options! {
+    /// `rmdir`'s options.
+    pub(crate) enum RmdirOpt {
+        usage: "Usage: rmdir [OPTION]... DIRECTORY...",
+        about: "Remove each DIRECTORY, which must be empty.
+",
+        after: "",
+        column: 20,
+        rows: [
+            IgnoreFailOnNonEmpty: - "ignore-fail-on-non-empty" none => "say nothing when a directory is not removed only
+                because it still has entries",
+            Parents: 'p' "parents" none => "then remove each parent named in DIRECTORY too, as
+                'rmdir a/b/c a/b a' would for 'rmdir -p a/b/c'",
+            Verbose: 'v' "verbose" none => "report each directory as it is removed",
+        ],
+    }
+}
 
 /// `mkdir [-pv] [-m MODE] DIRECTORY...`
 pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, MKDIR_SPEC, false) else {
+    let Some(p) = MkdirOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
     }
-    let mode = match p.last("m") {
+    let mode = match p.last(MkdirOpt::Mode) {
         Some(m) => match apply_mode(m, 0o777, true, 0) {
             Some(v) => Some(v),
             None => {
@@ -62,8 +62,10 @@ pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
         },
         None => None,
     };
-    let parents = p.has("p");
-    let verbose = p.has("v");
+    let parents = p.has(MkdirOpt::Parents);
+    let verbose = p.has(MkdirOpt::Verbose);
+    // SELinux contexts: there are none to set.
+    let _ = p.has(MkdirOpt::Context);
     let default_mode = 0o777 & !UMASK;
     let mut status = 0;
     for name in &p.operands {
@@ -159,22 +161,16 @@ pub fn mkdir(ctx: &mut CommandCtx<'_>) -> i32 {
     status
 }
 
-const RMDIR_SPEC: &[OptSpec] = &[
-    flag('p', Some("parents"), "p"),
-    flag('v', Some("verbose"), "v"),
-    long_flag("ignore-fail-on-non-empty", "ignore"),
-];
-
 /// `rmdir [-pv] [--ignore-fail-on-non-empty] DIRECTORY...`
 pub fn rmdir(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, RMDIR_SPEC, false) else {
+    let Some(p) = RmdirOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
     }
-    let ignore = p.has("ignore");
+    let ignore = p.has(RmdirOpt::IgnoreFailOnNonEmpty);
     let mut status = 0;
     for name in &p.operands {
         let mut cur = name.trim_end_matches('/').to_string();
@@ -183,7 +179,7 @@ pub fn rmdir(ctx: &mut CommandCtx<'_>) -> i32 {
         }
         let mut parent = false;
         loop {
-            if p.has("v") {
+            if p.has(RmdirOpt::Verbose) {
                 let shown = if parent { cur.as_str() } else { name.as_str() };
                 let _ = writeln!(ctx.stdout, "rmdir: removing directory, {}", quote(shown));
             }
@@ -196,7 +192,7 @@ pub fn rmdir(ctx: &mut CommandCtx<'_>) -> i32 {
                 }
                 break;
             }
-            if !p.has("p") {
+            if !p.has(RmdirOpt::Parents) {
                 break;
             }
             parent = true;

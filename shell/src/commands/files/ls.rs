@@ -4,117 +4,79 @@
 use super::common::GnuError;
 use std::io::Write;
 
-use super::common::{
-    OptSpec, Parsed, flag, invalid_choice, long_flag, long_opt, mode_string, parse_or_usage, quote,
-    with_arg,
-};
+use super::common::{Parsed, invalid_choice, mode_string, quote};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Metadata};
 use crate::time::{from_epoch, strftime};
-
-/// What `ls --help` prints.
-pub(crate) const USAGE: &str = "\
-Usage: ls [OPTION]... [FILE]...
-List the FILEs, and the contents of those that are directories (by default,
-the current directory), sorted by name unless an option says otherwise.
-Output is one name per line unless -C, -x, -m or -l asks for another format.
-
-  -1                         one entry per line
-  -a, --all                  include entries whose names start with .
-  -A, --almost-all           like -a, but leave out . and ..
-  -C                         list entries in columns, down then across
-      --color[=WHEN]         accepted (always, never, auto); the output is
-                               never colored
-  -d, --directory            list directories themselves, not their contents
-  -f                         like -a -U: all entries, in directory order
-  -F, --classify             append one of */@| to names by file type
-      --file-type            likewise, except do not append '*'
-      --format=WORD          across -x, commas -m, horizontal -x, long -l,
-                               single-column -1, verbose -l, vertical -C
-      --full-time            like -l --time-style=full-iso
-  -g                         like -l, without the owner
-  -G, --no-group             leave the group out of long listings
-      --group-directories-first
-                             list directories before files
-  -h, --human-readable       with -l and -s, show sizes like 1K 234M 2G
-  -i, --inode                show each file's inode number
-  -l                         long listing: mode, links, owner, group, size,
-                               time, name
-  -L, --dereference          show the file a symbolic link points to, not
-                               the link
-  -m                         a comma-separated list filling the width
-  -n, --numeric-uid-gid      like -l, with numeric owner and group
-  -N, --literal              print names as they are, unquoted
-  -o                         like -l, without the group
-      --indicator-style=WORD  append indicator with style WORD to entry
-                               names: none, slash (-p), file-type
-                               (--file-type), classify (-F)
-  -p                         append / to directory names
-  -r, --reverse              reverse the sort order
-  -R, --recursive            list subdirectories recursively
-  -s, --size                 show each file's size in 1K blocks
-  -S                         sort by size, largest first
-      --sort=WORD            sort by WORD: name, none (-U), size (-S),
-                               time (-t), version (-v), extension (-X),
-                               width (shortest name first)
-  -t                         sort by modification time, newest first
-      --time-style=STYLE     time format of long listings: full-iso,
-                               long-iso, iso, locale, or +FORMAT (as date's;
-                               +OLD<newline>RECENT gives two formats)
-  -U                         do not sort: list in directory order
-  -v                         sort by version numbers within names
-  -w, --width=COLS           assume a line COLS wide (default: $COLUMNS
-                               or 80)
-  -x                         list entries in rows, across then down
-  -X                         sort by extension
-      --help        display this help and exit
-";
 
 /// The fixed owner and group of every node.
 pub const OWNER: &str = "sandbox";
 /// The fixed numeric id of [`OWNER`].
 pub const OWNER_ID: u32 = 1000;
 
-const SPEC: &[OptSpec] = &[
-    flag('1', None, "1"),
-    flag('a', Some("all"), "a"),
-    flag('A', Some("almost-all"), "A"),
-    flag('l', None, "l"),
-    flag('R', Some("recursive"), "R"),
-    flag('t', None, "t"),
-    flag('r', Some("reverse"), "r"),
-    flag('S', None, "S"),
-    flag('h', Some("human-readable"), "h"),
-    flag('d', Some("directory"), "d"),
-    flag('F', Some("classify"), "F"),
-    flag('p', None, "p"),
-    flag('i', Some("inode"), "i"),
-    flag('n', Some("numeric-uid-gid"), "n"),
-    flag('g', None, "g"),
-    flag('o', None, "o"),
-    flag('G', Some("no-group"), "G"),
-    flag('U', None, "U"),
-    flag('f', None, "f"),
-    flag('L', Some("dereference"), "L"),
-    flag('C', None, "C"),
-    flag('x', None, "x"),
-    flag('m', None, "m"),
-    flag('N', Some("literal"), "N"),
-    flag('q', Some("hide-control-chars"), "q"),
-    flag('s', Some("size"), "s"),
-    flag('X', None, "X"),
-    with_arg(Some('w'), Some("width"), "w"),
-    flag('v', None, "v"),
-    long_flag("full-time", "full-time"),
-    long_flag("group-directories-first", "gdf"),
-    long_opt("color", "color"),
-    long_opt("format", "format"),
-    long_flag("file-type", "file-type"),
-    long_opt("indicator-style", "indicator-style"),
-    long_opt("sort", "sort"),
-    long_opt("time-style", "time-style"),
-];
+declare_options! {
+    /// `ls`'s options, in the order of its help.
+    pub(crate) enum LsOpt {
+        usage: "Usage: ls [OPTION]... [FILE]...",
+        about: "\
+List the FILEs, and the contents of those that are directories (by default,
+the current directory), sorted by name unless an option says otherwise.
+Output is one name per line unless -C, -x, -m or -l asks for another format.
+",
+        after: "",
+        rows: [
+            OnePerLine: '1' - none => "one entry per line",
+            All: 'a' "all" none => "include entries whose names start with .",
+            AlmostAll: 'A' "almost-all" none => "like -a, but leave out . and ..",
+            Columns: 'C' - none => "list entries in columns, down then across",
+            Color: - "color" optional "WHEN" => "accepted (always, never, auto); the output is
+                never colored",
+            Directory: 'd' "directory" none => "list directories themselves, not their contents",
+            Unsorted: 'f' - none => "like -a -U: all entries, in directory order",
+            Classify: 'F' "classify" none => "append one of */@| to names by file type",
+            FileType: - "file-type" none => "likewise, except do not append '*'",
+            Format: - "format" required "WORD" => "across -x, commas -m, horizontal -x, long -l,
+                single-column -1, verbose -l, vertical -C",
+            FullTime: - "full-time" none => "like -l --time-style=full-iso",
+            NoOwner: 'g' - none => "like -l, without the owner",
+            NoGroup: 'G' "no-group" none => "leave the group out of long listings",
+            GroupDirectoriesFirst: - "group-directories-first" none => "list directories before files",
+            HumanReadable: 'h' "human-readable" none => "with -l and -s, show sizes like 1K 234M 2G",
+            Inode: 'i' "inode" none => "show each file's inode number",
+            Long: 'l' - none => "long listing: mode, links, owner, group, size,
+                time, name",
+            Dereference: 'L' "dereference" none => "show the file a symbolic link points to, not
+                the link",
+            Commas: 'm' - none => "a comma-separated list filling the width",
+            NumericUidGid: 'n' "numeric-uid-gid" none => "like -l, with numeric owner and group",
+            Literal: 'N' "literal" none => "print names as they are, unquoted",
+            LongNoGroup: 'o' - none => "like -l, without the group",
+            IndicatorStyle: - "indicator-style" required "WORD" => "append indicator with style WORD to entry
+                names: none, slash (-p), file-type
+                (--file-type), classify (-F)",
+            Slash: 'p' - none => "append / to directory names",
+            HideControlChars: 'q' "hide-control-chars" none => "print ? instead of nongraphic characters",
+            Reverse: 'r' "reverse" none => "reverse the sort order",
+            Recursive: 'R' "recursive" none => "list subdirectories recursively",
+            Size: 's' "size" none => "show each file's size in 1K blocks",
+            SortBySize: 'S' - none => "sort by size, largest first",
+            Sort: - "sort" required "WORD" => "sort by WORD: name, none (-U), size (-S),
+                time (-t), version (-v), extension (-X),
+                width (shortest name first)",
+            SortByTime: 't' - none => "sort by modification time, newest first",
+            TimeStyle: - "time-style" required "STYLE" => "time format of long listings: full-iso,
+                long-iso, iso, locale, or +FORMAT (as date's;
+                +OLD<newline>RECENT gives two formats)",
+            DirectoryOrder: 'U' - none => "do not sort: list in directory order",
+            SortByVersion: 'v' - none => "sort by version numbers within names",
+            Width: 'w' "width" required "COLS" => "assume a line COLS wide (default: $COLUMNS
+                or 80)",
+            Across: 'x' - none => "list entries in rows, across then down",
+            SortByExtension: 'X' - none => "sort by extension",
+        ],
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Sort {
@@ -152,6 +114,8 @@ struct Opts {
     show_owner: bool,
     show_group: bool,
     deref: bool,
+    /// `-q`: nongraphic characters of names shown as `?`.
+    hide_control: bool,
     /// `strftime` formats for old and recent times (`--time-style`).
     time_formats: (String, String),
     comma: bool,
@@ -188,43 +152,44 @@ impl Entry {
 }
 
 /// The options. `Err` is the status to exit with, the message written.
-fn parse_options(ctx: &mut CommandCtx<'_>, p: &Parsed) -> Result<Opts, i32> {
+fn parse_options(ctx: &mut CommandCtx<'_>, p: &Parsed<LsOpt>) -> Result<Opts, i32> {
     let mut o = Opts {
         all: false,
         almost_all: false,
         long: false,
-        recursive: p.has("R"),
+        recursive: false,
         sort: Sort::Name,
-        reverse: p.has("r"),
-        human: p.has("h"),
-        dirs_only: p.has("d"),
+        reverse: false,
+        human: false,
+        dirs_only: false,
         indicator: Indicator::None,
-        inode: p.has("i"),
-        numeric: p.has("n"),
-        show_owner: !p.has("g"),
-        show_group: !(p.has("G") || p.has("o")),
-        deref: p.has("L"),
+        inode: false,
+        numeric: false,
+        show_owner: true,
+        show_group: true,
+        deref: false,
+        hide_control: false,
         time_formats: ("%b %e  %Y".into(), "%b %e %H:%M".into()),
         comma: false,
         columns: None,
         width: 80,
-        size_blocks: p.has("s"),
-        group_dirs: p.has("gdf"),
+        size_blocks: false,
+        group_dirs: false,
         now: ctx.control.clock.now(),
     };
     for (id, v) in &p.opts {
-        apply_option(ctx, &mut o, id, v)?;
+        apply_option(ctx, &mut o, *id, v.as_deref())?;
     }
     let default_formats = o.time_formats.clone();
     o.time_formats = time_formats(ctx, p, default_formats)?;
     let width_arg = p
-        .last("w")
+        .last(LsOpt::Width)
         .map(String::from)
         .or_else(|| ctx.getenv("COLUMNS").map(String::from));
     if let Some(w) = width_arg {
         match w.parse::<usize>() {
             Ok(n) => o.width = n,
-            Err(_) if p.last("w").is_some() => {
+            Err(_) if p.last(LsOpt::Width).is_some() => {
                 ctx.gnu_error(format_args!(
                     "invalid line width: {}",
                     super::common::quote_locale(&w)
@@ -237,55 +202,66 @@ fn parse_options(ctx: &mut CommandCtx<'_>, p: &Parsed) -> Result<Opts, i32> {
     Ok(o)
 }
 
-/// One option `id` (with its argument `v`) of those that override each
-/// other in order. `Err` is the status after the error message.
+/// One option `id` (with its argument `v`), in command-line order: those
+/// that override each other do so by coming later. `Err` is the status
+/// after the error message.
 fn apply_option(
     ctx: &mut CommandCtx<'_>,
     o: &mut Opts,
-    id: &str,
-    v: &Option<String>,
+    id: LsOpt,
+    v: Option<&str>,
 ) -> Result<(), i32> {
     match id {
-        "a" => {
+        LsOpt::All => {
             o.all = true;
             o.almost_all = false;
         }
-        "A" => {
+        LsOpt::AlmostAll => {
             o.almost_all = true;
             o.all = false;
         }
-        "f" => {
+        LsOpt::Unsorted => {
             o.all = true;
             o.sort = Sort::None;
         }
-        "l" | "n" | "g" | "o" | "full-time" => {
+        LsOpt::Long
+        | LsOpt::NumericUidGid
+        | LsOpt::NoOwner
+        | LsOpt::LongNoGroup
+        | LsOpt::FullTime => {
             o.long = true;
             o.comma = false;
+            match id {
+                LsOpt::NumericUidGid => o.numeric = true,
+                LsOpt::NoOwner => o.show_owner = false,
+                LsOpt::LongNoGroup => o.show_group = false,
+                _ => {}
+            }
         }
-        "1" | "C" | "x" => {
+        LsOpt::OnePerLine | LsOpt::Columns | LsOpt::Across => {
             o.long = false;
             o.comma = false;
             o.columns = match id {
-                "C" => Some(true),
-                "x" => Some(false),
+                LsOpt::Columns => Some(true),
+                LsOpt::Across => Some(false),
                 _ => None,
             };
         }
-        "m" => {
+        LsOpt::Commas => {
             o.comma = true;
             o.columns = None;
             o.long = false;
         }
-        "t" => o.sort = Sort::Time,
-        "S" => o.sort = Sort::Size,
-        "U" => o.sort = Sort::None,
-        "X" => o.sort = Sort::Ext,
-        "v" => o.sort = Sort::Version,
-        "F" => o.indicator = Indicator::Classify,
-        "p" => o.indicator = Indicator::Slash,
-        "file-type" => o.indicator = Indicator::FileType,
-        "indicator-style" => {
-            o.indicator = match v.as_deref().unwrap_or("") {
+        LsOpt::SortByTime => o.sort = Sort::Time,
+        LsOpt::SortBySize => o.sort = Sort::Size,
+        LsOpt::DirectoryOrder => o.sort = Sort::None,
+        LsOpt::SortByExtension => o.sort = Sort::Ext,
+        LsOpt::SortByVersion => o.sort = Sort::Version,
+        LsOpt::Classify => o.indicator = Indicator::Classify,
+        LsOpt::Slash => o.indicator = Indicator::Slash,
+        LsOpt::FileType => o.indicator = Indicator::FileType,
+        LsOpt::IndicatorStyle => {
+            o.indicator = match v.unwrap_or("") {
                 "none" => Indicator::None,
                 "slash" => Indicator::Slash,
                 "file-type" => Indicator::FileType,
@@ -297,13 +273,13 @@ fn apply_option(
             }
         }
         // Each format is the option that asks for it.
-        "format" => {
-            let same_as = match v.as_deref().unwrap_or("") {
-                "verbose" | "long" => "l",
-                "commas" => "m",
-                "horizontal" | "across" => "x",
-                "vertical" => "C",
-                "single-column" => "1",
+        LsOpt::Format => {
+            let same_as = match v.unwrap_or("") {
+                "verbose" | "long" => LsOpt::Long,
+                "commas" => LsOpt::Commas,
+                "horizontal" | "across" => LsOpt::Across,
+                "vertical" => LsOpt::Columns,
+                "single-column" => LsOpt::OnePerLine,
                 other => {
                     let valid: &[&[&str]] = &[
                         &["verbose", "long"],
@@ -315,13 +291,13 @@ fn apply_option(
                     return Err(invalid_choice(ctx, "--format", other, valid));
                 }
             };
-            apply_option(ctx, o, same_as, &None)?;
+            apply_option(ctx, o, same_as, None)?;
         }
-        "color" => {
+        LsOpt::Color => {
             let words = [
                 "always", "yes", "force", "never", "no", "none", "auto", "tty", "if-tty",
             ];
-            if let Some(w) = v.as_deref().filter(|w| !words.contains(w)) {
+            if let Some(w) = v.filter(|w| !words.contains(w)) {
                 let valid: &[&[&str]] = &[
                     &["always", "yes", "force"],
                     &["never", "no", "none"],
@@ -330,8 +306,8 @@ fn apply_option(
                 return Err(invalid_choice(ctx, "--color", w, valid));
             }
         }
-        "sort" => {
-            o.sort = match v.as_deref().unwrap_or("") {
+        LsOpt::Sort => {
+            o.sort = match v.unwrap_or("") {
                 "none" => Sort::None,
                 "time" => Sort::Time,
                 "size" => Sort::Size,
@@ -352,7 +328,22 @@ fn apply_option(
                 }
             }
         }
-        _ => {}
+        LsOpt::Recursive => o.recursive = true,
+        LsOpt::Reverse => o.reverse = true,
+        LsOpt::HumanReadable => o.human = true,
+        LsOpt::Directory => o.dirs_only = true,
+        LsOpt::Inode => o.inode = true,
+        LsOpt::NoGroup => o.show_group = false,
+        LsOpt::Dereference => o.deref = true,
+        LsOpt::Size => o.size_blocks = true,
+        LsOpt::GroupDirectoriesFirst => o.group_dirs = true,
+        LsOpt::HideControlChars => o.hide_control = true,
+        // Names are printed as they are on a pipe: -N changes nothing
+        // (and, as in GNU, does not undo -q).
+        LsOpt::Literal => {}
+        // Read with the other time options by `time_formats`, and with
+        // `$COLUMNS` after the loop.
+        LsOpt::TimeStyle | LsOpt::Width => {}
     }
     Ok(())
 }
@@ -362,12 +353,12 @@ fn apply_option(
 /// message.
 fn time_formats(
     ctx: &mut CommandCtx<'_>,
-    p: &Parsed,
+    p: &Parsed<LsOpt>,
     default: (String, String),
 ) -> Result<(String, String), i32> {
-    let style = match p.last_of(&["full-time", "time-style"]) {
-        Some("full-time") => Some("full-iso".to_string()),
-        Some(_) => p.last("time-style").map(String::from),
+    let style = match p.last_of(&[LsOpt::FullTime, LsOpt::TimeStyle]) {
+        Some(LsOpt::FullTime) => Some("full-iso".to_string()),
+        Some(_) => p.last(LsOpt::TimeStyle).map(String::from),
         None => None,
     };
     let Some(style) = style else {
@@ -399,9 +390,19 @@ fn time_formats(
     })
 }
 
+/// A name as listed: with `-q`, each nongraphic character as `?`.
+fn shown<'a>(name: &'a str, o: &Opts) -> std::borrow::Cow<'a, str> {
+    if o.hide_control && name.chars().any(char::is_control) {
+        let hidden = name.chars().map(|c| if c.is_control() { '?' } else { c });
+        std::borrow::Cow::Owned(hidden.collect())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
 /// `ls [OPTION]... [FILE]...`
 pub fn ls(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+    let Some(p) = LsOpt::TABLE.parse_or_usage(ctx) else {
         return 2;
     };
     let o = match parse_options(ctx, &p) {
@@ -817,7 +818,7 @@ fn print_entries(entries: &[Entry], o: &Opts, _in_dir: bool, out: &mut Vec<u8>) 
     let w = prefix_widths(entries, o);
     let frill = |e: &Entry| -> String {
         let mut s = prefix(e, o, &w);
-        s.push_str(&e.name);
+        s.push_str(&shown(&e.name, o));
         s.push_str(indicator(e, o));
         s
     };
@@ -946,7 +947,7 @@ fn print_long(entries: &[Entry], o: &Opts, w: &PrefixWidths, out: &mut Vec<u8>) 
             out,
             "{size:>size_w$} {} {}",
             format_time(e.meta.mtime, o),
-            e.name
+            shown(&e.name, o)
         );
         match &e.link {
             Some((target, tmeta)) => {

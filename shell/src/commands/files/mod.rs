@@ -28,10 +28,10 @@ pub(crate) mod testutil;
 
 /// The commands of this family.
 pub const COMMANDS: &[Command] = &[
-    Command::gnu("cat", cat::USAGE, cat::cat),
-    Command::gnu("ls", ls::USAGE, ls::ls),
-    Command::gnu("mkdir", dirs::MKDIR_USAGE, dirs::mkdir),
-    Command::gnu("rmdir", dirs::RMDIR_USAGE, dirs::rmdir),
+    Command::declared("cat", cat::CatOpt::HELP, cat::cat),
+    Command::declared("ls", ls::LsOpt::HELP, ls::ls),
+    Command::declared("mkdir", dirs::MkdirOpt::HELP, dirs::mkdir),
+    Command::declared("rmdir", dirs::RmdirOpt::HELP, dirs::rmdir),
     Command::gnu("mkfifo", fifo::MKFIFO_USAGE, fifo::mkfifo),
     Command::gnu("mknod", fifo::MKNOD_USAGE, fifo::mknod),
     Command::gnu("rm", rm::USAGE, rm::rm),
@@ -50,6 +50,6 @@ pub const COMMANDS: &[Command] = &[
     Command::gnu("chmod", chmod::USAGE, chmod::chmod),
     Command::gnu("head", headtail::HEAD_USAGE, headtail::head),
     Command::gnu("tail", headtail::TAIL_USAGE, headtail::tail),
-    Command::gnu("wc", wc::USAGE, wc::wc),
+    Command::declared("wc", wc::WcOpt::HELP, wc::wc),
     Command::gnu("mktemp", mktemp::USAGE, mktemp::mktemp),
 ];

@@ -279,6 +279,8 @@ const REALPATH_SPEC: &[OptSpec] = &[
         long: Some("no-symlinks"),
         arg: super::common::Arg::None,
         id: "s",
+        value: "",
+        help: "",
     },
     with_arg(None, Some("relative-to"), "relative-to"),
     with_arg(None, Some("relative-base"), "relative-base"),

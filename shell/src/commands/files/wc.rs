@@ -4,41 +4,37 @@
 use super::common::{GnuError, quote, quotef};
 use std::io::Write;
 
-use super::common::{OptSpec, flag, long_opt, parse_or_usage};
 use super::input::{for_each_chunk, open};
 use crate::commands::CommandCtx;
 use crate::fs::FileKind;
 
-/// What `wc --help` prints.
-pub(crate) const USAGE: &str = "\
-Usage: wc [OPTION]... [FILE]...
-  or:  wc [OPTION]... --files0-from=F
-Count the lines, words and bytes of each FILE, and give a total when there
+declare_options! {
+    /// `wc`'s options.
+    pub(crate) enum WcOpt {
+        usage: "Usage: wc [OPTION]... [FILE]...
+  or:  wc [OPTION]... --files0-from=F",
+        about: "Count the lines, words and bytes of each FILE, and give a total when there
 are several. A word is a run of printable characters between white space.
 
 With no FILE, or when FILE is -, read standard input.
 
 Options pick the counts; they are printed in the order lines, words,
-characters, bytes, maximum line length (without options: -lwc).
-  -c, --bytes            the number of bytes
-  -m, --chars            the number of characters
-  -l, --lines            the number of newlines
-  -L, --max-line-length  the width of the widest line
-  -w, --words            the number of words
-      --total=WHEN       when to print the total line: auto (with several
-                           FILEs), always, only (nothing else), never
-      --help        display this help and exit
-";
-
-const SPEC: &[OptSpec] = &[
-    flag('l', Some("lines"), "l"),
-    flag('w', Some("words"), "w"),
-    flag('c', Some("bytes"), "c"),
-    flag('m', Some("chars"), "m"),
-    flag('L', Some("max-line-length"), "L"),
-    long_opt("total", "total"),
-    long_opt("files0-from", "files0-from"),
-];
+characters, bytes, maximum line length (without options: -lwc).",
+        after: "",
+        column: 25,
+        rows: [
+            Bytes: 'c' "bytes" none => "the number of bytes",
+            Chars: 'm' "chars" none => "the number of characters",
+            Lines: 'l' "lines" none => "the number of newlines",
+            Files0From: - "files0-from" required "F" => "read the FILEs from F, names ended by NULs
+                (F - is standard input)",
+            MaxLineLength: 'L' "max-line-length" none => "the width of the widest line",
+            Words: 'w' "words" none => "the number of words",
+            Total: - "total" required "WHEN" => "when to print the total line: auto (with several
+                FILEs), always, only (nothing else), never",
+        ],
+    }
+}
 
 #[derive(Default, Clone, Copy)]
 struct Counts {
@@ -183,22 +179,73 @@ fn char_width(c: char) -> u64 {
     }
 }
 
+/// `--files0-from=F`: the names in F (`-`: stdin), each ended by a NUL.
+/// `Err` is the status after GNU's message.
+fn files0_from(
+    ctx: &mut CommandCtx<'_>,
+    list: &str,
+    operands: &[String],
+) -> Result<Vec<String>, i32> {
+    if let Some(extra) = operands.first() {
+        ctx.gnu_error(format_args!(
+            "extra operand {}",
+            super::common::quote_locale(extra)
+        ));
+        let _ = writeln!(
+            ctx.stderr,
+            "file operands cannot be combined with --files0-from"
+        );
+        super::common::try_help(ctx);
+        return Err(1);
+    }
+    let data = if list == "-" {
+        let mut d = Vec::new();
+        let _ = ctx.stdin.read_to_end(&mut d);
+        d
+    } else {
+        match ctx.fs.read(&ctx.path(list)) {
+            Ok(d) => d,
+            Err(e) => {
+                ctx.gnu_error(format_args!(
+                    "cannot open {} for reading: {e}",
+                    super::common::quote_locale(list)
+                ));
+                return Err(1);
+            }
+        }
+    };
+    Ok(data
+        .split(|b| *b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .collect())
+}
+
 /// `wc [-clmwL] [FILE]...`
 pub fn wc(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+    let Some(p) = WcOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
-    let mut show = [p.has("l"), p.has("w"), p.has("m"), p.has("c"), p.has("L")];
+    let mut show = [
+        p.has(WcOpt::Lines),
+        p.has(WcOpt::Words),
+        p.has(WcOpt::Chars),
+        p.has(WcOpt::Bytes),
+        p.has(WcOpt::MaxLineLength),
+    ];
     if !show.iter().any(|s| *s) {
         show = [true, true, false, true, false];
     }
     let nshow = show.iter().filter(|s| **s).count();
-    let files = if p.operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        p.operands.clone()
+    let files = match p.last(WcOpt::Files0From) {
+        Some(list) => match files0_from(ctx, list, &p.operands) {
+            Ok(files) => files,
+            Err(status) => return status,
+        },
+        None if p.operands.is_empty() => vec!["-".to_string()],
+        None => p.operands.clone(),
     };
-    let total_mode = p.last("total").unwrap_or("auto").to_string();
+    let total_mode = p.last(WcOpt::Total).unwrap_or("auto").to_string();
     // GNU sizes the columns from the regular files' total size; any other input
     // (a pipe) forces a width of at least 7. One count of one input: no padding.
     let mut width = 1;

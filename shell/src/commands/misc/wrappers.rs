@@ -48,6 +48,7 @@ const UNTIL_COMMAND: ParseMode = ParseMode {
     digit_option: false,
     negative_numbers: false,
     no_long: false,
+    exact_long: false,
 };
 
 pub(crate) const NOHUP_USAGE: &str = "\

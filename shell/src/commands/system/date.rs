@@ -48,6 +48,8 @@ const SPEC: &[OptSpec] = &[
         long: Some("universal"),
         arg: Arg::None,
         id: "u",
+        value: "",
+        help: "",
     },
     flag('R', Some("rfc-email"), "R"),
     OptSpec {
@@ -55,6 +57,8 @@ const SPEC: &[OptSpec] = &[
         long: Some("iso-8601"),
         arg: Arg::Optional,
         id: "I",
+        value: "",
+        help: "",
     },
     with_arg(None, Some("rfc-3339"), "rfc-3339"),
     with_arg(Some('s'), Some("set"), "s"),

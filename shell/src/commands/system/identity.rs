@@ -270,7 +270,7 @@ pub fn uname(ctx: &mut CommandCtx<'_>) -> i32 {
         ("i", "unknown"),
         ("o", "GNU/Linux"),
     ];
-    let any = fields.iter().any(|(k, _)| p.has(k));
+    let any = fields.iter().any(|(k, _)| p.has(*k));
     let mut out = Vec::new();
     for (k, v) in fields {
         let wanted = if all {

@@ -419,7 +419,7 @@ pub fn od(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         }
     };
-    let modern = ["A", "j", "N", "t", "v", "w"].iter().any(|o| p.has(o));
+    let modern = ["A", "j", "N", "t", "v", "w"].iter().any(|o| p.has(*o));
     let old = match old_operands(&p.operands, p.has("traditional"), modern) {
         Ok(o) => o,
         Err(extra) => return extra_operand(ctx, &extra),

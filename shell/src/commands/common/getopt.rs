@@ -23,17 +23,41 @@ pub enum Arg {
     Optional,
 }
 
-/// One option of a command: an id, its short letter, its long name.
+/// What an option is reported as in [`Parsed::opts`]: a string id in the
+/// older tables, an enum of the command's options in the declared ones
+/// ([`crate::declare_options!`]).
+pub trait OptionId: Copy + PartialEq + std::fmt::Debug + 'static {
+    /// The id `-NUM` is reported under with [`ParseMode::digit_option`].
+    const DIGITS: Option<Self>;
+    /// True for a long name the command knows but does not implement
+    /// ([`unimplemented`]).
+    fn is_unimplemented(self) -> bool;
+}
+
+impl OptionId for &'static str {
+    const DIGITS: Option<Self> = Some("NUM");
+    fn is_unimplemented(self) -> bool {
+        self == UNIMPLEMENTED
+    }
+}
+
+/// One option of a command: an id, its short letter, its long name, and
+/// (in a declared table) the words of its `--help` line.
 #[derive(Clone, Copy, Debug)]
-pub struct OptSpec {
+pub struct OptSpec<T = &'static str> {
     /// The id reported in [`Parsed::opts`].
-    pub id: &'static str,
+    pub id: T,
     /// The short letter, if any.
     pub short: Option<char>,
     /// The long name without `--`, if any.
     pub long: Option<&'static str>,
     /// The argument kind.
     pub arg: Arg,
+    /// The argument's name in the help (`COLS` of `--width=COLS`).
+    pub value: &'static str,
+    /// The help line's description; lines after the first are
+    /// continuation lines. Empty: the option is not listed.
+    pub help: &'static str,
 }
 
 /// Shorthand for an [`OptSpec`].
@@ -48,6 +72,8 @@ pub const fn opt(
         short,
         long,
         arg,
+        value: "",
+        help: "",
     }
 }
 
@@ -58,6 +84,8 @@ pub const fn flag(short: char, long: Option<&'static str>, id: &'static str) -> 
         long,
         arg: Arg::None,
         id,
+        value: "",
+        help: "",
     }
 }
 
@@ -72,6 +100,8 @@ pub const fn with_arg(
         long,
         arg: Arg::Required,
         id,
+        value: "",
+        help: "",
     }
 }
 
@@ -82,6 +112,8 @@ pub const fn long_flag(long: &'static str, id: &'static str) -> OptSpec {
         long: Some(long),
         arg: Arg::None,
         id,
+        value: "",
+        help: "",
     }
 }
 
@@ -92,6 +124,8 @@ pub const fn long_opt(long: &'static str, id: &'static str) -> OptSpec {
         long: Some(long),
         arg: Arg::Optional,
         id,
+        value: "",
+        help: "",
     }
 }
 
@@ -107,14 +141,16 @@ pub const fn unimplemented(long: &'static str) -> OptSpec {
         long: Some(long),
         arg: Arg::None,
         id: UNIMPLEMENTED,
+        value: "",
+        help: "",
     }
 }
 
 /// The result of parsing argv.
-#[derive(Debug, Default)]
-pub struct Parsed {
+#[derive(Debug)]
+pub struct Parsed<T = &'static str> {
     /// Options in command-line order, with their argument.
-    pub opts: Vec<(&'static str, Option<String>)>,
+    pub opts: Vec<(T, Option<String>)>,
     /// Operands in order.
     pub operands: Vec<String>,
     /// The words that were options, their separate arguments and a `--`, as
@@ -134,14 +170,31 @@ pub enum Item {
     Operand(usize),
 }
 
-impl Parsed {
+impl<T> Default for Parsed<T> {
+    fn default() -> Self {
+        Parsed {
+            opts: Vec::new(),
+            operands: Vec::new(),
+            words: Vec::new(),
+            order: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> Parsed<T> {
     /// True when `id` was given.
-    pub fn has(&self, id: &str) -> bool {
+    pub fn has<Q: Copy>(&self, id: Q) -> bool
+    where
+        T: PartialEq<Q>,
+    {
         self.opts.iter().any(|(k, _)| *k == id)
     }
 
     /// The last value given for `id`.
-    pub fn last(&self, id: &str) -> Option<&str> {
+    pub fn last<Q: Copy>(&self, id: Q) -> Option<&str>
+    where
+        T: PartialEq<Q>,
+    {
         self.opts
             .iter()
             .rev()
@@ -150,7 +203,10 @@ impl Parsed {
     }
 
     /// Every value given for `id`, in order.
-    pub fn values(&self, id: &str) -> Vec<&str> {
+    pub fn values<Q: Copy>(&self, id: Q) -> Vec<&str>
+    where
+        T: PartialEq<Q>,
+    {
         self.opts
             .iter()
             .filter(|(k, _)| *k == id)
@@ -159,11 +215,14 @@ impl Parsed {
     }
 
     /// Which of `ids` was given last ("the last one wins", as with `rm -f -i`).
-    pub fn last_of(&self, ids: &[&str]) -> Option<&'static str> {
+    pub fn last_of<Q: Copy>(&self, ids: &[Q]) -> Option<T>
+    where
+        T: PartialEq<Q>,
+    {
         self.opts
             .iter()
             .rev()
-            .find(|(k, _)| ids.contains(k))
+            .find(|(k, _)| ids.iter().any(|i| *k == *i))
             .map(|(k, _)| *k)
     }
 }
@@ -181,11 +240,18 @@ pub struct ParseMode {
     /// No long options, as with POSIX `getopts`: a word starting with `--`
     /// (other than `--` itself) is a cluster of letters, the first being `-`.
     pub no_long: bool,
+    /// Long names only as written, never abbreviated (clap's rule, which
+    /// ripgrep follows): `--max-co` is unrecognized.
+    pub exact_long: bool,
 }
 
 /// Parses `args[1..]` GNU-style. The error is the full first line of the
 /// message (`invalid option -- 'z'`), without the command name.
-pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parsed, String> {
+pub fn parse<T: OptionId>(
+    args: &[String],
+    spec: &[OptSpec<T>],
+    mode: ParseMode,
+) -> Result<Parsed<T>, String> {
     let mut p = Parsed::default();
     let mut i = 1;
     while i < args.len() {
@@ -199,7 +265,7 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
         }
         let first = i - 1;
         if let Some(body) = a.strip_prefix("--").filter(|_| !mode.no_long) {
-            parse_long(args, &mut i, body, spec, &mut p)?;
+            parse_long(args, &mut i, body, spec, mode.exact_long, &mut p)?;
             p.words.extend(args[first..i].iter().cloned());
             continue;
         }
@@ -231,7 +297,7 @@ pub fn parse(args: &[String], spec: &[OptSpec], mode: ParseMode) -> Result<Parse
 
 /// Adds to [`Parsed::order`] the options and operands not in it yet (one
 /// word adds only options or only operands).
-fn note_order(p: &mut Parsed) {
+fn note_order<T>(p: &mut Parsed<T>) {
     let (mut opts, mut operands) = (0, 0);
     for item in &p.order {
         match item {
@@ -249,7 +315,7 @@ fn note_order(p: &mut Parsed) {
 /// the next words in turn. Returns argv in the usual style (`tar -c -z -f
 /// ARCHIVE DIR`) for [`parse`]; the error is GNU tar's message for a letter
 /// whose argument is missing.
-pub fn expand_old_style(args: &[String], spec: &[OptSpec]) -> Result<Vec<String>, String> {
+pub fn expand_old_style<T>(args: &[String], spec: &[OptSpec<T>]) -> Result<Vec<String>, String> {
     let Some(first) = args.get(1).filter(|a| !a.is_empty() && !a.starts_with('-')) else {
         return Ok(args.to_vec());
     };
@@ -274,12 +340,13 @@ pub fn expand_old_style(args: &[String], spec: &[OptSpec]) -> Result<Vec<String>
 /// One `--NAME[=VALUE]` word (`body` is it without the dashes), resolving
 /// unambiguous abbreviations as glibc does. A required argument not given
 /// with `=` is the next word: `*i` (the index of the next word) moves past it.
-fn parse_long(
+fn parse_long<T: OptionId>(
     args: &[String],
     i: &mut usize,
     body: &str,
-    spec: &[OptSpec],
-    p: &mut Parsed,
+    spec: &[OptSpec<T>],
+    mode_exact: bool,
+    p: &mut Parsed<T>,
 ) -> Result<(), String> {
     let a = &args[*i - 1];
     let (name, val) = match body.split_once('=') {
@@ -287,8 +354,9 @@ fn parse_long(
         None => (body, None),
     };
     let exact = spec.iter().find(|s| s.long == Some(name));
-    let cands: Vec<&OptSpec> = match exact {
+    let cands: Vec<&OptSpec<T>> = match exact {
         Some(s) => vec![s],
+        None if mode_exact => Vec::new(),
         None => spec
             .iter()
             .filter(|s| s.long.is_some_and(|l| l.starts_with(name)))
@@ -299,7 +367,7 @@ fn parse_long(
     };
     // glibc: a candidate that behaves unlike the first one makes the
     // abbreviation ambiguous; the message lists those after the first.
-    let differs = |o: &&OptSpec| o.id != s.id || o.arg != s.arg || o.id == UNIMPLEMENTED;
+    let differs = |o: &&OptSpec<T>| o.id != s.id || o.arg != s.arg || o.id.is_unimplemented();
     if cands[1..].iter().any(differs) {
         let names: Vec<String> = std::iter::once(s)
             .chain(cands[1..].iter().copied().filter(differs))
@@ -310,7 +378,7 @@ fn parse_long(
             names.concat()
         ));
     }
-    if s.id == UNIMPLEMENTED {
+    if s.id.is_unimplemented() {
         return Err(format!("unrecognized option '{a}'"));
     }
     let long = s.long.unwrap_or(name);
@@ -340,20 +408,20 @@ fn parse_long(
 /// One `-abc` cluster (`body` is it without the dash): letters until one
 /// that takes an argument, which is the rest of the word or else the next
 /// word (`*i` moves past it). With `digit_option`, a run of digits is `NUM`.
-fn parse_short_cluster(
+fn parse_short_cluster<T: OptionId>(
     args: &[String],
     i: &mut usize,
     body: &str,
-    spec: &[OptSpec],
+    spec: &[OptSpec<T>],
     mode: ParseMode,
-    p: &mut Parsed,
+    p: &mut Parsed<T>,
 ) -> Result<(), String> {
     let chars: Vec<(usize, char)> = body.char_indices().collect();
     let mut k = 0;
     while k < chars.len() {
         let (off, c) = chars[k];
         k += 1;
-        if mode.digit_option && c.is_ascii_digit() {
+        if let Some(digits) = T::DIGITS.filter(|_| mode.digit_option && c.is_ascii_digit()) {
             let mut end = k;
             while end < chars.len() && chars[end].1.is_ascii_digit() {
                 end += 1;
@@ -363,7 +431,7 @@ fn parse_short_cluster(
             } else {
                 body.len()
             };
-            p.opts.push(("NUM", Some(body[off..stop].to_string())));
+            p.opts.push((digits, Some(body[off..stop].to_string())));
             k = end;
             continue;
         }
