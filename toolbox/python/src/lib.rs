@@ -103,10 +103,9 @@ pub fn guest_env(user: &[(String, String)], cwd: &str) -> Vec<(String, String)> 
     };
     env.push(("PYTHONPATH".into(), path));
     env.push(("_SANDKEEP_CWD".into(), cwd.to_string()));
-    env.push((
-        "_SANDKEEP_PYTHONPATH".into(),
-        user_path.unwrap_or_else(|| "\0".into()),
-    ));
+    if let Some(p) = user_path {
+        env.push(("_SANDKEEP_PYTHONPATH".into(), p));
+    }
     if !user.iter().any(|(k, _)| k == "PYTHONDONTWRITEBYTECODE") {
         env.push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
     }
@@ -123,8 +122,17 @@ pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
             return 1;
         }
     };
-    let env = guest_env(ctx.env, ctx.cwd);
-    let args = ctx.args.to_vec();
+    let mut env = guest_env(ctx.env, ctx.cwd);
+    let mut args = ctx.args.to_vec();
+    // CPython makes a script's path absolute while it configures itself,
+    // before the start-up hook can change directory: hand it the absolute
+    // path, and the hook puts the name as typed back in `sys.argv[0]`.
+    if let Some(at) = script_index(&args)
+        && !args[at].starts_with('/')
+    {
+        env.push(("_SANDKEEP_ARGV0".into(), args[at].clone()));
+        args[at] = sandkeep_shell::Fs::resolve(ctx.cwd, &args[at]);
+    }
     let outcome = program.run(
         ctx,
         &Invocation {
@@ -149,18 +157,75 @@ pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
             kind.exit_status()
         }
         Outcome::Trapped(why) => {
-            let _ = writeln!(
-                ctx.stderr,
-                "{}: {why} (the run goes on; the interpreter was stopped)",
-                ctx.args[0]
-            );
+            // The build's C stack (512 KiB) comes first in linear memory:
+            // when it overflows, the access below address 0 traps as out of
+            // bounds. Nothing else in a working interpreter does.
+            let hint = if why.contains("out of bounds memory access") {
+                " (most likely the interpreter's C stack overflowed: deep recursion through C code)"
+            } else {
+                ""
+            };
+            let _ = writeln!(ctx.stderr, "{}: stopped by a {why}{hint}", ctx.args[0]);
             134
         }
     }
 }
 
+/// Where the script's path is in a CPython command line, if it runs a
+/// script file (not `-c`, `-m`, `-` or stdin).
+fn script_index(args: &[String]) -> Option<usize> {
+    let mut i = 1;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            return (i + 1 < args.len() && args[i + 1] != "-").then_some(i + 1);
+        }
+        if a == "-" || !a.starts_with('-') {
+            return (a != "-").then_some(i);
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            if long == "check-hash-based-pycs" {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        for (n, c) in a[1..].char_indices() {
+            match c {
+                'c' | 'm' => return None,
+                'W' | 'X' => {
+                    if n + 2 == a.len() {
+                        i += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_script_is_found_after_the_options() {
+        let find = |line: &str| {
+            let args: Vec<String> = line.split(' ').map(str::to_string).collect();
+            super::script_index(&args)
+        };
+        assert_eq!(find("python3 x.py a"), Some(1));
+        assert_eq!(find("python3 -u -W ignore x.py"), Some(4));
+        assert_eq!(find("python3 -Wignore -X dev x.py"), Some(4));
+        assert_eq!(find("python3 -uB x.py"), Some(2));
+        assert_eq!(find("python3 -c pass x.py"), None);
+        assert_eq!(find("python3 -um json.tool f"), None);
+        assert_eq!(find("python3 - x.py"), None);
+        assert_eq!(find("python3"), None);
+        assert_eq!(find("python3 -- x.py"), Some(2));
+    }
+
     #[test]
     fn vendored_module_matches_its_recorded_hash() {
         use std::fmt::Write;

@@ -11,8 +11,11 @@ import sys as _sys
 def _sandkeep_setup():
     env = _os.environ
     cwd = env.pop("_SANDKEEP_CWD", None)
-    user_path = env.pop("_SANDKEEP_PYTHONPATH", "\0")
-    if user_path == "\0":
+    argv0 = env.pop("_SANDKEEP_ARGV0", None)
+    if argv0 is not None and _sys.argv:
+        _sys.argv[0] = argv0
+    user_path = env.pop("_SANDKEEP_PYTHONPATH", None)
+    if user_path is None:
         env.pop("PYTHONPATH", None)
     else:
         env["PYTHONPATH"] = user_path
@@ -27,7 +30,10 @@ def _sandkeep_setup():
     # sys.path[0] for `-c`, `-m` and stdin is '' (the working directory),
     # computed after this hook runs, so it follows the chdir above.
 
+    # Most specific first: urllib's traceback passes through socket.py too.
     limits = (
+        ("urllib", "network access"),
+        ("http", "network access"),
         ("subprocess", "processes"),
         ("multiprocessing", "processes"),
         ("threading", "threads"),
@@ -35,8 +41,6 @@ def _sandkeep_setup():
         ("_thread", "threads"),
         ("socket", "sockets"),
         ("asyncio", "sockets"),
-        ("urllib", "network access"),
-        ("http", "network access"),
     )
     default_hook = _sys.excepthook
 

@@ -249,7 +249,7 @@ fn outcome_of(e: &wasmtime::Error, control: &sandkeep_shell::RunControl) -> Outc
     }
     match e.downcast_ref::<Trap>() {
         Some(Trap::StackOverflow) => Outcome::Trapped("wasm stack overflow".into()),
-        Some(trap) => Outcome::Trapped(format!("wasm trap: {trap}")),
+        Some(trap) => Outcome::Trapped(trap.to_string()),
         None => Outcome::Trapped(format!("{e:#}")),
     }
 }
