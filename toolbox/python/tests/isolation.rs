@@ -466,7 +466,9 @@ mod cancellation {
 /// `-V` says what runs: CPython 3.12.0 (the README says on what).
 #[test]
 fn the_version_is_cpythons_own() {
-    let out = run("python3 -V; python --version; python3 -c 'import sys; print(sys.platform, sys.implementation.name)'");
+    let out = run(
+        "python3 -V; python --version; python3 -c 'import sys; print(sys.platform, sys.implementation.name)'",
+    );
     assert_eq!(
         text(&out.stdout),
         "Python 3.12.0\nPython 3.12.0\nwasi cpython\n",
