@@ -476,3 +476,42 @@ fn the_version_is_cpythons_own() {
         text(&out.stderr)
     );
 }
+
+/// In deterministic mode the run's seed is Python's entropy: `random`,
+/// `os.urandom`, `uuid4` and the order of a set of strings (hash
+/// randomization) repeat from one shell to the next; with the real clock
+/// and no seed they differ.
+#[test]
+fn randomness_follows_the_runs_seed() {
+    let script = "python3 -c 'import random, os, uuid; print(random.random(), os.urandom(4).hex(), uuid.uuid4(), list({\"alpha\", \"beta\", \"gamma\", \"delta\"}))'";
+    let seeded = || {
+        let shell = Shell::new(sandkeep_python::install(ShellConfig {
+            deterministic: Some(Determinism::default()),
+            ..ShellConfig::default()
+        }));
+        text(&run_with(&shell, script, Duration::from_secs(20)).stdout)
+    };
+    let (a, b) = (seeded(), seeded());
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    let (c, d) = (text(&run(script).stdout), text(&run(script).stdout));
+    assert_ne!(c, d);
+}
+
+/// A read of stdin that would wait past the deadline is cut by it.
+#[test]
+fn a_blocked_stdin_read_ends_at_the_deadline() {
+    let start = Instant::now();
+    let out = run_with(
+        &shell(),
+        "sleep 30 | python3 -c 'import sys; sys.stdin.read()'; echo after",
+        Duration::from_secs(1),
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(6),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(out.limit, Some(LimitKind::Timeout));
+    assert!(!text(&out.stdout).contains("after"));
+}
