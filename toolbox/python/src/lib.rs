@@ -141,6 +141,12 @@ pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
             overlay: OVERLAY,
         },
     );
+    // A limit tripped by the guest (its memory) ends the run even when the
+    // guest got to exit first.
+    let outcome = match (outcome, ctx.control.tripped()) {
+        (Outcome::Exited(_), Some(kind)) => Outcome::Limit(kind),
+        (outcome, _) => outcome,
+    };
     match outcome {
         Outcome::Exited(code) => code & 0xff,
         Outcome::Limit(kind) => {

@@ -206,10 +206,7 @@ impl Program {
             overlay: inv.overlay,
             random: None,
             started: Instant::now(),
-            limiter: MemoryLimiter {
-                control,
-                refused: false,
-            },
+            limiter: MemoryLimiter { control },
             memory: None,
         };
         let mut store = Store::new(&self.engine, guest);

@@ -17,13 +17,13 @@ pub const TICK: Duration = Duration::from_millis(10);
 pub const MAX_GUEST_MEMORY: u64 = 2 << 30;
 
 /// Refuses a `memory.grow` that would take the guest's linear memory, plus
-/// what the run's threads already hold, past the run's memory budget: the
-/// guest's allocator sees a failed grow and reports it (CPython raises
-/// `MemoryError`), the host process is untouched.
+/// what the run's threads already hold, past the run's memory budget. The
+/// guest's allocator sees a failed grow (CPython raises `MemoryError`), and
+/// the run has gone over its budget, so it ends at its memory limit as
+/// for any other command (the guest at its next host call or epoch tick);
+/// the host process is untouched.
 pub struct MemoryLimiter {
     pub control: &'static RunControl,
-    /// Set when a growth was refused, so the end of the run can say why.
-    pub refused: bool,
 }
 
 impl ResourceLimiter for MemoryLimiter {
@@ -38,7 +38,8 @@ impl ResourceLimiter for MemoryLimiter {
         let fits = (desired as u64) <= MAX_GUEST_MEMORY
             && held.saturating_add(desired as u64) <= account.limit();
         if !fits {
-            self.refused = true;
+            // Marks the account over budget and trips the run's limit.
+            let _ = self.control.reserve(desired as u64);
         }
         Ok(fits)
     }
