@@ -53,7 +53,22 @@ pub const OVERLAY: &[(&str, &[u8])] = &[("/.sandkeep-python/sitecustomize.py", S
 /// let config = sandkeep_python::install(sandkeep_shell::ShellConfig::default());
 /// # let _ = config;
 /// ```
+///
+/// The first call of a process also starts loading CPython on a thread of
+/// its own (from the compile cache in milliseconds; the first time on a
+/// machine, a compile of seconds), so that the first `python3` a script
+/// runs does not spend its run's time on it.
 pub fn install(config: ShellConfig) -> ShellConfig {
+    static WARM: std::sync::Once = std::sync::Once::new();
+    WARM.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("sandkeep-python-load".into())
+            .spawn(|| {
+                let _ = program();
+            });
+        // Without the thread the first python3 loads it instead.
+        drop(spawned);
+    });
     config
         .command("python3", python3)
         .command("python", python3)

@@ -18,10 +18,18 @@ use sandkeep_shell::{Determinism, LimitKind, RunOptions, RunOutput, Shell, Shell
 static ALLOCATOR: sandkeep_shell::MeteredAlloc = sandkeep_shell::MeteredAlloc;
 
 fn shell() -> Shell {
+    warm();
     Shell::new(sandkeep_python::install(ShellConfig::default()))
 }
 
+/// Loads CPython before any run, so that a compile on a machine without a
+/// compile cache is not charged to the first test's run time.
+fn warm() {
+    sandkeep_python::program().expect("CPython loads");
+}
+
 fn run_with(shell: &Shell, script: &str, timeout: Duration) -> RunOutput {
+    warm();
     shell.run(
         script,
         RunOptions {
