@@ -342,14 +342,12 @@ impl Runtime {
             let spool = paths.spool();
             match crate::hooks::upload_spooled(&spool, &paths.generations()) {
                 Ok(crate::hooks::SpoolUploads { uploaded, left }) => {
-                    for (session, commit) in uploaded {
+                    for (session, record) in uploaded {
                         tracing::info!(
                             "[workspace-sync] {session} spooled park of agent {agent} uploaded as generation {}",
-                            commit.record.id
+                            record.id
                         );
-                        report
-                            .uploaded
-                            .push((agent.clone(), session, commit.record.id));
+                        report.uploaded.push((agent.clone(), session, record.id));
                     }
                     for (session, why) in left {
                         report.pending.push((agent.clone(), session, why));

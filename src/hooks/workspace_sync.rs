@@ -33,7 +33,7 @@ use crate::mindlog::SANDBOX_MINDLOG_PATH;
 use crate::sandbox::{Listed, ListedKind, Listing, SANDBOX_UID, Sandbox, WorkspaceChanges};
 use crate::store::{
     ChangeStats, Commit, Edit, Entry, GenerationId, Generations, Hash, Kind, Manifest,
-    RESTORE_FAILED_NOTE, Retention, Spool, StoreError, manifest_from_tar, read_tar_entries,
+    RESTORE_FAILED_NOTE, Record, Retention, Spool, StoreError, manifest_from_tar, read_tar_entries,
 };
 
 /// What the hook remembers about one session.
@@ -171,10 +171,10 @@ impl WorkspaceSync {
                 // this one starts from them.
                 if let Some(spool) = spool {
                     let SpoolUploads { uploaded, left } = upload_spooled(&spool, &gens)?;
-                    for (session, commit) in uploaded {
+                    for (session, record) in uploaded {
                         tracing::info!(
                             "[workspace-sync] {sid} uploaded session {session}'s spooled park as generation {}",
-                            commit.record.id
+                            record.id
                         );
                     }
                     for (session, why) in left {
@@ -271,8 +271,10 @@ impl WorkspaceSync {
                 state.stale = true;
                 // A shared store that does not answer: the park is kept on the
                 // host and uploaded when it answers again.
-                if paths.shared_store.is_some() && state.restore_failed.is_none() {
-                    match spool_park(&sid, sandbox.as_ref(), spool, state.base.clone(), e).await {
+                if paths.shared_store.is_some() {
+                    let detached = state.restore_failed.is_some();
+                    let base = state.base.clone().filter(|_| !detached);
+                    match spool_park(&sid, sandbox.as_ref(), spool, (base, detached), e).await {
                         Ok((id, dir)) => {
                             tracing::warn!(
                                 "[workspace-sync] {sid} spooled generation {id} in {}: the store was not written ({e}); it is uploaded when the store answers again",
@@ -322,8 +324,8 @@ fn is_live(sid: &str) -> bool {
 /// What [`upload_spooled`] did with one agent's spool.
 #[derive(Default)]
 pub(crate) struct SpoolUploads {
-    /// Sessions whose parks are in the store now, with the commit of each.
-    pub(crate) uploaded: Vec<(String, Commit)>,
+    /// Sessions whose parks are in the store now, with the generation of each.
+    pub(crate) uploaded: Vec<(String, Record)>,
     /// Sessions whose parks are still spooled, with why.
     pub(crate) left: Vec<(String, String)>,
 }
@@ -346,7 +348,7 @@ pub(crate) fn upload_spooled(
             continue;
         }
         match spool.upload(&pending.session, gens) {
-            Ok(commit) => uploaded.push((pending.session, commit)),
+            Ok(record) => uploaded.push((pending.session, record)),
             Err(e) => left.push((pending.session, e.to_string())),
         }
     }
@@ -359,7 +361,7 @@ async fn spool_park(
     sid: &str,
     sandbox: &dyn Sandbox,
     spool: Spool,
-    base: Option<GenerationId>,
+    (base, detached): (Option<GenerationId>, bool),
     reason: &str,
 ) -> Result<(GenerationId, std::path::PathBuf), String> {
     let listing = sandbox
@@ -380,7 +382,15 @@ async fn spool_park(
     let listed_at = listing.listed_at;
     blocking(move || {
         let (tree, blobs) = manifest_from_tar(&tar, false)?;
-        let id = spool.write(&sid, base.as_ref(), &tree, &blobs, listed_at, &reason)?;
+        let id = spool.write(
+            &sid,
+            base.as_ref(),
+            detached,
+            &tree,
+            &blobs,
+            listed_at,
+            &reason,
+        )?;
         Ok((id, spool.dir().to_path_buf()))
     })
     .await

@@ -21,7 +21,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Commit, DirStore, GenerationId, Generations, Hash, Manifest, Store, StoreError};
+use super::{
+    DirStore, GenerationId, Generations, Hash, Manifest, RESTORE_FAILED_NOTE, Record, Store,
+    StoreError,
+};
 
 /// The sidecar file of one spooled park.
 const META: &str = "spool.json";
@@ -39,6 +42,10 @@ struct Meta {
     spooled_at: i64,
     /// Why the store was not written.
     reason: String,
+    /// The session's restore had failed: its tree goes beside the head,
+    /// never over it (a session whose restore failed never moves the head).
+    #[serde(default)]
+    detached: bool,
 }
 
 /// One spooled park, as listed by [`Spool::pending`].
@@ -67,12 +74,12 @@ pub struct Spooled {
 /// let mut tree = Manifest::default();
 /// tree.entries.insert("a.txt".into(), ManifestEntry::file(b"kept"));
 /// let blobs = vec![(tree.entries["a.txt"].hash.unwrap(), b"kept".to_vec())];
-/// spool.write("s1", None, &tree, &blobs, 0, "the store did not answer").unwrap();
+/// spool.write("s1", None, false, &tree, &blobs, 0, "the store did not answer").unwrap();
 /// assert_eq!(spool.pending().unwrap().len(), 1);
 ///
 /// let store = Generations::in_dir(dir.path().join("store"));
-/// let commit = spool.upload("s1", &store).unwrap();
-/// assert_eq!(commit.manifest.entries.len(), 1);
+/// let record = spool.upload("s1", &store).unwrap();
+/// assert_eq!(store.head().unwrap().unwrap().id, record.id);
 /// assert!(spool.pending().unwrap().is_empty());
 /// ```
 #[derive(Clone, Debug)]
@@ -112,17 +119,20 @@ impl Spool {
     }
 
     /// Keeps `tree` (whose file contents are in `blobs`) as session
-    /// `session`'s park on `base`, replacing what that session spooled
-    /// before; returns the spooled generation's id.
+    /// `session`'s park on `base` (`None` with `detached`: a session whose
+    /// restore had failed, whose tree is uploaded beside the head), replacing
+    /// what that session spooled before; returns the spooled generation's id.
     ///
     /// # Errors
     ///
     /// A host I/O error when the spool cannot be written; nothing is kept
     /// then, and the previous spool of the session, if any, stays.
+    #[allow(clippy::too_many_arguments)]
     pub fn write(
         &self,
         session: &str,
         base: Option<&GenerationId>,
+        detached: bool,
         tree: &Manifest,
         blobs: &[(Hash, Vec<u8>)],
         listed_at: i64,
@@ -151,6 +161,7 @@ impl Spool {
                 generation: record.id.clone(),
                 spooled_at: crate::timestamp::unix_now(),
                 reason: reason.to_string(),
+                detached,
             };
             let json = serde_json::to_vec_pretty(&meta).map_err(|e| StoreError::Damaged {
                 what: "a spool record".into(),
@@ -257,13 +268,14 @@ impl Spool {
 
     /// Uploads `session`'s spooled park into `to`: the blobs `to` lacks,
     /// then a commit on the generation the session was based on (a merge
-    /// when the head moved since); the spool is removed once the commit
-    /// landed.
+    /// when the head moved since), or a generation beside the head for a
+    /// session whose restore had failed; the spool is removed once it
+    /// landed. Returns the generation's record.
     ///
     /// # Errors
     ///
     /// A store error from either side; the spool stays for a later try.
-    pub fn upload(&self, session: &str, to: &Generations) -> Result<Commit, StoreError> {
+    pub fn upload(&self, session: &str, to: &Generations) -> Result<Record, StoreError> {
         let dir = self.dir.join(folder_name(session));
         let meta = Spool::read_meta(&dir)?;
         let local = Generations::new(Arc::new(DirStore::new(&dir)));
@@ -277,6 +289,12 @@ impl Spool {
         }
         let refs: Vec<(Hash, &[u8])> = missing.iter().map(|(h, d)| (*h, d.as_slice())).collect();
         let bytes = to.store().write_blobs(&refs)?;
+        if meta.detached {
+            let note = format!("{RESTORE_FAILED_NOTE}: upload of session {session}'s spooled park");
+            let kept = to.commit_detached(&tree, bytes, Some(session), record.listed_at, &note)?;
+            self.remove(session)?;
+            return Ok(kept);
+        }
         // A base that gc removed meanwhile: merge against nothing (a file both
         // sides hold differently is kept twice, never lost).
         let base = match &meta.base {
@@ -296,7 +314,7 @@ impl Spool {
             Some(&format!("upload of session {session}'s spooled park")),
         )?;
         self.remove(session)?;
-        Ok(commit)
+        Ok(commit.record)
     }
 }
 
@@ -333,12 +351,26 @@ mod tests {
         let spool = Spool::new(dir.path().join("spool"));
         let (ours, blobs) = tree(&[("a", "1"), ("c", "C")]);
         spool
-            .write("s-1", Some(&base.record.id), &ours, &blobs, 0, "down")
+            .write(
+                "s-1",
+                Some(&base.record.id),
+                false,
+                &ours,
+                &blobs,
+                0,
+                "down",
+            )
             .unwrap();
         assert!(spool.holds("s-1"));
-        let commit = spool.upload("s-1", &gens).unwrap();
-        assert!(commit.merged);
-        let names: Vec<_> = commit.manifest.entries.keys().cloned().collect();
+        let record = spool.upload("s-1", &gens).unwrap();
+        assert_eq!(record.parents.len(), 2, "a merge");
+        let names: Vec<_> = gens
+            .manifest(&record.id)
+            .unwrap()
+            .entries
+            .keys()
+            .cloned()
+            .collect();
         assert_eq!(names, ["a", "b", "c"]);
         assert!(gens.verify().unwrap().is_empty());
         assert!(!spool.holds("s-1"));
@@ -349,17 +381,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let spool = Spool::new(dir.path().join("spool"));
         let (one, blobs) = tree(&[("a", "1")]);
-        spool.write("../x", None, &one, &blobs, 0, "down").unwrap();
+        spool
+            .write("../x", None, false, &one, &blobs, 0, "down")
+            .unwrap();
         let (two, blobs) = tree(&[("a", "2")]);
-        spool.write("../x", None, &two, &blobs, 0, "down").unwrap();
+        spool
+            .write("../x", None, true, &two, &blobs, 0, "down")
+            .unwrap();
         let pending = spool.pending().unwrap();
         assert_eq!(pending.len(), 1);
         assert!(pending[0].dir.starts_with(dir.path().join("spool")));
         assert_eq!(pending[0].session, "../x");
         let gens = Generations::in_dir(dir.path().join("store"));
-        let commit = spool.upload("../x", &gens).unwrap();
-        let h = commit.manifest.entries["a"].hash.unwrap();
+        let record = spool.upload("../x", &gens).unwrap();
+        let h = gens.manifest(&record.id).unwrap().entries["a"]
+            .hash
+            .unwrap();
         assert_eq!(gens.store().read_blob(&h).unwrap(), b"2");
+        assert_eq!(
+            gens.head().unwrap(),
+            None,
+            "a detached park never moves the head"
+        );
         assert!(!dir.path().join("x").exists());
     }
 }
