@@ -266,15 +266,16 @@ fn argp_error(ctx: &mut CommandCtx<'_>, message: &str) -> i32 {
     64
 }
 
-/// `iconv [-c] [-f FROM] [-t TO] [-o FILE] [FILE...]`
-pub fn iconv(ctx: &mut CommandCtx<'_>) -> i32 {
-    let p = match IconvOpt::TABLE.parse(ctx.args) {
-        Ok(p) => p,
-        Err(e) => return argp_error(ctx, &e),
-    };
+/// The names, `-c` and `-o` the options give; `Err` is the status of an
+/// option that answers by itself (`-l`, `-?`, `--usage`, `-V`).
+#[allow(clippy::type_complexity)]
+fn settings(
+    ctx: &mut CommandCtx<'_>,
+    opts: &[(IconvOpt, Option<String>)],
+) -> Result<(String, String, bool, Option<String>), i32> {
     let (mut from, mut to) = ("UTF-8".to_string(), "UTF-8".to_string());
     let (mut omit, mut output) = (false, None::<String>);
-    for (opt, v) in &p.opts {
+    for (opt, v) in opts {
         let v = v.clone().unwrap_or_default();
         match opt {
             IconvOpt::FromCode => from = v,
@@ -284,28 +285,41 @@ pub fn iconv(ctx: &mut CommandCtx<'_>) -> i32 {
             IconvOpt::List => {
                 let names = "ANSI_X3.4-1968, ASCII, ISO-8859-1, ISO8859-1, L1, LATIN1, US-ASCII, UTF-16, UTF-16BE, UTF-16LE, UTF-32, UTF-32BE, UTF-32LE, UTF-8, UTF8\n";
                 let _ = ctx.stdout.write_all(names.as_bytes());
-                return 0;
+                return Err(0);
             }
             IconvOpt::Help => {
                 let _ = ctx.stdout.write_all(IconvOpt::help().as_bytes());
-                return 0;
+                return Err(0);
             }
             IconvOpt::Usage => {
                 let _ = ctx.stdout.write_all(
                     b"Usage: iconv [-cls?V] [-f NAME] [-t NAME] [-o FILE] [--from-code=NAME]\n",
                 );
-                return 0;
+                return Err(0);
             }
             IconvOpt::Version => {
                 let _ = ctx
                     .stdout
                     .write_all(b"iconv (Debian GLIBC 2.36-9+deb12u4) 2.36\n");
-                return 0;
+                return Err(0);
             }
             // Warnings and progress: there are none to print.
             IconvOpt::Silent | IconvOpt::Verbose => {}
         }
     }
+    Ok((from, to, omit, output))
+}
+
+/// `iconv [-c] [-f FROM] [-t TO] [-o FILE] [FILE...]`
+pub fn iconv(ctx: &mut CommandCtx<'_>) -> i32 {
+    let p = match IconvOpt::TABLE.parse(ctx.args) {
+        Ok(p) => p,
+        Err(e) => return argp_error(ctx, &e),
+    };
+    let (from, to, omit, output) = match settings(ctx, &p.opts) {
+        Ok(v) => v,
+        Err(status) => return status,
+    };
     let (Some((src, _)), Some((dst, how))) = (charset(&from), charset(&to)) else {
         ctx.gnu_error("failed to start conversion processing: No such file or directory");
         return 1;

@@ -426,7 +426,9 @@ Exit status is 0.
         ("mkdir", &[include_str!("../files/dirs.rs")]),
         ("more", &[include_str!("../pager.rs")]),
         ("patch", &[include_str!("../patch/mod.rs")]),
+        ("rm", &[include_str!("../files/rm.rs")]),
         ("rmdir", &[include_str!("../files/dirs.rs")]),
+        ("touch", &[include_str!("../files/touch.rs")]),
         ("wc", &[include_str!("../files/wc.rs")]),
         (
             "rg",

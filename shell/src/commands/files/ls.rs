@@ -260,74 +260,14 @@ fn apply_option(
         LsOpt::Classify => o.indicator = Indicator::Classify,
         LsOpt::Slash => o.indicator = Indicator::Slash,
         LsOpt::FileType => o.indicator = Indicator::FileType,
-        LsOpt::IndicatorStyle => {
-            o.indicator = match v.unwrap_or("") {
-                "none" => Indicator::None,
-                "slash" => Indicator::Slash,
-                "file-type" => Indicator::FileType,
-                "classify" => Indicator::Classify,
-                other => {
-                    let valid: &[&[&str]] = &[&["none"], &["slash"], &["file-type"], &["classify"]];
-                    return Err(invalid_choice(ctx, "--indicator-style", other, valid));
-                }
-            }
-        }
+        LsOpt::IndicatorStyle => o.indicator = indicator_style(ctx, v.unwrap_or(""))?,
         // Each format is the option that asks for it.
         LsOpt::Format => {
-            let same_as = match v.unwrap_or("") {
-                "verbose" | "long" => LsOpt::Long,
-                "commas" => LsOpt::Commas,
-                "horizontal" | "across" => LsOpt::Across,
-                "vertical" => LsOpt::Columns,
-                "single-column" => LsOpt::OnePerLine,
-                other => {
-                    let valid: &[&[&str]] = &[
-                        &["verbose", "long"],
-                        &["commas"],
-                        &["horizontal", "across"],
-                        &["vertical"],
-                        &["single-column"],
-                    ];
-                    return Err(invalid_choice(ctx, "--format", other, valid));
-                }
-            };
+            let same_as = format_option(ctx, v.unwrap_or(""))?;
             apply_option(ctx, o, same_as, None)?;
         }
-        LsOpt::Color => {
-            let words = [
-                "always", "yes", "force", "never", "no", "none", "auto", "tty", "if-tty",
-            ];
-            if let Some(w) = v.filter(|w| !words.contains(w)) {
-                let valid: &[&[&str]] = &[
-                    &["always", "yes", "force"],
-                    &["never", "no", "none"],
-                    &["auto", "tty", "if-tty"],
-                ];
-                return Err(invalid_choice(ctx, "--color", w, valid));
-            }
-        }
-        LsOpt::Sort => {
-            o.sort = match v.unwrap_or("") {
-                "none" => Sort::None,
-                "time" => Sort::Time,
-                "size" => Sort::Size,
-                "extension" => Sort::Ext,
-                "version" => Sort::Version,
-                "name" => Sort::Name,
-                "width" => Sort::Width,
-                other => {
-                    let valid: &[&[&str]] = &[
-                        &["none"],
-                        &["time"],
-                        &["size"],
-                        &["extension"],
-                        &["version"],
-                        &["width"],
-                    ];
-                    return Err(invalid_choice(ctx, "--sort", other, valid));
-                }
-            }
-        }
+        LsOpt::Color => check_color(ctx, v)?,
+        LsOpt::Sort => o.sort = sort_word(ctx, v.unwrap_or(""))?,
         LsOpt::Recursive => o.recursive = true,
         LsOpt::Reverse => o.reverse = true,
         LsOpt::HumanReadable => o.human = true,
@@ -346,6 +286,81 @@ fn apply_option(
         LsOpt::TimeStyle | LsOpt::Width => {}
     }
     Ok(())
+}
+
+/// `--indicator-style=WORD`. `Err` is the status after argmatch's message.
+fn indicator_style(ctx: &mut CommandCtx<'_>, word: &str) -> Result<Indicator, i32> {
+    Ok(match word {
+        "none" => Indicator::None,
+        "slash" => Indicator::Slash,
+        "file-type" => Indicator::FileType,
+        "classify" => Indicator::Classify,
+        other => {
+            let valid: &[&[&str]] = &[&["none"], &["slash"], &["file-type"], &["classify"]];
+            return Err(invalid_choice(ctx, "--indicator-style", other, valid));
+        }
+    })
+}
+
+/// `--format=WORD`: the option that asks for the same format.
+fn format_option(ctx: &mut CommandCtx<'_>, word: &str) -> Result<LsOpt, i32> {
+    Ok(match word {
+        "verbose" | "long" => LsOpt::Long,
+        "commas" => LsOpt::Commas,
+        "horizontal" | "across" => LsOpt::Across,
+        "vertical" => LsOpt::Columns,
+        "single-column" => LsOpt::OnePerLine,
+        other => {
+            let valid: &[&[&str]] = &[
+                &["verbose", "long"],
+                &["commas"],
+                &["horizontal", "across"],
+                &["vertical"],
+                &["single-column"],
+            ];
+            return Err(invalid_choice(ctx, "--format", other, valid));
+        }
+    })
+}
+
+/// `--color[=WHEN]`: checked, then ignored (the output is never coloured).
+fn check_color(ctx: &mut CommandCtx<'_>, when: Option<&str>) -> Result<(), i32> {
+    let words = [
+        "always", "yes", "force", "never", "no", "none", "auto", "tty", "if-tty",
+    ];
+    if let Some(w) = when.filter(|w| !words.contains(w)) {
+        let valid: &[&[&str]] = &[
+            &["always", "yes", "force"],
+            &["never", "no", "none"],
+            &["auto", "tty", "if-tty"],
+        ];
+        return Err(invalid_choice(ctx, "--color", w, valid));
+    }
+    Ok(())
+}
+
+/// `--sort=WORD`.
+fn sort_word(ctx: &mut CommandCtx<'_>, word: &str) -> Result<Sort, i32> {
+    Ok(match word {
+        "none" => Sort::None,
+        "time" => Sort::Time,
+        "size" => Sort::Size,
+        "extension" => Sort::Ext,
+        "version" => Sort::Version,
+        "name" => Sort::Name,
+        "width" => Sort::Width,
+        other => {
+            let valid: &[&[&str]] = &[
+                &["none"],
+                &["time"],
+                &["size"],
+                &["extension"],
+                &["version"],
+                &["width"],
+            ];
+            return Err(invalid_choice(ctx, "--sort", other, valid));
+        }
+    })
 }
 
 /// `--time-style` / `--full-time`: the formats for old and recent times

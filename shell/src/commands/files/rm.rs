@@ -2,45 +2,34 @@
 //! `..` as GNU does. `-i` prompts on stderr and reads the answer from stdin.
 
 use super::common::{GnuError, ask};
-use super::common::{
-    OptSpec, base_name, flag, join, long_flag, parse_or_usage, quote, usage_error,
-};
+use super::common::{base_name, join, quote, usage_error};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, FsError, Metadata};
 
-/// What `rm --help` prints.
-pub(crate) const USAGE: &str = "\
-Usage: rm [OPTION]... [FILE]...
-Remove each FILE. Directories stay unless -r or -d is given.
-
-  -f, --force           never ask, and say nothing of files that do not
-                          exist or of missing operands
-  -i, --interactive     ask before each removal (answer read from stdin)
-      --one-file-system  accepted; there is one file system
-      --no-preserve-root  let -r remove '/'
-      --preserve-root   refuse to remove '/' with -r (the default)
-  -r, -R, --recursive   remove directories and everything in them
-  -d, --dir             remove empty directories
-  -v, --verbose         report each removal
-      --help        display this help and exit
-
-A file whose name starts with '-' is removed with 'rm -- -name' or
-'rm ./-name'.
-";
-
-const SPEC: &[OptSpec] = &[
-    flag('f', Some("force"), "f"),
-    flag('i', None, "i"),
-    flag('I', None, "I"),
-    flag('r', Some("recursive"), "r"),
-    flag('R', None, "r"),
-    flag('d', Some("dir"), "d"),
-    flag('v', Some("verbose"), "v"),
-    long_flag("no-preserve-root", "npr"),
-    long_flag("preserve-root", "pr"),
-    long_flag("one-file-system", "ofs"),
-    long_flag("interactive", "i"),
-];
+declare_options! {
+    /// `rm`'s options.
+    pub(crate) enum RmOpt {
+        usage: "Usage: rm [OPTION]... [FILE]...",
+        about: "Remove each FILE. Directories stay unless -r or -d is given.
+",
+        after: "A file whose name starts with '-' is removed with 'rm -- -name' or
+'rm ./-name'.",
+        column: 24,
+        rows: [
+            Force: 'f' "force" none => "never ask, and say nothing of files that do not
+                exist or of missing operands",
+            Interactive: 'i' "interactive" none => "ask before each removal (answer read from stdin)",
+            InteractiveOnce: 'I' - none => "",
+            OneFileSystem: - "one-file-system" none => "accepted; there is one file system",
+            NoPreserveRoot: - "no-preserve-root" none => "let -r remove '/'",
+            PreserveRoot: - "preserve-root" none => "refuse to remove '/' with -r (the default)",
+            Recursive: 'r' "recursive" none => "remove directories and everything in them (also -R)",
+            RecursiveR: 'R' - none => "",
+            Dir: 'd' "dir" none => "remove empty directories",
+            Verbose: 'v' "verbose" none => "report each removal",
+        ],
+    }
+}
 
 struct RmOpts {
     force: bool,
@@ -52,17 +41,22 @@ struct RmOpts {
 
 /// `rm [-fiIrRdv] FILE...`
 pub fn rm(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+    let Some(p) = RmOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
-    let last = p.last_of(&["f", "i", "I"]);
+    // -I asks once before a large removal: with -f and -i, the last wins.
+    let last = p.last_of(&[RmOpt::Force, RmOpt::Interactive, RmOpt::InteractiveOnce]);
     let o = RmOpts {
-        force: last == Some("f"),
-        interactive: last == Some("i"),
-        recursive: p.has("r"),
-        dir: p.has("d"),
-        verbose: p.has("v"),
+        force: last == Some(RmOpt::Force),
+        interactive: last == Some(RmOpt::Interactive),
+        recursive: p.has(RmOpt::Recursive) || p.has(RmOpt::RecursiveR),
+        dir: p.has(RmOpt::Dir),
+        verbose: p.has(RmOpt::Verbose),
     };
+    // There is one file system: --one-file-system has nothing to keep to.
+    let _ = p.has(RmOpt::OneFileSystem);
+    let keep_root =
+        p.last_of(&[RmOpt::NoPreserveRoot, RmOpt::PreserveRoot]) != Some(RmOpt::NoPreserveRoot);
     if p.operands.is_empty() {
         if o.force {
             return 0;
@@ -82,7 +76,7 @@ pub fn rm(ctx: &mut CommandCtx<'_>) -> i32 {
             continue;
         }
         let path = ctx.path(name);
-        if path == "/" && o.recursive && !p.has("npr") {
+        if path == "/" && o.recursive && keep_root {
             let msg = if name == "/" {
                 "it is dangerous to operate recursively on '/'".to_string()
             } else {

@@ -1,40 +1,35 @@
 //! `touch`: create files and set modification times (`-d`, `-t`, `-r`).
 
 use super::common::GnuError;
-use super::common::{OptSpec, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg};
+use super::common::{quote, quote_locale, usage_error};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::commands::system::dateparse::parse_date;
 use crate::time::{from_epoch, to_epoch};
 
-/// What `touch --help` prints.
-pub(crate) const USAGE: &str = "\
-Usage: touch [OPTION]... FILE...
-Set the modification time of each FILE to now, or to the time an option
+declare_options! {
+    /// `touch`'s options.
+    pub(crate) enum TouchOpt {
+        usage: "Usage: touch [OPTION]... FILE...",
+        about: "Set the modification time of each FILE to now, or to the time an option
 gives. A FILE that does not exist is created empty, unless -c is given.
-
-  -a                     change only the access time; the sandbox keeps
-                           none, so the file is only created if missing
-  -c, --no-create        do not create missing files
-  -d, --date=STRING      use the time STRING describes (as for date -d)
-  -f                     (ignored)
-  -m                     change only the modification time
-  -r, --reference=FILE   use the modification time of FILE
-  -t STAMP               use the time [[CC]YY]MMDDhhmm[.ss]
-      --help        display this help and exit
-";
-
-const SPEC: &[OptSpec] = &[
-    flag('a', None, "a"),
-    flag('m', None, "m"),
-    flag('c', Some("no-create"), "c"),
-    flag('h', Some("no-dereference"), "h"),
-    flag('f', None, "f"),
-    with_arg(Some('d'), Some("date"), "d"),
-    with_arg(Some('t'), None, "t"),
-    with_arg(Some('r'), Some("reference"), "r"),
-    with_arg(None, Some("time"), "time"),
-];
+",
+        after: "",
+        column: 25,
+        rows: [
+            AccessOnly: 'a' - none => "change only the access time; the sandbox keeps
+                none, so the file is only created if missing",
+            NoCreate: 'c' "no-create" none => "do not create missing files",
+            Date: 'd' "date" required "STRING" => "use the time STRING describes (as for date -d)",
+            Ignored: 'f' - none => "(ignored)",
+            NoDereference: 'h' "no-dereference" none => "change a symbolic link, not the file it names",
+            ModificationOnly: 'm' - none => "change only the modification time",
+            Reference: 'r' "reference" required "FILE" => "use the modification time of FILE",
+            Stamp: 't' - required "STAMP" => "use the time [[CC]YY]MMDDhhmm[.ss]",
+            Time: - "time" required "WORD" => "access or atime: as -a; modify or mtime: as -m",
+        ],
+    }
+}
 
 /// Parses touch's `-t [[CC]YY]MMDDhhmm[.ss]`.
 pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
@@ -68,7 +63,7 @@ pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
 
 /// `touch [-acm] [-d DATE | -t STAMP | -r FILE] FILE...`
 pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, SPEC, false) else {
+    let Some(p) = TouchOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
     if p.operands.is_empty() {
@@ -77,7 +72,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     let now = ctx.control.clock.now();
     let mut when: Timestamp = now;
-    if let Some(r) = p.last("r") {
+    if let Some(r) = p.last(TouchOpt::Reference) {
         match ctx.fs.metadata(&ctx.path(r)) {
             Ok(m) => when = m.mtime,
             Err(e) => {
@@ -89,7 +84,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    if let Some(d) = p.last("d") {
+    if let Some(d) = p.last(TouchOpt::Date) {
         match parse_date(d, when.secs) {
             Some((s, ns)) => when = Timestamp { secs: s, nanos: ns },
             None => {
@@ -98,7 +93,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    if let Some(t) = p.last("t") {
+    if let Some(t) = p.last(TouchOpt::Stamp) {
         match parse_stamp(t, now.secs) {
             Some(s) => when = Timestamp { secs: s, nanos: 0 },
             None => {
@@ -108,7 +103,11 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     // Only the access time was asked for: the sandbox keeps no atime.
-    let only_atime = p.has("a") && !p.has("m") && p.last("time").is_none_or(|t| t.starts_with('a'));
+    let only_atime = p.has(TouchOpt::AccessOnly)
+        && !p.has(TouchOpt::ModificationOnly)
+        && p.last(TouchOpt::Time).is_none_or(|t| t.starts_with('a'));
+    // POSIX's -f: accepted for compatibility, as in GNU.
+    let _ = p.has(TouchOpt::Ignored);
     let mut status = 0;
     for name in &p.operands {
         if name == "-" {
@@ -122,7 +121,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
             continue;
         }
         if !exists {
-            if p.has("c") {
+            if p.has(TouchOpt::NoCreate) {
                 continue;
             }
             if let Err(e) = ctx.fs.create(&path, false) {
@@ -135,7 +134,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
             continue;
         }
         if let Err(e) = ctx.fs.set_mtime(&path, when)
-            && !p.has("h")
+            && !p.has(TouchOpt::NoDereference)
         {
             ctx.gnu_error(format_args!("setting times of {}: {e}", quote(name)));
             status = 1;

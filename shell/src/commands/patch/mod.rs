@@ -99,19 +99,12 @@ fn fatal(ctx: &mut CommandCtx<'_>, message: &str) -> i32 {
     2
 }
 
-/// `patch [OPTION]... [ORIGFILE [PATCHFILE]]`
-pub fn patch(ctx: &mut CommandCtx<'_>) -> i32 {
-    let parsed = match PatchOpt::TABLE.parse(ctx.args) {
-        Ok(p) => p,
-        Err(e) => {
-            ctx.gnu_error(&e);
-            let _ = writeln!(
-                ctx.stderr,
-                "patch: Try 'patch --help' for more information."
-            );
-            return 2;
-        }
-    };
+/// The settings the options make, in order; `Err` is the status after
+/// GNU's message for a bad number or an option not available here.
+fn settings(
+    ctx: &mut CommandCtx<'_>,
+    opts: &[(PatchOpt, Option<String>)],
+) -> Result<Settings, i32> {
     let mut s = Settings {
         strip: None,
         reverse: false,
@@ -134,7 +127,7 @@ pub fn patch(ctx: &mut CommandCtx<'_>) -> i32 {
         dir: None,
         version: false,
     };
-    for (opt, value) in &parsed.opts {
+    for (opt, value) in opts {
         let v = value.clone().unwrap_or_default();
         use PatchOpt as O;
         match opt {
@@ -148,14 +141,14 @@ pub fn patch(ctx: &mut CommandCtx<'_>) -> i32 {
             O::Force => s.force = true,
             O::Fuzz => match v.parse() {
                 Ok(n) => s.fuzz = n,
-                Err(_) => return fatal(ctx, &format!("fuzz factor {v} is not a number")),
+                Err(_) => return Err(fatal(ctx, &format!("fuzz factor {v} is not a number"))),
             },
             O::Input => s.input = Some(v),
             O::Forward => s.forward = true,
             O::Output => s.output = Some(v),
             O::Strip => match v.parse() {
                 Ok(n) => s.strip = Some(n),
-                Err(_) => return fatal(ctx, &format!("strip count {v} is not a number")),
+                Err(_) => return Err(fatal(ctx, &format!("strip count {v} is not a number"))),
             },
             O::RejectFile => s.reject_file = Some(v),
             O::Reverse => s.reverse = true,
@@ -173,7 +166,10 @@ pub fn patch(ctx: &mut CommandCtx<'_>) -> i32 {
             O::NoBackupIfMismatch => s.backup_if_mismatch = false,
             O::Posix => s.backup_if_mismatch = false,
             O::Ifdef | O::Ed | O::IgnoreWhitespace | O::Merge | O::Normal => {
-                return fatal(ctx, "this option is not available in the sandbox's patch");
+                return Err(fatal(
+                    ctx,
+                    "this option is not available in the sandbox's patch",
+                ));
             }
             // Formats are read as found; the rest tunes what is not here.
             O::Context
@@ -189,12 +185,33 @@ pub fn patch(ctx: &mut CommandCtx<'_>) -> i32 {
             | O::FollowSymlinks => {}
         }
     }
+    Ok(s)
+}
+
+/// `patch [OPTION]... [ORIGFILE [PATCHFILE]]`
+pub fn patch(ctx: &mut CommandCtx<'_>) -> i32 {
+    let parsed = match PatchOpt::TABLE.parse(ctx.args) {
+        Ok(p) => p,
+        Err(e) => {
+            ctx.gnu_error(&e);
+            let _ = writeln!(
+                ctx.stderr,
+                "patch: Try 'patch --help' for more information."
+            );
+            return 2;
+        }
+    };
+    let s = match settings(ctx, &parsed.opts) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
     if s.version {
         let _ = ctx.stdout.write_all(
             b"GNU patch 2.7.6\nCopyright (C) 2003, 2009-2012 Free Software Foundation, Inc.\n",
         );
         return 0;
     }
+    let mut s = s;
     if parsed.operands.len() > 2 {
         let extra = parsed.operands[2].clone();
         ctx.gnu_error(format_args!("{extra}: extra operand"));
@@ -264,6 +281,17 @@ struct Run<'s> {
     /// The directory names are resolved against (`-d`).
     base: String,
     status: i32,
+}
+
+/// What the hunks of one file came to.
+struct Applied {
+    out: Text,
+    /// Indexes of the hunks that failed or were skipped.
+    failed: Vec<usize>,
+    /// Some hunk did not match exactly (a `.orig` is kept).
+    mismatch: bool,
+    /// The whole file patch was skipped (a reversed patch not applied).
+    skipped: bool,
 }
 
 /// What to do about a patch that looks reversed.
@@ -360,89 +388,9 @@ impl Run<'_> {
             .iter()
             .map(|h| if reverse { h.reversed() } else { h.clone() })
             .collect();
-        let mut out = Text::default();
-        let mut cur = Cursor::default();
-        let mut failed: Vec<usize> = Vec::new();
-        let mut mismatch = false;
-        let mut skip_rest = false;
-        let mut k = 0;
-        while k < hunks.len() {
-            let hunk_no = k + 1;
-            if skip_rest {
-                failed.push(k);
-                k += 1;
-                continue;
-            }
-            let max_fuzz = s
-                .fuzz
-                .min(hunks[k].prefix_context().max(hunks[k].suffix_context()));
-            let mut found = None;
-            let mut fuzz = 0;
-            while fuzz <= max_fuzz {
-                found = apply::locate(&hunks[k], &input, &mut cur, fuzz);
-                mismatch |= found.is_none();
-                if found.is_none() && hunk_no == 1 && !s.force && reverse == s.reverse {
-                    let swapped = hunks[k].reversed();
-                    let mut trial = Cursor::default();
-                    if apply::locate(&swapped, &input, &mut trial, fuzz).is_some() {
-                        let what = if reverse {
-                            "Unreversed patch detected!"
-                        } else {
-                            "Reversed (or previously applied) patch detected!"
-                        };
-                        match self.ask_reversed(ctx, what, reverse) {
-                            Verdict::Swap => {
-                                reverse = !reverse;
-                                hunks = hunks.iter().map(|h| h.reversed()).collect();
-                                found = apply::locate(&hunks[k], &input, &mut cur, fuzz);
-                            }
-                            Verdict::Skip => {
-                                skip_rest = true;
-                            }
-                            Verdict::Apply => {}
-                        }
-                    }
-                }
-                if found.is_some() || skip_rest {
-                    break;
-                }
-                fuzz += 1;
-            }
-            if found.is_none() || fuzz > 0 || cur.in_offset != 0 {
-                mismatch = true;
-            }
-            let h = &hunks[k];
-            match found {
-                Some(at) if !skip_rest => {
-                    if !s.silent && (fuzz > 0 || cur.in_offset != 0 || s.verbose) {
-                        let newwhere = at as isize + h.new_start as isize - h.old_start as isize;
-                        let mut line = format!("Hunk #{hunk_no} succeeded at {newwhere}");
-                        if fuzz > 0 {
-                            line.push_str(&format!(" with fuzz {fuzz}"));
-                        }
-                        if cur.in_offset != 0 {
-                            let n = cur.in_offset;
-                            line.push_str(&format!(
-                                " (offset {n} line{})",
-                                if n.abs() == 1 { "" } else { "s" }
-                            ));
-                        }
-                        line.push_str(".\n");
-                        self.say(ctx, &line);
-                    }
-                    apply::apply(h, at, &input, &mut cur, &mut out);
-                }
-                _ => {
-                    if !skip_rest && !s.silent {
-                        let at = h.old_start as isize + cur.in_offset;
-                        self.say(ctx, &format!("Hunk #{hunk_no} FAILED at {at}.\n"));
-                    }
-                    failed.push(k);
-                }
-            }
-            k += 1;
-        }
-        apply::finish(&input, &mut cur, &mut out);
+        let done = self.apply_hunks(ctx, &input, &mut hunks, &mut reverse);
+        let (out, failed, mismatch, skip_rest) =
+            (done.out, done.failed, done.mismatch, done.skipped);
         if !failed.is_empty() {
             self.status = self.status.max(1);
         }
@@ -488,27 +436,144 @@ impl Run<'_> {
             }
         }
         if !failed.is_empty() {
-            let n = failed.len();
-            let word = if all_skipped { "ignored" } else { "FAILED" };
-            let mut line = format!("{n} out of {hunks_n} hunk{} {word}", plural(hunks_n));
-            let rej = s
-                .reject_file
-                .clone()
-                .unwrap_or_else(|| format!("{target}.rej"));
-            if !s.dry_run && rej != "-" {
-                line.push_str(&format!(" -- saving rejects to file {rej}"));
-                let mut text: Vec<u8> = Vec::new();
-                for h in &fp.header {
-                    text.extend_from_slice(h.as_bytes());
-                    text.push(b'\n');
-                }
-                for &i in &failed {
-                    text.extend(apply::unified(&hunks[i]));
-                }
-                let _ = ctx.fs.write(&self.abs(&rej), &text);
+            self.report_rejects(ctx, fp, &hunks, &failed, all_skipped, &target);
+        }
+    }
+
+    /// The per-file summary of failed or ignored hunks, and the reject
+    /// file unless `--dry-run` (or `-r -`).
+    fn report_rejects(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        fp: &FilePatch,
+        hunks: &[parse::Hunk],
+        failed: &[usize],
+        all_skipped: bool,
+        target: &str,
+    ) {
+        let s = self.s;
+        let hunks_n = hunks.len();
+        let n = failed.len();
+        let word = if all_skipped { "ignored" } else { "FAILED" };
+        let mut line = format!("{n} out of {hunks_n} hunk{} {word}", plural(hunks_n));
+        let rej = s
+            .reject_file
+            .clone()
+            .unwrap_or_else(|| format!("{target}.rej"));
+        if !s.dry_run && rej != "-" {
+            line.push_str(&format!(" -- saving rejects to file {rej}"));
+            let mut text: Vec<u8> = Vec::new();
+            for h in &fp.header {
+                text.extend_from_slice(h.as_bytes());
+                text.push(b'\n');
             }
-            line.push('\n');
-            self.say(ctx, &line);
+            for &i in failed {
+                text.extend(apply::unified(&hunks[i]));
+            }
+            let _ = ctx.fs.write(&self.abs(&rej), &text);
+        }
+        line.push('\n');
+        self.say(ctx, &line);
+    }
+
+    /// Looks for and applies each hunk in turn (GNU's main loop): fuzz up
+    /// to `-F`, the reversed-patch question on the first hunk.
+    fn apply_hunks(
+        &mut self,
+        ctx: &mut CommandCtx<'_>,
+        input: &Text,
+        hunks: &mut Vec<parse::Hunk>,
+        reverse: &mut bool,
+    ) -> Applied {
+        let s = self.s;
+        let mut out = Text::default();
+        let mut cur = Cursor::default();
+        let mut failed: Vec<usize> = Vec::new();
+        let mut mismatch = false;
+        let mut skip_rest = false;
+        let mut k = 0;
+        while k < hunks.len() {
+            let hunk_no = k + 1;
+            if skip_rest {
+                failed.push(k);
+                k += 1;
+                continue;
+            }
+            let max_fuzz = s
+                .fuzz
+                .min(hunks[k].prefix_context().max(hunks[k].suffix_context()));
+            let mut found = None;
+            let mut fuzz = 0;
+            while fuzz <= max_fuzz {
+                found = apply::locate(&hunks[k], input, &mut cur, fuzz);
+                mismatch |= found.is_none();
+                if found.is_none() && hunk_no == 1 && !s.force && *reverse == s.reverse {
+                    let swapped = hunks[k].reversed();
+                    let mut trial = Cursor::default();
+                    if apply::locate(&swapped, input, &mut trial, fuzz).is_some() {
+                        let what = if *reverse {
+                            "Unreversed patch detected!"
+                        } else {
+                            "Reversed (or previously applied) patch detected!"
+                        };
+                        match self.ask_reversed(ctx, what, *reverse) {
+                            Verdict::Swap => {
+                                *reverse = !*reverse;
+                                *hunks = hunks.iter().map(|h| h.reversed()).collect();
+                                found = apply::locate(&hunks[k], input, &mut cur, fuzz);
+                            }
+                            Verdict::Skip => {
+                                skip_rest = true;
+                            }
+                            Verdict::Apply => {}
+                        }
+                    }
+                }
+                if found.is_some() || skip_rest {
+                    break;
+                }
+                fuzz += 1;
+            }
+            if found.is_none() || fuzz > 0 || cur.in_offset != 0 {
+                mismatch = true;
+            }
+            let h = &hunks[k];
+            match found {
+                Some(at) if !skip_rest => {
+                    if !s.silent && (fuzz > 0 || cur.in_offset != 0 || s.verbose) {
+                        let newwhere = at as isize + h.new_start as isize - h.old_start as isize;
+                        let mut line = format!("Hunk #{hunk_no} succeeded at {newwhere}");
+                        if fuzz > 0 {
+                            line.push_str(&format!(" with fuzz {fuzz}"));
+                        }
+                        if cur.in_offset != 0 {
+                            let n = cur.in_offset;
+                            line.push_str(&format!(
+                                " (offset {n} line{})",
+                                if n.abs() == 1 { "" } else { "s" }
+                            ));
+                        }
+                        line.push_str(".\n");
+                        self.say(ctx, &line);
+                    }
+                    apply::apply(h, at, input, &mut cur, &mut out);
+                }
+                _ => {
+                    if !skip_rest && !s.silent {
+                        let at = h.old_start as isize + cur.in_offset;
+                        self.say(ctx, &format!("Hunk #{hunk_no} FAILED at {at}.\n"));
+                    }
+                    failed.push(k);
+                }
+            }
+            k += 1;
+        }
+        apply::finish(input, &mut cur, &mut out);
+        Applied {
+            out,
+            failed,
+            mismatch,
+            skipped: skip_rest,
         }
     }
 

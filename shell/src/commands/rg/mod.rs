@@ -158,30 +158,7 @@ impl<'c> Run<'c> {
         } else {
             cfg.paths.clone()
         };
-        let first_is_dir = roots.len() == 1
-            && roots[0] != "-"
-            && ctx
-                .fs
-                .metadata(&ctx.path(&roots[0]))
-                .is_ok_and(|m| m.kind == crate::fs::FileKind::Dir);
-        self.mapped = roots.len() <= 10
-            && roots.iter().all(|r| {
-                r != "-"
-                    && ctx
-                        .fs
-                        .metadata(&ctx.path(r))
-                        .is_ok_and(|m| m.kind == crate::fs::FileKind::File)
-            });
-        let with_filename = cfg
-            .with_filename
-            .unwrap_or(cfg.vimgrep || roots.len() > 1 || first_is_dir);
-        let line_number = match cfg.output {
-            Output::Json => true,
-            Output::Lines => cfg
-                .line_number
-                .unwrap_or(cfg.column == Some(true) || cfg.vimgrep),
-            _ => false,
-        };
+        let (with_filename, line_number) = self.layout(ctx, &roots);
         let mut printer = search::printer(cfg, with_filename);
         let mut out: Vec<u8> = Vec::new();
         let warnings: std::cell::RefCell<Vec<String>> = Default::default();
@@ -271,6 +248,38 @@ impl<'c> Run<'c> {
         } else {
             1
         }
+    }
+
+    /// What the roots decide: whether paths are printed (several roots or
+    /// a directory), line numbers (asked for, or implied), and whether the
+    /// files are searched as mapped slices.
+    fn layout(&mut self, ctx: &CommandCtx<'_>, roots: &[String]) -> (bool, bool) {
+        let cfg = self.cfg;
+        let first_is_dir = roots.len() == 1
+            && roots[0] != "-"
+            && ctx
+                .fs
+                .metadata(&ctx.path(&roots[0]))
+                .is_ok_and(|m| m.kind == crate::fs::FileKind::Dir);
+        self.mapped = roots.len() <= 10
+            && roots.iter().all(|r| {
+                r != "-"
+                    && ctx
+                        .fs
+                        .metadata(&ctx.path(r))
+                        .is_ok_and(|m| m.kind == crate::fs::FileKind::File)
+            });
+        let with_filename = cfg
+            .with_filename
+            .unwrap_or(cfg.vimgrep || roots.len() > 1 || first_is_dir);
+        let line_number = match cfg.output {
+            Output::Json => true,
+            Output::Lines => cfg
+                .line_number
+                .unwrap_or(cfg.column == Some(true) || cfg.vimgrep),
+            _ => false,
+        };
+        (with_filename, line_number)
     }
 
     /// Searches one file's contents.

@@ -498,6 +498,38 @@ impl Config {
             O::NoMultilineDotall => self.dotall = false,
             O::NoFilename => self.with_filename = Some(false),
             O::WithFilename => self.with_filename = Some(true),
+            O::Sort | O::Sortr => {
+                self.sort = match v {
+                    "path" => SortBy::Path,
+                    "modified" => SortBy::Modified,
+                    "accessed" => SortBy::Accessed,
+                    "created" => SortBy::Created,
+                    "none" => SortBy::None,
+                    _ => {
+                        let flag = if opt == O::Sort { "--sort" } else { "--sortr" };
+                        return Err(invalid_value(
+                            v,
+                            &format!("{flag} <SORTBY>"),
+                            &["accessed", "created", "modified", "none", "path"],
+                        ));
+                    }
+                };
+                self.sort_reverse = opt == O::Sortr;
+            }
+            O::SortFiles => self.sort = SortBy::Path,
+            O::NoSortFiles => self.sort = SortBy::None,
+            O::Unrestricted => *unrestricted += 1,
+            // Walk, ignore and engine flags.
+            other => self.apply_walk(other, v)?,
+        }
+        Ok(())
+    }
+
+    /// The flags of the walk, the ignore rules, sorting and the engine
+    /// (the rest of [`Config::apply`]).
+    fn apply_walk(&mut self, opt: RgOpt, v: &str) -> Result<(), ArgError> {
+        use RgOpt as O;
+        match opt {
             O::NoIgnore => {
                 self.no_ignore_vcs = true;
                 self.no_ignore_dot = true;
@@ -547,26 +579,6 @@ impl Config {
             O::Replace => self.replace = Some(v.as_bytes().to_vec()),
             O::SearchZip => self.search_zip = true,
             O::NoSearchZip => self.search_zip = false,
-            O::Sort | O::Sortr => {
-                self.sort = match v {
-                    "path" => SortBy::Path,
-                    "modified" => SortBy::Modified,
-                    "accessed" => SortBy::Accessed,
-                    "created" => SortBy::Created,
-                    "none" => SortBy::None,
-                    _ => {
-                        let flag = if opt == O::Sort { "--sort" } else { "--sortr" };
-                        return Err(invalid_value(
-                            v,
-                            &format!("{flag} <SORTBY>"),
-                            &["accessed", "created", "modified", "none", "path"],
-                        ));
-                    }
-                };
-                self.sort_reverse = opt == O::Sortr;
-            }
-            O::SortFiles => self.sort = SortBy::Path,
-            O::NoSortFiles => self.sort = SortBy::None,
             O::Stats => self.stats = true,
             O::NoStats => self.stats = false,
             O::Text => self.text = true,
@@ -580,7 +592,6 @@ impl Config {
             O::TypeNot => self.types.push(TypeRule::Negate(v.to_string())),
             O::TypeAdd => self.types.push(TypeRule::Add(v.to_string())),
             O::TypeClear => self.types.push(TypeRule::Clear(v.to_string())),
-            O::Unrestricted => *unrestricted += 1,
             O::Vimgrep => self.vimgrep = true,
             O::Encoding => {
                 let known = ["utf-8", "utf8", "auto", "none"];
@@ -615,6 +626,8 @@ impl Config {
             | O::PreGlob
             | O::AutoHybridRegex
             | O::NoAutoHybridRegex => {}
+            // The output and matching flags [`Config::apply`] handles.
+            _ => {}
         }
         Ok(())
     }
