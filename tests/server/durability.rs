@@ -194,6 +194,30 @@ async fn a_head_naming_a_missing_record_is_reported_and_repaired() {
     assert!(!chain.contains(&second));
 }
 
+/// A worker process, killed (by pid) and waited for when dropped, so a
+/// failing test leaves no server behind.
+struct Worker(std::process::Child);
+
+impl std::ops::Deref for Worker {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Worker {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A worker on `s3://BUCKET/...` through `endpoint`, giving up on the store
 /// after 2 s of retries; its log is kept for [`LOGS`].
 fn worker_via(
@@ -201,7 +225,7 @@ fn worker_via(
     endpoint: &str,
     url: &str,
     extra: &[&str],
-) -> (std::process::Child, String) {
+) -> (Worker, String) {
     let mut args = vec!["--store", url, "--store-retry-timeout", "2s"];
     args.extend_from_slice(extra);
     let mut cmd = serve_command(data, "local", &args);
@@ -209,7 +233,8 @@ fn worker_via(
     for (k, v) in aws_settings(endpoint) {
         cmd.env(k.to_ascii_uppercase(), v);
     }
-    serve_child(cmd, true)
+    let (child, base) = serve_child(cmd, true);
+    (Worker(child), base)
 }
 
 async fn post(c: &Client, url: String, body: Value) -> (u16, Value) {
@@ -370,7 +395,8 @@ async fn a_checkpoint_keeps_a_live_sessions_work_through_kill_9() {
     let spawn = |extra: &[&str]| {
         let mut cmd = serve_command(data.path(), "local", extra);
         cmd.env("RUST_LOG", "warn");
-        serve_child(cmd, false)
+        let (child, base) = serve_child(cmd, false);
+        (Worker(child), base)
     };
     let (mut worker, base) = spawn(&["--checkpoint", "1s", "--idle", "1h"]);
     let s = new_session(&c, &base, "steady").await;
