@@ -9,7 +9,10 @@
 //! `SANDKEEP_REQUIRE_DOCKER=1`. An `#[ignore]`d measurement of session
 //! creation to first output on docker (see `docker_latency`).
 //!
-//! Modules: `python` (the Python client's suite and schemathesis), `load`
+//! Modules: `guard` (a web page's requests against a tokenless server,
+//! input bounds, error shapes, SSE readers that stop reading or leave,
+//! `Idempotency-Key`, MCP sessions under the session limits and idle
+//! parks), `python` (the Python client's suite and schemathesis), `load`
 //! (the ignored local load benchmark), `docker` (the docker backend, the
 //! pool and its latency measurement); the harness and the local tests here.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -22,6 +25,7 @@ mod docker_support;
 mod docker;
 mod durability;
 mod fault_proxy;
+mod guard;
 mod load;
 mod python;
 mod s3;
