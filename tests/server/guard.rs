@@ -407,7 +407,8 @@ async fn mcp_sessions_count_against_the_session_limits() {
     let srv = start(data.path(), config).await;
     let (b, c) = (srv.base.clone(), client());
     let alice = Some("tok-alice-0123456789");
-    let bob = Some("tok-bob-0123456789");
+    let bob_token = "tok-bob-0123456789";
+    let bob = Some(bob_token);
     mcp_open(&c, &b, "alice", alice).await.unwrap();
     let (status, _) = create(&c, &b, "alice", alice).await;
     assert_eq!(status, StatusCode::CREATED);
@@ -438,7 +439,7 @@ async fn mcp_sessions_count_against_the_session_limits() {
     let r = c
         .delete(format!("{b}/mcp/bob"))
         .header("mcp-session-id", &bobs)
-        .bearer_auth(bob.unwrap())
+        .bearer_auth(bob_token)
         .send()
         .await
         .unwrap();
