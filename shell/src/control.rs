@@ -36,6 +36,52 @@ impl crate::watchdog::Expire for Ending {
     }
 }
 
+/// Cancels a run from outside it: the caller that asked for the run went
+/// away (an HTTP client disconnected) and nobody will read its result. Give
+/// a clone to [`crate::RunOptions::cancel`]; [`CancelHandle::cancel`] then
+/// ends the run as its deadline would (status 124, every thread of the
+/// run stopping at its next check), before it started or while it runs.
+#[derive(Clone, Debug, Default)]
+pub struct CancelHandle(Arc<CancelState>);
+
+#[derive(Debug, Default)]
+struct CancelState {
+    /// The run's ending (weak: a handle kept after the run holds nothing)
+    /// and whether the handle was used, under one lock so a cancel racing
+    /// the run's start is never missed.
+    run: Mutex<(Option<std::sync::Weak<Ending>>, bool)>,
+}
+
+impl CancelHandle {
+    /// A handle for a run not started yet.
+    pub fn new() -> CancelHandle {
+        CancelHandle::default()
+    }
+
+    /// Ends the run (now, or as soon as it starts).
+    pub fn cancel(&self) {
+        let mut run = self.0.run.lock().unwrap_or_else(PoisonError::into_inner);
+        run.1 = true;
+        if let Some(ending) = run.0.as_ref().and_then(std::sync::Weak::upgrade) {
+            ending.trip(LimitKind::Timeout);
+        }
+    }
+
+    /// True once [`CancelHandle::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.run.lock().unwrap_or_else(PoisonError::into_inner).1
+    }
+
+    /// Ties the handle to the run of `control`.
+    pub(crate) fn attach(&self, control: &RunControl) {
+        let mut run = self.0.run.lock().unwrap_or_else(PoisonError::into_inner);
+        run.0 = Some(Arc::downgrade(&control.ending));
+        if run.1 {
+            control.ending.trip(LimitKind::Timeout);
+        }
+    }
+}
+
 /// Shared control block of one run.
 #[derive(Debug)]
 pub struct RunControl {

@@ -42,7 +42,7 @@ use std::time::Duration;
 pub use alloc::MeteredAlloc;
 pub use clock::{Clock, Timestamp};
 pub use commands::{CommandCtx, CommandFn, CustomCommand, Exec, ExecMode, ExecRequest};
-pub use control::RunControl;
+pub use control::{CancelHandle, RunControl};
 pub use fs::{Changes, Device, FileKind, FileReader, Fs, FsError, FsResult, Metadata, VfsAdapter};
 pub use interp::read_caller_fd;
 pub use limits::{FsLimits, LIMIT_STATUS, LimitKind, Limits, OUTPUT_LIMIT_STATUS};
@@ -171,6 +171,8 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     /// Streams output while the script runs (it is still collected in [`RunOutput`]).
     pub sink: Option<Arc<dyn OutputSink>>,
+    /// Ends the run from outside when cancelled (as its deadline would).
+    pub cancel: Option<CancelHandle>,
 }
 
 /// What one [`Shell::run`] produced.

@@ -92,6 +92,23 @@ fn brace_expansion() {
     );
 }
 
+/// A command given many operands: parsing them was quadratic (minutes for
+/// a million, with no cancellation point), and touching them checked the
+/// run nowhere; every filesystem call is a cancellation point now.
+#[test]
+fn file_operands() {
+    let _serial = serial();
+    let sh = shell();
+    setup(&sh, "seq 50000 > /tmp/ops");
+    for script in [
+        "mapfile -t a < /tmp/ops; touch \"${a[@]}\"",
+        "mapfile -t a < /tmp/ops; touch \"${a[@]}\"; while :; do touch \"${a[@]}\"; done",
+    ] {
+        stops_on_time(&sh, "file operands", script);
+        setup(&sh, "cd /workspace && rm -rf ./*");
+    }
+}
+
 #[test]
 fn jq() {
     let _serial = serial();
@@ -203,4 +220,46 @@ fn tar_and_gzip() {
     ] {
         stops_on_time(&sh, "tar/gzip", script);
     }
+}
+
+/// A run cancelled from outside (its caller went away) ends as at its
+/// deadline, whether the handle is used while it runs or before it starts.
+#[test]
+fn a_cancel_handle_ends_the_run_from_outside() {
+    let _serial = serial();
+    let sh = shell();
+    let cancel = sandkeep_shell::CancelHandle::new();
+    let trigger = cancel.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        trigger.cancel();
+    });
+    let started = std::time::Instant::now();
+    let o = sh.run(
+        "while :; do :; done",
+        RunOptions {
+            timeout: Some(Duration::from_secs(60)),
+            cancel: Some(cancel.clone()),
+            ..RunOptions::default()
+        },
+    );
+    canceller.join().unwrap();
+    assert_eq!(o.exit_code, 124, "{o:?}");
+    assert!(cancel.is_cancelled());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "ended {:?} after its start, its cancel at 300 ms",
+        started.elapsed()
+    );
+    let early = sandkeep_shell::CancelHandle::new();
+    early.cancel();
+    let o = sh.run(
+        "sleep 30; echo never",
+        RunOptions {
+            cancel: Some(early),
+            ..RunOptions::default()
+        },
+    );
+    assert_eq!(o.exit_code, 124, "{o:?}");
+    assert!(o.stdout.is_empty());
 }

@@ -9,7 +9,7 @@
 //! is told only once every request read has been answered, so a call still
 //! running when the client closes its end is not dropped unanswered.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -18,16 +18,33 @@ use tokio::io::{
 };
 use tokio::sync::{Notify, mpsc};
 
-/// Ids of requests read but not answered yet.
+/// Ids of requests read but not answered yet, each with how many requests
+/// carry it (a client may reuse an id before its first answer).
 #[derive(Default)]
 struct Pending {
-    ids: Mutex<HashSet<String>>,
+    ids: Mutex<HashMap<String, usize>>,
     answered: Notify,
 }
 
 impl Pending {
-    fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+    fn ids(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
         self.ids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn add(&self, id: String) {
+        *self.ids().entry(id).or_default() += 1;
+    }
+
+    fn answer(&self, id: &str) {
+        let mut ids = self.ids();
+        if let Some(n) = ids.get_mut(id) {
+            *n -= 1;
+            if *n == 0 {
+                ids.remove(id);
+            }
+        }
+        drop(ids);
+        self.answered.notify_waiters();
     }
 
     async fn all_answered(&self) {
@@ -158,7 +175,11 @@ fn refusal(line: &Line) -> Option<String> {
                     "Parse error: not a JSON message",
                 ));
             };
-            let id = message.get("id").cloned().unwrap_or(Value::Null);
+            let id = message
+                .get("id")
+                .filter(|id| id.is_string() || id.is_number())
+                .cloned()
+                .unwrap_or(Value::Null);
             let is_message = message.is_object()
                 && message.get("jsonrpc") == Some(&Value::from("2.0"))
                 && (message.get("method").is_some_and(Value::is_string)
@@ -170,6 +191,41 @@ fn refusal(line: &Line) -> Option<String> {
     }
 }
 
+/// What to do with a JSON-RPC message that rmcp's own decoder would
+/// refuse (an object or boolean `id`, `params` that are a string or miss a
+/// field the method needs): rmcp drops such a line without an answer, so a
+/// request among them would stay pending for good and end of input would
+/// never reach the server. `None` when rmcp reads the message;
+/// `Some(Some(line))`: the error to answer (with the request's id when it
+/// is one a reply can carry); `Some(None)`: nothing to answer (a
+/// notification or a response).
+fn undecodable(message: &Value, bytes: &[u8]) -> Option<Option<String>> {
+    let decoded = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(bytes);
+    let error = decoded.err()?;
+    let is_request = message.get("method").is_some();
+    let id = message.get("id");
+    if !is_request || id.is_none_or(Value::is_null) {
+        return Some(None);
+    }
+    let id = id.expect("checked above");
+    if !(id.is_string() || id.is_i64()) {
+        return Some(Some(error_line(
+            &Value::Null,
+            -32600,
+            "Invalid request: the id must be a string or an integer",
+        )));
+    }
+    let text = error.to_string();
+    // serde's message ends with " at line L column C", which names
+    // nothing the client can use.
+    let text = text.split(" at line ").next().unwrap_or(&text);
+    Some(Some(error_line(
+        id,
+        -32602,
+        &format!("Invalid params: {text}"),
+    )))
+}
+
 /// Writes one reply line and flushes it; an answer to a pending request
 /// takes it off the list. False when the client's end is gone.
 async fn send_line(output: &mut (impl AsyncWrite + Unpin), pending: &Pending, line: &str) -> bool {
@@ -177,8 +233,7 @@ async fn send_line(output: &mut (impl AsyncWrite + Unpin), pending: &Pending, li
         && reply.get("method").is_none()
         && let Some(id) = reply.get("id")
     {
-        pending.ids().remove(&id.to_string());
-        pending.answered.notify_waiters();
+        pending.answer(&id.to_string());
     }
     output.write_all(line.as_bytes()).await.is_ok()
         && output.write_all(b"\n").await.is_ok()
@@ -243,10 +298,20 @@ pub fn frame(
             let Ok(message) = serde_json::from_slice::<Value>(&bytes) else {
                 continue;
             };
+            match undecodable(&message, &bytes) {
+                Some(Some(error)) => {
+                    let _ = errors_tx.send(error);
+                    continue;
+                }
+                // A notification or a response rmcp cannot read: no answer
+                // is due, and rmcp would only log it.
+                Some(None) => continue,
+                None => {}
+            }
             if message.get("method").is_some()
                 && let Some(id) = message.get("id").filter(|id| !id.is_null())
             {
-                reader_pending.ids().insert(id.to_string());
+                reader_pending.add(id.to_string());
             }
             if feed.write_all(&bytes).await.is_err() || feed.write_all(b"\n").await.is_err() {
                 break;

@@ -212,8 +212,9 @@ impl McpServer {
         Ok(())
     }
 
-    /// Starts the session if it has not started yet.
-    async fn ensure_started(&self) -> Result<(), String> {
+    /// The session, started (its workspace restored) if it has not started
+    /// yet or was parked; held locked for the caller.
+    async fn started(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Session>>, String> {
         let mut guard = self.session.lock().await;
         if guard.is_none() {
             let mut session = self
@@ -223,7 +224,15 @@ impl McpServer {
             session.start().await.map_err(|e| e.to_string())?;
             *guard = Some(session);
         }
-        Ok(())
+        Ok(guard)
+    }
+
+    /// The cell holding this server's session, for the HTTP server to park
+    /// it when idle (the next call starts it again, restoring the
+    /// workspace) and to complete it at the end.
+    #[cfg(feature = "server")]
+    pub(crate) fn session_cell(&self) -> Arc<Mutex<Option<Session>>> {
+        self.session.clone()
     }
 }
 
@@ -256,10 +265,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
-        self.ensure_started()
-            .with_subscriber(self.tap.clone())
-            .await
-            .map_err(|e| McpError::internal_error(e, None))?;
+        drop(
+            self.started()
+                .with_subscriber(self.tap.clone())
+                .await
+                .map_err(|e| McpError::internal_error(e, None))?,
+        );
         self.negotiate_initialize(&request)
     }
 
@@ -288,10 +299,12 @@ impl ServerHandler for McpServer {
             .as_ref()
             .map(|p| p.sink.clone() as Arc<dyn OutputSink>);
         let result = async {
-            self.ensure_started()
+            // Started and used under one lock: an idle park between the two
+            // cannot take the session away.
+            let mut guard = self
+                .started()
                 .await
                 .map_err(|e| McpError::internal_error(e, None))?;
-            let mut guard = self.session.lock().await;
             let session = guard.as_mut().expect("started above");
             let args = request.arguments.unwrap_or_default();
             tools::call(&self.runtime, session, &request.name, args, sink).await

@@ -52,6 +52,63 @@ pub struct RunRequest {
     pub timeout: Option<Duration>,
     /// Receives output while the command runs.
     pub sink: Option<Arc<dyn OutputSink>>,
+    /// Ends the run from outside (its caller went away) when cancelled.
+    pub cancel: Option<RunCancel>,
+}
+
+/// Cancels a run from outside it: its caller went away and nobody will read
+/// the result. The run ends as at its deadline (status 124): the local
+/// backend stops the interpreter at its next check, the docker backend
+/// kills the run's processes as its timeout does.
+#[derive(Clone, Debug, Default)]
+pub struct RunCancel(Arc<CancelState>);
+
+#[derive(Debug, Default)]
+struct CancelState {
+    cancelled: std::sync::atomic::AtomicBool,
+    wake: tokio::sync::Notify,
+}
+
+impl RunCancel {
+    /// A handle not cancelled yet.
+    pub fn new() -> RunCancel {
+        RunCancel::default()
+    }
+
+    /// Cancels the run (now, or as soon as it starts).
+    pub fn cancel(&self) {
+        self.0
+            .cancelled
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.0.wake.notify_waiters();
+    }
+
+    /// True once cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Resolves once cancelled.
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.0.wake.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// [`RunCancel::cancelled`] of an optional handle: pending forever
+    /// without one.
+    pub(crate) async fn of(cancel: Option<&RunCancel>) {
+        match cancel {
+            Some(c) => c.cancelled().await,
+            None => std::future::pending().await,
+        }
+    }
 }
 
 impl RunRequest {

@@ -24,7 +24,7 @@
 
 pub mod auth;
 mod guard;
-mod mcp_http;
+pub(crate) mod mcp_http;
 pub mod openapi;
 mod routes;
 pub mod sessions;
@@ -145,6 +145,17 @@ impl Server {
         let slots = self.state.sessions.all();
         let grace = self.state.config.park_grace;
         let parks = slots.into_iter().map(|slot| async move {
+            if let Some(link) = &slot.mcp {
+                // Every tool call kept its work: completing releases the
+                // sandbox.
+                if let Some(cell) = link.session.get()
+                    && let Some(session) = cell.lock().await.take()
+                    && let Err(e) = session.complete().await
+                {
+                    tracing::warn!("MCP session {}: completing at shutdown: {e}", slot.id);
+                }
+                return None;
+            }
             let mut live = slot.live.lock().await;
             let deadline = tokio::time::Instant::now() + grace;
             let mut wait = Duration::from_millis(250);
@@ -234,8 +245,45 @@ async fn reap(state: Arc<State>) {
     }
 }
 
+/// One MCP session's turn of the reaper: gone when the client closed it or
+/// it reached `--max-session` (completed), parked when idle.
+async fn keep_or_park_mcp(state: &State, slot: &sessions::Slot, link: &mcp_http::McpLink) {
+    let expired = slot.created.elapsed() >= state.config.max_session;
+    if expired || !link.alive().await {
+        if link.session_id.get().is_none() && !expired {
+            // Still being initialized.
+            return;
+        }
+        match link.park().await {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => {
+                tracing::error!("MCP session {}: completing failed: {e}", slot.id);
+                return;
+            }
+        }
+        link.close().await;
+        if let Some(id) = link.session_id.get() {
+            state.mcp.forget(id);
+        }
+        state.sessions.remove(&slot.id);
+        tracing::info!("MCP session {} ended", slot.id);
+        return;
+    }
+    if slot.idle_for() >= state.config.idle {
+        match link.park().await {
+            Ok(true) => {}
+            Ok(false) => {}
+            Err(e) => tracing::error!("MCP session {}: idle park failed: {e}", slot.id),
+        }
+    }
+}
+
 /// One session's turn of the reaper.
 async fn keep_or_park(state: &State, slot: &sessions::Slot) {
+    if let Some(link) = &slot.mcp {
+        return keep_or_park_mcp(state, slot, link).await;
+    }
     let expired = slot.created.elapsed() >= state.config.max_session;
     let idle = slot.idle_for() >= state.config.idle;
     // A session busy with a call is not idle, and is checkpointed after it.

@@ -135,8 +135,12 @@ pub fn document() -> Value {
             "/v1/sessions/{id}/run": {"post": op(json!({
                 "operationId": "run",
                 "summary": "Run a command (bash -c) in /workspace; with Accept: text/event-stream, stream it as SSE (stdout, stderr, then exit)",
+                "parameters": [{"name": "Idempotency-Key", "in": "header", "required": false,
+                    "description": "A retry with the same key (in this session, same body) returns the first run's result, waiting for it while it runs, instead of running again; a run with a key is not cancelled when its client goes away.",
+                    "schema": {"type": "string", "minLength": 1, "maxLength": 255}}],
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RunRequest"}}}},
                 "responses": {
+                    "422": error_response("The Idempotency-Key was used for another request in this session"),
                     "200": {
                         "description": "The finished run (JSON), or its stream (SSE events stdout/stderr with {data}, then exit with {exit_code, truncated, timed_out})",
                         "content": {
@@ -243,7 +247,8 @@ pub fn document() -> Value {
                 "RunRequest": {"type": "object", "required": ["command"], "additionalProperties": false, "properties": {
                     "command": {"type": "string", "description": "The script, as for bash -c."},
                     "timeout_ms": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 3_600_000},
-                    "stdin": {"type": "string", "nullable": true}
+                    "stdin": {"type": "string", "nullable": true},
+                    "detach": {"type": "boolean", "nullable": true, "description": "Let the run go on when the client disconnects (default: a client that goes away cancels its run)."}
                 }},
                 "RunResult": {"type": "object", "required": ["stdout", "stderr", "exit_code", "truncated", "timed_out"], "properties": {
                     "stdout": {"type": "string"}, "stderr": {"type": "string"}, "exit_code": {"type": "integer"},

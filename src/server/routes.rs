@@ -20,10 +20,11 @@ use serde_json::{Value, json};
 
 use super::State;
 use super::auth::{Caller, Grant};
+use super::sessions;
 use super::sessions::{Refusal, Slot};
 use crate::mindlog::Kind as LogKind;
 use crate::runtime::validate_agent;
-use crate::sandbox::{OutputSink, RunRequest, RunResult, SandboxError};
+use crate::sandbox::{OutputSink, RunCancel, RunRequest, RunResult, SandboxError};
 use crate::session::SessionError;
 use crate::store::{Generations, Kind, Record, StoreError};
 
@@ -243,7 +244,8 @@ fn caller_for_agent(state: &State, headers: &HeaderMap, agent: &str) -> ApiResul
 /// does not exist, so ids reveal nothing.
 fn slot_for(state: &State, headers: &HeaderMap, id: &str) -> ApiResult<Arc<Slot>> {
     let caller = caller(state, headers)?;
-    match state.sessions.get(id) {
+    // An MCP session's slot is not a REST session.
+    match state.sessions.get(id).filter(|s| s.mcp.is_none()) {
         Some(slot) if caller.grant.allows(&slot.agent) => {
             slot.touch();
             Ok(slot)
@@ -293,17 +295,7 @@ async fn create_session(
             config.max_sessions,
             config.max_sessions_per_token,
         )
-        .map_err(|refusal| {
-            let message = match refusal {
-                Refusal::Total(n) => format!("too many sessions on this server (limit {n})"),
-                Refusal::PerToken(n) => format!("too many sessions for this token (limit {n})"),
-            };
-            ApiError {
-                status: StatusCode::TOO_MANY_REQUESTS,
-                message,
-                retry_after: Some(config.idle.as_secs().clamp(1, 60)),
-            }
-        })?;
+        .map_err(|refusal| too_many(&state, refusal))?;
     // Start now: the workspace is restored and a sandbox that cannot be
     // created is reported here, not at the first run.
     let started = {
@@ -328,6 +320,9 @@ struct RunBody {
     command: String,
     timeout_ms: Option<u64>,
     stdin: Option<String>,
+    /// Let the run go on when the client goes away (default: it is
+    /// cancelled).
+    detach: Option<bool>,
 }
 
 fn run_json(r: &RunResult) -> Value {
@@ -340,14 +335,92 @@ fn run_json(r: &RunResult) -> Value {
     })
 }
 
+/// The header that makes a retried run return the first one's result.
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+/// The `Idempotency-Key` of a request, if it sent one: 1 to 255 visible
+/// ASCII characters.
+fn idempotency_key(headers: &HeaderMap) -> ApiResult<Option<String>> {
+    let Some(value) = headers.get(IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    match value.to_str() {
+        Ok(key) if (1..=255).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) => {
+            Ok(Some(key.to_string()))
+        }
+        _ => Err(ApiError::bad(
+            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+        )),
+    }
+}
+
+/// Cancels a run when dropped while armed: the client that asked for it
+/// went away before its end (a JSON client's request dropped, an SSE
+/// client's stream dropped or overflowed).
+struct CancelOnDrop(Option<RunCancel>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.0.take()
+            && !cancel.is_cancelled()
+        {
+            tracing::info!("a run's client went away: run cancelled");
+            cancel.cancel();
+        }
+    }
+}
+
+/// The SSE events of an ended run: its output, then `exit` (or `error`).
+fn exit_event(outcome: &sessions::RunOutcome) -> Event {
+    match outcome {
+        Ok(r) => Event::default().event("exit").data(
+            json!({
+                "exit_code": r.exit_code,
+                "truncated": r.truncated,
+                "timed_out": r.timed_out,
+            })
+            .to_string(),
+        ),
+        Err((status, message)) => Event::default()
+            .event("error")
+            .data(json!({ "error": message, "status": status.as_u16() }).to_string()),
+    }
+}
+
+/// The answer to a run: JSON, or (when `stream`) SSE events from `buffer`.
+fn answer(outcome: &sessions::RunOutcome) -> ApiResult<Response> {
+    match outcome {
+        Ok(result) => Ok(axum::Json(run_json(result)).into_response()),
+        Err((status, message)) => Err(ApiError::new(*status, message.clone())),
+    }
+}
+
+fn sse_of(buffer: Arc<StreamBuffer>, guard: CancelOnDrop) -> Response {
+    let stream = futures_util::stream::unfold((buffer, guard), |(buffer, mut guard)| async move {
+        let Some(event) = buffer.next().await else {
+            if buffer.ended() {
+                // Every event out, the run's own end the last: nothing to
+                // cancel.
+                guard.disarm();
+            }
+            return None;
+        };
+        Some((Ok::<Event, Infallible>(event), (buffer, guard)))
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
 async fn run(
     AxState(state): St,
     headers: HeaderMap,
     Path(id): Path<String>,
-    body: Bytes,
+    raw: Bytes,
 ) -> ApiResult<Response> {
     let slot = slot_for(&state, &headers, &id)?;
-    let body: RunBody = parse_json(&body)?;
+    let body: RunBody = parse_json(&raw)?;
+    let key = idempotency_key(&headers)?;
     let mut request = RunRequest::new(body.command);
     if let Some(ms) = body.timeout_ms {
         if !(1..=MAX_TIMEOUT_MS).contains(&ms) {
@@ -362,36 +435,94 @@ async fn run(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/event-stream"));
-    if !wants_stream {
-        let result = run_in(&state, &slot, request).await?;
-        return Ok(axum::Json(run_json(&result)).into_response());
+
+    // A retry of a run under the same key gets the first one's outcome,
+    // waiting for it while it runs.
+    let mut record = None;
+    if let Some(key) = &key {
+        let claim = slot
+            .runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .claim(key, &raw);
+        match claim {
+            sessions::Claim::Known(known) => {
+                if known.body != raw.as_ref() {
+                    return Err(ApiError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "this Idempotency-Key was used for another request in this session",
+                    ));
+                }
+                let mut watch = known.outcome;
+                let outcome = watch
+                    .wait_for(Option::is_some)
+                    .await
+                    .map_err(|_| {
+                        ApiError::new(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            "the first run under this Idempotency-Key was lost",
+                        )
+                    })?
+                    .clone()
+                    .expect("waited for it");
+                if !wants_stream {
+                    return answer(&outcome);
+                }
+                let buffer = Arc::new(StreamBuffer::default());
+                if let Ok(r) = &*outcome {
+                    buffer.push("stdout", &r.stdout);
+                    buffer.push("stderr", &r.stderr);
+                }
+                buffer.finish(exit_event(&outcome));
+                return Ok(sse_of(buffer, CancelOnDrop(None)));
+            }
+            sessions::Claim::New(tx) => record = Some(tx),
+        }
     }
-    let buffer = Arc::new(StreamBuffer::default());
-    request.sink = Some(Arc::new(BufferSink(buffer.clone())));
+
+    // A client that goes away cancels its run unless it asked to detach, or
+    // named it with a key (it means to come back for the result).
+    let cancel = RunCancel::new();
+    request.cancel = Some(cancel.clone());
+    let guard = CancelOnDrop((!body.detach.unwrap_or(false) && key.is_none()).then_some(cancel));
+    let buffer = wants_stream.then(|| Arc::new(StreamBuffer::default()));
+    if let Some(buffer) = &buffer {
+        request.sink = Some(Arc::new(BufferSink(buffer.clone())));
+    }
+    // The run is a task of its own, holding the session's lock to its end
+    // whatever becomes of this request: runs of one session never overlap.
     let ending = buffer.clone();
-    tokio::spawn(async move {
-        let event = match run_in(&state, &slot, request).await {
-            Ok(r) => Event::default().event("exit").data(
-                json!({
-                    "exit_code": r.exit_code,
-                    "truncated": r.truncated,
-                    "timed_out": r.timed_out,
-                })
-                .to_string(),
-            ),
-            Err(e) => Event::default()
-                .event("error")
-                .data(json!({ "error": e.message, "status": e.status.as_u16() }).to_string()),
-        };
-        ending.finish(event);
+    let task = tokio::spawn(async move {
+        let outcome = run_in(&state, &slot, request)
+            .await
+            .map_err(|e| (e.status, e.message));
+        if let Some(buffer) = ending {
+            buffer.finish(exit_event(&outcome));
+        }
+        let outcome = Arc::new(outcome);
+        if let Some(tx) = record {
+            let _ = tx.send(Some(outcome.clone()));
+        }
+        outcome
     });
-    let stream = futures_util::stream::unfold(buffer, |buffer| async move {
-        let event = buffer.next().await?;
-        Some((Ok::<Event, Infallible>(event), buffer))
-    });
-    Ok(Sse::new(stream)
-        .keep_alive(KeepAlive::default())
-        .into_response())
+    match buffer {
+        Some(buffer) => Ok(sse_of(buffer, guard)),
+        None => {
+            let mut guard = guard;
+            let outcome = task
+                .await
+                .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+            guard.disarm();
+            answer(&outcome)
+        }
+    }
+}
+
+impl CancelOnDrop {
+    /// The run ended with its client still there.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
 }
 
 /// Bytes of output a streaming client may leave unread before it is
@@ -402,7 +533,7 @@ const STREAM_BUFFER: usize = 4 << 20;
 /// coalesced into one event, so a slow reader gets fewer, larger events
 /// rather than a queue of one-byte ones; a client that leaves more than
 /// [`STREAM_BUFFER`] bytes unread is dropped with an `error` event, and the
-/// queue with it (the run goes on, and keeps its result in the session).
+/// queue with it (its run is cancelled, unless it asked to `detach`).
 #[derive(Default)]
 struct StreamBuffer {
     state: std::sync::Mutex<Buffered>,
@@ -416,6 +547,8 @@ struct Buffered {
     overflowed: bool,
     end: Option<Event>,
     done: bool,
+    /// The run's own end went out (not an overflow's error).
+    ended: bool,
 }
 
 impl StreamBuffer {
@@ -442,6 +575,11 @@ impl StreamBuffer {
         self.wake.notify_one();
     }
 
+    /// True once the run's own end went out to the client.
+    fn ended(&self) -> bool {
+        self.lock().ended
+    }
+
     fn finish(&self, event: Event) {
         self.lock().end = Some(event);
         self.wake.notify_one();
@@ -458,7 +596,7 @@ impl StreamBuffer {
                 if b.overflowed {
                     b.done = true;
                     let message = format!(
-                        "the client left more than {STREAM_BUFFER} bytes of output unread; its stream was dropped (the run goes on)"
+                        "the client left more than {STREAM_BUFFER} bytes of output unread; its stream was dropped"
                     );
                     return Some(
                         Event::default()
@@ -473,6 +611,7 @@ impl StreamBuffer {
                 }
                 if let Some(end) = b.end.take() {
                     b.done = true;
+                    b.ended = true;
                     return Some(end);
                 }
             }
@@ -896,15 +1035,75 @@ async fn generations_verify(
 
 // ---- MCP ----------------------------------------------------------------------
 
+/// The 429 of a session past the server's limits.
+fn too_many(state: &State, refusal: Refusal) -> ApiError {
+    let message = match refusal {
+        Refusal::Total(n) => format!("too many sessions on this server (limit {n})"),
+        Refusal::PerToken(n) => format!("too many sessions for this token (limit {n})"),
+    };
+    ApiError {
+        status: StatusCode::TOO_MANY_REQUESTS,
+        message,
+        retry_after: Some(state.config.idle.as_secs().clamp(1, 60)),
+    }
+}
+
+/// The header naming an MCP session.
+const MCP_SESSION: &str = "mcp-session-id";
+
 async fn mcp(
     AxState(state): St,
     Path(agent): Path<String>,
     request: Request,
 ) -> ApiResult<Response> {
-    caller_for_agent(&state, request.headers(), &agent)?;
-    let service = state
-        .mcp
-        .for_agent(&state.runtime, &agent, state.config.tokens.is_none());
-    let response = service.handle(request).await;
-    Ok(response.map(axum::body::Body::new))
+    let caller = caller_for_agent(&state, request.headers(), &agent)?;
+    let (service, link) =
+        state
+            .mcp
+            .for_agent(&state.runtime, &agent, state.config.tokens.is_none());
+    let named = request
+        .headers()
+        .get(MCP_SESSION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    if let Some(id) = named {
+        if let Some(slot) = state.mcp.slot(&id) {
+            if !caller.grant.allows(&slot.agent) {
+                return Err(ApiError::forbidden());
+            }
+            slot.touch();
+        }
+        return Ok(service.handle(request).await.map(axum::body::Body::new));
+    }
+    if request.method() != axum::http::Method::POST {
+        return Ok(service.handle(request).await.map(axum::body::Body::new));
+    }
+    // A POST without a session may be an initialize, which makes a session:
+    // it takes a place first, given back unless a session was made.
+    let config = &state.config;
+    let slot = state
+        .sessions
+        .open_with(
+            &agent,
+            caller.token,
+            config.max_sessions,
+            config.max_sessions_per_token,
+            Some(link.clone()),
+        )
+        .map_err(|refusal| too_many(&state, refusal))?;
+    let response = state.mcp.handle_new(&service, link.clone(), request).await;
+    match response
+        .headers()
+        .get(MCP_SESSION)
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(id) if link.session_id.set(id.to_string()).is_ok() => {
+            tracing::info!("MCP session {} opened for agent {agent}", slot.id);
+            state.mcp.register(id.to_string(), slot);
+        }
+        _ => {
+            state.sessions.remove(&slot.id);
+        }
+    }
+    Ok(response)
 }

@@ -119,6 +119,11 @@ pub struct Slot {
     last_used: Mutex<Instant>,
     /// The sandbox side.
     pub live: tokio::sync::Mutex<Live>,
+    /// Set when this is an MCP session (`/mcp/{agent}`), whose sandbox is
+    /// the MCP server's rather than `live`'s.
+    pub mcp: Option<Arc<super::mcp_http::McpLink>>,
+    /// Runs by `Idempotency-Key`.
+    pub(crate) runs: Mutex<RunMemo>,
 }
 
 impl Slot {
@@ -133,6 +138,71 @@ impl Slot {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .elapsed()
+    }
+}
+
+/// What a run ended with, as the server answers it: the result, or the
+/// error's status and message.
+pub(crate) type RunOutcome = Result<crate::sandbox::RunResult, (axum::http::StatusCode, String)>;
+
+/// The outcome of a run, `None` while it runs.
+pub(crate) type OutcomeWatch = tokio::sync::watch::Receiver<Option<Arc<RunOutcome>>>;
+
+/// A run remembered under its `Idempotency-Key`.
+#[derive(Clone)]
+pub(crate) struct Remembered {
+    /// The request's body: a key reused for another request is refused.
+    pub(crate) body: Vec<u8>,
+    /// Its outcome, once it ended.
+    pub(crate) outcome: OutcomeWatch,
+}
+
+/// What [`RunMemo::claim`] found.
+pub(crate) enum Claim {
+    /// A run under that key is running or ran: wait for its outcome.
+    Known(Remembered),
+    /// The first run under that key: send its outcome here.
+    New(tokio::sync::watch::Sender<Option<Arc<RunOutcome>>>),
+}
+
+/// The runs of one session by `Idempotency-Key`, kept for the session's
+/// life, the [`RunMemo::KEPT`] latest at most.
+#[derive(Default)]
+pub(crate) struct RunMemo {
+    by_key: HashMap<String, Remembered>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl RunMemo {
+    /// Keys remembered per session at most.
+    pub(crate) const KEPT: usize = 256;
+
+    /// The run remembered under `key`, or a place for a new one (forgetting
+    /// the oldest ended run when full).
+    pub(crate) fn claim(&mut self, key: &str, body: &[u8]) -> Claim {
+        if let Some(known) = self.by_key.get(key) {
+            return Claim::Known(known.clone());
+        }
+        if self.order.len() >= Self::KEPT {
+            let ended = self
+                .order
+                .iter()
+                .position(|k| self.by_key[k].outcome.borrow().is_some())
+                .unwrap_or(0);
+            if let Some(old) = self.order.remove(ended) {
+                self.by_key.remove(&old);
+            }
+        }
+        let (tx, rx) = tokio::sync::watch::channel(None);
+        self.by_key.insert(
+            key.to_string(),
+            Remembered {
+                body: body.to_vec(),
+                outcome: rx,
+            },
+        );
+        self.order.push_back(key.to_string());
+        Claim::New(tx)
     }
 }
 
@@ -164,6 +234,19 @@ impl Table {
         max_total: usize,
         max_per_token: usize,
     ) -> Result<Arc<Slot>, Refusal> {
+        self.open_with(agent, token, max_total, max_per_token, None)
+    }
+
+    /// Registers a new session within the limits, an MCP one when `mcp` is
+    /// set.
+    pub(crate) fn open_with(
+        &self,
+        agent: &str,
+        token: usize,
+        max_total: usize,
+        max_per_token: usize,
+        mcp: Option<Arc<super::mcp_http::McpLink>>,
+    ) -> Result<Arc<Slot>, Refusal> {
         let mut slots = self.lock();
         if slots.len() >= max_total {
             return Err(Refusal::Total(max_total));
@@ -182,6 +265,8 @@ impl Table {
                 turn_open: false,
                 turn_opened: None,
             }),
+            mcp,
+            runs: Mutex::default(),
         });
         slots.insert(slot.id.clone(), slot.clone());
         Ok(slot)

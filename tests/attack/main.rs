@@ -13,7 +13,9 @@
 //! Every case asserts concrete outcomes (status, output, host state) and,
 //! for all of them: no abort or panic, at most 1 GB peak RSS, and no more
 //! than 1 s past the case's deadline. Run: `cargo test --release --test attack`.
-//! `SANDKEEP_ATTACK_GROUPS=docker,durability` runs only those groups, and
+//! `SANDKEEP_ATTACK_GROUPS=docker,durability` runs only those groups,
+//! `SANDKEEP_ATTACK_CASES=mcp:,touch` only the cases whose names hold one of
+//! those texts, and
 //! `SANDKEEP_ATTACK_BIN=PATH` attacks another build (an earlier version's, to
 //! see which cases it fails: the README's before-and-after table).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -352,11 +354,17 @@ fn suite(known: bool) {
     parallel.extend(parser_backtracking());
     // `SANDKEEP_ATTACK_GROUPS=docker,durability` runs only those groups.
     let only_groups = std::env::var("SANDKEEP_ATTACK_GROUPS").ok();
+    // `SANDKEEP_ATTACK_CASES=mcp:,touch` runs only the cases whose names
+    // hold one of those texts.
+    let only_cases = std::env::var("SANDKEEP_ATTACK_CASES").ok();
     let chosen = |c: &Case| {
         KNOWN_DEFECTS.contains(&c.name.as_str()) == known
             && only_groups
                 .as_deref()
                 .is_none_or(|g| g.split(',').any(|g| g == c.group))
+            && only_cases
+                .as_deref()
+                .is_none_or(|n| n.split(',').any(|n| c.name.contains(n)))
     };
     parallel.retain(chosen);
     serial.retain(chosen);
@@ -416,7 +424,7 @@ fn suite(known: bool) {
         }
     }
     assert!(
-        known || only_groups.is_some() || total >= 150,
+        known || only_groups.is_some() || only_cases.is_some() || total >= 150,
         "the suite has {total} cases, fewer than 150"
     );
     assert!(

@@ -346,7 +346,9 @@ fn schedule_cases() -> Vec<Case> {
     ]
 }
 
-/// MCP: one line each, then a good request: the server must answer both.
+/// MCP: one line each, then a good request: the server must answer both,
+/// the bad one with its id when it has one a reply can carry, and exit at
+/// the end of its input (the case's deadline).
 pub(super) fn mcp_cases() -> Vec<Case> {
     use Check::*;
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -375,6 +377,33 @@ pub(super) fn mcp_cases() -> Vec<Case> {
             "truncated json",
             br#"{"jsonrpc":"2.0","id":6,"method":"#.to_vec(),
             r#""id":6"#,
+        ),
+        // rmcp's decoder drops these without an answer: the request stayed
+        // pending and the server never exited at end of input.
+        (
+            "object id",
+            br#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}"#.to_vec(),
+            r#""code":-32600"#,
+        ),
+        (
+            "array id",
+            br#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#.to_vec(),
+            r#""code":-32600"#,
+        ),
+        (
+            "string params",
+            br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"x"}"#.to_vec(),
+            r#""id":8"#,
+        ),
+        (
+            "string id, params without a name",
+            br#"{"jsonrpc":"2.0","id":"q9","method":"tools/call","params":{}}"#.to_vec(),
+            r#""id":"q9""#,
+        ),
+        (
+            "notification with string params",
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}"#.to_vec(),
+            r#""id":99"#,
         ),
         (
             "oversized",

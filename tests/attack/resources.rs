@@ -7,6 +7,19 @@ pub(super) fn resources() -> Vec<Case> {
     use Check::*;
     let limit = |what: &'static str| vec![Status(124), Stderr(what)];
     let mut v = vec![
+        // touch never checked its run between operands: it went on past the
+        // deadline until the backend gave up on it 5 s later.
+        local(
+            "resources",
+            "a million touch operands",
+            4,
+            "touch {1..1000000}; echo not reached",
+            vec![
+                Status(124),
+                Stderr("timeout exceeded"),
+                Never("not reached".into()),
+            ],
+        ),
         local(
             "resources",
             "variable doubling",
@@ -361,6 +374,7 @@ pub(super) fn resources() -> Vec<Case> {
         ));
     }
     v.push(nothing_outlives_its_turn());
+    v.push(deep_chain_then_resume());
     v
 }
 
@@ -464,6 +478,35 @@ pub(super) fn parser_backtracking() -> Vec<Case> {
         vec![StdoutIs("FALSE\n".into()), Status(0)],
     ));
     v
+}
+
+/// A chain of 8,000 nested directories (by `cd`, and by renames that nest
+/// a directory ever deeper), then a resume: the chain stops where its path
+/// would pass PATH_MAX, and the next session restores what was kept in
+/// moments (8,000 levels took > 20 s at 100% CPU, restore being quadratic
+/// in the depth).
+fn deep_chain_then_resume() -> Case {
+    use Check::*;
+    let script = r#"
+"$SK" run --backend local --agent deep-chain --timeout 60 -c '
+for i in $(seq 8000); do mkdir d 2>/dev/null && cd d || break; done
+echo "cd chain: $(pwd | wc -c) bytes"; mkdir d
+cd /workspace; mkdir r
+for i in $(seq 8000); do mkdir x && mv r x/ 2>/dev/null && mv x r || break; done
+echo "rename chain stopped"; mv r x/' 2>&1
+"$SK" run --backend local --agent deep-chain --timeout 60 -c 'cd d/d/d && echo resumed' 2>&1
+"#;
+    host_script(
+        "resources",
+        "a chain of 8000 nested directories, then a resume",
+        25,
+        script,
+        vec![
+            Stdout("File name too long"),
+            Stdout("rename chain stopped"),
+            Stdout("resumed"),
+        ],
+    )
 }
 
 /// An MCP turn whose jq times out, then a turn that only sleeps: the

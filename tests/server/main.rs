@@ -9,8 +9,12 @@
 //! `SANDKEEP_REQUIRE_DOCKER=1`. An `#[ignore]`d measurement of session
 //! creation to first output on docker (see `docker_latency`).
 //!
-//! Modules: `python` (the Python client's suite and schemathesis),
-//! `typescript` (the TypeScript client's suite, `npm test`), `load`
+//! Modules: `guard` (a web page's requests against a tokenless server,
+//! input bounds, error shapes, SSE readers that stop reading or leave,
+//! `Idempotency-Key`, MCP sessions under the session limits and idle
+//! parks), `python` (the Python client's suite and schemathesis),
+//! `typescript` (the TypeScript client's suite, `npm test`), `durability`
+//! (storage faults through `fault_proxy`, the spool, checkpoints), `load`
 //! (the ignored local load benchmark), `docker` (the docker backend, the
 //! pool and its latency measurement); the harness and the local tests here.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -23,6 +27,7 @@ mod docker_support;
 mod docker;
 mod durability;
 mod fault_proxy;
+mod guard;
 mod load;
 mod python;
 mod s3;

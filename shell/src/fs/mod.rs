@@ -129,6 +129,14 @@ impl Fs {
     }
 
     fn lock(&self) -> MutexGuard<'_, Tree> {
+        // Every filesystem call of a command is a cancellation point, taken
+        // before the tree is touched: a command working through a million
+        // operands (`touch {1..1000000}`) stops at its run's deadline
+        // however rarely it checks itself. Not while unwinding already (a
+        // destructor flushing a file), where a second unwind would abort.
+        if !std::thread::panicking() {
+            crate::cancel::point();
+        }
         // A panic while holding the lock can't leave the tree half-changed
         // (mutations check everything first), so a poisoned lock is usable.
         self.tree.lock().unwrap_or_else(|e| e.into_inner())

@@ -52,6 +52,10 @@ fn check_name(name: &str) -> FsResult<()> {
     Ok(())
 }
 
+/// Linux's longest path, its terminating NUL included: no directory's
+/// absolute path may reach it ([`Tree::check_dir_path`]).
+pub(crate) const PATH_MAX: usize = 4096;
+
 /// Size that `stat` reports for a directory, as on ext4.
 const DIR_SIZE: u64 = 4096;
 
@@ -404,6 +408,49 @@ impl Tree {
                 _ => Ok(Slot::Existing(child, Some((parent, name)))),
             },
         }
+    }
+
+    /// Refuses a directory named `name_len` bytes in `parent` whose deepest
+    /// descendant directory would lie `below` bytes under it, when that
+    /// descendant's absolute path would not fit in [`PATH_MAX`]: every
+    /// directory of the tree can then be named by one path, so a workspace
+    /// is always one a park can keep and a restore can rebuild (a chain of
+    /// thousands of nested directories made each restore take seconds per
+    /// thousand levels, quadratic in the depth). Linux refuses such paths
+    /// in one call too ("File name too long"), though it lets `cd` go
+    /// deeper step by step.
+    fn check_dir_path(&self, parent: Ino, name_len: usize, below: usize) -> FsResult<()> {
+        let mut len = 1 + name_len + below;
+        let mut ino = parent;
+        while ino != ROOT {
+            let Ok(d) = self.dir(ino) else { break };
+            len += 1 + d.name.len();
+            if len >= PATH_MAX {
+                return Err(FsError::NameTooLong);
+            }
+            ino = d.parent;
+        }
+        if len >= PATH_MAX {
+            return Err(FsError::NameTooLong);
+        }
+        Ok(())
+    }
+
+    /// How many bytes the deepest directory under directory `ino` adds to
+    /// its path (`/x/yy` under it: 5; 0 without subdirectories).
+    fn deepest_below(&self, ino: Ino) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(ino, 0usize)];
+        while let Some((dir, len)) = stack.pop() {
+            deepest = deepest.max(len);
+            let Ok(d) = self.dir(dir) else { continue };
+            for (name, &child) in d.children.iter() {
+                if self.node(child).is_dir() {
+                    stack.push((child, len + 1 + name.len()));
+                }
+            }
+        }
+        deepest
     }
 
     /// The absolute path of a directory, from its parent links.
@@ -761,6 +808,9 @@ impl Tree {
         if matches!(name, "" | "." | "..") || self.dir(parent)?.children.contains_key(name) {
             return Err(FsError::AlreadyExists);
         }
+        if matches!(kind, NodeKind::Dir(_)) {
+            self.check_dir_path(parent, name.len(), 0)?;
+        }
         self.check_new_node()?;
         let node = Node {
             kind,
@@ -1001,6 +1051,10 @@ impl Tree {
         }
         if src_dir && self.is_within(tparent, src) {
             return Err(FsError::InvalidArgument);
+        }
+        if src_dir {
+            let below = self.deepest_below(src);
+            self.check_dir_path(tparent, tname.len(), below)?;
         }
         let dst = self.dir(tparent)?.children.get(tname).copied();
         if dst == Some(src) {

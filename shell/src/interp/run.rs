@@ -179,6 +179,9 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
         deadline,
         seed,
     ));
+    if let Some(cancel) = &options.cancel {
+        cancel.attach(&control);
+    }
     let out = Arc::new(Collector::new(
         false,
         limits.max_output_bytes,

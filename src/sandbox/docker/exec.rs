@@ -72,6 +72,8 @@ enum Ended {
     ReaderGone,
     /// The files grew past the watched storage limit (the size seen).
     Storage(u64),
+    /// The caller cancelled the run ([`crate::sandbox::RunCancel`]).
+    Cancelled,
 }
 
 /// Runs `bash -c request.command` in `container` as `user`.
@@ -147,6 +149,7 @@ pub async fn run(
     });
 
     let timeout = request.timeout.unwrap_or(limits.timeout);
+    let cancel = request.cancel.take();
     let mut out = Collector::new(limits.max_output_bytes, request.sink.clone());
     let mut ended: Option<Ended> = None;
     let mut deadline = pin!(tokio::time::sleep(timeout));
@@ -177,6 +180,11 @@ pub async fn run(
                 }
                 None => break,
             },
+            () = crate::sandbox::RunCancel::of(cancel.as_ref()), if ended.is_none() => {
+                ended = Some(Ended::Cancelled);
+                spawn_kill(docker, container, user, &run_id);
+                grace.as_mut().reset(tokio::time::Instant::now() + KILL_GRACE);
+            }
             _ = &mut deadline, if ended.is_none() => {
                 ended = Some(Ended::Timeout);
                 spawn_kill(docker, container, user, &run_id);
@@ -237,6 +245,14 @@ pub async fn run(
             out.note(
                 &mut result.stderr,
                 &format!("bash: timeout exceeded ({secs:.1}s)\n"),
+            );
+        }
+        Some(Ended::Cancelled) => {
+            result.exit_code = TIMEOUT_EXIT;
+            result.timed_out = true;
+            out.note(
+                &mut result.stderr,
+                "sandkeep: run cancelled (its caller went away)\n",
             );
         }
         // As bash under SIGPIPE: no message, status 141.

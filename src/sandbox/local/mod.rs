@@ -30,6 +30,17 @@ const RUN_STACK_SIZE: usize = 64 << 20;
 /// safety net against a stuck thread).
 const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 
+/// Cancels a run whose caller's future was dropped before the run ended.
+struct CancelOnDrop(Option<sandkeep_shell::CancelHandle>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(stop) = self.0.take() {
+            stop.cancel();
+        }
+    }
+}
+
 /// The in-process backend: creates [`LocalSandbox`]es.
 ///
 /// ```
@@ -285,13 +296,20 @@ impl Sandbox for LocalSandbox {
         let mut env = self.env.clone();
         env.extend(request.env);
         let sink = request.sink.clone();
+        // Cancelled when the caller cancels, and when this future is dropped
+        // before the run ends (a caller that went away), so no run goes on
+        // unseen in the sandbox.
+        let stop = sandkeep_shell::CancelHandle::new();
+        let mut on_drop = CancelOnDrop(Some(stop.clone()));
         let options = RunOptions {
             cwd: request.cwd,
             env,
             stdin: request.stdin,
             timeout: Some(timeout),
             sink: request.sink,
+            cancel: Some(stop.clone()),
         };
+        let cancel = request.cancel;
         let command = request.command;
         let (tx, rx) = oneshot::channel();
         // What the run logs (a network denial) goes to the caller's
@@ -308,7 +326,17 @@ impl Sandbox for LocalSandbox {
                 let _ = tx.send(out);
             })
             .map_err(|e| SandboxError::Backend(format!("cannot start a shell thread: {e}")))?;
-        let out = match tokio::time::timeout(timeout.saturating_add(TIMEOUT_GRACE), rx).await {
+        let finished = async move {
+            let mut rx = rx;
+            tokio::select! {
+                out = &mut rx => return out,
+                () = super::RunCancel::of(cancel.as_ref()) => stop.cancel(),
+            }
+            rx.await
+        };
+        let waited = tokio::time::timeout(timeout.saturating_add(TIMEOUT_GRACE), finished).await;
+        on_drop.0 = None;
+        let out = match waited {
             Ok(Ok(Ok(out))) => out,
             Ok(Ok(Err(msg))) => return Err(SandboxError::Backend(msg)),
             Ok(Err(_)) => return Err(SandboxError::Backend("the shell thread vanished".into())),

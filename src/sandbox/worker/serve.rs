@@ -198,6 +198,7 @@ async fn answer(
                 stdin: blob,
                 timeout: timeout_ms.map(Duration::from_millis),
                 sink: stream.then(|| Arc::new(FrameSink(Arc::clone(out))) as Arc<dyn OutputSink>),
+                cancel: None,
             };
             let r = sb.run(request).await?;
             (

@@ -253,9 +253,10 @@ pub fn parse<T: OptionId>(
     mode: ParseMode,
 ) -> Result<Parsed<T>, String> {
     let mut p = Parsed::default();
+    let mut noted = (0, 0);
     let mut i = 1;
     while i < args.len() {
-        note_order(&mut p);
+        note_order(&mut p, &mut noted);
         let a = &args[i];
         i += 1;
         if a == "--" {
@@ -291,23 +292,20 @@ pub fn parse<T: OptionId>(
             break;
         }
     }
-    note_order(&mut p);
+    note_order(&mut p, &mut noted);
     Ok(p)
 }
 
 /// Adds to [`Parsed::order`] the options and operands not in it yet (one
-/// word adds only options or only operands).
-fn note_order<T>(p: &mut Parsed<T>) {
-    let (mut opts, mut operands) = (0, 0);
-    for item in &p.order {
-        match item {
-            Item::Opt(_) => opts += 1,
-            Item::Operand(_) => operands += 1,
-        }
-    }
-    p.order.extend((opts..p.opts.len()).map(Item::Opt));
+/// word adds only options or only operands); `noted` counts the options and
+/// operands already in it, so each word costs the same however many came
+/// before (counting them again made `touch {1..1000000}` quadratic: minutes
+/// in the parser, where no deadline reached).
+fn note_order<T>(p: &mut Parsed<T>, noted: &mut (usize, usize)) {
+    p.order.extend((noted.0..p.opts.len()).map(Item::Opt));
     p.order
-        .extend((operands..p.operands.len()).map(Item::Operand));
+        .extend((noted.1..p.operands.len()).map(Item::Operand));
+    *noted = (p.opts.len(), p.operands.len());
 }
 
 /// tar's old-style first word (`tar czf ARCHIVE DIR`): when `args[1]` is
