@@ -48,6 +48,11 @@ export interface RunOptions extends CallOptions {
   timeoutMs?: number;
   /** Text given to the command's standard input. */
   stdin?: string;
+  /**
+   * Let the run go on if this client goes away (by default the server
+   * cancels a run whose client disconnected).
+   */
+  detach?: boolean;
 }
 
 /** Options of a mindlog read. */
@@ -394,6 +399,7 @@ export class Session {
     const body: RunRequest = { command };
     if (options.timeoutMs !== undefined) body.timeout_ms = options.timeoutMs;
     if (options.stdin !== undefined) body.stdin = options.stdin;
+    if (options.detach !== undefined) body.detach = options.detach;
     return body;
   }
 

@@ -44,6 +44,11 @@ export interface RunRequest {
   command: string;
   timeout_ms?: number | null;
   stdin?: string | null;
+  /**
+   * Let the run go on when the client disconnects (default: a client that
+   * goes away cancels its run).
+   */
+  detach?: boolean | null;
 }
 
 /** A finished run. */
