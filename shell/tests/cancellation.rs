@@ -99,7 +99,8 @@ fn brace_expansion() {
 fn file_operands() {
     let _serial = serial();
     let sh = shell();
-    setup(&sh, "seq 50000 > /tmp/ops");
+    // Enough operands that one touch outlasts the deadline in release too.
+    setup(&sh, "seq 300000 > /tmp/ops");
     for script in [
         "mapfile -t a < /tmp/ops; touch \"${a[@]}\"",
         "mapfile -t a < /tmp/ops; touch \"${a[@]}\"; while :; do touch \"${a[@]}\"; done",
