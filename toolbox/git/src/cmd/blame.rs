@@ -11,7 +11,7 @@ use bstr::ByteSlice;
 use gix_hash::ObjectId;
 
 use super::G;
-use super::log::{DateStyle, fmt_date};
+use super::pretty::{DateStyle, fmt_date};
 use crate::diff;
 use crate::error::{GitError, Result};
 use crate::worktree::Pathspec;

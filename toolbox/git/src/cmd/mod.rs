@@ -19,8 +19,10 @@ mod merge;
 mod noindex;
 mod patches;
 mod pick;
+mod pretty;
 mod rebase;
 mod refs;
+mod rev_parse;
 mod shortlog;
 mod stash;
 mod status;
@@ -216,7 +218,7 @@ pub fn run(
         "rev-list" => log::rev_list(&mut g),
         "show" => log::show(&mut g),
         "blame" => blame::blame(&mut g),
-        "rev-parse" => log::rev_parse(&mut g),
+        "rev-parse" => rev_parse::rev_parse(&mut g),
         "merge-base" => log::merge_base_cmd(&mut g),
         "symbolic-ref" => branch::symbolic_ref(&mut g),
         "update-ref" => branch::update_ref(&mut g),

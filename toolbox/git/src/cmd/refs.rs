@@ -311,13 +311,13 @@ fn atom_value(g: &G<'_, '_>, repo: &Repo<'_>, r: &RefItem, atom: &str) -> String
         {
             let t = date_of(repo, &r.id, a.starts_with("creator"));
             let style = match a.split_once(':').map(|x| x.1) {
-                Some("short") => super::log::DateStyle::Short,
-                Some("iso") => super::log::DateStyle::Iso,
-                Some("unix") => super::log::DateStyle::Unix,
-                Some("relative") => super::log::DateStyle::Relative(g.control.clock.now().secs),
-                _ => super::log::DateStyle::Default,
+                Some("short") => super::pretty::DateStyle::Short,
+                Some("iso") => super::pretty::DateStyle::Iso,
+                Some("unix") => super::pretty::DateStyle::Unix,
+                Some("relative") => super::pretty::DateStyle::Relative(g.control.clock.now().secs),
+                _ => super::pretty::DateStyle::Default,
             };
-            super::log::fmt_date(&gix_date::Time::new(t, 0), &style)
+            super::pretty::fmt_date(&gix_date::Time::new(t, 0), &style)
         }
         "authorname" | "committername" | "taggername" => match repo.commit(&r.id) {
             Ok(c) if atom == "authorname" => c.author.name.to_string(),

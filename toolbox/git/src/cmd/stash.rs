@@ -288,12 +288,12 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                     let f = f
                         .replace("%gd", &format!("stash@{{{n}}}"))
                         .replace("%gs", msg);
-                    let line = super::log::format_commit(
+                    let line = super::pretty::format_commit(
                         &repo,
                         id,
                         &c,
                         &f,
-                        &super::log::DateStyle::Default,
+                        &super::pretty::DateStyle::Default,
                         g.control.clock.now().secs,
                         &Default::default(),
                     );
