@@ -183,20 +183,34 @@ impl WorkspaceSync {
                         );
                     }
                 }
-                if let Some(repair) = gens.repair()? {
-                    tracing::warn!(
-                        "[workspace-sync] {sid} repaired the head: it named {} ({}); it names {} now",
-                        repair.broken,
-                        repair.reason,
-                        repair.head
-                    );
-                }
-                let Some(head) = gens.head()? else {
-                    return Ok(None);
+                let load = || -> Result<_, StoreError> {
+                    let Some(head) = gens.head()? else {
+                        return Ok(None);
+                    };
+                    let tree = gens.manifest(&head.id)?;
+                    let tar = gens.tar(&head.id, None, SANDBOX_UID)?;
+                    Ok(Some((head, tree, tar)))
                 };
-                let tree = gens.manifest(&head.id)?;
-                let tar = gens.tar(&head.id, None, SANDBOX_UID)?;
-                Ok(Some((head, tree, tar)))
+                match load() {
+                    // A head that does not read whole (a record or a blob
+                    // lost to a storage fault): re-pointed to the newest
+                    // generation that does, and loaded again. Checked only
+                    // on failure, so a sound restore pays nothing for it.
+                    Err(
+                        StoreError::NoGeneration(_)
+                        | StoreError::Damaged { .. }
+                        | StoreError::MissingBlob(_),
+                    ) if let Some(repair) = gens.repair()? => {
+                        tracing::warn!(
+                            "[workspace-sync] {sid} repaired the head: it named {} ({}); it names {} now",
+                            repair.broken,
+                            repair.reason,
+                            repair.head
+                        );
+                        load()
+                    }
+                    loaded => loaded,
+                }
             })
             .await
         };
@@ -302,11 +316,11 @@ impl WorkspaceSync {
 /// parks are theirs to replace or remove, so no restore uploads them (an
 /// upload of an older tree would bring back files the session deleted
 /// since).
-static LIVE: std::sync::Mutex<Option<HashSet<String>>> = std::sync::Mutex::new(None);
+static LIVE: std::sync::Mutex<std::collections::BTreeSet<String>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
 
 fn set_live(sid: &str, live: bool) {
-    let mut guard = LIVE.lock().unwrap_or_else(|p| p.into_inner());
-    let set = guard.get_or_insert_with(HashSet::new);
+    let mut set = LIVE.lock().unwrap_or_else(|p| p.into_inner());
     if live {
         set.insert(sid.to_string());
     } else {
@@ -315,10 +329,7 @@ fn set_live(sid: &str, live: bool) {
 }
 
 fn is_live(sid: &str) -> bool {
-    LIVE.lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_ref()
-        .is_some_and(|s| s.contains(sid))
+    LIVE.lock().unwrap_or_else(|p| p.into_inner()).contains(sid)
 }
 
 /// What [`upload_spooled`] did with one agent's spool.

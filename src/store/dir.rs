@@ -71,7 +71,8 @@ pub struct DirStore {
     index: Mutex<Index>,
 }
 
-fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
+/// Turns an I/O error on `path` into a [`StoreError`] naming it.
+pub(super) fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
     move |e| StoreError::io(path.display(), e)
 }
 

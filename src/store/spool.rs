@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::dir::io_at;
 use super::{
     DirStore, GenerationId, Generations, Hash, Manifest, RESTORE_FAILED_NOTE, Record, Store,
     StoreError,
@@ -85,10 +86,6 @@ pub struct Spooled {
 #[derive(Clone, Debug)]
 pub struct Spool {
     dir: PathBuf,
-}
-
-fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |e| StoreError::io(path.display(), e)
 }
 
 /// A session id as a folder name: ids are made by sandkeep, but a spool
