@@ -99,6 +99,9 @@ pub struct Interp<'a, 'c> {
     in_end: bool,
     /// Address of a local in the entry point: the stack's start.
     pub(super) stack_base: usize,
+    /// The local time zone (`TZ` in the environment gawk was started
+    /// with), read at the first time function that needs it.
+    pub(super) zone: std::cell::OnceCell<crate::time::Zone>,
 }
 
 impl<'a, 'c> Interp<'a, 'c> {
@@ -173,6 +176,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             convfmt: "%.6g".into(),
             in_end: false,
             stack_base: 0,
+            zone: std::cell::OnceCell::new(),
             prog: Rc::new(prog),
         }
     }

@@ -7,7 +7,7 @@ use super::ls::{OWNER, OWNER_ID, display_size};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Metadata};
-use crate::time::{from_epoch, strftime};
+use crate::time::{Zone, strftime};
 
 /// What `stat --help` prints.
 pub(crate) const USAGE: &str = "\
@@ -72,8 +72,9 @@ fn blocks512(m: &Metadata) -> u64 {
     }
 }
 
-fn time_str(t: Timestamp) -> String {
-    strftime("%Y-%m-%d %H:%M:%S.%N +0000", &from_epoch(t.secs, t.nanos))
+/// A time as stat prints it: local time in `zone`, with its offset.
+fn time_str(t: Timestamp, zone: &Zone) -> String {
+    strftime("%Y-%m-%d %H:%M:%S.%N %z", &zone.local(t.secs, t.nanos))
 }
 
 /// Interprets backslash escapes of `--printf`.
@@ -137,7 +138,7 @@ fn pad_field(v: &str, width: u64, left: bool, zero: bool) -> String {
     }
 }
 
-fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
+fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>, zone: &Zone) -> String {
     let mut out = String::new();
     let chars: Vec<char> = fmt.chars().collect();
     let mut i = 0;
@@ -196,7 +197,7 @@ fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
                     "0".into()
                 }
             }
-            'x' | 'y' | 'z' => time_str(m.mtime),
+            'x' | 'y' | 'z' => time_str(m.mtime, zone),
             'X' | 'Y' | 'Z' => m.mtime.secs.to_string(),
             _ => "?".into(),
         };
@@ -218,7 +219,7 @@ fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
     out
 }
 
-fn default_layout(name: &str, m: &Metadata, link: Option<&str>) -> String {
+fn default_layout(name: &str, m: &Metadata, link: Option<&str>, zone: &Zone) -> String {
     let file = match link {
         Some(t) => format!("{name} -> {t}"),
         None => name.to_string(),
@@ -228,7 +229,7 @@ fn default_layout(name: &str, m: &Metadata, link: Option<&str>) -> String {
     } else {
         ""
     };
-    let ts = time_str(m.mtime);
+    let ts = time_str(m.mtime, zone);
     let size = display_size(m);
     let mut s = String::new();
     s.push_str(&format!("  File: {file}\n"));
@@ -270,6 +271,7 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
     let deref = p.has("L");
     let mut status = 0;
     for name in &p.operands {
+        let zone = Zone::from_env(ctx.env);
         let path = ctx.path(name);
         let meta = if deref {
             ctx.fs.metadata(&path)
@@ -290,9 +292,9 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
             None
         };
         let text = if let Some(f) = p.last("printf") {
-            format(&unescape(f), name, &meta, link.as_deref())
+            format(&unescape(f), name, &meta, link.as_deref(), &zone)
         } else if let Some(f) = p.last("c") {
-            format!("{}\n", format(f, name, &meta, link.as_deref()))
+            format!("{}\n", format(f, name, &meta, link.as_deref(), &zone))
         } else if p.has("t") {
             format!(
                 "{name} {} {} {:x} {OWNER_ID} {OWNER_ID} 2a {} {} 0 0 {} {} {} 0 4096\n",
@@ -306,7 +308,7 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
                 meta.mtime.secs
             )
         } else {
-            default_layout(name, &meta, link.as_deref())
+            default_layout(name, &meta, link.as_deref(), &zone)
         };
         if ctx.stdout.write_all(text.as_bytes()).is_err() {
             return 1;

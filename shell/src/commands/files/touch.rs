@@ -5,7 +5,7 @@ use super::common::{quote, quote_locale, usage_error};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::commands::system::dateparse::parse_date;
-use crate::time::{from_epoch, to_epoch};
+use crate::time::{Zone, to_epoch};
 
 declare_options! {
     /// `touch`'s options.
@@ -31,8 +31,8 @@ gives. A FILE that does not exist is created empty, unless -c is given.
     }
 }
 
-/// Parses touch's `-t [[CC]YY]MMDDhhmm[.ss]`.
-pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
+/// Parses touch's `-t [[CC]YY]MMDDhhmm[.ss]`, a local time in `zone`.
+pub fn parse_stamp(s: &str, now: i64, zone: &Zone) -> Option<i64> {
     let (main, secs) = match s.split_once('.') {
         Some((m, ss)) if ss.len() == 2 && ss.bytes().all(|b| b.is_ascii_digit()) => {
             (m, ss.parse::<u32>().ok()?)
@@ -45,7 +45,7 @@ pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
     }
     let n = |a: usize, b: usize| main[a..b].parse::<u32>().ok();
     let (year, rest) = match main.len() {
-        8 => (from_epoch(now, 0).year, main),
+        8 => (zone.local(now, 0).year, main),
         10 => {
             let yy = n(0, 2)? as i64;
             (if yy < 69 { 2000 + yy } else { 1900 + yy }, &main[2..])
@@ -58,7 +58,7 @@ pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
     if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || secs > 60 {
         return None;
     }
-    Some(to_epoch(year, mo, d, h, mi, secs))
+    zone.mktime(to_epoch(year, mo, d, h, mi, secs), None).ok()
 }
 
 /// `touch [-acm] [-d DATE | -t STAMP | -r FILE] FILE...`
@@ -72,6 +72,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     let now = ctx.control.clock.now();
     let mut when: Timestamp = now;
+    let zone = Zone::from_env(ctx.env);
     if let Some(r) = p.last(TouchOpt::Reference) {
         match ctx.fs.metadata(&ctx.path(r)) {
             Ok(m) => when = m.mtime,
@@ -85,7 +86,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     if let Some(d) = p.last(TouchOpt::Date) {
-        match parse_date(d, when.secs) {
+        match parse_date(d, when.secs, &zone) {
             Some((s, ns)) => when = Timestamp { secs: s, nanos: ns },
             None => {
                 ctx.gnu_error(format_args!("invalid date format {}", quote_locale(d)));
@@ -94,7 +95,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     if let Some(t) = p.last(TouchOpt::Stamp) {
-        match parse_stamp(t, now.secs) {
+        match parse_stamp(t, now.secs, &zone) {
             Some(s) => when = Timestamp { secs: s, nanos: 0 },
             None => {
                 ctx.gnu_error(format_args!("invalid date format {}", quote_locale(t)));

@@ -101,7 +101,7 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
             return Ok(());
         }
     };
-    let mut listing = Listing::default();
+    let mut listing = Listing::new(ctx.env);
     let mut matched = vec![false; opts.operands.len()];
     let mut seen_any = false;
     for entry in entries {
