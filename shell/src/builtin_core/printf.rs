@@ -246,8 +246,10 @@ fn format_once(
                 pad(&mut res.output, q.as_bytes(), &spec, false);
             }
             b'c' => {
+                // An empty or missing argument's first byte is its NUL
+                // terminator, which both printfs print.
                 let a = encode(next_arg(args, argi).unwrap_or(""));
-                let b = &a[..a.len().min(1)];
+                let b: &[u8] = if a.is_empty() { b"\0" } else { &a[..1] };
                 pad(&mut res.output, b, &spec, false);
             }
             b'd' | b'i' => {

@@ -356,8 +356,13 @@ fn convert(
             let s = if v.is_numeric() {
                 let code = v.num();
                 let code = if code.is_finite() { code as i64 } else { 0 };
-                // The C locale's byte: the code modulo 256.
-                char::from((code & 0xff) as u8).to_string()
+                // A code point, as gawk prints one in a UTF-8 locale (one
+                // that is none, a surrogate, prints a NUL); below 256 the
+                // code's character, negative ones modulo 256.
+                match u32::try_from(code) {
+                    Ok(c) if c > 0xff => char::from_u32(c).unwrap_or('\0').to_string(),
+                    _ => char::from((code & 0xff) as u8).to_string(),
+                }
             } else {
                 let text = v.str_with(convfmt);
                 text.chars().next().unwrap_or('\0').to_string()

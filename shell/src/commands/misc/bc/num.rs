@@ -149,8 +149,12 @@ impl Num {
     /// fraction of a non-decimal constant keeps as many digits as it had
     /// (`ibase=16; 1.8` is 1.5).
     pub fn parse(text: &str, ibase: u32) -> Num {
-        if text.len() == 1 && text != "." {
-            return Num::from_i64(digit(text.as_bytes()[0]) as i64);
+        // A single digit keeps its face value whatever `ibase` is (`A` is
+        // ten), leading zeros aside (`0A` too); in longer numbers a digit
+        // past the base counts as `ibase - 1`.
+        let significant = text.trim_start_matches('0');
+        if significant.len() == 1 && significant != "." {
+            return Num::from_i64(digit(significant.as_bytes()[0]) as i64);
         }
         let (int, frac) = match text.split_once('.') {
             Some((i, f)) => (i, Some(f)),
@@ -174,13 +178,8 @@ impl Num {
         let base = Num::from_i64(ibase as i64);
         let top = ibase - 1;
         let mut n = Num::zero();
-        for (k, b) in int.bytes().enumerate() {
-            // The first digit keeps its face value when no digit follows.
-            let d = if k == 0 && int.len() == 1 {
-                digit(b)
-            } else {
-                digit(b).min(top)
-            };
+        for b in int.bytes() {
+            let d = digit(b).min(top);
             n = n.mul(&base, 0).add(&Num::from_i64(d as i64));
         }
         let Some(frac) = frac else { return n };
