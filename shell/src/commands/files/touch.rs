@@ -17,8 +17,7 @@ gives. A FILE that does not exist is created empty, unless -c is given.
         after: "",
         column: 25,
         rows: [
-            AccessOnly: 'a' - none => "change only the access time; the sandbox keeps
-                none, so the file is only created if missing",
+            AccessOnly: 'a' - none => "change only the access time",
             NoCreate: 'c' "no-create" none => "do not create missing files",
             Date: 'd' "date" required "STRING" => "use the time STRING describes (as for date -d)",
             Ignored: 'f' - none => "(ignored)",
@@ -103,10 +102,15 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    // Only the access time was asked for: the sandbox keeps no atime.
-    let only_atime = p.has(TouchOpt::AccessOnly)
-        && !p.has(TouchOpt::ModificationOnly)
-        && p.last(TouchOpt::Time).is_none_or(|t| t.starts_with('a'));
+    // `-a`, `-m` (or `--time=WORD`) pick one time; neither sets both.
+    let time_word = p.last(TouchOpt::Time);
+    let mut set_atime = p.has(TouchOpt::AccessOnly)
+        || time_word.is_some_and(|t| matches!(t, "access" | "atime" | "use"));
+    let mut set_mtime = p.has(TouchOpt::ModificationOnly)
+        || time_word.is_some_and(|t| matches!(t, "modify" | "mtime"));
+    if !set_atime && !set_mtime {
+        (set_atime, set_mtime) = (true, true);
+    }
     // POSIX's -f: accepted for compatibility, as in GNU.
     let _ = p.has(TouchOpt::Ignored);
     let mut status = 0;
@@ -131,7 +135,10 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
                 continue;
             }
         }
-        if only_atime {
+        if set_atime && !p.has(TouchOpt::NoDereference) {
+            let _ = ctx.fs.set_atime(&path, when);
+        }
+        if !set_mtime {
             continue;
         }
         if let Err(e) = ctx.fs.set_mtime(&path, when)
