@@ -426,12 +426,26 @@ impl Walk<'_, '_> {
                             }
                         }
                         // Access, change and modification time: the tree
-                        // keeps one time, the modification time.
-                        't' | 'a' | 'c' => time_part(e.meta.mtime, 'c', true, &self.zone),
-                        'T' | 'A' | 'C' => match it.next() {
-                            Some(k) => time_part(e.meta.mtime, k, false, &self.zone),
-                            None => String::new(),
-                        },
+                        // keeps no change time (the modification time
+                        // stands for it).
+                        't' | 'a' | 'c' | 'T' | 'A' | 'C' => {
+                            let t = if matches!(d, 'a' | 'A') {
+                                self.ctx
+                                    .fs
+                                    .atime(&self.ctx.path(e.path))
+                                    .unwrap_or(e.meta.mtime)
+                            } else {
+                                e.meta.mtime
+                            };
+                            if matches!(d, 't' | 'a' | 'c') {
+                                time_part(t, 'c', true, &self.zone)
+                            } else {
+                                match it.next() {
+                                    Some(k) => time_part(t, k, false, &self.zone),
+                                    None => String::new(),
+                                }
+                            }
+                        }
                         other => format!("%{other}"),
                     };
                     out.push_str(&pad(&spec, &val));
