@@ -83,7 +83,7 @@ impl Interp<'_, '_> {
                 }
                 let mut out = String::new();
                 let conv = self.special_str(CONVFMT);
-                super::printf::format(&fmt, &vals, &conv, &mut out).map_err(Fatal)?;
+                super::printf::format(&fmt, &vals, &conv, self.utf8, &mut out).map_err(Fatal)?;
                 Value::Str(out)
             }
             "tolower" => {

@@ -149,12 +149,13 @@ impl Num {
     /// fraction of a non-decimal constant keeps as many digits as it had
     /// (`ibase=16; 1.8` is 1.5).
     pub fn parse(text: &str, ibase: u32) -> Num {
-        // A single digit keeps its face value whatever `ibase` is (`A` is
-        // ten), leading zeros aside (`0A` too); in longer numbers a digit
-        // past the base counts as `ibase - 1`.
-        let significant = text.trim_start_matches('0');
-        if significant.len() == 1 && significant != "." {
-            return Num::from_i64(digit(significant.as_bytes()[0]) as i64);
+        // An integer part of a single digit keeps its face value whatever
+        // `ibase` is (`A` is ten, `G.8` sixteen and a half), leading zeros
+        // aside (`0A`); elsewhere a digit past the base counts as
+        // `ibase - 1` (`1A` in base 9 is 17, `.A` is .8).
+        let text = text.trim_start_matches('0');
+        if text.len() == 1 && text != "." {
+            return Num::from_i64(digit(text.as_bytes()[0]) as i64);
         }
         let (int, frac) = match text.split_once('.') {
             Some((i, f)) => (i, Some(f)),
@@ -179,7 +180,11 @@ impl Num {
         let top = ibase - 1;
         let mut n = Num::zero();
         for b in int.bytes() {
-            let d = digit(b).min(top);
+            let d = if int.len() == 1 {
+                digit(b)
+            } else {
+                digit(b).min(top)
+            };
             n = n.mul(&base, 0).add(&Num::from_i64(d as i64));
         }
         let Some(frac) = frac else { return n };
