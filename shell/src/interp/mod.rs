@@ -139,6 +139,10 @@ pub struct Interp {
     pub(crate) pending_signals: Arc<Mutex<Vec<i64>>>,
     /// `pushd`/`popd` stack (without the cwd itself).
     pub dir_stack: Vec<String>,
+    /// The `name=(...)` words a declaration command (`declare`, `local`...)
+    /// was written with: only those assign arrays (`declare $a` with
+    /// `a='x=(y)'` stores a string, as in bash).
+    pub(crate) compound_words: Vec<String>,
     /// State of `$RANDOM`.
     pub random_state: u64,
     /// The current line number (`LINENO`).

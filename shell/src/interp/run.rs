@@ -141,6 +141,7 @@ impl Interp {
             pid: super::expand::special::SHELL_PID,
             pending_signals: Default::default(),
             dir_stack: Vec::new(),
+            compound_words: Vec::new(),
             random_state: seed,
             lineno: 1,
             fds,
