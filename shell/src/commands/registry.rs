@@ -163,6 +163,8 @@ const FAMILIES: &[&[Command]] = &[
     super::pager::COMMANDS,
     super::basenc::COMMANDS,
     super::iconv::COMMANDS,
+    super::diff3::COMMANDS,
+    super::make::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a
