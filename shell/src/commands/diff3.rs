@@ -166,7 +166,7 @@ pub fn diff3(ctx: &mut CommandCtx<'_>) -> i32 {
     req.ed = incompatible > 0;
     if incompatible > 1
         || (req.final_write && req.merge)
-        || (!req.labels.is_empty() && !(req.merge || req.mode.flagging))
+        || !(req.labels.is_empty() || req.merge || req.mode.flagging)
     {
         return diffutils_usage_error(ctx, "incompatible options");
     }
@@ -332,10 +332,10 @@ fn listing(out: &mut Vec<u8>, blocks: &[Block], files: &[Vec<&[u8]>], tab: bool)
         out.extend_from_slice(header.as_bytes());
         for (k, &f) in order.iter().enumerate() {
             out.extend_from_slice(format!("{}:{}\n", f + 1, range_words(&b.ranges[f])).as_bytes());
-            let same_as_next = match (b.kind, k) {
-                (Kind::Yours, 0) | (Kind::Mine, 1) | (Kind::Older, 0) => true,
-                _ => false,
-            };
+            let same_as_next = matches!(
+                (b.kind, k),
+                (Kind::Yours, 0) | (Kind::Mine, 1) | (Kind::Older, 0)
+            );
             if same_as_next {
                 continue;
             }
@@ -481,17 +481,25 @@ fn merged(out: &mut Vec<u8>, blocks: &[Block], files: &[Vec<&[u8]>], req: &Reque
         conflicts = true;
         if b.kind == Kind::All {
             marker(out, &format!("<<<<<<< {}", req.labels[0]));
-            files[0][mine.clone()].iter().for_each(|l| out.extend_from_slice(l));
+            files[0][mine.clone()]
+                .iter()
+                .for_each(|l| out.extend_from_slice(l));
             if req.mode.show_2nd {
                 marker(out, &format!("||||||| {}", req.labels[1]));
-                files[1][older.clone()].iter().for_each(|l| out.extend_from_slice(l));
+                files[1][older.clone()]
+                    .iter()
+                    .for_each(|l| out.extend_from_slice(l));
             }
         } else {
             marker(out, &format!("<<<<<<< {}", req.labels[1]));
-            files[1][older.clone()].iter().for_each(|l| out.extend_from_slice(l));
+            files[1][older.clone()]
+                .iter()
+                .for_each(|l| out.extend_from_slice(l));
         }
         marker(out, "=======");
-        files[2][yours.clone()].iter().for_each(|l| out.extend_from_slice(l));
+        files[2][yours.clone()]
+            .iter()
+            .for_each(|l| out.extend_from_slice(l));
         marker(out, &format!(">>>>>>> {}", req.labels[2]));
     }
     for line in &files[0][at..] {

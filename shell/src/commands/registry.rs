@@ -165,6 +165,7 @@ const FAMILIES: &[&[Command]] = &[
     super::iconv::COMMANDS,
     super::diff3::COMMANDS,
     super::make::COMMANDS,
+    super::ps::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a

@@ -48,7 +48,13 @@ struct Plan {
 impl Make<'_, '_> {
     /// Sets the variables make starts with, reads the makefiles and
     /// updates the goals; returns the exit status.
-    pub(super) fn run(&mut self, files: &[String], assignments: &[String], evals: &[String], goals: &[String]) -> i32 {
+    pub(super) fn run(
+        &mut self,
+        files: &[String],
+        assignments: &[String],
+        evals: &[String],
+        goals: &[String],
+    ) -> i32 {
         self.init_vars(assignments);
         let names: Vec<String> = if files.is_empty() {
             ["GNUmakefile", "makefile", "Makefile"]
@@ -71,7 +77,9 @@ impl Make<'_, '_> {
                 Ok(true) => {}
                 Ok(false) => {
                     self.say_err(&format!("{name}: No such file or directory"));
-                    return self.fail(&MakeError::plain(format!("No rule to make target '{name}'")));
+                    return self.fail(&MakeError::plain(format!(
+                        "No rule to make target '{name}'"
+                    )));
                 }
                 Err(e) => return self.fail(&e),
             }
@@ -132,12 +140,22 @@ impl Make<'_, '_> {
             ("YACC", "yacc"),
             ("MAKEFILE_LIST", ""),
         ] {
-            self.vars.entry(name.to_string()).or_insert_with(|| default_var(value, Flavor::Recursive));
+            self.vars
+                .entry(name.to_string())
+                .or_insert_with(|| default_var(value, Flavor::Recursive));
         }
-        self.vars.insert("MAKE".into(), default_var(&make, Flavor::Recursive));
-        self.vars.insert("SHELL".into(), default_var("/bin/sh", Flavor::Recursive));
-        self.vars.insert("CURDIR".into(), default_var(&self.cwd.clone(), Flavor::Simple));
-        self.vars.insert("MAKELEVEL".into(), default_var(&self.level.to_string(), Flavor::Simple));
+        self.vars
+            .insert("MAKE".into(), default_var(&make, Flavor::Recursive));
+        self.vars
+            .insert("SHELL".into(), default_var("/bin/sh", Flavor::Recursive));
+        self.vars.insert(
+            "CURDIR".into(),
+            default_var(&self.cwd.clone(), Flavor::Simple),
+        );
+        self.vars.insert(
+            "MAKELEVEL".into(),
+            default_var(&self.level.to_string(), Flavor::Simple),
+        );
         for a in assignments {
             let at = a.find('=').unwrap_or(0);
             let (name, flavor) = match a[..at].strip_suffix(':') {
@@ -145,7 +163,11 @@ impl Make<'_, '_> {
                 None => (&a[..at], Flavor::Recursive),
             };
             let raw = a[at + 1..].to_string();
-            let value = if flavor == Flavor::Simple { self.expand(&raw).unwrap_or_default() } else { raw };
+            let value = if flavor == Flavor::Simple {
+                self.expand(&raw).unwrap_or_default()
+            } else {
+                raw
+            };
             self.vars.insert(
                 name.trim().to_string(),
                 Var {
@@ -181,7 +203,13 @@ impl Make<'_, '_> {
                         let _ = writeln!(self.ctx.stdout, "{}: {words}", self.me);
                     }
                 }
-                Err(Fail::Stop) => return if self.flags.question { 1.max(status) } else { 2 },
+                Err(Fail::Stop) => {
+                    return if self.flags.question {
+                        1.max(status)
+                    } else {
+                        2
+                    };
+                }
                 Err(Fail::Failed) => {
                     status = 2;
                 }
@@ -196,7 +224,10 @@ impl Make<'_, '_> {
         match self.targets.get(name) {
             Some(t) if t.recipe.is_some() => true,
             Some(_) => self.pattern_for(name).is_some(),
-            None => self.pattern_for(name).is_some() || self.ctx.fs.exists(&Fs::resolve(&self.cwd, name)),
+            None => {
+                self.pattern_for(name).is_some()
+                    || self.ctx.fs.exists(&Fs::resolve(&self.cwd, name))
+            }
         }
     }
 
@@ -204,7 +235,11 @@ impl Make<'_, '_> {
         if self.phony.contains(name) {
             return None;
         }
-        self.ctx.fs.metadata(&Fs::resolve(&self.cwd, name)).ok().map(|m| m.mtime)
+        self.ctx
+            .fs
+            .metadata(&Fs::resolve(&self.cwd, name))
+            .ok()
+            .map(|m| m.mtime)
     }
 
     /// Whether a file is there, or some rule names it as a target.
@@ -222,11 +257,19 @@ impl Make<'_, '_> {
             let Some(stem) = pattern.stem(name) else {
                 continue;
             };
-            let prereqs: Vec<String> = rule.prereqs.iter().map(|p| super::expand::substitute(p, stem)).collect();
+            let prereqs: Vec<String> = rule
+                .prereqs
+                .iter()
+                .map(|p| super::expand::substitute(p, stem))
+                .collect();
             if prereqs.iter().all(|p| self.can_have(p)) {
                 return Some(Plan {
                     prereqs,
-                    order_only: rule.order_only.iter().map(|p| super::expand::substitute(p, stem)).collect(),
+                    order_only: rule
+                        .order_only
+                        .iter()
+                        .map(|p| super::expand::substitute(p, stem))
+                        .collect(),
                     recipe: Some(rule.recipe.clone()),
                     stem: stem.to_string(),
                 });
@@ -268,15 +311,28 @@ impl Make<'_, '_> {
         let needed = parent.map_or_else(String::new, |p| format!(", needed by '{p}'"));
         let _ = self.ctx.stdout.flush();
         if self.flags.keep_going {
-            let _ = writeln!(self.ctx.stderr, "{}: *** No rule to make target '{name}'{needed}.", self.me);
+            let _ = writeln!(
+                self.ctx.stderr,
+                "{}: *** No rule to make target '{name}'{needed}.",
+                self.me
+            );
             Fail::Failed
         } else {
-            let _ = writeln!(self.ctx.stderr, "{}: *** No rule to make target '{name}'{needed}.  Stop.", self.me);
+            let _ = writeln!(
+                self.ctx.stderr,
+                "{}: *** No rule to make target '{name}'{needed}.  Stop.",
+                self.me
+            );
             Fail::Stop
         }
     }
 
-    fn update(&mut self, name: &str, parent: Option<&str>, states: &mut HashMap<String, State>) -> Result<Stamp, Fail> {
+    fn update(
+        &mut self,
+        name: &str,
+        parent: Option<&str>,
+        states: &mut HashMap<String, State>,
+    ) -> Result<Stamp, Fail> {
         if let Some(State::Done(r)) = states.get(name) {
             return *r;
         }
@@ -289,7 +345,12 @@ impl Make<'_, '_> {
         result
     }
 
-    fn update_fresh(&mut self, name: &str, parent: Option<&str>, states: &mut HashMap<String, State>) -> Result<Stamp, Fail> {
+    fn update_fresh(
+        &mut self,
+        name: &str,
+        parent: Option<&str>,
+        states: &mut HashMap<String, State>,
+    ) -> Result<Stamp, Fail> {
         let Some(plan) = self.plan(name) else {
             return match self.stamp_of(name) {
                 Some(t) => Ok(Stamp::At(t)),
@@ -298,9 +359,18 @@ impl Make<'_, '_> {
         };
         let mut failed = false;
         let mut stamps = Vec::new();
-        for (k, p) in plan.prereqs.iter().chain(plan.order_only.iter()).enumerate() {
+        for (k, p) in plan
+            .prereqs
+            .iter()
+            .chain(plan.order_only.iter())
+            .enumerate()
+        {
             if matches!(states.get(p), Some(State::Busy)) {
-                let _ = writeln!(self.ctx.stderr, "{}: Circular {name} <- {p} dependency dropped.", self.me);
+                let _ = writeln!(
+                    self.ctx.stderr,
+                    "{}: Circular {name} <- {p} dependency dropped.",
+                    self.me
+                );
                 continue;
             }
             match self.update(p, Some(name), states) {
@@ -313,7 +383,11 @@ impl Make<'_, '_> {
         if failed {
             if parent.is_none() {
                 let _ = self.ctx.stdout.flush();
-                let _ = writeln!(self.ctx.stderr, "{}: Target '{name}' not remade because of errors.", self.me);
+                let _ = writeln!(
+                    self.ctx.stderr,
+                    "{}: Target '{name}' not remade because of errors.",
+                    self.me
+                );
             }
             return Err(Fail::Failed);
         }
@@ -347,7 +421,11 @@ impl Make<'_, '_> {
             target: name.to_string(),
             prereqs: plan.prereqs.clone(),
             order_only: plan.order_only.clone(),
-            newer: if mine.is_none() { dedup(&plan.prereqs) } else { newer },
+            newer: if mine.is_none() {
+                dedup(&plan.prereqs)
+            } else {
+                newer
+            },
             stem: plan.stem.clone(),
         };
         self.run_recipe(name, &recipe, auto)?;
@@ -390,7 +468,8 @@ impl Make<'_, '_> {
         }
         for (text, line) in lines {
             let mut body = text.as_str();
-            let (mut silent, mut ignore, mut force) = (self.flags.silent, self.flags.ignore_errors, false);
+            let (mut silent, mut ignore, mut force) =
+                (self.flags.silent, self.flags.ignore_errors, false);
             loop {
                 match body.chars().next() {
                     Some('@') => silent = true,
@@ -422,11 +501,19 @@ impl Make<'_, '_> {
             let _ = self.ctx.stdout.flush();
             let at = format!("{}:{}: {name}", line.file, line.line);
             if ignore {
-                let _ = writeln!(self.ctx.stderr, "{}: [{at}] Error {status} (ignored)", self.me);
+                let _ = writeln!(
+                    self.ctx.stderr,
+                    "{}: [{at}] Error {status} (ignored)",
+                    self.me
+                );
                 continue;
             }
             let _ = writeln!(self.ctx.stderr, "{}: *** [{at}] Error {status}", self.me);
-            return Err(if self.flags.keep_going { Fail::Failed } else { Fail::Stop });
+            return Err(if self.flags.keep_going {
+                Fail::Failed
+            } else {
+                Fail::Stop
+            });
         }
         Ok(())
     }

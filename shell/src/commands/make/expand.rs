@@ -147,7 +147,10 @@ impl Make<'_, '_> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
-            return Err(MakeError::at_line(self, "Recursive variable expansion too deep"));
+            return Err(MakeError::at_line(
+                self,
+                "Recursive variable expansion too deep",
+            ));
         }
         let result = self.expand_inner(text);
         self.depth -= 1;
@@ -176,10 +179,7 @@ impl Make<'_, '_> {
                 b'(' | b'{' => {
                     let close = if c == b'(' { b')' } else { b'}' };
                     let Some(end) = closing(bytes, i + 1, c, close) else {
-                        return Err(MakeError::at_line(
-                            self,
-                            &format!("unterminated variable reference"),
-                        ));
+                        return Err(MakeError::at_line(self, "unterminated variable reference"));
                     };
                     let inner = &text[i + 1..end];
                     i = end + 1;
@@ -211,7 +211,11 @@ impl Make<'_, '_> {
         if let Some(colon) = name.find(':')
             && let Some(eq) = name[colon..].find('=')
         {
-            let (var, from, to) = (&name[..colon], &name[colon + 1..colon + eq], &name[colon + eq + 1..]);
+            let (var, from, to) = (
+                &name[..colon],
+                &name[colon + 1..colon + eq],
+                &name[colon + eq + 1..],
+            );
             let value = self.variable(var)?;
             return Ok(if from.contains('%') {
                 patsubst(from, to, &value)
@@ -264,7 +268,10 @@ impl Make<'_, '_> {
                         seen.push(p);
                     }
                 }
-                seen.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")
+                seen.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
             }
             "+" => auto.prereqs.join(" "),
             "?" => auto.newer.join(" "),
@@ -319,7 +326,11 @@ impl Make<'_, '_> {
             "foreach" => return self.foreach(args),
             "value" => {
                 let var = self.expand(args[0])?;
-                return Ok(self.vars.get(&var).map(|v| v.value.clone()).unwrap_or_default());
+                return Ok(self
+                    .vars
+                    .get(&var)
+                    .map(|v| v.value.clone())
+                    .unwrap_or_default());
             }
             _ => {}
         }
@@ -364,7 +375,10 @@ impl Make<'_, '_> {
                 let n: usize = arg(0).trim().parse().map_err(|_| {
                     MakeError::at_line(
                         self,
-                        &format!("non-numeric first argument to 'word' function: '{}'", arg(0).trim()),
+                        &format!(
+                            "non-numeric first argument to 'word' function: '{}'",
+                            arg(0).trim()
+                        ),
                     )
                 })?;
                 if n == 0 {
@@ -373,7 +387,11 @@ impl Make<'_, '_> {
                         "first argument to 'word' function must be greater than 0",
                     ));
                 }
-                arg(1).split_whitespace().nth(n - 1).unwrap_or("").to_string()
+                arg(1)
+                    .split_whitespace()
+                    .nth(n - 1)
+                    .unwrap_or("")
+                    .to_string()
             }
             "wordlist" => {
                 let s: usize = arg(0).trim().parse().unwrap_or(1).max(1);
@@ -537,11 +555,12 @@ impl Make<'_, '_> {
                 Vec::new()
             };
         }
-        let (mut found, parts): (Vec<String>, Vec<&str>) = if let Some(rest) = pattern.strip_prefix('/') {
-            (vec!["/".to_string()], rest.split('/').collect())
-        } else {
-            (vec![String::new()], pattern.split('/').collect())
-        };
+        let (mut found, parts): (Vec<String>, Vec<&str>) =
+            if let Some(rest) = pattern.strip_prefix('/') {
+                (vec!["/".to_string()], rest.split('/').collect())
+            } else {
+                (vec![String::new()], pattern.split('/').collect())
+            };
         for (k, part) in parts.iter().enumerate() {
             let last = k + 1 == parts.len();
             let mut next = Vec::new();

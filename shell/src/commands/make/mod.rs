@@ -233,7 +233,9 @@ impl Make<'_, '_> {
     }
 
     fn place_file(&self) -> String {
-        self.line.as_ref().map_or_else(String::new, |(f, _)| f.clone())
+        self.line
+            .as_ref()
+            .map_or_else(String::new, |(f, _)| f.clone())
     }
 
     fn set_simple(&mut self, name: &str, value: &str) {
@@ -397,7 +399,7 @@ pub fn make(ctx: &mut CommandCtx<'_>) -> i32 {
         .unwrap_or(0);
     let mut flags = Flags::default();
     if let Some(mf) = ctx.getenv("MAKEFLAGS") {
-        inherited_flags(&mut flags, &mf.to_string());
+        inherited_flags(&mut flags, mf);
     }
     let (mut files, mut dirs, mut evals) = (Vec::new(), Vec::new(), Vec::new());
     for (opt, value) in &p.opts {
@@ -451,10 +453,24 @@ pub fn make(ctx: &mut CommandCtx<'_>) -> i32 {
         auto: None,
         ran: false,
     };
-    if !dirs.is_empty() && !m.ctx.fs.metadata(&m.cwd).is_ok_and(|md| md.kind == crate::fs::FileKind::Dir) {
-        let e = format!("{}: No such file or directory", dirs.last().map_or("", |d| d.as_str()));
+    if !dirs.is_empty()
+        && !m
+            .ctx
+            .fs
+            .metadata(&m.cwd)
+            .is_ok_and(|md| md.kind == crate::fs::FileKind::Dir)
+    {
+        let e = format!(
+            "{}: No such file or directory",
+            dirs.last().map_or("", |d| d.as_str())
+        );
         m.say_err(&e);
-        let _ = writeln!(m.ctx.stderr, "{}: *** No rule to make target '{}'.  Stop.", m.me, dirs.last().map_or("", |d| d.as_str()));
+        let _ = writeln!(
+            m.ctx.stderr,
+            "{}: *** No rule to make target '{}'.  Stop.",
+            m.me,
+            dirs.last().map_or("", |d| d.as_str())
+        );
         return 2;
     }
     if print_dir {

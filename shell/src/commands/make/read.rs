@@ -68,10 +68,18 @@ fn split_line(line: &str) -> Split {
             }
             b':' if depth == 0 => {
                 if line[i..].starts_with("::=") {
-                    return Split::Assign(line[..i].trim().to_string(), ":=".into(), line[i + 3..].trim_start().into());
+                    return Split::Assign(
+                        line[..i].trim().to_string(),
+                        ":=".into(),
+                        line[i + 3..].trim_start().into(),
+                    );
                 }
                 if line[i..].starts_with(":=") {
-                    return Split::Assign(line[..i].trim().to_string(), ":=".into(), line[i + 2..].trim_start().into());
+                    return Split::Assign(
+                        line[..i].trim().to_string(),
+                        ":=".into(),
+                        line[i + 2..].trim_start().into(),
+                    );
                 }
                 // A drive-less `::` rule reads as `:` here.
                 let rest = line[i + 1..].strip_prefix(':').unwrap_or(&line[i + 1..]);
@@ -174,7 +182,7 @@ impl Make<'_, '_> {
             let raw = lines[i];
             i += 1;
             if let Some(d) = define.as_mut() {
-                let word = raw.trim_start().split_whitespace().next().unwrap_or("");
+                let word = raw.split_whitespace().next().unwrap_or("");
                 if word == "define" {
                     d.depth += 1;
                 } else if word == "endef" {
@@ -193,7 +201,10 @@ impl Make<'_, '_> {
             // A recipe line: a tab after a rule.
             if raw.starts_with('\t') && pending.is_some() {
                 let mut text = raw[1..].to_string();
-                while text.ends_with('\\') && (text.len() - text.trim_end_matches('\\').len()) % 2 == 1 && i < lines.len() {
+                while text.ends_with('\\')
+                    && (text.len() - text.trim_end_matches('\\').len()) % 2 == 1
+                    && i < lines.len()
+                {
                     text.push('\n');
                     text.push_str(lines[i].strip_prefix('\t').unwrap_or(lines[i]));
                     i += 1;
@@ -209,7 +220,10 @@ impl Make<'_, '_> {
             }
             // Join continuation lines with one space.
             let mut logical = raw.to_string();
-            while logical.ends_with('\\') && (logical.len() - logical.trim_end_matches('\\').len()) % 2 == 1 && i < lines.len() {
+            while logical.ends_with('\\')
+                && (logical.len() - logical.trim_end_matches('\\').len()) % 2 == 1
+                && i < lines.len()
+            {
                 logical.pop();
                 let kept = logical.trim_end().to_string();
                 logical = format!("{kept} {}", lines[i].trim_start());
@@ -257,7 +271,9 @@ impl Make<'_, '_> {
             match word {
                 "define" => {
                     let (name, op) = match rest.rsplit_once(|c: char| c.is_whitespace()) {
-                        Some((n, op)) if matches!(op, "=" | ":=" | "::=" | "?=" | "+=" | "!=") => (n.trim(), op),
+                        Some((n, op)) if matches!(op, "=" | ":=" | "::=" | "?=" | "+=" | "!=") => {
+                            (n.trim(), op)
+                        }
                         _ => (rest.trim_end_matches(['=', ' ']), "="),
                     };
                     let name = self.expand(name)?;
@@ -331,18 +347,30 @@ impl Make<'_, '_> {
             return Err(MakeError::at_line(self, "missing 'endif'"));
         }
         if define.is_some() {
-            return Err(MakeError::at_line(self, "missing 'endef', unterminated 'define'"));
+            return Err(MakeError::at_line(
+                self,
+                "missing 'endef', unterminated 'define'",
+            ));
         }
         self.line = saved_line;
         Ok(())
     }
 
     /// Handles a conditional directive; false when `word` is none.
-    fn conditional(&mut self, word: &str, rest: &str, conds: &mut Vec<Cond>) -> Result<bool, MakeError> {
+    fn conditional(
+        &mut self,
+        word: &str,
+        rest: &str,
+        conds: &mut Vec<Cond>,
+    ) -> Result<bool, MakeError> {
         let active = conds.last().is_none_or(|c| c.active);
         match word {
             "ifeq" | "ifneq" | "ifdef" | "ifndef" => {
-                let truth = if active { self.test(word, rest)? } else { false };
+                let truth = if active {
+                    self.test(word, rest)?
+                } else {
+                    false
+                };
                 conds.push(Cond {
                     active: active && truth,
                     outer: active,
@@ -384,7 +412,10 @@ impl Make<'_, '_> {
         Ok(match word {
             "ifdef" | "ifndef" => {
                 let name = self.expand(rest.trim())?;
-                let defined = self.vars.get(name.trim()).is_some_and(|v| !v.value.is_empty());
+                let defined = self
+                    .vars
+                    .get(name.trim())
+                    .is_some_and(|v| !v.value.is_empty());
                 defined == (word == "ifdef")
             }
             _ => {
@@ -407,7 +438,10 @@ impl Make<'_, '_> {
             if !found && !optional {
                 let place = self.place();
                 let _ = self.ctx.stdout.flush();
-                let _ = writeln!(self.ctx.stderr, "{place}: {name}: No such file or directory");
+                let _ = writeln!(
+                    self.ctx.stderr,
+                    "{place}: {name}: No such file or directory"
+                );
                 return Err(MakeError::plain(format!("No rule to make target '{name}'")));
             }
         }
@@ -415,7 +449,14 @@ impl Make<'_, '_> {
     }
 
     /// An assignment with its operator, respecting who may override whom.
-    pub(super) fn assign(&mut self, name: &str, op: &str, value: &str, origin: Origin, export: bool) -> Result<(), MakeError> {
+    pub(super) fn assign(
+        &mut self,
+        name: &str,
+        op: &str,
+        value: &str,
+        origin: Origin,
+        export: bool,
+    ) -> Result<(), MakeError> {
         let name = name.trim();
         if let Some(old) = self.vars.get(name) {
             let protected = match old.origin {
@@ -460,7 +501,11 @@ impl Make<'_, '_> {
             }
             _ => (value.to_string(), Flavor::Recursive),
         };
-        let origin = if name == "MAKE" { Origin::Default.max(origin) } else { origin };
+        let origin = if name == "MAKE" {
+            Origin::Default.max(origin)
+        } else {
+            origin
+        };
         self.vars.insert(
             name.to_string(),
             Var {
@@ -474,8 +519,18 @@ impl Make<'_, '_> {
     }
 
     /// A rule line: its targets and prerequisites, expanded now.
-    fn rule(&mut self, left: &str, right: &str, _file: &str, _number: usize) -> Result<Pending, MakeError> {
-        let targets: Vec<String> = self.expand(left)?.split_whitespace().map(str::to_string).collect();
+    fn rule(
+        &mut self,
+        left: &str,
+        right: &str,
+        _file: &str,
+        _number: usize,
+    ) -> Result<Pending, MakeError> {
+        let targets: Vec<String> = self
+            .expand(left)?
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
         let (deps, inline) = match split_top(right, ';') {
             Some((d, r)) => (d, Some(r.trim_start().to_string())),
             None => (right, None),
@@ -488,8 +543,16 @@ impl Make<'_, '_> {
             Some((n, o)) => (n, o),
             None => (deps, ""),
         };
-        let prereqs: Vec<String> = self.expand(normal)?.split_whitespace().map(str::to_string).collect();
-        let order_only: Vec<String> = self.expand(order)?.split_whitespace().map(str::to_string).collect();
+        let prereqs: Vec<String> = self
+            .expand(normal)?
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        let order_only: Vec<String> = self
+            .expand(order)?
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
         let mut recipe = Vec::new();
         if let Some(text) = inline {
             let (file, line) = self.line.clone().unwrap_or_default();
@@ -533,7 +596,10 @@ impl Make<'_, '_> {
                 let pattern = Pattern::new(pat);
                 let Some(stem) = pattern.stem(t) else {
                     let place = self.place();
-                    let _ = writeln!(self.ctx.stderr, "{place}: target '{t}' doesn't match the target pattern");
+                    let _ = writeln!(
+                        self.ctx.stderr,
+                        "{place}: target '{t}' doesn't match the target pattern"
+                    );
                     continue;
                 };
                 let prereqs = prereq_pats.iter().map(|q| substitute(q, stem)).collect();
