@@ -295,82 +295,18 @@ impl Make<'_, '_> {
 
     fn function(&mut self, name: &str, args: &[&str]) -> Result<String, MakeError> {
         // The lazy ones expand their arguments themselves.
-        match name {
-            "if" => {
-                let cond = self.expand(args[0])?;
-                return match (cond.trim().is_empty(), args.get(1), args.get(2)) {
-                    (false, Some(then), _) => self.expand(then),
-                    (true, _, Some(otherwise)) => self.expand(otherwise),
-                    _ => Ok(String::new()),
-                };
-            }
-            "or" => {
-                for a in args {
-                    let v = self.expand(a)?;
-                    if !v.trim().is_empty() {
-                        return Ok(v);
-                    }
-                }
-                return Ok(String::new());
-            }
-            "and" => {
-                let mut last = String::new();
-                for a in args {
-                    last = self.expand(a)?;
-                    if last.trim().is_empty() {
-                        return Ok(String::new());
-                    }
-                }
-                return Ok(last);
-            }
-            "foreach" => return self.foreach(args),
-            "value" => {
-                let var = self.expand(args[0])?;
-                return Ok(self
-                    .vars
-                    .get(&var)
-                    .map(|v| v.value.clone())
-                    .unwrap_or_default());
-            }
-            _ => {}
+        if let Some(result) = self.lazy_function(name, args) {
+            return result;
         }
         let mut a: Vec<String> = Vec::with_capacity(args.len());
         for arg in args {
             a.push(self.expand(arg)?);
         }
         let arg = |i: usize| a.get(i).map_or("", |s| s.as_str());
+        if let Some(text) = pure_function(name, &arg) {
+            return Ok(text);
+        }
         Ok(match name {
-            "subst" => {
-                if arg(0).is_empty() {
-                    arg(2).to_string()
-                } else {
-                    arg(2).replace(arg(0), arg(1))
-                }
-            }
-            "patsubst" => patsubst(arg(0), arg(1), arg(2)),
-            "strip" => arg(0).split_whitespace().collect::<Vec<_>>().join(" "),
-            "findstring" => {
-                if arg(1).contains(arg(0)) {
-                    arg(0).to_string()
-                } else {
-                    String::new()
-                }
-            }
-            "filter" | "filter-out" => {
-                let pats: Vec<Pattern> = arg(0).split_whitespace().map(Pattern::new).collect();
-                let keep = name == "filter";
-                let words: Vec<&str> = arg(1)
-                    .split_whitespace()
-                    .filter(|w| pats.iter().any(|p| p.stem(w).is_some()) == keep)
-                    .collect();
-                words.join(" ")
-            }
-            "sort" => {
-                let mut words: Vec<&str> = arg(0).split_whitespace().collect();
-                words.sort_unstable();
-                words.dedup();
-                words.join(" ")
-            }
             "word" => {
                 let n: usize = arg(0).trim().parse().map_err(|_| {
                     MakeError::at_line(
@@ -392,46 +328,6 @@ impl Make<'_, '_> {
                     .nth(n - 1)
                     .unwrap_or("")
                     .to_string()
-            }
-            "wordlist" => {
-                let s: usize = arg(0).trim().parse().unwrap_or(1).max(1);
-                let e: usize = arg(1).trim().parse().unwrap_or(0);
-                let words: Vec<&str> = arg(2).split_whitespace().collect();
-                if e < s {
-                    String::new()
-                } else {
-                    words
-                        .iter()
-                        .skip(s - 1)
-                        .take(e + 1 - s)
-                        .copied()
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                }
-            }
-            "words" => arg(0).split_whitespace().count().to_string(),
-            "firstword" => arg(0).split_whitespace().next().unwrap_or("").to_string(),
-            "lastword" => arg(0).split_whitespace().last().unwrap_or("").to_string(),
-            "dir" => each_word(arg(0), dir_of),
-            "notdir" => each_word(arg(0), |w| notdir(w).to_string()),
-            "suffix" => arg(0)
-                .split_whitespace()
-                .filter_map(|w| suffix_at(w).map(|at| w[at..].to_string()))
-                .collect::<Vec<_>>()
-                .join(" "),
-            "basename" => each_word(arg(0), |w| match suffix_at(w) {
-                Some(at) => w[..at].to_string(),
-                None => w.to_string(),
-            }),
-            "addsuffix" => each_word(arg(1), |w| format!("{w}{}", arg(0))),
-            "addprefix" => each_word(arg(1), |w| format!("{}{w}", arg(0))),
-            "join" => {
-                let x: Vec<&str> = arg(0).split_whitespace().collect();
-                let y: Vec<&str> = arg(1).split_whitespace().collect();
-                (0..x.len().max(y.len()))
-                    .map(|i| format!("{}{}", x.get(i).unwrap_or(&""), y.get(i).unwrap_or(&"")))
-                    .collect::<Vec<_>>()
-                    .join(" ")
             }
             "wildcard" => {
                 let mut all = Vec::new();
@@ -485,6 +381,62 @@ impl Make<'_, '_> {
             }
             _ => String::new(),
         })
+    }
+
+    /// `if`, `or`, `and`, `foreach`, `value`: functions that expand only
+    /// the arguments they need; `None` for the others.
+    fn lazy_function(&mut self, name: &str, args: &[&str]) -> Option<Result<String, MakeError>> {
+        match name {
+            "if" => {
+                let cond = match self.expand(args[0]) {
+                    Ok(v) => v,
+                    Err(e) => return Some(Err(e)),
+                };
+                Some(match (cond.trim().is_empty(), args.get(1), args.get(2)) {
+                    (false, Some(then), _) => self.expand(then),
+                    (true, _, Some(otherwise)) => self.expand(otherwise),
+                    _ => Ok(String::new()),
+                })
+            }
+            "or" => {
+                for a in args {
+                    let v = match self.expand(a) {
+                        Ok(v) => v,
+                        Err(e) => return Some(Err(e)),
+                    };
+                    if !v.trim().is_empty() {
+                        return Some(Ok(v));
+                    }
+                }
+                Some(Ok(String::new()))
+            }
+            "and" => {
+                let mut last = String::new();
+                for a in args {
+                    last = match self.expand(a) {
+                        Ok(v) => v,
+                        Err(e) => return Some(Err(e)),
+                    };
+                    if last.trim().is_empty() {
+                        return Some(Ok(String::new()));
+                    }
+                }
+                Some(Ok(last))
+            }
+            "foreach" => Some(self.foreach(args)),
+            "value" => {
+                let var = match self.expand(args[0]) {
+                    Ok(v) => v,
+                    Err(e) => return Some(Err(e)),
+                };
+                Some(Ok(self
+                    .vars
+                    .get(&var)
+                    .map(|v| v.value.clone())
+                    .unwrap_or_default()))
+            }
+            _ => None,
+        }
     }
 
     /// `$(foreach VAR,LIST,TEXT)`.
@@ -603,4 +555,82 @@ impl Make<'_, '_> {
         found.sort();
         found
     }
+}
+
+/// The functions that only transform their (expanded) arguments' text.
+fn pure_function<'s>(name: &str, arg: &impl Fn(usize) -> &'s str) -> Option<String> {
+    Some(match name {
+        "subst" => {
+            if arg(0).is_empty() {
+                arg(2).to_string()
+            } else {
+                arg(2).replace(arg(0), arg(1))
+            }
+        }
+        "patsubst" => patsubst(arg(0), arg(1), arg(2)),
+        "strip" => arg(0).split_whitespace().collect::<Vec<_>>().join(" "),
+        "findstring" => {
+            if arg(1).contains(arg(0)) {
+                arg(0).to_string()
+            } else {
+                String::new()
+            }
+        }
+        "filter" | "filter-out" => {
+            let pats: Vec<Pattern> = arg(0).split_whitespace().map(Pattern::new).collect();
+            let keep = name == "filter";
+            let words: Vec<&str> = arg(1)
+                .split_whitespace()
+                .filter(|w| pats.iter().any(|p| p.stem(w).is_some()) == keep)
+                .collect();
+            words.join(" ")
+        }
+        "sort" => {
+            let mut words: Vec<&str> = arg(0).split_whitespace().collect();
+            words.sort_unstable();
+            words.dedup();
+            words.join(" ")
+        }
+        "wordlist" => {
+            let s: usize = arg(0).trim().parse().unwrap_or(1).max(1);
+            let e: usize = arg(1).trim().parse().unwrap_or(0);
+            let words: Vec<&str> = arg(2).split_whitespace().collect();
+            if e < s {
+                String::new()
+            } else {
+                words
+                    .iter()
+                    .skip(s - 1)
+                    .take(e + 1 - s)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        }
+        "words" => arg(0).split_whitespace().count().to_string(),
+        "firstword" => arg(0).split_whitespace().next().unwrap_or("").to_string(),
+        "lastword" => arg(0).split_whitespace().last().unwrap_or("").to_string(),
+        "dir" => each_word(arg(0), dir_of),
+        "notdir" => each_word(arg(0), |w| notdir(w).to_string()),
+        "suffix" => arg(0)
+            .split_whitespace()
+            .filter_map(|w| suffix_at(w).map(|at| w[at..].to_string()))
+            .collect::<Vec<_>>()
+            .join(" "),
+        "basename" => each_word(arg(0), |w| match suffix_at(w) {
+            Some(at) => w[..at].to_string(),
+            None => w.to_string(),
+        }),
+        "addsuffix" => each_word(arg(1), |w| format!("{w}{}", arg(0))),
+        "addprefix" => each_word(arg(1), |w| format!("{}{w}", arg(0))),
+        "join" => {
+            let x: Vec<&str> = arg(0).split_whitespace().collect();
+            let y: Vec<&str> = arg(1).split_whitespace().collect();
+            (0..x.len().max(y.len()))
+                .map(|i| format!("{}{}", x.get(i).unwrap_or(&""), y.get(i).unwrap_or(&"")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+        _ => return None,
+    })
 }

@@ -38,6 +38,13 @@ struct Define {
     export: bool,
 }
 
+/// What a statement started.
+enum Statement {
+    Define(Define),
+    Rule(Pending),
+    Done,
+}
+
 /// Where the first top-level `:` or `=` of a line is, and what it starts.
 enum Split {
     /// An assignment: name, operator, value.
@@ -248,96 +255,10 @@ impl Make<'_, '_> {
                 self.commit(p)?;
             }
             self.line = Some((file.to_string(), number));
-            let (mut origin, mut export, mut body) = (Origin::File, false, trimmed);
-            loop {
-                let (w, r) = match body.find([' ', '\t']) {
-                    Some(at) => (&body[..at], body[at..].trim_start()),
-                    None => (body, ""),
-                };
-                match w {
-                    "override" if !r.is_empty() => origin = Origin::Override,
-                    "export" => export = true,
-                    _ => break,
-                }
-                body = r;
-                if body.is_empty() {
-                    break;
-                }
-            }
-            let (word, rest) = match body.find([' ', '\t']) {
-                Some(at) => (&body[..at], body[at..].trim_start()),
-                None => (body, ""),
-            };
-            match word {
-                "define" => {
-                    let (name, op) = match rest.rsplit_once(|c: char| c.is_whitespace()) {
-                        Some((n, op)) if matches!(op, "=" | ":=" | "::=" | "?=" | "+=" | "!=") => {
-                            (n.trim(), op)
-                        }
-                        _ => (rest.trim_end_matches(['=', ' ']), "="),
-                    };
-                    let name = self.expand(name)?;
-                    define = Some(Define {
-                        name,
-                        op: if op == "::=" { ":=".into() } else { op.into() },
-                        lines: Vec::new(),
-                        depth: 0,
-                        origin,
-                        export,
-                    });
-                    continue;
-                }
-                "include" | "-include" | "sinclude" => {
-                    self.include(rest, word != "include")?;
-                    continue;
-                }
-                "unexport" | "vpath" => continue,
-                _ => {}
-            }
-            if export && body.is_empty() {
-                continue;
-            }
-            match split_line(body) {
-                Split::Assign(name, op, value) => {
-                    let name = self.expand(&name)?;
-                    self.assign(&name, &op, &value, origin, export)?;
-                }
-                Split::Rule(_, _) if export => {
-                    // `export NAME` lists of names.
-                    for n in self.expand(body)?.split_whitespace() {
-                        if let Some(v) = self.vars.get_mut(n) {
-                            v.export = true;
-                        }
-                    }
-                }
-                Split::Rule(left, right) => pending = Some(self.rule(&left, &right, file, number)?),
-                Split::None if export => {
-                    for n in self.expand(body)?.split_whitespace() {
-                        if let Some(v) = self.vars.get_mut(n) {
-                            v.export = true;
-                        }
-                    }
-                }
-                Split::None => {
-                    // A line of function calls (`$(info ...)`) is expanded;
-                    // what it leaves must be a rule or nothing.
-                    let expanded = self.expand(body)?;
-                    if expanded.trim().is_empty() {
-                        continue;
-                    }
-                    if let Split::Rule(left, right) = split_line(&expanded) {
-                        pending = Some(self.rule(&left, &right, file, number)?);
-                        continue;
-                    }
-                    let message = if raw.starts_with("        ") {
-                        "missing separator (did you mean TAB instead of 8 spaces?)"
-                    } else if raw.starts_with('\t') {
-                        "recipe commences before first target"
-                    } else {
-                        "missing separator"
-                    };
-                    return Err(MakeError::at_line(self, message));
-                }
+            match self.statement(raw, trimmed)? {
+                Statement::Define(d) => define = Some(d),
+                Statement::Rule(p) => pending = Some(p),
+                Statement::Done => {}
             }
         }
         if let Some(p) = pending.take() {
@@ -354,6 +275,101 @@ impl Make<'_, '_> {
         }
         self.line = saved_line;
         Ok(())
+    }
+
+    /// One makefile statement (not a recipe line, not a conditional):
+    /// a directive, an assignment or the start of a rule.
+    fn statement(&mut self, raw: &str, trimmed: &str) -> Result<Statement, MakeError> {
+        let (mut origin, mut export, mut body) = (Origin::File, false, trimmed);
+        loop {
+            let (w, r) = match body.find([' ', '\t']) {
+                Some(at) => (&body[..at], body[at..].trim_start()),
+                None => (body, ""),
+            };
+            match w {
+                "override" if !r.is_empty() => origin = Origin::Override,
+                "export" => export = true,
+                _ => break,
+            }
+            body = r;
+            if body.is_empty() {
+                break;
+            }
+        }
+        let (word, rest) = match body.find([' ', '\t']) {
+            Some(at) => (&body[..at], body[at..].trim_start()),
+            None => (body, ""),
+        };
+        match word {
+            "define" => {
+                let (name, op) = match rest.rsplit_once(|c: char| c.is_whitespace()) {
+                    Some((n, op)) if matches!(op, "=" | ":=" | "::=" | "?=" | "+=" | "!=") => {
+                        (n.trim(), op)
+                    }
+                    _ => (rest.trim_end_matches(['=', ' ']), "="),
+                };
+                let name = self.expand(name)?;
+                return Ok(Statement::Define(Define {
+                    name,
+                    op: if op == "::=" { ":=".into() } else { op.into() },
+                    lines: Vec::new(),
+                    depth: 0,
+                    origin,
+                    export,
+                }));
+            }
+            "include" | "-include" | "sinclude" => {
+                self.include(rest, word != "include")?;
+                return Ok(Statement::Done);
+            }
+            "unexport" | "vpath" => return Ok(Statement::Done),
+            _ => {}
+        }
+        if export && body.is_empty() {
+            return Ok(Statement::Done);
+        }
+        match split_line(body) {
+            Split::Assign(name, op, value) => {
+                let name = self.expand(&name)?;
+                self.assign(&name, &op, &value, origin, export)?;
+            }
+            Split::Rule(_, _) if export => {
+                // `export NAME` lists of names.
+                for n in self.expand(body)?.split_whitespace() {
+                    if let Some(v) = self.vars.get_mut(n) {
+                        v.export = true;
+                    }
+                }
+            }
+            Split::Rule(left, right) => return Ok(Statement::Rule(self.rule(&left, &right)?)),
+            Split::None if export => {
+                for n in self.expand(body)?.split_whitespace() {
+                    if let Some(v) = self.vars.get_mut(n) {
+                        v.export = true;
+                    }
+                }
+            }
+            Split::None => {
+                // A line of function calls (`$(info ...)`) is expanded;
+                // what it leaves must be a rule or nothing.
+                let expanded = self.expand(body)?;
+                if expanded.trim().is_empty() {
+                    return Ok(Statement::Done);
+                }
+                if let Split::Rule(left, right) = split_line(&expanded) {
+                    return Ok(Statement::Rule(self.rule(&left, &right)?));
+                }
+                let message = if raw.starts_with("        ") {
+                    "missing separator (did you mean TAB instead of 8 spaces?)"
+                } else if raw.starts_with('\t') {
+                    "recipe commences before first target"
+                } else {
+                    "missing separator"
+                };
+                return Err(MakeError::at_line(self, message));
+            }
+        }
+        Ok(Statement::Done)
     }
 
     /// Handles a conditional directive; false when `word` is none.
@@ -519,13 +535,7 @@ impl Make<'_, '_> {
     }
 
     /// A rule line: its targets and prerequisites, expanded now.
-    fn rule(
-        &mut self,
-        left: &str,
-        right: &str,
-        _file: &str,
-        _number: usize,
-    ) -> Result<Pending, MakeError> {
+    fn rule(&mut self, left: &str, right: &str) -> Result<Pending, MakeError> {
         let targets: Vec<String> = self
             .expand(left)?
             .split_whitespace()
