@@ -418,9 +418,11 @@ Exit status is 0.
     /// source that declares and handles its options.
     const DECLARED: &[(&str, &[&str])] = &[
         ("base32", &[include_str!("../basenc.rs")]),
+        ("basename", &[include_str!("../files/paths.rs")]),
         ("basenc", &[include_str!("../basenc.rs")]),
         ("cat", &[include_str!("../files/cat.rs")]),
         ("diff3", &[include_str!("../diff3.rs")]),
+        ("dirname", &[include_str!("../files/paths.rs")]),
         ("envsubst", &[include_str!("../envsubst.rs")]),
         ("iconv", &[include_str!("../iconv.rs")]),
         ("ls", &[include_str!("../files/ls.rs")]),
@@ -428,6 +430,9 @@ Exit status is 0.
         ("mkdir", &[include_str!("../files/dirs.rs")]),
         ("more", &[include_str!("../pager.rs")]),
         ("patch", &[include_str!("../patch/mod.rs")]),
+        ("pwd", &[include_str!("../files/paths.rs")]),
+        ("readlink", &[include_str!("../files/paths.rs")]),
+        ("realpath", &[include_str!("../files/paths.rs")]),
         ("rm", &[include_str!("../files/rm.rs")]),
         ("rmdir", &[include_str!("../files/dirs.rs")]),
         ("touch", &[include_str!("../files/touch.rs")]),
