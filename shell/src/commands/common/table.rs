@@ -435,6 +435,7 @@ Exit status is 0.
         ("realpath", &[include_str!("../files/paths.rs")]),
         ("rm", &[include_str!("../files/rm.rs")]),
         ("rmdir", &[include_str!("../files/dirs.rs")]),
+        ("tee", &[include_str!("../text/tee.rs")]),
         ("touch", &[include_str!("../files/touch.rs")]),
         ("wc", &[include_str!("../files/wc.rs")]),
         (

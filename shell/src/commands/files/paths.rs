@@ -229,7 +229,6 @@ pub fn relative_path(target: &str, base: &str) -> String {
     }
 }
 
-
 /// `readlink [-femnqvz] FILE...`
 pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
     let Some(p) = ReadlinkOpt::TABLE.parse_or_usage(ctx) else {
@@ -287,7 +286,6 @@ pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     status
 }
-
 
 /// `realpath [-emsqz] [--relative-to=DIR] [--relative-base=DIR] FILE...`
 pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
@@ -369,7 +367,6 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
 fn under_dir(p: &str, base: &str) -> bool {
     base == "/" || p == base || p.starts_with(&format!("{base}/"))
 }
-
 
 /// The basename of `name` with `suffix` removed (unless it is the whole name).
 pub fn strip_base(name: &str, suffix: Option<&str>) -> String {

@@ -41,7 +41,7 @@ pub const COMMANDS: &[Command] = &[
     Command::gnu("uniq", uniq::USAGE, uniq::uniq),
     Command::gnu("cut", cut::USAGE, cut::cut),
     Command::gnu("tr", tr::USAGE, tr::tr),
-    Command::gnu("tee", tee::USAGE, tee::tee),
+    Command::declared("tee", tee::TeeOpt::HELP, tee::tee),
     Command::gnu("comm", comm::USAGE, comm::comm),
     Command::gnu("paste", paste::USAGE, paste::paste),
     Command::gnu("nl", nl::USAGE, nl::nl),
