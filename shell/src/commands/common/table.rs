@@ -437,6 +437,7 @@ Exit status is 0.
         ("rmdir", &[include_str!("../files/dirs.rs")]),
         ("tee", &[include_str!("../text/tee.rs")]),
         ("touch", &[include_str!("../files/touch.rs")]),
+        ("uniq", &[include_str!("../text/uniq.rs")]),
         ("wc", &[include_str!("../files/wc.rs")]),
         (
             "rg",

@@ -38,7 +38,7 @@ pub const COMMANDS: &[Command] = &[
     Command::gnu("fgrep", grep::USAGE, grep::grep),
     Command::gnu("sed", sed::USAGE, sed::sed),
     Command::gnu("sort", sort::USAGE, sort::sort),
-    Command::gnu("uniq", uniq::USAGE, uniq::uniq),
+    Command::declared("uniq", uniq::UniqOpt::HELP, uniq::uniq),
     Command::gnu("cut", cut::USAGE, cut::cut),
     Command::gnu("tr", tr::USAGE, tr::tr),
     Command::declared("tee", tee::TeeOpt::HELP, tee::tee),
