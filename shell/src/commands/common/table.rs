@@ -421,6 +421,7 @@ Exit status is 0.
         ("basename", &[include_str!("../files/paths.rs")]),
         ("basenc", &[include_str!("../basenc.rs")]),
         ("cat", &[include_str!("../files/cat.rs")]),
+        ("cut", &[include_str!("../text/cut.rs")]),
         ("diff3", &[include_str!("../diff3.rs")]),
         ("dirname", &[include_str!("../files/paths.rs")]),
         ("envsubst", &[include_str!("../envsubst.rs")]),

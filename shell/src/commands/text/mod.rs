@@ -39,7 +39,7 @@ pub const COMMANDS: &[Command] = &[
     Command::gnu("sed", sed::USAGE, sed::sed),
     Command::gnu("sort", sort::USAGE, sort::sort),
     Command::declared("uniq", uniq::UniqOpt::HELP, uniq::uniq),
-    Command::gnu("cut", cut::USAGE, cut::cut),
+    Command::declared("cut", cut::CutOpt::HELP, cut::cut),
     Command::gnu("tr", tr::USAGE, tr::tr),
     Command::declared("tee", tee::TeeOpt::HELP, tee::tee),
     Command::gnu("comm", comm::USAGE, comm::comm),
