@@ -41,7 +41,9 @@ use std::time::Duration;
 
 pub use alloc::MeteredAlloc;
 pub use clock::{Clock, Timestamp};
-pub use commands::{CommandCtx, CommandFn, CustomCommand, Exec, ExecMode, ExecRequest};
+pub use commands::{
+    CommandCtx, CommandFn, CustomCommand, Exec, ExecMode, ExecRequest, ProcessEntry,
+};
 pub use control::{CancelHandle, RunControl};
 pub use fs::{Changes, Device, FileKind, FileReader, Fs, FsError, FsResult, Metadata, VfsAdapter};
 pub use interp::read_caller_fd;
