@@ -199,6 +199,7 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
         mut force,
     ) = (false, false, false, false, false, 0u8, false);
     let (mut list, mut remotes_only, mut quiet, mut unset_upstream) = (false, false, false, false);
+    let mut all = false;
     let mut upstream: Option<String> = None;
     let mut fmt: Option<String> = None;
     let mut filter = super::refs::Filter::default();
@@ -234,7 +235,8 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
             "-q" | "--quiet" => quiet = true,
             "-l" | "--list" => list = true,
             "-r" | "--remotes" => remotes_only = true,
-            "-a" | "--all" | "--no-color" | "--color=never" | "--no-column" => {}
+            "-a" | "--all" => all = true,
+            "--no-color" | "--color=never" | "--no-column" => {}
             "-u" => {
                 upstream = args.get(i).cloned();
                 i += 1;
@@ -307,10 +309,16 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
         || filter.lists()
         || fmt.is_some()
         || remotes_only
+        || all
         || (!delete && !rename && !copy && !show_current && names.is_empty())
     {
         filter.patterns = names.clone();
-        return list_branches(g, &repo, &filter, verbose, fmt.as_deref(), remotes_only);
+        let which = match (remotes_only, all) {
+            (_, true) => Which::All,
+            (true, false) => Which::Remotes,
+            _ => Which::Local,
+        };
+        return list_branches(g, &repo, &filter, verbose, fmt.as_deref(), which);
     }
     if show_current {
         if let Some(b) = repo.head_branch() {
@@ -403,6 +411,10 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
             "a branch named '{name}' already exists"
         )));
     }
+    repo.reflog_message(format!(
+        "branch: Created from {}",
+        names.get(1).map(String::as_str).unwrap_or("HEAD")
+    ));
     repo.set_ref(&format!("refs/heads/{name}"), &start)?;
     Ok(0)
 }
@@ -473,29 +485,14 @@ fn previous_ref(repo: &Repo<'_>, target: &str) -> Result<String> {
 /// Notes a switch in `HEAD`'s reflog (git's `checkout: moving from A to B`),
 /// which `-` and `@{-1}` read.
 fn log_switch(
-    g: &G<'_, '_>,
     repo: &Repo<'_>,
     from: Option<ObjectId>,
     from_name: &str,
     to: &ObjectId,
     to_name: &str,
 ) {
-    let Ok(who) = signature(g, repo, "committer") else {
-        return;
-    };
-    let zero = "0".repeat(40);
-    let old = from.map(|f| f.to_hex().to_string()).unwrap_or(zero);
-    let mut raw = Vec::new();
-    let _ = who.time.write_to(&mut raw);
-    let line = format!(
-        "{old} {} {} <{}> {}\tcheckout: moving from {from_name} to {to_name}\n",
-        to.to_hex(),
-        who.name,
-        who.email,
-        String::from_utf8_lossy(&raw)
-    );
-    let _ = repo.fs.mkdir_all(&repo.gp("logs"));
-    let _ = repo.fs.append(&repo.gp("logs/HEAD"), line.as_bytes());
+    repo.reflog_message(format!("checkout: moving from {from_name} to {to_name}"));
+    repo.append_reflog("HEAD", from, to);
 }
 
 /// The local changes a switch carried over, as git lists them after it
@@ -542,11 +539,12 @@ fn switch_to(
             return Ok(1);
         }
         if let Some(id) = start_id {
+            repo.reflog_message(format!("branch: Created from {}", start.unwrap_or("HEAD")));
             repo.set_ref(&format!("refs/heads/{name}"), &id)?;
             let from_name = repo
                 .head_branch()
                 .unwrap_or_else(|| head.map(|h| h.to_hex().to_string()).unwrap_or_default());
-            log_switch(g, repo, head, &from_name, &id, name);
+            log_switch(repo, head, &from_name, &id, name);
         }
         repo.set_head_symbolic(&format!("refs/heads/{name}"))?;
         let _ = writeln!(g.err, "Switched to a new branch '{name}'");
@@ -578,7 +576,7 @@ fn switch_to(
             );
         }
         repo.set_head_symbolic(&branch_ref)?;
-        log_switch(g, repo, head, &from_name, &id, target);
+        log_switch(repo, head, &from_name, &id, target);
         local_changes(g, repo)?;
         let _ = writeln!(g.err, "Switched to branch '{target}'");
         return Ok(0);
@@ -593,7 +591,7 @@ fn switch_to(
         .head_branch()
         .unwrap_or_else(|| head.map(|h| h.to_hex().to_string()).unwrap_or_default());
     repo.set_head_detached(&id)?;
-    log_switch(g, repo, head, &from_name, &id, &id.to_hex().to_string());
+    log_switch(repo, head, &from_name, &id, &id.to_hex().to_string());
     let c = repo.commit(&id)?;
     let subj = super::status::subject(&c.message.to_string());
     local_changes(g, repo)?;
@@ -614,7 +612,7 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
     // "Switched to ..." comes before the local changes listed on stdout.
     *g.err_first = true;
     let repo = g.repo()?;
-    let args = g.args.clone();
+    let args = split_short(&g.args, &['c', 'C']);
     let (mut create, mut reset, mut detach, mut force) = (None, false, false, false);
     let mut quiet = false;
     let mut rest = Vec::new();
@@ -680,9 +678,10 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
 pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
     *g.err_first = true;
     let repo = g.repo()?;
-    let args = g.args.clone();
+    let args = split_short(&g.args, &['b', 'B']);
     let (mut create, mut reset, mut force, mut detach) = (None, false, false, false);
     let mut quiet = false;
+    let mut side: Option<u8> = None;
     let mut rest = Vec::new();
     let mut paths = Vec::new();
     let mut dashdash = false;
@@ -706,6 +705,9 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
                 "-f" | "--force" => force = true,
                 "--detach" => detach = true,
                 "-q" | "--quiet" => quiet = true,
+                "--ours" | "-2" => side = Some(2),
+                "-m" | "--merge" => side = Some(0),
+                "--theirs" | "-3" => side = Some(3),
                 s if s.starts_with('-') && s != "-" => {
                     return Err(GitError::Usage(format!(
                         "error: unknown switch `{}'",
@@ -728,6 +730,14 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
                 force,
             )
         });
+    }
+    if side == Some(0) && !(paths.is_empty() && rest.is_empty()) {
+        paths.append(&mut rest);
+        return super::resolve::recreate_conflicts(g, &repo, &paths);
+    }
+    if let Some(stage) = side.filter(|s| *s > 0) {
+        paths.append(&mut rest);
+        return super::resolve::checkout_side(g, &repo, &paths, stage, quiet);
     }
     // `checkout X` without `--`: a branch/commit first, else paths.
     if !dashdash && !rest.is_empty() {
@@ -1095,6 +1105,10 @@ pub fn reset(g: &mut G<'_, '_>) -> Result<i32> {
             two_tree(g, &repo, &from, &to, true, "reset")?;
         }
     }
+    repo.reflog_message(format!(
+        "reset: moving to {}",
+        rest.first().map(String::as_str).unwrap_or("HEAD")
+    ));
     repo.update_head(&target)?;
     for f in ["MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "CHERRY_PICK_HEAD"] {
         let _ = repo.fs.remove_file(&repo.gp(f));
@@ -1292,6 +1306,14 @@ pub fn tag(g: &mut G<'_, '_>) -> Result<i32> {
     Ok(0)
 }
 
+/// Which branches `git branch` lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Local,
+    Remotes,
+    All,
+}
+
 /// The listing of `git branch` (`-v`, `-vv` with the upstream and how far
 /// ahead/behind, filters, `--sort`, `--format`).
 fn list_branches(
@@ -1300,12 +1322,13 @@ fn list_branches(
     filter: &super::refs::Filter,
     verbose: u8,
     fmt: Option<&str>,
-    remotes_only: bool,
+    which: Which,
 ) -> Result<i32> {
-    let prefix: &[&str] = if remotes_only {
-        &["refs/remotes/"]
-    } else {
-        &["refs/heads/"]
+    let remotes_only = which == Which::Remotes;
+    let prefix: &[&str] = match which {
+        Which::Local => &["refs/heads/"],
+        Which::Remotes => &["refs/remotes/"],
+        Which::All => &["refs/heads/", "refs/remotes/"],
     };
     let items = super::refs::list(g, repo, prefix, filter)?;
     if let Some(f) = fmt {
@@ -1338,7 +1361,18 @@ fn list_branches(
             ' '
         };
         let branch = r.name.strip_prefix("refs/heads/").map(str::to_string);
-        lines.push((mark, r.short().to_string(), r.id, branch));
+        let mut name = r.short().to_string();
+        if let Some(remote) = r.name.strip_prefix("refs/remotes/") {
+            if which == Which::All {
+                name = format!("remotes/{remote}");
+            }
+            if let Ok(data) = repo.fs.read(&repo.gp(&r.name))
+                && let Some(t) = String::from_utf8_lossy(&data).trim().strip_prefix("ref: ")
+            {
+                name = format!("{name} -> {}", t.strip_prefix("refs/remotes/").unwrap_or(t));
+            }
+        }
+        lines.push((mark, name, r.id, branch));
     }
     let width = lines.iter().map(|l| l.1.chars().count()).max().unwrap_or(0);
     for (mark, name, id, branch) in lines {

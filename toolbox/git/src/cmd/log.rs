@@ -619,6 +619,11 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
             "--no-decorate" => opts.decorate = false,
             "--abbrev-commit" => opts.abbrev_commit = true,
             "--no-abbrev-commit" => opts.abbrev_commit = false,
+            "--no-abbrev" => {
+                if opts.diff == Some(Output::Raw) {
+                    opts.diff = Some(Output::RawFull);
+                }
+            }
             "--reverse" => p.reverse = true,
             "--first-parent" => p.first_parent = true,
             "--all" => p.revs.push("--all".into()),

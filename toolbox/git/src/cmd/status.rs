@@ -985,8 +985,25 @@ pub fn commit(g: &mut G<'_, '_>) -> Result<i32> {
     if let Some(h) = head {
         repo.set_ref("ORIG_HEAD", &h).ok();
     }
+    let how = if amend {
+        " (amend)"
+    } else if merging.is_some() {
+        " (merge)"
+    } else if parents.is_empty() {
+        " (initial)"
+    } else {
+        ""
+    };
+    repo.reflog_message(format!("commit{how}: {}", subject(&message)));
     repo.update_head(&id)?;
-    for f in ["MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "CHERRY_PICK_HEAD"] {
+    for f in [
+        "MERGE_HEAD",
+        "MERGE_MSG",
+        "MERGE_MODE",
+        "CHERRY_PICK_HEAD",
+        "REVERT_HEAD",
+        "SQUASH_MSG",
+    ] {
         let _ = repo.fs.remove_file(&repo.gp(f));
     }
     if !quiet {
