@@ -64,7 +64,10 @@ fn unavailable_subcommand_says_so() {
     let sh = shell();
     let (code, out, err) = run(&sh, "git submodule update");
     assert_eq!((code, out.as_str()), (1, ""));
-    assert_eq!(err, "git: 'submodule' is not a git command. See 'git --help'.\n");
+    assert_eq!(
+        err,
+        "git: 'submodule' is not a git command. See 'git --help'.\n"
+    );
 }
 
 #[test]

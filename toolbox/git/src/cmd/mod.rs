@@ -22,6 +22,7 @@ mod pick;
 mod plumbing;
 mod pretty;
 mod rebase;
+mod rebase_todo;
 mod reflog;
 mod refs;
 mod remote;

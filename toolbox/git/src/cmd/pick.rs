@@ -257,6 +257,9 @@ pub fn apply_one(
         .map(|_| ());
         return Ok(Step::Conflict);
     }
+    if opts.no_commit && opts.rebase {
+        return Ok(Step::Staged);
+    }
     if opts.no_commit {
         // As git: the pick stays in progress until a commit or `--abort`.
         repo.fs.write(
