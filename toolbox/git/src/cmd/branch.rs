@@ -282,6 +282,13 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
                 "the requested upstream branch '{up}' does not exist\nhint: \nhint: If you are planning on basing your work on an upstream\nhint: branch that already exists at the remote, you may need to\nhint: run \"git fetch\" to retrieve it.\nhint: \nhint: If you are planning to push out a new local branch that\nhint: will track its remote counterpart, you may want to use\nhint: \"git push -u\" to set the upstream config as you push.\nhint: Disable this message with \"git config advice.setUpstreamFailure false\""
             )));
         };
+        if remote == "." && merge == format!("refs/heads/{branch}") {
+            let _ = writeln!(
+                g.err,
+                "warning: not setting branch '{branch}' as its own upstream"
+            );
+            return Ok(0);
+        }
         let path = repo.gp("config");
         let text = String::from_utf8_lossy(&g.fs.read(&path).unwrap_or_default()).into_owned();
         let text = crate::config::set_in_file(&text, &format!("branch.{branch}.remote"), &remote);

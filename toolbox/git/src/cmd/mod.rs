@@ -33,6 +33,7 @@ mod shortlog;
 mod stash;
 mod status;
 mod unknown;
+mod usage;
 mod worktrees;
 
 use std::io::Write;
@@ -237,7 +238,17 @@ pub fn run(
             g.cwd
         )));
     }
-    dispatch(&mut g, &name, 0)
+    let result = dispatch(&mut g, &name, 0);
+    // An unknown option: git's synopsis of the subcommand follows.
+    match result {
+        Err(GitError::Usage(m)) if m.starts_with("error: unknown ") && !m.contains("\nusage:") => {
+            match usage::synopsis(&name) {
+                Some(syn) => Err(GitError::Usage(format!("{m}\n{}", syn.trim_end()))),
+                None => Err(GitError::Usage(m)),
+            }
+        }
+        other => other,
+    }
 }
 
 /// Runs the subcommand `name` (an alias expands into another, at most a

@@ -434,7 +434,9 @@ pub(super) fn render_commit(
                 s.push('\n');
             }
             s.push_str(&format_commit(repo, id, &c, f, &opts.date, opts.now, decos));
-            if *tformat {
+            // An empty format writes no line at all (git's
+            // commit_format_is_empty), not an empty one.
+            if *tformat && !f.is_empty() {
                 s.push('\n');
             }
         }

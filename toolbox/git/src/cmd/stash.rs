@@ -447,7 +447,7 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             if !m.conflicts.is_empty() {
                 let st = super::status::state(g, &repo, &Pathspec::default(), true)?;
                 super::status::write_long(g, &repo, &st, false);
-                let _ = writeln!(g.err, "The stash entry is kept in case you need it again.");
+                let _ = writeln!(g.out, "The stash entry is kept in case you need it again.");
                 return Ok(1);
             }
             if !quiet {

@@ -718,6 +718,10 @@ pub fn subject(msg: &str) -> String {
 pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
     let check = g.checker();
     let changes = diff::changes_with_renames(repo, old, new, &|_| true, &check)?;
+    if changes.is_empty() {
+        // An empty commit: git prints no " 0 files changed" line.
+        return Ok(());
+    }
     let lines = diff::stat_lines(repo, &changes, &check)?;
     let (mut ins, mut del) = (0, 0);
     for l in &lines {
@@ -1011,7 +1015,7 @@ pub fn commit(g: &mut G<'_, '_>) -> Result<i32> {
             Some(b) => b,
             None => "detached HEAD".into(),
         };
-        let root = if parents.is_empty() {
+        let root = if parents.is_empty() && !amend {
             " (root-commit)"
         } else {
             ""
