@@ -162,10 +162,13 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
                         i += 1;
                         continue;
                     }
-                    _ => break,
+                    _ => return Err(corrupt(i + 1)),
                 }
                 body.push(b.to_vec());
                 i += 1;
+            }
+            if old_n > 0 || new_n > 0 {
+                return Err(corrupt(i + 1));
             }
             // "\ No newline at end of file" strips the newline of the line before.
             while i < lines.len() && lines[i].starts_with(b"\\ ") {
@@ -190,13 +193,29 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
     Ok(out)
 }
 
+/// git's error for a patch that ends or breaks inside a hunk (1-based line).
+fn corrupt(line: usize) -> GitError {
+    GitError::Raw(format!("error: corrupt patch at line {line}"), 128)
+}
+
 /// `old` with `fp`'s hunks applied (each found near its line, as git does
 /// when lines moved); git's error when one does not fit.
 pub fn apply_hunks(old: &[u8], fp: &FilePatch, name: &str) -> Result<Vec<u8>> {
+    apply_hunks_rejecting(old, fp, name, None)
+}
+
+/// [`apply_hunks`]; with `rejects`, a hunk that does not fit is left out
+/// and its number (0-based) noted there instead of failing.
+pub fn apply_hunks_rejecting(
+    old: &[u8],
+    fp: &FilePatch,
+    name: &str,
+    mut rejects: Option<&mut Vec<usize>>,
+) -> Result<Vec<u8>> {
     let src: Vec<&[u8]> = old.split_inclusive(|&b| b == b'\n').collect();
     let mut out: Vec<u8> = Vec::new();
     let mut pos = 0usize;
-    for (start, body) in &fp.hunks {
+    for (n, (start, body)) in fp.hunks.iter().enumerate() {
         let before: Vec<&[u8]> = body
             .iter()
             .filter(|l| l.first() != Some(&b'+'))
@@ -247,6 +266,10 @@ pub fn apply_hunks(old: &[u8], fp: &FilePatch, name: &str) -> Result<Vec<u8>> {
             .flatten()
             .find(|&at| at >= pos && fits(at));
         let Some(at) = found else {
+            if let Some(r) = rejects.as_deref_mut() {
+                r.push(n);
+                continue;
+            }
             return Err(GitError::Raw(
                 format!("error: patch failed: {name}:{start}\nerror: {name}: patch does not apply"),
                 1,
@@ -284,6 +307,8 @@ pub struct ApplyOpts {
     pub verbose: bool,
     /// `-p N` (1 by default).
     pub strip: usize,
+    /// `--reject`: hunks that fit are applied, the others go to `.rej` files.
+    pub reject: bool,
 }
 
 /// Applies the patch text `data` to the repository; git's errors (status 1,
@@ -294,6 +319,17 @@ pub fn apply_patch(
     data: &[u8],
     o: ApplyOpts,
 ) -> Result<()> {
+    apply_patch_rejecting(g, repo, data, o).map(|_| ())
+}
+
+/// [`apply_patch`]; whether hunks were rejected (`--reject`).
+fn apply_patch_rejecting(
+    g: &mut G<'_, '_>,
+    repo: &crate::repo::Repo<'_>,
+    data: &[u8],
+    o: ApplyOpts,
+) -> Result<bool> {
+    let mut any_rejected = false;
     let mut patches = parse_patch(data, o.strip)?;
     if o.reverse {
         patches = patches.into_iter().map(reversed).collect();
@@ -334,7 +370,16 @@ pub fn apply_patch(
                 Vec::new()
             }
         };
-        let new = if fp.new.is_some() {
+        if o.reject && !o.verbose {
+            let _ = writeln!(g.err, "Checking patch {name}...");
+        }
+        let new = if fp.new.is_some() && o.reject {
+            let mut rejected = Vec::new();
+            let text = apply_hunks_rejecting(&old, fp, &name, Some(&mut rejected))?;
+            report_rejects(g, repo, fp, &name, &rejected)?;
+            any_rejected |= !rejected.is_empty();
+            Some(text)
+        } else if fp.new.is_some() {
             Some(apply_hunks(&old, fp, &name)?)
         } else {
             // A deletion must remove all of the file.
@@ -365,14 +410,14 @@ pub fn apply_patch(
             .unwrap_or(0o100644);
         results.push((fp.old.clone(), fp.new.clone(), new, mode));
     }
-    if o.verbose {
+    if o.verbose || (o.reject && !any_rejected) {
         for (old, new, _, _) in &results {
             let name = new.clone().or_else(|| old.clone()).unwrap_or_default();
             let _ = writeln!(g.err, "Applied patch {name} cleanly.");
         }
     }
     if o.check {
-        return Ok(());
+        return Ok(any_rejected);
     }
     let mut entries: BTreeMap<String, IndexEntry> =
         index.into_iter().map(|e| (e.path.clone(), e)).collect();
@@ -389,7 +434,6 @@ pub fn apply_patch(
             }
         }
         if let (Some(n), Some(data)) = (new, content) {
-            let id = repo.write_object(Kind::Blob, &data)?;
             if !cached {
                 let p = repo.wp(&n);
                 if let Some(i) = p.rfind('/') {
@@ -402,7 +446,7 @@ pub fn apply_patch(
                 let e = if cached {
                     IndexEntry {
                         path: n.clone(),
-                        id,
+                        id: repo.write_object(Kind::Blob, &data)?,
                         mode,
                         stage: 0,
                         size: 0,
@@ -419,7 +463,107 @@ pub fn apply_patch(
         let list: Vec<IndexEntry> = entries.into_values().collect();
         repo.write_index(&list)?;
     }
+    Ok(any_rejected)
+}
+
+/// `--reject`'s report of one file (git's words, on stderr) and its
+/// `NAME.rej` with the hunks that did not fit.
+fn report_rejects(
+    g: &mut G<'_, '_>,
+    repo: &crate::repo::Repo<'_>,
+    fp: &FilePatch,
+    name: &str,
+    rejected: &[usize],
+) -> Result<()> {
+    if rejected.is_empty() {
+        return Ok(());
+    }
+    let side = |body: &Vec<Vec<u8>>, skip: u8| -> Vec<u8> {
+        body.iter()
+            .filter(|l| l.first() != Some(&skip))
+            .flat_map(|l| {
+                if l.first() == Some(&b'\n') {
+                    l.clone()
+                } else {
+                    l[1..].to_vec()
+                }
+            })
+            .collect()
+    };
+    for &n in rejected {
+        let (start, body) = &fp.hunks[n];
+        let _ = writeln!(
+            g.err,
+            "error: while searching for:\n{}\nerror: patch failed: {name}:{start}",
+            side(body, b'+').to_str_lossy()
+        );
+    }
+    let s = if rejected.len() == 1 { "" } else { "s" };
+    let _ = writeln!(
+        g.err,
+        "Applying patch {name} with {} reject{s}...",
+        rejected.len()
+    );
+    let mut rej = format!("diff a/{name} b/{name}\t(rejected hunks)\n").into_bytes();
+    for (n, (start, body)) in fp.hunks.iter().enumerate() {
+        if !rejected.contains(&n) {
+            let _ = writeln!(g.err, "Hunk #{} applied cleanly.", n + 1);
+            continue;
+        }
+        let _ = writeln!(g.err, "Rejected hunk #{}.", n + 1);
+        let old_n = body.iter().filter(|l| l.first() != Some(&b'+')).count();
+        let new_n = body.iter().filter(|l| l.first() != Some(&b'-')).count();
+        let _ = writeln!(rej, "@@ -{start},{old_n} +{start},{new_n} @@");
+        for l in body {
+            rej.extend_from_slice(l);
+            if !l.ends_with(b"\n") {
+                rej.push(b'\n');
+            }
+        }
+    }
+    repo.fs.write(&repo.wp(&format!("{name}.rej")), &rej)?;
     Ok(())
+}
+
+/// `--whitespace=fix`: trailing whitespace taken off the lines a patch
+/// adds, each reported as git does (`FILE:LINE: trailing whitespace.`).
+fn fix_whitespace(g: &mut G<'_, '_>, data: &[u8], source: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut in_hunk = false;
+    let mut fixed = 0;
+    for (n, l) in data.split_inclusive(|&b| b == b'\n').enumerate() {
+        if l.starts_with(b"@@ ") {
+            in_hunk = true;
+        } else if !matches!(l.first(), Some(b' ' | b'+' | b'-' | b'\\' | b'\n')) {
+            in_hunk = false;
+        }
+        let body = l.strip_suffix(b"\n").unwrap_or(l);
+        let trailing = body.last().is_some_and(|c| *c == b' ' || *c == b'\t');
+        if in_hunk && l.starts_with(b"+") && trailing {
+            let kept = body.trim_end_with(|c| c == ' ' || c == '\t');
+            let _ = writeln!(
+                g.err,
+                "{source}:{}: trailing whitespace.\n{}",
+                n + 1,
+                body[1..].to_str_lossy()
+            );
+            fixed += 1;
+            out.extend_from_slice(kept);
+            if l.ends_with(b"\n") {
+                out.push(b'\n');
+            }
+            continue;
+        }
+        out.extend_from_slice(l);
+    }
+    if fixed > 0 {
+        let s = if fixed == 1 { "" } else { "s" };
+        let _ = writeln!(
+            g.err,
+            "warning: {fixed} line{s} applied after fixing whitespace errors."
+        );
+    }
+    out
 }
 
 /// Insertions and deletions of one file patch.
@@ -447,6 +591,7 @@ pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
         ..ApplyOpts::default()
     };
     let (mut stat, mut numstat, mut summary, mut also_apply) = (false, false, false, false);
+    let mut fix_ws = false;
     let mut files = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -466,10 +611,12 @@ pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
                 o.strip = args.get(i).and_then(|v| v.parse().ok()).unwrap_or(1);
                 i += 1;
             }
+            "--reject" => o.reject = true,
+            "--whitespace=fix" | "--whitespace=strip" => fix_ws = true,
             "--3way"
             | "-3"
             | "--whitespace=nowarn"
-            | "--whitespace=fix"
+            | "--whitespace=warn"
             | "--recount"
             | "--unidiff-zero" => {}
             s if s.starts_with("-p") => o.strip = s[2..].parse().unwrap_or(1),
@@ -576,7 +723,19 @@ pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
             return Ok(0);
         }
     }
-    let repo = g.repo()?;
-    apply_patch(g, &repo, &data, o)?;
-    Ok(0)
+    if fix_ws {
+        let source = files.first().map_or("<stdin>", String::as_str).to_string();
+        data = fix_whitespace(g, &data, &source);
+    }
+    let repo = match g.repo() {
+        Ok(r) => r,
+        // Outside a repository git applies to the files as `patch` does.
+        Err(_) if !o.index && !o.cached => crate::repo::Repo::open(g.fs, &g.cwd, g.getenv("HOME"))?,
+        Err(e) => return Err(e),
+    };
+    Ok(if apply_patch_rejecting(g, &repo, &data, o)? {
+        1
+    } else {
+        0
+    })
 }
