@@ -392,11 +392,24 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
                 "a branch named '{new}' already exists"
             )));
         }
+        // The branch's reflog goes with it, then notes the rename.
+        if let Ok(log) = repo.fs.read(&repo.gp(&format!("logs/refs/heads/{old}"))) {
+            let path = repo.gp(&format!("logs/refs/heads/{new}"));
+            if let Some(i) = path.rfind('/') {
+                repo.fs.mkdir_all(&path[..i])?;
+            }
+            repo.fs.write(&path, &log)?;
+        }
+        let verb = if rename { "renamed" } else { "copied" };
+        repo.reflog_message(format!(
+            "Branch: {verb} refs/heads/{old} to refs/heads/{new}"
+        ));
         repo.set_ref(&format!("refs/heads/{new}"), &id)?;
         if rename {
             repo.delete_ref(&format!("refs/heads/{old}"))?;
             if current.as_deref() == Some(old.as_str()) {
                 repo.set_head_symbolic(&format!("refs/heads/{new}"))?;
+                repo.append_reflog("HEAD", Some(id), &id);
             }
         }
         return Ok(0);

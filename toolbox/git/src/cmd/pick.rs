@@ -278,7 +278,11 @@ pub fn apply_one(
         Action::Revert => None,
     };
     let new = super::status::make_commit(g, repo, tree, vec![*head], &msg, author)?;
-    repo.reflog_message(action.reflog(&msg));
+    if opts.rebase {
+        repo.reflog_message(format!("rebase (pick): {}", super::status::subject(&msg)));
+    } else {
+        repo.reflog_message(action.reflog(&msg));
+    }
     repo.update_head(&new)?;
     Ok(Step::Committed(new))
 }

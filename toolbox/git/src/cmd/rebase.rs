@@ -116,8 +116,12 @@ fn finish(g: &mut G<'_, '_>, repo: &Repo<'_>, quiet: bool) -> Result<i32> {
     let head_name = read_state(repo, "head-name").unwrap_or_default();
     let head = repo.head();
     if let (Some(b), Some(h)) = (head_name.strip_prefix("refs/heads/"), head) {
+        let onto = read_state(repo, "onto").unwrap_or_default();
+        repo.reflog_message(format!("rebase (finish): {head_name} onto {}", onto.trim()));
         repo.set_ref(&format!("refs/heads/{b}"), &h)?;
         repo.set_head_symbolic(&head_name)?;
+        repo.reflog_message(format!("rebase (finish): returning to {head_name}"));
+        repo.append_reflog("HEAD", Some(h), &h);
     }
     clear(repo);
     if !quiet {
@@ -155,6 +159,10 @@ fn pick(g: &mut G<'_, '_>, repo: &Repo<'_>, id: &ObjectId, opts: PickOpts) -> Re
         let from = files_of(repo, Some(&head))?;
         let to = files_of(repo, Some(id))?;
         two_tree(g, repo, &from, &to, true, "reset")?;
+        repo.reflog_message(format!(
+            "rebase (pick): {}",
+            super::status::subject(&c.message.to_str_lossy())
+        ));
         repo.update_head(id)?;
         return Ok(None);
     }
@@ -191,6 +199,8 @@ fn fold(g: &mut G<'_, '_>, repo: &Repo<'_>, id: &ObjectId, squash: bool) -> Resu
     };
     let parents: Vec<ObjectId> = prev.parents.iter().copied().collect();
     let new = super::status::make_commit(g, repo, tree, parents, &msg, Some(prev.author.clone()))?;
+    let verb = if squash { "squash" } else { "fixup" };
+    repo.reflog_message(format!("rebase ({verb}): {}", super::status::subject(&msg)));
     repo.update_head(&new)?;
     Ok(None)
 }
@@ -604,5 +614,10 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
         return Ok(1);
     }
     repo.set_head_detached(&start)?;
+    repo.reflog_message(format!(
+        "rebase (start): checkout {}",
+        onto_arg.as_deref().unwrap_or(&upstream_arg)
+    ));
+    repo.append_reflog("HEAD", Some(head), &start);
     run_todo(g, &repo, steps, quiet)
 }
