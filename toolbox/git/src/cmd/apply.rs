@@ -23,6 +23,8 @@ pub struct FilePatch {
     pub new_mode: Option<u32>,
     /// (old start, lines) per hunk; lines keep their sign.
     pub hunks: Vec<(usize, Vec<Vec<u8>>)>,
+    /// The (abbreviated) id of the old blob, from git's `index A..B` line.
+    pub old_blob: Option<String>,
 }
 
 /// A path of a `---`/`+++` line with `strip` leading components removed.
@@ -65,6 +67,7 @@ fn reversed(fp: FilePatch) -> FilePatch {
         new: fp.old,
         new_mode: fp.new_mode,
         hunks,
+        old_blob: None,
     }
 }
 
@@ -78,6 +81,7 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
     let mut git_header = false;
     let mut renamed: Option<usize> = None;
     let mut rename_from: Option<String> = None;
+    let mut old_blob: Option<String> = None;
     while i < lines.len() {
         let l = lines[i];
         if l.starts_with(b"diff --git ") {
@@ -85,6 +89,12 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
             git_header = true;
             renamed = None;
             rename_from = None;
+        } else if let Some(ids) = l.strip_prefix(b"index ") {
+            old_blob = ids
+                .to_str_lossy()
+                .split("..")
+                .next()
+                .map(|x| x.trim().to_string());
         } else if let Some(f) = l.strip_prefix(b"rename from ") {
             rename_from = Some(f.trim_end().to_str_lossy().into_owned());
         } else if let Some(t) = l.strip_prefix(b"rename to ") {
@@ -93,6 +103,7 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
                 new: Some(t.trim_end().to_str_lossy().into_owned()),
                 new_mode: mode,
                 hunks: Vec::new(),
+                old_blob: None,
             });
             renamed = Some(out.len() - 1);
         } else if let Some(m) = l
@@ -119,6 +130,7 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
                 new,
                 new_mode: mode,
                 hunks: Vec::new(),
+                old_blob: old_blob.take(),
             });
             git_header = false;
             continue;
@@ -309,6 +321,8 @@ pub struct ApplyOpts {
     pub strip: usize,
     /// `--reject`: hunks that fit are applied, the others go to `.rej` files.
     pub reject: bool,
+    /// `--3way`: a patch that does not fit is merged from the blob it names.
+    pub three_way: bool,
 }
 
 /// Applies the patch text `data` to the repository; git's errors (status 1,
@@ -330,6 +344,7 @@ fn apply_patch_rejecting(
     o: ApplyOpts,
 ) -> Result<bool> {
     let mut any_rejected = false;
+    let mut conflicted: Vec<ThreeWay> = Vec::new();
     let mut patches = parse_patch(data, o.strip)?;
     if o.reverse {
         patches = patches.into_iter().map(reversed).collect();
@@ -379,6 +394,17 @@ fn apply_patch_rejecting(
             report_rejects(g, repo, fp, &name, &rejected)?;
             any_rejected |= !rejected.is_empty();
             Some(text)
+        } else if fp.new.is_some() && o.three_way {
+            match apply_hunks(&old, fp, &name) {
+                Ok(text) => Some(text),
+                Err(e) => match three_way(g, repo, fp, &name, &old)? {
+                    Some(merged) => {
+                        conflicted.push(merged);
+                        continue;
+                    }
+                    None => return Err(e),
+                },
+            }
         } else if fp.new.is_some() {
             Some(apply_hunks(&old, fp, &name)?)
         } else {
@@ -459,11 +485,92 @@ fn apply_patch_rejecting(
             }
         }
     }
-    if index_too {
-        let list: Vec<IndexEntry> = entries.into_values().collect();
+    let mut list: Vec<IndexEntry> = entries.into_values().collect();
+    for m in &conflicted {
+        let p = repo.wp(&m.path);
+        if let Some(i) = p.rfind('/') {
+            g.fs.mkdir_all(&p[..i])?;
+        }
+        g.fs.write(&p, &m.text)?;
+        list.retain(|e| e.path != m.path);
+        if m.conflict {
+            for (stage, id) in [(1u8, m.base), (2, m.ours), (3, m.theirs)] {
+                list.push(IndexEntry {
+                    path: m.path.clone(),
+                    id,
+                    mode: 0o100644,
+                    stage,
+                    size: 0,
+                    mtime: (0, 0),
+                });
+            }
+            let _ = writeln!(g.err, "Applied patch to '{}' with conflicts.", m.path);
+        } else {
+            list.push(super::basic::stage_file(repo, &m.path)?);
+            let _ = writeln!(g.err, "Applied patch to '{}' cleanly.", m.path);
+        }
+    }
+    for m in conflicted.iter().filter(|m| m.conflict) {
+        let _ = writeln!(g.err, "U {}", m.path);
+    }
+    if index_too || !conflicted.is_empty() {
+        list.sort_by(|a, b| {
+            a.path
+                .as_bytes()
+                .cmp(b.path.as_bytes())
+                .then(a.stage.cmp(&b.stage))
+        });
         repo.write_index(&list)?;
     }
-    Ok(any_rejected)
+    Ok(any_rejected || conflicted.iter().any(|m| m.conflict))
+}
+
+/// A file `--3way` merged: its text (markers when `conflict`) and the
+/// three blobs of its stages.
+struct ThreeWay {
+    path: String,
+    text: Vec<u8>,
+    conflict: bool,
+    base: gix_hash::ObjectId,
+    ours: gix_hash::ObjectId,
+    theirs: gix_hash::ObjectId,
+}
+
+/// `--3way`'s fallback: the patch applied to the blob it names (the base),
+/// merged with the file as it is; `None` when that blob is not here.
+fn three_way(
+    g: &mut G<'_, '_>,
+    repo: &crate::repo::Repo<'_>,
+    fp: &FilePatch,
+    name: &str,
+    current: &[u8],
+) -> Result<Option<ThreeWay>> {
+    let Some(short) = fp.old_blob.as_deref() else {
+        return Ok(None);
+    };
+    let Some(base) = repo.ids_with_prefix(short).first().copied() else {
+        return Ok(None);
+    };
+    let base_text = repo.read_kind(&base, Kind::Blob)?;
+    let Ok(theirs_text) = apply_hunks(&base_text, fp, name) else {
+        return Ok(None);
+    };
+    let m = super::merge::merge_text_styled(
+        &base_text,
+        current,
+        &theirs_text,
+        ("ours", "theirs"),
+        super::merge::MergeStyle::default(),
+        &g.checker(),
+    )?;
+    Ok(Some(ThreeWay {
+        path: name.to_string(),
+        text: m.text,
+        conflict: m.conflict,
+        base,
+        ours: repo.write_object(Kind::Blob, current)?,
+        theirs: repo.write_object(Kind::Blob, &theirs_text)?,
+    }))
 }
 
 /// `--reject`'s report of one file (git's words, on stderr) and its
@@ -613,12 +720,11 @@ pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
             }
             "--reject" => o.reject = true,
             "--whitespace=fix" | "--whitespace=strip" => fix_ws = true,
-            "--3way"
-            | "-3"
-            | "--whitespace=nowarn"
-            | "--whitespace=warn"
-            | "--recount"
-            | "--unidiff-zero" => {}
+            "--3way" | "-3" => {
+                o.three_way = true;
+                o.index = !o.cached;
+            }
+            "--whitespace=nowarn" | "--whitespace=warn" | "--recount" | "--unidiff-zero" => {}
             s if s.starts_with("-p") => o.strip = s[2..].parse().unwrap_or(1),
             "-" => files.push(a.clone()),
             s if s.starts_with('-') => {
