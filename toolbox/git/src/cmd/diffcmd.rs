@@ -413,7 +413,9 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
             }
             match how {
                 Output::Patch => {
-                    let _ = writeln!(g.out, "* Unmerged path {p}");
+                    let mut buf = Vec::new();
+                    super::combined::write(g, &repo, &index, &p, &mut buf)?;
+                    g.out.extend_from_slice(&buf);
                 }
                 Output::NameOnly => {
                     let _ = writeln!(g.out, "{p}");

@@ -9,6 +9,7 @@ mod blame;
 mod branch;
 mod check_ignore;
 mod clean;
+mod combined;
 mod dates;
 mod describe;
 mod diffcmd;
