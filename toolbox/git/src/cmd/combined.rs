@@ -142,10 +142,10 @@ pub fn write(
                     push_line(out, " -", l);
                 }
             }
-            if r < e {
+            if let Some(line) = res.get(r).filter(|_| r < e) {
                 let c = |a: &Alignment<'_>| if a.added[r] { '+' } else { ' ' };
                 let signs = format!("{}{}", c(&al[0]), c(&al[1]));
-                push_line(out, &signs, res[r]);
+                push_line(out, &signs, line);
             }
         }
     }
