@@ -135,6 +135,21 @@ fn finish(g: &mut G<'_, '_>, repo: &Repo<'_>, quiet: bool) -> Result<i32> {
     Ok(0)
 }
 
+/// Under `--root`, a commit made on the empty start commit is made again
+/// without a parent: the rewritten history starts at a root of its own.
+fn drop_squash_onto(repo: &Repo<'_>) -> Result<()> {
+    let (Some(e), Some(head)) = (read_id(repo, "squash-onto"), repo.head()) else {
+        return Ok(());
+    };
+    let mut c = repo.commit(&head)?;
+    if c.parents.len() == 1 && c.parents[0] == e {
+        c.parents.clear();
+        let id = repo.write(&c)?;
+        repo.update_head(&id)?;
+    }
+    Ok(())
+}
+
 /// Stops at a conflicting commit: its id kept for `--continue`.
 fn stop_at_conflict(repo: &Repo<'_>, id: &ObjectId) -> Result<i32> {
     repo.fs.write(
@@ -155,7 +170,12 @@ fn pick(g: &mut G<'_, '_>, repo: &Repo<'_>, id: &ObjectId, opts: PickOpts) -> Re
         .head()
         .ok_or_else(|| GitError::fatal("rebase onto an unborn branch"))?;
     let c = repo.commit(id)?;
-    if c.parents.len() == 1 && c.parents[0] == head {
+    let on_head = match c.parents.len() {
+        0 => read_id(repo, "squash-onto") == Some(head),
+        1 => c.parents[0] == head,
+        _ => false,
+    };
+    if on_head {
         let from = files_of(repo, Some(&head))?;
         let to = files_of(repo, Some(id))?;
         two_tree(g, repo, &from, &to, true, "reset")?;
@@ -296,6 +316,7 @@ fn run_todo(g: &mut G<'_, '_>, repo: &Repo<'_>, mut steps: Vec<Step>, quiet: boo
             }
             Step::Break => Some(0),
         };
+        drop_squash_onto(repo)?;
         if let Some(status) = stopped {
             return Ok(status);
         }
@@ -308,7 +329,7 @@ fn run_todo(g: &mut G<'_, '_>, repo: &Repo<'_>, mut steps: Vec<Step>, quiet: boo
 pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
     let args = split_short(&g.args, &['x']);
     let mut quiet = false;
-    let (mut interactive, mut autosquash) = (false, false);
+    let (mut interactive, mut autosquash, mut root) = (false, false, false);
     let mut execs: Vec<String> = Vec::new();
     let mut onto_arg: Option<String> = None;
     let mut control: Option<String> = None;
@@ -327,6 +348,7 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
             "--continue" | "--skip" | "--abort" | "--quit" => control = Some(a.clone()),
             "-i" | "--interactive" => interactive = true,
             "--autosquash" => autosquash = true,
+            "--root" => root = true,
             "--no-autosquash" => autosquash = false,
             "-x" | "--exec" => {
                 execs.extend(args.get(i).cloned());
@@ -433,6 +455,16 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
     if rest.len() > 2 {
         return Err(GitError::Usage("usage: git rebase [-i] [options] [--exec <cmd>] [--onto <newbase> | --keep-base] [<upstream> [<branch>]]".into()));
     }
+    // `--root`: everything is replayed onto an empty commit (git's
+    // squash-onto), which no rewritten commit keeps as its parent.
+    let squash_onto = if root {
+        let tree = repo.write_tree(&[])?;
+        let e = super::status::make_commit(g, &repo, tree, Vec::new(), "", None)?;
+        rest.insert(0, e.to_hex().to_string());
+        Some(e)
+    } else {
+        None
+    };
     let upstream_arg = match rest.first() {
         Some(u) => u.clone(),
         None => {
@@ -553,6 +585,12 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
         format!("{}\n", head.to_hex()).as_bytes(),
     )?;
     repo.fs.write(&state(&repo, "interactive"), b"")?;
+    if let Some(e) = squash_onto {
+        repo.fs.write(
+            &state(&repo, "squash-onto"),
+            format!("{}\n", e.to_hex()).as_bytes(),
+        )?;
+    }
     if interactive {
         // The list goes to the sequence editor, which may rewrite it.
         let mut text = String::new();
@@ -599,7 +637,12 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
     let mut done = String::new();
     while let Some(Step::Commit(Verb::Pick, id)) = steps.first().cloned() {
         let c = repo.commit(&id)?;
-        if c.parents.len() != 1 || c.parents[0] != start {
+        let on_start = match c.parents.len() {
+            0 => squash_onto == Some(start),
+            1 => c.parents[0] == start,
+            _ => false,
+        };
+        if !on_start {
             break;
         }
         done.push_str(&todo::step_line(&repo, &steps[0])?);
@@ -614,9 +657,10 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
         return Ok(1);
     }
     repo.set_head_detached(&start)?;
+    let what = if root { "--root" } else { &upstream_arg };
     repo.reflog_message(format!(
         "rebase (start): checkout {}",
-        onto_arg.as_deref().unwrap_or(&upstream_arg)
+        onto_arg.as_deref().unwrap_or(what)
     ));
     repo.append_reflog("HEAD", Some(head), &start);
     run_todo(g, &repo, steps, quiet)
