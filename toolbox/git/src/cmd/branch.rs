@@ -1374,9 +1374,12 @@ fn list_branches(
             ));
         }
     }
+    let elsewhere = super::worktrees::branches_elsewhere(repo);
     for r in &items {
         let mark = if current.as_deref() == Some(r.name.as_str()) {
             '*'
+        } else if elsewhere.contains(&r.name) {
+            '+'
         } else {
             ' '
         };

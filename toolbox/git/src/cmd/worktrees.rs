@@ -61,6 +61,17 @@ fn trees(repo: &Repo<'_>) -> Vec<Tree> {
     out
 }
 
+/// The branches checked out in the other work trees of `repo` (full
+/// names), which `git branch` marks with `+`.
+pub fn branches_elsewhere(repo: &Repo<'_>) -> Vec<String> {
+    let here = repo.work_tree.trim_end_matches('/').to_string();
+    trees(repo)
+        .into_iter()
+        .filter(|t| t.path != here)
+        .filter_map(|t| t.branch)
+        .collect()
+}
+
 /// `git worktree list|add|remove|prune`.
 pub fn worktree(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
