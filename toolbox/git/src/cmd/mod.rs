@@ -7,6 +7,7 @@ mod basic;
 mod bisect;
 mod blame;
 mod branch;
+mod branch_list;
 mod check_ignore;
 mod clean;
 mod combined;
