@@ -454,6 +454,18 @@ fn limit(
 }
 
 fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<ParsedLog> {
+    // `-<number>` is all digits in git (`-1p` is no count and no `-p`).
+    if let Some(bad) = g
+        .args
+        .iter()
+        .take_while(|a| *a != "--")
+        .filter_map(|a| a.strip_prefix('-'))
+        .find(|n| {
+            n.starts_with(|c: char| c.is_ascii_digit()) && !n.chars().all(|c| c.is_ascii_digit())
+        })
+    {
+        return Err(GitError::fatal(format!("'{bad}': not an integer")));
+    }
     let args = split_short(&g.args, &['n', 'S', 'G']);
     let mut opts = LogOpts {
         pretty: Pretty::Medium,

@@ -82,7 +82,7 @@ fn stash_index(arg: Option<&String>) -> Result<usize> {
 /// `git stash [push [-m MSG] [-u]|pop|apply|list|drop|show|clear]`.
 pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
-    let mut args = g.args.clone();
+    let mut args = super::split_short(&g.args, &['m']);
     let sub = if args.is_empty() || args[0].starts_with('-') {
         "push".to_string()
     } else {
