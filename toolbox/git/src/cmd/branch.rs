@@ -618,7 +618,7 @@ fn switch_to(
         .head_branch()
         .unwrap_or_else(|| head.map(|h| h.to_hex().to_string()).unwrap_or_default());
     repo.set_head_detached(&id)?;
-    log_switch(repo, head, &from_name, &id, &id.to_hex().to_string());
+    log_switch(repo, head, &from_name, &id, target);
     let c = repo.commit(&id)?;
     let subj = super::status::subject(&c.message.to_string());
     local_changes(g, repo)?;

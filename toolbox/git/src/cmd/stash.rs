@@ -261,6 +261,12 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
                 let _ = repo.fs.remove_file(&repo.wp(&p));
                 super::basic::remove_empty_parents(&repo, &p);
             }
+            // git's stash resets the work tree with `reset --hard`, which
+            // `HEAD`'s reflog notes.
+            if let Some(h) = repo.head() {
+                repo.reflog_message("reset: moving to HEAD");
+                repo.append_reflog("HEAD", Some(h), &h);
+            }
             if !quiet {
                 let _ = writeln!(g.out, "Saved working directory and index state {msg}");
             }
