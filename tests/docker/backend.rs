@@ -25,7 +25,7 @@ async fn runs_bash_with_exit_codes_and_separate_streams() {
     };
     let sb = sandbox(&backend, "streams").await;
     assert_eq!(sb.backend(), BackendKind::Docker);
-    scenario::runs_are_fresh_shells_over_one_tree(sb.as_ref()).await;
+    scenario::runs_share_one_shell_over_one_tree(sb.as_ref()).await;
 
     let r = sb
         .run(RunRequest::new("no_such_command_xyz"))
