@@ -5,7 +5,7 @@
 //! after another in ONE host bash (what an agent harness's shell is) and
 //! compare what the last call prints.
 
-#![allow(clippy::disallowed_methods)]
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::time::{Duration, Instant};
 
