@@ -46,10 +46,13 @@ pub fn definitions() -> Vec<Tool> {
     vec![
         Tool::new(
             "bash",
-            "Run a bash command in the sandbox (cwd /workspace). Files you write persist \
-             across calls and across sessions; shell variables, functions and the working \
-             directory do not (each call is a fresh `bash -c`). Returns stdout, stderr and \
-             the exit code. Output is capped; very long output is truncated and flagged. \
+            "Run a bash command in the sandbox's shell (starts in /workspace). Files you write \
+             persist across calls and across sessions. Within this session the shell is kept \
+             between calls, as in one interactive shell: the working directory (`cd`), shell \
+             and exported variables (arrays too), functions, aliases, `set -o`/`shopt` \
+             options and `umask` carry over to the next call, also after a failed or \
+             timed-out call; changes made in a subshell or a pipeline stage do not. Traps and \
+             background jobs end with the call. Returns stdout, stderr and the exit code. Output is capped; very long output is truncated and flagged. \
              No network.",
             input_schema::<BashArgs>(),
         ),

@@ -147,7 +147,7 @@ async fn restore(
                 "find /workspace -mindepth 1 -maxdepth 1 ! -name {keep} -exec rm -rf {{}} +"
             );
             sandbox
-                .run(crate::sandbox::RunRequest::new(script))
+                .run(crate::sandbox::RunRequest::new(script).fresh_shell())
                 .await
                 .map(|_| ())
         }

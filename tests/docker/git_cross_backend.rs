@@ -53,38 +53,54 @@ async fn repository_moves_local_to_docker_and_back() {
     let mut s = build(&local).session("g").unwrap();
     ok(
         &mut s,
-        "git init -q -b main repo && cd repo && mkdir -p src && echo 'fn main() {}' > src/main.rs \
+        "git init -q -b main repo && cd /workspace/repo && mkdir -p src && echo 'fn main() {}' > src/main.rs \
          && printf 'one\\ntwo\\n' > notes.txt && chmod +x src/main.rs && git add -A \
          && GIT_AUTHOR_DATE='1700000000 +0000' GIT_COMMITTER_DATE='1700000000 +0000' git commit -q -m first \
          && git branch topic && echo three >> notes.txt \
          && GIT_AUTHOR_DATE='1700000060 +0000' GIT_COMMITTER_DATE='1700000060 +0000' git commit -q -am second",
     )
     .await;
-    let local_log = ok(&mut s, "cd repo && git log --format='%H %s' && git branch").await;
+    let local_log = ok(
+        &mut s,
+        "cd /workspace/repo && git log --format='%H %s' && git branch",
+    )
+    .await;
     s.complete().await.unwrap();
 
     // Docker: real git agrees on the history, the status is clean, fsck passes.
     let mut s = build(&docker).session("g").unwrap();
     let docker_log = ok(
         &mut s,
-        &format!("cd repo && {REAL} log --format='%H %s' && {REAL} branch"),
+        &format!("cd /workspace/repo && {REAL} log --format='%H %s' && {REAL} branch"),
     )
     .await;
     assert_eq!(docker_log, local_log);
-    let status = ok(&mut s, &format!("cd repo && {REAL} status --porcelain")).await;
+    let status = ok(
+        &mut s,
+        &format!("cd /workspace/repo && {REAL} status --porcelain"),
+    )
+    .await;
     assert_eq!(status, "", "real git sees changes in a clean repository");
-    let (code, out, err) = run(&mut s, &format!("cd repo && {REAL} fsck --strict")).await;
+    let (code, out, err) = run(
+        &mut s,
+        &format!("cd /workspace/repo && {REAL} fsck --strict"),
+    )
+    .await;
     assert_eq!(code, 0, "git fsck: {out} {err}");
     // Real git commits on top.
     ok(
         &mut s,
         &format!(
-            "cd repo && echo docker > from-docker.txt && {REAL} add from-docker.txt \
+            "cd /workspace/repo && echo docker > from-docker.txt && {REAL} add from-docker.txt \
              && GIT_AUTHOR_DATE='1700000120 +0000' GIT_COMMITTER_DATE='1700000120 +0000' {REAL} commit -q -m third"
         ),
     )
     .await;
-    let docker_log = ok(&mut s, &format!("cd repo && {REAL} log --format='%H %s'")).await;
+    let docker_log = ok(
+        &mut s,
+        &format!("cd /workspace/repo && {REAL} log --format='%H %s'"),
+    )
+    .await;
     s.complete().await.unwrap();
 
     // Both parks went through the workspace generations: the newest one
@@ -106,14 +122,14 @@ async fn repository_moves_local_to_docker_and_back() {
 
     // Local again: our git reads what real git wrote.
     let mut s = build(&local).session("g").unwrap();
-    let back = ok(&mut s, "cd repo && git log --format='%H %s'").await;
+    let back = ok(&mut s, "cd /workspace/repo && git log --format='%H %s'").await;
     assert_eq!(back, docker_log);
     assert_eq!(back.lines().count(), 3);
-    let status = ok(&mut s, "cd repo && git status --porcelain").await;
+    let status = ok(&mut s, "cd /workspace/repo && git status --porcelain").await;
     assert_eq!(status, "", "our git sees changes after the round trip");
     let show = ok(
         &mut s,
-        "cd repo && git show HEAD:from-docker.txt && git diff HEAD~2 --stat",
+        "cd /workspace/repo && git show HEAD:from-docker.txt && git diff HEAD~2 --stat",
     )
     .await;
     assert_eq!(
