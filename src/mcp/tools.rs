@@ -50,10 +50,11 @@ pub fn definitions() -> Vec<Tool> {
              persist across calls and across sessions. Within this session the shell is kept \
              between calls, as in one interactive shell: the working directory (`cd`), shell \
              and exported variables (arrays too), functions, aliases, `set -o`/`shopt` \
-             options and `umask` carry over to the next call, also after a failed or \
-             timed-out call; changes made in a subshell or a pipeline stage do not. Traps and \
-             background jobs end with the call. Returns stdout, stderr and the exit code. Output is capped; very long output is truncated and flagged. \
-             No network.",
+             options and `umask` carry over to the next call, also after a failed call (and \
+             on the local backend a timed-out one); changes made in a subshell or a pipeline \
+             stage do not. Traps and background jobs end with the call. Returns stdout, \
+             stderr and the exit code. Output is capped; very long output is truncated and \
+             flagged. No network.",
             input_schema::<BashArgs>(),
         ),
         Tool::new(
