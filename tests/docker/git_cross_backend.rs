@@ -170,7 +170,7 @@ async fn rebase_revert_stash_and_tag_are_read_by_real_git_and_back() {
             .data_dir(data.path())
             .build()
     };
-    let graph = "cd r && GIT git log --graph --oneline --all";
+    let graph = "cd /workspace/r && GIT git log --graph --oneline --all";
 
     // Local: the history, then its graph.
     let mut s = build(&local).session("h").unwrap();
@@ -181,18 +181,18 @@ async fn rebase_revert_stash_and_tag_are_read_by_real_git_and_back() {
     // Docker: real git finds nothing wrong and draws the same graph; the
     // stash and the annotated tag are there; it pops the stash and commits.
     let mut s = build(&docker).session("h").unwrap();
-    let (code, out, err) = run(&mut s, &format!("cd r && {REAL} fsck --strict")).await;
+    let (code, out, err) = run(&mut s, &format!("cd /workspace/r && {REAL} fsck --strict")).await;
     assert_eq!(code, 0, "git fsck: {out} {err}");
     assert!(!format!("{out}{err}").contains("error"), "{out}{err}");
     let docker_graph = ok(&mut s, &graph.replace("GIT git", REAL)).await;
     assert_eq!(docker_graph, local_graph);
-    let stash = ok(&mut s, &format!("cd r && {REAL} stash list")).await;
+    let stash = ok(&mut s, &format!("cd /workspace/r && {REAL} stash list")).await;
     assert_eq!(stash.lines().count(), 1, "{stash}");
-    let tag = ok(&mut s, &format!("cd r && {REAL} cat-file -p v1")).await;
+    let tag = ok(&mut s, &format!("cd /workspace/r && {REAL} cat-file -p v1")).await;
     assert!(tag.contains("release one"), "{tag}");
     ok(
         &mut s,
-        &format!("{TICK}cd r && {REAL} stash pop -q && {REAL} commit -qam 'from docker'"),
+        &format!("{TICK}cd /workspace/r && {REAL} stash pop -q && {REAL} commit -qam 'from docker'"),
     )
     .await;
     let docker_graph = ok(&mut s, &graph.replace("GIT git", REAL)).await;
@@ -202,7 +202,7 @@ async fn rebase_revert_stash_and_tag_are_read_by_real_git_and_back() {
     let mut s = build(&local).session("h").unwrap();
     assert_eq!(ok(&mut s, &graph.replace("GIT ", "")).await, docker_graph);
     assert_eq!(
-        ok(&mut s, "cd r && git fsck && git status --short").await,
+        ok(&mut s, "cd /workspace/r && git fsck && git status --short").await,
         ""
     );
     s.complete().await.unwrap();
