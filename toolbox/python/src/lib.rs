@@ -148,7 +148,7 @@ pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
         env.push(("_SANDKEEP_ARGV0".into(), args[at].clone()));
         args[at] = sandkeep_shell::Fs::resolve(ctx.cwd, &args[at]);
     }
-    let outcome = program.run(
+    let ended = program.run(
         ctx,
         &Invocation {
             args: &args,
@@ -156,14 +156,27 @@ pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
             overlay: OVERLAY,
         },
     );
-    // A limit tripped by the guest (its memory) ends the run even when the
-    // guest got to exit first.
-    let outcome = match (outcome, ctx.control.tripped()) {
+    // A limit tripped while the guest ran ends the run even when the guest
+    // got to exit first.
+    let outcome = match (ended.outcome, ctx.control.tripped()) {
         (Outcome::Exited(_), Some(kind)) => Outcome::Limit(kind),
         (outcome, _) => outcome,
     };
     match outcome {
-        Outcome::Exited(code) => code & 0xff,
+        Outcome::Exited(code) => {
+            // The budget refused the interpreter memory and the script did
+            // not recover (an uncaught MemoryError, or a failure of its
+            // own): name the budget under CPython's traceback.
+            if code != 0 && ended.memory_refused {
+                let _ = writeln!(
+                    ctx.stderr,
+                    "{}: note: the run's memory limit ({} bytes) refused the interpreter more memory",
+                    ctx.args[0],
+                    ctx.control.memory().limit()
+                );
+            }
+            code & 0xff
+        }
         Outcome::Limit(kind) => {
             let _ = match kind {
                 LimitKind::Memory => writeln!(

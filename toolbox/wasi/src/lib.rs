@@ -70,6 +70,17 @@ pub enum Outcome {
     Trapped(String),
 }
 
+/// How a run ended, and what the host saw on the way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    /// How the guest ended.
+    pub outcome: Outcome,
+    /// Whether a growth of the guest's memory was refused because the
+    /// run's memory budget had no room for it (the guest saw it as its own
+    /// out of memory; an embedder may name the budget when the guest fails).
+    pub memory_refused: bool,
+}
+
 /// What one run is given besides the command's context.
 pub struct Invocation<'a> {
     /// `argv` as the guest sees it.
@@ -152,14 +163,14 @@ impl Program {
     /// Runs the program's `_start` as the command `ctx` describes, with
     /// `inv`'s arguments and environment; the working directory is the
     /// guest's business (preview1 has none: paths are relative to `/`).
-    pub fn run(&self, ctx: &mut CommandCtx<'_>, inv: &Invocation<'_>) -> Outcome {
+    pub fn run(&self, ctx: &mut CommandCtx<'_>, inv: &Invocation<'_>) -> Ended {
         // Guest code runs on this thread; give it a stack of known size so
         // the wasm stack limit, not the host's stack, is what a deep
         // recursion meets.
         stacker::grow(RUN_STACK, || self.run_here(ctx, inv))
     }
 
-    fn run_here(&self, ctx: &mut CommandCtx<'_>, inv: &Invocation<'_>) -> Outcome {
+    fn run_here(&self, ctx: &mut CommandCtx<'_>, inv: &Invocation<'_>) -> Ended {
         // SAFETY: the store that holds these references is created and
         // dropped within this call, and nothing derived from it (instance,
         // memory, functions) outlives it; the engine, ticker and
@@ -206,7 +217,10 @@ impl Program {
             overlay: inv.overlay,
             random: None,
             started: Instant::now(),
-            limiter: MemoryLimiter { control },
+            limiter: MemoryLimiter {
+                control,
+                refused: false,
+            },
             memory: None,
         };
         let mut store = Store::new(&self.engine, guest);
@@ -228,8 +242,12 @@ impl Program {
             Ok(()) => Outcome::Exited(0),
             Err(e) => outcome_of(&e, ctx.control),
         };
+        let memory_refused = store.data().limiter.refused;
         drop(store);
-        outcome
+        Ended {
+            outcome,
+            memory_refused,
+        }
     }
 }
 
