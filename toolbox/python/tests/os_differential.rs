@@ -138,8 +138,9 @@ fn reference(code: &str) -> Outcome {
 
 /// The same script on wasmtime-wasi's preview1 host: the CPython module
 /// sandkeep runs (its engine and compiled module), a fresh temp directory
-/// preopened as `/` holding `workspace/` and the start-up hook, the same
-/// arguments, environment (the one `python3` builds) and stdin.
+/// preopened as `/` holding `workspace/`, the overlay preopened at its
+/// place ([`hook_dir`]), the same arguments, environment (the one
+/// `python3` builds) and stdin.
 fn wasmtime_wasi(code: &str) -> Outcome {
     use sandkeep_wasi::wasmtime::{Linker, Store};
     use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
@@ -149,11 +150,6 @@ fn wasmtime_wasi(code: &str) -> Outcome {
     let root =
         std::env::temp_dir().join(format!("sandkeep-wwdiff-{}-{}", std::process::id(), next()));
     std::fs::create_dir_all(root.join("workspace")).unwrap();
-    for (path, bytes) in sandkeep_python::OVERLAY {
-        let at = root.join(path.trim_start_matches('/'));
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        std::fs::write(at, bytes).unwrap();
-    }
     let env = sandkeep_python::guest_env(&user_env(), "/workspace");
     let stdout = MemoryOutputPipe::new(64 << 20);
     let stderr = MemoryOutputPipe::new(64 << 20);
@@ -165,6 +161,8 @@ fn wasmtime_wasi(code: &str) -> Outcome {
         .stderr(stderr.clone())
         .preopened_dir(&root, "/", FsPerms::ReadWrite)
         .expect("preopen")
+        .preopened_dir(hook_dir(), sandkeep_python::HOOK_DIR, FsPerms::ReadOnly)
+        .expect("preopen the hook")
         .build_p1();
     let engine = program.engine().clone();
     let module = program.module().clone();
@@ -199,6 +197,25 @@ fn wasmtime_wasi(code: &str) -> Outcome {
         stdout: String::from_utf8_lossy(&stdout.contents()).into_owned(),
         stderr: last_line(&String::from_utf8_lossy(&stderr.contents())),
     }
+}
+
+/// The overlay sandkeep's host shows the guest (the start-up hook and the
+/// unpacked standard library), written once to a host directory that
+/// wasmtime-wasi preopens read-only at the same guest path.
+fn hook_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("sandkeep-wwhook-{}", std::process::id()));
+        for (path, bytes) in sandkeep_python::overlay().files() {
+            let rel = path
+                .strip_prefix(sandkeep_python::HOOK_DIR)
+                .expect("overlay files are under the hook directory");
+            let at = dir.join(rel.trim_start_matches('/'));
+            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+            std::fs::write(at, bytes).unwrap();
+        }
+        dir
+    })
 }
 
 /// The last line of stderr: the exception (or message) itself. Traceback

@@ -26,6 +26,7 @@ pub mod cache;
 mod guest;
 mod limits;
 mod memory;
+mod overlay;
 mod preview1;
 
 use std::collections::BTreeMap;
@@ -38,6 +39,7 @@ use guest::{Guest, Handle, Stop, Streams};
 use limits::{MemoryLimiter, Ticker};
 
 pub use cache::CacheError;
+pub use overlay::Overlay;
 /// The wasmtime this host is built on (its version is pinned).
 pub use wasmtime;
 
@@ -89,7 +91,7 @@ pub struct Invocation<'a> {
     pub env: &'a [(String, String)],
     /// Read-only files only the guest sees (absolute paths), e.g. an
     /// interpreter's start-up hook; the shell's tree never holds them.
-    pub overlay: &'static [(&'static str, &'static [u8])],
+    pub overlay: std::sync::Arc<Overlay>,
 }
 
 /// A compiled program, ready to run many times.
@@ -214,7 +216,7 @@ impl Program {
             control,
             streams,
             fds,
-            overlay: inv.overlay,
+            overlay: inv.overlay.clone(),
             random: None,
             started: Instant::now(),
             limiter: MemoryLimiter {
