@@ -112,6 +112,10 @@ fn config() -> Config {
         // Only checked against max_wasm_stack: guests run synchronously.
         .async_stack_size(MAX_WASM_STACK + (1 << 20))
         .cranelift_opt_level(OptLevel::Speed)
+        // Small wasm functions inlined into their callers: the vendored
+        // CPython was compiled at -O0, where every `Py_INCREF` is a call;
+        // ~18% off a Python loop, for ~2x the (cached) compile time.
+        .compiler_inlining(wasmtime::Inlining::Yes)
         .parallel_compilation(true);
     config
 }
