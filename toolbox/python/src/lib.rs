@@ -8,7 +8,9 @@
 //! its debug sections removed (`wasm/PROVENANCE.md` names the source, its
 //! hashes and licences). The first `python3` of a process loads it: from the
 //! compile cache when this machine compiled it before, else by compiling it
-//! (seconds) and caching the result. CPython parses its own command line:
+//! (seconds) and caching the result; the first use on a machine also has
+//! CPython unpack its standard library for faster start-ups (`stdlib.rs`).
+//! CPython parses its own command line:
 //! `-c`, `-m MODULE`, `FILE ARGS`, `-` and a script on stdin, `-V`.
 //!
 //! What WASI does not have, the sandbox does not offer: processes

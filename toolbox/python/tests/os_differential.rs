@@ -243,6 +243,7 @@ fn our_host_matches_linux() {
 #[test]
 fn our_host_matches_wasmtime_wasi() {
     differential("wasmtime-wasi's preview1 host", wasmtime_wasi);
+    let _ = std::fs::remove_dir_all(hook_dir());
 }
 
 /// Runs every case on our host and on `reference`, and fails listing the
