@@ -183,6 +183,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub docker_pool: usize,
 
+    /// Shell variables never written to the store with a parked session's
+    /// shell state: globs over names (`AWS_*`), repeatable or
+    /// comma-separated. The live session keeps them; a resume from the
+    /// store (another worker, a restart) does not have them.
+    #[arg(long = "no-persist-var", value_name = "GLOB", value_delimiter = ',')]
+    pub no_persist_var: Vec<String>,
+
     #[command(flatten)]
     pub backend: BackendArgs,
 }

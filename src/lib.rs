@@ -66,7 +66,7 @@ pub use session::{Session, SessionError};
 // Sandboxes: the traits every backend implements, what a run takes and gives.
 pub use sandbox::{
     Backend, BackendKind, FileHead, Listed, ListedKind, Listing, OutputSink, RunRequest, RunResult,
-    Sandbox, SandboxError, SandboxSpec, WorkspaceChanges,
+    Sandbox, SandboxError, SandboxSpec, ShellSnapshot, WorkspaceChanges,
 };
 // The local backend: in-process, or one worker process per sandbox.
 pub use sandbox::local::{LocalBackend, LocalSandbox};
@@ -111,6 +111,8 @@ pub use schedule::{
 // The HTTP service (feature `server`) and its bearer tokens.
 #[cfg(feature = "server")]
 pub use server::auth::{Caller as TokenCaller, Grant as TokenGrant, TokenFileError, Tokens};
+#[cfg(feature = "server")]
+pub use server::parked::{NoPersist, ParkedSession};
 #[cfg(feature = "server")]
 pub use server::{ServeConfig, Server, ShutdownReport};
 // The MCP server over stdio (feature `mcp`).

@@ -15,7 +15,7 @@ use serde_json::json;
 use crate::eventlog::{self, EventLog, Stream};
 use crate::hooks::{HookContext, HookEvent, HookFailure, RunInfo, SessionState};
 use crate::runtime::{AgentPaths, Inner};
-use crate::sandbox::{RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec};
+use crate::sandbox::{RunRequest, RunResult, Sandbox, SandboxError, SandboxSpec, ShellSnapshot};
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +82,9 @@ pub struct Session {
     hook_failures: Vec<HookFailure>,
     /// What hooks keep for this session between its events.
     hook_state: Arc<SessionState>,
+    /// The shell state the sandbox starts from once created (a resumed
+    /// session's).
+    resume_shell: Option<ShellSnapshot>,
 }
 
 impl std::fmt::Debug for Session {
@@ -118,7 +121,49 @@ impl Session {
             events: None,
             hook_failures: Vec::new(),
             hook_state: Arc::default(),
+            resume_shell: None,
         }
+    }
+
+    /// Makes `snapshot` the shell state the session's runs start from: at
+    /// once when the sandbox exists, else when [`Session::start`] creates
+    /// it. A backend that keeps no shell state refuses.
+    pub async fn restore_shell_state(
+        &mut self,
+        snapshot: ShellSnapshot,
+    ) -> Result<(), SessionError> {
+        match &self.sandbox {
+            Some(sandbox) => Ok(sandbox.restore_shell_state(&snapshot).await?),
+            None => {
+                self.resume_shell = Some(snapshot);
+                Ok(())
+            }
+        }
+    }
+
+    /// The shell state the session's runs have reached (cwd, variables,
+    /// functions, aliases, options, umask), as data; `None` before any run
+    /// or on a backend that keeps none.
+    pub async fn shell_state(&self) -> Result<Option<ShellSnapshot>, SessionError> {
+        match &self.sandbox {
+            Some(sandbox) => Ok(sandbox.shell_state().await?),
+            None => Ok(self.resume_shell.clone()),
+        }
+    }
+
+    /// Completes the session ([`Session::complete`]) and returns the shell
+    /// state it had reached, for the session that resumes it. A state that
+    /// cannot be read is logged and not carried; the completion goes on.
+    pub async fn complete_keeping_shell(self) -> Result<Option<ShellSnapshot>, SessionError> {
+        let shell = match self.shell_state().await {
+            Ok(shell) => shell,
+            Err(e) => {
+                tracing::warn!("session {}: shell state not kept: {e}", self.id);
+                None
+            }
+        };
+        self.complete().await?;
+        Ok(shell)
     }
 
     /// The session's unique id.
@@ -269,6 +314,11 @@ impl Session {
                             "sandbox": sandbox.id(),
                         }),
                     );
+                }
+                if let Some(shell) = self.resume_shell.take()
+                    && let Err(e) = sandbox.restore_shell_state(&shell).await
+                {
+                    tracing::warn!("session {}: shell state not restored: {e}", self.id);
                 }
                 self.sandbox = Some(sandbox);
                 self.state = State::Idle;

@@ -41,10 +41,16 @@ use std::time::Duration;
 
 pub use alloc::MeteredAlloc;
 pub use clock::{Clock, Timestamp};
-pub use commands::{CommandCtx, CommandFn, CustomCommand, Exec, ExecMode, ExecRequest};
+pub use commands::{
+    CommandCtx, CommandFn, CustomCommand, Exec, ExecMode, ExecRequest, ProcessEntry,
+};
 pub use control::{CancelHandle, RunControl};
 pub use fs::{Changes, Device, FileKind, FileReader, Fs, FsError, FsResult, Metadata, VfsAdapter};
 pub use interp::read_caller_fd;
+pub use interp::{
+    ShellSnapshot, ShellState, SnapshotError, SnapshotFunction, SnapshotValue, SnapshotVar,
+    UNKEPT_VARIABLES,
+};
 pub use limits::{FsLimits, LIMIT_STATUS, LimitKind, Limits, OUTPUT_LIMIT_STATUS};
 
 /// Entry points for this crate's own integration tests (the built-in
@@ -261,5 +267,30 @@ impl Shell {
     /// sandbox's filesystem.
     pub fn run(&self, script: &str, options: RunOptions) -> RunOutput {
         interp::run_script(self, script, options)
+    }
+
+    /// Runs `script` as [`Shell::run`] does, but in a session's shell: it
+    /// starts from `state` (its directory, variables, functions, aliases,
+    /// options, umask) and leaves in it what the run reached, whether the
+    /// run succeeded, failed or was cut by a limit. Changes made in a
+    /// subshell or a pipeline stage stay there, as in bash; traps and jobs
+    /// end with the run.
+    ///
+    /// ```
+    /// use sandkeep_shell::{RunOptions, Shell, ShellConfig, ShellState};
+    ///
+    /// let shell = Shell::new(ShellConfig::default());
+    /// let mut state = ShellState::default();
+    /// shell.run_keeping("mkdir -p src && cd src && export N=1 && f() { echo f$N; }", RunOptions::default(), &mut state);
+    /// let out = shell.run_keeping("pwd; f", RunOptions::default(), &mut state);
+    /// assert_eq!(out.stdout, b"/workspace/src\nf1\n");
+    /// ```
+    pub fn run_keeping(
+        &self,
+        script: &str,
+        options: RunOptions,
+        state: &mut ShellState,
+    ) -> RunOutput {
+        interp::run_script_keeping(self, script, options, state)
     }
 }

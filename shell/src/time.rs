@@ -6,8 +6,10 @@
 //! (`date -d` strings are parsed in `commands::system::dateparse`, which
 //! builds on this module.)
 //!
-//! The sandbox's time zone is always UTC: it has no host zoneinfo, so nothing
-//! here reads `TZ`. The calendar (days, months, weekdays, ISO weeks) is
+//! Local time is that of the zone `TZ` in the sandbox's environment names
+//! ([`Zone`], from the tz database bundled in the binary; UTC when unset):
+//! [`Zone::local`] breaks a time down with its offset and abbreviation, and
+//! [`Zone::mktime`] reads local fields back. The calendar (days, months, weekdays, ISO weeks) is
 //! jiff's; the conversions are ours because jiff's `strftime` differs from
 //! glibc's (the `#` flag, `%N` widths, unknown conversions printed as
 //! written, `%E`/`%O` modifiers), and the two C flavours differ from each
@@ -18,6 +20,9 @@ use std::fmt::Write;
 use jiff::Timestamp;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
+
+mod zone;
+pub use zone::Zone;
 
 /// Month names, January first.
 pub const MONTHS: [&str; 12] = [
@@ -52,8 +57,8 @@ const CYCLE_DAYS: i64 = 146_097;
 /// Seconds in 400 Gregorian years.
 const CYCLE_SECS: i64 = CYCLE_DAYS * 86_400;
 
-/// A broken-down UTC time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A broken-down time: UTC from [`from_epoch`], local from [`Zone::local`].
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tm {
     /// The year, e.g. 2024.
     pub year: i64,
@@ -79,9 +84,13 @@ pub struct Tm {
     pub iso_year: i64,
     /// The ISO 8601 week number, 1..=53 (`%V`).
     pub iso_week: u32,
-    /// The zone's abbreviation (`%Z`): `UTC`, or `GMT` where the C library
-    /// was asked for `gmtime`.
-    pub zone: &'static str,
+    /// The zone's abbreviation (`%Z`): `UTC`, `CEST`, `+0530`, or `GMT`
+    /// where the C library was asked for `gmtime`.
+    pub zone: String,
+    /// Seconds east of UTC (`%z`).
+    pub offset: i32,
+    /// Whether daylight saving time is in force.
+    pub isdst: bool,
 }
 
 /// Breaks `secs` since the epoch into UTC fields.
@@ -105,7 +114,9 @@ pub fn from_epoch(secs: i64, nanos: u32) -> Tm {
         epoch: secs,
         iso_year: i64::from(iso.year()) + years,
         iso_week: iso.week() as u32,
-        zone: "UTC",
+        zone: "UTC".to_string(),
+        offset: 0,
+        isdst: false,
     }
 }
 
@@ -340,15 +351,7 @@ fn conversion(
         'p' => Field::Text(if tm.hour < 12 { "AM" } else { "PM" }.to_string()),
         'P' => Field::Text(if tm.hour < 12 { "am" } else { "pm" }.to_string()),
         'Z' => Field::Text(tm.zone.to_string()),
-        'z' => Field::Text(
-            match colons {
-                0 => "+0000",
-                1 => "+00:00",
-                2 => "+00:00:00",
-                _ => "+00",
-            }
-            .to_string(),
-        ),
+        'z' => Field::Text(numeric_zone(tm.offset, colons)),
         'n' => Field::Text("\n".into()),
         't' => Field::Text("\t".into()),
         '%' => Field::Text("%".into()),
@@ -361,6 +364,24 @@ fn conversion(
         'c' => Field::Text(strftime_as(Flavor::Libc, "%a %b %e %H:%M:%S %Y", tm)),
         _ => return None,
     })
+}
+
+/// `%z` and gnulib's `%:z`, `%::z`, `%:::z` of an offset in seconds. The
+/// seconds of an old local mean time offset are dropped, not rounded, as
+/// the C libraries drop them.
+fn numeric_zone(offset: i32, colons: usize) -> String {
+    let sign = if offset < 0 { '-' } else { '+' };
+    let abs = offset.unsigned_abs();
+    let (h, m, s) = (abs / 3600, abs / 60 % 60, abs % 60);
+    match colons {
+        0 => format!("{sign}{h:02}{m:02}"),
+        1 => format!("{sign}{h:02}:{m:02}"),
+        2 => format!("{sign}{h:02}:{m:02}:{s:02}"),
+        // `%:::z`: only as precise as needed.
+        _ if s != 0 => format!("{sign}{h:02}:{m:02}:{s:02}"),
+        _ if m != 0 => format!("{sign}{h:02}:{m:02}"),
+        _ => format!("{sign}{h:02}"),
+    }
 }
 
 /// The numeric conversions: value, default width and padding. gnulib pads

@@ -129,6 +129,7 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         max_session,
         max_sessions: args.max_sessions,
         max_sessions_per_token: args.max_sessions_per_token,
+        no_persist: sandkeep::NoPersist::new(&args.no_persist_var).map_err(anyhow::Error::msg)?,
         ..ServeConfig::default()
     };
     let local = listener.local_addr()?;

@@ -41,12 +41,18 @@ use crate::sandbox::OutputSink;
 use crate::session::Session;
 use crate::store::{GenerationId, Generations};
 
+/// A parked session's shell state, waiting for the next call's session.
+pub(crate) type ShellCell = Arc<std::sync::Mutex<Option<crate::sandbox::ShellSnapshot>>>;
+
 /// The MCP server of one agent.
 #[derive(Clone)]
 pub struct McpServer {
     runtime: Runtime,
     agent: String,
     session: Arc<Mutex<Option<Session>>>,
+    /// The shell state of the session an idle park released, for the
+    /// session the next call starts.
+    parked_shell: ShellCell,
     /// The resource URIs the client subscribed to (`resources/subscribe`,
     /// the 2025 protocol's way).
     subscriptions: Arc<std::sync::Mutex<BTreeSet<String>>>,
@@ -71,6 +77,7 @@ impl McpServer {
             runtime,
             agent: agent.into(),
             session: Arc::new(Mutex::new(None)),
+            parked_shell: Arc::default(),
             subscriptions: Arc::default(),
             listeners: Arc::default(),
             log_level: Arc::default(),
@@ -221,6 +228,17 @@ impl McpServer {
                 .runtime
                 .session(&self.agent)
                 .map_err(|e| e.to_string())?;
+            let parked = self
+                .parked_shell
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take();
+            if let Some(shell) = parked {
+                session
+                    .restore_shell_state(shell)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
             session.start().await.map_err(|e| e.to_string())?;
             *guard = Some(session);
         }
@@ -233,6 +251,13 @@ impl McpServer {
     #[cfg(feature = "server")]
     pub(crate) fn session_cell(&self) -> Arc<Mutex<Option<Session>>> {
         self.session.clone()
+    }
+
+    /// Where an idle park leaves the released session's shell state, for
+    /// the session the next call starts.
+    #[cfg(feature = "server")]
+    pub(crate) fn shell_cell(&self) -> ShellCell {
+        self.parked_shell.clone()
     }
 }
 
@@ -250,8 +275,10 @@ impl ServerHandler for McpServer {
         .with_server_info(Implementation::new("sandkeep", env!("CARGO_PKG_VERSION")))
         .with_instructions(format!(
             "A persistent Linux-like sandbox for agent {:?}: `bash` runs commands in \
-                 /workspace (files persist across calls and sessions; shell variables and cwd \
-                 do not), `read_file`/`write_file` access files, and `mindlog_*` keep notes \
+                 /workspace like one interactive shell (files persist across calls and sessions; \
+                 the working directory, variables, functions, aliases, set/shopt options and \
+                 umask persist from call to call within this session, even after a failed or \
+                 timed-out call; traps and background jobs do not), `read_file`/`write_file` access files, and `mindlog_*` keep notes \
                  that survive sessions. The files as last kept are resources \
                  (file:///workspace/PATH; every kept generation's as \
                  sandkeep://generations/ID/PATH).",

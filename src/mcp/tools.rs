@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -15,11 +16,14 @@ use crate::runtime::Runtime;
 use crate::sandbox::{OutputSink, RunRequest};
 use crate::session::Session;
 
-fn schema(v: Value) -> JsonObject {
-    match v {
-        Value::Object(map) => map,
-        _ => unreachable!("schemas are objects"),
-    }
+/// A tool's input schema, derived from the struct its arguments are parsed
+/// into (so what the model is told and what is accepted cannot drift apart):
+/// JSON Schema 2020-12 as MCP asks, the struct's name and doc left out.
+fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    // Every argument struct below derives an object schema; a unit test
+    // builds each definition.
+    rmcp::handler::server::common::schema_for_input::<T>()
+        .unwrap_or_else(|e| unreachable!("argument structs are objects: {e}"))
 }
 
 /// The most of one file `read_file` returns (and holds on the host): a
@@ -42,20 +46,16 @@ pub fn definitions() -> Vec<Tool> {
     vec![
         Tool::new(
             "bash",
-            "Run a bash command in the sandbox (cwd /workspace). Files you write persist \
-             across calls and across sessions; shell variables, functions and the working \
-             directory do not (each call is a fresh `bash -c`). Returns stdout, stderr and \
-             the exit code. Output is capped; very long output is truncated and flagged. \
-             No network.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "command": {"type": "string", "description": "The script to run, as for `bash -c`."},
-                    "timeout_ms": {"type": "integer", "minimum": 1, "description": "Wall-clock limit in milliseconds (default 30000)."}
-                },
-                "required": ["command"],
-                "additionalProperties": false
-            })),
+            "Run a bash command in the sandbox's shell (starts in /workspace). Files you write \
+             persist across calls and across sessions. Within this session the shell is kept \
+             between calls, as in one interactive shell: the working directory (`cd`), shell \
+             and exported variables (arrays too), functions, aliases, `set -o`/`shopt` \
+             options and `umask` carry over to the next call, also after a failed call (and \
+             on the local backend a timed-out one); changes made in a subshell or a pipeline \
+             stage do not. Traps and background jobs end with the call. Returns stdout, \
+             stderr and the exit code. Output is capped; very long output is truncated and \
+             flagged. No network.",
+            input_schema::<BashArgs>(),
         ),
         Tool::new(
             "read_file",
@@ -63,142 +63,123 @@ pub fn definitions() -> Vec<Tool> {
              Optionally only lines start_line..=end_line (1-based). At most the first \
              1 MiB of a file is read; a larger file comes back cut, with a note giving \
              its size.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string"},
-                    "start_line": {"type": "integer", "minimum": 1},
-                    "end_line": {"type": "integer", "minimum": 1}
-                },
-                "required": ["path"],
-                "additionalProperties": false
-            })),
+            input_schema::<ReadArgs>(),
         ),
         Tool::new(
             "write_file",
             "Write a text file in the sandbox (replacing it), creating parent directories. \
              Relative paths are under /workspace.",
-            schema(json!({
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"],
-                "additionalProperties": false
-            })),
+            input_schema::<WriteArgs>(),
         ),
         Tool::new(
             "mindlog_append",
             "Append a note or thought to your mindlog: memory that survives this session \
              (the sandbox's files are kept too, but the mindlog is for what you want to \
              remember). Returns the entry.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "kind": {"type": "string", "enum": ["note", "thought"]},
-                    "text": {"type": "string"}
-                },
-                "required": ["kind", "text"],
-                "additionalProperties": false
-            })),
+            input_schema::<AppendArgs>(),
         ),
         Tool::new(
             "mindlog_read",
             "Read the newest entries of your mindlog, oldest first (one JSON object per line).",
-            schema(json!({
-                "type": "object",
-                "properties": {"limit": {"type": "integer", "minimum": 1, "description": "Default 20."}},
-                "additionalProperties": false
-            })),
+            input_schema::<ReadLogArgs>(),
         ),
         Tool::new(
             "mindlog_search",
             "Search your mindlog for entries whose text contains `query` (ignoring case); \
              the newest matches, oldest first (one JSON object per line).",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string"},
-                    "limit": {"type": "integer", "minimum": 1, "description": "Default 20."}
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            })),
+            input_schema::<SearchArgs>(),
         ),
         Tool::new(
             "workspace_history",
             "List the kept generations of your workspace, newest first: one is kept each \
              time a tool call changes files. Each line: id, UTC time, session, \
              +added ~modified -deleted, bytes new.",
-            schema(json!({
-                "type": "object",
-                "properties": {"limit": {"type": "integer", "minimum": 1, "description": "Default 20."}},
-                "additionalProperties": false
-            })),
+            input_schema::<super::workspace::HistoryArgs>(),
         ),
         Tool::new(
             "workspace_diff",
             "What changed between two kept generations, as `A|M|D<TAB>path` lines. \
              Generations are ids (or unique prefixes), `HEAD` or `HEAD~N`; default \
              from HEAD~1 to HEAD.",
-            schema(json!({
-                "type": "object",
-                "properties": {"from": {"type": "string"}, "to": {"type": "string"}},
-                "additionalProperties": false
-            })),
+            input_schema::<super::workspace::DiffArgs>(),
         ),
         Tool::new(
             "workspace_restore",
             "Bring back a kept generation: the whole workspace, or only `path` (a file or \
              a directory). The restored files replace the current ones in the sandbox and \
              are kept as a new generation (history is not lost; restore again to undo).",
-            schema(json!({
-                "type": "object",
-                "properties": {"generation": {"type": "string"}, "path": {"type": "string"}},
-                "required": ["generation"],
-                "additionalProperties": false
-            })),
+            input_schema::<super::workspace::RestoreArgs>(),
         ),
     ]
 }
 
-#[derive(Deserialize)]
+// The tools' arguments. Each struct is both what a call is parsed into and,
+// through its derived schema, what `tools/list` tells the model: the field
+// docs are the descriptions it reads.
+
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct BashArgs {
+    /// The script to run, as for `bash -c`.
     command: String,
+    /// Wall-clock limit in milliseconds (default 30000).
+    #[schemars(range(min = 1))]
     timeout_ms: Option<u64>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
+    /// The file; relative paths are under /workspace.
     path: String,
+    /// The first line to return (1-based).
+    #[schemars(range(min = 1))]
     start_line: Option<usize>,
+    /// The last line to return (1-based, inclusive).
+    #[schemars(range(min = 1))]
     end_line: Option<usize>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WriteArgs {
+    /// The file; relative paths are under /workspace.
     path: String,
+    /// Its whole new content.
     content: String,
 }
 
-#[derive(Deserialize)]
+/// What a mindlog entry is (inlined: a model reads the enum in place).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+enum EntryKind {
+    Note,
+    Thought,
+}
+
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AppendArgs {
-    kind: String,
+    kind: EntryKind,
     text: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ReadLogArgs {
+    /// How many entries at most (default 20).
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SearchArgs {
+    /// Text to find in an entry (ignoring case).
     query: String,
+    /// How many entries at most (default 20).
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
 }
 
@@ -338,14 +319,9 @@ async fn dispatch(
         }
         "mindlog_append" => {
             let a: AppendArgs = parse(name, args)?;
-            let kind = match a.kind.as_str() {
-                "note" => Kind::Note,
-                "thought" => Kind::Thought,
-                other => {
-                    return Err(tool_error(format!(
-                        "kind must be note or thought, not {other:?}"
-                    )));
-                }
+            let kind = match a.kind {
+                EntryKind::Note => Kind::Note,
+                EntryKind::Thought => Kind::Thought,
             };
             let log = runtime
                 .mindlog(&agent)
@@ -384,5 +360,56 @@ async fn dispatch(
             super::workspace::call(runtime, session, &agent, name, args).await
         }
         _ => unreachable!("checked against the definitions"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each tool's schema is its argument struct's: the required fields, no
+    /// others accepted, the bounds and the descriptions the model reads.
+    #[test]
+    fn the_schemas_describe_what_a_call_accepts() {
+        let tools = definitions();
+        let schema_of = |name: &str| {
+            let tool = tools.iter().find(|t| t.name == name).unwrap();
+            Value::Object(tool.input_schema.as_ref().clone())
+        };
+        let bash = schema_of("bash");
+        assert_eq!(bash["type"], "object");
+        assert_eq!(bash["required"], json!(["command"]));
+        assert_eq!(bash["additionalProperties"], false);
+        assert_eq!(bash["properties"]["timeout_ms"]["minimum"], 1);
+        assert!(
+            bash["properties"]["command"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("bash -c")
+        );
+        assert_eq!(
+            schema_of("mindlog_append")["properties"]["kind"]["enum"],
+            json!(["note", "thought"])
+        );
+        assert_eq!(
+            schema_of("workspace_restore")["required"],
+            json!(["generation"])
+        );
+        for tool in &tools {
+            let schema = schema_of(&tool.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
+            assert!(schema.get("title").is_none(), "{}", tool.name);
+            assert!(schema.get("$defs").is_none(), "{}: {schema}", tool.name);
+        }
+        // And the parser refuses what the schema leaves out.
+        let extra = json!({"path": "a", "content": "b", "mode": 1});
+        let Value::Object(extra) = extra else {
+            unreachable!()
+        };
+        assert!(parse::<WriteArgs>("write_file", extra).is_err());
+        let Value::Object(kind) = json!({"kind": "memo", "text": "x"}) else {
+            unreachable!()
+        };
+        assert!(parse::<AppendArgs>("mindlog_append", kind).is_err());
     }
 }

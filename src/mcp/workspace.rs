@@ -4,6 +4,7 @@
 //! the tool call keeps that as a new generation, through the ordinary sync.
 
 use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -13,20 +14,29 @@ use crate::runtime::Runtime;
 use crate::session::Session;
 use crate::store::{Generations, Kind, StoreError};
 
-#[derive(Deserialize)]
-struct HistoryArgs {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct HistoryArgs {
+    /// How many generations at most (default 20).
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
 }
 
-#[derive(Deserialize)]
-struct DiffArgs {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DiffArgs {
+    /// The older generation (default HEAD~1).
     from: Option<String>,
+    /// The newer generation (default HEAD).
     to: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct RestoreArgs {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RestoreArgs {
+    /// The generation to bring back: an id, a unique prefix, HEAD or HEAD~N.
     generation: String,
+    /// Only this file or directory (default: the whole workspace).
     path: Option<String>,
 }
 
@@ -137,7 +147,7 @@ async fn restore(
                 "find /workspace -mindepth 1 -maxdepth 1 ! -name {keep} -exec rm -rf {{}} +"
             );
             sandbox
-                .run(crate::sandbox::RunRequest::new(script))
+                .run(crate::sandbox::RunRequest::new(script).fresh_shell())
                 .await
                 .map(|_| ())
         }

@@ -13,6 +13,8 @@
 //! - [`procs`]: which processes belong to a run, the kill and the sweep
 //! - [`pool`]: warm containers, created and started ahead of the sessions
 //! - [`storage`]: the storage limit (the driver's quota or a watched one)
+//! - [`shell_state`]: the session's shell state, captured at the end of a
+//!   run and restored at the start of the next
 //!
 //! [`Sandbox`]: crate::sandbox::Sandbox
 
@@ -25,6 +27,7 @@ pub mod net;
 pub mod pool;
 pub mod procs;
 pub mod reaper;
+pub mod shell_state;
 pub mod storage;
 
 use std::sync::Arc;

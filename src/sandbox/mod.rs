@@ -12,7 +12,7 @@ pub mod workspace;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use sandkeep_shell::OutputSink;
+pub use sandkeep_shell::{OutputSink, ShellSnapshot};
 pub use workspace::{Listed, ListedKind, Listing, WorkspaceChanges};
 
 /// The uid and gid of the sandbox user in tar headers sent into a sandbox
@@ -37,7 +37,10 @@ impl std::fmt::Display for BackendKind {
     }
 }
 
-/// A command to run: always a fresh `bash -c COMMAND`.
+/// A command to run, as `bash -c COMMAND` in the session's shell: it starts
+/// from the shell state the sandbox's previous runs left (working
+/// directory, variables, functions, aliases, options, umask) and leaves its
+/// own, unless [`RunRequest::fresh_shell`] is set.
 #[derive(Clone, Default)]
 pub struct RunRequest {
     /// The script, as for `bash -c`.
@@ -54,6 +57,10 @@ pub struct RunRequest {
     pub sink: Option<Arc<dyn OutputSink>>,
     /// Ends the run from outside (its caller went away) when cancelled.
     pub cancel: Option<RunCancel>,
+    /// Runs in a new shell that neither sees nor changes the session's
+    /// shell state (the runtime's own scripts: workspace transport,
+    /// clearing before a checkout).
+    pub fresh_shell: bool,
 }
 
 /// Cancels a run from outside it: its caller went away and nobody will read
@@ -123,6 +130,13 @@ impl RunRequest {
     /// Sets the timeout.
     pub fn timeout(mut self, timeout: Duration) -> RunRequest {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Runs in a new shell, apart from the session's shell state (see
+    /// [`RunRequest::fresh_shell`]).
+    pub fn fresh_shell(mut self) -> RunRequest {
+        self.fresh_shell = true;
         self
     }
 }
@@ -200,8 +214,27 @@ pub trait Sandbox: Send + Sync {
     fn backend(&self) -> BackendKind;
 
     /// Runs `bash -c request.command`. Files persist for the life of the
-    /// sandbox; shell variables and cwd do not.
+    /// sandbox; so does the shell state (cwd, variables, functions, aliases,
+    /// options, umask) on backends that keep it ([`Sandbox::shell_state`]),
+    /// unless the request asks for a [fresh shell](RunRequest::fresh_shell).
     async fn run(&self, request: RunRequest) -> Result<RunResult, SandboxError>;
+
+    /// The shell state the sandbox's runs left, as data (what a park keeps
+    /// in the session's record); `None` when no run left any, or the
+    /// backend keeps none.
+    async fn shell_state(&self) -> Result<Option<ShellSnapshot>, SandboxError> {
+        Ok(None)
+    }
+
+    /// Makes `snapshot` the shell state the next run starts from (a resumed
+    /// session's). The default refuses: the backend keeps no shell state.
+    async fn restore_shell_state(&self, snapshot: &ShellSnapshot) -> Result<(), SandboxError> {
+        let _ = snapshot;
+        Err(SandboxError::Backend(format!(
+            "the {} backend keeps no shell state",
+            self.backend()
+        )))
+    }
 
     /// A file's bytes, or `None` when it does not exist.
     async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError>;

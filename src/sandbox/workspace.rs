@@ -138,7 +138,7 @@ pub fn parse_listing(bytes: &[u8]) -> Result<Listing, SandboxError> {
 /// Runs a sync script and fails with its stderr when it fails.
 async fn run_checked(sandbox: &(impl Sandbox + ?Sized), script: &str) -> Result<(), SandboxError> {
     let out = sandbox
-        .run(RunRequest::new(script).timeout(SYNC_TIMEOUT))
+        .run(RunRequest::new(script).timeout(SYNC_TIMEOUT).fresh_shell())
         .await?;
     script_succeeded(&out)
 }

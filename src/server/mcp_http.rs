@@ -35,6 +35,8 @@ pub struct McpLink {
     pub(crate) session_id: OnceLock<String>,
     /// The MCP server's sandkeep session (`None` while parked).
     pub(crate) session: OnceLock<Arc<tokio::sync::Mutex<Option<Session>>>>,
+    /// Where a park leaves the session's shell state for the next call.
+    pub(crate) shell: OnceLock<crate::mcp::ShellCell>,
     manager: Arc<LocalSessionManager>,
 }
 
@@ -58,7 +60,13 @@ impl McpLink {
             return Ok(false);
         };
         match guard.take() {
-            Some(session) => session.complete().await.map(|()| true),
+            Some(session) => {
+                let shell = session.complete_keeping_shell().await?;
+                if let Some(cell) = self.shell.get() {
+                    *cell.lock().unwrap_or_else(|p| p.into_inner()) = shell;
+                }
+                Ok(true)
+            }
             None => Ok(true),
         }
     }
@@ -120,7 +128,10 @@ impl McpServices {
                     move || {
                         let server = McpServer::new(runtime.clone(), name.clone())
                             .with_listeners(listeners.clone());
-                        let _ = NEW_LINK.try_with(|link| link.session.set(server.session_cell()));
+                        let _ = NEW_LINK.try_with(|link| {
+                            let _ = link.shell.set(server.shell_cell());
+                            link.session.set(server.session_cell())
+                        });
                         Ok(server)
                     },
                     manager.clone(),
@@ -132,6 +143,7 @@ impl McpServices {
         let link = Arc::new(McpLink {
             session_id: OnceLock::new(),
             session: OnceLock::new(),
+            shell: OnceLock::new(),
             manager,
         });
         (service, link)

@@ -26,6 +26,7 @@ pub mod auth;
 mod guard;
 pub(crate) mod mcp_http;
 pub mod openapi;
+pub mod parked;
 mod routes;
 pub mod sessions;
 
@@ -59,6 +60,9 @@ pub struct ServeConfig {
     /// How long a shutdown keeps retrying parks that failed before it gives
     /// up on them (default 20 s).
     pub park_grace: Duration,
+    /// Variables never written to the store with a parked session's shell
+    /// state (`--no-persist-var`, e.g. `AWS_*`; default none).
+    pub no_persist: parked::NoPersist,
 }
 
 impl Default for ServeConfig {
@@ -72,6 +76,7 @@ impl Default for ServeConfig {
             max_body: 64 << 20,
             checkpoint: Some(Duration::from_secs(30)),
             park_grace: Duration::from_secs(20),
+            no_persist: parked::NoPersist::default(),
         }
     }
 }
@@ -81,6 +86,44 @@ pub(crate) struct State {
     pub(crate) config: ServeConfig,
     pub(crate) sessions: Table,
     pub(crate) mcp: mcp_http::McpServices,
+}
+
+impl State {
+    /// Parks a REST session (see [`sessions::Live::park`]) and, when that
+    /// released a sandbox, writes its record in the agent's store, so any
+    /// worker sharing the store can resume it with its shell state. A
+    /// record that cannot be written is logged: the workspace is kept, the
+    /// shell state only in this worker.
+    pub(crate) async fn park_slot(
+        &self,
+        slot: &sessions::Slot,
+        live: &mut sessions::Live,
+    ) -> Result<(), crate::session::SessionError> {
+        let released = live.session.is_some();
+        live.park().await?;
+        if released
+            && let Err(e) = parked::write(
+                &self.runtime,
+                &slot.id,
+                &slot.agent,
+                slot.token,
+                live.shell.clone(),
+                &self.config.no_persist,
+            )
+            .await
+        {
+            tracing::warn!("session {}: its record was not written: {e}", slot.id);
+        }
+        Ok(())
+    }
+
+    /// Forgets a completed session: its record goes from the store too.
+    pub(crate) async fn forget_slot(&self, slot: &sessions::Slot) {
+        self.sessions.remove(&slot.id);
+        if let Err(e) = parked::remove(&self.runtime, &slot.id, &slot.agent).await {
+            tracing::warn!("session {}: its record was not removed: {e}", slot.id);
+        }
+    }
 }
 
 /// The HTTP service.
@@ -160,7 +203,7 @@ impl Server {
             let deadline = tokio::time::Instant::now() + grace;
             let mut wait = Duration::from_millis(250);
             loop {
-                match live.park().await {
+                match self.state.park_slot(&slot, &mut live).await {
                     Ok(()) => return None,
                     Err(e) if tokio::time::Instant::now() + wait >= deadline => {
                         tracing::error!("session {}: park at shutdown failed: {e}", slot.id);
@@ -304,9 +347,9 @@ async fn keep_or_park(state: &State, slot: &sessions::Slot) {
     if !expired && live.session.is_none() {
         return;
     }
-    match live.park().await {
+    match state.park_slot(slot, &mut live).await {
         Ok(()) if expired => {
-            state.sessions.remove(&slot.id);
+            state.forget_slot(slot).await;
             tracing::info!("session {} reached --max-session: completed", slot.id)
         }
         Ok(()) => tracing::info!("session {} idle: parked", slot.id),

@@ -134,7 +134,7 @@ pub fn document() -> Value {
             }), std::slice::from_ref(&id))},
             "/v1/sessions/{id}/run": {"post": op(json!({
                 "operationId": "run",
-                "summary": "Run a command (bash -c) in /workspace; with Accept: text/event-stream, stream it as SSE (stdout, stderr, then exit)",
+                "summary": "Run a command (bash -c) in the session's shell (it starts in /workspace; the working directory, variables, functions, aliases and options persist between runs); with Accept: text/event-stream, stream it as SSE (stdout, stderr, then exit)",
                 "parameters": [{"name": "Idempotency-Key", "in": "header", "required": false,
                     "description": "A retry with the same key (in this session, same body) returns the first run's result, waiting for it while it runs, instead of running again; a run with a key is not cancelled when its client goes away.",
                     "schema": {"type": "string", "minLength": 1, "maxLength": 255}}],

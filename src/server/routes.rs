@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::State;
 use super::auth::{Caller, Grant};
+use super::parked;
 use super::sessions;
 use super::sessions::{Refusal, Slot};
 use crate::mindlog::Kind as LogKind;
@@ -241,11 +242,18 @@ fn caller_for_agent(state: &State, headers: &HeaderMap, agent: &str) -> ApiResul
 
 /// The session `id`, if the caller may touch it. A caller limited to some
 /// agents gets the same 403 for another agent's session as for an id that
-/// does not exist, so ids reveal nothing.
-fn slot_for(state: &State, headers: &HeaderMap, id: &str) -> ApiResult<Arc<Slot>> {
+/// does not exist, so ids reveal nothing. A session this worker does not
+/// hold is taken over when the store has its record (it was parked by a
+/// worker sharing the store, or by this one before a restart) and the
+/// caller is the token that created it.
+async fn slot_for(state: &State, headers: &HeaderMap, id: &str) -> ApiResult<Arc<Slot>> {
     let caller = caller(state, headers)?;
     // An MCP session's slot is not a REST session.
-    match state.sessions.get(id).filter(|s| s.mcp.is_none()) {
+    let slot = match state.sessions.get(id) {
+        Some(slot) => Some(slot),
+        None => adopt(state, &caller, id).await?,
+    };
+    match slot.filter(|s| s.mcp.is_none()) {
         Some(slot) if caller.grant.allows(&slot.agent) => {
             slot.touch();
             Ok(slot)
@@ -256,6 +264,46 @@ fn slot_for(state: &State, headers: &HeaderMap, id: &str) -> ApiResult<Arc<Slot>
         )),
         _ => Err(ApiError::forbidden()),
     }
+}
+
+/// Takes over parked session `id` from its record in the store, when there
+/// is one and `caller` created it; its record is removed, so it is live on
+/// this worker only.
+async fn adopt(state: &State, caller: &Caller, id: &str) -> ApiResult<Option<Arc<Slot>>> {
+    let Some(agent) = parked::agent_of(id) else {
+        return Ok(None);
+    };
+    if !caller.grant.allows(agent) {
+        return Ok(None);
+    }
+    let record = match parked::read(&state.runtime, id, agent).await {
+        Ok(Some(record)) if record.token == caller.token && record.agent == agent => record,
+        Ok(_) => return Ok(None),
+        Err(e) => {
+            tracing::warn!("session {id}: its record was not read: {e}");
+            return Ok(None);
+        }
+    };
+    let config = &state.config;
+    let slot = state
+        .sessions
+        .adopt(
+            id,
+            agent,
+            caller.token,
+            config.max_sessions,
+            config.max_sessions_per_token,
+            record.shell,
+        )
+        .map_err(|refusal| too_many(state, refusal))?;
+    if let Err(e) = parked::remove(&state.runtime, id, agent).await {
+        tracing::warn!("session {id}: its record was not removed at resume: {e}");
+    }
+    tracing::info!(
+        "session {id} of agent {agent} resumed from its record (parked at generation {})",
+        record.base.as_deref().unwrap_or("none")
+    );
+    Ok(Some(slot))
 }
 
 fn parse_json<T: DeserializeOwned>(body: &Bytes) -> ApiResult<T> {
@@ -418,7 +466,7 @@ async fn run(
     Path(id): Path<String>,
     raw: Bytes,
 ) -> ApiResult<Response> {
-    let slot = slot_for(&state, &headers, &id)?;
+    let slot = slot_for(&state, &headers, &id).await?;
     let body: RunBody = parse_json(&raw)?;
     let key = idempotency_key(&headers)?;
     let mut request = RunRequest::new(body.command);
@@ -672,9 +720,9 @@ async fn park(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let slot = slot_for(&state, &headers, &id)?;
+    let slot = slot_for(&state, &headers, &id).await?;
     let mut live = slot.live.lock().await;
-    live.park().await?;
+    state.park_slot(&slot, &mut live).await?;
     drop(live);
     Ok(axum::Json(kept_json(&state, &slot, "parked").await).into_response())
 }
@@ -684,10 +732,10 @@ async fn complete_session(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let slot = slot_for(&state, &headers, &id)?;
+    let slot = slot_for(&state, &headers, &id).await?;
     let mut live = slot.live.lock().await;
     live.park().await?;
-    state.sessions.remove(&slot.id);
+    state.forget_slot(&slot).await;
     drop(live);
     tracing::info!("session {} completed", slot.id);
     Ok(axum::Json(kept_json(&state, &slot, "completed").await).into_response())
@@ -737,7 +785,7 @@ async fn read_file(
     headers: HeaderMap,
     Path((id, path)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    let slot = slot_for(&state, &headers, &id)?;
+    let slot = slot_for(&state, &headers, &id).await?;
     let path = workspace_path(&path)?;
     let mut live = slot.live.lock().await;
     let session = live.resume(&state.runtime, &slot.agent).await?;
@@ -762,7 +810,7 @@ async fn write_file(
     Path((id, path)): Path<(String, String)>,
     body: Bytes,
 ) -> ApiResult<Response> {
-    let slot = slot_for(&state, &headers, &id)?;
+    let slot = slot_for(&state, &headers, &id).await?;
     let path = workspace_path(&path)?;
     let mut live = slot.live.lock().await;
     let session = live.open_turn(&state.runtime, &slot.agent).await?;
@@ -779,7 +827,7 @@ async fn remove_file(
     headers: HeaderMap,
     Path((id, path)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    let slot = slot_for(&state, &headers, &id)?;
+    let slot = slot_for(&state, &headers, &id).await?;
     let path = workspace_path(&path)?;
     let mut live = slot.live.lock().await;
     let session = live.open_turn(&state.runtime, &slot.agent).await?;

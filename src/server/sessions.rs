@@ -20,6 +20,8 @@ pub struct Live {
     pub turn_open: bool,
     /// When the open turn began: the oldest change a checkpoint would keep.
     pub turn_opened: Option<Instant>,
+    /// The shell state of the parked session, for the resume.
+    pub shell: Option<crate::sandbox::ShellSnapshot>,
 }
 
 impl Live {
@@ -35,6 +37,9 @@ impl Live {
                 hook: "server".into(),
                 error: e.to_string(),
             })?;
+            if let Some(shell) = self.shell.take() {
+                session.restore_shell_state(shell).await?;
+            }
             session.start().await?;
             self.session = Some(session);
             self.turn_open = false;
@@ -99,10 +104,10 @@ impl Live {
         session.park().await?;
         self.turn_open = false;
         self.turn_opened = None;
-        match self.session.take() {
-            Some(session) => session.complete().await,
-            None => Ok(()),
+        if let Some(session) = self.session.take() {
+            self.shell = session.complete_keeping_shell().await?;
         }
+        Ok(())
     }
 }
 
@@ -247,6 +252,53 @@ impl Table {
         max_per_token: usize,
         mcp: Option<Arc<super::mcp_http::McpLink>>,
     ) -> Result<Arc<Slot>, Refusal> {
+        self.insert(
+            new_public_id(agent),
+            agent,
+            token,
+            max_total,
+            max_per_token,
+            mcp,
+            None,
+        )
+    }
+
+    /// Registers a parked session taken over from its record (its id and
+    /// shell state), within the limits.
+    pub fn adopt(
+        &self,
+        id: &str,
+        agent: &str,
+        token: usize,
+        max_total: usize,
+        max_per_token: usize,
+        shell: Option<crate::sandbox::ShellSnapshot>,
+    ) -> Result<Arc<Slot>, Refusal> {
+        if let Some(slot) = self.get(id) {
+            return Ok(slot);
+        }
+        self.insert(
+            id.to_string(),
+            agent,
+            token,
+            max_total,
+            max_per_token,
+            None,
+            shell,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn insert(
+        &self,
+        id: String,
+        agent: &str,
+        token: usize,
+        max_total: usize,
+        max_per_token: usize,
+        mcp: Option<Arc<super::mcp_http::McpLink>>,
+        shell: Option<crate::sandbox::ShellSnapshot>,
+    ) -> Result<Arc<Slot>, Refusal> {
         let mut slots = self.lock();
         if slots.len() >= max_total {
             return Err(Refusal::Total(max_total));
@@ -255,7 +307,7 @@ impl Table {
             return Err(Refusal::PerToken(max_per_token));
         }
         let slot = Arc::new(Slot {
-            id: new_public_id(),
+            id,
             agent: agent.to_string(),
             token,
             created: Instant::now(),
@@ -264,6 +316,7 @@ impl Table {
                 session: None,
                 turn_open: false,
                 turn_opened: None,
+                shell,
             }),
             mcp,
             runs: Mutex::default(),
@@ -293,8 +346,9 @@ impl Table {
     }
 }
 
-/// 128 random bits as hex, prefixed `s-`: not guessable, and says nothing
-/// about the agent or the order of creation.
-fn new_public_id() -> String {
-    format!("s-{:032x}", rand::random::<u128>())
+/// 128 random bits as hex, prefixed `s-` and followed by the agent's name:
+/// not guessable, says nothing of the order of creation, and tells a worker
+/// that does not hold the session in which agent's store its record is.
+fn new_public_id(agent: &str) -> String {
+    format!("s-{:032x}-{agent}", rand::random::<u128>())
 }

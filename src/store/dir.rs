@@ -102,6 +102,12 @@ impl DirStore {
         self.root.join("packs")
     }
 
+    /// A session record's file (`sessions/ID.json`; ids are the server's
+    /// `s-HEX-AGENT`, safe as file names).
+    fn session_path(&self, id: &str) -> PathBuf {
+        self.root.join("sessions").join(format!("{id}.json"))
+    }
+
     fn record_path(&self, id: &GenerationId) -> PathBuf {
         self.root
             .join("generations")
@@ -365,6 +371,54 @@ impl Store for DirStore {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(StoreError::io(path.display(), e)),
+        }
+    }
+
+    fn read_session(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let path = self.session_path(id);
+        match fs::read(&path) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError::io(path.display(), e)),
+        }
+    }
+
+    fn write_session(&self, id: &str, record: &[u8]) -> Result<(), StoreError> {
+        let path = self.session_path(id);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(|e| StoreError::io(dir.display(), e))?;
+        }
+        write_atomic_ordered(&path, record).map_err(io_at(&path))
+    }
+
+    fn remove_session(&self, id: &str) -> Result<(), StoreError> {
+        let path = self.session_path(id);
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StoreError::io(path.display(), e)),
+        }
+    }
+
+    fn session_ids(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        let dir = self.root.join("sessions");
+        match fs::read_dir(&dir) {
+            Ok(rd) => Ok(rd
+                .flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let id = name.strip_suffix(".json")?.to_string();
+                    let age = e
+                        .metadata()
+                        .ok()
+                        .and_then(|m| m.modified().ok())
+                        .and_then(|t| t.elapsed().ok())
+                        .map_or(0, |d| d.as_secs());
+                    Some((id, age))
+                })
+                .collect()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(StoreError::io(dir.display(), e)),
         }
     }
 

@@ -906,10 +906,22 @@ impl Generations {
             }
         }
         let freed = self.store.retain_blobs(&blobs)?;
+        // A parked session's record lives as long as a young generation:
+        // past `keep_within` its session is long expired on every worker.
+        let mut sessions_removed = 0;
+        if let Some(age) = retention.keep_within {
+            for (id, secs) in self.store.session_ids()? {
+                if secs > age.as_secs() {
+                    self.store.remove_session(&id)?;
+                    sessions_removed += 1;
+                }
+            }
+        }
         Ok(GcReport {
             kept,
             removed,
             freed_bytes: freed,
+            sessions_removed,
         })
     }
 }
@@ -946,6 +958,9 @@ pub struct GcReport {
     pub removed: usize,
     /// Bytes of packs freed.
     pub freed_bytes: u64,
+    /// Parked sessions' records removed (older than the retention's
+    /// `keep_within`; completed sessions remove their own).
+    pub sessions_removed: usize,
 }
 
 #[cfg(test)]

@@ -209,4 +209,34 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Every stored blob's hash, for verification.
     fn blob_hashes(&self) -> Result<Vec<Hash>, StoreError>;
+
+    /// A parked session's record (its shell state, base generation, owner:
+    /// JSON the server writes), `None` when there is none. Stores that
+    /// keep no session records have none.
+    fn read_session(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let _ = id;
+        Ok(None)
+    }
+
+    /// Writes (or replaces) a parked session's record, atomically. The
+    /// default refuses: this store keeps no session records.
+    fn write_session(&self, id: &str, record: &[u8]) -> Result<(), StoreError> {
+        let _ = record;
+        Err(StoreError::Damaged {
+            what: format!("session {id}"),
+            reason: "this store keeps no session records".into(),
+        })
+    }
+
+    /// Removes a session's record (a missing one is not an error).
+    fn remove_session(&self, id: &str) -> Result<(), StoreError> {
+        let _ = id;
+        Ok(())
+    }
+
+    /// The ids of every stored session record, with its age in seconds
+    /// (for retention).
+    fn session_ids(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        Ok(Vec::new())
+    }
 }

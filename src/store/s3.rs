@@ -586,6 +586,49 @@ impl Store for S3Store {
         })
     }
 
+    fn read_session(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.get(self.path(&format!("sessions/{id}.json")))
+    }
+
+    fn write_session(&self, id: &str, record: &[u8]) -> Result<(), StoreError> {
+        let store = self.shared.store.clone();
+        let path = self.path(&format!("sessions/{id}.json"));
+        let body = record.to_vec();
+        self.block(async move {
+            store
+                .put(&path, PutPayload::from(body))
+                .await
+                .map(|_| ())
+                .map_err(|e| io_error(&path, e))
+        })
+    }
+
+    fn remove_session(&self, id: &str) -> Result<(), StoreError> {
+        let store = self.shared.store.clone();
+        let path = self.path(&format!("sessions/{id}.json"));
+        self.block(async move {
+            match store.delete(&path).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(e) => Err(io_error(&path, e)),
+            }
+        })
+    }
+
+    fn session_ids(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Ok(self
+            .list("sessions")?
+            .into_iter()
+            .filter_map(|m| {
+                let id = m.location.filename()?.strip_suffix(".json")?.to_string();
+                let age = now.saturating_sub(m.last_modified.timestamp().max(0) as u64);
+                Some((id, age))
+            })
+            .collect())
+    }
+
     fn record_ids(&self) -> Result<Vec<GenerationId>, StoreError> {
         Ok(self
             .list("records")?

@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 
 use sandkeep::{RunRequest, Sandbox, SandboxError};
 
-/// Stdout, stderr and the exit status come back apart; every run is a fresh
-/// shell (variables and cwd do not carry over) over one tree (files do).
-pub async fn runs_are_fresh_shells_over_one_tree(sb: &dyn Sandbox) {
+/// Stdout, stderr and the exit status come back apart; runs go on in one
+/// shell (variables and cwd carry over, issue 34) over one tree (files do);
+/// a fresh-shell request neither sees nor changes that shell.
+pub async fn runs_share_one_shell_over_one_tree(sb: &dyn Sandbox) {
     let r = sb
         .run(RunRequest::new("echo out; echo err >&2; exit 3"))
         .await
@@ -27,10 +28,15 @@ pub async fn runs_are_fresh_shells_over_one_tree(sb: &dyn Sandbox) {
         .unwrap();
     assert_eq!(r.exit_code, 0);
     let r = sb
-        .run(RunRequest::new("echo \"[$x]\"; pwd; cat k.txt"))
+        .run(RunRequest::new("echo \"[${x-}]\"; pwd; x=2; cd /").fresh_shell())
         .await
         .unwrap();
-    assert_eq!(r.stdout_text(), "[]\n/workspace\nkept\n");
+    assert_eq!(r.stdout_text(), "[]\n/workspace\n");
+    let r = sb
+        .run(RunRequest::new("echo \"[$x]\"; pwd; cat /workspace/k.txt"))
+        .await
+        .unwrap();
+    assert_eq!(r.stdout_text(), "[1]\n/tmp\nkept\n");
 }
 
 /// A busy loop past its timeout ends with status 124, flagged, promptly; the

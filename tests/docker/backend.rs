@@ -25,7 +25,7 @@ async fn runs_bash_with_exit_codes_and_separate_streams() {
     };
     let sb = sandbox(&backend, "streams").await;
     assert_eq!(sb.backend(), BackendKind::Docker);
-    scenario::runs_are_fresh_shells_over_one_tree(sb.as_ref()).await;
+    scenario::runs_share_one_shell_over_one_tree(sb.as_ref()).await;
 
     let r = sb
         .run(RunRequest::new("no_such_command_xyz"))
@@ -39,7 +39,7 @@ async fn runs_bash_with_exit_codes_and_separate_streams() {
     );
 
     let r = sb
-        .run(RunRequest::new("echo $((6*7)) $0; pwd; whoami"))
+        .run(RunRequest::new("echo $((6*7)) $0; pwd; whoami").fresh_shell())
         .await
         .unwrap();
     assert_eq!(r.stdout_text(), "42 bash\n/workspace\nsandbox\n");
@@ -89,7 +89,7 @@ async fn stdin_env_and_cwd_reach_the_command() {
 
     // A missing cwd reads as bash's cd error and the command runs in
     // /workspace, as on the local backend (not runc's refusal).
-    let mut req = RunRequest::new("pwd; echo \"[$OLDPWD]\"");
+    let mut req = RunRequest::new("pwd; echo \"[$OLDPWD]\"").fresh_shell();
     req.cwd = Some("/no/such/dir".into());
     let r = sb.run(req).await.unwrap();
     assert_eq!(r.exit_code, 0);

@@ -31,6 +31,7 @@ mod isolation;
 mod net;
 mod parity;
 mod parity_bench;
+mod parity_tools;
 mod python_parity;
 mod robustness;
 mod sessions;

@@ -184,12 +184,16 @@ async fn scenarios_agree_on_every_backend() {
         let sb = create(&backend, "scenarios").await;
         for case in CASES {
             // Each case starts from an empty workspace.
-            sb.run(RunRequest::new(
-                "rm -rf /workspace/* /workspace/.[!.]* 2>/dev/null; true",
-            ))
+            sb.run(
+                RunRequest::new("rm -rf /workspace/* /workspace/.[!.]* 2>/dev/null; true")
+                    .fresh_shell(),
+            )
             .await
             .unwrap();
-            let mut req = RunRequest::new(case.script).timeout(Duration::from_secs(30));
+            // Each case in a new shell, as `bash -c` on the host.
+            let mut req = RunRequest::new(case.script)
+                .timeout(Duration::from_secs(30))
+                .fresh_shell();
             req.stdin = case.stdin.as_bytes().to_vec();
             let r = sb.run(req).await.unwrap();
             let ctx = format!(
@@ -224,9 +228,14 @@ async fn cwd_env_and_stdin_requests_agree() {
             "/workspace/sub/dir\nfrom env\nfrom stdin\n",
             "[{name}]"
         );
-        // Variables and cwd do not survive a run.
+        // The session's shell keeps the run's variables and cwd (issue 34),
+        // on both backends alike.
         let r = run(&*sb, "echo \"[$A]\"; pwd").await;
-        assert_eq!(r.stdout_text(), "[]\n/workspace\n", "[{name}]");
+        assert_eq!(
+            r.stdout_text(),
+            "[from env]\n/workspace/sub/dir\n",
+            "[{name}]"
+        );
         sb.stop().await.unwrap();
     }
 }

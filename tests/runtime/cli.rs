@@ -112,9 +112,10 @@ fn shell_runs_one_turn_per_line_and_keeps_after_each() {
         data.path(),
         LOCAL,
         &["shell", "--agent", "r"],
-        "echo one > f.txt\ncd /tmp; x=5\necho \"[$x] $(pwd)\"; cat f.txt\n\nexit 3\n",
+        "echo one > f.txt\ncd /tmp; x=5\necho \"[$x] $(pwd)\"; cat /workspace/f.txt\n\nexit 3\n",
     );
-    assert_eq!(text(&o.stdout), "[] /workspace\none\n");
+    // One shell for the session's lines (issue 34): cwd and variables carry.
+    assert_eq!(text(&o.stdout), "[5] /tmp\none\n");
     assert_eq!(o.status.code(), Some(3), "the last line's status");
     let lines = sync_lines(&o.stderr);
     let outcomes: Vec<_> = lines

@@ -20,10 +20,10 @@ async fn sandbox() -> Arc<dyn Sandbox> {
 }
 
 #[tokio::test]
-async fn runs_are_fresh_shells_over_one_tree() {
+async fn runs_share_one_shell_over_one_tree() {
     let sb = sandbox().await;
     assert_eq!(sb.backend(), BackendKind::Local);
-    scenario::runs_are_fresh_shells_over_one_tree(sb.as_ref()).await;
+    scenario::runs_share_one_shell_over_one_tree(sb.as_ref()).await;
 }
 
 #[tokio::test]

@@ -363,3 +363,71 @@ fn a_failed_park_is_an_error_result_and_the_head_stays() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// Issue 34 over MCP stdio: `bash` calls share one shell (cwd, variables,
+/// functions, aliases, options) and the tool's description says so; a
+/// server started again (a new session) starts clean.
+#[test]
+fn bash_calls_share_one_shell_over_mcp() {
+    use std::io::BufRead;
+    let data = tempfile::tempdir().unwrap();
+    let session = |calls: &[&str]| -> (Vec<String>, String) {
+        let (mut child, mut stdin, mut stdout) = raw_server(data.path(), "shelly");
+        let mut next_id = 0;
+        let mut call = |method: &str, params: serde_json::Value| -> serde_json::Value {
+            next_id += 1;
+            let msg = serde_json::json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
+            writeln!(stdin, "{msg}").unwrap();
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            serde_json::from_str(&line).unwrap()
+        };
+        call(
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        );
+        let tools = call("tools/list", serde_json::json!({}));
+        let description = tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "bash")
+            .unwrap()["description"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let outs = calls
+            .iter()
+            .map(|c| {
+                let r = call(
+                    "tools/call",
+                    serde_json::json!({"name": "bash", "arguments": {"command": c}}),
+                );
+                r["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect();
+        drop(stdin);
+        child.wait().unwrap();
+        (outs, description)
+    };
+    let (outs, description) = session(&[
+        "mkdir -p repo/src && cd repo/src && export XV=1 && f(){ echo \"f:$XV\"; } && alias g='echo g' && set -o pipefail",
+        "pwd; f; alias g; false | true; echo $?; cd ..; exit 3",
+        "pwd",
+    ]);
+    assert!(
+        description.contains("working directory") && description.contains("Traps"),
+        "{description}"
+    );
+    assert_eq!(
+        outs[1],
+        "/workspace/repo/src\nf:1\nalias g='echo g'\n1\n[exit code: 3]"
+    );
+    assert_eq!(outs[2], "/workspace/repo\n[exit code: 0]");
+    // A new server is a new session: files kept, shell new.
+    let (outs, _) = session(&["pwd; echo ${XV-unset}; ls repo"]);
+    assert_eq!(outs[0], "/workspace\nunset\nsrc\n[exit code: 0]");
+}

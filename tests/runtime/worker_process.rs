@@ -198,3 +198,34 @@ fn the_cli_runs_a_session_in_a_worker() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// Issue 34 in worker-process mode: runs share the worker's shell, a
+/// fresh-shell request does not see or change it, and the state moves out
+/// and into another worker as a snapshot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_sandbox_keeps_its_shell_and_moves_it_as_a_snapshot() {
+    let b = backend();
+    let sb = b.create(&spec("shell-a")).await.unwrap();
+    assert_eq!(sb.shell_state().await.unwrap(), None, "no run yet");
+    sb.run(RunRequest::new(
+        "mkdir -p d && cd d && K=v && h(){ echo h$K; }",
+    ))
+    .await
+    .unwrap();
+    let fresh = sb
+        .run(RunRequest::new("pwd; echo ${K-unset}; cd /tmp").fresh_shell())
+        .await
+        .unwrap();
+    assert_eq!(fresh.stdout_text(), "/workspace\nunset\n");
+    let kept = sb.run(RunRequest::new("pwd; h")).await.unwrap();
+    assert_eq!(kept.stdout_text(), "/workspace/d\nhv\n");
+    let snapshot = sb.shell_state().await.unwrap().expect("a state");
+    sb.stop().await.unwrap();
+
+    let other = b.create(&spec("shell-b")).await.unwrap();
+    other.run(RunRequest::new("mkdir -p d")).await.unwrap();
+    other.restore_shell_state(&snapshot).await.unwrap();
+    let out = other.run(RunRequest::new("pwd; h")).await.unwrap();
+    assert_eq!(out.stdout_text(), "/workspace/d\nhv\n");
+    other.stop().await.unwrap();
+}

@@ -1,5 +1,5 @@
 //! `sandkeep serve` on the docker backend: every endpoint with the warm
-//! pool, SSE, idle park into a warm container, SIGTERM leaving no container,
+//! pool, SSE, a client that leaves cancelling its run, idle park into a warm container, SIGTERM leaving no container,
 //! and the ignored latency measurement (`docker_latency`).
 
 use super::*;
@@ -90,6 +90,17 @@ async fn an_idle_session_on_docker_is_parked_and_resumes_in_a_warm_container() {
     let used = containers_used(data.path());
     assert_eq!(used.len(), 2, "one container before the park, one after");
     all_removed(&backend, &used).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streaming_client_that_leaves_cancels_its_docker_run_unless_detached() {
+    let data = tempfile::tempdir().unwrap();
+    let Some((runtime, backend)) = docker_runtime(data.path(), 0).await else {
+        return;
+    };
+    let srv = start_on(runtime, ServeConfig::default()).await;
+    guard::leaving_cancels_unless_detached(srv).await;
+    all_removed(&backend, &containers_used(data.path())).await;
 }
 
 /// The containers labelled with owner `pid` (running or not).

@@ -521,7 +521,13 @@ async fn stream_then_leave(c: &Client, base: &str, id: &str, body: Value) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streaming_client_that_leaves_cancels_its_run_unless_detached() {
     let data = tempfile::tempdir().unwrap();
-    let srv = start(data.path(), ServeConfig::default()).await;
+    leaving_cancels_unless_detached(start(data.path(), ServeConfig::default()).await).await;
+}
+
+/// A streaming client that drops its connection cancels its run (the next
+/// run of the session starts within moments and no tick follows), unless
+/// the run asked for `detach`. Shared with the docker suite.
+pub(super) async fn leaving_cancels_unless_detached(srv: Running) {
     let (b, c) = (srv.base.clone(), client());
     let (_, created) = create(&c, &b, "leaver", None).await;
     let id = created["session"].as_str().unwrap().to_string();

@@ -31,6 +31,7 @@ mod guard;
 mod load;
 mod python;
 mod s3;
+mod shell_state;
 mod typescript;
 
 use std::io::{BufRead, BufReader};

@@ -354,9 +354,10 @@ class Session:
 
 
 _BASH_DESCRIPTION = (
-    "Run a bash command in a persistent sandbox (cwd /workspace). Files written under "
-    "/workspace persist across calls; shell variables, functions and the working directory "
-    "do not (each call is a fresh `bash -c`). Returns stdout, stderr and the exit code; "
+    "Run a bash command in a persistent sandbox (starts in /workspace). Files written under "
+    "/workspace persist across calls; within the session the shell is kept between calls "
+    "(working directory, variables, functions, aliases, set/shopt options, umask; not traps "
+    "or background jobs). Returns stdout, stderr and the exit code; "
     "very long output is cut and flagged as truncated."
 )
 

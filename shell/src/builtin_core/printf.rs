@@ -9,7 +9,7 @@
 use super::echo::{EscapeMode, unescape};
 use super::quote::quote_backslash;
 use crate::bytes::encode;
-use crate::time::{Flavor, from_epoch, strftime_as};
+use crate::time::{Flavor, Zone, strftime_as};
 
 /// The widest field (width or precision) printf builds: 64 MiB.
 const MAX_FIELD: usize = 1 << 26;
@@ -26,12 +26,24 @@ pub struct Formatted {
 }
 
 /// Times that `%(fmt)T` needs: `-1` means now, `-2` the shell's start.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct TimeCtx {
     /// Seconds since the epoch, now.
     pub now: i64,
     /// Seconds since the epoch when the shell started.
     pub start: i64,
+    /// The local time zone: what an exported `TZ` names.
+    pub zone: Zone,
+}
+
+impl Default for TimeCtx {
+    fn default() -> TimeCtx {
+        TimeCtx {
+            now: 0,
+            start: 0,
+            zone: Zone::utc(),
+        }
+    }
 }
 
 /// A parsed `%` directive.
@@ -54,7 +66,7 @@ pub fn format(fmt: &str, args: &[String], time: TimeCtx) -> Formatted {
     let mut argi = 0;
     loop {
         let start_argi = argi;
-        match format_once(fmt, args, &mut argi, time, &mut res) {
+        match format_once(fmt, args, &mut argi, &time, &mut res) {
             Pass::Stop => break,
             Pass::Done => {}
         }
@@ -82,7 +94,7 @@ fn format_once(
     fmt: &[u8],
     args: &[String],
     argi: &mut usize,
-    time: TimeCtx,
+    time: &TimeCtx,
     res: &mut Formatted,
 ) -> Pass {
     let mut i = 0;
@@ -234,8 +246,10 @@ fn format_once(
                 pad(&mut res.output, q.as_bytes(), &spec, false);
             }
             b'c' => {
+                // An empty or missing argument's first byte is its NUL
+                // terminator, which both printfs print.
                 let a = encode(next_arg(args, argi).unwrap_or(""));
-                let b = &a[..a.len().min(1)];
+                let b: &[u8] = if a.is_empty() { b"\0" } else { &a[..1] };
                 pad(&mut res.output, b, &spec, false);
             }
             b'd' | b'i' => {
@@ -315,7 +329,7 @@ fn format_once(
                         }
                     }
                 };
-                let mut s = strftime_as(Flavor::Libc, &tf, &from_epoch(secs, 0));
+                let mut s = strftime_as(Flavor::Libc, &tf, &time.zone.local(secs, 0));
                 // bash formats into a 128-byte buffer and prints nothing on overflow.
                 if s.len() >= 128 {
                     s.clear();

@@ -19,6 +19,10 @@ pub trait TestEnv {
     }
     /// `-o OPT`: is the shell option on? (`None`: unknown option.)
     fn option(&self, name: &str) -> Option<bool>;
+    /// The access time of `path` (following symlinks), for `-N`.
+    fn atime(&self, _path: &str) -> Option<crate::clock::Timestamp> {
+        None
+    }
     /// `-t FD`: is it a terminal? Never, in a sandbox.
     fn is_tty(&self, _fd: i64) -> bool {
         false
@@ -45,6 +49,12 @@ impl TestEnv for FsEnv<'_> {
             return None;
         }
         self.fs.symlink_metadata(&Fs::resolve(self.cwd, path)).ok()
+    }
+    fn atime(&self, path: &str) -> Option<crate::clock::Timestamp> {
+        if path.is_empty() {
+            return None;
+        }
+        self.fs.atime(&Fs::resolve(self.cwd, path)).ok()
     }
     fn var_set(&self, _name: &str) -> bool {
         false
@@ -263,7 +273,9 @@ fn unary(op: &str, arg: &str, env: &dyn TestEnv) -> Result<bool, String> {
         "-g" => st().is_some_and(|m| m.mode & 0o2000 != 0),
         "-k" => st().is_some_and(|m| m.mode & 0o1000 != 0),
         "-O" | "-G" => st().is_some(),
-        "-N" => false,
+        // Modified since last read: the modification time is past the
+        // access time.
+        "-N" => st().is_some_and(|m| env.atime(arg).is_some_and(|a| m.mtime > a)),
         "-t" => match parse_int(arg) {
             Ok(fd) => env.is_tty(fd),
             Err(_) => false,

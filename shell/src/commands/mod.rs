@@ -18,14 +18,17 @@ pub mod common;
 pub mod archive;
 pub mod awk;
 pub mod basenc;
+pub mod diff3;
 pub mod envsubst;
 pub mod files;
 pub mod find;
 pub mod iconv;
 pub mod json;
+pub mod make;
 pub mod misc;
 pub mod pager;
 pub mod patch;
+pub mod ps;
 pub mod rg;
 pub use common::getopt as options;
 mod registry;
@@ -130,6 +133,36 @@ pub trait Exec {
     /// stopped it). An implementation that cannot hide variables or keep a
     /// deadline may treat every mode as [`ExecMode::Inherit`].
     fn exec(&mut self, req: ExecRequest<'_>) -> i32;
+
+    /// The processes of the run, as `ps` lists them: the shell, then its
+    /// background jobs still running. The default is none (an embedder's
+    /// runner without a job table).
+    fn processes(&self) -> Vec<ProcessEntry> {
+        Vec::new()
+    }
+}
+
+/// One process of a run, for `ps` ([`Exec::processes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ProcessEntry {
+    /// Its pseudo pid (`$$`, `$!`).
+    pub pid: u32,
+    /// The pid of the shell that started it.
+    pub ppid: u32,
+    /// Its command line (`bash`, `sleep 30`).
+    pub command: String,
+}
+
+impl ProcessEntry {
+    /// A process entry.
+    pub fn new(pid: u32, ppid: u32, command: impl Into<String>) -> ProcessEntry {
+        ProcessEntry {
+            pid,
+            ppid,
+            command: command.into(),
+        }
+    }
 }
 
 /// One program to run through [`Exec::exec`]: what, where, on which streams.

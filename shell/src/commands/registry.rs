@@ -163,6 +163,9 @@ const FAMILIES: &[&[Command]] = &[
     super::pager::COMMANDS,
     super::basenc::COMMANDS,
     super::iconv::COMMANDS,
+    super::diff3::COMMANDS,
+    super::make::COMMANDS,
+    super::ps::COMMANDS,
 ];
 
 /// Every built-in command, sorted by name: one sort per process, where a

@@ -355,6 +355,17 @@ impl Fs {
         self.lock().set_mtime(path, mtime)
     }
 
+    /// Sets the access time (following symlinks): `touch -a`.
+    pub fn set_atime(&self, path: &str, atime: Timestamp) -> FsResult<()> {
+        self.lock().set_atime(path, atime)
+    }
+
+    /// The access time (following symlinks): what `touch` set last, else
+    /// the creation time. Reads leave it alone.
+    pub fn atime(&self, path: &str) -> FsResult<Timestamp> {
+        self.lock().atime(path)
+    }
+
     /// Sets the modification time of the node itself (a symlink is not
     /// followed), like `touch -h`.
     pub fn set_symlink_mtime(&self, path: &str, mtime: Timestamp) -> FsResult<()> {

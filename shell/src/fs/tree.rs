@@ -104,6 +104,9 @@ pub(crate) struct Node {
     pub(crate) kind: NodeKind,
     pub(crate) mode: u32,
     pub(crate) mtime: Timestamp,
+    /// Last access time, as `touch -a` sets it (reads do not change it:
+    /// the tree keeps no clock per read); `test -N` compares the two.
+    pub(crate) atime: Timestamp,
     pub(crate) nlink: u32,
 }
 
@@ -167,6 +170,7 @@ impl Tree {
             }),
             mode: 0o755,
             mtime: clock.now(),
+            atime: clock.now(),
             nlink: 2,
         };
         Tree {
@@ -632,6 +636,7 @@ impl Tree {
             kind: NodeKind::File(Arc::new(data)),
             mode: 0o644,
             mtime: self.now(),
+            atime: self.now(),
             nlink: 1,
         }
     }
@@ -816,6 +821,7 @@ impl Tree {
             kind,
             mode,
             mtime: self.now(),
+            atime: self.now(),
             nlink: 1,
         };
         Ok(self.insert(parent, name, node))
@@ -1111,6 +1117,16 @@ impl Tree {
         self.set_attr(path, true, |n| n.mtime = mtime)
     }
 
+    pub(crate) fn set_atime(&mut self, path: &str, atime: Timestamp) -> FsResult<()> {
+        self.set_attr(path, true, |n| n.atime = atime)
+    }
+
+    /// The access time of the node `path` names (symlinks followed).
+    pub(crate) fn atime(&self, path: &str) -> FsResult<Timestamp> {
+        let found = self.walk(ROOT, path, true, &mut 0)?;
+        Ok(self.node(found.ino).atime)
+    }
+
     /// Changes an attribute of the node `path` names, recording the change.
     fn set_attr(&mut self, path: &str, follow: bool, set: impl FnOnce(&mut Node)) -> FsResult<()> {
         let found = self.walk(ROOT, path, follow, &mut 0)?;
@@ -1186,6 +1202,7 @@ impl Tree {
                     kind: NodeKind::File(Arc::clone(data)),
                     mode: mode & 0o7777,
                     mtime: now,
+                    atime: now,
                     nlink: 1,
                 })
             })

@@ -20,6 +20,7 @@ pub mod expand;
 pub mod fd;
 mod interactive;
 pub mod jobs;
+mod keep;
 pub mod options;
 pub mod parse;
 pub mod pattern;
@@ -41,6 +42,10 @@ use crate::fs::Fs;
 use crate::limits::LimitKind;
 use crate::{RunOptions, RunOutput, Shell};
 
+pub use keep::{
+    ShellSnapshot, ShellState, SnapshotError, SnapshotFunction, SnapshotValue, SnapshotVar,
+    UNKEPT_VARIABLES,
+};
 pub use options::Options;
 pub use simple::CommandKind;
 pub use vars::{Attrs, Value, Var, Vars};
@@ -139,6 +144,10 @@ pub struct Interp {
     pub(crate) pending_signals: Arc<Mutex<Vec<i64>>>,
     /// `pushd`/`popd` stack (without the cwd itself).
     pub dir_stack: Vec<String>,
+    /// The `name=(...)` words a declaration command (`declare`, `local`...)
+    /// was written with: only those assign arrays (`declare $a` with
+    /// `a='x=(y)'` stores a string, as in bash).
+    pub(crate) compound_words: Vec<String>,
     /// State of `$RANDOM`.
     pub random_state: u64,
     /// The current line number (`LINENO`).
@@ -252,4 +261,16 @@ impl Interp {
 /// the shell's filesystem. OWNER: exec helper.
 pub fn run_script(shell: &Shell, script: &str, options: RunOptions) -> RunOutput {
     exec::run_script(shell, script, options)
+}
+
+/// Runs a script as [`run_script`] does, starting from `state` (a
+/// session's shell state) and leaving in it what the run's top shell
+/// reached, however the run ended.
+pub fn run_script_keeping(
+    shell: &Shell,
+    script: &str,
+    options: RunOptions,
+    state: &mut ShellState,
+) -> RunOutput {
+    run::run_script_in(shell, script, options, Some(state))
 }

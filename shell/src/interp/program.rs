@@ -627,6 +627,16 @@ struct ProgramRunner<'a> {
 }
 
 impl Exec for ProgramRunner<'_> {
+    fn processes(&self) -> Vec<crate::commands::ProcessEntry> {
+        use crate::commands::ProcessEntry;
+        let shell = u32::try_from(super::expand::special::SHELL_PID).unwrap_or(1);
+        let mut all = vec![ProcessEntry::new(shell, 1, "bash")];
+        for job in self.base.jobs.running() {
+            all.push(ProcessEntry::new(job.pid, shell, job.command));
+        }
+        all
+    }
+
     fn exec(&mut self, req: ExecRequest<'_>) -> i32 {
         let ExecRequest {
             argv,

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::fd::{ByteSource, Collector, FdTable, Handle};
+use super::keep::{Kept, ShellState};
 use super::vars::{Attrs, Value, Vars};
-use super::{Interp, Interrupt, Options};
+use super::{Interp, Interrupt};
 use crate::clock::Clock;
 use crate::control::RunControl;
 use crate::fs::{FileKind, Fs};
@@ -82,31 +83,50 @@ fn limit_message(kind: LimitKind, control: &RunControl, timeout: Duration) -> St
 
 impl Interp {
     /// A fresh top-level shell for one run.
+    /// With `kept` (a session's state), the run starts from it: its
+    /// variables, functions, aliases, options and directories, with the
+    /// run's environment and identity set again on top.
     fn for_run(
         shell: &Shell,
         options: &RunOptions,
         control: Arc<RunControl>,
         fds: FdTable,
+        kept: Option<Kept>,
     ) -> Interp {
-        let mut vars = Vars::default();
-        let cwd = match &options.cwd {
-            Some(c) => Fs::resolve("/workspace", c),
-            None => "/workspace".to_string(),
+        let (mut vars, funcs, aliases, opts, kept_cwd, dir_stack) = match kept {
+            Some(k) => (k.vars, k.funcs, k.aliases, k.opts, Some(k.cwd), k.dir_stack),
+            None => Default::default(),
         };
-        for (k, v) in BASE_ENV {
-            let _ = vars.set(k, Value::Str((*v).to_string()));
+        let fresh = kept_cwd.is_none();
+        let cwd = match (&options.cwd, kept_cwd) {
+            (Some(c), _) => Fs::resolve("/workspace", c),
+            (None, Some(c)) => c,
+            (None, None) => "/workspace".to_string(),
+        };
+        if fresh {
+            for (k, v) in BASE_ENV {
+                let _ = vars.set(k, Value::Str((*v).to_string()));
+            }
         }
         let _ = vars.set("PWD", Value::Str(cwd.clone()));
         for (k, v) in &options.env {
             let _ = vars.set(k, Value::Str(v.clone()));
         }
-        for name in vars.names() {
-            if let Some(v) = vars.get_raw_mut(&name) {
-                v.attrs.insert(Attrs::EXPORT);
+        if fresh {
+            for name in vars.names() {
+                if let Some(v) = vars.get_raw_mut(&name) {
+                    v.attrs.insert(Attrs::EXPORT);
+                }
+            }
+        } else {
+            for (k, _) in &options.env {
+                if let Some(v) = vars.get_raw_mut(k) {
+                    v.attrs.insert(Attrs::EXPORT);
+                }
             }
         }
         for (k, v) in SHELL_VARS {
-            if vars.get(k).is_none() {
+            if vars.get(k).is_none() || (!fresh && matches!(*k, "BASH" | "SHLVL")) {
                 let _ = vars.set(k, Value::Str((*v).to_string()));
             }
         }
@@ -119,9 +139,9 @@ impl Interp {
             fs: shell.fs().clone(),
             control,
             vars,
-            funcs: HashMap::new(),
-            aliases: HashMap::new(),
-            opts: Options::default(),
+            funcs,
+            aliases,
+            opts,
             arg0: "bash".to_string(),
             positional: Vec::new(),
             cwd,
@@ -140,7 +160,8 @@ impl Interp {
             subshell_depth: 0,
             pid: super::expand::special::SHELL_PID,
             pending_signals: Default::default(),
-            dir_stack: Vec::new(),
+            dir_stack,
+            compound_words: Vec::new(),
             random_state: seed,
             lineno: 1,
             fds,
@@ -169,6 +190,17 @@ impl Interp {
 
 /// See [`super::run_script`].
 pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> RunOutput {
+    run_script_in(shell, script, options, None)
+}
+
+/// One run, from a session's `state` when given (left holding what the
+/// run's top shell reached, whatever ended it).
+pub(crate) fn run_script_in(
+    shell: &Shell,
+    script: &str,
+    options: RunOptions,
+    mut state: Option<&mut ShellState>,
+) -> RunOutput {
     let limits = shell.config().limits.clone();
     let timeout = options.timeout.unwrap_or(limits.timeout);
     let deadline = Instant::now().checked_add(timeout);
@@ -207,7 +239,8 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
     );
     fds.set(1, Some(Handle::Out(out.clone())));
     fds.set(2, Some(Handle::Out(err.clone())));
-    let mut sh = Interp::for_run(shell, &options, control.clone(), fds);
+    let kept = state.as_mut().and_then(|s| s.0.take()).map(|k| *k);
+    let mut sh = Interp::for_run(shell, &options, control.clone(), fds, kept);
     if !matches!(shell.fs().metadata(&sh.cwd), Ok(m) if m.kind == FileKind::Dir) {
         let msg = format!("bash: line 0: cd: {}: No such file or directory\n", sh.cwd);
         err.write_forced(msg.as_bytes());
@@ -230,6 +263,9 @@ pub(crate) fn run_script(shell: &Shell, script: &str, options: RunOptions) -> Ru
     if control.tripped().is_none() && !killed_by_sigpipe {
         let _ = sh.run_exit_trap();
         status = sh.last_status;
+    }
+    if let Some(state) = state {
+        state.0 = Some(Box::new(Kept::take_from(&mut sh)));
     }
     drop(sh);
     let limit = control.tripped();

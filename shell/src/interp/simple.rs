@@ -213,6 +213,9 @@ impl Interp {
     ) -> Result<Vec<String>, Interrupt> {
         // Fast path: plain words only.
         let declaration = matches!(items.first(), Some(CommandPrefixOrSuffixItem::Word(w)) if is_declaration(&w.value));
+        if declaration {
+            self.compound_words.clear();
+        }
         let mut argv = Vec::new();
         let mut pending: Vec<ast::Word> = Vec::new();
         for item in items {
@@ -260,7 +263,10 @@ impl Interp {
                 let v = self.expand_assignment_value(&v.value)?;
                 Ok(format!("{name}{op}{v}"))
             }
-            AssignmentValue::Array(_) => Ok(w.value.clone()),
+            AssignmentValue::Array(_) => {
+                self.compound_words.push(w.value.clone());
+                Ok(w.value.clone())
+            }
         }
     }
 
@@ -402,15 +408,21 @@ impl Interp {
         let xtrace = std::mem::replace(&mut self.opts.xtrace, false);
         let mut failed = None;
         for a in assigns {
-            if let AssignmentName::VariableName(n) = &a.name {
-                saved.push((n.clone(), self.vars.get_raw(n).cloned()));
-            }
+            let target = match &a.name {
+                AssignmentName::VariableName(n) => {
+                    let t = self.temp_target(n);
+                    saved.push((t.clone(), self.vars.get_raw(&t).cloned()));
+                    self.clear_array_for_binding(&t);
+                    Some(t)
+                }
+                _ => None,
+            };
             if let Err(e) = self.temp_binding(a) {
                 failed = Some(e);
                 break;
             }
             // Even a special builtin's kept bindings stay exported, as in bash.
-            if let AssignmentName::VariableName(n) = &a.name
+            if let Some(n) = &target
                 && let Some(v) = self.vars.get_raw_mut(n)
             {
                 v.attrs.insert(Attrs::EXPORT);
@@ -442,6 +454,31 @@ impl Interp {
             }
         }
         r
+    }
+
+    /// The variable a `name=value` before a command binds: the one a
+    /// nameref `name` ends at (bash binds and restores that one).
+    fn temp_target(&self, name: &str) -> String {
+        let target = self.vars.resolve_name(name);
+        if crate::interp::vars::is_valid_name(&target) {
+            target
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// A binding before a command over an array gives a plain string
+    /// variable for the command (bash's tempenv holds only strings): the
+    /// array is emptied in place first; the caller restores it.
+    fn clear_array_for_binding(&mut self, name: &str) {
+        if let Some(v) = self.vars.get_raw_mut(name)
+            && matches!(
+                v.value,
+                Some(super::Value::Indexed(_) | super::Value::Assoc(_))
+            )
+        {
+            *v = Default::default();
+        }
     }
 
     /// One `name=value` before a command. An array value cannot be an
@@ -510,8 +547,10 @@ impl Interp {
             };
             // Assign where bash would (so `x=$x:1` reads the visible `x`),
             // then move the result into the temporary scope.
+            let n = &self.temp_target(n);
             let in_temp = self.vars.is_in_top_scope(n);
             let before = self.vars.get_raw(n).cloned();
+            self.clear_array_for_binding(n);
             if let Err(e) = self.temp_binding(a) {
                 failed = Some(e);
                 break;

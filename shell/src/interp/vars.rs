@@ -699,6 +699,13 @@ impl Vars {
         }
     }
 
+    /// Drops every scope but the global one (what a session keeps when a
+    /// run ended inside a function or a prefix assignment).
+    pub(crate) fn keep_global_scope(&mut self) {
+        self.scopes.truncate(1);
+        self.temp_scopes.clear();
+    }
+
     /// Depth of function scopes (0 at top level).
     pub fn depth(&self) -> usize {
         self.scopes.len() - 1

@@ -361,3 +361,36 @@ fn rg_over_a_hundred_thousand_files_stops_at_the_deadline() {
     );
     assert_usable(&sh);
 }
+
+/// A Makefile whose recipe loops forever, and one whose recipe runs make
+/// again without end: both end the run with the limit named, and the
+/// sandbox stays usable.
+#[test]
+fn make_recipe_loops_and_recursion_end_the_run() {
+    let _off_suites = off_suites();
+    let sh = shell(Limits {
+        timeout: Duration::from_millis(500),
+        ..Limits::default()
+    });
+    let o = run(
+        &sh,
+        "printf 'all:\\n\\t@while :; do :; done\\n' > Makefile; make; echo never",
+    );
+    assert_eq!(o.limit, Some(LimitKind::Timeout), "{}", stderr(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("never"));
+    assert_usable(&sh);
+
+    let sh = shell(Limits {
+        timeout: Duration::from_secs(20),
+        ..Limits::default()
+    });
+    let o = run(
+        &sh,
+        "printf 'all:\\n\\t@$(MAKE) -s\\n' > Makefile; make; echo never",
+    );
+    assert_eq!(o.exit_code, 124, "{}", stderr(&o));
+    assert!(o.limit.is_some(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("limit exceeded"), "{}", stderr(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("never"));
+    assert_usable(&sh);
+}

@@ -277,8 +277,9 @@ impl DockerSandbox {
     /// run there is no process sweep after it (nothing of the agent's runs
     /// in it) and no storage watch (it only moves what the agent already
     /// had): each would cost the park another round trip to the daemon.
-    async fn sync_run(&self, request: RunRequest) -> Result<Vec<u8>, SandboxError> {
+    async fn sync_run(&self, mut request: RunRequest) -> Result<Vec<u8>, SandboxError> {
         self.check()?;
+        request.fresh_shell = true;
         let limits = RunLimits {
             timeout: workspace::SYNC_TIMEOUT,
             max_output_bytes: MAX_READ_BYTES,
@@ -467,6 +468,44 @@ impl Sandbox for DockerSandbox {
             self.limits(),
         ))
         .await
+    }
+
+    async fn shell_state(&self) -> Result<Option<crate::sandbox::ShellSnapshot>, SandboxError> {
+        self.check()?;
+        let request = RunRequest::new(super::shell_state::DUMP_SCRIPT).fresh_shell();
+        let limits = RunLimits {
+            timeout: workspace::SYNC_TIMEOUT,
+            max_output_bytes: MAX_READ_BYTES,
+            storage_watch: None,
+        };
+        let out = exec::run(&self.docker, &self.id, &self.config.user, request, limits).await?;
+        match out.exit_code {
+            3 => Ok(None),
+            0 if !out.truncated => Ok(Some(super::shell_state::parse_dump(&out.stdout))),
+            code => Err(SandboxError::Backend(format!(
+                "the shell state was not read (exit {code}{}): {}",
+                if out.truncated { ", truncated" } else { "" },
+                out.stderr_text().trim()
+            ))),
+        }
+    }
+
+    async fn restore_shell_state(
+        &self,
+        snapshot: &crate::sandbox::ShellSnapshot,
+    ) -> Result<(), SandboxError> {
+        let (state, opts) = super::shell_state::restore_files(snapshot);
+        let dir = super::shell_state::STATE_DIR;
+        for (name, text) in [("opts.sh", opts), ("state.sh", state)] {
+            let request = RunRequest {
+                stdin: text.into_bytes(),
+                ..RunRequest::new(format!(
+                    "mkdir -p {dir} && cat > {dir}/{name}.new && mv -f {dir}/{name}.new {dir}/{name}"
+                ))
+            };
+            self.sync_run(request).await?;
+        }
+        Ok(())
     }
 
     async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError> {

@@ -92,6 +92,17 @@ pub async fn run(
         .collect();
     env.push(format!("{RUN_MARKER}={run_id}"));
     let cwd = archive::resolve(request.cwd.as_deref().unwrap_or(WORKSPACE))?;
+    // An agent's run goes on in the session's shell: the saved state is
+    // sourced, the run's own variables set again on top, the state
+    // captured at its end.
+    let argv = if request.fresh_shell {
+        command_argv(&request.command, &cwd)
+    } else {
+        let mut names: Vec<String> = request.env.iter().map(|(k, _)| k.clone()).collect();
+        names.push(RUN_MARKER.to_string());
+        let asked = request.cwd.as_ref().map(|_| cwd.as_str());
+        super::shell_state::keeping_argv(&request.command, asked, &names)
+    };
     let attach_stdin = !request.stdin.is_empty();
     let exec = docker
         .create_exec(
@@ -102,7 +113,7 @@ pub async fn run(
                 attach_stderr: Some(true),
                 tty: Some(false),
                 env: Some(env),
-                cmd: Some(command_argv(&request.command, &cwd)),
+                cmd: Some(argv),
                 user: Some(user.to_string()),
                 working_dir: Some(WORKSPACE.to_string()),
                 ..Default::default()

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sandkeep_shell::{FsError, LimitKind, RunOptions, Shell, ShellConfig};
+use sandkeep_shell::{FsError, LimitKind, RunOptions, Shell, ShellConfig, ShellState};
 use tokio::sync::oneshot;
 
 mod workspace;
@@ -186,6 +186,9 @@ pub struct LocalSandbox {
     env: Vec<(String, String)>,
     default_timeout: Duration,
     shell: Mutex<Option<Shell>>,
+    /// The session's shell state between runs: a run moves it out, runs
+    /// from it and moves back what it reached.
+    state: Arc<Mutex<ShellState>>,
     /// This sandbox's egress, whose usage counters each run starts afresh
     /// (the network limits are per run).
     #[cfg(feature = "net")]
@@ -214,6 +217,7 @@ impl LocalSandbox {
             env: spec.env.clone(),
             default_timeout,
             shell: Mutex::new(Some(shell)),
+            state: Arc::default(),
             #[cfg(feature = "net")]
             net: None,
         }
@@ -253,6 +257,11 @@ fn new_sandbox_id() -> String {
         std::process::id(),
         crate::ids::cheap_random_u32()
     )
+}
+
+/// Locks a mutex, a poisoned one too (a panicked run left a usable value).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Resolves a sandbox path: relative paths start at `/workspace`.
@@ -311,6 +320,7 @@ impl Sandbox for LocalSandbox {
         };
         let cancel = request.cancel;
         let command = request.command;
+        let kept = (!request.fresh_shell).then(|| self.state.clone());
         let (tx, rx) = oneshot::channel();
         // What the run logs (a network denial) goes to the caller's
         // subscriber, e.g. the MCP server's, which forwards it to its client.
@@ -320,7 +330,15 @@ impl Sandbox for LocalSandbox {
             .stack_size(RUN_STACK_SIZE)
             .spawn(move || {
                 let out = tracing::dispatcher::with_default(&dispatch, || {
-                    catch_unwind(AssertUnwindSafe(|| shell.run(&command, options)))
+                    catch_unwind(AssertUnwindSafe(|| match &kept {
+                        Some(kept) => {
+                            let mut state = std::mem::take(&mut *lock(kept));
+                            let out = shell.run_keeping(&command, options, &mut state);
+                            *lock(kept) = state;
+                            out
+                        }
+                        None => shell.run(&command, options),
+                    }))
                 })
                 .map_err(|p| panic_message("shell", p));
                 let _ = tx.send(out);
@@ -364,6 +382,23 @@ impl Sandbox for LocalSandbox {
             truncated: out.truncated,
             timed_out,
         })
+    }
+
+    async fn shell_state(&self) -> Result<Option<super::ShellSnapshot>, SandboxError> {
+        let state = lock(&self.state).clone();
+        tokio::task::spawn_blocking(move || state.snapshot())
+            .await
+            .map_err(|e| SandboxError::Backend(format!("shell state task failed: {e}")))
+    }
+
+    async fn restore_shell_state(
+        &self,
+        snapshot: &super::ShellSnapshot,
+    ) -> Result<(), SandboxError> {
+        let state = ShellState::from_snapshot(snapshot)
+            .map_err(|e| SandboxError::Backend(format!("shell state not restored: {e}")))?;
+        *lock(&self.state) = state;
+        Ok(())
     }
 
     async fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, SandboxError> {

@@ -353,6 +353,7 @@ impl Sandbox for WorkerSandbox {
                 .timeout
                 .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
             stream: request.sink.is_some(),
+            fresh_shell: request.fresh_shell,
         };
         match self
             .exchange(req, vec![request.stdin], deadline, request.sink)
@@ -433,6 +434,30 @@ impl Sandbox for WorkerSandbox {
             let _ = c.wait();
         }
         result
+    }
+
+    async fn shell_state(&self) -> Result<Option<super::ShellSnapshot>, SandboxError> {
+        match self
+            .exchange(Request::ShellState, Vec::new(), DEFAULT_DEADLINE, None)
+            .await?
+        {
+            (Reply::State, blobs) => match blobs.first() {
+                Some(json) => serde_json::from_slice(json)
+                    .map(Some)
+                    .map_err(|e| SandboxError::Backend(format!("the worker's shell state: {e}"))),
+                None => Ok(None),
+            },
+            (other, _) => Err(unexpected(other)),
+        }
+    }
+
+    async fn restore_shell_state(
+        &self,
+        snapshot: &super::ShellSnapshot,
+    ) -> Result<(), SandboxError> {
+        let json = serde_json::to_vec(snapshot)
+            .map_err(|e| SandboxError::Backend(format!("shell state not encoded: {e}")))?;
+        self.simple(Request::RestoreShellState, vec![json]).await
     }
 
     async fn list_workspace(&self) -> Result<Listing, SandboxError> {

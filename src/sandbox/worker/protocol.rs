@@ -46,6 +46,9 @@ pub enum Request {
         timeout_ms: Option<u64>,
         /// Whether output is streamed back as it comes (`Output` replies).
         stream: bool,
+        /// Run apart from the session's shell state.
+        #[serde(default)]
+        fresh_shell: bool,
     },
     /// A file's first `max` bytes and its size.
     Read {
@@ -78,6 +81,11 @@ pub enum Request {
     /// What changed since the mark: blob 0 the written files' tar, blob 1
     /// the listing in `find -printf` form.
     Changes,
+    /// The session's shell state: a `State` reply, blob 0 its snapshot as
+    /// JSON (no blob: none).
+    ShellState,
+    /// Restore the shell state whose snapshot (JSON) is blob 0.
+    RestoreShellState,
     /// Stop the sandbox; the worker exits after its reply.
     Stop,
 }
@@ -109,6 +117,8 @@ pub enum Reply {
     },
     /// A tar (blob 0).
     Tar,
+    /// The shell state's snapshot as JSON (blob 0), if there is one.
+    State,
     /// A listing in `find -printf` form (blob 0).
     Listing,
     /// Workspace changes: blob 0 the tar of written files, blob 1 the
@@ -209,6 +219,7 @@ mod tests {
             env: vec![("A".into(), "1".into())],
             timeout_ms: Some(5),
             stream: true,
+            fresh_shell: false,
         };
         write_frame(&mut wire, &req, &[b"\x00\xffstdin"]).unwrap();
         write_frame(&mut wire, &Request::Stop, &[]).unwrap();

@@ -190,6 +190,7 @@ async fn answer(
             env,
             timeout_ms,
             stream,
+            fresh_shell,
         } => {
             let request = RunRequest {
                 command,
@@ -199,6 +200,7 @@ async fn answer(
                 timeout: timeout_ms.map(Duration::from_millis),
                 sink: stream.then(|| Arc::new(FrameSink(Arc::clone(out))) as Arc<dyn OutputSink>),
                 cancel: None,
+                fresh_shell,
             };
             let r = sb.run(request).await?;
             (
@@ -261,6 +263,23 @@ async fn answer(
                 Vec::new(),
             ),
         },
+        Request::ShellState => {
+            match sb.shell_state().await? {
+                Some(snapshot) => (
+                    Reply::State,
+                    vec![serde_json::to_vec(&snapshot).map_err(|e| {
+                        SandboxError::Backend(format!("shell state not encoded: {e}"))
+                    })?],
+                ),
+                None => (Reply::State, Vec::new()),
+            }
+        }
+        Request::RestoreShellState => {
+            let snapshot = serde_json::from_slice(&blob)
+                .map_err(|e| SandboxError::Backend(format!("shell state not decoded: {e}")))?;
+            sb.restore_shell_state(&snapshot).await?;
+            (Reply::Ok, Vec::new())
+        }
         Request::Stop => {
             sb.stop().await?;
             (Reply::Ok, Vec::new())

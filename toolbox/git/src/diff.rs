@@ -483,9 +483,22 @@ pub fn unified(
     out: &mut Vec<u8>,
     check: Check<'_>,
 ) -> Result<()> {
+    let hs = hunks(old, new, check)?;
+    write_hunks(old, new, &hs, context, out, check)
+}
+
+/// Writes `hs` (hunks between `old` and `new`) with `context` lines; the
+/// context comes from `new`, as git shows it when whitespace is ignored.
+fn write_hunks(
+    old: &[u8],
+    new: &[u8],
+    hs: &[imara_diff::Hunk],
+    context: u32,
+    out: &mut Vec<u8>,
+    check: Check<'_>,
+) -> Result<()> {
     let a = split_lines(old);
     let b = split_lines(new);
-    let hs = hunks(old, new, check)?;
     let mut func = FuncLines {
         searched_to: 0,
         found: None,
@@ -517,7 +530,12 @@ pub fn unified(
                 check()?;
             }
             while pa < h.before.start {
-                line(out, b' ', a[pa as usize]);
+                let pb = h.after.start - (h.before.start - pa);
+                line(
+                    out,
+                    b' ',
+                    b.get(pb as usize).copied().unwrap_or(a[pa as usize]),
+                );
                 pa += 1;
             }
             for k in h.before.clone() {
@@ -529,7 +547,12 @@ pub fn unified(
             pa = h.before.end;
         }
         while pa < end_a {
-            line(out, b' ', a[pa as usize]);
+            let pb = hs[j].after.end + (pa - hs[j].before.end);
+            line(
+                out,
+                b' ',
+                b.get(pb as usize).copied().unwrap_or(a[pa as usize]),
+            );
             pa += 1;
         }
         i = j + 1;
@@ -563,9 +586,96 @@ fn line(out: &mut Vec<u8>, sign: u8, text: &[u8]) {
     }
 }
 
+/// Which whitespace differences a diff ignores (`--ignore-space-at-eol`,
+/// `-b`, `-w`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Whitespace {
+    /// Every byte counts.
+    #[default]
+    Exact,
+    /// `--ignore-space-at-eol`.
+    AtEol,
+    /// `-b`/`--ignore-space-change`: runs of spaces compare equal, trailing ones vanish.
+    Change,
+    /// `-w`/`--ignore-all-space`.
+    All,
+}
+
+/// How patches are written: context lines (`-U`) and whitespace rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PatchOpts {
+    /// Lines of context around each change.
+    pub context: u32,
+    /// What whitespace differences are ignored.
+    pub ws: Whitespace,
+}
+
+impl Default for PatchOpts {
+    fn default() -> PatchOpts {
+        PatchOpts {
+            context: 3,
+            ws: Whitespace::Exact,
+        }
+    }
+}
+
+/// `data` with each line reduced as `ws` says (the line count kept), so
+/// lines that differ only in ignored whitespace compare equal.
+pub fn normalize(data: &[u8], ws: Whitespace) -> Vec<u8> {
+    if ws == Whitespace::Exact {
+        return data.to_vec();
+    }
+    let mut out = Vec::with_capacity(data.len());
+    for l in data.split_inclusive(|&b| b == b'\n') {
+        let (body, nl) = match l.strip_suffix(b"\n") {
+            Some(b) => (b, true),
+            None => (l, false),
+        };
+        let blank = |b: &u8| b.is_ascii_whitespace();
+        match ws {
+            Whitespace::All => out.extend(body.iter().filter(|b| !blank(b))),
+            Whitespace::Change => {
+                let mut space = false;
+                for &b in body {
+                    if blank(&b) {
+                        space = true;
+                    } else {
+                        if space {
+                            out.push(b' ');
+                        }
+                        space = false;
+                        out.push(b);
+                    }
+                }
+            }
+            _ => {
+                let end = body.iter().rposition(|b| !blank(b)).map_or(0, |i| i + 1);
+                out.extend_from_slice(&body[..end]);
+            }
+        }
+        if nl {
+            out.push(b'\n');
+        }
+    }
+    out
+}
+
 /// Writes one change as a git patch (`diff --git` header and hunks).
 pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>, check: Check<'_>) -> Result<()> {
+    write_patch_opts(repo, c, PatchOpts::default(), out, check)
+}
+
+/// [`write_patch`] with `-U` and whitespace options; a change that is all
+/// ignored whitespace writes nothing, as in git.
+pub fn write_patch_opts(
+    repo: &Repo<'_>,
+    c: &Change,
+    opts: PatchOpts,
+    out: &mut Vec<u8>,
+    check: Check<'_>,
+) -> Result<()> {
     check()?;
+    let start = out.len();
     let old_path = c.from.as_deref().unwrap_or(&c.path);
     // Names needing it are quoted with their a/ or b/ prefix inside.
     let non_ascii = repo.config.get_bool("core.quotePath").unwrap_or(true);
@@ -659,7 +769,16 @@ pub fn write_patch(repo: &Repo<'_>, c: &Change, out: &mut Vec<u8>, check: Check<
         }
         None => out.extend_from_slice(b"+++ /dev/null\n"),
     }
-    unified(&old, &new, 3, out, check)
+    if opts.ws != Whitespace::Exact {
+        let (na, nb) = (normalize(&old, opts.ws), normalize(&new, opts.ws));
+        let hs = hunks(&na, &nb, check)?;
+        if hs.is_empty() && c.old.is_some() && c.new.is_some() && c.from.is_none() {
+            out.truncate(start);
+            return Ok(());
+        }
+        return write_hunks(&old, &new, &hs, opts.context, out, check);
+    }
+    unified(&old, &new, opts.context, out, check)
 }
 
 /// Per-file numbers of a `--stat`.

@@ -61,6 +61,18 @@ pub struct Repo<'a> {
     /// whose delta names itself as its base would otherwise recurse until
     /// the stack overflows.
     ref_delta_depth: std::cell::Cell<usize>,
+    /// Who moves refs in this command (`Name <email> secs +zone`), for the
+    /// reflog; `None` when no identity is known (nothing is logged then).
+    pub reflog_ident: RefCell<Option<String>>,
+    /// Why refs move now (`commit: subject`, `reset: moving to X`); the
+    /// command sets it before it moves a ref, and only then is it logged.
+    pub reflog_msg: RefCell<Option<String>>,
+    /// A bare repository (no work tree).
+    pub bare: bool,
+    /// Where the shared parts live (objects, refs, config): `git_dir`
+    /// itself, or the main repository's `.git` for a linked work tree
+    /// (whose `git_dir` is `.git/worktrees/<name>`).
+    pub common_dir: String,
 }
 
 /// The deepest chain of ref deltas across packs that is read (git writes
@@ -150,6 +162,12 @@ impl<'a> Repo<'a> {
             {
                 return Repo::open(fs, &dir, home);
             }
+            if let Some(linked) = Repo::gitdir_file(fs, &dir) {
+                return Repo::open_linked(fs, &dir, &linked, home);
+            }
+            if Repo::is_git_dir(fs, &dir) {
+                return Repo::open_bare(fs, &dir, home);
+            }
             if dir == "/" || dir.is_empty() {
                 return Err(GitError::fatal(
                     "not a git repository (or any of the parent directories): .git",
@@ -161,6 +179,93 @@ impl<'a> Repo<'a> {
                 None => "/".to_string(),
             };
         }
+    }
+
+    /// Whether `dir` is itself a repository directory (a bare repository:
+    /// `HEAD`, `objects/` and `refs/` in it).
+    pub fn is_git_dir(fs: &Fs, dir: &str) -> bool {
+        fs.metadata(&join(dir, "HEAD"))
+            .is_ok_and(|m| m.kind == FileKind::File)
+            && fs
+                .metadata(&join(dir, "objects"))
+                .is_ok_and(|m| m.kind == FileKind::Dir)
+            && fs
+                .metadata(&join(dir, "refs"))
+                .is_ok_and(|m| m.kind == FileKind::Dir)
+    }
+
+    /// Opens the bare repository `git_dir` (its work tree is itself: the
+    /// commands that need a work tree are not meant for it).
+    pub fn open_bare(fs: &'a Fs, git_dir: &str, home: Option<&str>) -> Result<Repo<'a>> {
+        let mut repo = Repo::open(fs, git_dir, home)?;
+        repo.git_dir = git_dir.to_string();
+        if let Ok(data) = fs.read(&join(git_dir, "config")) {
+            let mut config = Config::default();
+            if let Some(p) = &repo.global_config_path
+                && let Ok(global) = fs.read(p)
+            {
+                config = Config::parse(&global);
+            }
+            config.merge(Config::parse(&data));
+            repo.config = config;
+        }
+        repo.bare = true;
+        repo.common_dir = git_dir.to_string();
+        Ok(repo)
+    }
+
+    /// Opens a linked work tree (`worktree add`): `work_tree/.git` is a
+    /// file naming its own directory under the main `.git/worktrees/`.
+    pub fn open_linked(
+        fs: &'a Fs,
+        work_tree: &str,
+        git_dir: &str,
+        home: Option<&str>,
+    ) -> Result<Repo<'a>> {
+        let common = match fs.read(&join(git_dir, "commondir")) {
+            Ok(c) => Fs::resolve(git_dir, c.to_str_lossy().trim()),
+            Err(_) => git_dir.to_string(),
+        };
+        let mut repo = Repo::open(fs, work_tree, home)?;
+        repo.git_dir = git_dir.to_string();
+        repo.common_dir = common.clone();
+        let mut config = Config::default();
+        if let Some(p) = &repo.global_config_path
+            && let Ok(global) = fs.read(p)
+        {
+            config = Config::parse(&global);
+        }
+        if let Ok(data) = fs.read(&join(&common, "config")) {
+            config.merge(Config::parse(&data));
+        }
+        repo.config = config;
+        Ok(repo)
+    }
+
+    /// The directory a `.git` file (`gitdir: PATH`) points at.
+    pub fn gitdir_file(fs: &Fs, dir: &str) -> Option<String> {
+        let dotgit = join(dir, ".git");
+        if !fs.metadata(&dotgit).is_ok_and(|m| m.kind == FileKind::File) {
+            return None;
+        }
+        let data = fs.read(&dotgit).ok()?;
+        let text = data.to_str_lossy();
+        let target = text.trim().strip_prefix("gitdir:")?.trim().to_string();
+        let path = Fs::resolve(dir, &target);
+        fs.exists(&join(&path, "HEAD")).then_some(path)
+    }
+
+    /// Opens the repository at `path`: a work tree holding `.git`, or a
+    /// bare repository directory.
+    pub fn open_any(fs: &'a Fs, path: &str, home: Option<&str>) -> Option<Repo<'a>> {
+        let dotgit = join(path, ".git");
+        if Repo::is_git_dir(fs, &dotgit) {
+            return Repo::open(fs, path, home).ok();
+        }
+        if Repo::is_git_dir(fs, path) {
+            return Repo::open_bare(fs, path, home).ok();
+        }
+        None
     }
 
     /// Opens the repository whose work tree is `work_tree`.
@@ -178,19 +283,40 @@ impl<'a> Repo<'a> {
         }
         Ok(Repo {
             fs,
-            git_dir,
+            git_dir: git_dir.clone(),
             work_tree: work_tree.to_string(),
             config,
             global_config_path,
             cache: RefCell::new(ObjectCache::default()),
             inflater: RefCell::new(flate2::Decompress::new(true)),
             ref_delta_depth: std::cell::Cell::new(0),
+            reflog_ident: RefCell::new(None),
+            reflog_msg: RefCell::new(None),
+            bare: false,
+            common_dir: git_dir,
         })
     }
 
     /// A path inside `.git`.
     pub fn gp(&self, rel: &str) -> String {
-        join(&self.git_dir, rel)
+        if self.common_dir == self.git_dir || Repo::per_worktree(rel) {
+            join(&self.git_dir, rel)
+        } else {
+            join(&self.common_dir, rel)
+        }
+    }
+
+    /// Whether a path inside `.git` belongs to one work tree (`HEAD`, the
+    /// index, pseudo-refs, `HEAD`'s reflog, rebase and sequencer state)
+    /// rather than to the repository every work tree shares.
+    fn per_worktree(rel: &str) -> bool {
+        let first = rel.split('/').next().unwrap_or(rel);
+        rel == "index"
+            || rel == "logs/HEAD"
+            || rel.starts_with("refs/bisect")
+            || first.starts_with("rebase-")
+            || first == "sequencer"
+            || (!first.is_empty() && first.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
     }
 
     /// A path inside the work tree.
@@ -495,8 +621,68 @@ impl<'a> Repo<'a> {
         self.resolve_ref(name).is_some()
     }
 
-    /// Writes a ref (full name) to point at `id`.
+    /// Sets the message the next ref moves are logged with.
+    pub fn reflog_message(&self, msg: impl Into<String>) {
+        *self.reflog_msg.borrow_mut() = Some(msg.into());
+    }
+
+    /// Appends one entry to the reflog of `name` (`HEAD` or a full ref) as
+    /// git writes it: `old new ident\tmessage`, when a message and an
+    /// identity are set.
+    pub fn append_reflog(&self, name: &str, old: Option<ObjectId>, new: &ObjectId) {
+        let (Some(ident), Some(msg)) = (
+            self.reflog_ident.borrow().clone(),
+            self.reflog_msg.borrow().clone(),
+        ) else {
+            return;
+        };
+        let zero = "0".repeat(40);
+        let old = old.map(|o| o.to_hex().to_string()).unwrap_or(zero);
+        let line = format!("{old} {} {ident}\t{msg}\n", new.to_hex());
+        let path = self.gp(&format!("logs/{name}"));
+        if let Some(i) = path.rfind('/') {
+            let _ = self.fs.mkdir_all(&path[..i]);
+        }
+        let _ = self.fs.append(&path, line.as_bytes());
+    }
+
+    /// The entries of a reflog, newest first: (old, new, message).
+    pub fn reflog(&self, name: &str) -> Vec<(ObjectId, ObjectId, String)> {
+        let data = self
+            .fs
+            .read(&self.gp(&format!("logs/{name}")))
+            .unwrap_or_default();
+        let mut out: Vec<(ObjectId, ObjectId, String)> = data
+            .lines()
+            .filter_map(|l| {
+                let l = l.to_str_lossy();
+                let (head, msg) = l.split_once('\t').unwrap_or((&l, ""));
+                let mut w = head.split(' ');
+                let old = ObjectId::from_hex(w.next()?.as_bytes()).ok()?;
+                let new = ObjectId::from_hex(w.next()?.as_bytes()).ok()?;
+                Some((old, new, msg.to_string()))
+            })
+            .collect();
+        out.reverse();
+        out
+    }
+
+    /// Writes a ref (full name) to point at `id`, logging the move in its
+    /// reflog (and `HEAD`'s, when `HEAD` names it) when a message is set.
     pub fn set_ref(&self, name: &str, id: &ObjectId) -> Result<()> {
+        let logged = name.starts_with("refs/heads/") || name == "HEAD";
+        let old = if logged { self.resolve_ref(name) } else { None };
+        self.write_ref(name, id)?;
+        if logged {
+            self.append_reflog(name, old, id);
+            if name != "HEAD" && self.head_ref().as_deref() == Some(name) {
+                self.append_reflog("HEAD", old, id);
+            }
+        }
+        Ok(())
+    }
+
+    fn write_ref(&self, name: &str, id: &ObjectId) -> Result<()> {
         let path = self.gp(name);
         if let Some(i) = path.rfind('/') {
             self.fs.mkdir_all(&path[..i])?;
@@ -509,6 +695,7 @@ impl<'a> Repo<'a> {
     /// Deletes a ref, loose and packed.
     pub fn delete_ref(&self, name: &str) -> Result<()> {
         let _ = self.fs.remove_file(&self.gp(name));
+        let _ = self.fs.remove_file(&self.gp(&format!("logs/{name}")));
         let packed = self.packed_refs();
         if packed.contains_key(name)
             && let Ok(data) = self.fs.read(&self.gp("packed-refs"))
@@ -592,7 +779,12 @@ impl<'a> Repo<'a> {
     pub fn update_head(&self, id: &ObjectId) -> Result<()> {
         match self.head_ref() {
             Some(r) => self.set_ref(&r, id),
-            None => self.set_head_detached(id),
+            None => {
+                let old = self.head();
+                self.set_head_detached(id)?;
+                self.append_reflog("HEAD", old, id);
+                Ok(())
+            }
         }
     }
 

@@ -62,9 +62,12 @@ fn missing_identity_is_an_error_not_a_host_lookup() {
 #[test]
 fn unavailable_subcommand_says_so() {
     let sh = shell();
-    let (code, out, err) = run(&sh, "git push origin main");
+    let (code, out, err) = run(&sh, "git submodule update");
     assert_eq!((code, out.as_str()), (1, ""));
-    assert_eq!(err, "git: 'push' is not a git command. See 'git --help'.\n");
+    assert_eq!(
+        err,
+        "git: 'submodule' is not a git command. See 'git --help'.\n"
+    );
 }
 
 #[test]

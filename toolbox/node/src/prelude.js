@@ -1468,7 +1468,8 @@
     if (request.startsWith("./") || request.startsWith("../") || request.startsWith("/") || request === "." || request === "..") {
       return resolveFile(path.resolve(dir, request));
     }
-    for (let d = dir; ; d = path.dirname(d)) {
+    // From the absolute directory up to the root (`-e` code's dir is ".").
+    for (let d = path.resolve(dir); ; d = path.dirname(d)) {
       const r = resolveFile(path.join(d, "node_modules", request));
       if (r) return r;
       if (d === "/") return null;
@@ -1527,7 +1528,7 @@
   }
   // The nearest package.json's "type" ("" when none says).
   function declaredType(dir) {
-    for (let d = dir; ; d = path.dirname(d)) {
+    for (let d = path.resolve(dir); ; d = path.dirname(d)) {
       if (isFile(d + "/package.json")) {
         try { return JSON.parse(sk.readText(d + "/package.json")).type || ""; } catch (e) { return ""; }
       }

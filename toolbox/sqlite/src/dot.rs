@@ -886,6 +886,13 @@ fn dot_import(s: &mut Session<'_, '_>, a: &[String]) -> DotResult {
         let _ = writeln!(s.ctx.stderr, "Error: cannot open \"{file}\"");
         return Err(Failure::Status(1));
     };
+    let flagged = a.iter().any(|w| w == "--csv" || w == "--ascii");
+    if !flagged && matches!(s.settings.mode, Mode::Csv) && s.settings.row_sep == "\r\n" {
+        // sqlite3 reads CSV rows by "\n" and, importing in csv mode with
+        // the default "\r\n" output separator, keeps that "\n" as the row
+        // separator for what it prints afterwards.
+        s.settings.row_sep = "\n".into();
+    }
     let (col_sep, row_sep) = if csv {
         (",".to_string(), "\n".to_string())
     } else if ascii {

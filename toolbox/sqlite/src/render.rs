@@ -540,12 +540,14 @@ fn write_plain(out: &mut dyn Write, v: &Value, null: &str) -> std::io::Result<()
     }
 }
 
-/// A CSV field, quoted when it holds the separator, a quote, a control
-/// character, a space or a non-ASCII byte (sqlite3's rule), or is empty.
+/// A CSV field, quoted when it holds the separator, a double or single
+/// quote, a control character, a space or a non-ASCII byte (sqlite3's
+/// `needCsvQuote` table), or is empty.
 fn csv_field(t: &[u8], sep: &str) -> String {
     let s = String::from_utf8_lossy(t);
     let needs = t.is_empty()
-        || t.iter().any(|&b| b <= b' ' || b == b'"' || b >= 0x7f)
+        || t.iter()
+            .any(|&b| b <= b' ' || b == b'"' || b == b'\'' || b >= 0x7f)
         || (!sep.is_empty() && s.contains(sep));
     if needs {
         format!("\"{}\"", s.replace('"', "\"\""))

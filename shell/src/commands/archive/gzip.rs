@@ -228,10 +228,12 @@ fn strip_suffix<'a>(name: &'a str, o: &Opts) -> Option<(&'a str, &'static str)> 
         (".tgz", ".tar"),
         (".taz", ".tar"),
     ] {
+        // gzip compares these without regard to case (`a.Z`, `x.TGZ`).
         if base.len() > suf.len()
-            && let Some(stem) = name.strip_suffix(suf)
+            && name.is_char_boundary(name.len() - suf.len())
+            && name[name.len() - suf.len()..].eq_ignore_ascii_case(suf)
         {
-            return Some((stem, repl));
+            return Some((&name[..name.len() - suf.len()], repl));
         }
     }
     None
@@ -449,9 +451,13 @@ fn msg_plain(ctx: &mut CommandCtx<'_>, text: impl std::fmt::Display) {
     let _ = writeln!(ctx.stderr, "{text}");
 }
 
-/// Decompresses every gzip member in `data`; the flag says whether
-/// non-gzip bytes (other than zero padding) followed the last member.
+/// Decompresses every gzip member in `data` (or a `compress` file's LZW);
+/// the flag says whether non-gzip bytes (other than zero padding) followed
+/// the last member.
 fn decompress(data: &[u8]) -> Result<(Vec<u8>, bool), &'static str> {
+    if data.starts_with(&super::lzw::MAGIC) {
+        return super::lzw::decompress(data).map(|out| (out, false));
+    }
     if !data.starts_with(&[0x1f, 0x8b]) {
         return Err("not in gzip format");
     }

@@ -5,6 +5,7 @@
 mod bzip2;
 mod codec;
 mod gzip;
+mod lzw;
 mod tar;
 mod unzip;
 mod xz;

@@ -83,7 +83,7 @@ impl Interp<'_, '_> {
                 }
                 let mut out = String::new();
                 let conv = self.special_str(CONVFMT);
-                super::printf::format(&fmt, &vals, &conv, &mut out).map_err(Fatal)?;
+                super::printf::format(&fmt, &vals, &conv, self.utf8, &mut out).map_err(Fatal)?;
                 Value::Str(out)
             }
             "tolower" => {
@@ -118,7 +118,17 @@ impl Interp<'_, '_> {
             "strftime" => self.builtin_strftime(args)?,
             "mktime" => {
                 self.want(name, args, 1, 2)?;
-                num(super::time::mktime(&self.arg_str(args, 0)?))
+                let spec = self.arg_str(args, 0)?;
+                let utc = match args.get(1) {
+                    Some(e) => self.eval(e)?.truthy(),
+                    None => false,
+                };
+                let zone = if utc {
+                    &crate::time::Zone::utc()
+                } else {
+                    self.local_zone()
+                };
+                num(super::time::mktime(&spec, zone))
             }
             "asort" | "asorti" => return self.asort(name == "asorti", args),
             "typeof" => {
@@ -387,7 +397,18 @@ impl Interp<'_, '_> {
             Some(e) => self.eval(e)?.truthy(),
             None => false,
         };
-        Ok(Value::Str(super::time::strftime(&fmt, t, utc)))
+        Ok(Value::Str(super::time::strftime(
+            &fmt,
+            t,
+            utc,
+            self.local_zone(),
+        )))
+    }
+
+    /// The zone `TZ` in gawk's environment names, read once.
+    fn local_zone(&self) -> &crate::time::Zone {
+        self.zone
+            .get_or_init(|| crate::time::Zone::from_env(self.ctx.env))
     }
 
     /// gawk's `and`, `or`, `xor` over two or more arguments.

@@ -99,6 +99,12 @@ pub struct Interp<'a, 'c> {
     in_end: bool,
     /// Address of a local in the entry point: the stack's start.
     pub(super) stack_base: usize,
+    /// The local time zone (`TZ` in the environment gawk was started
+    /// with), read at the first time function that needs it.
+    pub(super) zone: std::cell::OnceCell<crate::time::Zone>,
+    /// The locale's characters are UTF-8 (`LC_ALL`, `LC_CTYPE`, `LANG`):
+    /// `printf %c` of a number above 255 prints that code point.
+    pub(super) utf8: bool,
 }
 
 impl<'a, 'c> Interp<'a, 'c> {
@@ -140,6 +146,7 @@ impl<'a, 'c> Interp<'a, 'c> {
             .map(|(i, f)| (f.name.clone(), i))
             .collect();
         let seed = ctx.control.seed.unwrap_or(0);
+        let utf8 = utf8_locale(ctx.env);
         Interp {
             ctx,
             globals,
@@ -173,6 +180,8 @@ impl<'a, 'c> Interp<'a, 'c> {
             convfmt: "%.6g".into(),
             in_end: false,
             stack_base: 0,
+            zone: std::cell::OnceCell::new(),
+            utf8,
             prog: Rc::new(prog),
         }
     }
@@ -778,7 +787,8 @@ impl<'a, 'c> Interp<'a, 'c> {
                     vals.push(self.eval(a)?);
                 }
                 let mut out = String::new();
-                super::printf::format(&fmt, &vals, &self.convfmt, &mut out).map_err(Fatal)?;
+                super::printf::format(&fmt, &vals, &self.convfmt, self.utf8, &mut out)
+                    .map_err(Fatal)?;
                 self.emit(redir, out.as_bytes())?;
             }
             Stmt::If(c, a, b) => {
@@ -1059,4 +1069,19 @@ pub(super) fn catch_flow(f: Fatal) -> Res<Flow> {
         "\u{0}nextfile" => Ok(Flow::NextFile),
         _ => Err(f),
     }
+}
+
+/// Whether the locale the environment names (`LC_ALL`, else `LC_CTYPE`,
+/// else `LANG`; the first one set and not empty) has UTF-8 characters.
+fn utf8_locale(env: &[(String, String)]) -> bool {
+    let get = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| v.to_ascii_lowercase())
+    };
+    get("LC_ALL")
+        .or_else(|| get("LC_CTYPE"))
+        .or_else(|| get("LANG"))
+        .is_some_and(|l| l.contains("utf-8") || l.contains("utf8"))
 }

@@ -6,7 +6,7 @@ use super::value::Value;
 /// Formats one number with a single C conversion such as `%.6g`.
 pub fn format_number(fmt: &str, n: f64) -> String {
     let mut out = String::new();
-    let _ = format(fmt, &[Value::Num(n)], "%.6g", &mut out);
+    let _ = format(fmt, &[Value::Num(n)], "%.6g", false, &mut out);
     out
 }
 
@@ -152,6 +152,8 @@ struct ArgCursor<'a> {
     args: &'a [Value],
     next: usize,
     missing: bool,
+    /// The locale's characters are UTF-8.
+    utf8: bool,
 }
 
 impl ArgCursor<'_> {
@@ -166,13 +168,21 @@ impl ArgCursor<'_> {
 }
 
 /// Formats `args` by `fmt` into `out`; `convfmt` turns numbers given to `%s`
-/// into strings. The error is gawk's: too few arguments for the format.
-pub fn format(fmt: &str, args: &[Value], convfmt: &str, out: &mut String) -> Result<(), String> {
+/// into strings; `utf8`: the locale's characters are UTF-8 (`%c` of a code
+/// above 255). The error is gawk's: too few arguments for the format.
+pub fn format(
+    fmt: &str,
+    args: &[Value],
+    convfmt: &str,
+    utf8: bool,
+    out: &mut String,
+) -> Result<(), String> {
     let f: Vec<char> = fmt.chars().collect();
     let mut args = ArgCursor {
         args,
         next: 0,
         missing: false,
+        utf8,
     };
     let mut i = 0;
     while i < f.len() {
@@ -356,8 +366,13 @@ fn convert(
             let s = if v.is_numeric() {
                 let code = v.num();
                 let code = if code.is_finite() { code as i64 } else { 0 };
-                // The C locale's byte: the code modulo 256.
-                char::from((code & 0xff) as u8).to_string()
+                // In a UTF-8 locale a code point, as gawk prints one (one
+                // that is none, a surrogate, prints a NUL); below 256, and
+                // in the C locale, the code modulo 256.
+                match u32::try_from(code) {
+                    Ok(c) if c > 0xff && args.utf8 => char::from_u32(c).unwrap_or('\0').to_string(),
+                    _ => char::from((code & 0xff) as u8).to_string(),
+                }
             } else {
                 let text = v.str_with(convfmt);
                 text.chars().next().unwrap_or('\0').to_string()

@@ -8,7 +8,7 @@ use super::common::{Parsed, invalid_choice, mode_string, quote};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Metadata};
-use crate::time::{from_epoch, strftime};
+use crate::time::{Zone, strftime};
 
 /// The fixed owner and group of every node.
 pub const OWNER: &str = "sandbox";
@@ -126,6 +126,8 @@ struct Opts {
     size_blocks: bool,
     group_dirs: bool,
     now: Timestamp,
+    /// Where times are shown: the zone `TZ` names.
+    zone: Zone,
 }
 
 /// One listed node.
@@ -176,6 +178,7 @@ fn parse_options(ctx: &mut CommandCtx<'_>, p: &Parsed<LsOpt>) -> Result<Opts, i3
         size_blocks: false,
         group_dirs: false,
         now: ctx.control.clock.now(),
+        zone: Zone::from_env(ctx.env),
     };
     for (id, v) in &p.opts {
         apply_option(ctx, &mut o, *id, v.as_deref())?;
@@ -816,7 +819,7 @@ fn indicator(e: &Entry, o: &Opts) -> &'static str {
 }
 
 fn format_time(t: Timestamp, o: &Opts) -> String {
-    let tm = from_epoch(t.secs, t.nanos);
+    let tm = o.zone.local(t.secs, t.nanos);
     let six_months = 31_556_952 / 2;
     let recent = t.secs > o.now.secs - six_months && t <= o.now;
     if recent {

@@ -2,83 +2,110 @@
 //! the symlink-aware canonicalisation they share with `ln -r`.
 
 use super::common::{GnuError, quotef};
-use super::common::{OptSpec, flag, parse_or_usage, quote_locale, usage_error, with_arg};
+use super::common::{quote_locale, usage_error};
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Fs, FsError};
 
-/// What `readlink --help` prints.
-pub(crate) const READLINK_USAGE: &str = "\
-Usage: readlink [OPTION]... FILE...
-Print the target of each symbolic link FILE; with -f, -e or -m, print the
+declare_options! {
+    /// readlink's options.
+    pub(crate) enum ReadlinkOpt {
+        usage: "Usage: readlink [OPTION]... FILE...",
+        about: "Print the target of each symbolic link FILE; with -f, -e or -m, print the
 canonical name of each FILE instead.
+",
+        after: "",
+        column: 32,
+        rows: [
+            Canonicalize: 'f' "canonicalize" none => "resolve '.', '..' and every symbolic link in
+                every component; all components but the
+                last must exist",
+            Existing: 'e' "canonicalize-existing" none => "like -f, but every component must exist",
+            Missing: 'm' "canonicalize-missing" none => "like -f, but any component may be missing",
+            NoNewline: 'n' "no-newline" none => "leave out the newline (with one FILE only)",
+            Quiet: 'q' "quiet" none => "do not report errors (the default)",
+            Silent: 's' "silent" none => "do not report errors (the default)",
+            Verbose: 'v' "verbose" none => "report errors",
+            Zero: 'z' "zero" none => "end each output line with NUL, not newline",
+        ],
+    }
+}
 
-  -f, --canonicalize            resolve '.', '..' and every symbolic link in
-                                  every component; all components but the
-                                  last must exist
-  -e, --canonicalize-existing   like -f, but every component must exist
-  -m, --canonicalize-missing    like -f, but any component may be missing
-  -n, --no-newline              leave out the newline (with one FILE only)
-  -q, --quiet
-  -s, --silent                  do not report errors (the default)
-  -v, --verbose                 report errors
-  -z, --zero                    end each output line with NUL, not newline
-      --help        display this help and exit
-";
-
-/// What `realpath --help` prints.
-pub(crate) const REALPATH_USAGE: &str = "\
-Usage: realpath [OPTION]... FILE...
-Print the absolute name of each FILE, with '.', '..' and symbolic links
+declare_options! {
+    /// realpath's options.
+    pub(crate) enum RealpathOpt {
+        usage: "Usage: realpath [OPTION]... FILE...",
+        about: "Print the absolute name of each FILE, with '.', '..' and symbolic links
 resolved; all components but the last must exist.
+",
+        after: "",
+        column: 31,
+        rows: [
+            Existing: 'e' "canonicalize-existing" none => "every component must exist",
+            Missing: 'm' "canonicalize-missing" none => "any component may be missing, or not be a
+                directory",
+            LastMayMiss: 'E' - none => "all components but the last must exist
+                (the default)",
+            Logical: 'L' "logical" none => "resolve '..' components before symbolic links",
+            Physical: 'P' "physical" none => "resolve symbolic links as they come (the
+                default)",
+            Quiet: 'q' "quiet" none => "do not report errors",
+            Strip: 's' "strip" none => "leave symbolic links unresolved",
+            NoSymlinks: - "no-symlinks" none => "",
+            Zero: 'z' "zero" none => "end each output line with NUL, not newline",
+            RelativeTo: - "relative-to" required "DIR" => "print each name relative to DIR",
+            RelativeBase: - "relative-base" required "DIR" => "print names under DIR relative to it, others
+                as absolute names",
+        ],
+    }
+}
 
-  -e, --canonicalize-existing  every component must exist
-  -m, --canonicalize-missing   any component may be missing, or not be a
-                                 directory
-  -E                           all components but the last must exist
-                                 (the default)
-  -P, --physical               resolve symbolic links as they come (the
-                                 default)
-  -q, --quiet                  do not report errors
-      --relative-to=DIR        print each name relative to DIR
-      --relative-base=DIR      print names under DIR relative to it, others
-                                 as absolute names
-  -s, --strip, --no-symlinks   leave symbolic links unresolved
-  -z, --zero                   end each output line with NUL, not newline
-      --help        display this help and exit
-";
-
-/// What `basename --help` prints.
-pub(crate) const BASENAME_USAGE: &str = "\
-Usage: basename NAME [SUFFIX]
-  or:  basename OPTION... NAME...
-Print NAME without the directories leading to it, and without SUFFIX if it
+declare_options! {
+    /// basename's options.
+    pub(crate) enum BasenameOpt {
+        usage: "Usage: basename NAME [SUFFIX]
+  or:  basename OPTION... NAME...",
+        about: "Print NAME without the directories leading to it, and without SUFFIX if it
 ends with SUFFIX.
+",
+        after: "",
+        column: 23,
+        rows: [
+            Multiple: 'a' "multiple" none => "take every operand as a NAME",
+            Suffix: 's' "suffix" required "SUFFIX" => "remove SUFFIX from the end of each NAME; implies -a",
+            Zero: 'z' "zero" none => "end each output line with NUL, not newline",
+        ],
+    }
+}
 
-  -a, --multiple       take every operand as a NAME
-  -s, --suffix=SUFFIX  remove SUFFIX from the end of each NAME; implies -a
-  -z, --zero           end each output line with NUL, not newline
-      --help        display this help and exit
-";
-
-/// What `dirname --help` prints.
-pub(crate) const DIRNAME_USAGE: &str = "\
-Usage: dirname [OPTION] NAME...
-Print each NAME without its last component and the slashes around it; a
+declare_options! {
+    /// dirname's options.
+    pub(crate) enum DirnameOpt {
+        usage: "Usage: dirname [OPTION] NAME...",
+        about: "Print each NAME without its last component and the slashes around it; a
 NAME without a slash gives '.', the current directory.
+",
+        after: "",
+        column: 17,
+        rows: [
+            Zero: 'z' "zero" none => "end each output line with NUL, not newline",
+        ],
+    }
+}
 
-  -z, --zero     end each output line with NUL, not newline
-      --help        display this help and exit
-";
-
-/// What `pwd --help` prints.
-pub(crate) const PWD_USAGE: &str = "\
-Usage: pwd [OPTION]...
-Print the name of the current working directory.
-
-  -L, --logical   print it as reached, symbolic links and all (the default)
-  -P, --physical  print it with every symbolic link resolved
-      --help        display this help and exit
-";
+declare_options! {
+    /// pwd's options.
+    pub(crate) enum PwdOpt {
+        usage: "Usage: pwd [OPTION]...",
+        about: "Print the name of the current working directory.
+",
+        after: "",
+        column: 18,
+        rows: [
+            Logical: 'L' "logical" none => "print it as reached, symbolic links and all (the default)",
+            Physical: 'P' "physical" none => "print it with every symbolic link resolved",
+        ],
+    }
+}
 
 /// Which path components may be missing during canonicalisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,35 +229,30 @@ pub fn relative_path(target: &str, base: &str) -> String {
     }
 }
 
-const READLINK_SPEC: &[OptSpec] = &[
-    flag('f', Some("canonicalize"), "f"),
-    flag('e', Some("canonicalize-existing"), "e"),
-    flag('m', Some("canonicalize-missing"), "m"),
-    flag('n', Some("no-newline"), "n"),
-    flag('q', Some("quiet"), "q"),
-    flag('s', Some("silent"), "q"),
-    flag('v', Some("verbose"), "v"),
-    flag('z', Some("zero"), "z"),
-];
-
 /// `readlink [-femnqvz] FILE...`
 pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, READLINK_SPEC, false) else {
+    let Some(p) = ReadlinkOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
     }
-    let mode = match p.last_of(&["f", "e", "m"]) {
-        Some("f") => Some(Missing::Last),
-        Some("e") => Some(Missing::None),
-        Some("m") => Some(Missing::All),
-        _ => None,
-    };
-    let term = if p.has("z") {
+    let (mut mode, mut zero, mut no_newline, mut verbose) = (None, false, false, false);
+    for (opt, _) in &p.opts {
+        match opt {
+            ReadlinkOpt::Canonicalize => mode = Some(Missing::Last),
+            ReadlinkOpt::Existing => mode = Some(Missing::None),
+            ReadlinkOpt::Missing => mode = Some(Missing::All),
+            ReadlinkOpt::NoNewline => no_newline = true,
+            ReadlinkOpt::Quiet | ReadlinkOpt::Silent => verbose = false,
+            ReadlinkOpt::Verbose => verbose = true,
+            ReadlinkOpt::Zero => zero = true,
+        }
+    }
+    let term = if zero {
         "\0"
-    } else if p.has("n") && p.operands.len() == 1 {
+    } else if no_newline && p.operands.len() == 1 {
         ""
     } else {
         "\n"
@@ -255,7 +277,7 @@ pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
                 let _ = write!(ctx.stdout, "{s}{term}");
             }
             Err(e) => {
-                if p.has("v") {
+                if verbose {
                     ctx.gnu_error(format_args!("{}: {e}", quotef(name)));
                 }
                 status = 1;
@@ -265,47 +287,35 @@ pub fn readlink(ctx: &mut CommandCtx<'_>) -> i32 {
     status
 }
 
-const REALPATH_SPEC: &[OptSpec] = &[
-    flag('e', Some("canonicalize-existing"), "e"),
-    flag('m', Some("canonicalize-missing"), "m"),
-    flag('E', None, "E"),
-    flag('L', Some("logical"), "L"),
-    flag('P', Some("physical"), "P"),
-    flag('q', Some("quiet"), "q"),
-    flag('s', Some("strip"), "s"),
-    flag('z', Some("zero"), "z"),
-    OptSpec {
-        short: None,
-        long: Some("no-symlinks"),
-        arg: super::common::Arg::None,
-        id: "s",
-        value: "",
-        help: "",
-    },
-    with_arg(None, Some("relative-to"), "relative-to"),
-    with_arg(None, Some("relative-base"), "relative-base"),
-];
-
 /// `realpath [-emsqz] [--relative-to=DIR] [--relative-base=DIR] FILE...`
 pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, REALPATH_SPEC, false) else {
+    let Some(p) = RealpathOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
     }
-    let mode = match p.last_of(&["e", "m", "E"]) {
-        Some("e") => Missing::None,
-        Some("m") => Missing::All,
-        _ => Missing::Last,
-    };
-    let follow = !p.has("s") && !p.has("L");
+    let (mut mode, mut follow, mut quiet, mut zero) = (Missing::Last, true, false, false);
+    let (mut rel_to_arg, mut rel_base_arg) = (None, None);
+    for (opt, value) in &p.opts {
+        match opt {
+            RealpathOpt::Existing => mode = Missing::None,
+            RealpathOpt::Missing => mode = Missing::All,
+            RealpathOpt::LastMayMiss => mode = Missing::Last,
+            RealpathOpt::Strip | RealpathOpt::NoSymlinks | RealpathOpt::Logical => follow = false,
+            RealpathOpt::Physical => {}
+            RealpathOpt::Quiet => quiet = true,
+            RealpathOpt::Zero => zero = true,
+            RealpathOpt::RelativeTo => rel_to_arg = value.as_deref(),
+            RealpathOpt::RelativeBase => rel_base_arg = value.as_deref(),
+        }
+    }
     let resolve = |ctx: &CommandCtx<'_>, name: &str, mode: Missing| -> Result<String, FsError> {
         let path = ctx.path(name);
         canonical(ctx.fs, &path, mode, follow).and_then(|r| dir_if_slash(ctx, name, r, mode))
     };
-    let rel_to = match p.last("relative-to") {
+    let rel_to = match rel_to_arg {
         Some(d) => match resolve(ctx, d, mode) {
             Ok(r) => Some(r),
             Err(e) => {
@@ -315,7 +325,7 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
         },
         None => None,
     };
-    let rel_base = match p.last("relative-base") {
+    let rel_base = match rel_base_arg {
         Some(d) => match resolve(ctx, d, mode) {
             Ok(r) => Some(r),
             Err(e) => {
@@ -325,7 +335,7 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
         },
         None => None,
     };
-    let term = if p.has("z") { "\0" } else { "\n" };
+    let term = if zero { "\0" } else { "\n" };
     let mut status = 0;
     for name in &p.operands {
         match resolve(ctx, name, mode) {
@@ -344,7 +354,7 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
                 let _ = write!(ctx.stdout, "{shown}{term}");
             }
             Err(e) => {
-                if !p.has("q") {
+                if !quiet {
                     ctx.gnu_error(format_args!("{}: {e}", quotef(name)));
                 }
                 status = 1;
@@ -357,12 +367,6 @@ pub fn realpath(ctx: &mut CommandCtx<'_>) -> i32 {
 fn under_dir(p: &str, base: &str) -> bool {
     base == "/" || p == base || p.starts_with(&format!("{base}/"))
 }
-
-const BASENAME_SPEC: &[OptSpec] = &[
-    flag('a', Some("multiple"), "a"),
-    with_arg(Some('s'), Some("suffix"), "s"),
-    flag('z', Some("zero"), "z"),
-];
 
 /// The basename of `name` with `suffix` removed (unless it is the whole name).
 pub fn strip_base(name: &str, suffix: Option<&str>) -> String {
@@ -379,17 +383,27 @@ pub fn strip_base(name: &str, suffix: Option<&str>) -> String {
 
 /// `basename NAME [SUFFIX]` / `basename -a [-s SUFFIX] NAME...`
 pub fn basename(ctx: &mut CommandCtx<'_>) -> i32 {
-    let Some(p) = parse_or_usage(ctx, BASENAME_SPEC, false) else {
+    let Some(p) = BasenameOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
     }
-    let term = if p.has("z") { "\0" } else { "\n" };
-    let multi = p.has("a") || p.has("s");
+    let (mut zero, mut multi, mut suffix_arg) = (false, false, None);
+    for (opt, value) in &p.opts {
+        match opt {
+            BasenameOpt::Multiple => multi = true,
+            BasenameOpt::Suffix => {
+                multi = true;
+                suffix_arg = value.as_deref();
+            }
+            BasenameOpt::Zero => zero = true,
+        }
+    }
+    let term = if zero { "\0" } else { "\n" };
     let (names, suffix): (Vec<&String>, Option<&str>) = if multi {
-        (p.operands.iter().collect(), p.last("s"))
+        (p.operands.iter().collect(), suffix_arg)
     } else {
         if p.operands.len() > 2 {
             usage_error(
@@ -427,15 +441,15 @@ pub fn dir_part(name: &str) -> String {
 
 /// `dirname [-z] NAME...`
 pub fn dirname(ctx: &mut CommandCtx<'_>) -> i32 {
-    let spec = [flag('z', Some("zero"), "z")];
-    let Some(p) = parse_or_usage(ctx, &spec, false) else {
+    let Some(p) = DirnameOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
     if p.operands.is_empty() {
         usage_error(ctx, "missing operand");
         return 1;
     }
-    let term = if p.has("z") { "\0" } else { "\n" };
+    let zero = p.opts.iter().any(|(o, _)| matches!(o, DirnameOpt::Zero));
+    let term = if zero { "\0" } else { "\n" };
     for n in &p.operands {
         let _ = write!(ctx.stdout, "{}{term}", dir_part(n));
     }
@@ -444,15 +458,15 @@ pub fn dirname(ctx: &mut CommandCtx<'_>) -> i32 {
 
 /// `pwd [-LP]`
 pub fn pwd(ctx: &mut CommandCtx<'_>) -> i32 {
-    let spec = [
-        flag('L', Some("logical"), "L"),
-        flag('P', Some("physical"), "P"),
-    ];
-    let Some(p) = parse_or_usage(ctx, &spec, false) else {
+    let Some(p) = PwdOpt::TABLE.parse_or_usage(ctx) else {
         return 1;
     };
+    let physical = p.opts.iter().fold(false, |_, (o, _)| match o {
+        PwdOpt::Logical => false,
+        PwdOpt::Physical => true,
+    });
     let cwd = ctx.cwd.to_string();
-    let shown = if p.last_of(&["L", "P"]) == Some("P") {
+    let shown = if physical {
         ctx.fs.canonicalize(&cwd).unwrap_or(cwd)
     } else {
         cwd

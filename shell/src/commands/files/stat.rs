@@ -7,7 +7,7 @@ use super::ls::{OWNER, OWNER_ID, display_size};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::fs::{FileKind, Metadata};
-use crate::time::{from_epoch, strftime};
+use crate::time::{Zone, strftime};
 
 /// What `stat --help` prints.
 pub(crate) const USAGE: &str = "\
@@ -31,7 +31,8 @@ FORMAT sequences (a width and flags may follow the %, as in %-10n):
   %h  hard links          %i  inode number
   %o  I/O block size      %d, %D  device number, in decimal or hex
   %y  modification time   %Y  the same, in seconds since the Epoch
-  %x, %z  as %y (the sandbox keeps one time); %X, %Z  as %Y
+  %x  access time         %X  the same, in seconds since the Epoch
+  %z, %Z  as %y, %Y (the sandbox keeps no change time)
   %%  a %
 ";
 
@@ -72,8 +73,9 @@ fn blocks512(m: &Metadata) -> u64 {
     }
 }
 
-fn time_str(t: Timestamp) -> String {
-    strftime("%Y-%m-%d %H:%M:%S.%N +0000", &from_epoch(t.secs, t.nanos))
+/// A time as stat prints it: local time in `zone`, with its offset.
+fn time_str(t: Timestamp, zone: &Zone) -> String {
+    strftime("%Y-%m-%d %H:%M:%S.%N %z", &zone.local(t.secs, t.nanos))
 }
 
 /// Interprets backslash escapes of `--printf`.
@@ -137,7 +139,14 @@ fn pad_field(v: &str, width: u64, left: bool, zero: bool) -> String {
     }
 }
 
-fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
+/// The access time and the zone times are shown in.
+struct Times<'z> {
+    atime: Timestamp,
+    zone: &'z Zone,
+}
+
+fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>, t: &Times<'_>) -> String {
+    let zone = t.zone;
     let mut out = String::new();
     let chars: Vec<char> = fmt.chars().collect();
     let mut i = 0;
@@ -196,8 +205,10 @@ fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
                     "0".into()
                 }
             }
-            'x' | 'y' | 'z' => time_str(m.mtime),
-            'X' | 'Y' | 'Z' => m.mtime.secs.to_string(),
+            'x' => time_str(t.atime, zone),
+            'y' | 'z' => time_str(m.mtime, zone),
+            'X' => t.atime.secs.to_string(),
+            'Y' | 'Z' => m.mtime.secs.to_string(),
             _ => "?".into(),
         };
         let padded = if spec.is_empty() {
@@ -218,7 +229,8 @@ fn format(fmt: &str, name: &str, m: &Metadata, link: Option<&str>) -> String {
     out
 }
 
-fn default_layout(name: &str, m: &Metadata, link: Option<&str>) -> String {
+fn default_layout(name: &str, m: &Metadata, link: Option<&str>, t: &Times<'_>) -> String {
+    let zone = t.zone;
     let file = match link {
         Some(t) => format!("{name} -> {t}"),
         None => name.to_string(),
@@ -228,7 +240,7 @@ fn default_layout(name: &str, m: &Metadata, link: Option<&str>) -> String {
     } else {
         ""
     };
-    let ts = time_str(m.mtime);
+    let ts = time_str(m.mtime, zone);
     let size = display_size(m);
     let mut s = String::new();
     s.push_str(&format!("  File: {file}\n"));
@@ -249,7 +261,8 @@ fn default_layout(name: &str, m: &Metadata, link: Option<&str>) -> String {
         "Access: ({mode})  Uid: ( {OWNER_ID:>4}/ {OWNER:>7})   Gid: ( {OWNER_ID:>4}/ {OWNER:>7})\n"
     ));
     s.push_str(&format!(
-        "Access: {ts}\nModify: {ts}\nChange: {ts}\n Birth: -\n"
+        "Access: {}\nModify: {ts}\nChange: {ts}\n Birth: -\n",
+        time_str(t.atime, zone)
     ));
     s
 }
@@ -270,6 +283,7 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
     let deref = p.has("L");
     let mut status = 0;
     for name in &p.operands {
+        let zone = Zone::from_env(ctx.env);
         let path = ctx.path(name);
         let meta = if deref {
             ctx.fs.metadata(&path)
@@ -284,15 +298,21 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
                 continue;
             }
         };
+        let atime = if meta.kind == FileKind::Symlink {
+            meta.mtime
+        } else {
+            ctx.fs.atime(&path).unwrap_or(meta.mtime)
+        };
+        let times = Times { atime, zone: &zone };
         let link = if meta.kind == FileKind::Symlink {
             ctx.fs.read_link(&path).ok()
         } else {
             None
         };
         let text = if let Some(f) = p.last("printf") {
-            format(&unescape(f), name, &meta, link.as_deref())
+            format(&unescape(f), name, &meta, link.as_deref(), &times)
         } else if let Some(f) = p.last("c") {
-            format!("{}\n", format(f, name, &meta, link.as_deref()))
+            format!("{}\n", format(f, name, &meta, link.as_deref(), &times))
         } else if p.has("t") {
             format!(
                 "{name} {} {} {:x} {OWNER_ID} {OWNER_ID} 2a {} {} 0 0 {} {} {} 0 4096\n",
@@ -306,7 +326,7 @@ pub fn stat(ctx: &mut CommandCtx<'_>) -> i32 {
                 meta.mtime.secs
             )
         } else {
-            default_layout(name, &meta, link.as_deref())
+            default_layout(name, &meta, link.as_deref(), &times)
         };
         if ctx.stdout.write_all(text.as_bytes()).is_err() {
             return 1;

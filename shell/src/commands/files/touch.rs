@@ -5,7 +5,7 @@ use super::common::{quote, quote_locale, usage_error};
 use crate::clock::Timestamp;
 use crate::commands::CommandCtx;
 use crate::commands::system::dateparse::parse_date;
-use crate::time::{from_epoch, to_epoch};
+use crate::time::{Zone, to_epoch};
 
 declare_options! {
     /// `touch`'s options.
@@ -17,8 +17,7 @@ gives. A FILE that does not exist is created empty, unless -c is given.
         after: "",
         column: 25,
         rows: [
-            AccessOnly: 'a' - none => "change only the access time; the sandbox keeps
-                none, so the file is only created if missing",
+            AccessOnly: 'a' - none => "change only the access time",
             NoCreate: 'c' "no-create" none => "do not create missing files",
             Date: 'd' "date" required "STRING" => "use the time STRING describes (as for date -d)",
             Ignored: 'f' - none => "(ignored)",
@@ -31,8 +30,8 @@ gives. A FILE that does not exist is created empty, unless -c is given.
     }
 }
 
-/// Parses touch's `-t [[CC]YY]MMDDhhmm[.ss]`.
-pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
+/// Parses touch's `-t [[CC]YY]MMDDhhmm[.ss]`, a local time in `zone`.
+pub fn parse_stamp(s: &str, now: i64, zone: &Zone) -> Option<i64> {
     let (main, secs) = match s.split_once('.') {
         Some((m, ss)) if ss.len() == 2 && ss.bytes().all(|b| b.is_ascii_digit()) => {
             (m, ss.parse::<u32>().ok()?)
@@ -45,7 +44,7 @@ pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
     }
     let n = |a: usize, b: usize| main[a..b].parse::<u32>().ok();
     let (year, rest) = match main.len() {
-        8 => (from_epoch(now, 0).year, main),
+        8 => (zone.local(now, 0).year, main),
         10 => {
             let yy = n(0, 2)? as i64;
             (if yy < 69 { 2000 + yy } else { 1900 + yy }, &main[2..])
@@ -58,7 +57,7 @@ pub fn parse_stamp(s: &str, now: i64) -> Option<i64> {
     if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || secs > 60 {
         return None;
     }
-    Some(to_epoch(year, mo, d, h, mi, secs))
+    zone.mktime(to_epoch(year, mo, d, h, mi, secs), None).ok()
 }
 
 /// `touch [-acm] [-d DATE | -t STAMP | -r FILE] FILE...`
@@ -72,6 +71,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
     }
     let now = ctx.control.clock.now();
     let mut when: Timestamp = now;
+    let zone = Zone::from_env(ctx.env);
     if let Some(r) = p.last(TouchOpt::Reference) {
         match ctx.fs.metadata(&ctx.path(r)) {
             Ok(m) => when = m.mtime,
@@ -85,7 +85,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     if let Some(d) = p.last(TouchOpt::Date) {
-        match parse_date(d, when.secs) {
+        match parse_date(d, when.secs, &zone) {
             Some((s, ns)) => when = Timestamp { secs: s, nanos: ns },
             None => {
                 ctx.gnu_error(format_args!("invalid date format {}", quote_locale(d)));
@@ -94,7 +94,7 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
         }
     }
     if let Some(t) = p.last(TouchOpt::Stamp) {
-        match parse_stamp(t, now.secs) {
+        match parse_stamp(t, now.secs, &zone) {
             Some(s) => when = Timestamp { secs: s, nanos: 0 },
             None => {
                 ctx.gnu_error(format_args!("invalid date format {}", quote_locale(t)));
@@ -102,10 +102,15 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     }
-    // Only the access time was asked for: the sandbox keeps no atime.
-    let only_atime = p.has(TouchOpt::AccessOnly)
-        && !p.has(TouchOpt::ModificationOnly)
-        && p.last(TouchOpt::Time).is_none_or(|t| t.starts_with('a'));
+    // `-a`, `-m` (or `--time=WORD`) pick one time; neither sets both.
+    let time_word = p.last(TouchOpt::Time);
+    let mut set_atime = p.has(TouchOpt::AccessOnly)
+        || time_word.is_some_and(|t| matches!(t, "access" | "atime" | "use"));
+    let mut set_mtime = p.has(TouchOpt::ModificationOnly)
+        || time_word.is_some_and(|t| matches!(t, "modify" | "mtime"));
+    if !set_atime && !set_mtime {
+        (set_atime, set_mtime) = (true, true);
+    }
     // POSIX's -f: accepted for compatibility, as in GNU.
     let _ = p.has(TouchOpt::Ignored);
     let mut status = 0;
@@ -130,7 +135,10 @@ pub fn touch(ctx: &mut CommandCtx<'_>) -> i32 {
                 continue;
             }
         }
-        if only_atime {
+        if set_atime && !p.has(TouchOpt::NoDereference) {
+            let _ = ctx.fs.set_atime(&path, when);
+        }
+        if !set_mtime {
             continue;
         }
         if let Err(e) = ctx.fs.set_mtime(&path, when)

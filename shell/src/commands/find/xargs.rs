@@ -469,6 +469,9 @@ fn shell_items(input: &[u8], whole_lines: bool) -> Result<Vec<Vec<String>>, Stri
                     have = false;
                 }
             }
+            // `-I` skips every white-space character before a line's text
+            // (GNU's `isspace`), the vertical ones too.
+            '\x0b' | '\x0c' | '\r' if whole_lines && !have => {}
             '\'' | '"' => {
                 have = true;
                 loop {

@@ -333,8 +333,8 @@ impl Run<'_> {
     /// One file patch.
     fn file(&mut self, ctx: &mut CommandCtx<'_>, fp: &FilePatch, origfile: Option<&str>) {
         let s = self.s;
-        let creates = fp.old_name.as_deref() == Some("/dev/null");
-        let deletes = fp.new_name.as_deref() == Some("/dev/null");
+        let creates = fp.old_absent || fp.old_name.as_deref() == Some("/dev/null");
+        let deletes = fp.new_absent || fp.new_name.as_deref() == Some("/dev/null");
         let old = fp.old_name.as_deref().and_then(|n| self.stripped(n));
         let new = fp.new_name.as_deref().and_then(|n| self.stripped(n));
         let name = match origfile {
@@ -343,7 +343,12 @@ impl Run<'_> {
                 .into_iter()
                 .flatten()
                 .find(|n| self.exists(ctx, n))
-                .or_else(|| if creates { new.clone() } else { None }),
+                .or_else(|| {
+                    // A patch that creates the file (read backwards with -R:
+                    // one that deletes it) names a file not there yet.
+                    let creating = if s.reverse { deletes } else { creates };
+                    creating.then(|| new.clone().or_else(|| old.clone()))?
+                }),
         };
         let hunks_n = fp.hunks.len();
         let Some(name) = name else {

@@ -103,6 +103,11 @@ pub(crate) struct FilePatch {
     pub old_name: Option<String>,
     /// The name on the `+++` (unified) or `---` (context) line.
     pub new_name: Option<String>,
+    /// The old side's timestamp is the epoch: `diff -N` wrote it for a file
+    /// that did not exist, so the patch creates the file (as GNU reads it).
+    pub old_absent: bool,
+    /// The new side's timestamp is the epoch: the patch deletes the file.
+    pub new_absent: bool,
     /// The lines before the first hunk, since the previous file patch (what
     /// GNU shows when it cannot find the file).
     pub leading: Vec<String>,
@@ -137,6 +142,8 @@ pub(crate) fn parse(input: &[u8]) -> Vec<FilePatch> {
             let mut fp = FilePatch {
                 old_name: Some(name_of(&text[4..])),
                 new_name: Some(name_of(&new_text[4..])),
+                old_absent: stamped_epoch(&text[4..]),
+                new_absent: stamped_epoch(&new_text[4..]),
                 header: vec![text.clone(), new_text.clone()],
                 ..FilePatch::default()
             };
@@ -163,6 +170,8 @@ pub(crate) fn parse(input: &[u8]) -> Vec<FilePatch> {
             let mut fp = FilePatch {
                 old_name: Some(name_of(&text[4..])),
                 new_name: Some(name_of(&new_text[4..])),
+                old_absent: stamped_epoch(&text[4..]),
+                new_absent: stamped_epoch(&new_text[4..]),
                 header: vec![text.clone(), new_text.clone()],
                 ..FilePatch::default()
             };
@@ -208,6 +217,55 @@ fn name_of(field: &str) -> String {
         .next()
         .unwrap_or_default()
         .to_string()
+}
+
+/// Whether the timestamp after a `---`/`+++` name (past its tab) is the
+/// epoch in any zone (`1970-01-01 00:00:00.000000000 +0000`, or
+/// `1969-12-31 19:00:00 -0500`): what `diff -N` writes for a missing file.
+fn stamped_epoch(field: &str) -> bool {
+    let Some((_, stamp)) = field.split_once('\t') else {
+        return false;
+    };
+    let mut parts = stamp.split_whitespace();
+    let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let zone = parts.next().unwrap_or("+0000");
+    let num = |s: &str| s.parse::<i64>().ok();
+    let date: Vec<Option<i64>> = date.split('-').map(num).collect();
+    let time: Vec<Option<i64>> = time
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .split(':')
+        .map(num)
+        .collect();
+    let (&[Some(y), Some(m), Some(d)], &[Some(hh), Some(mm), Some(ss)]) =
+        (date.as_slice(), time.as_slice())
+    else {
+        return false;
+    };
+    let (sign, digits) = match zone.split_at_checked(1) {
+        Some(("-", z)) => (-1, z),
+        Some(("+", z)) => (1, z),
+        _ => return false,
+    };
+    let (Some(zh), Some(zm)) = (
+        digits.get(..2).and_then(num),
+        digits.get(2..4).and_then(num),
+    ) else {
+        return false;
+    };
+    // Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
+    // days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let local = days * 86_400 + hh * 3_600 + mm * 60 + ss;
+    local - sign * (zh * 3_600 + zm * 60) == 0
 }
 
 /// `START[,COUNT]` of a hunk header.

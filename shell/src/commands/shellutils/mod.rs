@@ -92,7 +92,12 @@ fn printf(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     };
     let now = ctx.control.clock.now().secs;
-    let f = format(fmt, &args[1..], TimeCtx { now, start: now });
+    let time = TimeCtx {
+        now,
+        start: now,
+        zone: crate::time::Zone::from_env(ctx.env),
+    };
+    let f = format(fmt, &args[1..], time);
     for e in &f.errors {
         ctx.error(e);
     }

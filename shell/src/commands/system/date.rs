@@ -1,4 +1,5 @@
-//! `date`: print (never set) the time, always in UTC.
+//! `date`: print (never set) the time, in the zone `TZ` names (UTC when
+//! unset, or with `-u`).
 
 use super::dateparse::parse_date;
 use crate::commands::CommandCtx;
@@ -7,14 +8,14 @@ use crate::commands::files::common::{
     Arg, OptSpec, Parsed, flag, parse_or_usage, quote, quote_locale, usage_error, with_arg,
 };
 use crate::commands::files::input;
-use crate::time::{from_epoch, strftime};
+use crate::time::{Zone, strftime};
 
 /// What `date --help` prints.
 pub(crate) const USAGE: &str = "\
 Usage: date [OPTION]... [+FORMAT]
   or:  date [-u|--utc|--universal] [MMDDhhmm[[CC]YY][.ss]]
 Print the current time, or the time an option names, in FORMAT. Times are
-always in UTC, and the clock cannot be set.
+in the zone TZ names (UTC when unset), and the clock cannot be set.
 
   -d, --date=STRING          print the time STRING describes, not now
   -f, --file=DATEFILE        like -d, once for each line of DATEFILE
@@ -24,7 +25,7 @@ always in UTC, and the clock cannot be set.
       --rfc-3339=FMT         print in RFC 3339 form; FMT is date, seconds
                                or ns
   -r, --reference=FILE       print the modification time of FILE
-  -u, --utc, --universal     use UTC (always the case)
+  -u, --utc, --universal     print or read Coordinated Universal Time (UTC)
       --help        display this help and exit
 
 FORMAT is text with strftime conversions, among them:
@@ -155,6 +156,11 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
         return 1;
     };
     let now = ctx.control.clock.now();
+    let zone = if p.has("u") {
+        Zone::utc()
+    } else {
+        Zone::from_env(ctx.env)
+    };
     let mut times = Vec::new();
     if let Some(r) = p.last("r") {
         match ctx.fs.metadata(&ctx.path(r)) {
@@ -165,7 +171,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
             }
         }
     } else if let Some(d) = p.last("d") {
-        match parse_date(d, now.secs) {
+        match parse_date(d, now.secs, &zone) {
             Some(t) => times.push(t),
             None => {
                 ctx.gnu_error(format_args!("invalid date {}", quote_locale(d)));
@@ -184,9 +190,9 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
         };
         let mut status = 0;
         for line in String::from_utf8_lossy(&data).lines() {
-            match parse_date(line, now.secs) {
+            match parse_date(line, now.secs, &zone) {
                 Some((s, ns)) => {
-                    let _ = writeln!(ctx.stdout, "{}", strftime(&fmt, &from_epoch(s, ns)));
+                    let _ = writeln!(ctx.stdout, "{}", strftime(&fmt, &zone.local(s, ns)));
                 }
                 None => {
                     ctx.gnu_error(format_args!("invalid date {}", quote_locale(line)));
@@ -199,7 +205,7 @@ pub fn date(ctx: &mut CommandCtx<'_>) -> i32 {
         times.push((now.secs, now.nanos));
     }
     for (s, ns) in times {
-        if writeln!(ctx.stdout, "{}", strftime(&fmt, &from_epoch(s, ns))).is_err() {
+        if writeln!(ctx.stdout, "{}", strftime(&fmt, &zone.local(s, ns))).is_err() {
             return 1;
         }
     }

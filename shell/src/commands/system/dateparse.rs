@@ -1,12 +1,13 @@
 //! The subset of GNU `date -d` strings scripts use: `@N`, ISO dates and
 //! times with zones, `M/D/Y`, month names, `am`/`pm`, weekday names and
 //! relative items (`3 days ago`, `+1 week`, `next month`, `yesterday`).
+//! A time without a zone of its own is local time in the zone `TZ` names.
 
-use crate::time::{DAYS, MONTHS, days_in_month, from_epoch, to_epoch};
+use crate::time::{DAYS, MONTHS, Zone, days_in_month, from_epoch, to_epoch};
 
 /// A time of day: hours, minutes, seconds, nanoseconds, and the UTC offset
-/// in seconds it was written in.
-type TimeOfDay = (u32, u32, u32, u32, i64);
+/// in seconds it was written in (`None`: local time).
+type TimeOfDay = (u32, u32, u32, u32, Option<i64>);
 
 fn month_index(s: &str) -> Option<u32> {
     let l = s.trim_end_matches([',', '.']);
@@ -64,13 +65,14 @@ fn parse_zone(s: &str) -> Option<i64> {
 /// `HH:MM[:SS[.frac]][am|pm][zone]`, or `Ham`/`Hpm`.
 fn parse_time(s: &str) -> Option<TimeOfDay> {
     let mut body = s;
-    let mut zone = 0;
+    let mut zone = None;
     if let Some(b) = body.strip_suffix('z') {
         body = b;
+        zone = Some(0);
     } else if let Some(i) = body.rfind(['+', '-'])
         && i > 0
     {
-        zone = parse_zone(&body[i..])?;
+        zone = Some(parse_zone(&body[i..])?);
         body = &body[..i];
     }
     let mut ampm = None;
@@ -157,27 +159,28 @@ fn parse_calendar_date(t: &str, this_year: i64) -> Option<(i64, u32, u32)> {
     Some((y, m, d))
 }
 
-/// Seconds and months of a relative unit.
-fn unit(u: &str) -> Option<(i64, i64)> {
+/// Seconds, days and months of a relative unit (days and weeks move the
+/// calendar, not the clock).
+fn unit(u: &str) -> Option<(i64, i64, i64)> {
     let u = u
         .strip_suffix('s')
         .filter(|b| !b.is_empty() && *b != "mins" && *b != "secs")
         .unwrap_or(u);
     Some(match u {
-        "sec" | "second" => (1, 0),
-        "min" | "minute" => (60, 0),
-        "hour" => (3600, 0),
-        "day" => (86400, 0),
-        "week" => (7 * 86400, 0),
-        "fortnight" => (14 * 86400, 0),
-        "month" => (0, 1),
-        "year" => (0, 12),
+        "sec" | "second" => (1, 0, 0),
+        "min" | "minute" => (60, 0, 0),
+        "hour" => (3600, 0, 0),
+        "day" => (0, 1, 0),
+        "week" => (0, 7, 0),
+        "fortnight" => (0, 14, 0),
+        "month" => (0, 0, 1),
+        "year" => (0, 0, 12),
         _ => return None,
     })
 }
 
-/// Adds `n` months, letting an overflowing day run into the next month as
-/// GNU (via `mktime`) does: Jan 31 + 1 month = Mar 2 (or 3).
+/// Adds `n` months to a wall-clock time, letting an overflowing day run into
+/// the next month as GNU (via `mktime`) does: Jan 31 + 1 month = Mar 2 (or 3).
 fn add_months(secs: i64, n: i64) -> i64 {
     let tm = from_epoch(secs, 0);
     let total = tm.year * 12 + (tm.month as i64 - 1) + n;
@@ -187,9 +190,10 @@ fn add_months(secs: i64, n: i64) -> i64 {
 }
 
 /// Parses a GNU `date -d` string relative to `now` (seconds since the
-/// epoch). Returns (seconds, nanoseconds), or `None` when GNU would say
-/// `invalid date`.
-pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
+/// epoch), reading local times in `zone`. Returns (seconds, nanoseconds),
+/// or `None` when GNU would say `invalid date` (a local time that a DST
+/// gap skips is one).
+pub fn parse_date(input: &str, now: i64, zone: &Zone) -> Option<(i64, u32)> {
     let s = input.trim();
     if let Some(rest) = s.strip_prefix('@') {
         return parse_epoch(rest.trim());
@@ -200,10 +204,11 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
         lower.replace_range(10..11, " ");
     }
     let tokens: Vec<&str> = lower.split_whitespace().collect();
-    let this_year = from_epoch(now, 0).year;
+    let this_year = zone.local(now, 0).year;
     let mut items = Items {
         date: None,
         time: None,
+        zone: None,
         rel: Vec::new(),
         day_shift: 0,
         weekday: None,
@@ -216,7 +221,7 @@ pub fn parse_date(input: &str, now: i64) -> Option<(i64, u32)> {
         i += 1;
         items.item(t, &tokens, &mut i, this_year)?;
     }
-    Some(items.resolve(now))
+    items.resolve(now, zone)
 }
 
 /// What the items of a date string have said so far.
@@ -224,8 +229,10 @@ struct Items {
     /// A calendar date (year, month, day).
     date: Option<(i64, u32, u32)>,
     time: Option<TimeOfDay>,
-    /// Relative items: (seconds, months), in order.
-    rel: Vec<(i64, i64)>,
+    /// A zone word (`utc`, `z`): the time is in UTC.
+    zone: Option<i64>,
+    /// Relative items: (seconds, days, months), in order.
+    rel: Vec<(i64, i64, i64)>,
     /// `yesterday` / `tomorrow`, in days.
     day_shift: i64,
     /// A day of the week and its ordinal (`next` 1, `last` -1, else 0).
@@ -244,14 +251,16 @@ impl Items {
             return Some(());
         }
         if (t.starts_with('+') || t.starts_with('-'))
-            && self.time.is_some()
+            && self.time.is_some_and(|tt| tt.4.is_none())
+            && *i >= 2
+            && tokens[*i - 2].contains(':')
             && t[1..].bytes().next().is_some_and(|b| b.is_ascii_digit())
-            && tokens.get(*i).is_none_or(|n| unit(n).is_none())
         {
-            // A zone after a time: `10:00 +0100`.
+            // A zone right after a time: `10:00 +0100`. GNU's grammar reads
+            // `10:00 +1 day` so too (a zone of +01, then one day).
             let z = parse_zone(t)?;
             if let Some(tt) = self.time.as_mut() {
-                tt.4 = z;
+                tt.4 = Some(z);
             }
             return Some(());
         }
@@ -289,14 +298,15 @@ impl Items {
     /// lone sign, `am`/`pm`...): true when `t` was one.
     fn keyword(&mut self, t: &str) -> Option<bool> {
         match t {
-            "now" | "today" | "this" | "utc" | "gmt" | "z" | "ut" => {}
+            "now" | "today" | "this" => {}
+            "utc" | "gmt" | "z" | "ut" => self.zone = Some(0),
             "yesterday" => self.day_shift -= 1,
             "tomorrow" => self.day_shift += 1,
             "next" => self.ordinal = Some(1),
             "last" => self.ordinal = Some(-1),
             "ago" => {
                 let last = self.rel.last_mut()?;
-                *last = (-last.0, -last.1);
+                *last = (-last.0, -last.1, -last.2);
             }
             "+" => self.pending_sign = 1,
             "-" => self.pending_sign = -1,
@@ -324,28 +334,38 @@ impl Items {
         } else {
             (self.ordinal.take().unwrap_or(1), t)
         };
-        let (s1, m1) = unit(u)?;
+        let (s1, d1, m1) = unit(u)?;
         let n = n * self.pending_sign;
         self.pending_sign = 1;
-        self.rel.push((n * s1, n * m1));
+        self.rel.push((n * s1, n * d1, n * m1));
         Some(())
     }
 
-    /// The time the items name: the date and time (else today, now), then
-    /// the weekday, the day shift and the relative items in order.
-    fn resolve(self, now: i64) -> (i64, u32) {
+    /// The time the items name: the date and time (else today, now) on the
+    /// local wall clock, moved by the weekday, the day shift and the
+    /// calendar's relative items (days, months), read back in `zone` (or at
+    /// the offset the string gave); then the relative seconds, which count
+    /// elapsed time. `None` when the wall-clock time does not exist.
+    fn resolve(self, now: i64, zone: &Zone) -> Option<(i64, u32)> {
         let (date, time) = (self.date, self.time);
-        let today = now.div_euclid(86400) * 86400;
-        let (mut secs, nanos) = match (date, time) {
-            (Some((y, m, d)), Some((h, mi, s, ns, z))) => (to_epoch(y, m, d, h, mi, s) - z, ns),
-            (Some((y, m, d)), None) => (to_epoch(y, m, d, 0, 0, 0), 0),
-            (None, Some((h, mi, s, ns, z))) => (today + (h * 3600 + mi * 60 + s) as i64 - z, ns),
-            (None, None) => (now, 0),
+        let explicit = time.and_then(|t| t.4).or(self.zone);
+        let local_now = match explicit {
+            Some(z) => now + z,
+            None => now + i64::from(zone.local(now, 0).offset),
         };
+        let today = local_now.div_euclid(86400) * 86400;
+        let hms = |h: u32, mi: u32, s: u32| i64::from(h * 3600 + mi * 60 + s);
+        let (mut wall, nanos) = match (date, time) {
+            (Some((y, m, d)), Some((h, mi, s, ns, _))) => (to_epoch(y, m, d, h, mi, s), ns),
+            (Some((y, m, d)), None) => (to_epoch(y, m, d, 0, 0, 0), 0),
+            (None, Some((h, mi, s, ns, _))) => (today + hms(h, mi, s), ns),
+            (None, None) => (local_now, 0),
+        };
+        let mut calendar_moved = false;
         if let Some((wd, ord)) = self.weekday
             && date.is_none()
         {
-            let cur = from_epoch(secs, 0).wday as i64;
+            let cur = from_epoch(wall, 0).wday as i64;
             let mut diff = (wd as i64 - cur).rem_euclid(7);
             match ord {
                 1 if diff == 0 => diff = 7,
@@ -353,18 +373,29 @@ impl Items {
                 _ => {}
             }
             if time.is_none() {
-                secs = secs.div_euclid(86400) * 86400;
+                wall = wall.div_euclid(86400) * 86400;
             }
-            secs += diff * 86400;
+            wall += diff * 86400;
+            calendar_moved = true;
         }
-        secs += self.day_shift * 86400;
-        for (s1, m1) in self.rel {
+        wall += self.day_shift * 86400;
+        let mut elapsed = 0;
+        for (s1, d1, m1) in self.rel {
             if m1 != 0 {
-                secs = add_months(secs, m1);
+                wall = add_months(wall, m1);
             }
-            secs += s1;
+            wall += d1 * 86400;
+            elapsed += s1;
+            calendar_moved |= m1 != 0 || d1 != 0;
         }
-        (secs, nanos)
+        calendar_moved |= self.day_shift != 0;
+        let secs = match explicit {
+            Some(z) => wall - z,
+            // Nothing but elapsed time: now, whatever the zone does.
+            None if date.is_none() && time.is_none() && !calendar_moved => now,
+            None => zone.mktime(wall, None).ok()?,
+        };
+        Some((secs + elapsed, nanos))
     }
 }
 
@@ -451,13 +482,17 @@ mod tests {
     const NOW: i64 = 1_796_268_366; // Thu 2026-12-03 03:26:06 UTC
 
     fn fmt(s: &str) -> Option<String> {
-        parse_date(s, NOW).map(|(secs, _)| crate::time::strftime("%F %T %a", &from_epoch(secs, 0)))
+        parse_date(s, NOW, &Zone::utc())
+            .map(|(secs, _)| crate::time::strftime("%F %T %a", &from_epoch(secs, 0)))
     }
 
     #[test]
     fn absolute_forms() {
-        assert_eq!(parse_date("@86400", 0), Some((86400, 0)));
-        assert_eq!(parse_date("@-1.5", 0), Some((-2, 500_000_000)));
+        assert_eq!(parse_date("@86400", 0, &Zone::utc()), Some((86400, 0)));
+        assert_eq!(
+            parse_date("@-1.5", 0, &Zone::utc()),
+            Some((-2, 500_000_000))
+        );
         assert_eq!(
             fmt("2024-01-02").as_deref(),
             Some("2024-01-02 00:00:00 Tue")

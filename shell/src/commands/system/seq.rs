@@ -426,6 +426,7 @@ pub fn seq(ctx: &mut CommandCtx<'_>) -> i32 {
             } else {
                 None
             },
+            negative_zero: first.value == 0.0 && first.value.is_sign_negative(),
         };
         print_exact(ctx, &mut out, (f, s, l), fixed_point, fmt.as_ref())
     } else {
@@ -607,6 +608,9 @@ struct FixedPoint {
     scale: usize,
     prec: usize,
     width: Option<usize>,
+    /// FIRST is a negative zero (`-0`, `-0.0`): GNU prints it as FIRST
+    /// itself, sign and all; the numbers after it are sums, so `0`.
+    negative_zero: bool,
 }
 
 /// The sequence in exact decimal arithmetic (FIRST, INCREMENT, LAST scaled
@@ -627,7 +631,24 @@ fn print_exact(
     // Counting up by one from zero or more (`seq 1 1388000`), the text of
     // the next number is the last one's plus one, done on its digits as GNU
     // seq does: a division per digit costs seven times that.
-    let mut counter = (plain && s == 1 && f >= 0).then(|| DecimalCounter::new(f));
+    if fp.negative_zero && ((s > 0 && 0 <= l) || (s < 0 && 0 >= l)) {
+        let text = match (fmt, fp.width) {
+            (Some(fm), _) => format!(
+                "{}{}{}",
+                fm.pre,
+                format_float(&fm.flags, fm.width, fm.prec, fm.conv, -0.0),
+                fm.post
+            ),
+            (None, Some(width)) => format!("-{:0>w$}", fixed(0, scale, prec), w = width.max(2) - 1),
+            (None, None) => format!("-{}", fixed(0, scale, prec)),
+        };
+        if !out.emit(ctx, &text, true) {
+            return None;
+        }
+        count = 1;
+        v = s;
+    }
+    let mut counter = (plain && s == 1 && v >= 0).then(|| DecimalCounter::new(v));
     while (s > 0 && v <= l) || (s < 0 && v >= l) {
         if let Some(counter) = counter.as_mut() {
             // Up to ten numbers at a time: those that differ in the last digit.

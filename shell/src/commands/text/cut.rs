@@ -3,51 +3,37 @@
 
 use std::io::{BufWriter, Write};
 
-use super::common::{self, Arg, LineSource, OptSpec, ParseMode, opt};
+use super::common::{self, LineSource, Parsed};
 use crate::commands::CommandCtx;
 
-pub(crate) const USAGE: &str = "\
-Usage: cut OPTION... [FILE]...
-Print selected parts of lines from each FILE to standard output.
+declare_options! {
+    /// cut's options.
+    pub(crate) enum CutOpt {
+        usage: "Usage: cut OPTION... [FILE]...",
+        about: "Print selected parts of lines from each FILE to standard output.
 
 With no FILE, or when FILE is -, read standard input.
-
-  -b, --bytes=LIST        select only these bytes
-  -c, --characters=LIST   select only these characters
-  -d, --delimiter=DELIM   use DELIM instead of TAB for field delimiter
-  -f, --fields=LIST       select only these fields;  also print any line
-                            that contains no delimiter character, unless
-                            the -s option is specified
-  -n                      (ignored)
-      --complement        complement the set of selected bytes, characters
-                            or fields
-  -s, --only-delimited    do not print lines not containing delimiters
-      --output-delimiter=STRING  use STRING as the output delimiter
-                            the default is to use the input delimiter
-  -z, --zero-terminated   line delimiter is NUL, not newline
-      --help        display this help and exit
-
-Each LIST is made up of one range, or many ranges separated by commas.
-Each range is one of: N, N-, N-M, -M (counted from 1).
-";
-
-const SPEC: &[OptSpec] = &[
-    opt("b", Some('b'), Some("bytes"), Arg::Required),
-    opt("c", Some('c'), Some("characters"), Arg::Required),
-    opt("d", Some('d'), Some("delimiter"), Arg::Required),
-    opt("f", Some('f'), Some("fields"), Arg::Required),
-    opt("n", Some('n'), None, Arg::None),
-    opt("complement", None, Some("complement"), Arg::None),
-    opt("s", Some('s'), Some("only-delimited"), Arg::None),
-    opt(
-        "output-delimiter",
-        None,
-        Some("output-delimiter"),
-        Arg::Required,
-    ),
-    opt("z", Some('z'), Some("zero-terminated"), Arg::None),
-    opt("help", None, Some("help"), Arg::None),
-];
+",
+        after: "Each LIST is made up of one range, or many ranges separated by commas.
+Each range is one of: N, N-, N-M, -M (counted from 1).",
+        column: 26,
+        rows: [
+            Bytes: 'b' "bytes" required "LIST" => "select only these bytes",
+            Characters: 'c' "characters" required "LIST" => "select only these characters",
+            Delimiter: 'd' "delimiter" required "DELIM" => "use DELIM instead of TAB for field delimiter",
+            Fields: 'f' "fields" required "LIST" => "select only these fields;  also print any line
+                that contains no delimiter character, unless
+                the -s option is specified",
+            Ignored: 'n' - none => "(ignored)",
+            Complement: - "complement" none => "complement the set of selected bytes, characters
+                or fields",
+            OnlyDelimited: 's' "only-delimited" none => "do not print lines not containing delimiters",
+            OutputDelimiter: - "output-delimiter" required "STRING" => "use STRING as the output delimiter
+                the default is to use the input delimiter",
+            ZeroTerminated: 'z' "zero-terminated" none => "line delimiter is NUL, not newline",
+        ],
+    }
+}
 
 /// Sorted, merged 1-based inclusive ranges (`usize::MAX` = open end), of
 /// fields or else of byte/character positions, with GNU's errors.
@@ -135,7 +121,7 @@ struct CutOptions {
 }
 
 /// The options, checked as GNU does; the error is a usage error's message.
-fn parse_options(parsed: &common::Parsed) -> Result<CutOptions, String> {
+fn parse_options(parsed: &Parsed<CutOpt>) -> Result<CutOptions, String> {
     let mut mode: Option<(char, String)> = None;
     let mut delim: Option<u8> = None;
     let (mut complement, mut only_delimited) = (false, false);
@@ -143,24 +129,29 @@ fn parse_options(parsed: &common::Parsed) -> Result<CutOptions, String> {
     let mut eol = b'\n';
     for (id, val) in &parsed.opts {
         let v = val.as_deref().unwrap_or("");
-        match *id {
-            "b" | "c" | "f" => {
+        match id {
+            CutOpt::Bytes | CutOpt::Characters | CutOpt::Fields => {
                 if mode.is_some() {
                     return Err("only one list may be specified".into());
                 }
-                mode = Some((id.chars().next().unwrap(), v.to_string()));
+                let kind = match id {
+                    CutOpt::Bytes => 'b',
+                    CutOpt::Characters => 'c',
+                    _ => 'f',
+                };
+                mode = Some((kind, v.to_string()));
             }
-            "d" => {
+            CutOpt::Delimiter => {
                 if v.len() > 1 {
                     return Err("the delimiter must be a single character".into());
                 }
                 delim = Some(v.as_bytes().first().copied().unwrap_or(b'\0'));
             }
-            "complement" => complement = true,
-            "s" => only_delimited = true,
-            "output-delimiter" => out_delim = Some(v.as_bytes().to_vec()),
-            "z" => eol = 0,
-            _ => {}
+            CutOpt::Ignored => {}
+            CutOpt::Complement => complement = true,
+            CutOpt::OnlyDelimited => only_delimited = true,
+            CutOpt::OutputDelimiter => out_delim = Some(v.as_bytes().to_vec()),
+            CutOpt::ZeroTerminated => eol = 0,
         }
     }
     let Some((kind, list)) = mode else {
@@ -189,12 +180,8 @@ fn parse_options(parsed: &common::Parsed) -> Result<CutOptions, String> {
 /// `cut`
 pub fn cut(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "cut";
-    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            common::usage_error(ctx, &e);
-            return 1;
-        }
+    let Some(parsed) = CutOpt::TABLE.parse_or_usage(ctx) else {
+        return 1;
     };
     let o = match parse_options(&parsed) {
         Ok(o) => o,

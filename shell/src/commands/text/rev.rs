@@ -1,5 +1,5 @@
 //! `rev`: reverse the bytes of each line (util-linux; the C locale's
-//! characters are bytes).
+//! characters are bytes), a NUL cutting its line as util-linux's does.
 
 use super::common::{self, Arg, OptSpec, ParseMode, opt};
 use crate::commands::CommandCtx;
@@ -39,23 +39,44 @@ pub fn rev(ctx: &mut CommandCtx<'_>) -> i32 {
     });
     let mut out = Vec::new();
     for (_, data) in &inputs {
-        let mut rest: &[u8] = data;
-        while !rest.is_empty() {
-            let (line, term) = match memchr::memchr(delim, rest) {
-                Some(i) => (&rest[..i], true),
-                None => (rest, false),
-            };
-            out.extend(line.iter().rev());
-            if term {
-                out.push(delim);
-                rest = &rest[line.len() + 1..];
-            } else {
-                rest = &[];
-            }
-        }
+        reverse_lines(data, delim, &mut out);
     }
     if ctx.stdout.write_all(&out).is_err() {
         return 1;
     }
     if ok { 0 } else { 1 }
+}
+
+/// Reverses each line of `data` into `out`, as util-linux reads them: a
+/// line is what `fgetws` returns, cut at its first NUL (`wcslen`); a cut
+/// line lacks its newline, so the next read is appended where the NUL was,
+/// and the text between a NUL and the newline is lost.
+fn reverse_lines(data: &[u8], delim: u8, out: &mut Vec<u8>) {
+    let mut pos = 0;
+    while pos < data.len() {
+        let mut line: Vec<u8> = Vec::new();
+        loop {
+            let end = memchr::memchr(delim, &data[pos..]).map_or(data.len(), |i| pos + i + 1);
+            line.extend_from_slice(&data[pos..end]);
+            pos = end;
+            if delim != 0
+                && let Some(nul) = memchr::memchr(0, &line)
+            {
+                line.truncate(nul);
+            }
+            if line.last() == Some(&delim) || pos >= data.len() {
+                break;
+            }
+        }
+        let term = line.last() == Some(&delim);
+        let body = if term {
+            &line[..line.len() - 1]
+        } else {
+            &line[..]
+        };
+        out.extend(body.iter().rev());
+        if term {
+            out.push(delim);
+        }
+    }
 }

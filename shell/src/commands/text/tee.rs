@@ -1,39 +1,42 @@
 //! `tee`: copy stdin to stdout and to files (`-a`), chunk by chunk so it
 //! works in the middle of a pipeline.
 
-use super::common::{self, Arg, OptSpec, ParseMode, opt};
+use super::common;
 use crate::commands::CommandCtx;
 use crate::fs::Fs;
 
-pub(crate) const USAGE: &str = "\
-Usage: tee [OPTION]... [FILE]...
-Copy standard input to each FILE, and also to standard output.
-
-  -a, --append              append to the given FILEs, do not overwrite
-  -i, --ignore-interrupts   ignore interrupt signals
-  -p                        diagnose errors writing to non pipes
-      --help        display this help and exit
-";
-
-const SPEC: &[OptSpec] = &[
-    opt("a", Some('a'), Some("append"), Arg::None),
-    opt("i", Some('i'), Some("ignore-interrupts"), Arg::None),
-    opt("p", Some('p'), None, Arg::None),
-    opt("output-error", None, Some("output-error"), Arg::Optional),
-    opt("help", None, Some("help"), Arg::None),
-];
+declare_options! {
+    /// tee's options.
+    pub(crate) enum TeeOpt {
+        usage: "Usage: tee [OPTION]... [FILE]...",
+        about: "Copy standard input to each FILE, and also to standard output.
+",
+        after: "",
+        column: 28,
+        rows: [
+            Append: 'a' "append" none => "append to the given FILEs, do not overwrite",
+            IgnoreInterrupts: 'i' "ignore-interrupts" none => "ignore interrupt signals",
+            Pipe: 'p' - none => "diagnose errors writing to non pipes",
+            OutputError: - "output-error" optional "MODE" => "set behavior on write error (accepted)",
+        ],
+    }
+}
 
 /// `tee`
 pub fn tee(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "tee";
-    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            common::usage_error(ctx, &e);
-            return 1;
-        }
+    let Some(parsed) = TeeOpt::TABLE.parse_or_usage(ctx) else {
+        return 1;
     };
-    let append = parsed.has("a");
+    let mut append = false;
+    for (opt, _) in &parsed.opts {
+        match opt {
+            TeeOpt::Append => append = true,
+            // No signals reach a sandboxed run, and every write error is
+            // reported: these change nothing here.
+            TeeOpt::IgnoreInterrupts | TeeOpt::Pipe | TeeOpt::OutputError => {}
+        }
+    }
     let mut status = 0;
     // Files that could be opened, with their resolved paths.
     let mut files: Vec<(String, String)> = Vec::new();

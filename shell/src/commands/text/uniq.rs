@@ -3,45 +3,36 @@
 
 use std::io::{BufWriter, Write};
 
-use super::common::{self, Arg, LineSource, OptSpec, ParseMode, opt};
+use super::common::{self, LineSource, Parsed};
 use crate::commands::CommandCtx;
 use crate::fs::Fs;
 
-pub(crate) const USAGE: &str = "\
-Usage: uniq [OPTION]... [INPUT [OUTPUT]]
-Filter adjacent matching lines from INPUT (or standard input),
+declare_options! {
+    /// uniq's options.
+    pub(crate) enum UniqOpt {
+        usage: "Usage: uniq [OPTION]... [INPUT [OUTPUT]]",
+        about: "Filter adjacent matching lines from INPUT (or standard input),
 writing to OUTPUT (or standard output).
-
-  -c, --count           prefix lines by the number of occurrences
-  -d, --repeated        only print duplicate lines, one for each group
-  -D                    print all duplicate lines
-      --all-repeated[=METHOD]  like -D, but allow separating groups
-                          with an empty line; METHOD={none(default),prepend,separate}
-  -f, --skip-fields=N   avoid comparing the first N fields
-      --group[=METHOD]  show all items, separating groups with an empty line;
-                          METHOD={separate(default),prepend,append,both}
-  -i, --ignore-case     ignore differences in case when comparing
-  -s, --skip-chars=N    avoid comparing the first N characters
-  -u, --unique          only print unique lines
-  -z, --zero-terminated     line delimiter is NUL, not newline
-  -w, --check-chars=N   compare no more than N characters in lines
-      --help        display this help and exit
-";
-
-const SPEC: &[OptSpec] = &[
-    opt("c", Some('c'), Some("count"), Arg::None),
-    opt("d", Some('d'), Some("repeated"), Arg::None),
-    opt("D", Some('D'), None, Arg::None),
-    opt("all-repeated", None, Some("all-repeated"), Arg::Optional),
-    opt("f", Some('f'), Some("skip-fields"), Arg::Required),
-    opt("group", None, Some("group"), Arg::Optional),
-    opt("i", Some('i'), Some("ignore-case"), Arg::None),
-    opt("s", Some('s'), Some("skip-chars"), Arg::Required),
-    opt("u", Some('u'), Some("unique"), Arg::None),
-    opt("z", Some('z'), Some("zero-terminated"), Arg::None),
-    opt("w", Some('w'), Some("check-chars"), Arg::Required),
-    opt("help", None, Some("help"), Arg::None),
-];
+",
+        after: "",
+        column: 24,
+        rows: [
+            Count: 'c' "count" none => "prefix lines by the number of occurrences",
+            Repeated: 'd' "repeated" none => "only print duplicate lines, one for each group",
+            AllDuplicates: 'D' - none => "print all duplicate lines",
+            AllRepeated: - "all-repeated" optional "METHOD" => "like -D, but allow separating groups
+                with an empty line; METHOD={none(default),prepend,separate}",
+            SkipFields: 'f' "skip-fields" required "N" => "avoid comparing the first N fields",
+            Group: - "group" optional "METHOD" => "show all items, separating groups with an empty line;
+                METHOD={separate(default),prepend,append,both}",
+            IgnoreCase: 'i' "ignore-case" none => "ignore differences in case when comparing",
+            SkipChars: 's' "skip-chars" required "N" => "avoid comparing the first N characters",
+            Unique: 'u' "unique" none => "only print unique lines",
+            ZeroTerminated: 'z' "zero-terminated" none => "line delimiter is NUL, not newline",
+            CheckChars: 'w' "check-chars" required "N" => "compare no more than N characters in lines",
+        ],
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Delimit {
@@ -95,7 +86,7 @@ impl Cfg {
 
 /// The options in order: the comparison and output settings, and the
 /// record terminator (`-z`: NUL). The error is the message for status 1.
-fn parse_options(parsed: &common::Parsed) -> Result<(Cfg, u8), String> {
+fn parse_options(parsed: &Parsed<UniqOpt>) -> Result<(Cfg, u8), String> {
     let mut cfg = Cfg {
         count: false,
         repeated: false,
@@ -115,11 +106,11 @@ fn parse_options(parsed: &common::Parsed) -> Result<(Cfg, u8), String> {
                 .map(|n| n.min(usize::MAX as u64) as usize)
                 .ok_or_else(|| format!("{v}: invalid number of {what}"))
         };
-        match *id {
-            "c" => cfg.count = true,
-            "d" => cfg.repeated = true,
-            "D" => cfg.all_repeated = Some(Delimit::None),
-            "all-repeated" => {
+        match id {
+            UniqOpt::Count => cfg.count = true,
+            UniqOpt::Repeated => cfg.repeated = true,
+            UniqOpt::AllDuplicates => cfg.all_repeated = Some(Delimit::None),
+            UniqOpt::AllRepeated => {
                 cfg.all_repeated = Some(match v {
                     "" | "none" => Delimit::None,
                     "prepend" => Delimit::Prepend,
@@ -127,7 +118,7 @@ fn parse_options(parsed: &common::Parsed) -> Result<(Cfg, u8), String> {
                     _ => return Err(format!("invalid argument '{v}' for '--all-repeated'")),
                 })
             }
-            "group" => {
+            UniqOpt::Group => {
                 cfg.group = Some(match v {
                     "" | "separate" => Delimit::Separate,
                     "prepend" => Delimit::Prepend,
@@ -136,13 +127,12 @@ fn parse_options(parsed: &common::Parsed) -> Result<(Cfg, u8), String> {
                     _ => return Err(format!("invalid argument '{v}' for '--group'")),
                 })
             }
-            "i" => cfg.icase = true,
-            "u" => cfg.unique = true,
-            "z" => delim = 0,
-            "f" => cfg.skip_fields = num("fields to skip")?,
-            "s" => cfg.skip_chars = num("bytes to skip")?,
-            "w" => cfg.check_chars = Some(num("bytes to compare")?),
-            _ => {}
+            UniqOpt::IgnoreCase => cfg.icase = true,
+            UniqOpt::Unique => cfg.unique = true,
+            UniqOpt::ZeroTerminated => delim = 0,
+            UniqOpt::SkipFields => cfg.skip_fields = num("fields to skip")?,
+            UniqOpt::SkipChars => cfg.skip_chars = num("bytes to skip")?,
+            UniqOpt::CheckChars => cfg.check_chars = Some(num("bytes to compare")?),
         }
     }
     Ok((cfg, delim))
@@ -151,12 +141,8 @@ fn parse_options(parsed: &common::Parsed) -> Result<(Cfg, u8), String> {
 /// `uniq`
 pub fn uniq(ctx: &mut CommandCtx<'_>) -> i32 {
     let name = "uniq";
-    let parsed = match common::parse(ctx.args, SPEC, ParseMode::default()) {
-        Ok(p) => p,
-        Err(e) => {
-            common::usage_error(ctx, &e);
-            return 1;
-        }
+    let Some(parsed) = UniqOpt::TABLE.parse_or_usage(ctx) else {
+        return 1;
     };
     let (cfg, delim) = match parse_options(&parsed) {
         Ok(parsed) => parsed,

@@ -316,6 +316,8 @@ pub fn pushd(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
     }
     match target {
+        // bash: `-n` alone neither swaps nor prints.
+        None if no_cd => return Ok(0),
         None => {
             if interp.dir_stack.is_empty() {
                 err(interp, "pushd: no other directory");

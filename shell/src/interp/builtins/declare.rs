@@ -354,6 +354,11 @@ fn declare_one(interp: &mut Interp, arg: &str, kind: Kind, f: &Flags) -> Result<
             var.value = Some(Value::Str(value.to_string()));
         } else if sub.is_none()
             && is_compound(value)
+            && (interp.compound_words.iter().any(|w| w == arg)
+                || f.add.has(Attrs::INDEXED)
+                || f.add.has(Attrs::ASSOC)
+                || is_indexed
+                || is_assoc)
             && !f.remove.has(Attrs::INDEXED)
             && !f.remove.has(Attrs::ASSOC)
         {

@@ -53,7 +53,11 @@ pub fn printf(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
     }
     let now = interp.control.clock.now().secs;
-    let tctx = TimeCtx { now, start: now };
+    let tctx = TimeCtx {
+        now,
+        start: now,
+        zone: interp.local_zone(),
+    };
     let f = format(fmt, &args[i + 1..], tctx);
     for e in &f.errors {
         err(interp, format!("printf: {e}"));
@@ -76,4 +80,18 @@ pub fn printf(interp: &mut Interp, args: &[String]) -> ExecResult {
         }
     }
     Ok(f.status)
+}
+
+impl Interp {
+    /// The zone bash's own times (`printf %(fmt)T`, prompts) are in: the
+    /// C library's `localtime` sees `TZ` only once it is exported (a `TZ=zone
+    /// printf` assignment is).
+    pub(crate) fn local_zone(&self) -> crate::time::Zone {
+        let tz = self
+            .vars
+            .get("TZ")
+            .filter(|v| v.attrs.has(crate::interp::vars::Attrs::EXPORT))
+            .and_then(|_| self.vars.get_str("TZ"));
+        crate::time::Zone::from_tz(tz)
+    }
 }

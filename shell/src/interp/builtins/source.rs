@@ -108,7 +108,7 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
             return Ok(1);
         }
     };
-    let text = crate::interp::program::without_nuls(crate::bytes::decode_vec(data));
+    let text = crate::bytes::decode_vec(sourced_bytes(data));
     let saved_positional = if rest.len() > 1 {
         Some(std::mem::replace(
             &mut interp.positional,
@@ -142,4 +142,26 @@ pub fn source(interp: &mut Interp, args: &[String]) -> ExecResult {
         Err(Interrupt::Return(n)) => Ok(n),
         other => other,
     }
+}
+
+/// A sourced file's text as bash's `source` reads it: each NUL is removed
+/// and the byte after it skipped (so of two NULs in a row the second
+/// stays), and the text ends at the first NUL left.
+fn sourced_bytes(data: Vec<u8>) -> Vec<u8> {
+    if !data.contains(&0) {
+        return data;
+    }
+    let mut out = Vec::with_capacity(data.len());
+    let mut bytes = data.iter();
+    while let Some(&b) = bytes.next() {
+        if b != 0 {
+            out.push(b);
+        } else if let Some(&next) = bytes.next() {
+            out.push(next);
+        }
+    }
+    if let Some(end) = out.iter().position(|b| *b == 0) {
+        out.truncate(end);
+    }
+    out
 }

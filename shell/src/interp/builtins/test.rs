@@ -26,6 +26,13 @@ impl TestEnv for InterpEnv<'_> {
         }
         .lstat(path)
     }
+    fn atime(&self, path: &str) -> Option<crate::clock::Timestamp> {
+        FsEnv {
+            fs: &self.0.fs,
+            cwd: &self.0.cwd,
+        }
+        .atime(path)
+    }
     fn var_set(&self, name: &str) -> bool {
         let (base, sub) = crate::interp::vars::split_subscript(name);
         match sub {

@@ -783,8 +783,13 @@ impl Interp {
                         .map(|(i, v)| (i as i64, v))
                         .collect(),
                 };
-                let top = pairs.last().map(|(k, _)| k + 1).unwrap_or(0);
-                let start = if off < 0 { top + off } else { off };
+                // An index of i64::MAX has no successor: saturate.
+                let top = pairs.last().map(|(k, _)| k.saturating_add(1)).unwrap_or(0);
+                let start = if off < 0 {
+                    top.saturating_add(off)
+                } else {
+                    off
+                };
                 if start < 0 {
                     return Ok(PVal::List(Vec::new(), concat));
                 }

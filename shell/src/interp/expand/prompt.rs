@@ -11,13 +11,10 @@
 use super::special::SANDBOX_UID;
 use crate::interp::{Interp, Interrupt};
 
-/// bash formats prompt times with the C library's `strftime(3)`.
-fn strftime(fmt: &str, secs: i64) -> String {
-    crate::time::strftime_as(
-        crate::time::Flavor::Libc,
-        fmt,
-        &crate::time::from_epoch(secs, 0),
-    )
+/// bash formats prompt times with the C library's `strftime(3)`, in local
+/// time.
+fn strftime(fmt: &str, secs: i64, zone: &crate::time::Zone) -> String {
+    crate::time::strftime_as(crate::time::Flavor::Libc, fmt, &zone.local(secs, 0))
 }
 
 /// Backslash-quotes the characters special inside double quotes.
@@ -93,7 +90,7 @@ impl Interp {
     /// an escape.
     fn prompt_value(&self, e: char) -> Option<String> {
         let now = || self.control.clock.now().secs;
-        let time = |fmt: &str| strftime(fmt, now());
+        let time = |fmt: &str| strftime(fmt, now(), &self.local_zone());
         let text = match e {
             'u' => self.vars.get_str("USER").unwrap_or("sandbox").to_string(),
             'h' | 'H' => self
@@ -152,7 +149,11 @@ impl Interp {
                     let end = body.find('}').unwrap_or(body.len());
                     let fmt = if end == 0 { "%X" } else { &body[..end] };
                     let secs = self.control.clock.now().secs;
-                    out.push_str(&quote_for_double_quotes(&strftime(fmt, secs)));
+                    out.push_str(&quote_for_double_quotes(&strftime(
+                        fmt,
+                        secs,
+                        &self.local_zone(),
+                    )));
                     rest = body.get(end + 1..).unwrap_or("");
                 }
                 '0'..='7' => match octal_escape(after) {

@@ -23,6 +23,8 @@ pub struct FilePatch {
     pub new_mode: Option<u32>,
     /// (old start, lines) per hunk; lines keep their sign.
     pub hunks: Vec<(usize, Vec<Vec<u8>>)>,
+    /// The (abbreviated) id of the old blob, from git's `index A..B` line.
+    pub old_blob: Option<String>,
 }
 
 /// A path of a `---`/`+++` line with `strip` leading components removed.
@@ -65,6 +67,7 @@ fn reversed(fp: FilePatch) -> FilePatch {
         new: fp.old,
         new_mode: fp.new_mode,
         hunks,
+        old_blob: None,
     }
 }
 
@@ -78,6 +81,7 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
     let mut git_header = false;
     let mut renamed: Option<usize> = None;
     let mut rename_from: Option<String> = None;
+    let mut old_blob: Option<String> = None;
     while i < lines.len() {
         let l = lines[i];
         if l.starts_with(b"diff --git ") {
@@ -85,6 +89,12 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
             git_header = true;
             renamed = None;
             rename_from = None;
+        } else if let Some(ids) = l.strip_prefix(b"index ") {
+            old_blob = ids
+                .to_str_lossy()
+                .split("..")
+                .next()
+                .map(|x| x.trim().to_string());
         } else if let Some(f) = l.strip_prefix(b"rename from ") {
             rename_from = Some(f.trim_end().to_str_lossy().into_owned());
         } else if let Some(t) = l.strip_prefix(b"rename to ") {
@@ -93,6 +103,7 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
                 new: Some(t.trim_end().to_str_lossy().into_owned()),
                 new_mode: mode,
                 hunks: Vec::new(),
+                old_blob: None,
             });
             renamed = Some(out.len() - 1);
         } else if let Some(m) = l
@@ -119,6 +130,7 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
                 new,
                 new_mode: mode,
                 hunks: Vec::new(),
+                old_blob: old_blob.take(),
             });
             git_header = false;
             continue;
@@ -162,10 +174,13 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
                         i += 1;
                         continue;
                     }
-                    _ => break,
+                    _ => return Err(corrupt(i + 1)),
                 }
                 body.push(b.to_vec());
                 i += 1;
+            }
+            if old_n > 0 || new_n > 0 {
+                return Err(corrupt(i + 1));
             }
             // "\ No newline at end of file" strips the newline of the line before.
             while i < lines.len() && lines[i].starts_with(b"\\ ") {
@@ -190,13 +205,29 @@ pub fn parse_patch(data: &[u8], strip: usize) -> Result<Vec<FilePatch>> {
     Ok(out)
 }
 
+/// git's error for a patch that ends or breaks inside a hunk (1-based line).
+fn corrupt(line: usize) -> GitError {
+    GitError::Raw(format!("error: corrupt patch at line {line}"), 128)
+}
+
 /// `old` with `fp`'s hunks applied (each found near its line, as git does
 /// when lines moved); git's error when one does not fit.
 pub fn apply_hunks(old: &[u8], fp: &FilePatch, name: &str) -> Result<Vec<u8>> {
+    apply_hunks_rejecting(old, fp, name, None)
+}
+
+/// [`apply_hunks`]; with `rejects`, a hunk that does not fit is left out
+/// and its number (0-based) noted there instead of failing.
+pub fn apply_hunks_rejecting(
+    old: &[u8],
+    fp: &FilePatch,
+    name: &str,
+    mut rejects: Option<&mut Vec<usize>>,
+) -> Result<Vec<u8>> {
     let src: Vec<&[u8]> = old.split_inclusive(|&b| b == b'\n').collect();
     let mut out: Vec<u8> = Vec::new();
     let mut pos = 0usize;
-    for (start, body) in &fp.hunks {
+    for (n, (start, body)) in fp.hunks.iter().enumerate() {
         let before: Vec<&[u8]> = body
             .iter()
             .filter(|l| l.first() != Some(&b'+'))
@@ -247,6 +278,10 @@ pub fn apply_hunks(old: &[u8], fp: &FilePatch, name: &str) -> Result<Vec<u8>> {
             .flatten()
             .find(|&at| at >= pos && fits(at));
         let Some(at) = found else {
+            if let Some(r) = rejects.as_deref_mut() {
+                r.push(n);
+                continue;
+            }
             return Err(GitError::Raw(
                 format!("error: patch failed: {name}:{start}\nerror: {name}: patch does not apply"),
                 1,
@@ -284,6 +319,10 @@ pub struct ApplyOpts {
     pub verbose: bool,
     /// `-p N` (1 by default).
     pub strip: usize,
+    /// `--reject`: hunks that fit are applied, the others go to `.rej` files.
+    pub reject: bool,
+    /// `--3way`: a patch that does not fit is merged from the blob it names.
+    pub three_way: bool,
 }
 
 /// Applies the patch text `data` to the repository; git's errors (status 1,
@@ -294,6 +333,18 @@ pub fn apply_patch(
     data: &[u8],
     o: ApplyOpts,
 ) -> Result<()> {
+    apply_patch_rejecting(g, repo, data, o).map(|_| ())
+}
+
+/// [`apply_patch`]; whether hunks were rejected (`--reject`).
+fn apply_patch_rejecting(
+    g: &mut G<'_, '_>,
+    repo: &crate::repo::Repo<'_>,
+    data: &[u8],
+    o: ApplyOpts,
+) -> Result<bool> {
+    let mut any_rejected = false;
+    let mut conflicted: Vec<ThreeWay> = Vec::new();
     let mut patches = parse_patch(data, o.strip)?;
     if o.reverse {
         patches = patches.into_iter().map(reversed).collect();
@@ -334,7 +385,27 @@ pub fn apply_patch(
                 Vec::new()
             }
         };
-        let new = if fp.new.is_some() {
+        if o.reject && !o.verbose {
+            let _ = writeln!(g.err, "Checking patch {name}...");
+        }
+        let new = if fp.new.is_some() && o.reject {
+            let mut rejected = Vec::new();
+            let text = apply_hunks_rejecting(&old, fp, &name, Some(&mut rejected))?;
+            report_rejects(g, repo, fp, &name, &rejected)?;
+            any_rejected |= !rejected.is_empty();
+            Some(text)
+        } else if fp.new.is_some() && o.three_way {
+            match apply_hunks(&old, fp, &name) {
+                Ok(text) => Some(text),
+                Err(e) => match three_way(g, repo, fp, &name, &old)? {
+                    Some(merged) => {
+                        conflicted.push(merged);
+                        continue;
+                    }
+                    None => return Err(e),
+                },
+            }
+        } else if fp.new.is_some() {
             Some(apply_hunks(&old, fp, &name)?)
         } else {
             // A deletion must remove all of the file.
@@ -365,14 +436,14 @@ pub fn apply_patch(
             .unwrap_or(0o100644);
         results.push((fp.old.clone(), fp.new.clone(), new, mode));
     }
-    if o.verbose {
+    if o.verbose || (o.reject && !any_rejected) {
         for (old, new, _, _) in &results {
             let name = new.clone().or_else(|| old.clone()).unwrap_or_default();
             let _ = writeln!(g.err, "Applied patch {name} cleanly.");
         }
     }
     if o.check {
-        return Ok(());
+        return Ok(any_rejected);
     }
     let mut entries: BTreeMap<String, IndexEntry> =
         index.into_iter().map(|e| (e.path.clone(), e)).collect();
@@ -389,7 +460,6 @@ pub fn apply_patch(
             }
         }
         if let (Some(n), Some(data)) = (new, content) {
-            let id = repo.write_object(Kind::Blob, &data)?;
             if !cached {
                 let p = repo.wp(&n);
                 if let Some(i) = p.rfind('/') {
@@ -402,7 +472,7 @@ pub fn apply_patch(
                 let e = if cached {
                     IndexEntry {
                         path: n.clone(),
-                        id,
+                        id: repo.write_object(Kind::Blob, &data)?,
                         mode,
                         stage: 0,
                         size: 0,
@@ -415,11 +485,192 @@ pub fn apply_patch(
             }
         }
     }
-    if index_too {
-        let list: Vec<IndexEntry> = entries.into_values().collect();
+    let mut list: Vec<IndexEntry> = entries.into_values().collect();
+    for m in &conflicted {
+        let p = repo.wp(&m.path);
+        if let Some(i) = p.rfind('/') {
+            g.fs.mkdir_all(&p[..i])?;
+        }
+        g.fs.write(&p, &m.text)?;
+        list.retain(|e| e.path != m.path);
+        if m.conflict {
+            for (stage, id) in [(1u8, m.base), (2, m.ours), (3, m.theirs)] {
+                list.push(IndexEntry {
+                    path: m.path.clone(),
+                    id,
+                    mode: 0o100644,
+                    stage,
+                    size: 0,
+                    mtime: (0, 0),
+                });
+            }
+            let _ = writeln!(g.err, "Applied patch to '{}' with conflicts.", m.path);
+        } else {
+            list.push(super::basic::stage_file(repo, &m.path)?);
+            let _ = writeln!(g.err, "Applied patch to '{}' cleanly.", m.path);
+        }
+    }
+    for m in conflicted.iter().filter(|m| m.conflict) {
+        let _ = writeln!(g.err, "U {}", m.path);
+    }
+    if index_too || !conflicted.is_empty() {
+        list.sort_by(|a, b| {
+            a.path
+                .as_bytes()
+                .cmp(b.path.as_bytes())
+                .then(a.stage.cmp(&b.stage))
+        });
         repo.write_index(&list)?;
     }
+    Ok(any_rejected || conflicted.iter().any(|m| m.conflict))
+}
+
+/// A file `--3way` merged: its text (markers when `conflict`) and the
+/// three blobs of its stages.
+struct ThreeWay {
+    path: String,
+    text: Vec<u8>,
+    conflict: bool,
+    base: gix_hash::ObjectId,
+    ours: gix_hash::ObjectId,
+    theirs: gix_hash::ObjectId,
+}
+
+/// `--3way`'s fallback: the patch applied to the blob it names (the base),
+/// merged with the file as it is; `None` when that blob is not here.
+fn three_way(
+    g: &mut G<'_, '_>,
+    repo: &crate::repo::Repo<'_>,
+    fp: &FilePatch,
+    name: &str,
+    current: &[u8],
+) -> Result<Option<ThreeWay>> {
+    let Some(short) = fp.old_blob.as_deref() else {
+        return Ok(None);
+    };
+    let Some(base) = repo.ids_with_prefix(short).first().copied() else {
+        return Ok(None);
+    };
+    let base_text = repo.read_kind(&base, Kind::Blob)?;
+    let Ok(theirs_text) = apply_hunks(&base_text, fp, name) else {
+        return Ok(None);
+    };
+    let m = super::merge::merge_text_styled(
+        &base_text,
+        current,
+        &theirs_text,
+        ("ours", "theirs"),
+        super::merge::MergeStyle::default(),
+        &g.checker(),
+    )?;
+    Ok(Some(ThreeWay {
+        path: name.to_string(),
+        text: m.text,
+        conflict: m.conflict,
+        base,
+        ours: repo.write_object(Kind::Blob, current)?,
+        theirs: repo.write_object(Kind::Blob, &theirs_text)?,
+    }))
+}
+
+/// `--reject`'s report of one file (git's words, on stderr) and its
+/// `NAME.rej` with the hunks that did not fit.
+fn report_rejects(
+    g: &mut G<'_, '_>,
+    repo: &crate::repo::Repo<'_>,
+    fp: &FilePatch,
+    name: &str,
+    rejected: &[usize],
+) -> Result<()> {
+    if rejected.is_empty() {
+        return Ok(());
+    }
+    let side = |body: &Vec<Vec<u8>>, skip: u8| -> Vec<u8> {
+        body.iter()
+            .filter(|l| l.first() != Some(&skip))
+            .flat_map(|l| {
+                if l.first() == Some(&b'\n') {
+                    l.clone()
+                } else {
+                    l[1..].to_vec()
+                }
+            })
+            .collect()
+    };
+    for &n in rejected {
+        let (start, body) = &fp.hunks[n];
+        let _ = writeln!(
+            g.err,
+            "error: while searching for:\n{}\nerror: patch failed: {name}:{start}",
+            side(body, b'+').to_str_lossy()
+        );
+    }
+    let s = if rejected.len() == 1 { "" } else { "s" };
+    let _ = writeln!(
+        g.err,
+        "Applying patch {name} with {} reject{s}...",
+        rejected.len()
+    );
+    let mut rej = format!("diff a/{name} b/{name}\t(rejected hunks)\n").into_bytes();
+    for (n, (start, body)) in fp.hunks.iter().enumerate() {
+        if !rejected.contains(&n) {
+            let _ = writeln!(g.err, "Hunk #{} applied cleanly.", n + 1);
+            continue;
+        }
+        let _ = writeln!(g.err, "Rejected hunk #{}.", n + 1);
+        let old_n = body.iter().filter(|l| l.first() != Some(&b'+')).count();
+        let new_n = body.iter().filter(|l| l.first() != Some(&b'-')).count();
+        let _ = writeln!(rej, "@@ -{start},{old_n} +{start},{new_n} @@");
+        for l in body {
+            rej.extend_from_slice(l);
+            if !l.ends_with(b"\n") {
+                rej.push(b'\n');
+            }
+        }
+    }
+    repo.fs.write(&repo.wp(&format!("{name}.rej")), &rej)?;
     Ok(())
+}
+
+/// `--whitespace=fix`: trailing whitespace taken off the lines a patch
+/// adds, each reported as git does (`FILE:LINE: trailing whitespace.`).
+fn fix_whitespace(g: &mut G<'_, '_>, data: &[u8], source: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut in_hunk = false;
+    let mut fixed = 0;
+    for (n, l) in data.split_inclusive(|&b| b == b'\n').enumerate() {
+        if l.starts_with(b"@@ ") {
+            in_hunk = true;
+        } else if !matches!(l.first(), Some(b' ' | b'+' | b'-' | b'\\' | b'\n')) {
+            in_hunk = false;
+        }
+        let body = l.strip_suffix(b"\n").unwrap_or(l);
+        let trailing = body.last().is_some_and(|c| *c == b' ' || *c == b'\t');
+        if in_hunk && l.starts_with(b"+") && trailing {
+            let kept = body.trim_end_with(|c| c == ' ' || c == '\t');
+            let _ = writeln!(
+                g.err,
+                "{source}:{}: trailing whitespace.\n{}",
+                n + 1,
+                body[1..].to_str_lossy()
+            );
+            fixed += 1;
+            out.extend_from_slice(kept);
+            if l.ends_with(b"\n") {
+                out.push(b'\n');
+            }
+            continue;
+        }
+        out.extend_from_slice(l);
+    }
+    if fixed > 0 {
+        let s = if fixed == 1 { "" } else { "s" };
+        let _ = writeln!(
+            g.err,
+            "warning: {fixed} line{s} applied after fixing whitespace errors."
+        );
+    }
+    out
 }
 
 /// Insertions and deletions of one file patch.
@@ -447,6 +698,7 @@ pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
         ..ApplyOpts::default()
     };
     let (mut stat, mut numstat, mut summary, mut also_apply) = (false, false, false, false);
+    let mut fix_ws = false;
     let mut files = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -466,12 +718,13 @@ pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
                 o.strip = args.get(i).and_then(|v| v.parse().ok()).unwrap_or(1);
                 i += 1;
             }
-            "--3way"
-            | "-3"
-            | "--whitespace=nowarn"
-            | "--whitespace=fix"
-            | "--recount"
-            | "--unidiff-zero" => {}
+            "--reject" => o.reject = true,
+            "--whitespace=fix" | "--whitespace=strip" => fix_ws = true,
+            "--3way" | "-3" => {
+                o.three_way = true;
+                o.index = !o.cached;
+            }
+            "--whitespace=nowarn" | "--whitespace=warn" | "--recount" | "--unidiff-zero" => {}
             s if s.starts_with("-p") => o.strip = s[2..].parse().unwrap_or(1),
             "-" => files.push(a.clone()),
             s if s.starts_with('-') => {
@@ -576,7 +829,19 @@ pub fn apply(g: &mut G<'_, '_>) -> Result<i32> {
             return Ok(0);
         }
     }
-    let repo = g.repo()?;
-    apply_patch(g, &repo, &data, o)?;
-    Ok(0)
+    if fix_ws {
+        let source = files.first().map_or("<stdin>", String::as_str).to_string();
+        data = fix_whitespace(g, &data, &source);
+    }
+    let repo = match g.repo() {
+        Ok(r) => r,
+        // Outside a repository git applies to the files as `patch` does.
+        Err(_) if !o.index && !o.cached => crate::repo::Repo::open(g.fs, &g.cwd, g.getenv("HOME"))?,
+        Err(e) => return Err(e),
+    };
+    Ok(if apply_patch_rejecting(g, &repo, &data, o)? {
+        1
+    } else {
+        0
+    })
 }

@@ -41,17 +41,16 @@ pub fn init(g: &mut G<'_, '_>) -> Result<i32> {
         }
         i += 1;
     }
-    if bare {
-        return Err(GitError::fatal(
-            "bare repositories are not available in the local sandbox",
-        ));
-    }
     let work = match &dir {
         Some(d) => sandkeep_shell::Fs::resolve(&g.cwd, d),
         None => g.cwd.clone(),
     };
     g.fs.mkdir_all(&work)?;
-    let git_dir = join(&work, ".git");
+    let git_dir = if bare {
+        work.clone()
+    } else {
+        join(&work, ".git")
+    };
     let existed = g.fs.exists(&join(&git_dir, "HEAD"));
     if !existed {
         let home_cfg = g
@@ -69,6 +68,8 @@ pub fn init(g: &mut G<'_, '_>) -> Result<i32> {
             "refs/heads",
             "refs/tags",
             "info",
+            "branches",
+            "hooks",
         ] {
             g.fs.mkdir_all(&join(&git_dir, d))?;
         }
@@ -78,7 +79,11 @@ pub fn init(g: &mut G<'_, '_>) -> Result<i32> {
         )?;
         g.fs.write(
             &join(&git_dir, "config"),
-            b"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n",
+            if bare {
+                &b"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"[..]
+            } else {
+                &b"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"[..]
+            },
         )?;
         g.fs.write(
             &join(&git_dir, "description"),
@@ -551,6 +556,10 @@ pub fn rm(g: &mut G<'_, '_>) -> Result<i32> {
             let Some(e) = index.iter().find(|e| &e.path == p) else {
                 continue;
             };
+            if e.stage != 0 {
+                // An unmerged path: removing it is how a conflict is resolved.
+                continue;
+            }
             let in_head = head_files.get(p).map(|(m, id)| (*m, *id));
             let staged_diff = in_head != Some((e.mode, e.id));
             let work = worktree::file_content(&repo, p).ok();
@@ -1042,54 +1051,6 @@ pub fn ls_tree(g: &mut G<'_, '_>) -> Result<i32> {
     for (_, l) in lines {
         let _ = writeln!(g.out, "{l}");
     }
-    Ok(0)
-}
-
-/// `git worktree list [--porcelain]`: the one work tree a sandbox
-/// repository has.
-pub fn worktree(g: &mut G<'_, '_>) -> Result<i32> {
-    let repo = g.repo()?;
-    let sub = g.args.first().cloned().unwrap_or_default();
-    if sub != "list" {
-        return Err(GitError::Raw(
-            format!(
-                "error: worktree {sub} is not available in the local sandbox; only 'worktree list' is"
-            ),
-            1,
-        ));
-    }
-    let porcelain = g.args.iter().any(|a| a == "--porcelain");
-    let head = repo.head();
-    let path = repo.work_tree.trim_end_matches('/').to_string();
-    if porcelain {
-        let _ = writeln!(g.out, "worktree {path}");
-        match head {
-            Some(h) => {
-                let _ = writeln!(g.out, "HEAD {}", h.to_hex());
-            }
-            None => {
-                let _ = writeln!(g.out, "HEAD {}", "0".repeat(40));
-            }
-        }
-        match repo.head_ref() {
-            Some(r) => {
-                let _ = writeln!(g.out, "branch {r}");
-            }
-            None => {
-                let _ = writeln!(g.out, "detached");
-            }
-        }
-        let _ = writeln!(g.out);
-        return Ok(0);
-    }
-    let id = head
-        .map(|h| repo.abbrev(&h))
-        .unwrap_or_else(|| "0000000".into());
-    let what = match repo.head_branch() {
-        Some(b) => format!("[{b}]"),
-        None => "(detached HEAD)".into(),
-    };
-    let _ = writeln!(g.out, "{path}  {id} {what}");
     Ok(0)
 }
 

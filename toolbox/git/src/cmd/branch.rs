@@ -199,6 +199,7 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
         mut force,
     ) = (false, false, false, false, false, 0u8, false);
     let (mut list, mut remotes_only, mut quiet, mut unset_upstream) = (false, false, false, false);
+    let mut all = false;
     let mut upstream: Option<String> = None;
     let mut fmt: Option<String> = None;
     let mut filter = super::refs::Filter::default();
@@ -234,7 +235,8 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
             "-q" | "--quiet" => quiet = true,
             "-l" | "--list" => list = true,
             "-r" | "--remotes" => remotes_only = true,
-            "-a" | "--all" | "--no-color" | "--color=never" | "--no-column" => {}
+            "-a" | "--all" => all = true,
+            "--no-color" | "--color=never" | "--no-column" => {}
             "-u" => {
                 upstream = args.get(i).cloned();
                 i += 1;
@@ -280,6 +282,13 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
                 "the requested upstream branch '{up}' does not exist\nhint: \nhint: If you are planning on basing your work on an upstream\nhint: branch that already exists at the remote, you may need to\nhint: run \"git fetch\" to retrieve it.\nhint: \nhint: If you are planning to push out a new local branch that\nhint: will track its remote counterpart, you may want to use\nhint: \"git push -u\" to set the upstream config as you push.\nhint: Disable this message with \"git config advice.setUpstreamFailure false\""
             )));
         };
+        if remote == "." && merge == format!("refs/heads/{branch}") {
+            let _ = writeln!(
+                g.err,
+                "warning: not setting branch '{branch}' as its own upstream"
+            );
+            return Ok(0);
+        }
         let path = repo.gp("config");
         let text = String::from_utf8_lossy(&g.fs.read(&path).unwrap_or_default()).into_owned();
         let text = crate::config::set_in_file(&text, &format!("branch.{branch}.remote"), &remote);
@@ -307,10 +316,23 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
         || filter.lists()
         || fmt.is_some()
         || remotes_only
+        || all
         || (!delete && !rename && !copy && !show_current && names.is_empty())
     {
         filter.patterns = names.clone();
-        return list_branches(g, &repo, &filter, verbose, fmt.as_deref(), remotes_only);
+        let which = match (remotes_only, all) {
+            (_, true) => super::branch_list::Which::All,
+            (true, false) => super::branch_list::Which::Remotes,
+            _ => super::branch_list::Which::Local,
+        };
+        return super::branch_list::list_branches(
+            g,
+            &repo,
+            &filter,
+            verbose,
+            fmt.as_deref(),
+            which,
+        );
     }
     if show_current {
         if let Some(b) = repo.head_branch() {
@@ -377,11 +399,24 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
                 "a branch named '{new}' already exists"
             )));
         }
+        // The branch's reflog goes with it, then notes the rename.
+        if let Ok(log) = repo.fs.read(&repo.gp(&format!("logs/refs/heads/{old}"))) {
+            let path = repo.gp(&format!("logs/refs/heads/{new}"));
+            if let Some(i) = path.rfind('/') {
+                repo.fs.mkdir_all(&path[..i])?;
+            }
+            repo.fs.write(&path, &log)?;
+        }
+        let verb = if rename { "renamed" } else { "copied" };
+        repo.reflog_message(format!(
+            "Branch: {verb} refs/heads/{old} to refs/heads/{new}"
+        ));
         repo.set_ref(&format!("refs/heads/{new}"), &id)?;
         if rename {
             repo.delete_ref(&format!("refs/heads/{old}"))?;
             if current.as_deref() == Some(old.as_str()) {
                 repo.set_head_symbolic(&format!("refs/heads/{new}"))?;
+                repo.append_reflog("HEAD", Some(id), &id);
             }
         }
         return Ok(0);
@@ -403,6 +438,10 @@ pub fn branch(g: &mut G<'_, '_>) -> Result<i32> {
             "a branch named '{name}' already exists"
         )));
     }
+    repo.reflog_message(format!(
+        "branch: Created from {}",
+        names.get(1).map(String::as_str).unwrap_or("HEAD")
+    ));
     repo.set_ref(&format!("refs/heads/{name}"), &start)?;
     Ok(0)
 }
@@ -473,29 +512,14 @@ fn previous_ref(repo: &Repo<'_>, target: &str) -> Result<String> {
 /// Notes a switch in `HEAD`'s reflog (git's `checkout: moving from A to B`),
 /// which `-` and `@{-1}` read.
 fn log_switch(
-    g: &G<'_, '_>,
     repo: &Repo<'_>,
     from: Option<ObjectId>,
     from_name: &str,
     to: &ObjectId,
     to_name: &str,
 ) {
-    let Ok(who) = signature(g, repo, "committer") else {
-        return;
-    };
-    let zero = "0".repeat(40);
-    let old = from.map(|f| f.to_hex().to_string()).unwrap_or(zero);
-    let mut raw = Vec::new();
-    let _ = who.time.write_to(&mut raw);
-    let line = format!(
-        "{old} {} {} <{}> {}\tcheckout: moving from {from_name} to {to_name}\n",
-        to.to_hex(),
-        who.name,
-        who.email,
-        String::from_utf8_lossy(&raw)
-    );
-    let _ = repo.fs.mkdir_all(&repo.gp("logs"));
-    let _ = repo.fs.append(&repo.gp("logs/HEAD"), line.as_bytes());
+    repo.reflog_message(format!("checkout: moving from {from_name} to {to_name}"));
+    repo.append_reflog("HEAD", from, to);
 }
 
 /// The local changes a switch carried over, as git lists them after it
@@ -542,11 +566,12 @@ fn switch_to(
             return Ok(1);
         }
         if let Some(id) = start_id {
+            repo.reflog_message(format!("branch: Created from {}", start.unwrap_or("HEAD")));
             repo.set_ref(&format!("refs/heads/{name}"), &id)?;
             let from_name = repo
                 .head_branch()
                 .unwrap_or_else(|| head.map(|h| h.to_hex().to_string()).unwrap_or_default());
-            log_switch(g, repo, head, &from_name, &id, name);
+            log_switch(repo, head, &from_name, &id, name);
         }
         repo.set_head_symbolic(&format!("refs/heads/{name}"))?;
         let _ = writeln!(g.err, "Switched to a new branch '{name}'");
@@ -578,7 +603,7 @@ fn switch_to(
             );
         }
         repo.set_head_symbolic(&branch_ref)?;
-        log_switch(g, repo, head, &from_name, &id, target);
+        log_switch(repo, head, &from_name, &id, target);
         local_changes(g, repo)?;
         let _ = writeln!(g.err, "Switched to branch '{target}'");
         return Ok(0);
@@ -593,7 +618,7 @@ fn switch_to(
         .head_branch()
         .unwrap_or_else(|| head.map(|h| h.to_hex().to_string()).unwrap_or_default());
     repo.set_head_detached(&id)?;
-    log_switch(g, repo, head, &from_name, &id, &id.to_hex().to_string());
+    log_switch(repo, head, &from_name, &id, target);
     let c = repo.commit(&id)?;
     let subj = super::status::subject(&c.message.to_string());
     local_changes(g, repo)?;
@@ -614,7 +639,7 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
     // "Switched to ..." comes before the local changes listed on stdout.
     *g.err_first = true;
     let repo = g.repo()?;
-    let args = g.args.clone();
+    let args = split_short(&g.args, &['c', 'C']);
     let (mut create, mut reset, mut detach, mut force) = (None, false, false, false);
     let mut quiet = false;
     let mut rest = Vec::new();
@@ -680,9 +705,10 @@ pub fn switch(g: &mut G<'_, '_>) -> Result<i32> {
 pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
     *g.err_first = true;
     let repo = g.repo()?;
-    let args = g.args.clone();
+    let args = split_short(&g.args, &['b', 'B']);
     let (mut create, mut reset, mut force, mut detach) = (None, false, false, false);
     let mut quiet = false;
+    let mut side: Option<u8> = None;
     let mut rest = Vec::new();
     let mut paths = Vec::new();
     let mut dashdash = false;
@@ -706,6 +732,9 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
                 "-f" | "--force" => force = true,
                 "--detach" => detach = true,
                 "-q" | "--quiet" => quiet = true,
+                "--ours" | "-2" => side = Some(2),
+                "-m" | "--merge" => side = Some(0),
+                "--theirs" | "-3" => side = Some(3),
                 s if s.starts_with('-') && s != "-" => {
                     return Err(GitError::Usage(format!(
                         "error: unknown switch `{}'",
@@ -728,6 +757,14 @@ pub fn checkout(g: &mut G<'_, '_>) -> Result<i32> {
                 force,
             )
         });
+    }
+    if side == Some(0) && !(paths.is_empty() && rest.is_empty()) {
+        paths.append(&mut rest);
+        return super::resolve::recreate_conflicts(g, &repo, &paths);
+    }
+    if let Some(stage) = side.filter(|s| *s > 0) {
+        paths.append(&mut rest);
+        return super::resolve::checkout_side(g, &repo, &paths, stage, quiet);
     }
     // `checkout X` without `--`: a branch/commit first, else paths.
     if !dashdash && !rest.is_empty() {
@@ -1095,6 +1132,10 @@ pub fn reset(g: &mut G<'_, '_>) -> Result<i32> {
             two_tree(g, &repo, &from, &to, true, "reset")?;
         }
     }
+    repo.reflog_message(format!(
+        "reset: moving to {}",
+        rest.first().map(String::as_str).unwrap_or("HEAD")
+    ));
     repo.update_head(&target)?;
     for f in ["MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "CHERRY_PICK_HEAD"] {
         let _ = repo.fs.remove_file(&repo.gp(f));
@@ -1288,106 +1329,6 @@ pub fn tag(g: &mut G<'_, '_>) -> Result<i32> {
         repo.set_ref(&r, &id)?;
     } else {
         repo.set_ref(&r, &target)?;
-    }
-    Ok(0)
-}
-
-/// The listing of `git branch` (`-v`, `-vv` with the upstream and how far
-/// ahead/behind, filters, `--sort`, `--format`).
-fn list_branches(
-    g: &mut G<'_, '_>,
-    repo: &Repo<'_>,
-    filter: &super::refs::Filter,
-    verbose: u8,
-    fmt: Option<&str>,
-    remotes_only: bool,
-) -> Result<i32> {
-    let prefix: &[&str] = if remotes_only {
-        &["refs/remotes/"]
-    } else {
-        &["refs/heads/"]
-    };
-    let items = super::refs::list(g, repo, prefix, filter)?;
-    if let Some(f) = fmt {
-        for r in &items {
-            let line = super::refs::format(g, repo, r, f);
-            let _ = writeln!(g.out, "{line}");
-        }
-        return Ok(0);
-    }
-    let current = repo.head_ref();
-    let mut lines: Vec<(char, String, ObjectId, Option<String>)> = Vec::new();
-    if current.is_none()
-        && !remotes_only
-        && let Some(h) = repo.head()
-    {
-        let keep = filter.patterns.is_empty() && !filter.lists();
-        if keep {
-            lines.push((
-                '*',
-                format!("(HEAD detached at {})", repo.abbrev(&h)),
-                h,
-                None,
-            ));
-        }
-    }
-    for r in &items {
-        let mark = if current.as_deref() == Some(r.name.as_str()) {
-            '*'
-        } else {
-            ' '
-        };
-        let branch = r.name.strip_prefix("refs/heads/").map(str::to_string);
-        lines.push((mark, r.short().to_string(), r.id, branch));
-    }
-    let width = lines.iter().map(|l| l.1.chars().count()).max().unwrap_or(0);
-    for (mark, name, id, branch) in lines {
-        if verbose == 0 {
-            let _ = writeln!(g.out, "{mark} {name}");
-            continue;
-        }
-        let c = repo.commit(&id)?;
-        let subj = super::status::subject(&c.message.to_string());
-        let mut track = String::new();
-        if let Some(b) = &branch
-            && let Ok(full) = super::upstream_of(repo, b)
-        {
-            let short = full
-                .strip_prefix("refs/heads/")
-                .or_else(|| full.strip_prefix("refs/remotes/"))
-                .unwrap_or(&full)
-                .to_string();
-            match repo.resolve_ref(&full) {
-                Some(up) => {
-                    let ahead = super::log::walk(g, repo, &[id], &[up], false)?.len();
-                    let behind = super::log::walk(g, repo, &[up], &[id], false)?.len();
-                    let shown = if verbose > 1 {
-                        short.clone()
-                    } else {
-                        String::new()
-                    };
-                    let counts = match (ahead, behind) {
-                        (0, 0) => String::new(),
-                        (a, 0) => format!("ahead {a}"),
-                        (0, b) => format!("behind {b}"),
-                        (a, b) => format!("ahead {a}, behind {b}"),
-                    };
-                    track = match (shown.is_empty(), counts.is_empty()) {
-                        (true, true) => String::new(),
-                        (true, false) => format!("[{counts}] "),
-                        (false, true) => format!("[{shown}] "),
-                        (false, false) => format!("[{shown}: {counts}] "),
-                    };
-                }
-                None if verbose > 1 => track = format!("[{short}: gone] "),
-                None => track = "[gone] ".into(),
-            }
-        }
-        let _ = writeln!(
-            g.out,
-            "{mark} {name:<width$} {} {track}{subj}",
-            repo.abbrev(&id)
-        );
     }
     Ok(0)
 }

@@ -30,6 +30,10 @@ pub enum Output {
     Summary,
     /// `-s`/`--no-patch`.
     Nothing,
+    /// `--raw`: `:MODE MODE ID ID STATUS\tPATH`, ids abbreviated.
+    Raw,
+    /// `--raw --no-abbrev`.
+    RawFull,
 }
 
 /// Parses a diff output option; `None` when `a` is not one.
@@ -41,6 +45,7 @@ pub fn output_option(a: &str) -> Option<Output> {
         "--name-only" => Output::NameOnly,
         "--name-status" => Output::NameStatus,
         "--summary" => Output::Summary,
+        "--raw" => Output::Raw,
         "-p" | "-u" | "--patch" => Output::Patch,
         "-s" | "--no-patch" => Output::Nothing,
         _ => return None,
@@ -57,13 +62,32 @@ pub fn print_changes(
     out: &mut Vec<u8>,
     check: diff::Check<'_>,
 ) -> Result<()> {
+    print_changes_opts(
+        repo,
+        changes,
+        (how, patch_too),
+        diff::PatchOpts::default(),
+        out,
+        check,
+    )
+}
+
+/// [`print_changes`] with `-U` and whitespace options for the patches.
+pub fn print_changes_opts(
+    repo: &Repo<'_>,
+    changes: &[Change],
+    (how, patch_too): (Output, bool),
+    opts: diff::PatchOpts,
+    out: &mut Vec<u8>,
+    check: diff::Check<'_>,
+) -> Result<()> {
     let non_ascii = repo.config.get_bool("core.quotePath").unwrap_or(true);
     let q = |p: &str| crate::worktree::quote_path(p, non_ascii, false);
     match how {
         Output::Nothing => {}
         Output::Patch => {
             for c in changes {
-                diff::write_patch(repo, c, out, check)?;
+                diff::write_patch_opts(repo, c, opts, out, check)?;
             }
         }
         Output::Stat => {
@@ -114,13 +138,39 @@ pub fn print_changes(
             }
         }
         Output::Summary => super::status::write_modes_summary(out, changes, non_ascii),
+        Output::Raw | Output::RawFull => {
+            let zero = gix_hash::ObjectId::null(crate::repo::HASH);
+            let id = |v: Option<&diff::Version>| {
+                let id = v.map_or(zero, |v| v.id);
+                if how == Output::RawFull {
+                    id.to_hex().to_string()
+                } else if id == zero {
+                    "0000000".to_string()
+                } else {
+                    repo.abbrev(&id)
+                }
+            };
+            for c in changes {
+                let mode = |v: Option<&diff::Version>| v.map_or(0, |v| v.mode);
+                let (o, n) = (c.old.as_ref(), c.new.as_ref());
+                let _ = write!(out, ":{:06o} {:06o} {} {} ", mode(o), mode(n), id(o), id(n));
+                match &c.from {
+                    Some(f) => {
+                        let _ = writeln!(out, "R{:03}\t{}\t{}", c.similarity, q(f), q(&c.path));
+                    }
+                    None => {
+                        let _ = writeln!(out, "{}\t{}", c.letter(), q(&c.path));
+                    }
+                }
+            }
+        }
     }
     if patch_too && how != Output::Patch {
         if !changes.is_empty() && how == Output::Stat {
             out.push(b'\n');
         }
         for c in changes {
-            diff::write_patch(repo, c, out, check)?;
+            diff::write_patch_opts(repo, c, opts, out, check)?;
         }
     }
     Ok(())
@@ -176,18 +226,49 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
     let mut revs: Vec<String> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
     let mut dashdash = false;
+    let mut opts = diff::PatchOpts::default();
+    let mut explicit_patch = false;
     for a in g.args.clone() {
         if dashdash {
             paths.push(a);
             continue;
         }
+        let a = match a
+            .strip_prefix("--unified=")
+            .or_else(|| a.strip_prefix("-U"))
+        {
+            Some(n) => {
+                opts.context = n.parse().map_err(|_| {
+                    GitError::Usage("error: switch `U' expects a numerical value".into())
+                })?;
+                // `-U` asks for patches, as `-p` does.
+                "-p".to_string()
+            }
+            None => a,
+        };
+        match a.as_str() {
+            "-w" | "--ignore-all-space" => {
+                opts.ws = diff::Whitespace::All;
+                continue;
+            }
+            "-b" | "--ignore-space-change" => {
+                opts.ws = opts.ws.max(diff::Whitespace::Change);
+                continue;
+            }
+            "--ignore-space-at-eol" => {
+                opts.ws = opts.ws.max(diff::Whitespace::AtEol);
+                continue;
+            }
+            _ => {}
+        }
         if let Some(o) = output_option(&a) {
             if o == Output::Patch && how != Output::Patch {
                 patch_too = true;
+            } else if o == Output::Patch {
+                // An explicit `-p` (or `-U`) before a stat keeps the patches.
+                explicit_patch = true;
             } else {
-                if how == Output::Patch && patch_too {
-                    patch_too = true;
-                }
+                patch_too |= explicit_patch;
                 how = o;
             }
             continue;
@@ -237,6 +318,19 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
                 }
             }
         }
+    }
+    if revs.len() == 1
+        && let Some((a, b)) = revs[0].clone().split_once("...")
+    {
+        // A...B: from the merge base of A and B to B.
+        let a = if a.is_empty() { "HEAD" } else { a };
+        let b = if b.is_empty() { "HEAD" } else { b };
+        let (ia, ib) = (super::rev_commit(&repo, a)?, super::rev_commit(&repo, b)?);
+        let bases = super::log::merge_bases(&repo, &ia, &ib, &|| g.check())?;
+        let Some(base) = bases.first() else {
+            return Err(GitError::fatal(format!("{a}...{b}: no merge base")));
+        };
+        revs = vec![base.to_hex().to_string(), b.to_string()];
     }
     if revs.len() == 1 && revs[0].contains("..") {
         let r = revs.remove(0);
@@ -319,7 +413,9 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
             }
             match how {
                 Output::Patch => {
-                    let _ = writeln!(g.out, "* Unmerged path {p}");
+                    let mut buf = Vec::new();
+                    super::combined::write(g, &repo, &index, &p, &mut buf)?;
+                    g.out.extend_from_slice(&buf);
                 }
                 Output::NameOnly => {
                     let _ = writeln!(g.out, "{p}");
@@ -327,9 +423,38 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
                 Output::NameStatus => {
                     let _ = writeln!(g.out, "U\t{p}");
                 }
+                Output::Stat => {
+                    let _ = writeln!(g.out, " {p} | Unmerged");
+                }
                 _ => {}
             }
+            // Besides, the work tree against our side (stage 2), as git
+            // shows it for the outputs that are not patches.
+            if how != Output::Patch
+                && let Some(ours) = index.iter().find(|e| e.path == p && e.stage == 2)
+                && let Ok(data) = crate::worktree::file_content(&repo, &p)
+            {
+                let id = crate::worktree::blob_id(&data);
+                if id != ours.id {
+                    cs.push(Change {
+                        path: p.clone(),
+                        from: None,
+                        old: Some(diff::Version {
+                            mode: ours.mode,
+                            id: ours.id,
+                            work: false,
+                        }),
+                        new: Some(diff::Version {
+                            mode: crate::worktree::file_mode(&repo, &p).unwrap_or(ours.mode),
+                            id,
+                            work: true,
+                        }),
+                        similarity: 0,
+                    });
+                }
+            }
         }
+        cs.sort_by(|a, b| a.path.cmp(&b.path));
         cs
     };
     // `--diff-filter`: upper-case letters keep, lower-case ones drop.
@@ -348,6 +473,24 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
         }
         None => changes,
     };
+    // Changes that are only ignored whitespace are no changes.
+    let changes: Vec<Change> = if opts.ws == diff::Whitespace::Exact {
+        changes
+    } else {
+        let mut kept = Vec::new();
+        for c in changes {
+            if let (Some(o), Some(n)) = (&c.old, &c.new) {
+                let a = diff::content(&repo, c.from.as_deref().unwrap_or(&c.path), o)?;
+                let b = diff::content(&repo, &c.path, n)?;
+                if o.mode == n.mode && diff::normalize(&a, opts.ws) == diff::normalize(&b, opts.ws)
+                {
+                    continue;
+                }
+            }
+            kept.push(c);
+        }
+        kept
+    };
     if !quiet {
         match word {
             Some(mode) if how == Output::Patch => {
@@ -364,7 +507,7 @@ pub fn diff(g: &mut G<'_, '_>) -> Result<i32> {
             }
             _ => {
                 let mut buf = Vec::new();
-                print_changes(&repo, &changes, how, patch_too, &mut buf, &check)?;
+                print_changes_opts(&repo, &changes, (how, patch_too), opts, &mut buf, &check)?;
                 match &prefixes {
                     Some((a, b)) => g.out.extend_from_slice(&with_prefixes(&buf, a, b)),
                     None => g.out.extend_from_slice(&buf),

@@ -193,6 +193,8 @@ pub struct Filter {
     pickaxe_regex: Option<String>,
     /// `Some(true)`: merges only; `Some(false)`: no merges.
     merges: Option<bool>,
+    /// `--min-parents=N` / `--max-parents=N`.
+    parents: (Option<usize>, Option<usize>),
     diff_filter: Option<String>,
 }
 
@@ -208,6 +210,7 @@ struct Compiled {
     pickaxe_string: Option<Vec<u8>>,
     pickaxe_regex: Option<regex::bytes::Regex>,
     merges: Option<bool>,
+    parents: (Option<usize>, Option<usize>),
     diff_filter: Option<String>,
 }
 
@@ -221,6 +224,7 @@ impl Filter {
             && self.pickaxe_string.is_none()
             && self.pickaxe_regex.is_none()
             && self.merges.is_none()
+            && self.parents == (None, None)
             && self.diff_filter.is_none()
     }
 
@@ -274,6 +278,7 @@ impl Filter {
                 .map(|p| re(p, false))
                 .transpose()?,
             merges: self.merges,
+            parents: self.parents,
             diff_filter: self.diff_filter.clone(),
         })
     }
@@ -316,6 +321,10 @@ impl Compiled {
             Some(true) if c.parents.len() < 2 => return Ok(false),
             Some(false) if c.parents.len() > 1 => return Ok(false),
             _ => {}
+        }
+        let n = c.parents.len();
+        if self.parents.0.is_some_and(|m| n < m) || self.parents.1.is_some_and(|m| n > m) {
+            return Ok(false);
         }
         if self.since.is_some_and(|s| c.committer.time.seconds < s)
             || self.until.is_some_and(|u| c.committer.time.seconds > u)
@@ -445,6 +454,18 @@ fn limit(
 }
 
 fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<ParsedLog> {
+    // `-<number>` is all digits in git (`-1p` is no count and no `-p`).
+    if let Some(bad) = g
+        .args
+        .iter()
+        .take_while(|a| *a != "--")
+        .filter_map(|a| a.strip_prefix('-'))
+        .find(|n| {
+            n.starts_with(|c: char| c.is_ascii_digit()) && !n.chars().all(|c| c.is_ascii_digit())
+        })
+    {
+        return Err(GitError::fatal(format!("'{bad}': not an integer")));
+    }
     let args = split_short(&g.args, &['n', 'S', 'G']);
     let mut opts = LogOpts {
         pretty: Pretty::Medium,
@@ -584,6 +605,8 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
             "--basic-regexp" => f.extended = false,
             "--merges" => f.merges = Some(true),
             "--no-merges" => f.merges = Some(false),
+            s if s.starts_with("--min-parents=") => f.parents.0 = s[14..].parse().ok(),
+            s if s.starts_with("--max-parents=") => f.parents.1 = s[14..].parse().ok(),
             "--graph" => p.graph = true,
             "--left-right" => p.left_right = true,
             "--oneline" => {
@@ -619,6 +642,11 @@ fn parse_log_args(g: &mut G<'_, '_>, repo: &Repo<'_>, is_show: bool) -> Result<P
             "--no-decorate" => opts.decorate = false,
             "--abbrev-commit" => opts.abbrev_commit = true,
             "--no-abbrev-commit" => opts.abbrev_commit = false,
+            "--no-abbrev" => {
+                if opts.diff == Some(Output::Raw) {
+                    opts.diff = Some(Output::RawFull);
+                }
+            }
             "--reverse" => p.reverse = true,
             "--first-parent" => p.first_parent = true,
             "--all" => p.revs.push("--all".into()),

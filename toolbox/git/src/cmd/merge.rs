@@ -24,18 +24,28 @@ pub struct FileMerge {
     pub conflict: bool,
 }
 
+/// How conflicting hunks come out: git's `-X ours|theirs` and the diff3
+/// conflict style (`merge.conflictStyle`), whose markers show the base.
+#[derive(Clone, Copy, Default)]
+pub struct MergeStyle<'l> {
+    /// `Some(true)`: our side wins a conflicting hunk; `Some(false)`: theirs.
+    pub favor_ours: Option<bool>,
+    /// The label of the base section (`||||||| LABEL`) in diff3 style.
+    pub diff3_base: Option<&'l str>,
+}
+
 fn lines(data: &[u8]) -> Vec<&[u8]> {
     data.split_inclusive(|&b| b == b'\n').collect()
 }
 
 /// Three-way merge of texts (git's default `merge` conflict style, with
-/// the zealous trimming of lines both sides share).
-pub fn merge_text(
+/// the zealous trimming of lines both sides share), or as `style` says.
+pub fn merge_text_styled(
     base: &[u8],
     ours: &[u8],
     theirs: &[u8],
-    our_label: &str,
-    their_label: &str,
+    (our_label, their_label): (&str, &str),
+    style: MergeStyle<'_>,
     check: diff::Check<'_>,
 ) -> Result<FileMerge> {
     let b = lines(base);
@@ -93,6 +103,28 @@ pub fn merge_text(
             tc.iter().for_each(|l| out.extend_from_slice(l));
         } else if oc == tc {
             oc.iter().for_each(|l| out.extend_from_slice(l));
+        } else if let Some(ours_wins) = style.favor_ours {
+            let side = if ours_wins { &oc } else { &tc };
+            side.iter().for_each(|l| out.extend_from_slice(l));
+        } else if let Some(label) = style.diff3_base {
+            // diff3 keeps the whole regions: the base needs them untrimmed.
+            conflict = true;
+            let push_side = |out: &mut Vec<u8>, ls: &[&[u8]]| {
+                for l in ls {
+                    out.extend_from_slice(l);
+                    if !l.ends_with(b"\n") {
+                        out.push(b'\n');
+                    }
+                }
+            };
+            let bc: Vec<&[u8]> = b[(lo as usize).min(b.len())..(hi as usize).min(b.len())].to_vec();
+            let _ = writeln!(out, "<<<<<<< {our_label}");
+            push_side(&mut out, &oc);
+            let _ = writeln!(out, "||||||| {label}");
+            push_side(&mut out, &bc);
+            out.extend_from_slice(b"=======\n");
+            push_side(&mut out, &tc);
+            let _ = writeln!(out, ">>>>>>> {their_label}");
         } else {
             conflict = true;
             let mut p = 0;
@@ -160,6 +192,23 @@ pub fn merge_trees(
     their_label: &str,
     check: diff::Check<'_>,
 ) -> Result<TreeMerge> {
+    merge_trees_styled(
+        repo,
+        [base, ours, theirs],
+        (our_label, their_label),
+        MergeStyle::default(),
+        check,
+    )
+}
+
+/// [`merge_trees`] with a conflict style.
+pub fn merge_trees_styled(
+    repo: &Repo<'_>,
+    [base, ours, theirs]: [&Files; 3],
+    (our_label, their_label): (&str, &str),
+    style: MergeStyle<'_>,
+    check: diff::Check<'_>,
+) -> Result<TreeMerge> {
     let mut files = Files::new();
     let mut conflicts = BTreeMap::new();
     let mut auto_merged = Vec::new();
@@ -192,7 +241,8 @@ pub fn merge_trees(
                     let od = repo.read_kind(&ov.1, Kind::Blob)?;
                     let td = repo.read_kind(&tv.1, Kind::Blob)?;
                     check()?;
-                    let m = merge_text(&bd, &od, &td, our_label, their_label, check)?;
+                    let m =
+                        merge_text_styled(&bd, &od, &td, (our_label, their_label), style, check)?;
                     let id = repo.write_object(Kind::Blob, &m.text)?;
                     let mode = if ov.0 == tv.0 {
                         ov.0
@@ -290,9 +340,10 @@ pub fn files_of(repo: &Repo<'_>, id: Option<&ObjectId>) -> Result<Files> {
 /// `git merge [--no-ff|--ff-only] [-m MSG] [--abort] COMMIT`.
 pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
-    let args = split_short(&g.args, &['m']);
+    let args = split_short(&g.args, &['m', 'X', 's']);
     let (mut no_ff, mut ff_only, mut abort, mut quiet, mut no_commit) =
         (false, false, false, false, false);
+    let (mut favor_ours, mut squash) = (None, false);
     let mut message: Option<String> = None;
     let mut targets = Vec::new();
     let mut i = 0;
@@ -304,10 +355,27 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
             "--abort" => abort = true,
             "--no-commit" => no_commit = true,
             "-q" | "--quiet" => quiet = true,
+            "--squash" => squash = true,
             "-m" => {
                 i += 1;
                 message = args.get(i).cloned();
             }
+            "-X" | "--strategy-option" | "-s" | "--strategy" => {
+                let opt = args[i].clone();
+                i += 1;
+                let v = args.get(i).cloned().unwrap_or_default();
+                if opt == "-X" || opt == "--strategy-option" {
+                    favor_ours = strategy_option(&v)?.or(favor_ours);
+                } else if !matches!(v.as_str(), "ort" | "recursive" | "resolve") {
+                    return Err(GitError::fatal(format!(
+                        "Could not find merge strategy '{v}'."
+                    )));
+                }
+            }
+            s if s.starts_with("--strategy-option=") => {
+                favor_ours = strategy_option(&s[18..])?.or(favor_ours);
+            }
+            s if s.starts_with("-X") => favor_ours = strategy_option(&s[2..])?.or(favor_ours),
             s if s.starts_with('-') => {
                 return Err(GitError::Usage(format!(
                     "error: unknown option `{}'",
@@ -349,7 +417,12 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
             ));
         }
     };
+    let action = g
+        .getenv("GIT_REFLOG_ACTION")
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("merge {target}"));
     let Some(ours) = repo.head() else {
+        repo.reflog_message(format!("{action}: Fast-forward"));
         // Unborn: fast-forward to theirs.
         let to = files_of(&repo, Some(&theirs))?;
         two_tree(g, &repo, &Files::new(), &to, false, "merge")?;
@@ -375,7 +448,18 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
         if !two_tree(g, &repo, &current, &to, false, "merge")? {
             return Ok(1);
         }
+        if squash {
+            write_squash_msg(g, &repo, &ours, &theirs)?;
+            if !quiet {
+                let _ = writeln!(g.out, "Fast-forward\nSquash commit -- not updating HEAD");
+                let old = diff::side_of(&current);
+                let new = diff::side_of(&to);
+                super::status::merge_summary(g, &repo, &old, &new)?;
+            }
+            return Ok(0);
+        }
         repo.set_ref("ORIG_HEAD", &ours)?;
+        repo.reflog_message(format!("{action}: Fast-forward"));
         repo.update_head(&theirs)?;
         if !quiet {
             let _ = writeln!(g.out, "Fast-forward");
@@ -399,13 +483,18 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
         }
     };
     let theirs_files = files_of(&repo, Some(&theirs))?;
-    let m = merge_trees(
+    let base_label = bases.first().map(|b| repo.abbrev(b)).unwrap_or_default();
+    let diff3 = super::config_get(g, Some(&repo), "merge.conflictStyle")
+        .is_some_and(|v| v == "diff3" || v == "zdiff3");
+    let style = MergeStyle {
+        favor_ours,
+        diff3_base: diff3.then_some(base_label.as_str()),
+    };
+    let m = merge_trees_styled(
         &repo,
-        &base_files,
-        &current,
-        &theirs_files,
-        "HEAD",
-        &target,
+        [&base_files, &current, &theirs_files],
+        ("HEAD", &target),
+        style,
         &g.checker(),
     )?;
     let branch = repo.head_branch();
@@ -431,6 +520,22 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
     }
     for msg_line in &m.messages {
         let _ = writeln!(g.out, "{msg_line}");
+    }
+    if squash {
+        write_squash_msg(g, &repo, &ours, &theirs)?;
+        let _ = writeln!(g.out, "Squash commit -- not updating HEAD");
+        if m.conflicts.is_empty() {
+            let _ = writeln!(
+                g.err,
+                "Automatic merge went well; stopped before committing as requested"
+            );
+            return Ok(0);
+        }
+        let _ = writeln!(
+            g.out,
+            "Automatic merge failed; fix conflicts and then commit the result."
+        );
+        return Ok(1);
     }
     repo.set_ref("ORIG_HEAD", &ours)?;
     if !m.conflicts.is_empty() || no_commit {
@@ -463,6 +568,7 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
     let index = repo.read_index()?;
     let tree = repo.write_index_tree(&index)?;
     let id = super::status::make_commit(g, &repo, tree, vec![ours, theirs], &msg, None)?;
+    repo.reflog_message(format!("{action}: Merge made by the 'ort' strategy."));
     repo.update_head(&id)?;
     if !quiet {
         let _ = writeln!(g.out, "Merge made by the 'ort' strategy.");
@@ -471,4 +577,59 @@ pub fn merge(g: &mut G<'_, '_>) -> Result<i32> {
         super::status::merge_summary(g, &repo, &old, &new)?;
     }
     Ok(0)
+}
+
+/// `-X ours|theirs` (other strategy options are accepted and change nothing).
+fn strategy_option(v: &str) -> Result<Option<bool>> {
+    Ok(match v {
+        "ours" => Some(true),
+        "theirs" => Some(false),
+        "patience"
+        | "histogram"
+        | "minimal"
+        | "diff-algorithm=myers"
+        | "ignore-space-change"
+        | "ignore-all-space"
+        | "ignore-space-at-eol"
+        | "renormalize"
+        | "no-renormalize"
+        | "find-renames" => None,
+        s if s.starts_with("find-renames=") || s.starts_with("diff-algorithm=") => None,
+        other => {
+            return Err(GitError::fatal(format!(
+                "unknown strategy option: -X{other}"
+            )));
+        }
+    })
+}
+
+/// `.git/SQUASH_MSG` as `merge --squash` writes it: every commit being
+/// squashed, newest first, in `log`'s medium format.
+fn write_squash_msg(
+    g: &G<'_, '_>,
+    repo: &Repo<'_>,
+    ours: &ObjectId,
+    theirs: &ObjectId,
+) -> Result<()> {
+    let ids = super::log::walk(g, repo, &[*theirs], &[*ours], false)?;
+    let mut msg = String::from("Squashed commit of the following:\n");
+    for id in ids {
+        let c = repo.commit(&id)?;
+        let date = super::pretty::fmt_date(&c.author.time, &super::pretty::DateStyle::Default);
+        msg.push_str(&format!(
+            "\ncommit {}\nAuthor: {} <{}>\nDate:   {date}\n\n",
+            id.to_hex(),
+            c.author.name,
+            c.author.email
+        ));
+        for l in c.message.to_string().trim_end().lines() {
+            if l.is_empty() {
+                msg.push('\n');
+            } else {
+                msg.push_str(&format!("    {l}\n"));
+            }
+        }
+    }
+    repo.fs.write(&repo.gp("SQUASH_MSG"), msg.as_bytes())?;
+    Ok(())
 }

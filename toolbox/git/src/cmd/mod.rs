@@ -7,8 +7,10 @@ mod basic;
 mod bisect;
 mod blame;
 mod branch;
+mod branch_list;
 mod check_ignore;
 mod clean;
+mod combined;
 mod dates;
 mod describe;
 mod diffcmd;
@@ -19,14 +21,22 @@ mod merge;
 mod noindex;
 mod patches;
 mod pick;
+mod plumbing;
 mod pretty;
 mod rebase;
+mod rebase_todo;
+mod reflog;
 mod refs;
+mod remote;
+mod remotes;
+mod resolve;
 mod rev_parse;
 mod shortlog;
 mod stash;
 mod status;
 mod unknown;
+mod usage;
+mod worktrees;
 
 use std::io::Write;
 
@@ -74,7 +84,23 @@ impl<'a> G<'a, '_> {
 
     /// The repository holding the working directory.
     pub fn repo(&self) -> Result<Repo<'a>> {
-        Repo::discover(self.fs, &self.cwd, self.getenv("HOME"))
+        let repo = Repo::discover(self.fs, &self.cwd, self.getenv("HOME"))?;
+        self.set_reflog_ident(&repo);
+        Ok(repo)
+    }
+
+    /// Gives `repo` the committer identity its reflog entries carry.
+    pub fn set_reflog_ident(&self, repo: &Repo<'_>) {
+        if let Ok(who) = signature(self, repo, "committer") {
+            let mut raw = Vec::new();
+            let _ = who.time.write_to(&mut raw);
+            *repo.reflog_ident.borrow_mut() = Some(format!(
+                "{} <{}> {}",
+                who.name,
+                who.email,
+                String::from_utf8_lossy(&raw)
+            ));
+        }
     }
 
     /// Fails with [`GitError::Interrupted`] when the run's deadline passed
@@ -95,6 +121,20 @@ impl<'a> G<'a, '_> {
     pub fn checker(&self) -> impl Fn() -> Result<()> + use<'a> {
         let control = self.control;
         move || control.check().map_err(|_| GitError::Interrupted)
+    }
+}
+
+/// git's answer to an option a subcommand does not know (status 129).
+pub fn usage_error(opt: &str) -> GitError {
+    match opt.strip_prefix("--") {
+        Some(long) => GitError::Usage(format!(
+            "error: unknown option `{}'",
+            long.split('=').next().unwrap_or(long)
+        )),
+        None => GitError::Usage(format!(
+            "error: unknown switch `{}'",
+            opt.trim_start_matches('-').chars().next().unwrap_or('-')
+        )),
     }
 }
 
@@ -200,52 +240,78 @@ pub fn run(
             g.cwd
         )));
     }
-    match name.as_str() {
-        "init" => basic::init(&mut g),
-        "config" => basic::config(&mut g),
-        "add" => basic::add(&mut g),
-        "rm" => basic::rm(&mut g),
-        "mv" => basic::mv(&mut g),
-        "ls-files" => basic::ls_files(&mut g),
-        "cat-file" => basic::cat_file(&mut g),
-        "hash-object" => basic::hash_object(&mut g),
-        "write-tree" => basic::write_tree(&mut g),
-        "ls-tree" => basic::ls_tree(&mut g),
-        "status" => status::status(&mut g),
-        "commit" => status::commit(&mut g),
-        "diff" => diffcmd::diff(&mut g),
-        "log" => log::log(&mut g),
-        "rev-list" => log::rev_list(&mut g),
-        "show" => log::show(&mut g),
-        "blame" => blame::blame(&mut g),
-        "rev-parse" => rev_parse::rev_parse(&mut g),
-        "merge-base" => log::merge_base_cmd(&mut g),
-        "symbolic-ref" => branch::symbolic_ref(&mut g),
-        "update-ref" => branch::update_ref(&mut g),
-        "branch" => branch::branch(&mut g),
-        "switch" => branch::switch(&mut g),
-        "checkout" => branch::checkout(&mut g),
-        "restore" => branch::restore(&mut g),
-        "reset" => branch::reset(&mut g),
-        "tag" => branch::tag(&mut g),
-        "stash" => stash::stash(&mut g),
-        "merge" => merge::merge(&mut g),
-        "cherry-pick" => pick::run(&mut g, pick::Action::Pick),
-        "revert" => pick::run(&mut g, pick::Action::Revert),
-        "rebase" => rebase::rebase(&mut g),
-        "format-patch" => patches::format_patch(&mut g),
-        "am" => patches::am(&mut g),
-        "bisect" => bisect::bisect(&mut g),
-        "for-each-ref" => refs::for_each_ref(&mut g),
-        "show-ref" => refs::show_ref(&mut g),
-        "worktree" => basic::worktree(&mut g),
-        "fsck" => basic::fsck(&mut g),
-        "clean" => clean::clean(&mut g),
-        "grep" => grepcmd::grep(&mut g),
-        "apply" => apply::apply(&mut g),
-        "check-ignore" => check_ignore::check_ignore(&mut g),
-        "describe" => describe::describe(&mut g),
-        "shortlog" => shortlog::shortlog(&mut g),
+    let result = dispatch(&mut g, &name, 0);
+    // An unknown option: git's synopsis of the subcommand follows.
+    match result {
+        Err(GitError::Usage(m)) if m.starts_with("error: unknown ") && !m.contains("\nusage:") => {
+            match usage::synopsis(&name) {
+                Some(syn) => Err(GitError::Usage(format!("{m}\n{}", syn.trim_end()))),
+                None => Err(GitError::Usage(m)),
+            }
+        }
+        other => other,
+    }
+}
+
+/// Runs the subcommand `name` (an alias expands into another, at most a
+/// few levels deep).
+fn dispatch(g: &mut G<'_, '_>, name: &str, depth: usize) -> Result<i32> {
+    match name {
+        "init" => basic::init(g),
+        "config" => basic::config(g),
+        "add" => basic::add(g),
+        "rm" => basic::rm(g),
+        "mv" => basic::mv(g),
+        "ls-files" => basic::ls_files(g),
+        "cat-file" => basic::cat_file(g),
+        "hash-object" => basic::hash_object(g),
+        "write-tree" => basic::write_tree(g),
+        "ls-tree" => basic::ls_tree(g),
+        "status" => status::status(g),
+        "commit" => status::commit(g),
+        "diff" => diffcmd::diff(g),
+        "log" => log::log(g),
+        "rev-list" => log::rev_list(g),
+        "show" => log::show(g),
+        "blame" => blame::blame(g),
+        "rev-parse" => rev_parse::rev_parse(g),
+        "merge-base" => log::merge_base_cmd(g),
+        "symbolic-ref" => branch::symbolic_ref(g),
+        "update-ref" => branch::update_ref(g),
+        "branch" => branch::branch(g),
+        "switch" => branch::switch(g),
+        "checkout" => branch::checkout(g),
+        "restore" => branch::restore(g),
+        "reset" => branch::reset(g),
+        "tag" => branch::tag(g),
+        "stash" => stash::stash(g),
+        "merge" => merge::merge(g),
+        "cherry-pick" => pick::run(g, pick::Action::Pick),
+        "revert" => pick::run(g, pick::Action::Revert),
+        "rebase" => rebase::rebase(g),
+        "reflog" => reflog::reflog(g),
+        "clone" => remote::clone(g),
+        "fetch" => remote::fetch(g),
+        "pull" => remote::pull(g),
+        "push" => remote::push(g),
+        "ls-remote" => remote::ls_remote(g),
+        "update-index" => plumbing::update_index(g),
+        "commit-tree" => plumbing::commit_tree(g),
+        "archive" => plumbing::archive(g),
+        "remote" => remotes::remote(g),
+        "format-patch" => patches::format_patch(g),
+        "am" => patches::am(g),
+        "bisect" => bisect::bisect(g),
+        "for-each-ref" => refs::for_each_ref(g),
+        "show-ref" => refs::show_ref(g),
+        "worktree" => worktrees::worktree(g),
+        "fsck" => basic::fsck(g),
+        "clean" => clean::clean(g),
+        "grep" => grepcmd::grep(g),
+        "apply" => apply::apply(g),
+        "check-ignore" => check_ignore::check_ignore(g),
+        "describe" => describe::describe(g),
+        "shortlog" => shortlog::shortlog(g),
         "version" => {
             let _ = writeln!(g.out, "git version 2.47.3 (sandkeep)");
             Ok(0)
@@ -258,8 +324,101 @@ pub fn run(
             );
             Ok(0)
         }
-        other => Ok(unknown::not_a_command(other, g.err)),
+        other => match alias(g, other) {
+            Some(expansion) => run_alias(g, &expansion, depth),
+            None => Ok(unknown::not_a_command(other, g.err)),
+        },
     }
+}
+
+/// The value of `alias.NAME` (repository config over the global one).
+fn alias(g: &G<'_, '_>, name: &str) -> Option<String> {
+    let key = format!("alias.{name}");
+    if let Some(v) = config_get(g, None, &key) {
+        return Some(v);
+    }
+    match g.repo() {
+        Ok(repo) => repo.config.get(&key).map(str::to_string),
+        Err(_) => {
+            let home = g.getenv("HOME")?;
+            let data = g.fs.read(&crate::repo::join(home, ".gitconfig")).ok()?;
+            crate::config::Config::parse(&data)
+                .get(&key)
+                .map(str::to_string)
+        }
+    }
+}
+
+/// Runs an alias: `!cmd` through the shell (with the arguments after it),
+/// anything else as git with its words before the arguments.
+fn run_alias(g: &mut G<'_, '_>, expansion: &str, depth: usize) -> Result<i32> {
+    if depth > 8 {
+        return Err(GitError::fatal(
+            "alias loop detected: expansion of aliases goes too deep",
+        ));
+    }
+    let args = std::mem::take(&mut g.args);
+    if let Some(cmd) = expansion.strip_prefix('!') {
+        let mut argv = vec!["sh".to_string(), "-c".to_string()];
+        if args.is_empty() {
+            argv.push(cmd.to_string());
+        } else {
+            argv.push(format!("{cmd} \"$@\""));
+            argv.push(cmd.to_string());
+            argv.extend(args);
+        }
+        let mut child_out = Vec::new();
+        let mut child_err = Vec::new();
+        let status = g.exec.exec(sandkeep_shell::ExecRequest {
+            argv: &argv,
+            env: &[],
+            cwd: &g.cwd,
+            stdin: &mut *g.stdin,
+            stdout: &mut child_out,
+            stderr: &mut child_err,
+            mode: sandkeep_shell::ExecMode::Inherit,
+        });
+        g.out.extend_from_slice(&child_out);
+        g.err.extend_from_slice(&child_err);
+        return Ok(status);
+    }
+    let mut words = split_words(expansion);
+    if words.is_empty() {
+        return Err(GitError::fatal("empty alias"));
+    }
+    let name = words.remove(0);
+    words.extend(args);
+    g.args = words;
+    dispatch(g, &name, depth + 1)
+}
+
+/// Splits an alias value into words (single and double quotes group).
+fn split_words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut has = false;
+    for c in s.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                has = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if has || !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                    has = false;
+                }
+            }
+            (None, c) => cur.push(c),
+        }
+    }
+    if has || !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// A config value: `-c` overrides first, then the repository's config.
@@ -443,6 +602,9 @@ pub fn rev_opt(repo: &Repo<'_>, spec: &str) -> Result<Option<ObjectId>> {
 }
 
 fn base_rev(repo: &Repo<'_>, base: &str) -> Result<Option<ObjectId>> {
+    if let Some(found) = reflog::at_revision(repo, base) {
+        return found;
+    }
     if base == "HEAD" || base == "@" {
         return Ok(repo.head());
     }

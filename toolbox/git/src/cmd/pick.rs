@@ -26,6 +26,17 @@ pub enum Action {
 }
 
 impl Action {
+    /// The reflog message of a commit this action made with `msg`.
+    fn reflog(self, msg: &str) -> String {
+        let what = match self {
+            Action::Pick => "cherry-pick",
+            Action::Revert => "revert",
+        };
+        format!("{what}: {}", super::status::subject(msg))
+    }
+}
+
+impl Action {
     fn name(self) -> &'static str {
         match self {
             Action::Pick => "cherry-pick",
@@ -246,7 +257,15 @@ pub fn apply_one(
         .map(|_| ());
         return Ok(Step::Conflict);
     }
+    if opts.no_commit && opts.rebase {
+        return Ok(Step::Staged);
+    }
     if opts.no_commit {
+        // As git: the pick stays in progress until a commit or `--abort`.
+        repo.fs.write(
+            &repo.gp(action.head_file()),
+            format!("{}\n", id.to_hex()).as_bytes(),
+        )?;
         return Ok(Step::Staged);
     }
     let index = repo.read_index()?;
@@ -259,6 +278,11 @@ pub fn apply_one(
         Action::Revert => None,
     };
     let new = super::status::make_commit(g, repo, tree, vec![*head], &msg, author)?;
+    if opts.rebase {
+        repo.reflog_message(format!("rebase (pick): {}", super::status::subject(&msg)));
+    } else {
+        repo.reflog_message(action.reflog(&msg));
+    }
     repo.update_head(&new)?;
     Ok(Step::Committed(new))
 }
@@ -410,7 +434,16 @@ fn run_todo(
             }
         }
     }
-    clear_state(repo);
+    if opts.no_commit {
+        // The pick stays in progress (its HEAD file and message) until a
+        // commit or `--abort`; only the sequencer's list goes.
+        for f in ["head", "todo", "opts", "action"] {
+            let _ = repo.fs.remove_file(&seq_path(repo, f));
+        }
+        let _ = repo.fs.remove_dir(&repo.gp("sequencer"));
+    } else {
+        clear_state(repo);
+    }
     Ok(0)
 }
 
@@ -545,6 +578,7 @@ pub fn run(g: &mut G<'_, '_>, action: Action) -> Result<i32> {
                     Action::Revert => None,
                 };
                 let new = super::status::make_commit(g, &repo, tree, vec![head], &msg, author)?;
+                repo.reflog_message(action.reflog(&msg));
                 repo.update_head(&new)?;
                 report_commit(g, &repo, &head, &new, action == Action::Pick)?;
                 let _ = repo.fs.remove_file(&repo.gp(action.head_file()));

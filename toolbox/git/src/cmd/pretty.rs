@@ -198,6 +198,25 @@ pub fn format_commit(
                     }
                 }
             }
+            '(' => {
+                let Some(len) = chars[i..].iter().position(|&c| c == ')') else {
+                    out.push_str("%(");
+                    continue;
+                };
+                let inner: String = chars[i..i + len].iter().collect();
+                i += len + 1;
+                match inner
+                    .split_once(':')
+                    .map_or((inner.as_str(), ""), |(a, b)| (a, b))
+                {
+                    ("trailers", args) => out.push_str(&trailers(&msg, args)),
+                    _ => {
+                        out.push_str("%(");
+                        out.push_str(&inner);
+                        out.push(')');
+                    }
+                }
+            }
             'x' if i + 1 < chars.len() => {
                 let hex: String = chars[i..i + 2].iter().collect();
                 if let Ok(b) = u8::from_str_radix(&hex, 16) {
@@ -248,6 +267,72 @@ pub fn format_commit(
                 out.push(other);
             }
         }
+    }
+    out
+}
+
+/// `%(trailers[:options])`: the trailer block of a message (its last
+/// paragraph, when every line is `Key: value` or a continuation), with
+/// `key=K`, `only`, `unfold` and `valueonly` as git reads them.
+fn trailers(msg: &str, args: &str) -> String {
+    let paragraphs: Vec<&str> = msg.trim_end().split("\n\n").collect();
+    if paragraphs.len() < 2 {
+        return String::new();
+    }
+    let block = paragraphs[paragraphs.len() - 1];
+    let is_trailer = |l: &str| {
+        l.split_once(':').is_some_and(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+    };
+    let lines: Vec<&str> = block.lines().collect();
+    if !lines
+        .iter()
+        .all(|l| is_trailer(l) || l.starts_with([' ', '\t']))
+        || !is_trailer(lines[0])
+    {
+        return String::new();
+    }
+    // `only` changes nothing here: a block with other lines is no trailer block.
+    let (mut keys, mut unfold, mut value_only) = (Vec::new(), false, false);
+    for a in args.split(',').filter(|a| !a.is_empty()) {
+        let (name, v) = a.split_once('=').unwrap_or((a, "true"));
+        let yes = !matches!(v, "false" | "no" | "off" | "0");
+        match name {
+            "key" => keys.push(v.to_ascii_lowercase()),
+            "unfold" => unfold = yes,
+            "valueonly" => value_only = yes,
+            _ => {}
+        }
+    }
+    // Join continuation lines to their trailer.
+    let mut items: Vec<String> = Vec::new();
+    for l in lines {
+        match items.last_mut() {
+            Some(last) if l.starts_with([' ', '\t']) => {
+                if unfold {
+                    last.push(' ');
+                    last.push_str(l.trim());
+                } else {
+                    last.push('\n');
+                    last.push_str(l);
+                }
+            }
+            _ => items.push(l.to_string()),
+        }
+    }
+    let mut out = String::new();
+    for t in items {
+        let (k, v) = t.split_once(':').unwrap_or((&t, ""));
+        if !keys.is_empty() && !keys.contains(&k.trim().to_ascii_lowercase()) {
+            continue;
+        }
+        if value_only {
+            out.push_str(v.trim_start());
+        } else {
+            out.push_str(&t);
+        }
+        out.push('\n');
     }
     out
 }
@@ -349,7 +434,9 @@ pub(super) fn render_commit(
                 s.push('\n');
             }
             s.push_str(&format_commit(repo, id, &c, f, &opts.date, opts.now, decos));
-            if *tformat {
+            // An empty format writes no line at all (git's
+            // commit_format_is_empty), not an empty one.
+            if *tformat && !f.is_empty() {
                 s.push('\n');
             }
         }

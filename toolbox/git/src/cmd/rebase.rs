@@ -14,7 +14,8 @@ use gix_hash::ObjectId;
 use super::branch::two_tree;
 use super::log::{merge_bases, walk};
 use super::merge::files_of;
-use super::pick::{Action, PickOpts, Step, apply_one, index_files};
+use super::pick::{Action, PickOpts, Step as Picked, apply_one, index_files};
+use super::rebase_todo::{self as todo, Step, Verb};
 use super::{G, split_short};
 use crate::error::{GitError, Result};
 use crate::repo::Repo;
@@ -64,19 +65,10 @@ pub fn describe_state(repo: &Repo<'_>) -> (Option<String>, String) {
     (branch, onto)
 }
 
-fn pick_line(repo: &Repo<'_>, id: &ObjectId) -> Result<String> {
-    let c = repo.commit(id)?;
-    Ok(format!(
-        "pick {} {}",
-        repo.abbrev(id),
-        super::status::subject(&c.message.to_str_lossy())
-    ))
-}
-
-fn write_todo(repo: &Repo<'_>, todo: &[ObjectId]) -> Result<()> {
+fn write_todo(repo: &Repo<'_>, todo: &[Step]) -> Result<()> {
     let mut s = String::new();
-    for id in todo {
-        s.push_str(&pick_line(repo, id)?);
+    for step in todo {
+        s.push_str(&todo::step_line(repo, step)?);
         s.push('\n');
     }
     repo.fs
@@ -84,12 +76,9 @@ fn write_todo(repo: &Repo<'_>, todo: &[ObjectId]) -> Result<()> {
     Ok(())
 }
 
-fn read_todo(repo: &Repo<'_>) -> Vec<ObjectId> {
-    let (_, rest) = todo_lines(repo);
-    rest.iter()
-        .filter_map(|l| l.split_whitespace().nth(1))
-        .filter_map(|short| repo.ids_with_prefix(short).first().copied())
-        .collect()
+fn read_todo(repo: &Repo<'_>) -> Result<Vec<Step>> {
+    let text = read_state(repo, "git-rebase-todo").unwrap_or_default();
+    todo::parse_todo(repo, &text)
 }
 
 fn clear(repo: &Repo<'_>) {
@@ -127,8 +116,12 @@ fn finish(g: &mut G<'_, '_>, repo: &Repo<'_>, quiet: bool) -> Result<i32> {
     let head_name = read_state(repo, "head-name").unwrap_or_default();
     let head = repo.head();
     if let (Some(b), Some(h)) = (head_name.strip_prefix("refs/heads/"), head) {
+        let onto = read_state(repo, "onto").unwrap_or_default();
+        repo.reflog_message(format!("rebase (finish): {head_name} onto {}", onto.trim()));
         repo.set_ref(&format!("refs/heads/{b}"), &h)?;
         repo.set_head_symbolic(&head_name)?;
+        repo.reflog_message(format!("rebase (finish): returning to {head_name}"));
+        repo.append_reflog("HEAD", Some(h), &h);
     }
     clear(repo);
     if !quiet {
@@ -142,52 +135,190 @@ fn finish(g: &mut G<'_, '_>, repo: &Repo<'_>, quiet: bool) -> Result<i32> {
     Ok(0)
 }
 
-/// Applies the remaining commits; stops at a conflict.
-fn run_todo(
-    g: &mut G<'_, '_>,
-    repo: &Repo<'_>,
-    mut todo: Vec<ObjectId>,
-    quiet: bool,
-) -> Result<i32> {
+/// Under `--root`, a commit made on the empty start commit is made again
+/// without a parent: the rewritten history starts at a root of its own.
+fn drop_squash_onto(repo: &Repo<'_>) -> Result<()> {
+    let (Some(e), Some(head)) = (read_id(repo, "squash-onto"), repo.head()) else {
+        return Ok(());
+    };
+    let mut c = repo.commit(&head)?;
+    if c.parents.len() == 1 && c.parents[0] == e {
+        c.parents.clear();
+        let id = repo.write(&c)?;
+        repo.update_head(&id)?;
+    }
+    Ok(())
+}
+
+/// Stops at a conflicting commit: its id kept for `--continue`.
+fn stop_at_conflict(repo: &Repo<'_>, id: &ObjectId) -> Result<i32> {
+    repo.fs.write(
+        &state(repo, "stopped-sha"),
+        format!("{}\n", id.to_hex()).as_bytes(),
+    )?;
+    repo.fs.write(
+        &repo.gp("REBASE_HEAD"),
+        format!("{}\n", id.to_hex()).as_bytes(),
+    )?;
+    Ok(1)
+}
+
+/// Applies one commit on `HEAD`: moves `HEAD` to it when its parent is
+/// `HEAD` already (git does not rewrite what need not change), else picks.
+fn pick(g: &mut G<'_, '_>, repo: &Repo<'_>, id: &ObjectId, opts: PickOpts) -> Result<Option<i32>> {
+    let head = repo
+        .head()
+        .ok_or_else(|| GitError::fatal("rebase onto an unborn branch"))?;
+    let c = repo.commit(id)?;
+    let on_head = match c.parents.len() {
+        0 => read_id(repo, "squash-onto") == Some(head),
+        1 => c.parents[0] == head,
+        _ => false,
+    };
+    if on_head {
+        let from = files_of(repo, Some(&head))?;
+        let to = files_of(repo, Some(id))?;
+        two_tree(g, repo, &from, &to, true, "reset")?;
+        repo.reflog_message(format!(
+            "rebase (pick): {}",
+            super::status::subject(&c.message.to_str_lossy())
+        ));
+        repo.update_head(id)?;
+        return Ok(None);
+    }
+    match apply_one(g, repo, Action::Pick, id, &head, opts)? {
+        Picked::Committed(_) | Picked::Staged | Picked::Empty => Ok(None),
+        Picked::Conflict => stop_at_conflict(repo, id).map(Some),
+    }
+}
+
+/// Folds `id` into `HEAD` (`squash` joins the messages, `fixup` keeps
+/// `HEAD`'s).
+fn fold(g: &mut G<'_, '_>, repo: &Repo<'_>, id: &ObjectId, squash: bool) -> Result<Option<i32>> {
+    let head = repo
+        .head()
+        .ok_or_else(|| GitError::fatal("rebase onto an unborn branch"))?;
+    let opts = PickOpts {
+        rebase: true,
+        no_commit: true,
+        ..PickOpts::default()
+    };
+    if let Picked::Conflict = apply_one(g, repo, Action::Pick, id, &head, opts)? {
+        return stop_at_conflict(repo, id).map(Some);
+    }
+    let prev = repo.commit(&head)?;
+    let this = repo.commit(id)?;
+    let index = repo.read_index()?;
+    let tree = repo.write_index_tree(&index)?;
+    let prev_msg = prev.message.to_str_lossy().into_owned();
+    let msg = if squash {
+        let joined = todo::squash_message(&prev_msg, &this.message.to_str_lossy());
+        todo::edit_message(g, repo, &joined)?
+    } else {
+        prev_msg
+    };
+    let parents: Vec<ObjectId> = prev.parents.iter().copied().collect();
+    let new = super::status::make_commit(g, repo, tree, parents, &msg, Some(prev.author.clone()))?;
+    let verb = if squash { "squash" } else { "fixup" };
+    repo.reflog_message(format!("rebase ({verb}): {}", super::status::subject(&msg)));
+    repo.update_head(&new)?;
+    Ok(None)
+}
+
+/// Lets the message editor reword `HEAD`.
+fn reword(g: &mut G<'_, '_>, repo: &Repo<'_>) -> Result<()> {
+    let Some(head) = repo.head() else {
+        return Ok(());
+    };
+    let c = repo.commit(&head)?;
+    let old = c.message.to_str_lossy().into_owned();
+    let msg = todo::edit_message(g, repo, &old)?;
+    if msg != old {
+        let parents: Vec<ObjectId> = c.parents.iter().copied().collect();
+        let new =
+            super::status::make_commit(g, repo, c.tree, parents, &msg, Some(c.author.clone()))?;
+        repo.update_head(&new)?;
+    }
+    Ok(())
+}
+
+/// Runs the remaining steps; stops at a conflict, an `edit`, a `break` or
+/// a failing `exec`.
+fn run_todo(g: &mut G<'_, '_>, repo: &Repo<'_>, mut steps: Vec<Step>, quiet: bool) -> Result<i32> {
     let opts = PickOpts {
         rebase: true,
         ..PickOpts::default()
     };
-    while !todo.is_empty() {
+    while !steps.is_empty() {
         g.check()?;
-        let id = todo.remove(0);
-        let head = repo
-            .head()
-            .ok_or_else(|| GitError::fatal("rebase onto an unborn branch"))?;
-        let line = pick_line(repo, &id)?;
+        let step = steps.remove(0);
+        let line = todo::step_line(repo, &step)?;
         let mut done = read_state(repo, "done").unwrap_or_default();
-        if !quiet {
+        let had_commit = done.lines().any(|l| {
+            todo::parse_line(repo, l)
+                .ok()
+                .flatten()
+                .is_some_and(|s| matches!(s, Step::Commit(v, _) if v != Verb::Drop))
+        });
+        let folds_nothing =
+            matches!(step, Step::Commit(Verb::Squash | Verb::Fixup, _)) && !had_commit;
+        if !quiet && !folds_nothing {
             let n = done.lines().filter(|l| !l.is_empty()).count() + 1;
             let end = read_state(repo, "end")
                 .and_then(|e| e.trim().parse().ok())
                 .unwrap_or(n);
             let _ = write!(g.err, "Rebasing ({n}/{end})\r");
         }
-        if !done.is_empty() {
+        if !done.is_empty() && !done.ends_with('\n') {
             done.push('\n');
         }
         done.push_str(&line);
         done.push('\n');
         repo.fs.write(&state(repo, "done"), done.as_bytes())?;
-        write_todo(repo, &todo)?;
-        match apply_one(g, repo, Action::Pick, &id, &head, opts)? {
-            Step::Committed(_) | Step::Staged | Step::Empty => {}
-            Step::Conflict => {
-                repo.fs.write(
-                    &state(repo, "stopped-sha"),
-                    format!("{}\n", id.to_hex()).as_bytes(),
-                )?;
-                repo.fs.write(
-                    &repo.gp("REBASE_HEAD"),
-                    format!("{}\n", id.to_hex()).as_bytes(),
-                )?;
-                return Ok(1);
+        write_todo(repo, &steps)?;
+        let stopped = match step {
+            Step::Commit(Verb::Drop, _) => None,
+            Step::Commit(v @ (Verb::Squash | Verb::Fixup), id) => {
+                if folds_nothing {
+                    let _ = writeln!(
+                        g.err,
+                        "error: cannot '{}' without a previous commit\nYou can fix this with 'git rebase --edit-todo' and then run 'git rebase --continue'.\nOr you can abort the rebase with 'git rebase --abort'.",
+                        v.word()
+                    );
+                    return Ok(1);
+                }
+                fold(g, repo, &id, v == Verb::Squash)?
             }
+            Step::Commit(v, id) => match pick(g, repo, &id, opts)? {
+                Some(s) => Some(s),
+                None if v == Verb::Reword => {
+                    reword(g, repo)?;
+                    None
+                }
+                None if v == Verb::Edit => {
+                    todo::stopped_at(g, repo, &id)?;
+                    Some(0)
+                }
+                None => None,
+            },
+            Step::Exec(cmd) => {
+                let _ = writeln!(g.err, "Executing: {cmd}");
+                let status = todo::run_command(g, &cmd);
+                if status != 0 {
+                    let _ = writeln!(
+                        g.err,
+                        "warning: execution failed: {cmd}\nYou can fix the problem, and then run\n\n  git rebase --continue\n"
+                    );
+                    Some(1)
+                } else {
+                    None
+                }
+            }
+            Step::Break => Some(0),
+        };
+        drop_squash_onto(repo)?;
+        if let Some(status) = stopped {
+            return Ok(status);
         }
     }
     finish(g, repo, quiet)
@@ -196,8 +327,10 @@ fn run_todo(
 /// `git rebase [-q] [--onto NEWBASE] [UPSTREAM [BRANCH]]`, `--continue`,
 /// `--skip`, `--abort`, `--quit`.
 pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
-    let args = split_short(&g.args, &[]);
+    let args = split_short(&g.args, &['x']);
     let mut quiet = false;
+    let (mut interactive, mut autosquash, mut root) = (false, false, false);
+    let mut execs: Vec<String> = Vec::new();
     let mut onto_arg: Option<String> = None;
     let mut control: Option<String> = None;
     let mut rest = Vec::new();
@@ -213,11 +346,15 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
             }
             s if s.starts_with("--onto=") => onto_arg = Some(s[7..].to_string()),
             "--continue" | "--skip" | "--abort" | "--quit" => control = Some(a.clone()),
-            "-i" | "--interactive" => {
-                return Err(GitError::fatal(
-                    "interactive rebase needs an editor; it is not available in the local sandbox",
-                ));
+            "-i" | "--interactive" => interactive = true,
+            "--autosquash" => autosquash = true,
+            "--root" => root = true,
+            "--no-autosquash" => autosquash = false,
+            "-x" | "--exec" => {
+                execs.extend(args.get(i).cloned());
+                i += 1;
             }
+            s if s.starts_with("--exec=") => execs.push(s[7..].to_string()),
             "-v" | "--verbose" | "--no-autostash" | "--merge" | "-m" | "--no-verify"
             | "--fork-point" | "--no-fork-point" => {}
             s if s.starts_with('-') => {
@@ -261,8 +398,8 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
                 let to = files_of(&repo, head.as_ref())?;
                 two_tree(g, &repo, &to, &to, true, "reset")?;
                 let _ = repo.fs.remove_file(&repo.gp("MERGE_MSG"));
-                let todo = read_todo(&repo);
-                return run_todo(g, &repo, todo, quiet);
+                let steps = read_todo(&repo)?;
+                return run_todo(g, &repo, steps, quiet);
             }
             _ => {
                 let index = repo.read_index()?;
@@ -301,8 +438,8 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
                     let _ = repo.fs.remove_file(&repo.gp("MERGE_MSG"));
                     let _ = repo.fs.remove_file(&repo.gp("REBASE_HEAD"));
                 }
-                let todo = read_todo(&repo);
-                return run_todo(g, &repo, todo, quiet);
+                let steps = read_todo(&repo)?;
+                return run_todo(g, &repo, steps, quiet);
             }
         }
     }
@@ -318,6 +455,16 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
     if rest.len() > 2 {
         return Err(GitError::Usage("usage: git rebase [-i] [options] [--exec <cmd>] [--onto <newbase> | --keep-base] [<upstream> [<branch>]]".into()));
     }
+    // `--root`: everything is replayed onto an empty commit (git's
+    // squash-onto), which no rewritten commit keeps as its parent.
+    let squash_onto = if root {
+        let tree = repo.write_tree(&[])?;
+        let e = super::status::make_commit(g, &repo, tree, Vec::new(), "", None)?;
+        rest.insert(0, e.to_hex().to_string());
+        Some(e)
+    } else {
+        None
+    };
     let upstream_arg = match rest.first() {
         Some(u) => u.clone(),
         None => {
@@ -391,7 +538,7 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
         .to_string();
     let check = g.checker();
     let bases = merge_bases(&repo, &head, &upstream, &check)?;
-    if onto_arg.is_none() && bases.first() == Some(&upstream) {
+    if onto_arg.is_none() && bases.first() == Some(&upstream) && !interactive && execs.is_empty() {
         // Already on top of the upstream.
         if !quiet {
             let _ = writeln!(g.out, "Current branch {branch_label} is up to date.");
@@ -415,6 +562,14 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
             kept.push(id);
         }
     }
+    let mut steps: Vec<Step> = if autosquash {
+        todo::autosquash(&repo, &kept)?
+    } else {
+        kept.iter()
+            .map(|id| Step::Commit(Verb::Pick, *id))
+            .collect()
+    };
+    steps = todo::add_exec(steps, &execs);
     // Start: HEAD detached at the new base.
     repo.fs.mkdir_all(&repo.gp("rebase-merge"))?;
     repo.fs.write(
@@ -430,17 +585,83 @@ pub fn rebase(g: &mut G<'_, '_>) -> Result<i32> {
         format!("{}\n", head.to_hex()).as_bytes(),
     )?;
     repo.fs.write(&state(&repo, "interactive"), b"")?;
-    repo.fs
-        .write(&state(&repo, "end"), format!("{}\n", kept.len()).as_bytes())?;
+    if let Some(e) = squash_onto {
+        repo.fs.write(
+            &state(&repo, "squash-onto"),
+            format!("{}\n", e.to_hex()).as_bytes(),
+        )?;
+    }
+    if interactive {
+        // The list goes to the sequence editor, which may rewrite it.
+        let mut text = String::new();
+        for step in &steps {
+            text.push_str(&todo::step_line(&repo, step)?);
+            text.push('\n');
+        }
+        text.push_str(&todo::help_text(&repo, &onto, &head, steps.len()));
+        let path = state(&repo, "git-rebase-todo");
+        repo.fs.write(&path, text.as_bytes())?;
+        if let Some(editor) = todo::sequence_editor(g, &repo)
+            && todo::run_editor(g, &editor, &path) != 0
+        {
+            clear(&repo);
+            return Err(GitError::Raw(
+                format!("error: there was a problem with the editor '{editor}'"),
+                1,
+            ));
+        }
+        let edited = repo.fs.read(&path)?;
+        steps = match todo::parse_todo(&repo, &String::from_utf8_lossy(&edited)) {
+            Ok(s) => s,
+            Err(e) => {
+                clear(&repo);
+                return Err(e);
+            }
+        };
+        if steps.is_empty() {
+            clear(&repo);
+            return Err(GitError::Raw("error: nothing to do".into(), 1));
+        }
+    }
+    repo.fs.write(
+        &state(&repo, "end"),
+        format!("{}\n", steps.len()).as_bytes(),
+    )?;
     repo.fs.write(
         &repo.gp("ORIG_HEAD"),
         format!("{}\n", head.to_hex()).as_bytes(),
     )?;
-    let to = files_of(&repo, Some(&onto))?;
+    // Leading picks already on the new base stay as they are (git's
+    // skip_unnecessary_picks): the start moves past them.
+    let mut start = onto;
+    let mut done = String::new();
+    while let Some(Step::Commit(Verb::Pick, id)) = steps.first().cloned() {
+        let c = repo.commit(&id)?;
+        let on_start = match c.parents.len() {
+            0 => squash_onto == Some(start),
+            1 => c.parents[0] == start,
+            _ => false,
+        };
+        if !on_start {
+            break;
+        }
+        done.push_str(&todo::step_line(&repo, &steps[0])?);
+        done.push('\n');
+        start = id;
+        steps.remove(0);
+    }
+    repo.fs.write(&state(&repo, "done"), done.as_bytes())?;
+    let to = files_of(&repo, Some(&start))?;
     if !two_tree(g, &repo, &at_head, &to, false, "checkout")? {
         clear(&repo);
         return Ok(1);
     }
-    repo.set_head_detached(&onto)?;
-    run_todo(g, &repo, kept, quiet)
+    repo.set_head_detached(&start)?;
+    let what = if root { "--root" } else { &upstream_arg };
+    repo.reflog_message(format!(
+        "rebase (start): checkout {}",
+        onto_arg.as_deref().unwrap_or(what)
+    ));
+    repo.append_reflog("HEAD", Some(head), &start);
+    run_todo(g, &repo, steps, quiet)
 }

@@ -394,12 +394,16 @@ pub fn for_each_ref(g: &mut G<'_, '_>) -> Result<i32> {
 pub fn show_ref(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
     let (mut heads, mut tags, mut hash_only) = (false, false, false);
+    let (mut verify, mut quiet, mut exists) = (false, false, false);
     let mut patterns = Vec::new();
-    for a in g.args.clone() {
+    for a in super::split_short(&g.args, &[]) {
         match a.as_str() {
             "--heads" | "--branches" => heads = true,
             "--tags" => tags = true,
             "-s" | "--hash" => hash_only = true,
+            "--verify" => verify = true,
+            "-q" | "--quiet" => quiet = true,
+            "--exists" => exists = true,
             s if s.starts_with('-') => {
                 return Err(GitError::Usage(format!(
                     "error: unknown option `{}'",
@@ -408,6 +412,33 @@ pub fn show_ref(g: &mut G<'_, '_>) -> Result<i32> {
             }
             _ => patterns.push(a),
         }
+    }
+    if verify || exists {
+        // Whole names only; the first missing one ends it.
+        for p in &patterns {
+            let id = if p == "HEAD" || p.starts_with("refs/") {
+                repo.resolve_ref(p)
+            } else {
+                None
+            };
+            match id {
+                Some(id) if !quiet && !exists => {
+                    if hash_only {
+                        let _ = writeln!(g.out, "{}", id.to_hex());
+                    } else {
+                        let _ = writeln!(g.out, "{} {p}", id.to_hex());
+                    }
+                }
+                Some(_) => {}
+                None if exists => {
+                    let _ = writeln!(g.err, "error: reference does not exist");
+                    return Ok(2);
+                }
+                None if quiet => return Ok(1),
+                None => return Err(GitError::fatal(format!("'{p}' - not a valid ref"))),
+            }
+        }
+        return Ok(0);
     }
     let mut prefixes = Vec::new();
     if heads {

@@ -38,8 +38,8 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
                 continue;
             }
             "--is-bare-repository" => {
-                g.repo()?;
-                let _ = writeln!(g.out, "false");
+                let bare = g.repo()?.bare;
+                let _ = writeln!(g.out, "{bare}");
                 continue;
             }
             "--show-toplevel" => {
@@ -194,6 +194,9 @@ pub fn rev_parse(g: &mut G<'_, '_>) -> Result<i32> {
                                 let _ = writeln!(g.out, "{}", id.to_hex());
                             }
                         }
+                    }
+                    Err(e @ crate::error::GitError::Fatal(_)) if a.contains("@{") => {
+                        return Err(e);
                     }
                     Ok(None) | Err(_) => {
                         if verify {

@@ -82,7 +82,7 @@ fn stash_index(arg: Option<&String>) -> Result<usize> {
 /// `git stash [push [-m MSG] [-u]|pop|apply|list|drop|show|clear]`.
 pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
     let repo = g.repo()?;
-    let mut args = g.args.clone();
+    let mut args = super::split_short(&g.args, &['m']);
     let sub = if args.is_empty() || args[0].starts_with('-') {
         "push".to_string()
     } else {
@@ -260,6 +260,12 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             for p in untracked_paths {
                 let _ = repo.fs.remove_file(&repo.wp(&p));
                 super::basic::remove_empty_parents(&repo, &p);
+            }
+            // git's stash resets the work tree with `reset --hard`, which
+            // `HEAD`'s reflog notes.
+            if let Some(h) = repo.head() {
+                repo.reflog_message("reset: moving to HEAD");
+                repo.append_reflog("HEAD", Some(h), &h);
             }
             if !quiet {
                 let _ = writeln!(g.out, "Saved working directory and index state {msg}");
@@ -447,7 +453,7 @@ pub fn stash(g: &mut G<'_, '_>) -> Result<i32> {
             if !m.conflicts.is_empty() {
                 let st = super::status::state(g, &repo, &Pathspec::default(), true)?;
                 super::status::write_long(g, &repo, &st, false);
-                let _ = writeln!(g.err, "The stash entry is kept in case you need it again.");
+                let _ = writeln!(g.out, "The stash entry is kept in case you need it again.");
                 return Ok(1);
             }
             if !quiet {

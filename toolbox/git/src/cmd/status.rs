@@ -718,6 +718,10 @@ pub fn subject(msg: &str) -> String {
 pub fn commit_summary(g: &mut G<'_, '_>, repo: &Repo<'_>, old: &Side, new: &Side) -> Result<()> {
     let check = g.checker();
     let changes = diff::changes_with_renames(repo, old, new, &|_| true, &check)?;
+    if changes.is_empty() {
+        // An empty commit: git prints no " 0 files changed" line.
+        return Ok(());
+    }
     let lines = diff::stat_lines(repo, &changes, &check)?;
     let (mut ins, mut del) = (0, 0);
     for l in &lines {
@@ -985,8 +989,25 @@ pub fn commit(g: &mut G<'_, '_>) -> Result<i32> {
     if let Some(h) = head {
         repo.set_ref("ORIG_HEAD", &h).ok();
     }
+    let how = if amend {
+        " (amend)"
+    } else if merging.is_some() {
+        " (merge)"
+    } else if parents.is_empty() {
+        " (initial)"
+    } else {
+        ""
+    };
+    repo.reflog_message(format!("commit{how}: {}", subject(&message)));
     repo.update_head(&id)?;
-    for f in ["MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "CHERRY_PICK_HEAD"] {
+    for f in [
+        "MERGE_HEAD",
+        "MERGE_MSG",
+        "MERGE_MODE",
+        "CHERRY_PICK_HEAD",
+        "REVERT_HEAD",
+        "SQUASH_MSG",
+    ] {
         let _ = repo.fs.remove_file(&repo.gp(f));
     }
     if !quiet {
@@ -994,7 +1015,7 @@ pub fn commit(g: &mut G<'_, '_>) -> Result<i32> {
             Some(b) => b,
             None => "detached HEAD".into(),
         };
-        let root = if parents.is_empty() {
+        let root = if parents.is_empty() && !amend {
             " (root-commit)"
         } else {
             ""

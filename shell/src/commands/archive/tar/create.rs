@@ -145,7 +145,7 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
     let mut w = Writer {
         out: Vec::with_capacity(64 * 1024),
     };
-    let mut listing = Listing::default();
+    let mut listing = Listing::new(ctx.env);
     let mut hard_links: HashMap<u64, String> = HashMap::new();
     let mut removed: Vec<(String, bool)> = Vec::new();
     for (dir, operand) in &opts.operands {

@@ -101,7 +101,7 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
             return Ok(());
         }
     };
-    let mut listing = Listing::default();
+    let mut listing = Listing::new(ctx.env);
     let mut matched = vec![false; opts.operands.len()];
     let mut seen_any = false;
     for entry in entries {
@@ -118,7 +118,9 @@ pub(crate) fn run(ctx: &mut CommandCtx<'_>, opts: &Options, st: &mut Status) -> 
             continue;
         }
         let safe = safe_name(ctx, st, opts, &h.raw).to_string();
-        if opts.excludes.matches(&safe) || !selected(opts, &safe, &mut matched) {
+        // An operand whose members are all excluded is still found.
+        let picked = selected(opts, &safe, &mut matched);
+        if opts.excludes.matches(&safe) || !picked {
             continue;
         }
         let info = h.line_info();
@@ -506,15 +508,19 @@ impl Extractor {
                 );
             }
             _ => {
-                if !self.clear(
-                    ctx,
-                    st,
-                    opts,
-                    m.name,
-                    &target,
-                    existing.map(|e| e.kind),
-                    "Cannot open",
-                ) {
+                let in_place =
+                    opts.overwrite && existing.as_ref().is_some_and(|e| e.kind == FileKind::File);
+                if !in_place
+                    && !self.clear(
+                        ctx,
+                        st,
+                        opts,
+                        m.name,
+                        &target,
+                        existing.map(|e| e.kind),
+                        "Cannot open",
+                    )
+                {
                     return;
                 }
                 if let Err(e) = ctx.fs.write(&target, &m.data) {

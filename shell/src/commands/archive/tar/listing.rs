@@ -8,6 +8,8 @@
 /// owner/size column when an entry needs more room and keeps it wide.
 pub(crate) struct Listing {
     ugswidth: usize,
+    /// Times are shown in local time: the zone `TZ` names.
+    zone: crate::time::Zone,
 }
 
 /// What one line shows.
@@ -22,13 +24,15 @@ pub(crate) struct LineInfo<'a> {
     pub(crate) link: Option<&'a str>,
 }
 
-impl Default for Listing {
-    fn default() -> Self {
-        Listing { ugswidth: 19 }
-    }
-}
-
 impl Listing {
+    /// A listing in the zone `TZ` in `env` names.
+    pub(crate) fn new(env: &[(String, String)]) -> Listing {
+        Listing {
+            ugswidth: 19,
+            zone: crate::time::Zone::from_env(env),
+        }
+    }
+
     /// One line, without the newline.
     pub(crate) fn line(&mut self, e: &LineInfo<'_>) -> String {
         let size = e.size.to_string();
@@ -37,7 +41,7 @@ impl Listing {
             self.ugswidth = pad;
         }
         let width = self.ugswidth - pad + size.len();
-        let when = crate::time::strftime("%4Y-%m-%d %H:%M", &crate::time::from_epoch(e.mtime, 0));
+        let when = crate::time::strftime("%4Y-%m-%d %H:%M", &self.zone.local(e.mtime, 0));
         let mut out = format!(
             "{} {}/{} {:>width$} {when} {}",
             mode_string(e.typeflag, e.mode),
@@ -100,7 +104,7 @@ mod tests {
 
     #[test]
     fn gnu_layout() {
-        let mut l = Listing::default();
+        let mut l = Listing::new(&[]);
         let info = LineInfo {
             typeflag: b'5',
             mode: 0o755,

@@ -43,6 +43,9 @@ pub(crate) struct Options {
     to_stdout: bool,
     absolute_names: bool,
     keep_old: bool,
+    /// `--overwrite`: an existing regular file is written in place (so
+    /// through its hard links), not unlinked first.
+    overwrite: bool,
     skip_old: bool,
     preserve_perms: bool,
     touch: bool,
@@ -238,6 +241,7 @@ fn parse(ctx: &mut CommandCtx<'_>) -> Result<Options, i32> {
         to_stdout: false,
         absolute_names: false,
         keep_old: false,
+        overwrite: false,
         skip_old: false,
         preserve_perms: false,
         touch: false,
@@ -408,6 +412,7 @@ fn apply(
         "overwrite" | "unlink-first" => {
             opts.keep_old = false;
             opts.skip_old = false;
+            opts.overwrite = name == "overwrite";
         }
         "preserve-permissions" | "same-permissions" => opts.preserve_perms = true,
         "no-same-permissions" => opts.preserve_perms = false,

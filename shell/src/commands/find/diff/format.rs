@@ -92,9 +92,10 @@ pub fn emit(
                     return l.clone();
                 }
                 let t = ctx.fs.metadata(&ctx.path(n)).map(|m| m.mtime).ok();
+                let zone = crate::time::Zone::from_env(ctx.env);
                 match t {
-                    Some(t) => format!("{n}\t{}", stamp(t.secs, t.nanos)),
-                    None => format!("{n}\t{}", stamp(0, 0)),
+                    Some(t) => format!("{n}\t{}", stamp(t.secs, t.nanos, &zone)),
+                    None => format!("{n}\t{}", stamp(0, 0, &zone)),
                 }
             };
             buf.extend(format!("--- {}\n+++ {}\n", label(0, an), label(1, bn)).bytes());
@@ -226,10 +227,7 @@ fn unified(buf: &mut Vec<u8>, hunks: &[Change], la: &[&[u8]], lb: &[&[u8]], n: u
     }
 }
 
-/// `2024-01-01 00:00:00.000000000 +0000`, in UTC.
-fn stamp(secs: i64, nanos: u32) -> String {
-    crate::time::strftime(
-        "%4Y-%m-%d %H:%M:%S.%N %z",
-        &crate::time::from_epoch(secs, nanos),
-    )
+/// `2024-01-01 00:00:00.000000000 +0000`, in local time.
+fn stamp(secs: i64, nanos: u32, zone: &crate::time::Zone) -> String {
+    crate::time::strftime("%4Y-%m-%d %H:%M:%S.%N %z", &zone.local(secs, nanos))
 }

@@ -57,6 +57,8 @@ struct Walk<'c, 'a> {
     /// Paths collected for `-exec ... {} +`, per `-exec` node id.
     batches: Vec<(Vec<String>, Vec<String>)>,
     now: i64,
+    /// Where `-printf` shows times: the zone `TZ` names.
+    zone: crate::time::Zone,
 }
 
 /// One visited entry.
@@ -99,7 +101,9 @@ pub fn find(ctx: &mut CommandCtx<'_>) -> i32 {
         quit: false,
         batches: vec![(Vec::new(), Vec::new()); nbatch],
         now,
+        zone: crate::time::Zone::utc(),
     };
+    walk.zone = crate::time::Zone::from_env(walk.ctx.env);
     for p in &paths {
         if walk.quit {
             break;
@@ -422,12 +426,26 @@ impl Walk<'_, '_> {
                             }
                         }
                         // Access, change and modification time: the tree
-                        // keeps one time, the modification time.
-                        't' | 'a' | 'c' => time_part(e.meta.mtime, 'c', true),
-                        'T' | 'A' | 'C' => match it.next() {
-                            Some(k) => time_part(e.meta.mtime, k, false),
-                            None => String::new(),
-                        },
+                        // keeps no change time (the modification time
+                        // stands for it).
+                        't' | 'a' | 'c' | 'T' | 'A' | 'C' => {
+                            let t = if matches!(d, 'a' | 'A') {
+                                self.ctx
+                                    .fs
+                                    .atime(&self.ctx.path(e.path))
+                                    .unwrap_or(e.meta.mtime)
+                            } else {
+                                e.meta.mtime
+                            };
+                            if matches!(d, 't' | 'a' | 'c') {
+                                time_part(t, 'c', true, &self.zone)
+                            } else {
+                                match it.next() {
+                                    Some(k) => time_part(t, k, false, &self.zone),
+                                    None => String::new(),
+                                }
+                            }
+                        }
                         other => format!("%{other}"),
                     };
                     out.push_str(&pad(&spec, &val));
@@ -464,11 +482,16 @@ fn pad(spec: &str, val: &str) -> String {
 }
 
 /// `%T<k>` (and `%A<k>`, `%C<k>`) of `-printf`: the time as GNU find
-/// prints it, UTC. `k` is a `strftime` letter, `@` (seconds since the
+/// prints it, in local time. `k` is a `strftime` letter, `@` (seconds since the
 /// epoch) or `+` (date+time); `%t` is `%Tc` with the seconds' fraction
 /// (`fraction`), as GNU's `ctime`-style field.
-fn time_part(t: crate::clock::Timestamp, k: char, fraction: bool) -> String {
-    let tm = crate::time::from_epoch(t.secs, 0);
+fn time_part(
+    t: crate::clock::Timestamp,
+    k: char,
+    fraction: bool,
+    zone: &crate::time::Zone,
+) -> String {
+    let tm = zone.local(t.secs, 0);
     // GNU find prints the ten digits of its timespec fraction.
     let frac = format!("{:09}0", t.nanos);
     match k {

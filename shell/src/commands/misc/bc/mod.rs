@@ -12,7 +12,7 @@
 mod mathlib;
 mod num;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::rc::Rc;
 
@@ -128,16 +128,29 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>, (String, usize)> {
 enum Expr {
     Num(String),
     Var(String),
+    /// `a[i]`: an element of array `a` (a namespace apart from variable `a`).
+    Elem(String, Box<Expr>),
+    /// `a[]` as a call's argument: the whole array, passed by value.
+    Array(String),
     Neg(Box<Expr>),
     Not(Box<Expr>),
     Bin(&'static str, Box<Expr>, Box<Expr>),
-    Assign(&'static str, String, Box<Expr>),
+    Assign(&'static str, Target, Box<Expr>),
     /// `++x` / `--x` (pre) and `x++` / `x--` (post).
-    Step(String, i64, bool),
+    Step(Target, i64, bool),
     Call(String, Vec<Expr>),
 }
 
-/// A `define`d function: parameters, `auto` locals, body.
+/// What an assignment or `++`/`--` changes: a variable, or an array's
+/// element.
+#[derive(Clone, Debug)]
+enum Target {
+    Var(String),
+    Elem(String, Box<Expr>),
+}
+
+/// A `define`d function: parameters, `auto` locals (an array one written
+/// `name[]`), body.
 #[derive(Debug)]
 struct Func {
     params: Vec<String>,
@@ -387,7 +400,12 @@ impl Parser {
                 return Err(self.line());
             };
             self.pos += 1;
-            v.push(n);
+            if self.is_op("[") && matches!(self.toks.get(self.pos + 1), Some((Tok::Op("]"), _))) {
+                self.pos += 2;
+                v.push(format!("{n}[]"));
+            } else {
+                v.push(n);
+            }
             if !self.eat(",") {
                 return Ok(v);
             }
@@ -477,15 +495,40 @@ impl Parser {
     }
 
     fn assign(&mut self) -> PResult<Expr> {
-        if let (Some(Tok::Name(n)), Some((Tok::Op(op), _))) =
-            (self.peek().cloned(), self.toks.get(self.pos + 1).cloned())
-            && matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "^=")
-        {
-            self.pos += 2;
-            let r = self.assign()?;
-            return Ok(Expr::Assign(op, n, Box::new(r)));
+        let start = self.pos;
+        if let Some(Tok::Name(n)) = self.peek().cloned() {
+            self.pos += 1;
+            let target = if self.eat("[") {
+                let i = self.expr()?;
+                self.expect("]")?;
+                Target::Elem(n, Box::new(i))
+            } else {
+                Target::Var(n)
+            };
+            if let Some((Tok::Op(op), _)) = self.toks.get(self.pos).cloned()
+                && matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "^=")
+            {
+                self.pos += 1;
+                let r = self.assign()?;
+                return Ok(Expr::Assign(op, target, Box::new(r)));
+            }
+            self.pos = start;
         }
         self.add()
+    }
+
+    /// `NAME` or `NAME[INDEX]` after `++`/`--`.
+    fn target(&mut self, line: usize) -> PResult<Target> {
+        let Some(Tok::Name(n)) = self.peek().cloned() else {
+            return Err(line);
+        };
+        self.pos += 1;
+        if self.eat("[") {
+            let i = self.expr()?;
+            self.expect("]")?;
+            return Ok(Target::Elem(n, Box::new(i)));
+        }
+        Ok(Target::Var(n))
     }
 
     fn add(&mut self) -> PResult<Expr> {
@@ -549,18 +592,32 @@ impl Parser {
                 self.expect(")")?;
                 Ok(e)
             }
-            Tok::Op(op @ ("++" | "--")) => match self.peek().cloned() {
-                Some(Tok::Name(n)) => {
-                    self.pos += 1;
-                    Ok(Expr::Step(n, if op == "++" { 1 } else { -1 }, true))
-                }
-                _ => Err(line),
-            },
+            Tok::Op(op @ ("++" | "--")) => {
+                let t = self.target(line)?;
+                Ok(Expr::Step(t, if op == "++" { 1 } else { -1 }, true))
+            }
             Tok::Name(n) => {
                 if self.eat("(") {
                     let mut args = Vec::new();
                     if !self.is_op(")") {
                         loop {
+                            // `a[]`: the whole array.
+                            if let (
+                                Some(Tok::Name(a)),
+                                Some((Tok::Op("["), _)),
+                                Some((Tok::Op("]"), _)),
+                            ) = (
+                                self.peek().cloned(),
+                                self.toks.get(self.pos + 1),
+                                self.toks.get(self.pos + 2),
+                            ) {
+                                self.pos += 3;
+                                args.push(Expr::Array(a));
+                                if !self.eat(",") {
+                                    break;
+                                }
+                                continue;
+                            }
                             args.push(self.expr()?);
                             if !self.eat(",") {
                                 break;
@@ -570,18 +627,38 @@ impl Parser {
                     self.expect(")")?;
                     return Ok(Expr::Call(n, args));
                 }
+                let target = if self.eat("[") {
+                    let i = self.expr()?;
+                    self.expect("]")?;
+                    Target::Elem(n, Box::new(i))
+                } else {
+                    Target::Var(n)
+                };
                 if self.eat("++") {
-                    return Ok(Expr::Step(n, 1, false));
+                    return Ok(Expr::Step(target, 1, false));
                 }
                 if self.eat("--") {
-                    return Ok(Expr::Step(n, -1, false));
+                    return Ok(Expr::Step(target, -1, false));
                 }
-                Ok(Expr::Var(n))
+                Ok(match target {
+                    Target::Var(n) => Expr::Var(n),
+                    Target::Elem(n, i) => Expr::Elem(n, i),
+                })
             }
             _ => Err(line),
         }
     }
 }
+
+/// A function's local while a call runs, or its outer value saved.
+enum Local {
+    Unset,
+    Var(Num),
+    Array(BTreeMap<u32, Num>),
+}
+
+/// GNU bc's largest array index (`BC_DIM_MAX` - 1).
+const MAX_ARRAY_INDEX: i64 = 16_777_214;
 
 /// Why evaluation stopped early.
 enum Flow {
@@ -596,6 +673,8 @@ enum Flow {
 struct Machine<'c, 'a> {
     ctx: &'c mut CommandCtx<'a>,
     vars: HashMap<String, Num>,
+    /// The arrays, by name (apart from the variables of the same name).
+    arrays: HashMap<String, BTreeMap<u32, Num>>,
     scale: usize,
     ibase: u32,
     obase: u32,
@@ -631,10 +710,55 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// The value of an array index: its integer part, within GNU's bound.
+    fn index(&mut self, name: &str, i: &Expr) -> Result<u32, Flow> {
+        let v = self.eval(i)?.to_i64().unwrap_or(-1);
+        if !(0..=MAX_ARRAY_INDEX).contains(&v) {
+            return Err(Flow::Error(format!(
+                "Array {name} subscript out of bounds."
+            )));
+        }
+        Ok(v as u32)
+    }
+
+    fn load(&mut self, t: &Target) -> Result<Num, Flow> {
+        Ok(match t {
+            Target::Var(n) => self.get(n),
+            Target::Elem(n, i) => {
+                let i = self.index(n, i)?;
+                self.arrays
+                    .get(n)
+                    .and_then(|a| a.get(&i))
+                    .cloned()
+                    .unwrap_or_default()
+            }
+        })
+    }
+
+    /// Stores `v` into `t` (an element's index already evaluated as `at`)
+    /// and returns what it now holds.
+    fn store(&mut self, t: &Target, at: Option<u32>, v: Num) -> Num {
+        match (t, at) {
+            (Target::Elem(n, _), Some(i)) => {
+                self.arrays
+                    .entry(n.clone())
+                    .or_default()
+                    .insert(i, v.clone());
+                v
+            }
+            (Target::Var(n), _) | (Target::Elem(n, _), None) => {
+                self.set(n, v);
+                self.get(n)
+            }
+        }
+    }
+
     fn eval(&mut self, e: &Expr) -> Result<Num, Flow> {
         Ok(match e {
             Expr::Num(n) => Num::parse(n, self.ibase),
             Expr::Var(n) => self.get(n),
+            Expr::Elem(n, i) => self.load(&Target::Elem(n.clone(), i.clone()))?,
+            Expr::Array(n) => return Err(Flow::Error(format!("Array {n}[] used as a value."))),
             Expr::Neg(x) => self.eval(x)?.neg(),
             Expr::Not(x) => Num::from_i64(self.eval(x)?.is_zero() as i64),
             Expr::Bin(op, a, b) => {
@@ -648,22 +772,29 @@ impl Machine<'_, '_> {
                 let y = self.eval(b)?;
                 self.binary(op, &x, &y)?
             }
-            Expr::Assign(op, name, r) => {
+            Expr::Assign(op, target, r) => {
+                let at = match target {
+                    Target::Elem(n, i) => Some(self.index(n, i)?),
+                    Target::Var(_) => None,
+                };
                 let v = self.eval(r)?;
                 let v = if *op == "=" {
                     v
                 } else {
-                    let cur = self.get(name);
+                    let cur = self.load_at(target, at);
                     self.binary(&op[..1], &cur, &v)?
                 };
-                self.set(name, v);
-                self.get(name)
+                self.store(target, at, v)
             }
-            Expr::Step(name, d, pre) => {
-                let cur = self.get(name);
+            Expr::Step(target, d, pre) => {
+                let at = match target {
+                    Target::Elem(n, i) => Some(self.index(n, i)?),
+                    Target::Var(_) => None,
+                };
+                let cur = self.load_at(target, at);
                 let next = cur.add(&Num::from_i64(*d));
-                self.set(name, next);
-                if *pre { self.get(name) } else { cur }
+                let now = self.store(target, at, next);
+                if *pre { now } else { cur }
             }
             Expr::Call(f, args) => {
                 if let Some(func) = self.funcs.get(f).cloned() {
@@ -700,13 +831,21 @@ impl Machine<'_, '_> {
             return Err(Flow::Error(format!("{name}: calls nested too deeply")));
         }
         let mut values = Vec::with_capacity(args.len());
-        for a in args {
-            values.push(self.eval(a)?);
+        for (a, p) in args.iter().zip(&func.params) {
+            values.push(match (a, p.strip_suffix("[]")) {
+                (Expr::Array(n), Some(_)) => {
+                    Local::Array(self.arrays.get(n).cloned().unwrap_or_default())
+                }
+                (Expr::Array(_), None) | (_, Some(_)) => {
+                    return Err(Flow::Error("Parameter type mismatch".into()));
+                }
+                (e, None) => Local::Var(self.eval(e)?),
+            });
         }
         let locals: Vec<&String> = func.params.iter().chain(func.autos.iter()).collect();
-        let saved: Vec<Option<Num>> = locals.iter().map(|n| self.vars.remove(*n)).collect();
+        let saved: Vec<Local> = locals.iter().map(|n| self.take_local(n)).collect();
         for (p, v) in func.params.iter().zip(values) {
-            self.vars.insert(p.clone(), v);
+            self.put_local(p, v);
         }
         self.depth += 1;
         let mut result = Ok(Num::zero());
@@ -726,12 +865,49 @@ impl Machine<'_, '_> {
         }
         self.depth -= 1;
         for (n, old) in locals.into_iter().zip(saved) {
-            match old {
-                Some(v) => self.vars.insert(n.clone(), v),
-                None => self.vars.remove(n),
-            };
+            self.put_local(n, old);
         }
         result
+    }
+
+    /// Takes a local's outer value away (`name[]`: an array), leaving it
+    /// unset for the call.
+    fn take_local(&mut self, name: &str) -> Local {
+        match name.strip_suffix("[]") {
+            Some(a) => Local::Array(self.arrays.remove(a).unwrap_or_default()),
+            None => self.vars.remove(name).map_or(Local::Unset, Local::Var),
+        }
+    }
+
+    fn put_local(&mut self, name: &str, v: Local) {
+        let array = name.strip_suffix("[]");
+        match (v, array) {
+            (Local::Array(a), Some(n)) => {
+                self.arrays.insert(n.to_string(), a);
+            }
+            (Local::Var(v), None) => {
+                self.vars.insert(name.to_string(), v);
+            }
+            (_, Some(n)) => {
+                self.arrays.remove(n);
+            }
+            (_, None) => {
+                self.vars.remove(name);
+            }
+        }
+    }
+
+    /// A target's value, an element's index already evaluated as `at`.
+    fn load_at(&self, t: &Target, at: Option<u32>) -> Num {
+        match (t, at) {
+            (Target::Elem(n, _), Some(i)) => self
+                .arrays
+                .get(n)
+                .and_then(|a| a.get(&i))
+                .cloned()
+                .unwrap_or_default(),
+            (Target::Var(n), _) | (Target::Elem(n, _), None) => self.get(n),
+        }
     }
 
     fn binary(&mut self, op: &str, x: &Num, y: &Num) -> Result<Num, Flow> {
@@ -963,6 +1139,7 @@ pub fn bc(ctx: &mut CommandCtx<'_>) -> i32 {
     let mut m = Machine {
         ctx,
         vars: HashMap::new(),
+        arrays: HashMap::new(),
         scale: if p.has("l") { 20 } else { 0 },
         ibase: 10,
         obase: 10,

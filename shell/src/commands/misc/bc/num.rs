@@ -149,6 +149,11 @@ impl Num {
     /// fraction of a non-decimal constant keeps as many digits as it had
     /// (`ibase=16; 1.8` is 1.5).
     pub fn parse(text: &str, ibase: u32) -> Num {
+        // An integer part of a single digit keeps its face value whatever
+        // `ibase` is (`A` is ten, `G.8` sixteen and a half), leading zeros
+        // aside (`0A`); elsewhere a digit past the base counts as
+        // `ibase - 1` (`1A` in base 9 is 17, `.A` is .8).
+        let text = text.trim_start_matches('0');
         if text.len() == 1 && text != "." {
             return Num::from_i64(digit(text.as_bytes()[0]) as i64);
         }
@@ -174,9 +179,8 @@ impl Num {
         let base = Num::from_i64(ibase as i64);
         let top = ibase - 1;
         let mut n = Num::zero();
-        for (k, b) in int.bytes().enumerate() {
-            // The first digit keeps its face value when no digit follows.
-            let d = if k == 0 && int.len() == 1 {
+        for b in int.bytes() {
+            let d = if int.len() == 1 {
                 digit(b)
             } else {
                 digit(b).min(top)
