@@ -5,7 +5,9 @@
 //! Prints one line per workload with the median wall time of each side and
 //! the ratio (ours / CPython); then the first-use costs: compiling the
 //! module with an empty compile cache, loading it from the cache, and the
-//! cache entry's size.
+//! cache entry's size. A second start-up row runs the interpreter as it
+//! started before its library was unpacked (the zip through `zipimport`,
+//! the hook compiled from source), for the before/after comparison.
 //!
 //! Run: `cargo bench -p sandkeep-python --bench python` (`PY_BENCH_RUNS=N`
 //! sets the repetitions, 5 by default).
@@ -14,7 +16,66 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use sandkeep_shell::{RunOptions, Shell, ShellConfig};
+use sandkeep_shell::{
+    Clock, CommandCtx, Exec, ExecRequest, Fs, FsLimits, Limits, RunControl, RunOptions, Shell,
+    ShellConfig,
+};
+use sandkeep_wasi::{Invocation, Outcome, Overlay};
+
+struct NoExec;
+
+impl Exec for NoExec {
+    fn exec(&mut self, _req: ExecRequest<'_>) -> i32 {
+        127
+    }
+}
+
+/// `python3 -c pass` as it ran before the library was unpacked: the
+/// overlay holds only the hook's source, `sys.path` only the zip.
+fn start_zipped(hook_only: &std::sync::Arc<Overlay>) -> Duration {
+    let program = sandkeep_python::program().expect("CPython");
+    let fs = Fs::new(FsLimits::default(), Clock::real(), &[]);
+    fs.mkdir_all("/workspace").unwrap();
+    let control = RunControl::new(Limits::default(), Clock::real(), None, None);
+    let args: Vec<String> = ["python3", "-c", "pass"].map(String::from).to_vec();
+    let env: Vec<(String, String)> = [
+        ("PYTHONPATH", sandkeep_python::HOOK_DIR),
+        ("_SANDKEEP_CWD", "/workspace"),
+        ("PYTHONDONTWRITEBYTECODE", "1"),
+    ]
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .to_vec();
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let mut stdin = std::io::empty();
+    let mut ctx = CommandCtx {
+        args: &args,
+        env: &env,
+        cwd: "/workspace",
+        fs: &fs,
+        stdin: &mut stdin,
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+        control: &control,
+        exec: &mut NoExec,
+    };
+    let t = Instant::now();
+    let ended = program.run(
+        &mut ctx,
+        &Invocation {
+            args: &args,
+            env: &env,
+            overlay: hook_only.clone(),
+        },
+    );
+    let took = t.elapsed();
+    assert_eq!(
+        ended.outcome,
+        Outcome::Exited(0),
+        "{}",
+        String::from_utf8_lossy(&stderr)
+    );
+    took
+}
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -122,6 +183,13 @@ fn main() {
     unsafe { std::env::remove_var("SANDKEEP_CACHE_DIR") };
     // Warm-up: the first python3 of a process loads the module.
     shell.run("python3 -c pass", opts());
+    let mut hook_only = Overlay::new();
+    hook_only.insert(
+        &format!("{}/sitecustomize.py", sandkeep_python::HOOK_DIR),
+        sandkeep_python::SITECUSTOMIZE.to_vec(),
+    );
+    let hook_only = std::sync::Arc::new(hook_only);
+    let zipped = median((0..runs).map(|_| start_zipped(&hook_only)).collect());
     println!("workload            ours        cpython     ratio");
     for (label, args) in [
         ("start-up (-c pass)", vec!["-c", "pass"]),
@@ -166,6 +234,15 @@ fn main() {
         }
         assert_eq!(o.stdout, host_out, "{label}: outputs differ");
         let (a, b) = (median(ours), median(theirs));
+        if label.starts_with("start-up") {
+            println!(
+                "{:<19} {:>9.2?}  {:>9.2?}  {:>6.2}x",
+                "start-up, zip stdlib",
+                zipped,
+                b,
+                zipped.as_secs_f64() / b.as_secs_f64()
+            );
+        }
         println!(
             "{label:<19} {:>9.2?}  {:>9.2?}  {:>6.2}x",
             a,

@@ -8,7 +8,9 @@
 //! its debug sections removed (`wasm/PROVENANCE.md` names the source, its
 //! hashes and licences). The first `python3` of a process loads it: from the
 //! compile cache when this machine compiled it before, else by compiling it
-//! (seconds) and caching the result. CPython parses its own command line:
+//! (seconds) and caching the result; the first use on a machine also has
+//! CPython unpack its standard library for faster start-ups (`stdlib.rs`).
+//! CPython parses its own command line:
 //! `-c`, `-m MODULE`, `FILE ARGS`, `-` and a script on stdin, `-V`.
 //!
 //! What WASI does not have, the sandbox does not offer: processes
@@ -22,11 +24,16 @@
 //! assert_eq!(String::from_utf8_lossy(&out.stdout), "10 ['-c', 'a']\n");
 //! ```
 
+mod stdlib;
+
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Read;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use sandkeep_shell::{CommandCtx, LimitKind, ShellConfig};
-use sandkeep_wasi::{Invocation, Outcome, Program};
+use sandkeep_wasi::{Invocation, Outcome, Overlay, Program};
+
+pub use stdlib::STDLIB_DIR;
 
 /// What `python3 --version` prints (CPython's own answer).
 pub const VERSION: &str = "Python 3.12.0";
@@ -44,8 +51,56 @@ pub const SITECUSTOMIZE: &[u8] = include_bytes!("startup.py");
 /// Where the guest finds the hook: a directory only the guest sees.
 pub const HOOK_DIR: &str = "/.sandkeep-python";
 
-/// Files only the guest sees (read-only; not in the shell's tree).
-pub const OVERLAY: &[(&str, &[u8])] = &[("/.sandkeep-python/sitecustomize.py", SITECUSTOMIZE)];
+/// A loaded CPython and the files only its guest sees.
+struct Loaded {
+    program: Program,
+    overlay: Arc<Overlay>,
+}
+
+/// The process's CPython and overlay, loaded on first use.
+fn loaded() -> Result<&'static Loaded, String> {
+    static LOADED: OnceLock<Result<Loaded, String>> = OnceLock::new();
+    LOADED
+        .get_or_init(|| {
+            let program = Program::load("cpython-3.12.0", PYTHON_WASM_SHA256, decompress)
+                .map_err(|e| e.to_string())?;
+            let overlay = Arc::new(overlay_for(&program));
+            Ok(Loaded { program, overlay })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The overlay: the standard library unpacked and the hook compiled
+/// (cached beside the compiled module, see `stdlib.rs`), or, when that
+/// fails, the hook's source alone (CPython then reads its zip, slower).
+fn overlay_for(program: &Program) -> Overlay {
+    let mut h = DefaultHasher::new();
+    (SITECUSTOMIZE, stdlib::UNPACK, 1u32).hash(&mut h);
+    let key = format!("{}-{:016x}", &PYTHON_WASM_SHA256[..16], h.finish());
+    let unpacked =
+        sandkeep_wasi::cache::blob("cpython-3.12.0-stdlib", &key, || stdlib::unpack(program))
+            .and_then(|records| stdlib::overlay_of(&records))
+            // A damaged cache entry: unpack again rather than run slow.
+            .or_else(|_| stdlib::unpack(program).and_then(|r| stdlib::overlay_of(&r)));
+    unpacked.unwrap_or_else(|_| {
+        let mut hook = Overlay::new();
+        hook.insert(
+            &format!("{HOOK_DIR}/sitecustomize.py"),
+            SITECUSTOMIZE.to_vec(),
+        );
+        hook
+    })
+}
+
+/// The files only the guest sees (read-only; not in the shell's tree):
+/// the start-up hook and, once loaded, the standard library.
+pub fn overlay() -> Arc<Overlay> {
+    match loaded() {
+        Ok(l) => l.overlay.clone(),
+        Err(_) => Arc::new(Overlay::new()),
+    }
+}
 
 /// Adds `python3` and `python` to a shell configuration.
 ///
@@ -74,16 +129,9 @@ pub fn install(config: ShellConfig) -> ShellConfig {
         .command("python", python3)
 }
 
-/// The process's CPython, loaded on first use.
+/// The process's CPython, loaded on first use (with its overlay).
 pub fn program() -> Result<&'static Program, String> {
-    static PROGRAM: OnceLock<Result<Program, String>> = OnceLock::new();
-    PROGRAM
-        .get_or_init(|| {
-            Program::load("cpython-3.12.0", PYTHON_WASM_SHA256, decompress)
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+    loaded().map(|l| &l.program)
 }
 
 /// The vendored module's bytes.
@@ -112,10 +160,14 @@ pub fn guest_env(user: &[(String, String)], cwd: &str) -> Vec<(String, String)> 
         .filter(|(k, _)| k != "PYTHONPATH")
         .cloned()
         .collect();
-    let path = match &user_path {
+    let mut path = match &user_path {
         Some(p) if !p.is_empty() => format!("{HOOK_DIR}:{p}"),
         _ => HOOK_DIR.to_string(),
     };
+    // The unpacked library after the user's directories, before the zip.
+    if overlay().dir(STDLIB_DIR).is_some() {
+        path = format!("{path}:{STDLIB_DIR}");
+    }
     env.push(("PYTHONPATH".into(), path));
     env.push(("_SANDKEEP_CWD".into(), cwd.to_string()));
     if let Some(p) = user_path {
@@ -148,22 +200,35 @@ pub fn python3(ctx: &mut CommandCtx<'_>) -> i32 {
         env.push(("_SANDKEEP_ARGV0".into(), args[at].clone()));
         args[at] = sandkeep_shell::Fs::resolve(ctx.cwd, &args[at]);
     }
-    let outcome = program.run(
+    let ended = program.run(
         ctx,
         &Invocation {
             args: &args,
             env: &env,
-            overlay: OVERLAY,
+            overlay: overlay(),
         },
     );
-    // A limit tripped by the guest (its memory) ends the run even when the
-    // guest got to exit first.
-    let outcome = match (outcome, ctx.control.tripped()) {
+    // A limit tripped while the guest ran ends the run even when the guest
+    // got to exit first.
+    let outcome = match (ended.outcome, ctx.control.tripped()) {
         (Outcome::Exited(_), Some(kind)) => Outcome::Limit(kind),
         (outcome, _) => outcome,
     };
     match outcome {
-        Outcome::Exited(code) => code & 0xff,
+        Outcome::Exited(code) => {
+            // The budget refused the interpreter memory and the script did
+            // not recover (an uncaught MemoryError, or a failure of its
+            // own): name the budget under CPython's traceback.
+            if code != 0 && ended.memory_refused {
+                let _ = writeln!(
+                    ctx.stderr,
+                    "{}: note: the run's memory limit ({} bytes) refused the interpreter more memory",
+                    ctx.args[0],
+                    ctx.control.memory().limit()
+                );
+            }
+            code & 0xff
+        }
         Outcome::Limit(kind) => {
             let _ = match kind {
                 LimitKind::Memory => writeln!(

@@ -106,3 +106,35 @@ fn store(module: &Module, path: &std::path::Path) -> Result<(), CacheError> {
     std::fs::rename(&tmp, path)?;
     Ok(())
 }
+
+/// Bytes derived from a module (e.g. what the guest unpacked from it),
+/// kept beside its compiled code: the cached file `name-key.bin` when it
+/// exists, else `produce()`'s result, cached. `key` must change whenever
+/// what `produce` makes would (the module's hash, a format version).
+pub fn blob(
+    name: &str,
+    key: &str,
+    produce: impl FnOnce() -> Result<Vec<u8>, String>,
+) -> Result<Vec<u8>, String> {
+    let path = directory().map(|d| d.join(format!("{name}-{key}.bin")));
+    if let Ok(path) = &path
+        && let Ok(bytes) = std::fs::read(path)
+    {
+        return Ok(bytes);
+    }
+    let bytes = produce()?;
+    if let Ok(path) = &path {
+        let written = (|| -> std::io::Result<()> {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+            std::fs::write(&tmp, &bytes)?;
+            std::fs::rename(&tmp, path)
+        })();
+        if let Err(e) = written {
+            tracing::warn!("sandkeep-wasi: cannot cache {}: {e}", path.display());
+        }
+    }
+    Ok(bytes)
+}

@@ -71,8 +71,9 @@ pub struct Guest {
     pub streams: Streams,
     pub fds: BTreeMap<u32, Handle>,
     /// Files only the guest sees, read-only, by absolute path (the
-    /// interpreter's start-up hook); the shell's tree never holds them.
-    pub overlay: &'static [(&'static str, &'static [u8])],
+    /// interpreter's start-up hook, its library); the shell's tree never
+    /// holds them.
+    pub overlay: std::sync::Arc<crate::Overlay>,
     /// Bytes for `random_get`: the tree's `/dev/urandom` stream, seeded by
     /// the run's seed in deterministic mode.
     pub random: Option<FileReader>,
@@ -116,24 +117,15 @@ impl Guest {
     }
 
     /// An overlay file at `path`.
-    pub fn overlay_file(&self, path: &str) -> Option<&'static [u8]> {
-        self.overlay
-            .iter()
-            .find(|(p, _)| *p == path)
-            .map(|(_, d)| *d)
+    pub fn overlay_file(&self, path: &str) -> Option<&[u8]> {
+        self.overlay.file(path).map(|d| &d[..])
     }
 
     /// The names in `path` when it is a directory of the overlay.
     pub fn overlay_dir(&self, path: &str) -> Option<Vec<String>> {
-        let prefix = format!("{}/", path.trim_end_matches('/'));
-        let names: Vec<String> = self
-            .overlay
-            .iter()
-            .filter_map(|(p, _)| p.strip_prefix(&prefix))
-            .filter(|rest| !rest.contains('/'))
-            .map(str::to_string)
-            .collect();
-        (!names.is_empty()).then_some(names)
+        self.overlay
+            .dir(path)
+            .map(|names| names.iter().cloned().collect())
     }
 
     /// Metadata of `path`, following symlinks or not.
@@ -275,7 +267,7 @@ impl Guest {
         if total == 0 {
             return Ok(0);
         }
-        let overlay = self.overlay;
+        let overlay = self.overlay.clone();
         let fs = self.fs.clone();
         match self.fds.get_mut(&fd).ok_or(Errno::BADF)? {
             Handle::Stdin => {
@@ -307,11 +299,14 @@ impl Guest {
                 if !file.read {
                     return Err(Errno::BADF);
                 }
-                let data: std::sync::Arc<Vec<u8>> =
-                    match overlay.iter().find(|(p, _)| *p == file.path) {
-                        Some((_, d)) => std::sync::Arc::new(d.to_vec()),
-                        None => fs.read_shared(&file.path)?,
-                    };
+                let shared;
+                let data: &[u8] = match overlay.file(&file.path) {
+                    Some(d) => d,
+                    None => {
+                        shared = fs.read_shared(&file.path)?;
+                        &shared[..]
+                    }
+                };
                 let start = at.unwrap_or(file.pos);
                 let mut pos = usize::try_from(start).unwrap_or(usize::MAX).min(data.len());
                 let mut n = 0;

@@ -18,12 +18,16 @@ pub const MAX_GUEST_MEMORY: u64 = 2 << 30;
 
 /// Refuses a `memory.grow` that would take the guest's linear memory, plus
 /// what the run's threads already hold, past the run's memory budget. The
-/// guest's allocator sees a failed grow (CPython raises `MemoryError`), and
-/// the run has gone over its budget, so it ends at its memory limit as
-/// for any other command (the guest at its next host call or epoch tick);
-/// the host process is untouched.
+/// guest's allocator sees a failed grow and the guest handles it as its
+/// own out of memory (CPython raises `MemoryError`, which a script may
+/// catch and go on from): the memory was never granted, so the run is
+/// still within its budget and its limit is not tripped. The host process
+/// is untouched either way.
 pub struct MemoryLimiter {
     pub control: &'static RunControl,
+    /// Whether a growth was refused during the run (the host reports it
+    /// when the guest then fails).
+    pub refused: bool,
 }
 
 impl ResourceLimiter for MemoryLimiter {
@@ -38,8 +42,7 @@ impl ResourceLimiter for MemoryLimiter {
         let fits = (desired as u64) <= MAX_GUEST_MEMORY
             && held.saturating_add(desired as u64) <= account.limit();
         if !fits {
-            // Marks the account over budget and trips the run's limit.
-            let _ = self.control.reserve(desired as u64);
+            self.refused = true;
         }
         Ok(fits)
     }
