@@ -31,23 +31,42 @@ async fn ok(s: &mut Session, script: &str) -> String {
     out
 }
 
+/// The two backends over one data directory, so generations kept on one
+/// restore on the other.
+struct Backends {
+    docker: Arc<dyn Backend>,
+    local: Arc<dyn Backend>,
+    data: tempfile::TempDir,
+}
+
+impl Backends {
+    /// `None` (after printing why) when no docker daemon answers.
+    async fn start() -> Option<Backends> {
+        Some(Backends {
+            docker: Arc::new(docker_support::backend().await?),
+            local: Arc::new(LocalBackend::new()),
+            data: tempfile::tempdir().unwrap(),
+        })
+    }
+
+    fn runtime(&self, backend: &Arc<dyn Backend>) -> Runtime {
+        Runtime::builder()
+            .backend(backend.clone())
+            .data_dir(self.data.path())
+            .build()
+    }
+}
+
 /// Real git refuses a repository owned by another user unless told otherwise.
 const REAL: &str = "git -c safe.directory='*'";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn repository_moves_local_to_docker_and_back() {
-    let Some(docker) = docker_support::backend().await else {
+    let Some(both) = Backends::start().await else {
         return;
     };
-    let docker: Arc<dyn Backend> = Arc::new(docker);
-    let local: Arc<dyn Backend> = Arc::new(LocalBackend::new());
-    let data = tempfile::tempdir().unwrap();
-    let build = |b: &Arc<dyn Backend>| {
-        Runtime::builder()
-            .backend(b.clone())
-            .data_dir(data.path())
-            .build()
-    };
+    let (docker, local) = (both.docker.clone(), both.local.clone());
+    let build = |b: &Arc<dyn Backend>| both.runtime(b);
 
     // Local: init, two commits on two branches.
     let mut s = build(&local).session("g").unwrap();
@@ -158,18 +177,11 @@ const HISTORY: &str = "git init -q r && cd r && seq 1 10 > f && git add f && git
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rebase_revert_stash_and_tag_are_read_by_real_git_and_back() {
-    let Some(docker) = docker_support::backend().await else {
+    let Some(both) = Backends::start().await else {
         return;
     };
-    let docker: Arc<dyn Backend> = Arc::new(docker);
-    let local: Arc<dyn Backend> = Arc::new(LocalBackend::new());
-    let data = tempfile::tempdir().unwrap();
-    let build = |b: &Arc<dyn Backend>| {
-        Runtime::builder()
-            .backend(b.clone())
-            .data_dir(data.path())
-            .build()
-    };
+    let (docker, local) = (both.docker.clone(), both.local.clone());
+    let build = |b: &Arc<dyn Backend>| both.runtime(b);
     let graph = "cd /workspace/r && GIT git log --graph --oneline --all";
 
     // Local: the history, then its graph.
@@ -192,7 +204,9 @@ async fn rebase_revert_stash_and_tag_are_read_by_real_git_and_back() {
     assert!(tag.contains("release one"), "{tag}");
     ok(
         &mut s,
-        &format!("{TICK}cd /workspace/r && {REAL} stash pop -q && {REAL} commit -qam 'from docker'"),
+        &format!(
+            "{TICK}cd /workspace/r && {REAL} stash pop -q && {REAL} commit -qam 'from docker'"
+        ),
     )
     .await;
     let docker_graph = ok(&mut s, &graph.replace("GIT git", REAL)).await;

@@ -103,17 +103,7 @@ pub fn remote(g: &mut G<'_, '_>) -> Result<i32> {
             let _ = repo
                 .fs
                 .remove_file(&repo.gp(&format!("refs/remotes/{name}/HEAD")));
-            let branches: Vec<String> = repo
-                .config
-                .entries
-                .iter()
-                .filter(|(k, v)| k.ends_with(".remote") && v.as_deref() == Some(name.as_str()))
-                .filter_map(|(k, _)| {
-                    k.strip_prefix("branch.")?
-                        .strip_suffix(".remote")
-                        .map(str::to_string)
-                })
-                .collect();
+            let branches = branches_tracking(&repo, name);
             edit_config(&repo, |t| {
                 let mut t = config::remove_section(t, &format!("remote.{name}")).0;
                 for b in &branches {
@@ -141,17 +131,7 @@ pub fn remote(g: &mut G<'_, '_>) -> Result<i32> {
                 repo.set_ref(&format!("refs/remotes/{new}/{b}"), &id)?;
                 repo.delete_ref(&r)?;
             }
-            let branches: Vec<String> = repo
-                .config
-                .entries
-                .iter()
-                .filter(|(k, v)| k.ends_with(".remote") && v.as_deref() == Some(old.as_str()))
-                .filter_map(|(k, _)| {
-                    k.strip_prefix("branch.")?
-                        .strip_suffix(".remote")
-                        .map(str::to_string)
-                })
-                .collect();
+            let branches = branches_tracking(&repo, old);
             edit_config(&repo, |t| {
                 let mut t = config::remove_section(t, &format!("remote.{old}")).0;
                 t = config::set_in_file(&t, &format!("remote.{new}.url"), &url);
@@ -314,4 +294,18 @@ fn show(
         }
     }
     Ok(0)
+}
+
+/// The branches whose `branch.B.remote` names `remote`.
+fn branches_tracking(repo: &Repo<'_>, remote: &str) -> Vec<String> {
+    repo.config
+        .entries
+        .iter()
+        .filter(|(k, v)| k.ends_with(".remote") && v.as_deref() == Some(remote))
+        .filter_map(|(k, _)| {
+            k.strip_prefix("branch.")?
+                .strip_suffix(".remote")
+                .map(str::to_string)
+        })
+        .collect()
 }
