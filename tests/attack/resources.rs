@@ -30,12 +30,15 @@ pub(super) fn resources() -> Vec<Case> {
         local(
             "resources",
             "python list growth",
-            10,
+            // CPython raises MemoryError at the budget (catchable), then
+            // frees the list before it exits: seconds at this build's -O0
+            // when the suite's cases run side by side.
+            30,
             "python3 -c 'x = []\nwhile True: x.append(\"a\" * 1000)'",
             vec![
-                Status(124),
+                Status(1),
                 Stderr("MemoryError"),
-                Stderr("memory limit exceeded"),
+                Stderr("the run's memory limit ("),
             ],
         ),
         local(
